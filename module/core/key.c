@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Key extraction from L3 packets: see key.h. */
+#include "key.h"
+
+const char *const pd_key_mode_names[PD_KEY_NMODES] = {
+	[PD_KEY_PACKET] = "packet",
+	[PD_KEY_SRC] = "src",
+	[PD_KEY_DST] = "dst",
+	[PD_KEY_PAIR] = "pair",
+	[PD_KEY_FLOW] = "flow",
+};
+
+const char *const pd_parse_result_names[PD_PARSE_NRESULTS] = {
+	[PD_PARSE_OK] = "ok",
+	[PD_PARSE_TRUNCATED] = "truncated",
+	[PD_PARSE_BAD_VERSION] = "bad-version",
+	[PD_PARSE_BAD_HEADER] = "bad-header",
+	[PD_PARSE_EXT_LIMIT] = "ext-limit",
+};
+
+static inline u16 pd_be16(const u8 *p)
+{
+	return (u16)(p[0] << 8 | p[1]);
+}
+
+static enum pd_parse_result pd_parse_v4(const u8 *d, u32 len,
+					struct pd_pkt *pkt)
+{
+	u32 ihl, tot;
+
+	if (len < 20)
+		return PD_PARSE_TRUNCATED;
+	ihl = (d[0] & 0x0f) * 4u;
+	tot = pd_be16(d + 2);
+	if (ihl < 20 || tot < ihl)
+		return PD_PARSE_BAD_HEADER;
+	if (ihl > len)
+		return PD_PARSE_TRUNCATED;
+	pkt->family = PD_FAMILY_IPV4;
+	pkt->addr_len = 4;
+	pkt->fixed_len = 20;
+	pkt->len = PD_MIN(len, tot);
+	pkt->proto = d[9];
+	pkt->later_fragment = (pd_be16(d + 6) & 0x1fff) != 0;
+	pkt->l4off = ihl;
+	pkt->src = d + 12;
+	pkt->dst = d + 16;
+	return PD_PARSE_OK;
+}
+
+static bool pd_ipv6_ext(u8 nh)
+{
+	switch (nh) {
+	case 0:		/* hop-by-hop options */
+	case 43:	/* routing */
+	case 44:	/* fragment */
+	case 51:	/* authentication header */
+	case 60:	/* destination options */
+	case 135:	/* mobility */
+	case 139:	/* HIP */
+	case 140:	/* shim6 */
+		return true;
+	default:
+		return false;
+	}
+}
+
+static enum pd_parse_result pd_parse_v6(const u8 *d, u32 len,
+					struct pd_pkt *pkt)
+{
+	u32 plen, off = 40, n;
+	u8 nh;
+
+	if (len < 40)
+		return PD_PARSE_TRUNCATED;
+	plen = pd_be16(d + 4);
+	pkt->family = PD_FAMILY_IPV6;
+	pkt->addr_len = 16;
+	pkt->fixed_len = 40;
+	/* A zero payload length is a jumbogram: the buffer gives the end. */
+	pkt->len = plen ? PD_MIN(len, 40 + plen) : len;
+	pkt->src = d + 8;
+	pkt->dst = d + 24;
+	pkt->later_fragment = false;
+	nh = d[6];
+	for (n = 0; pd_ipv6_ext(nh); n++) {
+		const u8 *h = d + off;
+		u32 hlen;
+
+		if (n == PD_IPV6_MAX_EXT)
+			return PD_PARSE_EXT_LIMIT;
+		if (off + 8 > pkt->len)
+			return PD_PARSE_TRUNCATED;
+		if (nh == 44) {
+			hlen = 8;
+			pkt->later_fragment = (pd_be16(h + 2) & 0xfff8) != 0;
+		} else if (nh == 51) {
+			hlen = (h[1] + 2u) * 4;
+		} else {
+			hlen = (h[1] + 1u) * 8;
+		}
+		if (off + hlen > pkt->len)
+			return PD_PARSE_TRUNCATED;
+		nh = h[0];
+		off += hlen;
+		if (pkt->later_fragment)
+			break;	/* what follows is not a header */
+	}
+	pkt->proto = nh;
+	pkt->l4off = off;
+	return PD_PARSE_OK;
+}
+
+enum pd_parse_result pd_parse(const u8 *data, u32 len, struct pd_pkt *pkt)
+{
+	memset(pkt, 0, sizeof(*pkt));
+	pkt->data = data;
+	if (!len)
+		return PD_PARSE_TRUNCATED;
+	switch (data[0] >> 4) {
+	case 4:
+		return pd_parse_v4(data, len, pkt);
+	case 6:
+		return pd_parse_v6(data, len, pkt);
+	default:
+		return PD_PARSE_BAD_VERSION;
+	}
+}
+
+static bool pd_has_ports(u8 proto)
+{
+	/* TCP, UDP, DCCP, SCTP, UDP-Lite: ports are the first 4 bytes. */
+	return proto == 6 || proto == 17 || proto == 33 || proto == 132 ||
+	       proto == 136;
+}
+
+static bool pd_is_echo(u8 family, u8 proto, u8 type)
+{
+	if (family == PD_FAMILY_IPV4 && proto == 1)
+		return type == 0 || type == 8;
+	if (family == PD_FAMILY_IPV6 && proto == 58)
+		return type == 128 || type == 129;
+	return false;
+}
+
+/* Length of the L4 header, or -1 if the buffer does not hold it. */
+static int pd_l4_hdr_len(const struct pd_pkt *pkt)
+{
+	u32 avail = pkt->len - pkt->l4off;
+	u32 need;
+
+	if (pkt->later_fragment)
+		return 0;
+	switch (pkt->proto) {
+	case 6:		/* TCP: data offset */
+		if (avail < 20)
+			return -1;
+		need = (pkt->data[pkt->l4off + 12] >> 4) * 4u;
+		if (need < 20)
+			return -2;
+		break;
+	case 17:
+	case 136:
+	case 1:
+	case 58:
+		need = 8;
+		break;
+	case 132:	/* SCTP common header */
+		need = 12;
+		break;
+	default:
+		return 0;
+	}
+	return need <= avail ? (int)need : -1;
+}
+
+int pd_key_build(struct pd_key *key, u8 mode, u8 family, const u8 *src,
+		 const u8 *dst, u8 proto, u16 sport, u16 dport)
+{
+	u8 alen = family == PD_FAMILY_IPV4 ? 4 : 16;
+	u8 *b = key->buf;
+
+	if (family != PD_FAMILY_IPV4 && family != PD_FAMILY_IPV6)
+		return -22;
+	key->tail = NULL;
+	key->tail_len = 0;
+	*b++ = family;
+	switch (mode) {
+	case PD_KEY_SRC:
+		memcpy(b, src, alen);
+		b += alen;
+		break;
+	case PD_KEY_DST:
+		memcpy(b, dst, alen);
+		b += alen;
+		break;
+	case PD_KEY_PAIR:
+		memcpy(b, src, alen);
+		memcpy(b + alen, dst, alen);
+		b += 2 * alen;
+		break;
+	case PD_KEY_FLOW:
+		*b++ = proto;
+		*b++ = (u8)(sport >> 8);
+		*b++ = (u8)sport;
+		*b++ = (u8)(dport >> 8);
+		*b++ = (u8)dport;
+		memcpy(b, src, alen);
+		memcpy(b + alen, dst, alen);
+		b += 2 * alen;
+		break;
+	default:
+		return -22;
+	}
+	key->len = (u16)(b - key->buf);
+	return 0;
+}
+
+static enum pd_parse_result pd_key_packet(const struct pd_pkt *pkt,
+					  const struct pd_key_opts *o,
+					  struct pd_key *key)
+{
+	int l4len = pd_l4_hdr_len(pkt);
+	u32 end;
+	u8 *b = key->buf;
+
+	if (l4len == -1)
+		return PD_PARSE_TRUNCATED;
+	if (l4len < 0)
+		return PD_PARSE_BAD_HEADER;
+	memcpy(b, pkt->data, pkt->fixed_len);
+	if (pkt->family == PD_FAMILY_IPV4) {
+		b[8] = 0;		/* TTL */
+		b[10] = 0;		/* header checksum */
+		b[11] = 0;
+		if (o->flags & PD_KEY_IGNORE_TOS)
+			b[1] = 0;
+	} else {
+		b[7] = 0;		/* hop limit */
+		if (o->flags & PD_KEY_IGNORE_TOS) {
+			b[0] &= 0xf0;	/* traffic class */
+			b[1] &= 0x0f;
+		}
+	}
+	key->len = pkt->fixed_len;
+	end = PD_MIN(pkt->len, pkt->l4off + (u32)l4len + o->payload);
+	key->tail = pkt->data + pkt->fixed_len;
+	key->tail_len = (u16)(end - pkt->fixed_len);
+	return PD_PARSE_OK;
+}
+
+enum pd_parse_result pd_key_extract(const u8 *data, u32 len,
+				    const struct pd_key_opts *o,
+				    struct pd_key *key)
+{
+	struct pd_pkt pkt;
+	enum pd_parse_result r = pd_parse(data, len, &pkt);
+	u16 sport = 0, dport = 0;
+
+	if (r != PD_PARSE_OK)
+		return r;
+	if (o->mode == PD_KEY_PACKET)
+		return pd_key_packet(&pkt, o, key);
+	if (o->mode == PD_KEY_FLOW && !pkt.later_fragment) {
+		const u8 *l4 = pkt.data + pkt.l4off;
+		u32 avail = pkt.len - pkt.l4off;
+
+		if (pd_has_ports(pkt.proto)) {
+			if (avail < 4)
+				return PD_PARSE_TRUNCATED;
+			sport = pd_be16(l4);
+			dport = pd_be16(l4 + 2);
+		} else if ((pkt.proto == 1 || pkt.proto == 58) && avail >= 1 &&
+			   pd_is_echo(pkt.family, pkt.proto, l4[0])) {
+			if (avail < 8)
+				return PD_PARSE_TRUNCATED;
+			sport = pd_be16(l4 + 4);	/* echo identifier */
+		}
+	}
+	if (pd_key_build(key, o->mode, pkt.family, pkt.src, pkt.dst,
+			 pkt.proto, sport, dport))
+		return PD_PARSE_BAD_VERSION;
+	return PD_PARSE_OK;
+}
+
+u32 pd_key_hash(const struct pd_key *key, u32 seed)
+{
+	u32 h = pd_jhash(key->buf, key->len, seed);
+
+	if (key->tail_len)
+		h = pd_jhash(key->tail, key->tail_len, h);
+	return h;
+}

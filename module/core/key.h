@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Key extraction from the bytes of an L3 packet (IPv4 or IPv6 header first).
+ *
+ * Modes:
+ *  packet  invariant content: the IP header without the fields routers
+ *          rewrite (IPv4 TTL and header checksum, IPv6 hop limit; TOS /
+ *          traffic class too with PD_KEY_IGNORE_TOS), IPv4 options or IPv6
+ *          extension headers, the L4 header, and at most `payload` bytes
+ *          after it;
+ *  src     the source address;
+ *  dst     the destination address;
+ *  pair    source and destination addresses;
+ *  flow    protocol, addresses and ports (the ICMP/ICMPv6 echo identifier
+ *          for echo messages; zero where a packet has no ports, e.g. a
+ *          non-first fragment, as the kernel's flow dissector does).
+ *
+ * A key is a small canonical byte string (family, then fields in network
+ * order) plus, in packet mode, a tail that points into the packet. Parsing
+ * never reads outside [pkt, pkt + len).
+ */
+#ifndef PD_KEY_H
+#define PD_KEY_H
+
+#include "pd_port.h"
+
+enum pd_key_mode {
+	PD_KEY_PACKET,
+	PD_KEY_SRC,
+	PD_KEY_DST,
+	PD_KEY_PAIR,
+	PD_KEY_FLOW,
+	PD_KEY_NMODES,
+};
+
+#define PD_KEY_IGNORE_TOS 0x1
+/* Payload bytes hashed in packet mode by default: see README, "Keys". */
+#define PD_KEY_DEFAULT_PAYLOAD 64
+#define PD_KEY_MAX_PAYLOAD 1500
+/* At most this many IPv6 extension headers are walked. */
+#define PD_IPV6_MAX_EXT 8
+
+enum pd_parse_result {
+	PD_PARSE_OK = 0,
+	PD_PARSE_TRUNCATED,	/* a needed header ends past the buffer */
+	PD_PARSE_BAD_VERSION,	/* neither IPv4 nor IPv6 */
+	PD_PARSE_BAD_HEADER,	/* a length field contradicts itself */
+	PD_PARSE_EXT_LIMIT,	/* more IPv6 extension headers than walked */
+	PD_PARSE_NRESULTS,
+};
+
+#define PD_FAMILY_IPV4 4
+#define PD_FAMILY_IPV6 6
+
+/* What the parser learnt about a packet. */
+struct pd_pkt {
+	const u8 *data;
+	u32 len;		/* usable bytes: min(buffer, IP total length) */
+	u8 family;		/* PD_FAMILY_IPV4 / PD_FAMILY_IPV6 */
+	u8 proto;		/* upper-layer protocol */
+	u8 addr_len;		/* 4 or 16 */
+	bool later_fragment;	/* a non-first fragment: no L4 header */
+	u16 fixed_len;		/* 20 or 40: the fixed IP header */
+	u32 l4off;		/* offset of the L4 header (or payload) */
+	const u8 *src;
+	const u8 *dst;
+};
+
+struct pd_key_opts {
+	u8 mode;	/* enum pd_key_mode */
+	u8 flags;	/* PD_KEY_IGNORE_TOS */
+	u16 payload;	/* packet mode: payload bytes after the L4 header */
+};
+
+#define PD_KEY_BUF 40
+
+struct pd_key {
+	u16 len;		/* bytes used in buf */
+	u16 tail_len;		/* bytes at tail */
+	const u8 *tail;		/* packet mode: options/ext, L4, payload */
+	u8 buf[PD_KEY_BUF];
+};
+
+/* Parse the IP header(s). */
+enum pd_parse_result pd_parse(const u8 *data, u32 len, struct pd_pkt *pkt);
+/* Parse and extract the key for opts; the key may point into data. */
+enum pd_parse_result pd_key_extract(const u8 *data, u32 len,
+				    const struct pd_key_opts *opts,
+				    struct pd_key *key);
+/*
+ * Build a src/dst/pair/flow key from fields (ports in host order), as the
+ * extractor would from a packet carrying them.
+ */
+int pd_key_build(struct pd_key *key, u8 mode, u8 family, const u8 *src,
+		 const u8 *dst, u8 proto, u16 sport, u16 dport);
+/* Seeded hash of a key (jhash over buf, chained over the tail). */
+u32 pd_key_hash(const struct pd_key *key, u32 seed);
+
+extern const char *const pd_key_mode_names[PD_KEY_NMODES];
+extern const char *const pd_parse_result_names[PD_PARSE_NRESULTS];
+
+#endif /* PD_KEY_H */

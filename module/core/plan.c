@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Parameter planner for the Stable Bloom Filter: see plan.h. */
+#include "plan.h"
+#include "fixed.h"
+#include "sbf.h"
+
+u64 pd_plan_p_exact(u64 fps_q62, u32 max, u32 k, u64 m)
+{
+	u64 c, r1, t;
+
+	/* c = (1 - FPS^(1/K))^(1/Max); P = c/(1-c) * mK/(m-K) */
+	if (!fps_q62 || fps_q62 >= PD_Q62_ONE || m <= k)
+		return 0;
+	c = pd_root_q62(PD_Q62_ONE - pd_root_q62(fps_q62, k), max);
+	if (c >= PD_Q62_ONE)
+		return 0;
+	r1 = pd_muldiv(c, PD_Q32_ONE, PD_Q62_ONE - c);	/* Q32.32 */
+	t = pd_muldiv(r1, k, 1);
+	return t + pd_muldiv(t, k, m - k);
+}
+
+/* q/(q+1) with q = P(1/K - 1/m) = P(m-K)/(mK): one cell's stable P(zero). */
+static u64 pd_plan_cell_zero(u32 max, u32 k, u32 p, u64 m)
+{
+	u64 num = (u64)p * (m - k), den = num + m * k;
+
+	return pd_pow_q62(pd_muldiv(num, PD_Q62_ONE, den), max);
+}
+
+u64 pd_plan_stable_zero(u32 max, u32 k, u32 p, u64 m)
+{
+	return pd_plan_cell_zero(max, k, p, m);
+}
+
+u64 pd_plan_fp_bound(u32 max, u32 k, u32 p, u64 m)
+{
+	return pd_pow_q62(PD_Q62_ONE - pd_plan_cell_zero(max, k, p, m), k);
+}
+
+#define PD_PLAN_STATES 16	/* Max + 1 for Max up to 15 */
+
+struct pd_mat {
+	u64 a[PD_PLAN_STATES][PD_PLAN_STATES];
+};
+
+static void pd_mat_mul(struct pd_mat *r, const struct pd_mat *x,
+		       const struct pd_mat *y, unsigned int n)
+{
+	unsigned int i, j, l;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++) {
+			u64 s = 0;
+
+			for (l = 0; l < n; l++)
+				s += pd_mul_q62(x->a[i][l], y->a[l][j]);
+			r->a[i][j] = PD_MIN(s, PD_Q62_ONE);
+		}
+}
+
+/*
+ * PR0(gap, k) of Eq. 9-13 is the probability that a cell set to Max when
+ * the predecessor arrived is zero gap iterations later, when each
+ * iteration decrements it with probability p = P/m and then sets it to Max
+ * with probability k = K/m. That is a Markov chain on the values 0..Max;
+ * its gap-th power is computed by repeated squaring in O(Max^3 log gap).
+ */
+u64 pd_plan_fn_rate(u32 max, u32 k, u32 p, u64 m, u64 gap)
+{
+	struct pd_mat *w;
+	u64 pdec = pd_muldiv(p, PD_Q62_ONE, m);
+	u64 pset = pd_muldiv(k, PD_Q62_ONE, m);
+	unsigned int n = max + 1, i;
+	u64 pr0;
+
+	if (max >= PD_PLAN_STATES || !gap)
+		return 0;
+	w = pd_zalloc(3 * sizeof(*w));	/* step, result, scratch */
+	if (!w)
+		return PD_U64_MAX;
+	/* One iteration: decrement, then maybe set to Max. */
+	for (i = 0; i < n; i++) {
+		u64 keep = PD_Q62_ONE - pset;
+		unsigned int down = i ? i - 1 : 0;
+
+		w[0].a[i][down] += pd_mul_q62(pdec, keep);
+		w[0].a[i][i] += pd_mul_q62(PD_Q62_ONE - pdec, keep);
+		w[0].a[i][max] += pset;
+	}
+	for (i = 0; i < n; i++)
+		w[1].a[i][i] = PD_Q62_ONE;
+	while (gap) {
+		if (gap & 1) {
+			pd_mat_mul(&w[2], &w[1], &w[0], n);
+			w[1] = w[2];
+		}
+		gap >>= 1;
+		if (gap) {
+			pd_mat_mul(&w[2], &w[0], &w[0], n);
+			w[0] = w[2];
+		}
+	}
+	pr0 = w[1].a[max][0];
+	pd_free(w);
+	return PD_Q62_ONE - pd_pow_q62(PD_Q62_ONE - pr0, k);
+}
+
+static u64 pd_plan_cells(u64 mem_bytes, u32 max)
+{
+	struct pd_sbf_params prm = { .max = (u8)max };
+	u64 bits = pd_sbf_bits_for_max(max);
+
+	if (!bits || mem_bytes > PD_U64_MAX / 8)
+		return 0;
+	prm.cells = mem_bytes * 8 / bits;
+	return pd_sbf_usable_cells(&prm);
+}
+
+/* Fill *c for one (Max, K); returns 0 or a negative errno. */
+static int pd_plan_one(const struct pd_plan_req *req, u64 fps, u32 max, u32 k,
+		       struct pd_plan *c, const char **why)
+{
+	struct pd_sbf_params prm;
+	int err;
+
+	memset(c, 0, sizeof(*c));
+	c->max = max;
+	c->bits = pd_sbf_bits_for_max(max);
+	c->k = k;
+	c->cells = pd_plan_cells(req->mem_bytes, max);
+	c->gap = req->gap ? req->gap : PD_PLAN_DEFAULT_GAP;
+	c->p_exact_q32 = pd_plan_p_exact(fps, max, k, c->cells);
+	if (req->p != PD_PLAN_AUTO) {
+		c->p = req->p;
+	} else {
+		u64 p = (c->p_exact_q32 + PD_Q32_ONE - 1) >> 32;
+
+		if (!c->p_exact_q32 || p > c->cells) {
+			*why = "the fp target cannot be met with this memory";
+			return -34;
+		}
+		c->p = (u32)p;
+	}
+	prm.cells = c->cells;
+	prm.p = c->p;
+	prm.max = (u8)max;
+	prm.k = (u8)k;
+	err = pd_sbf_check(&prm, why);
+	if (err)
+		return err;
+	c->stable_zero = pd_plan_stable_zero(max, k, c->p, c->cells);
+	c->fp_bound = pd_plan_fp_bound(max, k, c->p, c->cells);
+	c->fn_rate = pd_plan_fn_rate(max, k, c->p, c->cells, c->gap);
+	if (c->fn_rate == PD_U64_MAX) {
+		*why = "out of memory";
+		return -12;
+	}
+	return 0;
+}
+
+int pd_plan(const struct pd_plan_req *req, struct pd_plan *out,
+	    const char **why)
+{
+	static const u32 maxes[] = { 1, 3, 7, 15 };
+	u64 fps = pd_q62_from_ppb(req->fps_ppb ? req->fps_ppb :
+				  PD_PLAN_DEFAULT_FPS_PPB);
+	struct pd_plan best, c;
+	unsigned int mi, nmax;
+	bool have = false;
+	int err = -22;
+
+	if (req->fps_ppb >= 1000000000u) {
+		*why = "fps must be below 1";
+		return -22;
+	}
+	if (req->max != PD_PLAN_AUTO && !pd_sbf_bits_for_max(req->max)) {
+		*why = "max must be 2^j - 1 for j in 1..8 (1, 3, 7, 15, ... 255)";
+		return -22;
+	}
+	if (req->max != PD_PLAN_AUTO && req->max >= PD_PLAN_STATES &&
+	    (req->k == PD_PLAN_AUTO || req->p == PD_PLAN_AUTO)) {
+		*why = "max above 15 needs explicit k and p";
+		return -22;
+	}
+	if (req->k != PD_PLAN_AUTO && (req->k < 1 || req->k > PD_SBF_MAX_K)) {
+		*why = "k must be between 1 and 16";
+		return -22;
+	}
+	/* With no known gap the paper advises Max = 1. */
+	nmax = req->max != PD_PLAN_AUTO ? 1 : req->gap ? PD_ARRAY_SIZE(maxes) : 1;
+	for (mi = 0; mi < nmax; mi++) {
+		u32 max = req->max != PD_PLAN_AUTO ? req->max : maxes[mi];
+		u32 k, k0 = req->k != PD_PLAN_AUTO ? req->k : 1;
+		u32 k1 = req->k != PD_PLAN_AUTO ? req->k : PD_PLAN_MAX_K;
+
+		for (k = k0; k <= k1; k++) {
+			/* K is chosen with P from Eq. 17, then P may be forced. */
+			struct pd_plan_req r = *req;
+
+			r.p = PD_PLAN_AUTO;
+			if (req->p != PD_PLAN_AUTO && req->k != PD_PLAN_AUTO)
+				r.p = req->p;
+			err = pd_plan_one(&r, fps, max, k, &c, why);
+			if (err == -12)
+				return err;
+			if (err)
+				continue;
+			/*
+			 * A larger K or Max costs work per packet: it must
+			 * lower the FN rate by more than 1% (relative) to win.
+			 */
+			if (!have || c.fn_rate < best.fn_rate - best.fn_rate / 100) {
+				best = c;
+				have = true;
+			}
+		}
+	}
+	if (!have)
+		return err;
+	if (req->p != PD_PLAN_AUTO && best.p != req->p) {
+		err = pd_plan_one(req, fps, best.max, best.k, &best, why);
+		if (err)
+			return err;
+	}
+	*out = best;
+	return 0;
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Parameter planner for the Stable Bloom Filter (Deng & Rafiei, Sec. 4).
+ *
+ * Given memory and a target false-positive rate FPS it computes:
+ *  - P from Eq. 17, rounded UP so the stable FP rate stays under FPS (the
+ *    paper's example rounds 10.93 down to 10, which overshoots: errata 3);
+ *  - for each candidate Max, the K in 1..10 that minimises the average FN
+ *    rate f(gap, k) of Eq. 16 (Eq. 9-13 evaluated exactly as the Markov
+ *    chain they describe), with the cell-set probability k = K/m
+ *    (the paper's phi = 0, f_i/N = 0);
+ *  - Max: 1 when the typical gap is unknown (the paper's advice), otherwise
+ *    the candidate of {1, 3, 7, 15} with the lowest FN rate at that gap;
+ *    a larger K or Max (more work per packet) must beat a smaller one by
+ *    more than 1% (relative), so near-ties go to the cheaper setting;
+ *  - the FP bound of Eq. 8 and the stable zero fraction of Theorem 3 for
+ *    the final parameters, and the expected FN rate at the gap.
+ * All arithmetic is integer (Q62 probabilities) so the same function runs
+ * in the kernel and in userspace.
+ */
+#ifndef PD_PLAN_H
+#define PD_PLAN_H
+
+#include "pd_port.h"
+
+#define PD_PLAN_AUTO 0xffffffffu	/* "choose for me" for max, k, p */
+#define PD_PLAN_DEFAULT_FPS_PPB 10000000u	/* 1% */
+#define PD_PLAN_DEFAULT_GAP 200		/* the paper's test value, Sec. 4.1 */
+#define PD_PLAN_MAX_K 10		/* K candidates 1..10 (Sec. 4.1) */
+
+struct pd_plan_req {
+	u64 mem_bytes;	/* memory for the cells */
+	u32 fps_ppb;	/* target FP rate in parts per 10^9; 0 = 1% */
+	u32 max;	/* PD_PLAN_AUTO or 2^j - 1 */
+	u32 k;		/* PD_PLAN_AUTO or 1..16 */
+	u32 p;		/* PD_PLAN_AUTO (Eq. 17) or an explicit P, 0 allowed */
+	u64 gap;	/* typical gap between copies; 0 = unknown */
+};
+
+struct pd_plan {
+	u32 max;
+	u32 bits;		/* d */
+	u32 k;
+	u32 p;
+	u64 cells;		/* m */
+	u64 p_exact_q32;	/* Eq. 17 before rounding, Q32.32 */
+	u64 fp_bound;		/* Eq. 8, Q62 */
+	u64 stable_zero;	/* Theorem 3, Q62 */
+	u64 gap;		/* gap the FN rate is given for */
+	u64 fn_rate;		/* Eq. 16 at that gap, Q62 */
+};
+
+/* Returns 0, or a negative errno with *why set; *out is untouched then. */
+int pd_plan(const struct pd_plan_req *req, struct pd_plan *out,
+	    const char **why);
+
+/* Eq. 17 (unrounded, Q32.32) for m cells; 0 if FPS cannot be reached. */
+u64 pd_plan_p_exact(u64 fps_q62, u32 max, u32 k, u64 m);
+/* Theorem 3: the stable fraction of zeros (Q62). */
+u64 pd_plan_stable_zero(u32 max, u32 k, u32 p, u64 m);
+/* Eq. 8: the FP bound (Q62). */
+u64 pd_plan_fp_bound(u32 max, u32 k, u32 p, u64 m);
+/*
+ * Eq. 9-16: average FN rate for a duplicate whose predecessor is gap
+ * elements back (Q62). Returns PD_U64_MAX when out of memory.
+ */
+u64 pd_plan_fn_rate(u32 max, u32 k, u32 p, u64 m, u64 gap);
+
+#endif /* PD_PLAN_H */

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Kernel side of the pktdedup core's portability layer. */
+#ifndef PD_PORT_KERNEL_H
+#define PD_PORT_KERNEL_H
+
+#include <linux/types.h>
+#include <linux/string.h>
+#include <linux/bitops.h>
+#include <linux/jhash.h>
+#include <linux/math64.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/mm.h>
+
+static inline void *pd_zalloc(size_t size)
+{
+	return kzalloc(size, GFP_KERNEL);
+}
+
+static inline void pd_free(void *p)
+{
+	kfree(p);
+}
+
+/* Filter arrays may be large: vmalloc fallback, charged to the memcg. */
+static inline void *pd_zalloc_large(size_t size)
+{
+	return kvzalloc(size, GFP_KERNEL_ACCOUNT);
+}
+
+static inline void pd_free_large(void *p)
+{
+	kvfree(p);
+}
+
+static inline u32 pd_random_u32(void)
+{
+	return get_random_u32();
+}
+
+static inline u32 pd_jhash(const void *key, u32 len, u32 seed)
+{
+	return jhash(key, len, seed);
+}
+
+static inline unsigned int pd_popcount64(u64 x)
+{
+	return hweight64(x);
+}
+
+static inline u64 pd_div64(u64 a, u64 b)
+{
+	return div64_u64(a, b);
+}
+
+#endif /* PD_PORT_KERNEL_H */

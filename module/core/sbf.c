@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Stable Bloom Filter: see sbf.h. */
+#include "sbf.h"
+#include "rng.h"
+
+unsigned int pd_sbf_bits_for_max(unsigned int max)
+{
+	unsigned int j = 0;
+
+	if (!max || max > 255 || (max & (max + 1)))
+		return 0;	/* Max must be 2^j - 1, 1 <= j <= 8 */
+	while (max >> j)
+		j++;
+	/* Power-of-two cell widths never straddle a 64-bit word. */
+	return j == 1 ? 1 : j == 2 ? 2 : j <= 4 ? 4 : 8;
+}
+
+u64 pd_sbf_usable_cells(const struct pd_sbf_params *prm)
+{
+	unsigned int d = pd_sbf_bits_for_max(prm->max);
+
+	if (!d)
+		return 0;
+	return prm->cells & ~(u64)(64 / d - 1);
+}
+
+int pd_sbf_check(const struct pd_sbf_params *prm, const char **why)
+{
+	u64 m = pd_sbf_usable_cells(prm);
+
+	if (!pd_sbf_bits_for_max(prm->max)) {
+		*why = "max must be 2^j - 1 for j in 1..8 (1, 3, 7, 15, ... 255)";
+		return -22;
+	}
+	if (prm->k < 1 || prm->k > PD_SBF_MAX_K) {
+		*why = "k must be between 1 and 16";
+		return -22;
+	}
+	if (m < PD_SBF_MIN_CELLS) {
+		*why = "memory too small: the filter needs at least 64 cells";
+		return -22;
+	}
+	if (m > PD_SBF_MAX_CELLS) {
+		*why = "memory too large: at most 2^32 - 64 cells";
+		return -34;
+	}
+	if (prm->p > m) {
+		*why = "p must not exceed the number of cells";
+		return -22;
+	}
+	return 0;
+}
+
+size_t pd_sbf_bytes(const struct pd_sbf_params *prm)
+{
+	unsigned int d = pd_sbf_bits_for_max(prm->max);
+
+	return d ? (size_t)(pd_sbf_usable_cells(prm) * d / 8) : 0;
+}
+
+int pd_sbf_init(struct pd_sbf *f, const struct pd_sbf_params *prm, u64 *words,
+		const char **why)
+{
+	unsigned int d, s;
+	int err = pd_sbf_check(prm, why);
+
+	if (err)
+		return err;
+	d = pd_sbf_bits_for_max(prm->max);
+	memset(f, 0, sizeof(*f));
+	f->words = words;
+	f->cells = (u32)pd_sbf_usable_cells(prm);
+	f->nwords = (u32)(f->cells / (64 / d));
+	f->p = prm->p;
+	f->k = prm->k;
+	f->d = (u8)d;
+	f->max = prm->max;
+	for (s = 0; (1u << s) < 64 / d; s++)
+		;
+	f->cpw_shift = (u8)s;
+	for (s = 0; s < 64; s += d)
+		f->lowmask |= (u64)1 << s;
+	pd_sbf_set_seeds(f, pd_random_u32(), pd_random_u32(),
+			 ((u64)pd_random_u32() << 32) | pd_random_u32());
+	return 0;
+}
+
+void pd_sbf_set_seeds(struct pd_sbf *f, u32 seed1, u32 seed2, u64 rng)
+{
+	f->seed[0] = seed1;
+	f->seed[1] = seed2;
+	f->rng = rng;
+}
+
+void pd_sbf_reset(struct pd_sbf *f)
+{
+	memset(f->words, 0, (size_t)f->nwords * sizeof(u64));
+	pd_sbf_set_seeds(f, pd_random_u32(), pd_random_u32(),
+			 ((u64)pd_random_u32() << 32) | pd_random_u32());
+}
+
+int pd_sbf_create(struct pd_sbf *f, const struct pd_sbf_params *prm,
+		  const char **why)
+{
+	u64 *words;
+	int err = pd_sbf_check(prm, why);
+
+	if (err)
+		return err;
+	words = pd_zalloc_large(pd_sbf_bytes(prm));
+	if (!words) {
+		*why = "out of memory";
+		return -12;
+	}
+	return pd_sbf_init(f, prm, words, why);
+}
+
+void pd_sbf_destroy(struct pd_sbf *f)
+{
+	pd_free_large(f->words);
+	f->words = NULL;
+}
+
+static inline u32 pd_sbf_map(const struct pd_sbf *f, u32 h)
+{
+	return (u32)(((u64)h * f->cells) >> 32);
+}
+
+void pd_sbf_positions(const struct pd_sbf *f, u32 h1, u32 h2, u32 *pos)
+{
+	u32 g = pd_sbf_map(f, h1), step = pd_sbf_map(f, h2) | 1;
+	unsigned int i;
+
+	/* g_i = (map(h1) + i * step) mod m; m is even, so step < m */
+	for (i = 0; i < f->k; i++) {
+		pos[i] = g;
+		g += step;
+		if (g >= f->cells)
+			g -= f->cells;
+	}
+}
+
+static inline u64 *pd_sbf_word(const struct pd_sbf *f, u32 i,
+			       unsigned int *shift)
+{
+	*shift = (i & ((1u << f->cpw_shift) - 1)) * f->d;
+	return &f->words[i >> f->cpw_shift];
+}
+
+unsigned int pd_sbf_cell(const struct pd_sbf *f, u32 i)
+{
+	unsigned int shift;
+	u64 *w = pd_sbf_word(f, i, &shift);
+
+	return (unsigned int)(*w >> shift) & f->max;
+}
+
+/* The lowest bit of each field of w that is non-zero. */
+static inline u64 pd_sbf_nonzero(const struct pd_sbf *f, u64 w)
+{
+	unsigned int s;
+
+	for (s = 1; s < f->d; s <<= 1)
+		w |= w >> s;
+	return w & f->lowmask;
+}
+
+/* Decrement by one the non-zero cells [first, first + n) of one word. */
+static inline void pd_sbf_dec_word(const struct pd_sbf *f, u64 *w,
+				   unsigned int first, unsigned int n)
+{
+	unsigned int lo = first * f->d, width = n * f->d;
+	u64 range = width >= 64 ? ~(u64)0 : (((u64)1 << width) - 1) << lo;
+
+	*w -= pd_sbf_nonzero(f, *w) & range;
+}
+
+void pd_sbf_decrement(struct pd_sbf *f, u32 start, u32 count)
+{
+	u32 cpw = 1u << f->cpw_shift;
+
+	while (count) {
+		u32 run = PD_MIN(count, f->cells - start);
+		u32 wi = start >> f->cpw_shift;
+		u32 first = start & (cpw - 1);
+
+		count -= run;
+		while (run) {
+			u32 n = PD_MIN(run, cpw - first);
+
+			pd_sbf_dec_word(f, &f->words[wi++], first, n);
+			run -= n;
+			first = 0;
+		}
+		start = 0;
+	}
+}
+
+bool pd_sbf_query(const struct pd_sbf *f, u32 h1, u32 h2)
+{
+	u32 pos[PD_SBF_MAX_K];
+	unsigned int i;
+
+	pd_sbf_positions(f, h1, h2, pos);
+	for (i = 0; i < f->k; i++)
+		if (!pd_sbf_cell(f, pos[i]))
+			return false;
+	return true;
+}
+
+bool pd_sbf_step(struct pd_sbf *f, u32 h1, u32 h2)
+{
+	u32 pos[PD_SBF_MAX_K];
+	bool dup = true;
+	unsigned int i, shift;
+
+	pd_sbf_positions(f, h1, h2, pos);
+	for (i = 0; i < f->k; i++)
+		dup &= pd_sbf_cell(f, pos[i]) != 0;
+
+	if (f->p)
+		pd_sbf_decrement(f, pd_rng_below(&f->rng, f->cells), f->p);
+
+	for (i = 0; i < f->k; i++) {
+		u64 *w = pd_sbf_word(f, pos[i], &shift);
+
+		*w |= (u64)f->max << shift;
+	}
+	return dup;
+}
+
+u64 pd_sbf_zero_cells(const struct pd_sbf *f)
+{
+	u64 nonzero = 0;
+	u32 i;
+
+	for (i = 0; i < f->nwords; i++)
+		nonzero += pd_popcount64(pd_sbf_nonzero(f, f->words[i]));
+	return f->cells - nonzero;
+}

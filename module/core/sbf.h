@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Stable Bloom Filter (Deng & Rafiei, SIGMOD 2006, Algorithm 1).
+ *
+ * m cells of d bits (d in 1, 2, 4, 8; Max = 2^d - 1), packed into 64-bit
+ * words. Max = 7 (and 31, 63, 127) are stored in the next power-of-two
+ * width (4 or 8 bits), so that a cell never straddles two words. For each element:
+ *   1. probe its K cells; the verdict is "duplicate" iff all K are non-zero;
+ *   2. decrement P adjacent cells, starting at a uniformly random cell and
+ *      wrapping at m (the paper's own implementation, Sec. 5.2: each cell is
+ *      still picked with probability P/m, and the run touches one cache line
+ *      instead of P);
+ *   3. set the K cells to Max.
+ * Step 2 never changes the verdict (see shared errata, item 1).
+ *
+ * The K positions come from two 32-bit hashes by double hashing
+ * (Kirsch & Mitzenmacher): a = map(h1), b = map(h2) | 1, g_i = (a + i b)
+ * mod m, where map(h) = h * m >> 32 (multiply-shift onto [0, m)).
+ *
+ * A filter is not thread-safe: one writer at a time (the kernel module gives
+ * each CPU its own filter).
+ */
+#ifndef PD_SBF_H
+#define PD_SBF_H
+
+#include "pd_port.h"
+
+#define PD_SBF_MAX_K 16
+/* Cell indices are 32-bit: at most 2^32 - 64 cells (512 MiB at d = 1). */
+#define PD_SBF_MAX_CELLS 0xffffffc0ULL
+#define PD_SBF_MIN_CELLS 64
+
+struct pd_sbf_params {
+	u64 cells;	/* m; rounded down to whole 64-bit words by init */
+	u32 p;		/* cells decremented per element; 0 = plain Bloom */
+	u8 max;		/* 2^j - 1, 1 <= j <= 8: 1, 3, 7, 15, ... 255 */
+	u8 k;		/* probes per element, 1..PD_SBF_MAX_K */
+};
+
+struct pd_sbf {
+	u64 *words;
+	u32 cells;
+	u32 nwords;
+	u32 p;
+	u8 k;
+	u8 d;
+	u8 max;
+	u8 cpw_shift;	/* log2(cells per word) */
+	u64 lowmask;	/* the lowest bit of every d-bit field */
+	u32 seed[2];	/* hash seeds: random unless a test fixes them */
+	u64 rng;	/* decrement-start generator state */
+};
+
+/* Bits per cell for a Max value, or 0 if Max is not 2^d - 1, d in 1,2,4,8. */
+unsigned int pd_sbf_bits_for_max(unsigned int max);
+/* Validate params; returns 0 or a negative errno, *why says what is wrong. */
+int pd_sbf_check(const struct pd_sbf_params *prm, const char **why);
+/* The number of cells init will use (params' cells rounded down to words). */
+u64 pd_sbf_usable_cells(const struct pd_sbf_params *prm);
+/* Bytes of cell memory the filter needs. */
+size_t pd_sbf_bytes(const struct pd_sbf_params *prm);
+
+/*
+ * Set up a filter over caller-provided, zeroed memory of pd_sbf_bytes()
+ * bytes (the kernel allocates per-CPU arrays on the CPU's node). Seeds are
+ * drawn at random. Returns 0 or a negative errno.
+ */
+int pd_sbf_init(struct pd_sbf *f, const struct pd_sbf_params *prm, u64 *words,
+		const char **why);
+/* Replace the random seeds (tests and reproducible simulation only). */
+void pd_sbf_set_seeds(struct pd_sbf *f, u32 seed1, u32 seed2, u64 rng);
+/* New random seeds and all cells zero. */
+void pd_sbf_reset(struct pd_sbf *f);
+
+/* Userspace and test convenience: init plus allocation; free. */
+int pd_sbf_create(struct pd_sbf *f, const struct pd_sbf_params *prm,
+		  const char **why);
+void pd_sbf_destroy(struct pd_sbf *f);
+
+/* One step of Algorithm 1 for an element with hashes h1, h2. */
+bool pd_sbf_step(struct pd_sbf *f, u32 h1, u32 h2);
+/* The verdict step 1 would give, without changing the filter. */
+bool pd_sbf_query(const struct pd_sbf *f, u32 h1, u32 h2);
+/* Step 1 positions of an element (k of them), for tests and tools. */
+void pd_sbf_positions(const struct pd_sbf *f, u32 h1, u32 h2, u32 *pos);
+/* Value of one cell. */
+unsigned int pd_sbf_cell(const struct pd_sbf *f, u32 i);
+/* Decrement cells [start, start + count) wrapping at m (step 2). */
+void pd_sbf_decrement(struct pd_sbf *f, u32 start, u32 count);
+/* The number of zero cells now. */
+u64 pd_sbf_zero_cells(const struct pd_sbf *f);
+
+#endif /* PD_SBF_H */

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Installs, by Debian package name, everything pktdedup's build and tests need.
+# Idempotent: packages already present are not fetched again, and apt's lists
+# are refreshed only when something is missing.
+set -euo pipefail
+
+pkgs=(
+	build-essential   # gcc, make: the core, the simulator, the native tests
+	libpcap-dev       # dedup-sim reads pcap captures through libpcap
+	libasan8 libubsan1 # sanitizer runtimes for the native test build
+	python3           # the CLI contract tests parse dedup-sim's JSON
+)
+
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing+=("$p")
+done
+
+if [ "${#missing[@]}" -eq 0 ]; then
+	echo "install-deps: all ${#pkgs[@]} packages present"
+	exit 0
+fi
+
+SUDO=
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+echo "install-deps: installing ${missing[*]}"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
