@@ -10,18 +10,18 @@
 B ?= build
 CC ?= gcc
 CORE_SRC := $(wildcard module/core/*.c)
-CORE_HDR := $(wildcard module/core/*.h)
+CORE_HDR := $(wildcard module/core/*.h) userspace/common/port_user.h
 KUNIT_TESTS := $(wildcard tests/kunit/*_test.c)
 NATIVE_TESTS := $(wildcard tests/native/*_test.c)
 
 WARN := -Wall -Wextra -Werror -Wmissing-prototypes -Wstrict-prototypes \
 	-Wold-style-definition -Wshadow -Wundef -Wvla
-CFLAGS_COMMON := -std=gnu11 -g $(WARN)
+CFLAGS_COMMON := -std=gnu11 -g $(WARN) -Iuserspace/common
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
 
-SIM_SRC := $(wildcard userspace/sim/*.c)
-SIM_HDR := $(wildcard userspace/sim/*.h)
+SIM_SRC := $(wildcard userspace/sim/*.c) $(wildcard userspace/common/*.c)
+SIM_HDR := $(wildcard userspace/sim/*.h) $(wildcard userspace/common/*.h)
 
 .PHONY: all check bench demo clean deps
 all: $(B)/dedup-sim $(B)/core-tests $(B)/bench
@@ -35,7 +35,7 @@ $(B)/core-tests: $(CORE_SRC) $(CORE_HDR) $(KUNIT_TESTS) $(NATIVE_TESTS) \
 		userspace/kunit/kunit.c userspace/kunit/kunit/test.h \
 		$(filter-out userspace/sim/main.c,$(SIM_SRC)) $(SIM_HDR) \
 		tests/vectors/jhash_vectors.h | $(B)
-	$(CC) $(CFLAGS_COMMON) -O1 $(SAN) -Iuserspace/kunit -Iuserspace/sim \
+	$(CC) $(CFLAGS_COMMON) -O1 $(SAN) -Iuserspace/kunit \
 		-o $@ userspace/kunit/kunit.c $(KUNIT_TESTS) $(NATIVE_TESTS) \
 		$(CORE_SRC) $(filter-out userspace/sim/main.c,$(SIM_SRC)) -lpcap -lm
 

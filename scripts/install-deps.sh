@@ -11,6 +11,7 @@ pkgs=(
 	libpcap-dev       # dedup-sim reads pcap captures through libpcap
 	libasan8 libubsan1 # sanitizer runtimes for the native test build
 	python3           # the CLI contract tests parse dedup-sim's JSON
+	linux-source-6.1  # the kernel's checkpatch.pl for the style suite
 )
 
 missing=()

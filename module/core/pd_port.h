@@ -5,7 +5,9 @@
  * The algorithm files (filter, planner, hashing, key extraction) include only
  * this header. Inside the kernel it maps types, allocation, randomness and
  * hashing to the kernel's own facilities; in userspace to libc and to a
- * bit-identical copy of the kernel's jhash (port_user.h).
+ * bit-identical copy of the kernel's jhash (userspace/common/port_user.h,
+ * found through the userspace build's include path: the kernel never
+ * sees it).
  */
 #ifndef PD_PORT_H
 #define PD_PORT_H
@@ -13,11 +15,11 @@
 #ifdef __KERNEL__
 #include "port_kernel.h"
 #else
-#include "port_user.h"
+#include <port_user.h>
 #endif
 
 #define PD_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define PD_MIN(a, b) ((a) < (b) ? (a) : (b))
-#define PD_MAX(a, b) ((a) > (b) ? (a) : (b))
+#define PD_MIN(a, b) ({ __typeof__(a) _a = (a); __typeof__(b) _b = (b); \
+			_a < _b ? _a : _b; })
 
 #endif /* PD_PORT_H */

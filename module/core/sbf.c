@@ -175,25 +175,53 @@ static inline void pd_sbf_dec_word(const struct pd_sbf *f, u64 *w,
 	*w -= pd_sbf_nonzero(f, *w) & range;
 }
 
-void pd_sbf_decrement(struct pd_sbf *f, u32 start, u32 count)
+/* Decrement cells [start, start + count), not wrapping at m. */
+static void pd_sbf_dec_run(struct pd_sbf *f, u32 start, u32 run)
 {
 	u32 cpw = 1u << f->cpw_shift;
+	u32 wi = start >> f->cpw_shift;
+	u32 first = start & (cpw - 1);
 
-	while (count) {
-		u32 run = PD_MIN(count, f->cells - start);
-		u32 wi = start >> f->cpw_shift;
-		u32 first = start & (cpw - 1);
+	while (run) {
+		u32 n = PD_MIN(run, cpw - first);
 
-		count -= run;
-		while (run) {
-			u32 n = PD_MIN(run, cpw - first);
+		pd_sbf_dec_word(f, &f->words[wi++], first, n);
+		run -= n;
+		first = 0;
+	}
+}
 
-			pd_sbf_dec_word(f, &f->words[wi++], first, n);
-			run -= n;
-			first = 0;
+void pd_sbf_decrement(struct pd_sbf *f, u32 start, u32 count)
+{
+	u32 lo, width;
+	u64 *w;
+
+	/*
+	 * The common case, straight-line: a run of at most 64 bits that
+	 * does not wrap spans one word or two neighbouring ones.
+	 */
+	width = count * f->d;
+	if (width <= 64 && count <= f->cells - start) {
+		w = &f->words[start >> f->cpw_shift];
+		lo = (start & ((1u << f->cpw_shift) - 1)) * f->d;
+		if (lo + width <= 64) {
+			u64 range = width == 64 ? ~(u64)0 :
+				    (((u64)1 << width) - 1) << lo;
+
+			*w -= pd_sbf_nonzero(f, *w) & range;
+		} else {
+			w[0] -= pd_sbf_nonzero(f, w[0]) & (~(u64)0 << lo);
+			w[1] -= pd_sbf_nonzero(f, w[1]) &
+				(((u64)1 << (lo + width - 64)) - 1);
 		}
+		return;
+	}
+	if (count > f->cells - start) {
+		pd_sbf_dec_run(f, start, f->cells - start);
+		count -= f->cells - start;
 		start = 0;
 	}
+	pd_sbf_dec_run(f, start, count);
 }
 
 bool pd_sbf_query(const struct pd_sbf *f, u32 h1, u32 h2)
@@ -208,24 +236,29 @@ bool pd_sbf_query(const struct pd_sbf *f, u32 h1, u32 h2)
 	return true;
 }
 
-bool pd_sbf_step(struct pd_sbf *f, u32 h1, u32 h2)
+void pd_sbf_set_cells(struct pd_sbf *f, const u32 *pos)
 {
-	u32 pos[PD_SBF_MAX_K];
-	bool dup = true;
 	unsigned int i, shift;
-
-	pd_sbf_positions(f, h1, h2, pos);
-	for (i = 0; i < f->k; i++)
-		dup &= pd_sbf_cell(f, pos[i]) != 0;
-
-	if (f->p)
-		pd_sbf_decrement(f, pd_rng_below(&f->rng, f->cells), f->p);
 
 	for (i = 0; i < f->k; i++) {
 		u64 *w = pd_sbf_word(f, pos[i], &shift);
 
 		*w |= (u64)f->max << shift;
 	}
+}
+
+bool pd_sbf_step(struct pd_sbf *f, u32 h1, u32 h2)
+{
+	u32 pos[PD_SBF_MAX_K];
+	bool dup = true;
+	unsigned int i;
+
+	pd_sbf_positions(f, h1, h2, pos);
+	for (i = 0; i < f->k; i++)
+		dup &= pd_sbf_cell(f, pos[i]) != 0;
+	if (f->p)
+		pd_sbf_decrement(f, pd_rng_below(&f->rng, f->cells), f->p);
+	pd_sbf_set_cells(f, pos);
 	return dup;
 }
 

@@ -85,6 +85,8 @@ bool pd_sbf_query(const struct pd_sbf *f, u32 h1, u32 h2);
 void pd_sbf_positions(const struct pd_sbf *f, u32 h1, u32 h2, u32 *pos);
 /* Value of one cell. */
 unsigned int pd_sbf_cell(const struct pd_sbf *f, u32 i);
+/* Set the k cells at pos to Max (step 3). */
+void pd_sbf_set_cells(struct pd_sbf *f, const u32 *pos);
 /* Decrement cells [start, start + count) wrapping at m (step 2). */
 void pd_sbf_decrement(struct pd_sbf *f, u32 start, u32 count);
 /* The number of zero cells now. */

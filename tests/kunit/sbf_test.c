@@ -112,8 +112,10 @@ static void pd_sbf_decrement_range(struct kunit *test)
 static void pd_sbf_matches_model(struct kunit *test)
 {
 	static const struct { u8 max, k; u32 p; } cfg[] = {
-		{ 1, 3, 11 }, { 3, 2, 37 }, { 7, 4, 70 }, { 15, 6, 141 },
-		{ 255, 2, 300 }, { 1, 1, 0 },
+		/* runs of <= 64 bits (one or two words) and longer ones */
+		{ 1, 3, 11 }, { 3, 2, 20 }, { 15, 3, 16 }, { 255, 2, 8 },
+		{ 3, 2, 37 }, { 7, 4, 70 }, { 15, 6, 141 }, { 255, 2, 300 },
+		{ 1, 1, 0 },
 	};
 	unsigned int ci, i, j;
 

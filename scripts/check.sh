@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Runs every test suite pktdedup has and ends with one line
+# "N passed, N failed" (the sum over suites). A suite that dies before its
+# own summary line counts as one failure. Exit status: non-zero if
+# anything failed.
+#
+# Usage: scripts/check.sh BUILD_DIR
+set -u
+B=${1:-build}
+total_pass=0
+total_fail=0
+log_dir="$B/check-logs"
+mkdir -p "$log_dir"
+
+suite() {
+	local name=$1
+	shift
+	local log="$log_dir/$name.log" summary p f
+	echo "== $name: $*"
+	"$@" >"$log" 2>&1
+	local rc=$?
+	summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+	# what failed, and any sanitizer report, is worth seeing here
+	grep -E '^ *not ok|ERROR: (Address|Leak)Sanitizer|runtime error:' "$log" | head -n 40
+	if [ -z "$summary" ]; then
+		echo "   $name: no summary line (exit $rc); see $log"
+		tail -n 20 "$log"
+		total_fail=$((total_fail + 1))
+		return
+	fi
+	p=${summary%% passed*}
+	f=${summary#*passed, }
+	f=${f%% failed*}
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		echo "   $name: exit $rc with no failed test; counted as a failure"
+		f=1
+	fi
+	echo "   $name: $p passed, $f failed"
+	total_pass=$((total_pass + p))
+	total_fail=$((total_fail + f))
+}
+
+# Core tests (KUnit API) and simulator tests, natively with ASan + UBSan.
+suite native env ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 "$B/core-tests"
+# The dedup-sim command-line contract.
+suite sim-cli python3 tests/cli/test_sim_cli.py "$B"
+# Kernel style of module/, the freestanding rule, SPDX headers.
+suite style tests/style.sh
+
+echo "$total_pass passed, $total_fail failed"
+[ "$total_fail" -eq 0 ]

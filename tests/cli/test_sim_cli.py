@@ -1,0 +1,211 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Contract tests of the dedup-sim command line (run by `make check`).
+
+Usage: test_sim_cli.py BUILD_DIR. Prints one line per test and ends with
+"N passed, N failed".
+"""
+import json
+import math
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+
+SIM = os.path.join(sys.argv[1] if len(sys.argv) > 1 else "build", "dedup-sim")
+CONTRACT = ["--algo", "sbf", "--mem", "1M", "--fps", "0.01", "--stream",
+            "uniform", "--n", "200000", "--distinct", "0.5", "--seed", "7",
+            "--json"]
+REQUIRED = ["n", "distincts", "duplicates", "fp_rate", "fn_rate", "fp_bound",
+            "zero_fraction", "stable_point", "max", "k", "p", "cells"]
+TESTS = []
+
+
+def test(fn):
+    TESTS.append(fn)
+    return fn
+
+
+def run(args):
+    return subprocess.run([SIM] + args, capture_output=True, text=True,
+                          timeout=120)
+
+
+def run_json(args):
+    r = run(args)
+    assert r.returncode == 0, f"exit {r.returncode}: {r.stderr}"
+    return json.loads(r.stdout)
+
+
+@test
+def contract_fields():
+    j = run_json(CONTRACT)
+    for f in REQUIRED:
+        assert f in j, f"missing {f}"
+    assert j["n"] == 200000
+    assert j["distincts"] + j["duplicates"] == j["n"]
+    assert j["cells"] == 8 << 20          # 1 MiB of 1-bit cells
+    # no gap known: Max = 1, K = 3 and P = ceil(10.92) from the planner
+    assert (j["max"], j["k"], j["p"]) == (1, 3, 11), j
+    assert abs(j["p_exact"] - 10.9247) < 1e-3, j["p_exact"]
+    # Eq. 8 and Theorem 3 agree: FPS = (1 - stable)^K
+    assert math.isclose(j["fp_bound"], (1 - j["stable_point"]) ** j["k"],
+                        rel_tol=1e-6)
+    assert j["fp_bound"] <= 0.01
+
+
+@test
+def contract_rates_consistent():
+    j = run_json(CONTRACT)
+    assert math.isclose(j["fp_rate"], j["false_positives"] / j["distincts"])
+    assert math.isclose(j["fn_rate"], j["false_negatives"] / j["duplicates"])
+    # uniform stream with duplicates: zeros no fewer than Theorem 3 says
+    # (binomial sd of the zero fraction of 8M cells is < 2e-4)
+    assert j["zero_fraction"] >= j["stable_point"] - 0.002, j
+    # Corollary 5: measured FP within the bound (+4 binomial sd)
+    sd = math.sqrt(j["fp_bound"] * (1 - j["fp_bound"]) / j["distincts"])
+    assert j["fp_rate"] <= j["fp_bound"] + 4 * sd, j
+
+
+@test
+def same_seed_same_output():
+    assert run(CONTRACT).stdout == run(CONTRACT).stdout
+    other = CONTRACT[:]
+    other[other.index("--seed") + 1] = "8"
+    assert run(other).stdout != run(CONTRACT).stdout
+
+
+@test
+def explicit_parameters():
+    j = run_json(["--algo", "sbf", "--mem", "64K", "--max", "1", "--k", "2",
+                  "--p", "4", "--stream", "uniform", "--n", "50000",
+                  "--distinct", "0.5", "--json"])
+    assert (j["max"], j["k"], j["p"], j["cells"]) == (1, 2, 4, 512 * 1024)
+    assert j["fps_target"] is None and j["p_exact"] is None
+    # Eq. 8 for K = 2, P = 4: (1 - 1/(1 + 1/(4 (1/2 - 1/m))))^2 ~ 1/9
+    assert abs(j["fp_bound"] - 1 / 9) < 1e-5, j["fp_bound"]
+
+
+@test
+def window_scoring():
+    j = run_json(CONTRACT + ["--window", "1000"])
+    assert j["window"] == 1000
+    assert j["window_distincts"] + j["window_duplicates"] == j["n"]
+    # a window only turns whole-stream duplicates into distincts
+    assert j["window_duplicates"] <= j["duplicates"]
+
+
+@test
+def checkpoints():
+    j = run_json(CONTRACT + ["--checkpoints", "4"])
+    cps = j["checkpoints"]
+    assert len(cps) == 4 and cps[-1]["upto"] == j["n"]
+    assert sum(c["distincts"] for c in cps) == j["distincts"]
+    assert sum(c["false_positives"] for c in cps) == j["false_positives"]
+
+
+@test
+def other_streams():
+    for extra in (["zipf", "--universe", "5000"], ["poisson", "--lambda",
+                  "0.3"], ["bmodel", "--levels", "3"]):
+        j = run_json(["--algo", "sbf", "--mem", "256K", "--stream"] + extra +
+                     ["--n", "50000", "--json"])
+        assert j["stream"] == extra[0] and j["n"] == 50000, j
+
+
+def write_pcap(path, packets):
+    with open(path, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 101))
+        for p in packets:                                 # 101: raw IP
+            f.write(struct.pack("<IIII", 0, 0, len(p), len(p)) + p)
+
+
+def ipv4_udp(ttl, sport, payload):
+    tot = 28 + len(payload)
+    return (struct.pack("!BBHHHBBH4s4s", 0x45, 0, tot, 1, 0, ttl, 17, 0,
+                        bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2])) +
+            struct.pack("!HHHH", sport, 53, 8 + len(payload), 0) + payload)
+
+
+@test
+def pcap_stream_keys():
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "t.pcap")
+        # a, a one hop later, b (other payload, same flow), a, garbage
+        write_pcap(path, [ipv4_udp(64, 1000, b"x" * 20),
+                          ipv4_udp(63, 1000, b"x" * 20),
+                          ipv4_udp(64, 1000, b"y" * 20),
+                          ipv4_udp(64, 1000, b"x" * 20), b"\x45\x00"])
+        base = ["--algo", "sbf", "--mem", "64K", "--stream", "pcap",
+                "--pcap", path, "--json"]
+        j = run_json(base + ["--key", "packet"])
+        assert (j["n"], j["distincts"], j["duplicates"]) == (4, 2, 2), j
+        assert j["unparsed"]["truncated"] == 1
+        j = run_json(base + ["--key", "flow"])
+        assert (j["distincts"], j["duplicates"]) == (1, 3), j
+
+
+def expect_usage_error(args, *words):
+    r = run(args)
+    assert r.returncode == 2, f"{args}: exit {r.returncode}"
+    assert r.stdout == "", r.stdout
+    for w in words:
+        assert w in r.stderr, f"{w!r} not in {r.stderr!r}"
+
+
+@test
+def bad_values_exit_2():
+    base = CONTRACT[:]
+    i = base.index("--mem") + 1
+    for bad in ("abc", "1X", "-1", ""):
+        a = base[:]
+        a[i] = bad
+        expect_usage_error(a, "--mem")
+    expect_usage_error(CONTRACT + ["--p", "4"], "--p", "--fps")
+    expect_usage_error(CONTRACT + ["--max", "2"], "--max")
+    expect_usage_error(CONTRACT + ["--k", "0"], "--k")
+    expect_usage_error(["--algo", "lru"] + CONTRACT[2:], "--algo")
+    expect_usage_error(CONTRACT[2:], "--algo")
+    expect_usage_error(CONTRACT + ["--bogus"], "--bogus")
+    expect_usage_error(CONTRACT + ["--window"], "--window")
+    expect_usage_error(CONTRACT + ["stray"], "stray")
+    a = CONTRACT[:]
+    a[a.index("--fps") + 1] = "1.5"
+    expect_usage_error(a, "--fps")
+    a = CONTRACT[:]
+    a[a.index("--mem") + 1] = "4"
+    expect_usage_error(a, "cannot build")
+    expect_usage_error(["--algo", "sbf", "--mem", "1M", "--stream", "pcap"],
+                       "--pcap")
+
+
+@test
+def missing_pcap_exits_1():
+    r = run(["--algo", "sbf", "--mem", "64K", "--stream", "pcap", "--pcap",
+             "/nonexistent.pcap"])
+    assert r.returncode == 1 and "nonexistent" in r.stderr, r
+
+
+@test
+def help_exits_0():
+    r = run(["--help"])
+    assert r.returncode == 0 and "--stream" in r.stdout
+
+
+def main():
+    passed = failed = 0
+    for t in TESTS:
+        try:
+            t()
+            print(f"ok {t.__name__}")
+            passed += 1
+        except Exception as e:                 # report and go on
+            print(f"not ok {t.__name__}: {type(e).__name__}: {e}")
+            failed += 1
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

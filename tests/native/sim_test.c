@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Native tests of the simulator's parts: exact ground truth, stream
+ * generators (fixed seeds, tolerances from the distributions), pcap input
+ * and command-line value parsing. Userspace only (libc, libpcap).
+ */
+#include <kunit/test.h>
+#include <math.h>
+#include <pcap/pcap.h>
+#include <unistd.h>
+
+#include "../../userspace/common/args.h"
+#include "../../userspace/sim/streams.h"
+#include "../../userspace/sim/truth.h"
+
+/* Worked by hand: ids 5 7 5 9 7 7 5 11 with a window of 2 elements. */
+static void sim_truth_hand_checked(struct kunit *test)
+{
+	static const uint64_t ids[] = { 5, 7, 5, 9, 7, 7, 5, 11 };
+	static const bool seen[] = { 0, 0, 1, 0, 1, 1, 1, 0 };
+	static const bool win[] = { 0, 0, 1, 0, 0, 1, 0, 0 };
+	static const uint64_t gap[] = { 0, 0, 2, 0, 3, 1, 4, 0 };
+	struct truth t;
+	struct truth_verdict v;
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ(test, truth_init(&t, 4), 0);
+	for (i = 0; i < 8; i++) {
+		KUNIT_ASSERT_EQ(test, truth_add(&t, ids[i], 2, &v), 0);
+		KUNIT_EXPECT_EQ_MSG(test, v.seen, seen[i], "element %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, v.in_window, win[i], "element %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, v.gap, gap[i], "element %u", i);
+	}
+	truth_free(&t);
+}
+
+/* Growth keeps every id; extreme ids are ordinary ids. */
+static void sim_truth_growth(struct kunit *test)
+{
+	struct truth t;
+	struct truth_verdict v;
+	uint64_t i, n = 100000;
+
+	KUNIT_ASSERT_EQ(test, truth_init(&t, 1), 0);
+	KUNIT_ASSERT_EQ(test, truth_add(&t, 0, 0, &v), 0);
+	KUNIT_EXPECT_FALSE(test, v.seen);
+	KUNIT_ASSERT_EQ(test, truth_add(&t, UINT64_MAX, 0, &v), 0);
+	KUNIT_EXPECT_FALSE(test, v.seen);
+	for (i = 1; i <= n; i++) {
+		KUNIT_ASSERT_EQ(test, truth_add(&t, i * 0x9e3779b97f4a7c15ULL, 0,
+						&v), 0);
+		KUNIT_ASSERT_FALSE(test, v.seen);
+	}
+	for (i = 1; i <= n; i++) {
+		KUNIT_ASSERT_EQ(test, truth_add(&t, i * 0x9e3779b97f4a7c15ULL, 0,
+						&v), 0);
+		KUNIT_ASSERT_TRUE(test, v.seen);
+		KUNIT_ASSERT_EQ(test, v.gap, n);
+	}
+	KUNIT_ASSERT_EQ(test, truth_add(&t, UINT64_MAX, 0, &v), 0);
+	KUNIT_EXPECT_TRUE(test, v.seen);
+	truth_free(&t);
+}
+
+static uint64_t count_distinct(struct kunit *test, struct stream *s,
+			       uint64_t *n)
+{
+	struct truth t;
+	struct truth_verdict v;
+	struct element e;
+	uint64_t d = 0;
+
+	*n = 0;
+	KUNIT_EXPECT_EQ(test, truth_init(&t, 1024), 0);
+	while (stream_next(s, &e)) {
+		truth_add(&t, e.id, 0, &v);
+		d += !v.seen;
+		(*n)++;
+	}
+	truth_free(&t);
+	return d;
+}
+
+/*
+ * n uniform draws from U values: E[distinct] = U (1 - e^(-n/U)) and
+ * Var = U e^(-n/U) (1 - (1 + n/U) e^(-n/U)) + U(U-1)(...) ~ the first term
+ * for large U; allow 5 sd.
+ */
+static void sim_stream_uniform(struct kunit *test)
+{
+	static const double fr[] = { 0.1, 0.5, 0.9 };
+	unsigned int i;
+
+	for (i = 0; i < 3; i++) {
+		struct stream_cfg c = { .kind = STREAM_UNIFORM, .n = 200000,
+					.distinct = fr[i], .seed = 7 };
+		struct stream s;
+		char err[128];
+		uint64_t n, d, u;
+		double x, mean, sd;
+
+		KUNIT_ASSERT_EQ(test, stream_open(&s, &c, err, sizeof(err)), 0);
+		u = s.uni;
+		x = exp(-(double)c.n / (double)u);
+		mean = (double)u * (1 - x);
+		KUNIT_EXPECT_LT(test, fabs(mean - fr[i] * (double)c.n), 2.0);
+		sd = sqrt((double)u * x * (1 - (1 + (double)c.n / (double)u) * x));
+		d = count_distinct(test, &s, &n);
+		KUNIT_EXPECT_EQ(test, n, c.n);
+		kunit_info(test, "distinct %.1f%%: got %llu, expected %.0f +- %.0f",
+			   100 * fr[i], (unsigned long long)d, mean, sd);
+		KUNIT_EXPECT_LT(test, fabs((double)d - mean), 5 * sd + 1);
+		stream_close(&s);
+	}
+	/* distinct = 1: every element new */
+	{
+		struct stream_cfg c = { .kind = STREAM_UNIFORM, .n = 1000,
+					.distinct = 1, .seed = 7 };
+		struct stream s;
+		char err[128];
+		uint64_t n;
+
+		KUNIT_ASSERT_EQ(test, stream_open(&s, &c, err, sizeof(err)), 0);
+		KUNIT_EXPECT_EQ(test, count_distinct(test, &s, &n), (uint64_t)1000);
+		stream_close(&s);
+	}
+}
+
+/* The frequent share is Bernoulli(lambda) per position: 5 sd. */
+static void sim_stream_poisson(struct kunit *test)
+{
+	struct stream_cfg c = { .kind = STREAM_POISSON, .n = 100000,
+				.lambda = 0.3, .u = 0.01, .seed = 3 };
+	struct stream s;
+	struct element e;
+	char err[128];
+	uint64_t freq = 0, zero = 0;
+	double sd = sqrt(c.n * c.lambda * (1 - c.lambda));
+
+	KUNIT_ASSERT_EQ(test, stream_open(&s, &c, err, sizeof(err)), 0);
+	while (stream_next(&s, &e)) {
+		freq += e.id < (1ULL << 62);
+		zero += e.id == 0;
+	}
+	KUNIT_EXPECT_LT(test, fabs((double)freq - 0.3 * c.n), 5 * sd);
+	/* id 0 takes a share 1 - e^-u of the frequent arrivals */
+	sd = sqrt(freq * 0.00995 * (1 - 0.00995));
+	KUNIT_EXPECT_LT(test, fabs((double)zero - freq * (1 - exp(-0.01))),
+			5 * sd + 1);
+	stream_close(&s);
+}
+
+/* b-model: exactly round(v n) frequent arrivals, split b : 1-b at the top. */
+static void sim_stream_bmodel(struct kunit *test)
+{
+	struct stream_cfg c = { .kind = STREAM_BMODEL, .n = 100000,
+				.bias = 0.7, .levels = 6, .volume = 0.1,
+				.u = 0.01, .seed = 11 };
+	struct stream s;
+	struct element e;
+	char err[128];
+	uint64_t first = 0, total = 0, big, i = 0;
+
+	KUNIT_ASSERT_EQ(test, stream_open(&s, &c, err, sizeof(err)), 0);
+	while (stream_next(&s, &e)) {
+		bool f = e.id < (1ULL << 62);
+
+		total += f;
+		first += f && i < c.n / 2;
+		i++;
+	}
+	KUNIT_EXPECT_EQ(test, total, (uint64_t)10000);
+	big = first > total - first ? first : total - first;
+	KUNIT_EXPECT_EQ(test, big, (uint64_t)7000);
+	stream_close(&s);
+}
+
+/* Zipf(1) over U ranks: rank 0 has probability 1 / H_U. */
+static void sim_stream_zipf(struct kunit *test)
+{
+	struct stream_cfg c = { .kind = STREAM_ZIPF, .n = 100000,
+				.universe = 1000, .zipf_s = 1, .seed = 5 };
+	struct stream s;
+	struct element e;
+	char err[128];
+	uint64_t top = 0, r;
+	double h = 0, p, sd;
+
+	for (r = 1; r <= c.universe; r++)
+		h += 1.0 / (double)r;
+	p = 1 / h;
+	sd = sqrt(c.n * p * (1 - p));
+	KUNIT_ASSERT_EQ(test, stream_open(&s, &c, err, sizeof(err)), 0);
+	while (stream_next(&s, &e)) {
+		top += e.id == 0;
+		KUNIT_ASSERT_LT(test, e.id, c.universe);
+	}
+	KUNIT_EXPECT_LT(test, fabs((double)top - c.n * p), 5 * sd);
+	stream_close(&s);
+}
+
+static void put_ipv4_udp(uint8_t *b, uint8_t ttl, uint8_t salt)
+{
+	memset(b, 0, 36);
+	b[0] = 0x45;
+	b[3] = 36;
+	b[8] = ttl;
+	b[9] = 17;
+	b[12] = 10;
+	b[15] = 1;
+	b[16] = 10;
+	b[19] = 2;
+	b[21] = 53;
+	b[23] = 99;
+	b[25] = 16;
+	memset(b + 28, salt, 8);
+}
+
+/*
+ * A capture on Ethernet (one frame VLAN-tagged): a packet, its copy one
+ * hop later (TTL - 1), another packet, the first again, and a runt. Packet
+ * keys: a a b a, one unparsed.
+ */
+static void sim_stream_pcap(struct kunit *test)
+{
+	char path[] = "/tmp/pktdedup-sim-test-XXXXXX";
+	int fd = mkstemp(path);
+	pcap_t *dead = pcap_open_dead(DLT_EN10MB, 65535);
+	pcap_dumper_t *dump;
+	struct pcap_pkthdr h = { 0 };
+	uint8_t frame[64];
+	struct stream_cfg c = { .kind = STREAM_PCAP, .pcap_path = path,
+				.key = { .mode = PD_KEY_PACKET, .payload = 64 } };
+	struct stream s;
+	struct element e;
+	uint64_t ids[8];
+	char err[256];
+	unsigned int n = 0, i;
+	static const struct { uint8_t ttl, salt, vlan; uint32_t len; } pk[] = {
+		{ 64, 1, 0, 14 + 36 }, { 63, 1, 1, 18 + 36 },
+		{ 64, 2, 0, 14 + 36 }, { 64, 1, 0, 14 + 36 }, { 64, 1, 0, 14 + 10 },
+	};
+
+	KUNIT_ASSERT_GE(test, fd, 0);
+	close(fd);
+	KUNIT_ASSERT_NOT_NULL(test, dead);
+	dump = pcap_dump_open(dead, path);
+	KUNIT_ASSERT_NOT_NULL(test, dump);
+	for (i = 0; i < 5; i++) {
+		uint32_t off = pk[i].vlan ? 16 : 12;
+
+		memset(frame, 0, sizeof(frame));
+		if (pk[i].vlan) {
+			frame[12] = 0x81;
+			frame[15] = 7;
+		}
+		frame[off] = 0x08;
+		put_ipv4_udp(frame + off + 2, pk[i].ttl, pk[i].salt);
+		h.caplen = h.len = pk[i].len;
+		pcap_dump((u_char *)dump, &h, frame);
+	}
+	pcap_dump_close(dump);
+	pcap_close(dead);
+
+	KUNIT_ASSERT_EQ(test, stream_open(&s, &c, err, sizeof(err)), 0);
+	KUNIT_EXPECT_EQ(test, s.npkts, (uint64_t)5);
+	while (n < 8 && stream_next(&s, &e))
+		ids[n++] = e.id;
+	KUNIT_ASSERT_EQ(test, n, 4u);
+	KUNIT_EXPECT_EQ(test, ids[0], ids[1]);
+	KUNIT_EXPECT_NE(test, ids[0], ids[2]);
+	KUNIT_EXPECT_EQ(test, ids[0], ids[3]);
+	KUNIT_EXPECT_EQ(test, s.unparsed[PD_PARSE_TRUNCATED], (uint64_t)1);
+	stream_close(&s);
+	/* a file that is not a capture is an error with a message */
+	c.pcap_path = "/nonexistent/pktdedup.pcap";
+	KUNIT_EXPECT_NE(test, stream_open(&s, &c, err, sizeof(err)), 0);
+	KUNIT_EXPECT_GT(test, strlen(err), (size_t)0);
+	unlink(path);
+}
+
+static void sim_args(struct kunit *test)
+{
+	uint64_t v = 0;
+	double d = 0;
+
+	KUNIT_EXPECT_TRUE(test, parse_size("65536", &v));
+	KUNIT_EXPECT_EQ(test, v, (uint64_t)65536);
+	KUNIT_EXPECT_TRUE(test, parse_size("64K", &v));
+	KUNIT_EXPECT_EQ(test, v, (uint64_t)65536);
+	KUNIT_EXPECT_TRUE(test, parse_size("1M", &v));
+	KUNIT_EXPECT_EQ(test, v, (uint64_t)1 << 20);
+	KUNIT_EXPECT_TRUE(test, parse_size("2GiB", &v));
+	KUNIT_EXPECT_EQ(test, v, (uint64_t)2 << 30);
+	KUNIT_EXPECT_FALSE(test, parse_size("", &v));
+	KUNIT_EXPECT_FALSE(test, parse_size("-1", &v));
+	KUNIT_EXPECT_FALSE(test, parse_size("1X", &v));
+	KUNIT_EXPECT_FALSE(test, parse_size("K", &v));
+	KUNIT_EXPECT_FALSE(test, parse_size("1 M", &v));
+	KUNIT_EXPECT_FALSE(test, parse_size("99999999999999G", &v));
+	KUNIT_EXPECT_FALSE(test, parse_size("99999999999999999999", &v));
+	KUNIT_EXPECT_TRUE(test, parse_u64("0x10", 0, 100, &v));
+	KUNIT_EXPECT_EQ(test, v, (uint64_t)16);
+	KUNIT_EXPECT_FALSE(test, parse_u64("101", 0, 100, &v));
+	KUNIT_EXPECT_FALSE(test, parse_u64("-5", 0, 100, &v));
+	KUNIT_EXPECT_FALSE(test, parse_u64("5x", 0, 100, &v));
+	KUNIT_EXPECT_TRUE(test, parse_real("0.01", 0, 1, &d));
+	KUNIT_EXPECT_TRUE(test, d == 0.01);
+	KUNIT_EXPECT_FALSE(test, parse_real("nan", 0, 1, &d));
+	KUNIT_EXPECT_FALSE(test, parse_real("1.5", 0, 1, &d));
+	KUNIT_EXPECT_FALSE(test, parse_real("0.1%", 0, 1, &d));
+	KUNIT_EXPECT_FALSE(test, parse_real(" 0.1", 0, 1, &d));
+}
+
+static struct kunit_case sim_cases[] = {
+	KUNIT_CASE(sim_truth_hand_checked),
+	KUNIT_CASE(sim_truth_growth),
+	KUNIT_CASE(sim_stream_uniform),
+	KUNIT_CASE(sim_stream_poisson),
+	KUNIT_CASE(sim_stream_bmodel),
+	KUNIT_CASE(sim_stream_zipf),
+	KUNIT_CASE(sim_stream_pcap),
+	KUNIT_CASE(sim_args),
+	{}
+};
+
+static struct kunit_suite sim_suite = {
+	.name = "sim",
+	.test_cases = sim_cases,
+};
+
+kunit_test_suite(sim_suite);

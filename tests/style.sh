@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Style suite (run by make check):
+#  - every C file under module/ passes the kernel's checkpatch.pl --strict;
+#  - the algorithm files of module/core include nothing but the portability
+#    header and each other (freestanding: no libc, no kernel headers), and
+#    only port_kernel.h includes kernel headers;
+#  - every source file carries an SPDX header.
+# Ends with "N passed, N failed".
+set -u
+cd "$(dirname "$0")/.."
+pass=0
+fail=0
+ok() { echo "ok $1"; pass=$((pass + 1)); }
+bad() { echo "not ok $1"; fail=$((fail + 1)); }
+
+cp_dir=$(scripts/kernel-tools.sh checkpatch) || { echo "0 passed, 1 failed"; exit 1; }
+for f in $(git ls-files 'module/*.c' 'module/*.h'); do
+	out=$(perl "$cp_dir/scripts/checkpatch.pl" --no-tree --strict --quiet -f "$f" 2>&1)
+	if [ -z "$out" ]; then ok "checkpatch $f"; else bad "checkpatch $f"; echo "$out" | sed 's/^/    /'; fi
+done
+
+for f in $(git ls-files 'module/core/*.c' 'module/core/*.h'); do
+	[ "$f" = module/core/port_kernel.h ] && continue
+	incs=$(grep -E '^#include' "$f" | grep -vE '^#include "[a-z_]+\.h"$' |
+		grep -vE '^#include <port_user\.h>$')
+	if [ -n "$incs" ]; then bad "freestanding $f"; echo "$incs" | sed 's/^/    /'; else ok "freestanding $f"; fi
+done
+
+missing=$(for f in $(git ls-files '*.c' '*.h' '*.sh' '*.py' Makefile Kbuild .ci/run); do
+	head -n 3 "$f" | grep -q 'SPDX-License-Identifier' || echo "$f"; done)
+if [ -z "$missing" ]; then ok "spdx headers"; else bad "spdx headers"; echo "$missing" | sed 's/^/    /'; fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

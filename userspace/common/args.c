@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Strict parsing of command-line values: see args.h. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "args.h"
+
+bool parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end || v < lo || v > hi)
+		return false;
+	*out = v;
+	return true;
+}
+
+bool parse_size(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	unsigned int shift = 0;
+	char *end;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return false;
+	switch (*end) {
+	case 'k': case 'K':
+		shift = 10;
+		break;
+	case 'm': case 'M':
+		shift = 20;
+		break;
+	case 'g': case 'G':
+		shift = 30;
+		break;
+	case '\0':
+		break;
+	default:
+		return false;
+	}
+	if (shift) {
+		end++;
+		if (*end == 'i' && end[1] == 'B')
+			end += 2;
+		else if (*end == 'B')
+			end++;
+	}
+	if (*end || (v << shift) >> shift != v)
+		return false;
+	*out = v << shift;
+	return true;
+}
+
+bool parse_real(const char *s, double lo, double hi, double *out)
+{
+	char *end;
+	double v;
+
+	if (!s || !*s || isspace((unsigned char)*s))
+		return false;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || !isfinite(v) || v < lo || v > hi)
+		return false;
+	*out = v;
+	return true;
+}
+
+int parse_name(const char *s, const char *const *names, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (names[i] && !strcmp(s, names[i]))
+			return (int)i;
+	return -1;
+}

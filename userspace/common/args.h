@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Strict parsing of command-line values shared by pktdedup's tools. */
+#ifndef PD_ARGS_H
+#define PD_ARGS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* A byte count with an optional K, M or G suffix (powers of 1024). */
+bool parse_size(const char *s, uint64_t *out);
+/* A whole number in [lo, hi]. */
+bool parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
+/* A finite real number in [lo, hi]. */
+bool parse_real(const char *s, double lo, double hi, double *out);
+/* Index of s in names[0..n), or -1. */
+int parse_name(const char *s, const char *const *names, unsigned int n);
+
+#endif /* PD_ARGS_H */

@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Stream generators for the simulator: see streams.h. */
+#include <math.h>
+#include <pcap/pcap.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../module/core/rng.h"
+#include "streams.h"
+
+const char *const stream_names[] = {
+	[STREAM_UNIFORM] = "uniform",
+	[STREAM_ZIPF] = "zipf",
+	[STREAM_POISSON] = "poisson",
+	[STREAM_BMODEL] = "bmodel",
+	[STREAM_PCAP] = "pcap",
+};
+
+/* Distinct ids outside the small range used by frequent integers. */
+#define FRESH_BASE (1ULL << 62)
+
+static double unit(uint64_t *rng)
+{
+	return (double)(pd_rng_next(rng) >> 11) * 0x1.0p-53;
+}
+
+static uint64_t below64(uint64_t *rng, uint64_t n)
+{
+	return (uint64_t)(((unsigned __int128)pd_rng_next(rng) * n) >> 64);
+}
+
+uint64_t stream_uniform_universe(uint64_t n, double distinct)
+{
+	double lo = 1, hi = 1e19, target = distinct * (double)n;
+	int i;
+
+	/* U (1 - e^(-n/U)) grows with U from 1 towards n: bisect. */
+	for (i = 0; i < 200; i++) {
+		double mid = sqrt(lo * hi);
+		double d = mid * -expm1(-(double)n / mid);
+
+		if (d < target)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (uint64_t)llround(hi);
+}
+
+static uint64_t frequent_id(struct stream *s)
+{
+	/* geometric: P(j) = (1 - e^-u) e^(-u j) */
+	return (uint64_t)floor(-log1p(-unit(&s->rng)) / s->cfg.u);
+}
+
+static void bmodel_split(struct stream *s, uint64_t lo, uint64_t len,
+			 uint64_t vol, unsigned int level)
+{
+	uint64_t i, left, a, b;
+
+	if (!vol || !len)
+		return;
+	if (level == s->cfg.levels || len < 2) {
+		/* vol arrivals at distinct random places in [lo, lo+len) */
+		if (vol >= len) {
+			memset(s->marks + lo, 1, len);
+			return;
+		}
+		for (i = 0; i < vol;) {
+			uint64_t p = lo + below64(&s->rng, len);
+
+			if (!s->marks[p]) {
+				s->marks[p] = 1;
+				i++;
+			}
+		}
+		return;
+	}
+	left = (uint64_t)llround((double)vol * s->cfg.bias);
+	a = len / 2;
+	b = len - a;
+	if (pd_rng_next(&s->rng) & 1) {
+		bmodel_split(s, lo, a, left, level + 1);
+		bmodel_split(s, lo + a, b, vol - left, level + 1);
+	} else {
+		bmodel_split(s, lo, a, vol - left, level + 1);
+		bmodel_split(s, lo + a, b, left, level + 1);
+	}
+}
+
+/* Offset of the L3 header for a link type, or -1 if unknown. */
+static long l3_offset(int dlt, const uint8_t *p, uint32_t len)
+{
+	long off;
+
+	switch (dlt) {
+	case DLT_RAW:
+	case DLT_IPV4:
+	case DLT_IPV6:
+		return 0;
+	case DLT_NULL:
+	case DLT_LOOP:
+		return 4;
+	case DLT_LINUX_SLL:
+		return 16;
+	case DLT_LINUX_SLL2:
+		return 20;
+	case DLT_EN10MB:
+		off = 12;
+		/* skip 802.1Q / 802.1ad tags */
+		while (off + 2 <= (long)len &&
+		       ((p[off] == 0x81 && p[off + 1] == 0x00) ||
+			(p[off] == 0x88 && p[off + 1] == 0xa8)))
+			off += 4;
+		return off + 2;
+	default:
+		return -1;
+	}
+}
+
+static int pcap_load(struct stream *s, char *err, unsigned int errlen)
+{
+	char ebuf[PCAP_ERRBUF_SIZE];
+	struct pcap_pkthdr *h;
+	const u_char *data;
+	uint64_t bytes = 0, capn = 0, capb = 0;
+	pcap_t *pc = pcap_open_offline(s->cfg.pcap_path, ebuf);
+	int dlt, r;
+
+	if (!pc) {
+		snprintf(err, errlen, "%s", ebuf);
+		return -1;
+	}
+	dlt = pcap_datalink(pc);
+	while ((r = pcap_next_ex(pc, &h, &data)) == 1) {
+		long off = l3_offset(dlt, data, h->caplen);
+
+		if (off < 0 || off > (long)h->caplen) {
+			s->unknown_link++;
+			continue;
+		}
+		if (s->npkts == capn) {
+			capn = capn ? 2 * capn : 1024;
+			s->offs = realloc(s->offs, capn * sizeof(*s->offs));
+			s->lens = realloc(s->lens, capn * sizeof(*s->lens));
+		}
+		while (bytes + h->caplen - off > capb) {
+			capb = capb ? 2 * capb : 1 << 20;
+			s->pkts = realloc(s->pkts, capb);
+		}
+		if (!s->offs || !s->lens || !s->pkts) {
+			snprintf(err, errlen, "out of memory");
+			pcap_close(pc);
+			return -1;
+		}
+		memcpy(s->pkts + bytes, data + off, h->caplen - off);
+		s->offs[s->npkts] = bytes;
+		s->lens[s->npkts++] = h->caplen - (uint32_t)off;
+		bytes += h->caplen - off;
+	}
+	if (r == -1) {
+		snprintf(err, errlen, "%s: %s", s->cfg.pcap_path,
+			 pcap_geterr(pc));
+		pcap_close(pc);
+		return -1;
+	}
+	pcap_close(pc);
+	return 0;
+}
+
+int stream_open(struct stream *s, const struct stream_cfg *cfg, char *err,
+		unsigned int errlen)
+{
+	uint64_t r;
+
+	memset(s, 0, sizeof(*s));
+	s->cfg = *cfg;
+	s->rng = cfg->seed ^ 0x5151515151515151ULL;
+	switch (cfg->kind) {
+	case STREAM_UNIFORM:
+		s->uni = cfg->distinct >= 1 ? 0 :
+			 stream_uniform_universe(cfg->n, cfg->distinct);
+		return 0;
+	case STREAM_ZIPF: {
+		double sum = 0;
+
+		s->cdf = malloc(cfg->universe * sizeof(*s->cdf));
+		if (!s->cdf) {
+			snprintf(err, errlen, "out of memory for the Zipf table");
+			return -1;
+		}
+		for (r = 0; r < cfg->universe; r++) {
+			sum += pow((double)(r + 1), -cfg->zipf_s);
+			s->cdf[r] = sum;
+		}
+		for (r = 0; r < cfg->universe; r++)
+			s->cdf[r] /= sum;
+		return 0;
+	}
+	case STREAM_POISSON:
+		return 0;
+	case STREAM_BMODEL:
+		s->marks = calloc(cfg->n ? cfg->n : 1, 1);
+		if (!s->marks) {
+			snprintf(err, errlen, "out of memory for the b-model");
+			return -1;
+		}
+		bmodel_split(s, 0, cfg->n,
+			     (uint64_t)llround(cfg->volume * (double)cfg->n), 0);
+		return 0;
+	case STREAM_PCAP:
+		return pcap_load(s, err, errlen);
+	}
+	snprintf(err, errlen, "unknown stream");
+	return -1;
+}
+
+bool stream_next(struct stream *s, struct element *e)
+{
+	e->key = NULL;
+	if (s->cfg.kind == STREAM_PCAP) {
+		while (s->i < s->npkts) {
+			uint64_t i = s->i++;
+			enum pd_parse_result r;
+
+			r = pd_key_extract(s->pkts + s->offs[i], s->lens[i],
+					   &s->cfg.key, &e->keybuf);
+			if (r != PD_PARSE_OK) {
+				s->unparsed[r]++;
+				continue;
+			}
+			/* the ground truth's id: a 64-bit fingerprint */
+			e->id = (uint64_t)pd_key_hash(&e->keybuf, 0x0ddba11) << 32 |
+				pd_key_hash(&e->keybuf, 0xcafef00d);
+			e->key = &e->keybuf;
+			return true;
+		}
+		return false;
+	}
+	if (s->i >= s->cfg.n)
+		return false;
+	switch (s->cfg.kind) {
+	case STREAM_UNIFORM:
+		e->id = s->uni ? below64(&s->rng, s->uni) : FRESH_BASE + s->i;
+		break;
+	case STREAM_ZIPF: {
+		double x = unit(&s->rng);
+		uint64_t lo = 0, hi = s->cfg.universe - 1;
+
+		while (lo < hi) {
+			uint64_t mid = lo + (hi - lo) / 2;
+
+			if (s->cdf[mid] < x)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		e->id = lo;
+		break;
+	}
+	case STREAM_POISSON:
+		e->id = unit(&s->rng) < s->cfg.lambda ? frequent_id(s) :
+			FRESH_BASE + s->i;
+		break;
+	case STREAM_BMODEL:
+		e->id = s->marks[s->i] ? frequent_id(s) : FRESH_BASE + s->i;
+		break;
+	default:
+		return false;
+	}
+	s->i++;
+	return true;
+}
+
+void stream_close(struct stream *s)
+{
+	free(s->cdf);
+	free(s->marks);
+	free(s->pkts);
+	free(s->offs);
+	free(s->lens);
+	memset(s, 0, sizeof(*s));
+}

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Streams the simulator replays. Each element is a 64-bit id (what the
+ * ground truth compares) and, for pcap streams, the packet key the filter
+ * hashes (synthetic ids are hashed as 8 bytes).
+ *
+ *   uniform  i.i.d. uniform over a universe sized so that the expected
+ *            fraction of distinct elements is the one asked for
+ *   zipf     i.i.d. Zipf(s) over a universe of U ranks
+ *   poisson  the SBF paper's Sec. 5.1: each position holds a frequent
+ *            integer with probability lambda (Bernoulli arrivals: the
+ *            discrete Poisson process, exponential inter-arrival gaps),
+ *            otherwise a fresh distinct integer
+ *   bmodel   Sec. 5.1: the frequent arrivals (volume v of the stream) are
+ *            placed by the b-model: each of l levels splits an interval's
+ *            volume b : 1-b between its halves (which half gets b is
+ *            random), then arrivals fall at random inside the leaves
+ *   pcap     packets from a capture, keyed by the module's key extraction
+ * For poisson and bmodel, each frequent arrival becomes integer j with
+ * probability q_j = (1 - e^-u) e^(-u j) (the paper's "exponential
+ * distribution with parameter u", discretised).
+ */
+#ifndef PD_SIM_STREAMS_H
+#define PD_SIM_STREAMS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../../module/core/key.h"
+
+enum stream_kind {
+	STREAM_UNIFORM,
+	STREAM_ZIPF,
+	STREAM_POISSON,
+	STREAM_BMODEL,
+	STREAM_PCAP,
+};
+
+struct stream_cfg {
+	enum stream_kind kind;
+	uint64_t n;		/* elements (synthetic streams) */
+	double distinct;	/* uniform: fraction of distinct elements */
+	double zipf_s;
+	uint64_t universe;	/* zipf: ranks */
+	double lambda;		/* poisson */
+	double bias;		/* bmodel b */
+	unsigned int levels;	/* bmodel l */
+	double volume;		/* bmodel v */
+	double u;		/* poisson, bmodel: spread of frequent ids */
+	const char *pcap_path;
+	struct pd_key_opts key;
+	uint64_t seed;
+};
+
+struct stream {
+	struct stream_cfg cfg;
+	uint64_t rng;
+	uint64_t i;
+	uint64_t uni;		/* uniform: universe size */
+	double *cdf;		/* zipf */
+	uint8_t *marks;		/* bmodel: frequent positions */
+	/* pcap: the packets read, kept for replay */
+	uint8_t *pkts;
+	uint64_t *offs;
+	uint32_t *lens;
+	uint64_t npkts;
+	uint64_t unparsed[PD_PARSE_NRESULTS];
+	uint64_t unknown_link;
+};
+
+struct element {
+	uint64_t id;
+	const struct pd_key *key;	/* pcap only */
+	struct pd_key keybuf;
+};
+
+/* Returns 0 or -1 with a message in err. */
+int stream_open(struct stream *s, const struct stream_cfg *cfg, char *err,
+		unsigned int errlen);
+/* Next element; false at the end. */
+bool stream_next(struct stream *s, struct element *e);
+void stream_close(struct stream *s);
+/* Universe size for which n uniform draws give `distinct` * n distincts. */
+uint64_t stream_uniform_universe(uint64_t n, double distinct);
+
+extern const char *const stream_names[];
+
+#endif /* PD_SIM_STREAMS_H */
