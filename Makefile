@@ -23,7 +23,12 @@ SAN := -fsanitize=address,undefined -fno-sanitize-recover=all \
 SIM_SRC := $(wildcard userspace/sim/*.c) $(wildcard userspace/common/*.c)
 SIM_HDR := $(wildcard userspace/sim/*.h) $(wildcard userspace/common/*.h)
 
-.PHONY: all check bench demo clean deps
+KVER ?= $(shell scripts/kernel-tools.sh kver 2>/dev/null)
+KDIR ?= /usr/src/linux-headers-$(KVER)
+KMOD := $(B)/kmod
+MODULE_SRC := Kbuild $(shell find module -name '*.[ch]')
+
+.PHONY: all check bench demo clean deps module module-check
 all: $(B)/dedup-sim $(B)/core-tests $(B)/bench
 
 deps:
@@ -48,6 +53,23 @@ $(B)/bench: $(CORE_SRC) $(CORE_HDR) userspace/bench/bench.c | $(B)
 
 $(B):
 	mkdir -p $@
+
+# Kbuild writes objects beside the sources, so the module builds from a
+# mirror of them in $(KMOD).
+$(KMOD)/.stamp: $(MODULE_SRC) | $(B)
+	mkdir -p $(KMOD)
+	cp --parents $(MODULE_SRC) $(KMOD)/
+	touch $@
+
+module: $(KMOD)/.stamp
+	$(MAKE) -C $(KDIR) M=$(abspath $(KMOD)) CONFIG_PKTDEDUP=m W=1 modules
+
+# sparse and W=1 over every file of the module (rebuilds all of them)
+module-check: $(KMOD)/.stamp
+	$(MAKE) -C $(KDIR) M=$(abspath $(KMOD)) clean >/dev/null
+	$(MAKE) -C $(KDIR) M=$(abspath $(KMOD)) CONFIG_PKTDEDUP=m W=1 C=1 \
+		modules 2>&1 | tee $(KMOD)/check.log
+	! grep -E 'warning:|error:' $(KMOD)/check.log
 
 check: all
 	scripts/check.sh $(B)

@@ -11,7 +11,15 @@ pkgs=(
 	libpcap-dev       # dedup-sim reads pcap captures through libpcap
 	libasan8 libubsan1 # sanitizer runtimes for the native test build
 	python3           # the CLI contract tests parse dedup-sim's JSON
-	linux-source-6.1  # the kernel's checkpatch.pl for the style suite
+	linux-source-6.1  # checkpatch.pl, and the kernel tree KUnit runs in (UML)
+	linux-headers-amd64 # builds pktdedup.ko against Debian's current kernel
+	sparse            # make module C=1
+	libmnl-dev        # dedupctl speaks generic netlink through libmnl
+	flex bison bc     # building the UML kernel for KUnit
+	qemu-system-x86   # boots Debian's kernel for the end-to-end tests
+	busybox-static    # the e2e guest's userland
+	nftables          # e2e: nft rules that match the marks
+	cpio              # packs the e2e initramfs
 )
 
 missing=()

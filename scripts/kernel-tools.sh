@@ -1,30 +1,86 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Unpacks the kernel's own tools that pktdedup uses from Debian's
-# linux-source-6.1 (installed by scripts/install-deps.sh) into a cache
-# outside the work tree, once. Prints the cache directory.
+# Kernel material pktdedup's tests use, unpacked once into a cache outside
+# the work tree (PKTDEDUP_CACHE, default ~/.cache/pktdedup). Each
+# subcommand prints the directory it prepared.
 #
-#   scripts/kernel-tools.sh checkpatch   checkpatch.pl and its data files
+#   checkpatch  checkpatch.pl and its data files, from linux-source-6.1
+#   tree        the whole linux-source-6.1 tree (KUnit on UML)
+#   kver        the version of Debian's current amd64 kernel (6.1.0-NN-amd64)
+#   image       that kernel's image and modules, unpacked from its .deb
+#               (downloaded, never installed on this machine)
 set -euo pipefail
 CACHE=${PKTDEDUP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pktdedup}
 TARBALL=/usr/src/linux-source-6.1.tar.xz
-[ -r "$TARBALL" ] || { echo "kernel-tools: $TARBALL missing: run scripts/install-deps.sh" >&2; exit 1; }
-ver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
-dir="$CACHE/checkpatch-$ver"
+
+need_source() {
+	[ -r "$TARBALL" ] || { echo "kernel-tools: $TARBALL missing: run scripts/install-deps.sh" >&2; exit 1; }
+	dpkg-query -W -f='${Version}' linux-source-6.1
+}
+
+kver() {
+	# linux-headers-amd64 depends on linux-headers-6.1.0-NN-amd64
+	dpkg-query -W -f='${Depends}' linux-headers-amd64 |
+		grep -o 'linux-headers-[0-9][^ ,]*-amd64' | head -n 1 |
+		sed 's/^linux-headers-//'
+}
+
+# Run "$@" to fill directory $1 unless it is complete; atomic via a
+# temporary directory, so an interrupted run leaves nothing half-made.
+fill() {
+	local dir=$1
+	shift
+	[ -e "$dir/.complete" ] && return 0
+	rm -rf "$dir.tmp"
+	mkdir -p "$dir.tmp"
+	"$@" "$dir.tmp"
+	touch "$dir.tmp/.complete"
+	rm -rf "$dir"
+	mv "$dir.tmp" "$dir"
+}
+
+do_checkpatch() {
+	tar -xJf "$TARBALL" -C "$1" --strip-components=1 \
+		linux-source-6.1/scripts/checkpatch.pl \
+		linux-source-6.1/scripts/spelling.txt \
+		linux-source-6.1/scripts/const_structs.checkpatch
+}
+
+do_tree() {
+	tar -xJf "$TARBALL" -C "$1" --strip-components=1
+}
+
+do_image() {
+	local v=$2
+	(cd "$1" && apt-get download "linux-image-$v" >/dev/null 2>&1 ||
+		{ apt-get update -qq && apt-get download "linux-image-$v"; })
+	dpkg -x "$1"/linux-image-"$v"_*.deb "$1"
+	rm -f "$1"/linux-image-"$v"_*.deb
+}
+
 case "${1:-}" in
 checkpatch)
-	if [ ! -x "$dir/scripts/checkpatch.pl" ]; then
-		mkdir -p "$dir"
-		tar -xJf "$TARBALL" -C "$dir" --strip-components=1 \
-			linux-source-6.1/scripts/checkpatch.pl \
-			linux-source-6.1/scripts/spelling.txt \
-			linux-source-6.1/scripts/const_structs.checkpatch
-	fi
+	dir="$CACHE/checkpatch-$(need_source)"
+	fill "$dir" do_checkpatch
+	echo "$dir"
+	;;
+tree)
+	dir="$CACHE/linux-$(need_source)"
+	fill "$dir" do_tree
+	echo "$dir"
+	;;
+kver)
+	kver
+	;;
+image)
+	v=$(kver)
+	dir="$CACHE/image-$v"
+	fill "$dir" sh -c "$(declare -f do_image); do_image \"\$1\" $v" sh
 	echo "$dir"
 	;;
 *)
-	echo "usage: kernel-tools.sh checkpatch" >&2
+	echo "usage: kernel-tools.sh checkpatch|tree|kver|image" >&2
 	exit 2
 	;;
 esac

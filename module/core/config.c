@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Configuration names, defaults and the ppb parser: see config.h. */
+#include "config.h"
+#include "key.h"
+#include "plan.h"
+
+const char *const pd_action_names[PD_NACTIONS] = {
+	[PD_ACTION_COUNT] = "count",
+	[PD_ACTION_MARK] = "mark",
+	[PD_ACTION_DROP] = "drop",
+};
+
+const char *const pd_scope_names[PD_NSCOPES] = {
+	[PD_SCOPE_PERCPU] = "percpu",
+	[PD_SCOPE_SHARED] = "shared",
+};
+
+const char *const pd_hook_names[PD_NHOOKS] = {
+	[PD_HOOK_PREROUTING] = "prerouting",
+	[PD_HOOK_INPUT] = "input",
+	[PD_HOOK_FORWARD] = "forward",
+	[PD_HOOK_OUTPUT] = "output",
+	[PD_HOOK_POSTROUTING] = "postrouting",
+};
+
+void pd_config_defaults(struct pd_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->key = PD_KEY_PACKET;
+	c->payload = PD_KEY_DEFAULT_PAYLOAD;
+	c->action = PD_ACTION_COUNT;
+	c->scope = PD_SCOPE_PERCPU;
+	c->hook = PD_HOOK_PREROUTING;
+	c->priority = PD_DEFAULT_PRIORITY;
+	c->mark_mask = 0xffffffff;
+	c->mem = PD_DEFAULT_MEM;
+	c->fps_ppb = PD_PLAN_DEFAULT_FPS_PPB;
+	c->p = PD_PLAN_AUTO;
+}
+
+int pd_name_index(const char *name, const char *const *names, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (names[i] && !strcmp(name, names[i]))
+			return (int)i;
+	return -1;
+}
+
+static bool pd_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+int pd_parse_ppb(const char *s, u32 *ppb)
+{
+	const u64 room = 100000000000000000ULL;	/* keep 17-18 digits */
+	u64 mant = 0, num, den = 1;
+	int scale = 0, exp = 0, i;	/* value = mant * 10^scale */
+	bool any = false, neg = false;
+
+	for (; pd_digit(*s); s++, any = true) {
+		if (mant < room)
+			mant = mant * 10 + (u64)(*s - '0');
+		else
+			scale++;
+	}
+	if (*s == '.')
+		for (s++; pd_digit(*s); s++, any = true)
+			if (mant < room) {
+				mant = mant * 10 + (u64)(*s - '0');
+				scale--;
+			}
+	if (!any)
+		return -22;
+	if (*s == 'e' || *s == 'E') {
+		s++;
+		if (*s == '-' || *s == '+')
+			neg = *s++ == '-';
+		if (!pd_digit(*s))
+			return -22;
+		for (; pd_digit(*s); s++)
+			if (exp < 1000)
+				exp = exp * 10 + (*s - '0');
+		scale += neg ? -exp : exp;
+	}
+	if (*s == '%') {
+		scale -= 2;
+		s++;
+	}
+	if (*s || !mant)
+		return -22;
+	/* ppb = mant * 10^(scale + 9), rounded half up; in (0, 10^9) */
+	scale += 9;
+	if (scale >= 0) {
+		for (num = mant, i = 0; i < scale; i++) {
+			if (num >= 1000000000ULL)
+				return -22;
+			num *= 10;
+		}
+	} else {
+		if (scale < -19)
+			return -22;	/* below 1 ppb */
+		for (i = 0; i < -scale; i++)
+			den *= 10;
+		num = mant / den + (2 * (mant % den) >= den);
+	}
+	if (!num || num >= 1000000000ULL)
+		return -22;
+	*ppb = (u32)num;
+	return 0;
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The configuration of a pktdedup instance, as the module holds it and the
+ * tool prints it, with the names used by /proc, dedupctl and module
+ * parameters. The numeric values of the enums are those of the uAPI
+ * (module/uapi/pktdedup.h); the module checks that at build time.
+ */
+#ifndef PD_CONFIG_H
+#define PD_CONFIG_H
+
+#include "pd_port.h"
+
+enum pd_action { PD_ACTION_COUNT, PD_ACTION_MARK, PD_ACTION_DROP, PD_NACTIONS };
+enum pd_scope { PD_SCOPE_PERCPU, PD_SCOPE_SHARED, PD_NSCOPES };
+enum pd_hook {
+	PD_HOOK_PREROUTING, PD_HOOK_INPUT, PD_HOOK_FORWARD, PD_HOOK_OUTPUT,
+	PD_HOOK_POSTROUTING, PD_NHOOKS,
+};
+
+/* Before defragmentation and connection tracking (raw-before-defrag). */
+#define PD_DEFAULT_PRIORITY (-450)
+#define PD_DEFAULT_MEM (256 * 1024)
+
+struct pd_config {
+	u8 key;			/* enum pd_key_mode */
+	u8 key_flags;		/* PD_KEY_IGNORE_TOS */
+	u16 payload;		/* packet key: payload bytes */
+	u8 action;		/* enum pd_action */
+	u8 scope;		/* enum pd_scope */
+	u8 hook;		/* enum pd_hook */
+	s32 priority;
+	u32 mark_value;
+	u32 mark_mask;
+	u64 mem;		/* bytes of cells per filter */
+	u32 fps_ppb;		/* target FP rate */
+	u32 max;		/* 0: planner's choice */
+	u32 k;			/* 0: planner's choice */
+	u32 p;			/* PD_PLAN_AUTO: planner's choice */
+	u64 gap;		/* 0: unknown */
+};
+
+extern const char *const pd_action_names[PD_NACTIONS];
+extern const char *const pd_scope_names[PD_NSCOPES];
+extern const char *const pd_hook_names[PD_NHOOKS];
+
+/* The documented defaults: packet key, count, per CPU, prerouting. */
+void pd_config_defaults(struct pd_config *c);
+
+/*
+ * A probability written as a decimal fraction ("0.01", ".5", "1e-3") or a
+ * percentage ("1%", "0.5%"), in parts per 10^9, rounded to nearest.
+ * Returns 0, or -22 if s is not such a number in (0, 1).
+ */
+int pd_parse_ppb(const char *s, u32 *ppb);
+/* Index of name in names[0..n), or -1. */
+int pd_name_index(const char *name, const char *const *names, unsigned int n);
+
+#endif /* PD_CONFIG_H */

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pktdedup: the netfilter hook.
+ *
+ * For each IPv4/IPv6 packet: extract the configured key from the bytes at
+ * the network header, run one Stable Bloom Filter step on this CPU's
+ * filter, count, and act on duplicates (count, mark, drop). First copies
+ * are never touched; packets the parser cannot read are counted and passed.
+ *
+ * The packet path takes no lock (in scope percpu), touches no atomic shared
+ * between CPUs, allocates nothing, and does bounded work: at most
+ * PD_SCRATCH bytes are read, K + 1 cache lines of the filter touched.
+ * BHs are disabled around the per-CPU state, as hooks also run in process
+ * context (OUTPUT) where a softirq could otherwise interleave.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/netfilter_ipv4.h>
+#include <linux/netfilter_ipv6.h>
+#include <linux/slab.h>
+#include <net/net_namespace.h>
+
+#include "pktdedup.h"
+
+struct pd_scratch {
+	u8 buf[PD_SCRATCH];
+};
+
+static struct pd_scratch __percpu *pd_scratch;
+
+static const u8 pd_nf_hooks[PD_NHOOKS] = {
+	[PD_HOOK_PREROUTING] = NF_INET_PRE_ROUTING,
+	[PD_HOOK_INPUT] = NF_INET_LOCAL_IN,
+	[PD_HOOK_FORWARD] = NF_INET_FORWARD,
+	[PD_HOOK_OUTPUT] = NF_INET_LOCAL_OUT,
+	[PD_HOOK_POSTROUTING] = NF_INET_POST_ROUTING,
+};
+
+/*
+ * The key of skb. The first fs->copy_len bytes from the network header are
+ * parsed where they lie when the linear area holds them, and copied into
+ * scratch (PD_SCRATCH bytes) when the packet is paged, so linear and paged
+ * copies of one packet give one key.
+ */
+enum pd_parse_result pd_skb_key(struct sk_buff *skb,
+				const struct pd_filters *fs, u8 *scratch,
+				struct pd_key *key)
+{
+	int off = skb_network_offset(skb);
+	const u8 *data;
+	u32 len;
+
+	if (off < 0 || skb->len <= (unsigned int)off)
+		return PD_PARSE_TRUNCATED;
+	len = min_t(u32, skb->len - off, fs->copy_len);
+	if (skb_headlen(skb) >= off + len) {
+		data = skb_network_header(skb);
+	} else {
+		if (skb_copy_bits(skb, off, scratch, len))
+			return PD_PARSE_TRUNCATED;
+		data = scratch;
+	}
+	return pd_key_extract(data, len, &fs->kopts, key);
+}
+
+/* One packet through the filters fs of instance pn: the verdict. */
+unsigned int pd_process(struct pd_net *pn, struct pd_filters *fs,
+			struct sk_buff *skb)
+{
+	unsigned int verdict = NF_ACCEPT;
+	struct pd_cpu_stats *st;
+	struct pd_key key;
+	struct pd_sbf *f;
+	bool dup;
+
+	local_bh_disable();
+	st = this_cpu_ptr(pn->stats);
+	if (unlikely(pd_skb_key(skb, fs, this_cpu_ptr(pd_scratch)->buf, &key) !=
+		     PD_PARSE_OK)) {
+		u64_stats_update_begin(&st->syncp);
+		u64_stats_inc(&st->unparsed);
+		u64_stats_update_end(&st->syncp);
+		goto out;
+	}
+	if (fs->shared) {
+		f = fs->shared;
+		spin_lock(&fs->lock);
+		dup = pd_sbf_step(f, pd_key_hash(&key, f->seed[0]),
+				  pd_key_hash(&key, f->seed[1]));
+		spin_unlock(&fs->lock);
+	} else {
+		f = this_cpu_ptr(fs->pcpu);
+		dup = pd_sbf_step(f, pd_key_hash(&key, f->seed[0]),
+				  pd_key_hash(&key, f->seed[1]));
+	}
+
+	u64_stats_update_begin(&st->syncp);
+	u64_stats_inc(&st->packets);
+	if (dup) {
+		u64_stats_inc(&st->duplicates);
+		switch (fs->cfg.action) {
+		case PD_ACTION_MARK:
+			/* MARK --set-xmark VALUE/MASK */
+			skb->mark = (skb->mark & ~fs->cfg.mark_mask) ^
+				    fs->cfg.mark_value;
+			u64_stats_inc(&st->marked);
+			break;
+		case PD_ACTION_DROP:
+			u64_stats_inc(&st->dropped);
+			verdict = NF_DROP;
+			break;
+		default:
+			break;
+		}
+	}
+	u64_stats_update_end(&st->syncp);
+out:
+	local_bh_enable();
+	return verdict;
+}
+
+static unsigned int pd_hook(void *priv, struct sk_buff *skb,
+			    const struct nf_hook_state *state)
+{
+	const struct pd_hooks *hooks = priv;
+	struct pd_filters *fs = rcu_dereference(hooks->pn->filters);
+
+	/*
+	 * While a hook point changes, the old and the new hooks are both
+	 * registered for a moment: only the generation the filters were
+	 * built for acts.
+	 */
+	if (unlikely(!fs || fs->hook_gen != hooks->gen))
+		return NF_ACCEPT;
+	return pd_process(hooks->pn, fs, skb);
+}
+
+struct pd_hooks *pd_hooks_register(struct pd_net *pn, u8 hook, s32 priority,
+				   u32 gen)
+{
+	struct pd_hooks *h = kzalloc(sizeof(*h), GFP_KERNEL);
+	int i, err;
+
+	if (!h)
+		return ERR_PTR(-ENOMEM);
+	h->pn = pn;
+	h->gen = gen;
+	for (i = 0; i < 2; i++) {
+		h->ops[i].hook = pd_hook;
+		h->ops[i].priv = h;
+		h->ops[i].pf = i ? NFPROTO_IPV6 : NFPROTO_IPV4;
+		h->ops[i].hooknum = pd_nf_hooks[hook];
+		h->ops[i].priority = priority;
+	}
+	err = nf_register_net_hooks(pn->net, h->ops, ARRAY_SIZE(h->ops));
+	if (err) {
+		kfree(h);
+		return ERR_PTR(err);
+	}
+	return h;
+}
+
+/* Stop new packets from reaching h; CPUs may still be inside pd_hook(). */
+void pd_hooks_detach(struct pd_hooks *h)
+{
+	nf_unregister_net_hooks(h->pn->net, h->ops, ARRAY_SIZE(h->ops));
+}
+
+void pd_hooks_unregister(struct pd_hooks *h)
+{
+	if (!h)
+		return;
+	pd_hooks_detach(h);
+	/* a CPU may still run pd_hook() with h as priv */
+	synchronize_net();
+	kfree(h);
+}
+
+int pd_hook_init(void)
+{
+	pd_scratch = alloc_percpu(struct pd_scratch);
+	return pd_scratch ? 0 : -ENOMEM;
+}
+
+void pd_hook_exit(void)
+{
+	free_percpu(pd_scratch);
+}

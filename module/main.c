@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pktdedup: de-duplicate packets in the kernel with per-CPU Stable Bloom
+ * Filters (Deng & Rafiei, SIGMOD 2006).
+ *
+ * Module parameters give the configuration every network namespace starts
+ * with; it only observes (action count) until an administrator changes it
+ * through the "pktdedup" generic netlink family (dedupctl).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <net/genetlink.h>
+#include <net/net_namespace.h>
+#include <net/netns/generic.h>
+
+#include "pktdedup.h"
+#include "uapi/pktdedup.h"
+
+static char *key = "packet";
+module_param(key, charp, 0444);
+MODULE_PARM_DESC(key, "default key: packet, src, dst, pair or flow (packet)");
+
+static char *mem = "256K";
+module_param(mem, charp, 0444);
+MODULE_PARM_DESC(mem, "default cell memory per filter, K/M/G suffixes (256K)");
+
+static char *fps = "0.01";
+module_param(fps, charp, 0444);
+MODULE_PARM_DESC(fps, "default target false-positive rate, e.g. 0.01 or 1% (0.01)");
+
+static char *max_netns_mem = "256M";
+module_param(max_netns_mem, charp, 0444);
+MODULE_PARM_DESC(max_netns_mem,
+		 "cap on the cell memory of all filters of one namespace (256M)");
+
+unsigned long pd_max_netns_mem;
+static char pd_mem_cap_buf[128];
+const char *pd_mem_cap_msg = pd_mem_cap_buf;
+
+static struct pd_config pd_default_cfg;
+static unsigned int pd_net_id __read_mostly;
+
+/* The uAPI's numbers are the core's. */
+#define PD_SAME(a, b) ((int)(a) == (int)(b))
+static_assert(PD_SAME(PKTDEDUP_KEY_PACKET, PD_KEY_PACKET) &&
+	      PD_SAME(PKTDEDUP_KEY_FLOW, PD_KEY_FLOW) &&
+	      PD_SAME(PKTDEDUP_KEY_MAX, PD_KEY_NMODES - 1));
+static_assert(PD_SAME(PKTDEDUP_ACTION_DROP, PD_ACTION_DROP) &&
+	      PD_SAME(PKTDEDUP_ACTION_MAX, PD_NACTIONS - 1));
+static_assert(PD_SAME(PKTDEDUP_SCOPE_SHARED, PD_SCOPE_SHARED) &&
+	      PD_SAME(PKTDEDUP_SCOPE_MAX, PD_NSCOPES - 1));
+static_assert(PD_SAME(PKTDEDUP_HOOK_POSTROUTING, PD_HOOK_POSTROUTING) &&
+	      PD_SAME(PKTDEDUP_HOOK_MAX, PD_NHOOKS - 1));
+static_assert(PKTDEDUP_KEY_F_IGNORE_TOS == PD_KEY_IGNORE_TOS);
+static_assert(PKTDEDUP_P_AUTO == PD_PLAN_AUTO);
+
+struct pd_net *pd_pernet(const struct net *net)
+{
+	return net_generic(net, pd_net_id);
+}
+
+static int __net_init pd_net_init(struct net *net)
+{
+	return pd_net_setup(pd_pernet(net), net, &pd_default_cfg);
+}
+
+static void __net_exit pd_net_pre_exit(struct net *net)
+{
+	pd_net_detach(pd_pernet(net));
+}
+
+static void __net_exit pd_net_exit(struct net *net)
+{
+	pd_net_teardown(pd_pernet(net));
+}
+
+static struct pernet_operations pd_net_ops = {
+	.init = pd_net_init,
+	.pre_exit = pd_net_pre_exit,
+	.exit = pd_net_exit,
+	.id = &pd_net_id,
+	.size = sizeof(struct pd_net),
+};
+
+static int __init pd_parse_params(void)
+{
+	struct pd_plan_req req = { .max = PD_PLAN_AUTO, .k = PD_PLAN_AUTO,
+				   .p = PD_PLAN_AUTO };
+	struct pd_plan plan;
+	const char *why = NULL;
+	char *end;
+	int i;
+
+	pd_config_defaults(&pd_default_cfg);
+	i = pd_name_index(key, pd_key_mode_names, PD_KEY_NMODES);
+	if (i < 0) {
+		pr_err("key=%s: not packet, src, dst, pair or flow\n", key);
+		return -EINVAL;
+	}
+	pd_default_cfg.key = i;
+	pd_default_cfg.mem = memparse(mem, &end);
+	if (*end || !pd_default_cfg.mem) {
+		pr_err("mem=%s: not a size (e.g. 256K, 4M)\n", mem);
+		return -EINVAL;
+	}
+	if (pd_parse_ppb(fps, &pd_default_cfg.fps_ppb)) {
+		pr_err("fps=%s: not a probability between 0 and 1 (e.g. 0.01, 1%%)\n",
+		       fps);
+		return -EINVAL;
+	}
+	pd_max_netns_mem = memparse(max_netns_mem, &end);
+	if (*end) {
+		pr_err("max_netns_mem=%s: not a size (e.g. 256M, 1G)\n",
+		       max_netns_mem);
+		return -EINVAL;
+	}
+	snprintf(pd_mem_cap_buf, sizeof(pd_mem_cap_buf),
+		 "the filters (mem x filters) would exceed the per-namespace cap of %lu bytes (module parameter max_netns_mem=%s)",
+		 pd_max_netns_mem, max_netns_mem);
+	req.mem_bytes = pd_default_cfg.mem;
+	req.fps_ppb = pd_default_cfg.fps_ppb;
+	if (pd_plan(&req, &plan, &why)) {
+		pr_err("mem=%s fps=%s: %s\n", mem, fps, why);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int __init pd_init(void)
+{
+	int err = pd_parse_params();
+
+	if (err)
+		return err;
+	err = pd_hook_init();
+	if (err)
+		return err;
+	err = register_pernet_subsys(&pd_net_ops);
+	if (err)
+		goto out_hook;
+	err = pd_netlink_init();
+	if (err)
+		goto out_pernet;
+	pr_info("loaded: key %s, %llu bytes per filter, fps %u ppb, action count\n",
+		pd_key_mode_names[pd_default_cfg.key], pd_default_cfg.mem,
+		pd_default_cfg.fps_ppb);
+	return 0;
+out_pernet:
+	unregister_pernet_subsys(&pd_net_ops);
+out_hook:
+	pd_hook_exit();
+	return err;
+}
+
+static void __exit pd_exit(void)
+{
+	pd_netlink_exit();
+	unregister_pernet_subsys(&pd_net_ops);
+	pd_hook_exit();
+}
+
+module_init(pd_init);
+module_exit(pd_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Packet de-duplication with per-CPU Stable Bloom Filters");
+MODULE_AUTHOR("pktdedup developers");
+MODULE_ALIAS_GENL_FAMILY(PKTDEDUP_GENL_NAME);

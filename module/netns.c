@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pktdedup: per-namespace state and its configuration changes.
+ *
+ * A change builds complete new filters first; only then are they published
+ * with one pointer store under RCU, so the packet path sees the old filters
+ * or the new ones, never a half-built or freed one. The old ones are freed
+ * after a grace period. If the hook point changes, the new hooks are
+ * registered before the switch and the old ones removed after it; during
+ * the overlap only the hooks whose generation matches the published
+ * filters act. Any failure leaves everything as it was.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/netlink.h>
+#include <linux/slab.h>
+#include <net/net_namespace.h>
+
+#include "pktdedup.h"
+
+int pd_net_apply(struct pd_net *pn, const struct pd_config *cfg,
+		 struct netlink_ext_ack *extack)
+{
+	bool rehook = !pn->hooks || cfg->hook != pn->cfg.hook ||
+		      cfg->priority != pn->cfg.priority;
+	struct pd_hooks *old_hooks = NULL;
+	struct pd_filters *fs, *old;
+
+	lockdep_assert_held(&pn->lock);
+	fs = pd_filters_build(cfg, extack);
+	if (IS_ERR(fs))
+		return PTR_ERR(fs);
+	fs->hook_gen = pn->hook_gen + rehook;
+	if (rehook) {
+		struct pd_hooks *hooks;
+
+		hooks = pd_hooks_register(pn, cfg->hook, cfg->priority,
+					  fs->hook_gen);
+		if (IS_ERR(hooks)) {
+			NL_SET_ERR_MSG(extack,
+				       "cannot register the netfilter hooks");
+			pd_filters_free(fs);
+			return PTR_ERR(hooks);
+		}
+		old_hooks = pn->hooks;
+		pn->hooks = hooks;
+		pn->hook_gen = fs->hook_gen;
+	}
+	old = rcu_replace_pointer(pn->filters, fs, lockdep_is_held(&pn->lock));
+	pn->cfg = *cfg;
+	pd_hooks_unregister(old_hooks);
+	synchronize_rcu();
+	pd_filters_free(old);
+	return 0;
+}
+
+/* The counters of one CPU since the last reset. */
+void pd_net_counts(struct pd_net *pn, int cpu, struct pd_counts *c)
+{
+	const struct pd_cpu_stats *st = per_cpu_ptr(pn->stats, cpu);
+	const struct pd_counts *base = per_cpu_ptr(pn->base, cpu);
+	unsigned int seq;
+
+	do {
+		seq = u64_stats_fetch_begin(&st->syncp);
+		c->packets = u64_stats_read(&st->packets);
+		c->duplicates = u64_stats_read(&st->duplicates);
+		c->marked = u64_stats_read(&st->marked);
+		c->dropped = u64_stats_read(&st->dropped);
+		c->unparsed = u64_stats_read(&st->unparsed);
+	} while (u64_stats_fetch_retry(&st->syncp, seq));
+	c->packets -= base->packets;
+	c->duplicates -= base->duplicates;
+	c->marked -= base->marked;
+	c->dropped -= base->dropped;
+	c->unparsed -= base->unparsed;
+}
+
+/*
+ * Empty the filters with new seeds and zero the counters. The per-CPU
+ * counters are only ever written by their CPU; a reset records where they
+ * stand instead, and readers subtract that.
+ */
+int pd_net_reset(struct pd_net *pn, struct netlink_ext_ack *extack)
+{
+	struct pd_filters *fs, *old;
+	int cpu;
+
+	lockdep_assert_held(&pn->lock);
+	old = rcu_dereference_protected(pn->filters,
+					lockdep_is_held(&pn->lock));
+	if (old) {
+		fs = pd_filters_build(&pn->cfg, extack);
+		if (IS_ERR(fs))
+			return PTR_ERR(fs);
+		fs->hook_gen = old->hook_gen;
+		rcu_assign_pointer(pn->filters, fs);
+		synchronize_rcu();
+		pd_filters_free(old);
+	}
+	for_each_possible_cpu(cpu) {
+		struct pd_counts now, *base = per_cpu_ptr(pn->base, cpu);
+
+		pd_net_counts(pn, cpu, &now);
+		base->packets += now.packets;
+		base->duplicates += now.duplicates;
+		base->marked += now.marked;
+		base->dropped += now.dropped;
+		base->unparsed += now.unparsed;
+	}
+	return 0;
+}
+
+int pd_net_setup(struct pd_net *pn, struct net *net,
+		 const struct pd_config *cfg)
+{
+	int cpu, err;
+
+	pn->net = net;
+	mutex_init(&pn->lock);
+	pn->cfg = *cfg;
+	pn->stats = alloc_percpu_gfp(struct pd_cpu_stats, GFP_KERNEL_ACCOUNT);
+	pn->base = alloc_percpu_gfp(struct pd_counts, GFP_KERNEL_ACCOUNT);
+	if (!pn->stats || !pn->base) {
+		free_percpu(pn->stats);
+		free_percpu(pn->base);
+		return -ENOMEM;
+	}
+	for_each_possible_cpu(cpu)
+		u64_stats_init(&per_cpu_ptr(pn->stats, cpu)->syncp);
+
+	/*
+	 * Without room for its filters an instance stays idle (no hooks)
+	 * rather than failing the namespace; a later change may succeed.
+	 */
+	mutex_lock(&pn->lock);
+	err = pd_net_apply(pn, cfg, NULL);
+	mutex_unlock(&pn->lock);
+	if (err)
+		pr_warn_ratelimited("idle in a namespace: default filters failed (%d)\n",
+				    err);
+	err = pd_proc_init(pn);
+	if (err)
+		pr_warn_ratelimited("no /proc/net/pktdedup in a namespace (%d)\n",
+				    err);
+	return 0;
+}
+
+/* Before the namespace's grace period: no new packets reach the hooks. */
+void pd_net_detach(struct pd_net *pn)
+{
+	pd_proc_exit(pn);
+	if (pn->hooks)
+		pd_hooks_detach(pn->hooks);
+}
+
+/* After the grace period: nothing can reach the state any more. */
+void pd_net_teardown(struct pd_net *pn)
+{
+	kfree(pn->hooks);
+	pn->hooks = NULL;
+	pd_filters_free(rcu_dereference_protected(pn->filters, true));
+	RCU_INIT_POINTER(pn->filters, NULL);
+	free_percpu(pn->stats);
+	free_percpu(pn->base);
+	mutex_destroy(&pn->lock);
+}

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pktdedup: /proc/net/pktdedup/{stats,config}, per network namespace,
+ * read-only.
+ *
+ * stats: a header line, one row per possible CPU and a "total" row:
+ *	cpu packets duplicates marked dropped unparsed zero_cells
+ * (zero_cells: the measured fraction of zero cells of that CPU's filter;
+ * for the total, their mean), then "name value" lines for the current
+ * settings: stable_point (Theorem 3) and fp_bound (Eq. 8).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/proc_fs.h>
+#include <linux/seq_file.h>
+#include <net/net_namespace.h>
+
+#include "core/fixed.h"
+#include "pktdedup.h"
+
+/* A ppb value as a decimal fraction: 785700000 -> "0.785700000". */
+static void pd_seq_ppb(struct seq_file *m, const char *sep, u32 ppb)
+{
+	seq_printf(m, "%s%u.%09u", sep, ppb / 1000000000, ppb % 1000000000);
+}
+
+static void pd_seq_row(struct seq_file *m, const char *name,
+		       const struct pd_counts *c)
+{
+	seq_printf(m, "%-6s %12llu %12llu %12llu %12llu %12llu", name,
+		   c->packets, c->duplicates, c->marked, c->dropped,
+		   c->unparsed);
+}
+
+static int pd_stats_show(struct seq_file *m, void *v)
+{
+	struct pd_net *pn = pd_pernet(seq_file_single_net(m));
+	struct pd_counts total = {}, c;
+	struct pd_filters *fs;
+	u64 zero_sum = 0;
+	char name[16];
+	int cpu, n = 0;
+
+	mutex_lock(&pn->lock);
+	fs = rcu_dereference_protected(pn->filters, lockdep_is_held(&pn->lock));
+	seq_printf(m, "%-6s %12s %12s %12s %12s %12s %12s\n", "cpu",
+		   "packets", "duplicates", "marked", "dropped", "unparsed",
+		   "zero_cells");
+	for_each_possible_cpu(cpu) {
+		u32 zero = fs ? pd_filters_zero_ppb(fs, cpu) : 0;
+
+		pd_net_counts(pn, cpu, &c);
+		total.packets += c.packets;
+		total.duplicates += c.duplicates;
+		total.marked += c.marked;
+		total.dropped += c.dropped;
+		total.unparsed += c.unparsed;
+		zero_sum += zero;
+		n++;
+		snprintf(name, sizeof(name), "%d", cpu);
+		pd_seq_row(m, name, &c);
+		pd_seq_ppb(m, " ", zero);
+		seq_putc(m, '\n');
+	}
+	pd_seq_row(m, "total", &total);
+	pd_seq_ppb(m, " ", n ? (u32)div_u64(zero_sum, n) : 0);
+	seq_putc(m, '\n');
+	if (fs) {
+		pd_seq_ppb(m, "stable_point ", pd_q62_to_ppb(fs->plan.stable_zero));
+		pd_seq_ppb(m, "\nfp_bound ", pd_q62_to_ppb(fs->plan.fp_bound));
+		seq_putc(m, '\n');
+	}
+	mutex_unlock(&pn->lock);
+	return 0;
+}
+
+static int pd_config_show(struct seq_file *m, void *v)
+{
+	struct pd_net *pn = pd_pernet(seq_file_single_net(m));
+	const struct pd_config *c = &pn->cfg;
+	struct pd_filters *fs;
+
+	mutex_lock(&pn->lock);
+	fs = rcu_dereference_protected(pn->filters, lockdep_is_held(&pn->lock));
+	seq_printf(m, "state %s\n", fs ? "active" : "idle");
+	seq_printf(m, "key %s\n", pd_key_mode_names[c->key]);
+	if (c->key == PD_KEY_PACKET)
+		seq_printf(m, "payload %u\nignore_tos %s\n", c->payload,
+			   c->key_flags & PD_KEY_IGNORE_TOS ? "yes" : "no");
+	seq_printf(m, "action %s\n", pd_action_names[c->action]);
+	if (c->action == PD_ACTION_MARK)
+		seq_printf(m, "mark 0x%x/0x%x\n", c->mark_value, c->mark_mask);
+	seq_printf(m, "hook %s\npriority %d\nscope %s\nmem %llu\n",
+		   pd_hook_names[c->hook], c->priority,
+		   pd_scope_names[c->scope], c->mem);
+	pd_seq_ppb(m, "fps ", c->fps_ppb);
+	seq_putc(m, '\n');
+	if (fs) {
+		seq_printf(m, "filters %u\ncells %llu\nbits %u\nmax %u\nk %u\np %u\n",
+			   pd_filters_count(fs), fs->plan.cells, fs->plan.bits,
+			   fs->plan.max, fs->plan.k, fs->plan.p);
+		pd_seq_ppb(m, "fp_bound ", pd_q62_to_ppb(fs->plan.fp_bound));
+		pd_seq_ppb(m, "\nstable_point ",
+			   pd_q62_to_ppb(fs->plan.stable_zero));
+		seq_printf(m, "\ngap %llu", fs->plan.gap);
+		pd_seq_ppb(m, "\nfn_at_gap ", pd_q62_to_ppb(fs->plan.fn_rate));
+		seq_putc(m, '\n');
+	}
+	mutex_unlock(&pn->lock);
+	return 0;
+}
+
+int pd_proc_init(struct pd_net *pn)
+{
+	struct net *net = pn->net;
+
+	pn->proc = proc_net_mkdir(net, "pktdedup", net->proc_net);
+	if (!pn->proc)
+		return -ENOMEM;
+	if (!proc_create_net_single("stats", 0444, pn->proc, pd_stats_show,
+				    NULL) ||
+	    !proc_create_net_single("config", 0444, pn->proc, pd_config_show,
+				    NULL)) {
+		remove_proc_subtree("pktdedup", net->proc_net);
+		pn->proc = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void pd_proc_exit(struct pd_net *pn)
+{
+	if (pn->proc)
+		remove_proc_subtree("pktdedup", pn->net->proc_net);
+	pn->proc = NULL;
+}
