@@ -28,8 +28,8 @@ KDIR ?= /usr/src/linux-headers-$(KVER)
 KMOD := $(B)/kmod
 MODULE_SRC := Kbuild $(shell find module -name '*.[ch]')
 
-.PHONY: all check bench demo clean deps module module-check
-all: $(B)/dedup-sim $(B)/core-tests $(B)/bench
+.PHONY: all check bench demo clean deps module module-check e2e vm
+all: $(B)/dedup-sim $(B)/core-tests $(B)/bench $(B)/dedupctl
 
 deps:
 	scripts/install-deps.sh
@@ -47,6 +47,11 @@ $(B)/core-tests: $(CORE_SRC) $(CORE_HDR) $(KUNIT_TESTS) $(NATIVE_TESTS) \
 $(B)/dedup-sim: $(CORE_SRC) $(CORE_HDR) $(SIM_SRC) $(SIM_HDR) | $(B)
 	$(CC) $(CFLAGS_COMMON) -O2 -Iuserspace/sim -o $@ $(SIM_SRC) \
 		$(CORE_SRC) -lpcap -lm
+
+CTL_SRC := $(wildcard userspace/dedupctl/*.c) userspace/common/args.c
+$(B)/dedupctl: $(CORE_SRC) $(CORE_HDR) $(CTL_SRC) $(wildcard userspace/dedupctl/*.h) \
+		module/uapi/pktdedup.h | $(B)
+	$(CC) $(CFLAGS_COMMON) -O2 -o $@ $(CTL_SRC) $(CORE_SRC) -lmnl
 
 $(B)/bench: $(CORE_SRC) $(CORE_HDR) userspace/bench/bench.c | $(B)
 	$(CC) $(CFLAGS_COMMON) -O2 -o $@ userspace/bench/bench.c $(CORE_SRC) -lm
@@ -77,9 +82,19 @@ check: all
 bench: $(B)/bench
 	$(B)/bench
 
-demo:
-	@echo "make demo comes with the kernel module (issue 3); until then:"
-	@echo "  make && $(B)/dedup-sim --algo sbf --mem 1M --fps 0.01 --stream uniform --n 1000000 --distinct 0.5 --seed 1"
+$(B)/pdnet: tests/e2e/pdnet.c | $(B)
+	$(CC) $(CFLAGS_COMMON) -O2 -static -o $@ $<
+
+# The guest image: module, tools, scenarios (see scripts/vm.sh).
+vm: module $(B)/dedupctl $(B)/pdnet
+	scripts/vm.sh initramfs $(B)
+
+e2e: vm
+	scripts/vm.sh boot $(B) e2e 600
+
+demo: deps
+	$(MAKE) vm
+	scripts/vm.sh boot $(B) demo 300
 
 clean:
 	rm -rf $(B)

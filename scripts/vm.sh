@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The e2e and demo VM: Debian's own kernel (downloaded and unpacked by
+# kernel-tools.sh, never installed here) under QEMU TCG, with a busybox
+# initramfs holding pktdedup.ko, dedupctl, pdnet, Debian's ip and nft, and
+# the kernel modules they need.
+#
+#   vm.sh initramfs BUILD_DIR        assemble BUILD_DIR/vm/initramfs.gz
+#   vm.sh boot BUILD_DIR RUN SECONDS boot it running guest job RUN (e2e or
+#                                    demo); the console goes to stdout and
+#                                    BUILD_DIR/vm/RUN.log. Exit status 0 only
+#                                    if the guest reported success through
+#                                    the debug-exit device, printed its
+#                                    result line and the kernel logged no
+#                                    oops, BUG or WARNING.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Kernel modules the guest loads, in addition to their dependencies.
+# crc32c_generic first: libcrc32c (for nf_tables) only soft-depends on it
+GUEST_MODULES="crc32c_generic veth nf_tables"
+
+modinfo_field() {	# FILE FIELD
+	objcopy -O binary --only-section=.modinfo "$1" /dev/stdout 2>/dev/null |
+		tr '\0' '\n' | sed -n "s/^$2=//p"
+}
+
+copy_bin() {	# ROOT BINARY DEST: the binary and the libraries it loads
+	local root=$1 bin=$2 dest=$3 lib
+	mkdir -p "$root$(dirname "$dest")"
+	cp -L "$bin" "$root$dest"
+	for lib in $(ldd "$bin" 2>/dev/null | grep -o '/[^ ]*'); do
+		mkdir -p "$root$(dirname "$lib")"
+		cp -Ln "$lib" "$root$lib"
+	done
+}
+
+initramfs() {
+	local B=$1 img kver mdir root order=() seen=" " queue m f dep
+	img=$(scripts/kernel-tools.sh image)
+	kver=$(scripts/kernel-tools.sh kver)
+	mdir="$img/lib/modules/$kver/kernel"
+	root="$B/vm/root"
+	rm -rf "$root"
+	mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,run,etc,lib/pd,usr/sbin}
+
+	# busybox: its applets are installed as links by /init
+	cp /bin/busybox "$root/bin/busybox"
+	# Debian's tools the scenarios need, with their libraries
+	copy_bin "$root" /usr/sbin/ip /usr/sbin/ip
+	copy_bin "$root" /usr/sbin/nft /usr/sbin/nft
+	copy_bin "$root" "$B/dedupctl" /bin/dedupctl
+	cp "$B/pdnet" "$root/bin/pdnet"
+	cp "$B/kmod/pktdedup.ko" "$root/lib/pd/pktdedup.ko"
+
+	# kernel modules, dependencies first
+	visit() {
+		local name=$1 file d
+		case "$seen" in *" $name "*) return ;; esac
+		seen="$seen$name "
+		file=$(find "$mdir" -name "$name.ko" -o -name "${name//_/-}.ko" | head -n 1)
+		[ -n "$file" ] || { echo "vm.sh: module $name not in $mdir" >&2; exit 1; }
+		for d in $(modinfo_field "$file" depends | tr ',' ' '); do
+			visit "$d"
+		done
+		cp "$file" "$root/lib/pd/"
+		order+=("$(basename "$file")")
+	}
+	for m in $GUEST_MODULES; do
+		visit "$m"
+	done
+	printf '%s\n' "${order[@]}" > "$root/lib/pd/order"
+
+	cp tests/e2e/init.sh "$root/init"
+	cp tests/e2e/lib.sh tests/e2e/scenarios.sh tests/e2e/demo.sh "$root/lib/pd/"
+	chmod +x "$root/init"
+	echo "root:x:0:0:root:/:/bin/sh" > "$root/etc/passwd"
+	echo "nobody:x:65534:65534:nobody:/:/bin/sh" >> "$root/etc/passwd"
+	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$B/vm/initramfs.gz"
+	echo "$B/vm/initramfs.gz ($(du -h "$B/vm/initramfs.gz" | cut -f1))"
+}
+
+boot() {
+	local B=$1 run=$2 secs=$3 img kver log rc=0
+	img=$(scripts/kernel-tools.sh image)
+	kver=$(scripts/kernel-tools.sh kver)
+	log="$B/vm/$run.log"
+	set +e
+	timeout --foreground "$secs" qemu-system-x86_64 -accel tcg -cpu max \
+		-smp 2 -m 768 -nographic -no-reboot -monitor none \
+		-kernel "$img/boot/vmlinuz-$kver" -initrd "$B/vm/initramfs.gz" \
+		-append "console=ttyS0 panic=-1 oops=panic panic_on_warn=1 quiet pd.run=$run" \
+		-device isa-debug-exit,iobase=0xf4,iosize=0x04 < /dev/null |
+		tee "$log"
+	rc=${PIPESTATUS[0]}
+	set -e
+	# the guest writes 0 (pass) or 1 (fail) to the port: QEMU exits 1 or 3
+	if [ "$rc" -eq 124 ]; then
+		echo "vm.sh: the guest did not finish in $secs s (hang)" >&2
+		return 1
+	fi
+	if grep -aqE 'Oops|BUG:|WARNING:|Kernel panic|Call Trace' "$log"; then
+		echo "vm.sh: the kernel logged an oops, BUG or WARNING" >&2
+		return 1
+	fi
+	if ! grep -aq "^pd-result: $run pass" "$log"; then
+		echo "vm.sh: no passing result line from the guest" >&2
+		return 1
+	fi
+	[ "$rc" -eq 1 ] || { echo "vm.sh: guest exit code $rc" >&2; return 1; }
+}
+
+case "${1:-}" in
+initramfs) initramfs "$2" ;;
+boot) boot "$2" "$3" "$4" ;;
+*) echo "usage: vm.sh initramfs BUILD_DIR | boot BUILD_DIR RUN SECONDS" >&2; exit 2 ;;
+esac

@@ -1,0 +1,155 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+#
+# Helpers for the guest's scenarios (busybox sh): namespaces as hosts,
+# veth links, counters, and assertions with tolerances derived from the
+# filter's parameters.
+
+# Debian's busybox runs its own applets before anything on PATH: name
+# Debian's ip (which can name a veth peer) by its path.
+IP=/usr/sbin/ip
+PASS=0
+FAIL=0
+T_NAME=
+T_BAD=0
+
+# Network namespaces: a namespace is a sleeping process's; inns runs in it.
+mkns() {	# NAME
+	unshare -n sleep 100000 &
+	eval "NS_$1=$!"
+	sleep 0.1
+	inns "$1" $IP link set lo up
+}
+
+nspid() {
+	eval "echo \$NS_$1"
+}
+
+inns() {	# NAME CMD...
+	_p=$(nspid "$1")
+	shift
+	nsenter -t "$_p" -n -- "$@"
+}
+
+# A veth link between namespaces A (10.N.0.1, fd0N::1) and B (.2, ::2).
+# IPv6 stays off unless V6=1: no ND or MLD noise in IPv4 counts.
+link() {	# A B N [V6]
+	_n=$3
+	_v6=${4:-0}
+	$IP link add "pa$_n" type veth peer name "pb$_n"
+	$IP link set "pa$_n" netns "$(nspid "$1")"
+	$IP link set "pb$_n" netns "$(nspid "$2")"
+	for _s in "$1 pa$_n 1" "$2 pb$_n 2"; do
+		set -- $_s
+		if [ "$_v6" = 1 ]; then
+			inns "$1" sh -c "echo 0 > /proc/sys/net/ipv6/conf/$2/router_solicitations; echo 0 > /proc/sys/net/ipv6/conf/$2/accept_dad"
+			inns "$1" $IP -6 addr add "fd0$_n::$3/64" dev "$2" nodad
+		else
+			inns "$1" sh -c "echo 1 > /proc/sys/net/ipv6/conf/$2/disable_ipv6"
+		fi
+		inns "$1" $IP addr add "10.$_n.0.$3/24" dev "$2"
+		inns "$1" $IP link set "$2" up
+	done
+}
+
+# Counters of the instance in namespace NS, from /proc (total row).
+# Columns: cpu packets duplicates marked dropped unparsed zero_cells
+stat_of() {	# NS COLUMN-NAME
+	inns "$1" cat /proc/net/pktdedup/stats | awk -v c="$2" '
+		NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) col = i }
+		$1 == "total" { print $col }'
+}
+
+# A JSON number from dedupctl -j output: json_num KEY < json
+json_num() {
+	sed -n "s/.*\"$1\":\([0-9.e+-]*\).*/\1/p" | head -n 1
+}
+
+# Errors allowed among N events that each go wrong with probability RATE:
+# the mean plus 4 standard deviations (Poisson), plus one.
+tolerance() {	# N RATE
+	awk -v n="$1" -v p="$2" 'BEGIN {
+		m = n * p; r = m + 1	# sqrt by Newton: busybox awk has no sqrt()
+		for (i = 0; i < 40; i++) r = (r + m / r) / 2
+		printf "%d\n", m + 4 * r + 1 }'
+}
+
+# The FP bound and an FN rate bound for copies GAP packets apart, from the
+# instance's own parameters: a copy is missed only if one of its K cells
+# was decremented to zero in between, at most K * P * GAP / m for Max = 1
+# (and less for larger Max).
+fp_rate() {	# NS
+	inns "$1" dedupctl -j show | json_num fp_bound
+}
+
+fn_rate() {	# NS GAP
+	_j=$(inns "$1" dedupctl -j show)
+	echo "$_j" | awk -v g="$2" '{
+		match($0, /"plan":\{[^}]*\}/); s = substr($0, RSTART, RLENGTH)
+		split(s, kv, /[,{}]/)
+		for (i in kv) { split(kv[i], a, ":"); gsub(/"/, "", a[1]); v[a[1]] = a[2] }
+		r = v["k"] * v["p"] * g / v["cells"]; if (r > 1) r = 1; print r }'
+}
+
+t_begin() {
+	T_NAME=$1
+	T_BAD=0
+	echo "# $T_NAME"
+}
+
+t_fail() {
+	echo "#   FAIL: $*"
+	T_BAD=1
+}
+
+t_end() {
+	if [ "$T_BAD" = 0 ]; then
+		PASS=$((PASS + 1))
+		echo "ok $((PASS + FAIL)) $T_NAME"
+	else
+		FAIL=$((FAIL + 1))
+		echo "not ok $((PASS + FAIL)) $T_NAME"
+	fi
+}
+
+expect_eq() {	# WHAT WANT GOT
+	if [ "$2" = "$3" ]; then
+		echo "#   $1: $3"
+	else
+		t_fail "$1: want $2, got $3"
+	fi
+}
+
+# GOT within [WANT - LO, WANT + HI]
+expect_near() {	# WHAT WANT GOT LO HI
+	if [ -n "$3" ] && [ "$3" -ge $(($2 - $4)) ] && [ "$3" -le $(($2 + $5)) ]; then
+		echo "#   $1: $3 (want $2, -$4/+$5)"
+	else
+		t_fail "$1: want $2 (-$4/+$5), got '$3'"
+	fi
+}
+
+expect_ok() {	# WHAT CMD...
+	_w=$1
+	shift
+	if _out=$("$@" 2>&1); then
+		echo "#   $_w: ok"
+	else
+		t_fail "$_w: '$*' failed: $_out"
+	fi
+}
+
+# Run CMD, which must fail with STATUS and print something containing TEXT.
+expect_fail() {	# WHAT STATUS TEXT CMD...
+	_w=$1
+	_s=$2
+	_t=$3
+	shift 3
+	_out=$("$@" 2>&1)
+	_rc=$?
+	if [ "$_rc" = "$_s" ] && echo "$_out" | grep -qF -- "$_t"; then
+		echo "#   $_w: exit $_rc, \"$_out\""
+	else
+		t_fail "$_w: '$*' gave exit $_rc and \"$_out\" (want $_s and \"$_t\")"
+	fi
+}

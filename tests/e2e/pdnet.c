@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pdnet: the e2e guest's traffic tool (static).
+ *
+ *   pdnet send -4|-6 SRC DST [options]   emit known packets and copies
+ *	--count N      distinct packets (default 100)
+ *	--copies C     times each packet is sent, back to back (default 1)
+ *	--ttl-step     copy j has TTL (hop limit) 64 - j: TTL-only differences
+ *	--flows F      distinct packets spread over F flows (source ports);
+ *	               0 (default): every packet its own flow
+ *	--port P       UDP destination port (default 9000)
+ *	--dsts N       destination addresses DST, DST+1, ... (default 1)
+ *	--pause-every N  sleep 1 ms after every N packets (default 64)
+ *	--loop         repeat until killed (background traffic)
+ *	--cpu N        send everything from CPU N (default 0): veth hands a
+ *	               packet to the stack on the sending CPU, so this is
+ *	               what RSS/RPS flow steering does to copies of a flow
+ *	--alternate-cpus  copy j from CPU j % (CPUs online): copies of one
+ *	               packet on different CPUs
+ *   pdnet recv PORT IDLE_MS             count UDP datagrams to PORT (IPv4 and
+ *	                                  IPv6) until IDLE_MS pass without one
+ *   pdnet asuser UID CMD [ARG...]        run CMD as UID with no capabilities
+ *
+ * Packets are UDP with an IP ID / flow label and a payload unique to each
+ * distinct packet; copies are byte-identical (raw IP with IP_HDRINCL /
+ * IPV6_HDRINCL, checksums computed here), except TTL with --ttl-step.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <grp.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#ifndef IPV6_HDRINCL
+#define IPV6_HDRINCL 36
+#endif
+
+static void die(const char *what)
+{
+	perror(what);
+	exit(1);
+}
+
+static uint32_t sum16(const uint8_t *p, size_t len, uint32_t s)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < len; i += 2)
+		s += (uint32_t)(p[i] << 8 | p[i + 1]);
+	if (len & 1)
+		s += (uint32_t)p[len - 1] << 8;
+	return s;
+}
+
+static uint16_t fold(uint32_t s)
+{
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)~s;
+}
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+struct opts {
+	bool v6, ttl_step, loop, alternate;
+	uint8_t src[16], dst[16];
+	unsigned long count, copies, flows, port, dsts, pause_every, cpu;
+};
+
+static void pin(unsigned long cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET((int)cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		die("sched_setaffinity");
+}
+
+/* Build distinct packet i, copy j, into b; returns its length. */
+static size_t build(const struct opts *o, unsigned long i, unsigned long j,
+		    uint8_t *b, uint8_t *dst)
+{
+	unsigned long flow = o->flows ? i % o->flows : i;
+	size_t alen = o->v6 ? 16 : 4, hl = o->v6 ? 40 : 20, plen = 32;
+	uint8_t *udp = b + hl, *pl = udp + 8;
+	uint8_t ttl = (uint8_t)(64 - (o->ttl_step ? j : 0));
+	uint32_t s;
+	size_t k;
+
+	memcpy(dst, o->dst, alen);
+	dst[alen - 1] = (uint8_t)(dst[alen - 1] + i % o->dsts);
+	memset(b, 0, hl + 8 + plen);
+	if (o->v6) {
+		b[0] = 0x60;
+		b[1] = (uint8_t)((i >> 16) & 0x0f);	/* flow label: i */
+		put16(b + 2, (uint16_t)i);
+		put16(b + 4, (uint16_t)(8 + plen));
+		b[6] = 17;
+		b[7] = ttl;
+		memcpy(b + 8, o->src, 16);
+		memcpy(b + 24, dst, 16);
+	} else {
+		b[0] = 0x45;
+		put16(b + 2, (uint16_t)(hl + 8 + plen));
+		put16(b + 4, (uint16_t)(i + 1));	/* IP ID: i + 1 */
+		b[8] = ttl;
+		b[9] = 17;
+		memcpy(b + 12, o->src, 4);
+		memcpy(b + 16, dst, 4);
+	}
+	put16(udp, (uint16_t)(20000 + flow % 40000));
+	put16(udp + 2, (uint16_t)o->port);
+	put16(udp + 4, (uint16_t)(8 + plen));
+	for (k = 0; k < plen; k++)
+		pl[k] = (uint8_t)(i >> (8 * (k % 4)) ^ k);
+	/* UDP checksum over the pseudo-header */
+	s = sum16(b + (o->v6 ? 8 : 12), 2 * alen, 0);
+	s += 17 + 8 + (uint32_t)plen;
+	s = sum16(udp, 8 + plen, s);
+	put16(udp + 6, fold(s) ? fold(s) : 0xffff);
+	if (!o->v6)
+		put16(b + 10, fold(sum16(b, hl, 0)));
+	return hl + 8 + plen;
+}
+
+static int cmd_send(int argc, char **argv)
+{
+	struct opts o = { .count = 100, .copies = 1, .port = 9000, .dsts = 1,
+			  .pause_every = 64 };
+	uint8_t pkt[128], dst[16];
+	unsigned long i, j, sent = 0;
+	int fd, one = 1, a;
+
+	if (argc < 3)
+		die("send: -4|-6 SRC DST");
+	o.v6 = !strcmp(argv[0], "-6");
+	if (inet_pton(o.v6 ? AF_INET6 : AF_INET, argv[1], o.src) != 1 ||
+	    inet_pton(o.v6 ? AF_INET6 : AF_INET, argv[2], o.dst) != 1) {
+		fprintf(stderr, "send: bad address\n");
+		return 2;
+	}
+	for (a = 3; a < argc; a++) {
+		unsigned long *v = NULL;
+
+		if (!strcmp(argv[a], "--ttl-step"))
+			o.ttl_step = true;
+		else if (!strcmp(argv[a], "--loop"))
+			o.loop = true;
+		else if (!strcmp(argv[a], "--alternate-cpus"))
+			o.alternate = true;
+		else if (!strcmp(argv[a], "--cpu"))
+			v = &o.cpu;
+		else if (!strcmp(argv[a], "--count"))
+			v = &o.count;
+		else if (!strcmp(argv[a], "--copies"))
+			v = &o.copies;
+		else if (!strcmp(argv[a], "--flows"))
+			v = &o.flows;
+		else if (!strcmp(argv[a], "--port"))
+			v = &o.port;
+		else if (!strcmp(argv[a], "--dsts"))
+			v = &o.dsts;
+		else if (!strcmp(argv[a], "--pause-every"))
+			v = &o.pause_every;
+		else {
+			fprintf(stderr, "send: unknown option %s\n", argv[a]);
+			return 2;
+		}
+		if (v) {
+			if (++a == argc) {
+				fprintf(stderr, "send: %s needs a value\n",
+					argv[a - 1]);
+				return 2;
+			}
+			*v = strtoul(argv[a], NULL, 0);
+		}
+	}
+	if (!o.dsts || !o.pause_every)
+		return 2;
+	pin(o.cpu);
+	fd = socket(o.v6 ? AF_INET6 : AF_INET, SOCK_RAW, IPPROTO_RAW);
+	if (fd < 0)
+		die("socket");
+	if (o.v6 && setsockopt(fd, IPPROTO_IPV6, IPV6_HDRINCL, &one,
+			       sizeof(one)))
+		die("IPV6_HDRINCL");
+	do {
+		for (i = 0; i < o.count; i++)
+			for (j = 0; j < o.copies; j++) {
+				size_t len = build(&o, i, j, pkt, dst);
+				struct sockaddr_storage ss = { 0 };
+				socklen_t sl;
+
+				if (o.alternate)
+					pin(j % (unsigned long)sysconf(_SC_NPROCESSORS_ONLN));
+
+				if (o.v6) {
+					struct sockaddr_in6 *s6 = (void *)&ss;
+
+					s6->sin6_family = AF_INET6;
+					memcpy(&s6->sin6_addr, dst, 16);
+					sl = sizeof(*s6);
+				} else {
+					struct sockaddr_in *s4 = (void *)&ss;
+
+					s4->sin_family = AF_INET;
+					memcpy(&s4->sin_addr, dst, 4);
+					sl = sizeof(*s4);
+				}
+				if (sendto(fd, pkt, len, 0, (void *)&ss, sl) < 0)
+					die("sendto");
+				if (++sent % o.pause_every == 0)
+					usleep(1000);
+			}
+	} while (o.loop);
+	printf("sent %lu\n", sent);
+	return 0;
+}
+
+static int cmd_recv(int argc, char **argv)
+{
+	struct pollfd p[2];
+	unsigned long n = 0;
+	struct sockaddr_in s4 = { .sin_family = AF_INET };
+	struct sockaddr_in6 s6 = { .sin6_family = AF_INET6 };
+	int one = 1, bufsz = 4 << 20, i, idle;
+	char buf[2048];
+
+	if (argc != 2)
+		die("recv: PORT IDLE_MS");
+	idle = atoi(argv[1]);
+	s4.sin_port = htons((uint16_t)atoi(argv[0]));
+	s6.sin6_port = s4.sin_port;
+	p[0].fd = socket(AF_INET, SOCK_DGRAM, 0);
+	p[1].fd = socket(AF_INET6, SOCK_DGRAM, 0);
+	if (p[0].fd < 0 || p[1].fd < 0)
+		die("socket");
+	setsockopt(p[1].fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	for (i = 0; i < 2; i++) {
+		setsockopt(p[i].fd, SOL_SOCKET, SO_RCVBUF, &bufsz, sizeof(bufsz));
+		p[i].events = POLLIN;
+	}
+	if (bind(p[0].fd, (void *)&s4, sizeof(s4)) ||
+	    bind(p[1].fd, (void *)&s6, sizeof(s6)))
+		die("bind");
+	printf("ready\n");
+	fflush(stdout);
+	while (poll(p, 2, idle) > 0)
+		for (i = 0; i < 2; i++)
+			if (p[i].revents & POLLIN &&
+			    recv(p[i].fd, buf, sizeof(buf), MSG_DONTWAIT) >= 0)
+				n++;
+	printf("received %lu\n", n);
+	return 0;
+}
+
+static int cmd_asuser(int argc, char **argv)
+{
+	uid_t uid;
+
+	if (argc < 2)
+		die("asuser: UID CMD");
+	uid = (uid_t)strtoul(argv[0], NULL, 0);
+	if (setgroups(0, NULL) || setgid(uid) || setuid(uid))
+		die("asuser");
+	execvp(argv[1], argv + 1);
+	die(argv[1]);
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 2 && !strcmp(argv[1], "send"))
+		return cmd_send(argc - 2, argv + 2);
+	if (argc >= 2 && !strcmp(argv[1], "recv"))
+		return cmd_recv(argc - 2, argv + 2);
+	if (argc >= 2 && !strcmp(argv[1], "asuser"))
+		return cmd_asuser(argc - 2, argv + 2);
+	fprintf(stderr, "usage: pdnet send|recv|asuser ...\n");
+	return 2;
+}

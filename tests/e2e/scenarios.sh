@@ -1,0 +1,323 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+#
+# End-to-end scenarios, run inside the guest by /init (pd.run=e2e).
+#
+# Hosts are network namespaces: "a" sends, "b" receives and its pktdedup
+# instance is the one under test, "c" is a bystander. Each scenario prints
+# "ok N name" or "not ok N name"; the last line is "N passed, N failed".
+# Expected counts are exact except where the filter may err; there the
+# tolerance comes from the instance's own FP bound and FN rate bound.
+. /lib/pd/lib.sh
+
+A4=10.1.0.1
+B4=10.1.0.2
+A6=fd01::1
+B6=fd01::2
+
+# Send from a to b and wait until the packets have been through b's stack.
+send() {	# ARGS for pdnet send
+	inns a pdnet send "$@" > /dev/null || t_fail "pdnet send $*"
+	sleep 0.3
+}
+
+# reset b's instance, send D distinct packets C times each, check counts
+check_copies() {	# FAMILY D C [pdnet options]
+	_fam=$1
+	_d=$2
+	_c=$3
+	shift 3
+	inns b dedupctl reset
+	if [ "$_fam" = 6 ]; then
+		send -6 $A6 $B6 --count "$_d" --copies "$_c" "$@"
+	else
+		send -4 $A4 $B4 --count "$_d" --copies "$_c" "$@"
+	fi
+	_fp=$(tolerance "$_d" "$(fp_rate b)")
+	_fn=$(tolerance $((_d * (_c - 1))) "$(fn_rate b 1)")
+	expect_eq "packets seen" $((_d * _c)) "$(stat_of b packets)"
+	expect_near "duplicates" $((_d * (_c - 1))) "$(stat_of b duplicates)" "$_fn" "$_fp"
+	expect_eq "unparsed" 0 "$(stat_of b unparsed)"
+}
+
+setup() {
+	mkns a
+	mkns b
+	mkns c
+	link a b 1 1
+	# b answers for 10.1.0.2-11 (scenarios with several destinations)
+	for i in 3 4 5 6 7 8 9 10 11; do
+		inns b $IP addr add 10.1.0.$i/24 dev pb1
+	done
+	# resolve neighbours now, so no ND/ARP-triggered packets later
+	inns a ping -c 1 -W 2 $B4 > /dev/null
+	inns a ping -c 1 -W 2 $B6 > /dev/null
+	for i in 3 4 5 6 7 8 9 10 11; do
+		inns a ping -c 1 -W 1 10.1.0.$i > /dev/null
+	done
+	sleep 2	# let MLD reports from link-up pass
+}
+
+t_defaults() {
+	t_begin "defaults after load: observe only (count), packet key"
+	cfg=$(inns b cat /proc/net/pktdedup/config)
+	expect_eq "state" "state active" "$(echo "$cfg" | grep '^state')"
+	expect_eq "action" "action count" "$(echo "$cfg" | grep '^action')"
+	expect_eq "key" "key packet" "$(echo "$cfg" | grep '^key')"
+	expect_eq "hook" "hook prerouting" "$(echo "$cfg" | grep '^hook')"
+	expect_eq "one filter per CPU" "filters 2" "$(echo "$cfg" | grep '^filters')"
+	t_end
+}
+
+t_count() {
+	t_begin "count mode counts every copy (IPv4, 500 x 2)"
+	inns b dedupctl set mem 4M
+	check_copies 4 500 2
+	expect_eq "dropped" 0 "$(stat_of b dropped)"
+	t_end
+}
+
+t_drop() {
+	t_begin "drop mode delivers each distinct packet once (300 x 3)"
+	inns b dedupctl set action drop
+	inns b dedupctl reset
+	inns b pdnet recv 9000 1500 > /tmp/recv.out &
+	rp=$!
+	sleep 0.5
+	send -4 $A4 $B4 --count 300 --copies 3
+	wait $rp
+	got=$(sed -n 's/^received //p' /tmp/recv.out)
+	fp=$(tolerance 300 "$(fp_rate b)")
+	fn=$(tolerance 600 "$(fn_rate b 1)")
+	expect_near "datagrams received" 300 "$got" "$fp" "$fn"
+	expect_near "dropped" 600 "$(stat_of b dropped)" "$fn" "$fp"
+	inns b dedupctl set action count
+	t_end
+}
+
+t_mark() {
+	t_begin "mark mode: an nftables rule counts exactly the marked duplicates"
+	inns b dedupctl set action mark mark 0x10/0xff
+	inns b nft -f - <<-'EOF'
+	table inet pdtest {
+		chain pre {
+			type filter hook prerouting priority 0; policy accept;
+			meta l4proto udp meta mark & 0x000000ff == 0x10 counter
+			meta l4proto udp meta mark & 0x000000ff != 0x10 counter
+		}
+	}
+	EOF
+	inns b dedupctl reset
+	send -4 $A4 $B4 --count 200 --copies 2
+	counts=$(inns b nft list chain inet pdtest pre | sed -n 's/.*counter packets \([0-9]*\).*/\1/p')
+	marked=$(echo "$counts" | sed -n 1p)
+	unmarked=$(echo "$counts" | sed -n 2p)
+	fp=$(tolerance 200 "$(fp_rate b)")
+	fn=$(tolerance 200 "$(fn_rate b 1)")
+	expect_near "marked (nft)" 200 "$marked" "$fn" "$fp"
+	expect_near "unmarked (nft)" 200 "$unmarked" "$fp" "$fn"
+	expect_eq "marked (pktdedup) = marked (nft)" "$marked" "$(stat_of b marked)"
+	inns b nft delete table inet pdtest
+	inns b dedupctl set action count
+	t_end
+}
+
+t_ipv6() {
+	t_begin "IPv6: copies counted (300 x 2)"
+	check_copies 6 300 2
+	t_end
+}
+
+t_keys() {
+	t_begin "keys: flow vs packet, TTL-only copies, src/dst/pair"
+	# one flow, 50 different payloads: one flow, 50 packets
+	inns b dedupctl set key flow
+	inns b dedupctl reset
+	send -4 $A4 $B4 --count 50 --flows 1
+	expect_near "flow key: same flow, other payloads" 49 "$(stat_of b duplicates)" 1 0
+	inns b dedupctl set key packet
+	inns b dedupctl reset
+	send -4 $A4 $B4 --count 50 --flows 1
+	expect_near "packet key: same flow, other payloads" 0 "$(stat_of b duplicates)" 0 1
+	# copies that differ only in TTL are one packet
+	inns b dedupctl reset
+	send -4 $A4 $B4 --count 100 --copies 3 --ttl-step
+	fn=$(tolerance 200 "$(fn_rate b 1)")
+	expect_near "packet key: TTL-only differences" 200 "$(stat_of b duplicates)" "$fn" 1
+	send_spread() {
+		inns b dedupctl reset
+		send -4 $A4 $B4 --count 100 --dsts 10
+	}
+	inns b dedupctl set key src
+	send_spread
+	expect_near "src key: one source" 99 "$(stat_of b duplicates)" 1 0
+	inns b dedupctl set key dst
+	send_spread
+	expect_near "dst key: 10 destinations" 90 "$(stat_of b duplicates)" 1 1
+	inns b dedupctl set key pair
+	send_spread
+	expect_near "pair key: 10 pairs" 90 "$(stat_of b duplicates)" 1 1
+	inns b dedupctl set key packet
+	t_end
+}
+
+t_query() {
+	t_begin "query answers without inserting"
+	inns b dedupctl set key src
+	send -4 $A4 $B4 --count 5
+	expect_eq "query src seen" "present (in 1 filter)" \
+		"$(inns b dedupctl query src $A4 | sed 's/filters)/filter)/;s/in [0-9]* filter/in 1 filter/')"
+	expect_eq "query src unseen" "absent" "$(inns b dedupctl query src 10.9.9.9)"
+	expect_eq "still absent (nothing inserted)" "absent" "$(inns b dedupctl query src 10.9.9.9)"
+	expect_eq "query -j" '{"present":false,"filters":0}' "$(inns b dedupctl -j query src 10.9.9.9)"
+	expect_fail "query of the wrong key form" 1 "not keyed by packet" \
+		inns b dedupctl query packet-hex 4500001c000100004011000000000000
+	expect_fail "query flow on a src filter" 1 "missing" \
+		inns b dedupctl query dst $B4
+	inns b dedupctl set key packet
+	t_end
+}
+
+t_scope_hook() {
+	t_begin "scope shared and hook input count the same"
+	inns b dedupctl set scope shared
+	expect_eq "one shared filter" "filters 1" \
+		"$(inns b cat /proc/net/pktdedup/config | grep '^filters')"
+	check_copies 4 300 2
+	inns b dedupctl set scope percpu hook input priority 0
+	expect_eq "hook" "hook input" "$(inns b cat /proc/net/pktdedup/config | grep '^hook')"
+	check_copies 4 300 2
+	inns b dedupctl set hook prerouting priority -450
+	t_end
+}
+
+t_percpu_caveat() {
+	t_begin "per-CPU filters miss copies that arrive on different CPUs; shared does not"
+	inns b dedupctl set scope percpu
+	inns b dedupctl reset
+	send -4 $A4 $B4 --count 200 --copies 2 --alternate-cpus
+	fp=$(tolerance 200 "$(fp_rate b)")
+	expect_near "percpu: copies on other CPUs found" 0 "$(stat_of b duplicates)" 0 "$fp"
+	inns b dedupctl set scope shared
+	inns b dedupctl reset
+	send -4 $A4 $B4 --count 200 --copies 2 --alternate-cpus
+	fn=$(tolerance 200 "$(fn_rate b 1)")
+	expect_near "shared: copies on other CPUs found" 200 "$(stat_of b duplicates)" "$fn" "$fp"
+	inns b dedupctl set scope percpu
+	t_end
+}
+
+t_proc() {
+	t_begin "/proc and dedupctl stats agree; per-CPU rows add up"
+	inns b dedupctl reset
+	send -4 $A4 $B4 --count 100 --copies 2
+	proc=$(inns b cat /proc/net/pktdedup/stats)
+	sum=$(echo "$proc" | awk '$1 ~ /^[0-9]+$/ { s += $2 } END { print s }')
+	expect_eq "per-CPU packets sum to the total" "$(stat_of b packets)" "$sum"
+	expect_eq "dedupctl -j stats packets" "$(stat_of b packets)" \
+		"$(inns b dedupctl -j stats | json_num packets)"
+	expect_eq "dedupctl stats percpu rows" 2 \
+		"$(inns b dedupctl -j stats percpu | grep -o '"cpu"' | wc -l)"
+	expect_eq "stable_point line" 1 "$(echo "$proc" | grep -c '^stable_point 0\.')"
+	expect_eq "fp_bound line" 1 "$(echo "$proc" | grep -c '^fp_bound 0\.')"
+	t_end
+}
+
+t_netns() {
+	t_begin "namespaces do not see each other's configuration or counters"
+	inns b dedupctl set action drop key flow
+	inns c dedupctl reset
+	send -4 $A4 $B4 --count 100
+	expect_eq "c's packets" 0 "$(stat_of c packets)"
+	expect_eq "c's action" "action count" "$(inns c cat /proc/net/pktdedup/config | grep '^action')"
+	expect_eq "c's key" "key packet" "$(inns c cat /proc/net/pktdedup/config | grep '^key')"
+	inns c dedupctl set key dst
+	expect_eq "b's key unchanged" "key flow" "$(inns b cat /proc/net/pktdedup/config | grep '^key')"
+	inns b dedupctl set action count key packet
+	t_end
+}
+
+t_unprivileged() {
+	t_begin "without CAP_NET_ADMIN nothing changes"
+	before=$(inns b dedupctl -j show)
+	expect_fail "set as nobody" 1 "CAP_NET_ADMIN" \
+		inns b pdnet asuser 65534 dedupctl set action drop
+	expect_fail "reset as nobody" 1 "CAP_NET_ADMIN" \
+		inns b pdnet asuser 65534 dedupctl reset
+	expect_fail "query as nobody" 1 "CAP_NET_ADMIN" \
+		inns b pdnet asuser 65534 dedupctl query src $A4
+	expect_ok "show as nobody" inns b pdnet asuser 65534 dedupctl show
+	expect_ok "stats as nobody" inns b pdnet asuser 65534 dedupctl stats
+	expect_eq "configuration unchanged" "$before" "$(inns b dedupctl -j show)"
+	t_end
+}
+
+t_bad_values() {
+	t_begin "bad values: a clear error, non-zero exit, nothing changed"
+	before=$(inns b dedupctl -j show)
+	expect_fail "fps 2" 2 "fps" inns b dedupctl set fps 2
+	expect_fail "mem 1X" 2 "mem" inns b dedupctl set mem 1X
+	expect_fail "unknown setting" 2 "unknown setting" inns b dedupctl set colour blue
+	expect_fail "max 5 (kernel policy)" 1 "max" inns b dedupctl set max 5
+	expect_fail "mem above the cap" 1 "max_netns_mem" inns b dedupctl set mem 200M
+	expect_fail "p above the cells" 1 "p must not exceed" inns b dedupctl set mem 64K p 999999
+	expect_fail "all or nothing" 1 "max" inns b dedupctl set action drop max 5
+	expect_eq "configuration unchanged" "$before" "$(inns b dedupctl -j show)"
+	t_end
+}
+
+t_reconfigure_rmmod() {
+	t_begin "reconfiguration and rmmod while traffic flows"
+	# nsenter execs pdnet, so $! is the sender itself
+	nsenter -t "$(nspid a)" -n pdnet send -4 $A4 $B4 --count 1000 \
+		--copies 2 --loop > /dev/null &
+	tx=$!
+	sleep 0.5
+	i=0
+	for s in "mem 1M" "key flow" "scope shared" "hook input" "mem 256K" \
+		 "scope percpu" "hook prerouting" "key packet" "fps 0.001" \
+		 "action mark mark 0x1"; do
+		# shellcheck disable=SC2086
+		inns b dedupctl set $s || t_fail "set $s under traffic"
+		i=$((i + 1))
+	done
+	p1=$(stat_of b packets)
+	sleep 0.5
+	p2=$(stat_of b packets)
+	[ "$p2" -gt "$p1" ] || t_fail "no packets counted after $i changes ($p1 -> $p2)"
+	echo "#   $i changes under traffic; counting went on ($p1 -> $p2)"
+	inns b pdnet recv 9000 1500 > /tmp/recv.out &
+	rp=$!
+	sleep 0.3
+	expect_ok "rmmod under traffic" rmmod pktdedup
+	[ ! -e /proc/net/pktdedup ] || t_fail "/proc/net/pktdedup still there"
+	sleep 0.5
+	kill $tx
+	wait $tx 2>/dev/null
+	wait $rp
+	got=$(sed -n 's/^received //p' /tmp/recv.out)
+	[ "${got:-0}" -gt 0 ] || t_fail "no traffic after rmmod"
+	echo "#   traffic after rmmod: $got datagrams"
+	expect_ok "insmod again" insmod /lib/pd/pktdedup.ko
+	expect_eq "fresh defaults in b" "action count" \
+		"$(inns b cat /proc/net/pktdedup/config | grep '^action')"
+	t_end
+}
+
+setup
+t_defaults
+t_count
+t_drop
+t_mark
+t_ipv6
+t_keys
+t_query
+t_scope_hook
+t_percpu_caveat
+t_proc
+t_netns
+t_unprivileged
+t_bad_values
+t_reconfigure_rmmod
+echo "$PASS passed, $FAIL failed"
+[ "$FAIL" = 0 ]

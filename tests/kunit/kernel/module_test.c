@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of the module itself (kernel only): keys from real skbs,
+ * linear and paged; the hook's verdicts and actions; the reconfiguration
+ * swap and its all-or-nothing behaviour.
+ */
+#include <kunit/test.h>
+#include <linux/ip.h>
+#include <linux/netfilter.h>
+#include <linux/skbuff.h>
+#include <linux/udp.h>
+#include <net/net_namespace.h>
+
+#include "../../../module/pktdedup.h"
+
+#define PAYLOAD 200
+
+/* IPv4 (or IPv6) UDP packet i into buf; returns its length. */
+static u32 pd_t_packet(u8 *buf, bool v6, u32 i, u8 ttl)
+{
+	u32 hl = v6 ? 40 : 20, len = hl + 8 + PAYLOAD, k;
+	u8 *udp = buf + hl;
+
+	memset(buf, 0, len);
+	if (v6) {
+		buf[0] = 0x60;
+		buf[4] = (u8)((len - 40) >> 8);
+		buf[5] = (u8)(len - 40);
+		buf[6] = IPPROTO_UDP;
+		buf[7] = ttl;
+		buf[8] = 0x20;
+		buf[23] = 1;
+		buf[24] = 0x20;
+		buf[39] = 2;
+	} else {
+		buf[0] = 0x45;
+		buf[2] = (u8)(len >> 8);
+		buf[3] = (u8)len;
+		buf[5] = (u8)i;
+		buf[8] = ttl;
+		buf[9] = IPPROTO_UDP;
+		buf[12] = 10;
+		buf[15] = 1;
+		buf[16] = 10;
+		buf[19] = 2;
+	}
+	udp[0] = 0x4e;
+	udp[1] = (u8)i;
+	udp[3] = 53;
+	udp[5] = 8 + PAYLOAD;
+	for (k = 0; k < PAYLOAD; k++)
+		udp[8 + k] = (u8)(i * 31 + k);
+	return len;
+}
+
+/*
+ * An skb holding bytes[0..len) from its network header: all linear, or
+ * only the first `linear` bytes linear and the rest in a page fragment.
+ */
+static struct sk_buff *pd_t_skb(struct kunit *test, const u8 *bytes, u32 len,
+				u32 linear)
+{
+	struct sk_buff *skb = alloc_skb(64 + len, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	skb_reserve(skb, 64);
+	skb_reset_network_header(skb);
+	if (linear >= len) {
+		skb_put_data(skb, bytes, len);
+	} else {
+		struct page *page = alloc_page(GFP_KERNEL);
+
+		KUNIT_ASSERT_NOT_NULL(test, page);
+		skb_put_data(skb, bytes, linear);
+		memcpy(page_address(page), bytes + linear, len - linear);
+		skb_add_rx_frag(skb, 0, page, 0, len - linear, PAGE_SIZE);
+		KUNIT_EXPECT_TRUE(test, skb_is_nonlinear(skb));
+	}
+	return skb;
+}
+
+static struct pd_filters *pd_t_filters(struct kunit *test, u8 key, u8 action)
+{
+	struct pd_config cfg;
+	struct pd_filters *fs;
+
+	pd_config_defaults(&cfg);
+	cfg.key = key;
+	cfg.action = action;
+	cfg.mark_value = 0x10;
+	cfg.mark_mask = 0xff;
+	cfg.mem = 64 << 10;
+	fs = pd_filters_build(&cfg, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(fs));
+	return fs;
+}
+
+/* Keys from linear and paged skbs equal the keys of the flat bytes. */
+static void pd_t_skb_keys(struct kunit *test)
+{
+	static const u32 splits[] = { 8, 20, 28, 40, 60, 100 };
+	u8 *buf = kunit_kzalloc(test, 512, GFP_KERNEL);
+	u8 *scratch = kunit_kzalloc(test, PD_SCRATCH, GFP_KERNEL);
+	unsigned int v6, mode, s;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_NOT_NULL(test, scratch);
+	for (v6 = 0; v6 < 2; v6++)
+		for (mode = 0; mode < PD_KEY_NMODES; mode++) {
+			struct pd_filters *fs = pd_t_filters(test, mode,
+							     PD_ACTION_COUNT);
+			u32 len = pd_t_packet(buf, v6, 7, 64);
+			struct pd_key flat, k;
+			u32 want;
+
+			KUNIT_ASSERT_EQ(test, (int)pd_key_extract(buf, len,
+				&fs->kopts, &flat), PD_PARSE_OK);
+			want = pd_key_hash(&flat, 1);
+			for (s = 0; s < ARRAY_SIZE(splits); s++) {
+				struct sk_buff *skb = pd_t_skb(test, buf, len,
+							       splits[s]);
+
+				KUNIT_EXPECT_EQ(test, (int)pd_skb_key(skb, fs,
+					scratch, &k), PD_PARSE_OK);
+				KUNIT_EXPECT_EQ_MSG(test, pd_key_hash(&k, 1), want,
+						    "v6 %u mode %u linear %u", v6,
+						    mode, splits[s]);
+				kfree_skb(skb);
+			}
+			pd_filters_free(fs);
+		}
+}
+
+/* A short or garbled skb is "cannot parse", whatever its layout. */
+static void pd_t_skb_truncated(struct kunit *test)
+{
+	u8 *buf = kunit_kzalloc(test, 512, GFP_KERNEL);
+	u8 *scratch = kunit_kzalloc(test, PD_SCRATCH, GFP_KERNEL);
+	struct pd_filters *fs = pd_t_filters(test, PD_KEY_FLOW,
+					     PD_ACTION_COUNT);
+	struct sk_buff *skb;
+	struct pd_key k;
+	u32 len = pd_t_packet(buf, false, 1, 64);
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_NOT_NULL(test, scratch);
+	skb = pd_t_skb(test, buf, 22, 22);	/* IP header and 2 bytes */
+	KUNIT_EXPECT_EQ(test, (int)pd_skb_key(skb, fs, scratch, &k),
+			PD_PARSE_TRUNCATED);
+	kfree_skb(skb);
+	skb = pd_t_skb(test, buf, 12, 4);	/* paged and short */
+	KUNIT_EXPECT_EQ(test, (int)pd_skb_key(skb, fs, scratch, &k),
+			PD_PARSE_TRUNCATED);
+	kfree_skb(skb);
+	buf[0] = 0x75;				/* version 7 */
+	skb = pd_t_skb(test, buf, len, 40);
+	KUNIT_EXPECT_EQ(test, (int)pd_skb_key(skb, fs, scratch, &k),
+			PD_PARSE_BAD_VERSION);
+	kfree_skb(skb);
+	pd_filters_free(fs);
+}
+
+/* An instance with no hooks, for pd_process(). */
+static struct pd_net *pd_t_net(struct kunit *test)
+{
+	struct pd_net *pn = kunit_kzalloc(test, sizeof(*pn), GFP_KERNEL);
+	int cpu;
+
+	KUNIT_ASSERT_NOT_NULL(test, pn);
+	pn->stats = alloc_percpu(struct pd_cpu_stats);
+	pn->base = alloc_percpu(struct pd_counts);
+	KUNIT_ASSERT_NOT_NULL(test, pn->stats);
+	KUNIT_ASSERT_NOT_NULL(test, pn->base);
+	for_each_possible_cpu(cpu)
+		u64_stats_init(&per_cpu_ptr(pn->stats, cpu)->syncp);
+	mutex_init(&pn->lock);
+	return pn;
+}
+
+static void pd_t_net_free(struct pd_net *pn)
+{
+	free_percpu(pn->stats);
+	free_percpu(pn->base);
+}
+
+static void pd_t_totals(struct pd_net *pn, struct pd_counts *t)
+{
+	struct pd_counts c;
+	int cpu;
+
+	memset(t, 0, sizeof(*t));
+	for_each_possible_cpu(cpu) {
+		pd_net_counts(pn, cpu, &c);
+		t->packets += c.packets;
+		t->duplicates += c.duplicates;
+		t->marked += c.marked;
+		t->dropped += c.dropped;
+		t->unparsed += c.unparsed;
+	}
+}
+
+/* Run packet i through pd_process; returns the verdict, *mark the mark. */
+static unsigned int pd_t_run(struct kunit *test, struct pd_net *pn,
+			     struct pd_filters *fs, u32 i, u8 ttl, u32 *mark)
+{
+	u8 buf[300];
+	u32 len = pd_t_packet(buf, i & 1, i, ttl);
+	struct sk_buff *skb = pd_t_skb(test, buf, len, len);
+	unsigned int v;
+
+	skb->mark = 0xabcd0001;
+	rcu_read_lock();
+	v = pd_process(pn, fs, skb);
+	rcu_read_unlock();
+	*mark = skb->mark;
+	kfree_skb(skb);
+	return v;
+}
+
+/* First copies pass untouched; duplicates are counted, marked or dropped. */
+static void pd_t_actions(struct kunit *test)
+{
+	static const u8 actions[] = { PD_ACTION_COUNT, PD_ACTION_MARK,
+				      PD_ACTION_DROP };
+	unsigned int a, i;
+
+	for (a = 0; a < ARRAY_SIZE(actions); a++) {
+		struct pd_net *pn = pd_t_net(test);
+		struct pd_filters *fs = pd_t_filters(test, PD_KEY_PACKET,
+						     actions[a]);
+		struct pd_counts t;
+		u32 mark;
+
+		for (i = 0; i < 20; i++) {
+			KUNIT_EXPECT_EQ(test, pd_t_run(test, pn, fs, i, 64, &mark),
+					(unsigned int)NF_ACCEPT);
+			KUNIT_EXPECT_EQ(test, mark, 0xabcd0001u);
+		}
+		/* the same packets again, one hop later (TTL - 1) */
+		for (i = 0; i < 20; i++) {
+			unsigned int v = pd_t_run(test, pn, fs, i, 63, &mark);
+
+			switch (actions[a]) {
+			case PD_ACTION_COUNT:
+				KUNIT_EXPECT_EQ(test, v, (unsigned int)NF_ACCEPT);
+				KUNIT_EXPECT_EQ(test, mark, 0xabcd0001u);
+				break;
+			case PD_ACTION_MARK:
+				/* --set-xmark 0x10/0xff */
+				KUNIT_EXPECT_EQ(test, v, (unsigned int)NF_ACCEPT);
+				KUNIT_EXPECT_EQ(test, mark, 0xabcd0010u);
+				break;
+			case PD_ACTION_DROP:
+				KUNIT_EXPECT_EQ(test, v, (unsigned int)NF_DROP);
+				break;
+			}
+		}
+		pd_t_totals(pn, &t);
+		KUNIT_EXPECT_EQ(test, t.packets, 40ULL);
+		KUNIT_EXPECT_EQ(test, t.duplicates, 20ULL);
+		KUNIT_EXPECT_EQ(test, t.marked,
+				actions[a] == PD_ACTION_MARK ? 20ULL : 0ULL);
+		KUNIT_EXPECT_EQ(test, t.dropped,
+				actions[a] == PD_ACTION_DROP ? 20ULL : 0ULL);
+		pd_filters_free(fs);
+		pd_t_net_free(pn);
+	}
+}
+
+/* What cannot be parsed is counted and passed untouched, even in drop. */
+static void pd_t_unparsed(struct kunit *test)
+{
+	struct pd_net *pn = pd_t_net(test);
+	struct pd_filters *fs = pd_t_filters(test, PD_KEY_FLOW, PD_ACTION_DROP);
+	u8 junk[16] = { 0x45, 0x00, 0x00, 0x10 };
+	struct pd_counts t;
+	unsigned int i;
+
+	for (i = 0; i < 3; i++) {
+		struct sk_buff *skb = pd_t_skb(test, junk, sizeof(junk), 16);
+
+		skb->mark = 7;
+		rcu_read_lock();
+		KUNIT_EXPECT_EQ(test, pd_process(pn, fs, skb),
+				(unsigned int)NF_ACCEPT);
+		rcu_read_unlock();
+		KUNIT_EXPECT_EQ(test, skb->mark, 7u);
+		kfree_skb(skb);
+	}
+	pd_t_totals(pn, &t);
+	KUNIT_EXPECT_EQ(test, t.unparsed, 3ULL);
+	KUNIT_EXPECT_EQ(test, t.packets, 0ULL);
+	pd_filters_free(fs);
+	pd_t_net_free(pn);
+}
+
+/*
+ * The live instance of init_net: a change publishes new filters (and a new
+ * hook generation when the hook moves); a refused change leaves filters
+ * and configuration alone; reset empties, reseeds and zeroes the counters.
+ */
+static void pd_t_reconfigure(struct kunit *test)
+{
+	struct pd_net *pn = pd_pernet(&init_net);
+	struct pd_filters *before, *after;
+	struct pd_config saved, cfg;
+	struct pd_counts t;
+	u32 gen, mark, seed;
+	int err;
+
+	mutex_lock(&pn->lock);
+	saved = pn->cfg;
+	before = rcu_dereference_protected(pn->filters, true);
+	gen = pn->hook_gen;
+	KUNIT_ASSERT_NOT_NULL(test, before);
+
+	cfg = saved;
+	cfg.key = PD_KEY_FLOW;
+	cfg.mem = 128 << 10;
+	KUNIT_EXPECT_EQ(test, pd_net_apply(pn, &cfg, NULL), 0);
+	after = rcu_dereference_protected(pn->filters, true);
+	KUNIT_EXPECT_PTR_NE(test, after, before);
+	KUNIT_EXPECT_EQ(test, after->cfg.key, (u8)PD_KEY_FLOW);
+	KUNIT_EXPECT_EQ(test, after->plan.cells, 1ULL << 20);
+	KUNIT_EXPECT_EQ(test, pn->hook_gen, gen);	/* same hook point */
+	KUNIT_EXPECT_EQ(test, after->hook_gen, gen);
+
+	cfg.hook = PD_HOOK_INPUT;
+	KUNIT_EXPECT_EQ(test, pd_net_apply(pn, &cfg, NULL), 0);
+	KUNIT_EXPECT_EQ(test, pn->hook_gen, gen + 1);
+	before = rcu_dereference_protected(pn->filters, true);
+	KUNIT_EXPECT_EQ(test, before->hook_gen, gen + 1);
+
+	/* refused: too much memory; nothing changes */
+	cfg.mem = 1ULL << 33;
+	cfg.action = PD_ACTION_DROP;
+	err = pd_net_apply(pn, &cfg, NULL);
+	KUNIT_EXPECT_LT(test, err, 0);
+	KUNIT_EXPECT_PTR_EQ(test, rcu_dereference_protected(pn->filters, true),
+			    before);
+	KUNIT_EXPECT_EQ(test, pn->cfg.action, (u8)PD_ACTION_COUNT);
+	KUNIT_EXPECT_EQ(test, pn->hook_gen, gen + 1);
+
+	/* counters go on across changes; reset zeroes them and reseeds */
+	pd_t_run(test, pn, before, 1, 64, &mark);
+	pd_t_totals(pn, &t);
+	KUNIT_EXPECT_GT(test, t.packets, 0ULL);
+	seed = pd_filters_get(before, 0)->seed[0];
+	KUNIT_EXPECT_EQ(test, pd_net_reset(pn, NULL), 0);
+	pd_t_totals(pn, &t);
+	KUNIT_EXPECT_EQ(test, t.packets, 0ULL);
+	after = rcu_dereference_protected(pn->filters, true);
+	KUNIT_EXPECT_PTR_NE(test, after, before);
+	KUNIT_EXPECT_EQ(test, pd_filters_zero_ppb(after, 0), 1000000000u);
+	KUNIT_EXPECT_NE(test, pd_filters_get(after, 0)->seed[0], seed);
+
+	KUNIT_EXPECT_EQ(test, pd_net_apply(pn, &saved, NULL), 0);
+	mutex_unlock(&pn->lock);
+}
+
+static struct kunit_case pd_module_cases[] = {
+	KUNIT_CASE(pd_t_skb_keys),
+	KUNIT_CASE(pd_t_skb_truncated),
+	KUNIT_CASE(pd_t_actions),
+	KUNIT_CASE(pd_t_unparsed),
+	KUNIT_CASE(pd_t_reconfigure),
+	{}
+};
+
+static struct kunit_suite pd_module_suite = {
+	.name = "pktdedup-module",
+	.test_cases = pd_module_cases,
+};
+
+kunit_test_suite(pd_module_suite);

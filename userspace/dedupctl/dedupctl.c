@@ -1,0 +1,726 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dedupctl: configure and watch pktdedup, iproute2 style.
+ *
+ *   dedupctl [-j] show | set ... | stats [percpu] | reset | query ... |
+ *                 plan ...
+ *
+ * Exit status: 0 done, 1 the kernel refused or could not be reached,
+ * 2 the command line is wrong. See dedupctl(8).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../module/core/config.h"
+#include "../../module/core/fixed.h"
+#include "../../module/core/key.h"
+#include "../../module/core/plan.h"
+#include "../../module/core/sbf.h"
+#include "../../module/uapi/pktdedup.h"
+#include "../common/args.h"
+#include "nl.h"
+
+#define EXIT_REFUSED 1
+#define EXIT_USAGE 2
+
+static bool json;
+
+static const char usage_text[] =
+"usage: dedupctl [-j] COMMAND\n"
+"\n"
+"  show                          the configuration and filter parameters\n"
+"  set SETTING VALUE ...         change settings (all or nothing):\n"
+"      key packet|src|dst|pair|flow    payload BYTES    ignore-tos on|off\n"
+"      action count|mark|drop          mark VALUE[/MASK]\n"
+"      mem SIZE    fps RATE    max auto|N    k auto|N    p auto|N\n"
+"      gap auto|PACKETS    scope percpu|shared\n"
+"      hook prerouting|input|forward|output|postrouting    priority N\n"
+"  stats [percpu]                counters (totals, or one row per CPU)\n"
+"  reset                         empty the filters, new seeds, zero counters\n"
+"  query src ADDR | dst ADDR | pair SRC DST |\n"
+"        flow PROTO SRC SPORT DST DPORT | packet-hex HEX\n"
+"                                is this key in the filters now?\n"
+"  plan mem SIZE [fps RATE] [max N] [k N] [p N] [gap PACKETS]\n"
+"                                run the planner here, no kernel needed\n"
+"\n"
+"  -j, --json    JSON output for show, stats, query and plan\n"
+"SIZE takes K, M, G suffixes; RATE is a fraction (0.01) or a percentage (1%).\n";
+
+static void __attribute__((format(printf, 1, 2), noreturn))
+usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "dedupctl: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n(see dedupctl help)\n");
+	exit(EXIT_USAGE);
+}
+
+static void __attribute__((noreturn)) refused(const struct nl *n, int err)
+{
+	if (err == -EPERM)
+		fprintf(stderr, "dedupctl: %s (needs CAP_NET_ADMIN)\n",
+			n->err[0] ? n->err : strerror(-err));
+	else
+		fprintf(stderr, "dedupctl: %s\n", n->err[0] ? n->err :
+			strerror(-err));
+	exit(EXIT_REFUSED);
+}
+
+static void open_nl(struct nl *n)
+{
+	if (nl_open(n)) {
+		fprintf(stderr, "dedupctl: %s\n", n->err);
+		exit(EXIT_REFUSED);
+	}
+}
+
+/* ---- values ---- */
+
+static int name_arg(const char *what, const char *v, const char *const *names,
+		    unsigned int n)
+{
+	int i = pd_name_index(v, names, n);
+	unsigned int j;
+
+	if (i >= 0)
+		return i;
+	fprintf(stderr, "dedupctl: %s: '%s' is not one of:", what, v);
+	for (j = 0; j < n; j++)
+		fprintf(stderr, " %s", names[j]);
+	fprintf(stderr, "\n");
+	exit(EXIT_USAGE);
+}
+
+static uint32_t ppb_arg(const char *what, const char *v)
+{
+	u32 ppb;
+
+	if (pd_parse_ppb(v, &ppb))
+		usage_error("%s: '%s' is not a probability between 0 and 1 (e.g. 0.01 or 1%%)",
+			    what, v);
+	return ppb;
+}
+
+static uint64_t size_arg(const char *what, const char *v)
+{
+	uint64_t s;
+
+	if (!parse_size(v, &s) || !s)
+		usage_error("%s: '%s' is not a size (e.g. 256K, 4M)", what, v);
+	return s;
+}
+
+static uint64_t num_arg(const char *what, const char *v, uint64_t lo,
+			uint64_t hi)
+{
+	uint64_t x;
+
+	if (!parse_u64(v, lo, hi, &x))
+		usage_error("%s: '%s' is not a number from %llu to %llu", what,
+			    v, (unsigned long long)lo, (unsigned long long)hi);
+	return x;
+}
+
+/* "auto" or a number in [lo, hi] */
+static uint32_t auto_arg(const char *what, const char *v, uint32_t autoval,
+			 uint64_t lo, uint64_t hi)
+{
+	return strcmp(v, "auto") ? (uint32_t)num_arg(what, v, lo, hi) : autoval;
+}
+
+static bool onoff_arg(const char *what, const char *v)
+{
+	if (!strcmp(v, "on"))
+		return true;
+	if (!strcmp(v, "off"))
+		return false;
+	usage_error("%s: '%s' is not on or off", what, v);
+}
+
+static void mark_arg(const char *v, uint32_t *value, uint32_t *mask)
+{
+	char buf[64], *slash;
+	uint64_t x;
+
+	snprintf(buf, sizeof(buf), "%s", v);
+	slash = strchr(buf, '/');
+	if (slash)
+		*slash++ = '\0';
+	if (!parse_u64(buf, 0, 0xffffffffu, &x))
+		usage_error("mark: '%s' is not VALUE[/MASK] (e.g. 0x10/0xff)", v);
+	*value = (uint32_t)x;
+	*mask = 0xffffffffu;
+	if (slash) {
+		if (!parse_u64(slash, 0, 0xffffffffu, &x))
+			usage_error("mark: '%s' is not VALUE[/MASK] (e.g. 0x10/0xff)",
+				    v);
+		*mask = (uint32_t)x;
+	}
+}
+
+static const char *pct(char *buf, size_t len, uint32_t ppb)
+{
+	snprintf(buf, len, "%.4g%%", ppb / 1e7);
+	return buf;
+}
+
+static const char *size_str(char *buf, size_t len, uint64_t b)
+{
+	if (b >= (1ULL << 30) && !(b & ((1ULL << 30) - 1)))
+		snprintf(buf, len, "%llu GiB", (unsigned long long)(b >> 30));
+	else if (b >= (1ULL << 20) && !(b & ((1ULL << 20) - 1)))
+		snprintf(buf, len, "%llu MiB", (unsigned long long)(b >> 20));
+	else if (b >= 1024 && !(b & 1023))
+		snprintf(buf, len, "%llu KiB", (unsigned long long)(b >> 10));
+	else
+		snprintf(buf, len, "%llu bytes", (unsigned long long)b);
+	return buf;
+}
+
+/* ---- show ---- */
+
+static uint64_t u64a(const struct nlattr **tb, int t)
+{
+	return tb[t] ? mnl_attr_get_u64(tb[t]) : 0;
+}
+
+static uint32_t u32a(const struct nlattr **tb, int t)
+{
+	return tb[t] ? mnl_attr_get_u32(tb[t]) : 0;
+}
+
+static uint16_t u16a(const struct nlattr **tb, int t)
+{
+	return tb[t] ? mnl_attr_get_u16(tb[t]) : 0;
+}
+
+static uint8_t u8a(const struct nlattr **tb, int t)
+{
+	return tb[t] ? mnl_attr_get_u8(tb[t]) : 0;
+}
+
+static const char *name_of(const char *const *names, unsigned int n,
+			   unsigned int i)
+{
+	return i < n && names[i] ? names[i] : "?";
+}
+
+static int show_cb(const struct nlattr **tb, void *data)
+{
+	const char *key = name_of(pd_key_mode_names, PD_KEY_NMODES,
+				  u8a(tb, PKTDEDUP_A_KEY));
+	const char *action = name_of(pd_action_names, PD_NACTIONS,
+				     u8a(tb, PKTDEDUP_A_ACTION));
+	const char *scope = name_of(pd_scope_names, PD_NSCOPES,
+				    u8a(tb, PKTDEDUP_A_SCOPE));
+	const char *hook = name_of(pd_hook_names, PD_NHOOKS,
+				   u8a(tb, PKTDEDUP_A_HOOK));
+	bool tos = u32a(tb, PKTDEDUP_A_KEY_FLAGS) & PKTDEDUP_KEY_F_IGNORE_TOS;
+	bool active = tb[PKTDEDUP_A_PLAN_CELLS];
+	char b1[32], b2[32], b3[32], b4[32];
+	int32_t prio = tb[PKTDEDUP_A_PRIORITY] ?
+		       (int32_t)mnl_attr_get_u32(tb[PKTDEDUP_A_PRIORITY]) : 0;
+
+	(void)data;
+	if (json) {
+		printf("{\"state\":\"%s\",\"key\":\"%s\",\"payload\":%u,"
+		       "\"ignore_tos\":%s,\"action\":\"%s\","
+		       "\"mark_value\":%u,\"mark_mask\":%u,\"hook\":\"%s\","
+		       "\"priority\":%d,\"scope\":\"%s\",\"mem\":%llu,"
+		       "\"fps\":%.9g,\"max\":%u,\"k\":%u,\"p\":%u,\"gap\":%llu",
+		       active ? "active" : "idle", key,
+		       u16a(tb, PKTDEDUP_A_PAYLOAD), tos ? "true" : "false",
+		       action, u32a(tb, PKTDEDUP_A_MARK_VALUE),
+		       u32a(tb, PKTDEDUP_A_MARK_MASK), hook, prio, scope,
+		       (unsigned long long)u64a(tb, PKTDEDUP_A_MEM),
+		       u32a(tb, PKTDEDUP_A_FPS) / 1e9,
+		       u32a(tb, PKTDEDUP_A_CELL_MAX), u32a(tb, PKTDEDUP_A_K),
+		       u32a(tb, PKTDEDUP_A_P),
+		       (unsigned long long)u64a(tb, PKTDEDUP_A_GAP));
+		if (active)
+			printf(",\"plan\":{\"max\":%u,\"bits\":%u,\"k\":%u,"
+			       "\"p\":%u,\"cells\":%llu,\"filters\":%u,"
+			       "\"mem_total\":%llu,\"fp_bound\":%.9g,"
+			       "\"stable_point\":%.9g,\"gap\":%llu,"
+			       "\"fn_at_gap\":%.9g}",
+			       u32a(tb, PKTDEDUP_A_PLAN_MAX),
+			       u32a(tb, PKTDEDUP_A_PLAN_BITS),
+			       u32a(tb, PKTDEDUP_A_PLAN_K),
+			       u32a(tb, PKTDEDUP_A_PLAN_P),
+			       (unsigned long long)u64a(tb, PKTDEDUP_A_PLAN_CELLS),
+			       u32a(tb, PKTDEDUP_A_PLAN_FILTERS),
+			       (unsigned long long)u64a(tb, PKTDEDUP_A_PLAN_MEM_TOTAL),
+			       u32a(tb, PKTDEDUP_A_PLAN_FP_BOUND) / 1e9,
+			       u32a(tb, PKTDEDUP_A_PLAN_STABLE_ZERO) / 1e9,
+			       (unsigned long long)u64a(tb, PKTDEDUP_A_PLAN_GAP),
+			       u32a(tb, PKTDEDUP_A_PLAN_FN) / 1e9);
+		printf("}\n");
+		return MNL_CB_OK;
+	}
+	printf("key      %s", key);
+	if (!strcmp(key, "packet"))
+		printf(" (L4 header + %u payload bytes, tos %s)",
+		       u16a(tb, PKTDEDUP_A_PAYLOAD), tos ? "ignored" : "counted");
+	printf("\naction   %s", action);
+	if (!strcmp(action, "mark"))
+		printf(" 0x%x/0x%x", u32a(tb, PKTDEDUP_A_MARK_VALUE),
+		       u32a(tb, PKTDEDUP_A_MARK_MASK));
+	printf("\nhook     %s, priority %d\n", hook, prio);
+	printf("memory   %s per filter, target fp %s\n",
+	       size_str(b1, sizeof(b1), u64a(tb, PKTDEDUP_A_MEM)),
+	       pct(b2, sizeof(b2), u32a(tb, PKTDEDUP_A_FPS)));
+	if (!active) {
+		printf("state    idle: no filters could be built\n");
+		return MNL_CB_OK;
+	}
+	printf("filters  %u (%s), %s in all\n", u32a(tb, PKTDEDUP_A_PLAN_FILTERS),
+	       scope, size_str(b1, sizeof(b1),
+			       u64a(tb, PKTDEDUP_A_PLAN_MEM_TOTAL)));
+	printf("cells    %llu of %u bits: max %u, k %u, p %u\n",
+	       (unsigned long long)u64a(tb, PKTDEDUP_A_PLAN_CELLS),
+	       u32a(tb, PKTDEDUP_A_PLAN_BITS), u32a(tb, PKTDEDUP_A_PLAN_MAX),
+	       u32a(tb, PKTDEDUP_A_PLAN_K), u32a(tb, PKTDEDUP_A_PLAN_P));
+	printf("model    fp bound %s, stable zeros %s, fn at gap %llu: %s\n",
+	       pct(b2, sizeof(b2), u32a(tb, PKTDEDUP_A_PLAN_FP_BOUND)),
+	       pct(b3, sizeof(b3), u32a(tb, PKTDEDUP_A_PLAN_STABLE_ZERO)),
+	       (unsigned long long)u64a(tb, PKTDEDUP_A_PLAN_GAP),
+	       pct(b4, sizeof(b4), u32a(tb, PKTDEDUP_A_PLAN_FN)));
+	return MNL_CB_OK;
+}
+
+static int cmd_show(int argc, char **argv)
+{
+	struct nl n;
+	int err;
+
+	if (argc)
+		usage_error("show: unexpected '%s'", argv[0]);
+	open_nl(&n);
+	err = nl_talk(&n, nl_request(&n, PKTDEDUP_CMD_GET_CONFIG, false),
+		      show_cb, NULL);
+	if (err)
+		refused(&n, err);
+	nl_close(&n);
+	return 0;
+}
+
+/* ---- set ---- */
+
+/* Put the settings of argv into nlh; a bad one exits with status 2. */
+static void put_settings(struct nlmsghdr *nlh, int argc, char **argv)
+{
+	int i;
+
+	for (i = 0; i < argc; i += 2) {
+		const char *k = argv[i], *v = argv[i + 1];
+
+		if (!strcmp(k, "key")) {
+			mnl_attr_put_u8(nlh, PKTDEDUP_A_KEY,
+					(uint8_t)name_arg(k, v, pd_key_mode_names,
+							  PD_KEY_NMODES));
+		} else if (!strcmp(k, "payload")) {
+			mnl_attr_put_u16(nlh, PKTDEDUP_A_PAYLOAD,
+					 (uint16_t)num_arg(k, v, 0,
+							   PD_KEY_MAX_PAYLOAD));
+		} else if (!strcmp(k, "ignore-tos")) {
+			mnl_attr_put_u32(nlh, PKTDEDUP_A_KEY_FLAGS,
+					 onoff_arg(k, v) ?
+					 PKTDEDUP_KEY_F_IGNORE_TOS : 0);
+		} else if (!strcmp(k, "action")) {
+			mnl_attr_put_u8(nlh, PKTDEDUP_A_ACTION,
+					(uint8_t)name_arg(k, v, pd_action_names,
+							  PD_NACTIONS));
+		} else if (!strcmp(k, "mark")) {
+			uint32_t value, mask;
+
+			mark_arg(v, &value, &mask);
+			mnl_attr_put_u32(nlh, PKTDEDUP_A_MARK_VALUE, value);
+			mnl_attr_put_u32(nlh, PKTDEDUP_A_MARK_MASK, mask);
+		} else if (!strcmp(k, "mem")) {
+			mnl_attr_put_u64(nlh, PKTDEDUP_A_MEM, size_arg(k, v));
+		} else if (!strcmp(k, "fps")) {
+			mnl_attr_put_u32(nlh, PKTDEDUP_A_FPS, ppb_arg(k, v));
+		} else if (!strcmp(k, "max")) {
+			mnl_attr_put_u32(nlh, PKTDEDUP_A_CELL_MAX,
+					 auto_arg(k, v, PKTDEDUP_AUTO, 1, 255));
+		} else if (!strcmp(k, "k")) {
+			mnl_attr_put_u32(nlh, PKTDEDUP_A_K,
+					 auto_arg(k, v, PKTDEDUP_AUTO, 1,
+						  PD_SBF_MAX_K));
+		} else if (!strcmp(k, "p")) {
+			mnl_attr_put_u32(nlh, PKTDEDUP_A_P,
+					 auto_arg(k, v, PKTDEDUP_P_AUTO, 0,
+						  0xfffffffeu));
+		} else if (!strcmp(k, "gap")) {
+			mnl_attr_put_u64(nlh, PKTDEDUP_A_GAP,
+					 auto_arg(k, v, 0, 1, 1ULL << 32));
+		} else if (!strcmp(k, "scope")) {
+			mnl_attr_put_u8(nlh, PKTDEDUP_A_SCOPE,
+					(uint8_t)name_arg(k, v, pd_scope_names,
+							  PD_NSCOPES));
+		} else if (!strcmp(k, "hook")) {
+			mnl_attr_put_u8(nlh, PKTDEDUP_A_HOOK,
+					(uint8_t)name_arg(k, v, pd_hook_names,
+							  PD_NHOOKS));
+		} else if (!strcmp(k, "priority")) {
+			char *end;
+			long p;
+
+			errno = 0;
+			p = strtol(v, &end, 0);
+			if (errno || *end || !*v || p <= INT32_MIN ||
+			    p >= INT32_MAX)
+				usage_error("priority: '%s' is not a hook priority", v);
+			mnl_attr_put_u32(nlh, PKTDEDUP_A_PRIORITY, (uint32_t)p);
+		} else {
+			usage_error("set: unknown setting '%s'", k);
+		}
+	}
+}
+
+static int cmd_set(int argc, char **argv)
+{
+	static char scratch[8192];
+	struct nlmsghdr *nlh;
+	struct nl n;
+	int err;
+
+	if (!argc)
+		usage_error("set: nothing to set");
+	if (argc % 2)
+		usage_error("set: '%s' needs a value", argv[argc - 1]);
+	/* check every value before the kernel sees any */
+	put_settings(mnl_nlmsg_put_header(scratch), argc, argv);
+	open_nl(&n);
+	nlh = nl_request(&n, PKTDEDUP_CMD_SET_CONFIG, false);
+	put_settings(nlh, argc, argv);
+	err = nl_talk(&n, nlh, NULL, NULL);
+	if (err)
+		refused(&n, err);
+	nl_close(&n);
+	return 0;
+}
+
+/* ---- stats ---- */
+
+struct stats_ctx {
+	bool percpu;
+	unsigned int rows;
+};
+
+static int stats_cb(const struct nlattr **tb, void *data)
+{
+	struct stats_ctx *c = data;
+	char cpu[16] = "total";
+
+	if (tb[PKTDEDUP_A_STATS_CPU])
+		snprintf(cpu, sizeof(cpu), "%u", u32a(tb, PKTDEDUP_A_STATS_CPU));
+	if (json) {
+		printf("%s{", c->percpu ? (c->rows ? "," : "[") : "");
+		if (tb[PKTDEDUP_A_STATS_CPU])
+			printf("\"cpu\":%s,", cpu);
+		printf("\"packets\":%llu,\"duplicates\":%llu,\"marked\":%llu,"
+		       "\"dropped\":%llu,\"unparsed\":%llu,\"zero_cells\":%.9g}",
+		       (unsigned long long)u64a(tb, PKTDEDUP_A_STATS_PACKETS),
+		       (unsigned long long)u64a(tb, PKTDEDUP_A_STATS_DUPLICATES),
+		       (unsigned long long)u64a(tb, PKTDEDUP_A_STATS_MARKED),
+		       (unsigned long long)u64a(tb, PKTDEDUP_A_STATS_DROPPED),
+		       (unsigned long long)u64a(tb, PKTDEDUP_A_STATS_UNPARSED),
+		       u32a(tb, PKTDEDUP_A_STATS_ZERO_CELLS) / 1e9);
+		if (!c->percpu)
+			printf("\n");
+	} else {
+		if (!c->rows)
+			printf("%-6s %12s %12s %12s %12s %12s %11s\n", "cpu",
+			       "packets", "duplicates", "marked", "dropped",
+			       "unparsed", "zero cells");
+		printf("%-6s %12llu %12llu %12llu %12llu %12llu %10.2f%%\n", cpu,
+		       (unsigned long long)u64a(tb, PKTDEDUP_A_STATS_PACKETS),
+		       (unsigned long long)u64a(tb, PKTDEDUP_A_STATS_DUPLICATES),
+		       (unsigned long long)u64a(tb, PKTDEDUP_A_STATS_MARKED),
+		       (unsigned long long)u64a(tb, PKTDEDUP_A_STATS_DROPPED),
+		       (unsigned long long)u64a(tb, PKTDEDUP_A_STATS_UNPARSED),
+		       u32a(tb, PKTDEDUP_A_STATS_ZERO_CELLS) / 1e7);
+	}
+	c->rows++;
+	return MNL_CB_OK;
+}
+
+static int cmd_stats(int argc, char **argv)
+{
+	struct stats_ctx c = { 0 };
+	struct nl n;
+	int err;
+
+	if (argc == 1 && !strcmp(argv[0], "percpu"))
+		c.percpu = true;
+	else if (argc)
+		usage_error("stats: unexpected '%s'", argv[0]);
+	open_nl(&n);
+	err = nl_talk(&n, nl_request(&n, PKTDEDUP_CMD_GET_STATS, c.percpu),
+		      stats_cb, &c);
+	if (err)
+		refused(&n, err);
+	if (json && c.percpu)
+		printf("%s]\n", c.rows ? "" : "[");
+	nl_close(&n);
+	return 0;
+}
+
+static int cmd_reset(int argc, char **argv)
+{
+	struct nl n;
+	int err;
+
+	if (argc)
+		usage_error("reset: unexpected '%s'", argv[0]);
+	open_nl(&n);
+	err = nl_talk(&n, nl_request(&n, PKTDEDUP_CMD_RESET, false), NULL,
+		      NULL);
+	if (err)
+		refused(&n, err);
+	nl_close(&n);
+	return 0;
+}
+
+/* ---- query ---- */
+
+/* An address into buf (4 or 16 bytes); its family must match *family. */
+static void addr_arg(const char *what, const char *v, uint8_t *family,
+		     uint8_t *buf)
+{
+	uint8_t fam;
+
+	if (inet_pton(AF_INET, v, buf) == 1)
+		fam = PD_FAMILY_IPV4;
+	else if (inet_pton(AF_INET6, v, buf) == 1)
+		fam = PD_FAMILY_IPV6;
+	else
+		usage_error("%s: '%s' is not an IPv4 or IPv6 address", what, v);
+	if (*family && *family != fam)
+		usage_error("%s: '%s' is not of the same family as the other address",
+			    what, v);
+	*family = fam;
+}
+
+static uint8_t proto_arg(const char *v)
+{
+	static const struct { const char *name; uint8_t num; } p[] = {
+		{ "tcp", 6 }, { "udp", 17 }, { "icmp", 1 }, { "icmpv6", 58 },
+		{ "sctp", 132 }, { "dccp", 33 }, { "udplite", 136 },
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(p) / sizeof(p[0]); i++)
+		if (!strcmp(v, p[i].name))
+			return p[i].num;
+	return (uint8_t)num_arg("protocol", v, 0, 255);
+}
+
+static int query_cb(const struct nlattr **tb, void *data)
+{
+	(void)data;
+	if (json)
+		printf("{\"present\":%s,\"filters\":%u}\n",
+		       u8a(tb, PKTDEDUP_A_QUERY_PRESENT) ? "true" : "false",
+		       u32a(tb, PKTDEDUP_A_QUERY_CPUS));
+	else if (u8a(tb, PKTDEDUP_A_QUERY_PRESENT))
+		printf("present (in %u filter%s)\n", u32a(tb, PKTDEDUP_A_QUERY_CPUS),
+		       u32a(tb, PKTDEDUP_A_QUERY_CPUS) == 1 ? "" : "s");
+	else
+		printf("absent\n");
+	return MNL_CB_OK;
+}
+
+static int cmd_query(int argc, char **argv)
+{
+	uint8_t src[16], dst[16], family = 0, pkt[PD_KEY_MAX_PAYLOAD + 512];
+	struct nlmsghdr *nlh;
+	struct nl n;
+	int err, need;
+	const char *kind = argc ? argv[0] : "";
+
+	need = !strcmp(kind, "src") || !strcmp(kind, "dst") ? 2 :
+	       !strcmp(kind, "pair") ? 3 : !strcmp(kind, "flow") ? 6 :
+	       !strcmp(kind, "packet-hex") ? 2 : 0;
+	if (!need)
+		usage_error("query: give src ADDR, dst ADDR, pair SRC DST, flow PROTO SRC SPORT DST DPORT or packet-hex HEX");
+	if (argc != need)
+		usage_error("query %s: takes %d value%s", kind, need - 1,
+			    need == 2 ? "" : "s");
+	/* parse everything before touching the kernel */
+	if (!strcmp(kind, "packet-hex")) {
+		const char *h = argv[1];
+		size_t len = strlen(h), i;
+
+		if (len % 2 || !len || len / 2 > sizeof(pkt))
+			usage_error("packet-hex: an even number of hex digits, at most %zu bytes",
+				    sizeof(pkt));
+		for (i = 0; i < len / 2; i++) {
+			unsigned int b;
+
+			if (sscanf(h + 2 * i, "%2x", &b) != 1 ||
+			    !strchr("0123456789abcdefABCDEF", h[2 * i]) ||
+			    !strchr("0123456789abcdefABCDEF", h[2 * i + 1]))
+				usage_error("packet-hex: '%.2s' is not a hex byte",
+					    h + 2 * i);
+			pkt[i] = (uint8_t)b;
+		}
+		open_nl(&n);
+		nlh = nl_request(&n, PKTDEDUP_CMD_QUERY, false);
+		mnl_attr_put(nlh, PKTDEDUP_A_QUERY_PACKET, len / 2, pkt);
+	} else if (!strcmp(kind, "flow")) {
+		uint8_t proto = proto_arg(argv[1]);
+		uint16_t sport, dport;
+
+		addr_arg("source", argv[2], &family, src);
+		sport = (uint16_t)num_arg("source port", argv[3], 0, 65535);
+		addr_arg("destination", argv[4], &family, dst);
+		dport = (uint16_t)num_arg("destination port", argv[5], 0, 65535);
+		open_nl(&n);
+		nlh = nl_request(&n, PKTDEDUP_CMD_QUERY, false);
+		mnl_attr_put_u8(nlh, PKTDEDUP_A_QUERY_FAMILY, family);
+		mnl_attr_put_u8(nlh, PKTDEDUP_A_QUERY_PROTO, proto);
+		mnl_attr_put(nlh, PKTDEDUP_A_QUERY_SRC, family == 4 ? 4 : 16, src);
+		mnl_attr_put(nlh, PKTDEDUP_A_QUERY_DST, family == 4 ? 4 : 16, dst);
+		mnl_attr_put_u16(nlh, PKTDEDUP_A_QUERY_SPORT, sport);
+		mnl_attr_put_u16(nlh, PKTDEDUP_A_QUERY_DPORT, dport);
+	} else {
+		bool has_src = strcmp(kind, "dst"), has_dst = strcmp(kind, "src");
+
+		if (has_src)
+			addr_arg("source", argv[1], &family, src);
+		if (has_dst)
+			addr_arg("destination", argv[has_src ? 2 : 1], &family,
+				 dst);
+		open_nl(&n);
+		nlh = nl_request(&n, PKTDEDUP_CMD_QUERY, false);
+		mnl_attr_put_u8(nlh, PKTDEDUP_A_QUERY_FAMILY, family);
+		if (has_src)
+			mnl_attr_put(nlh, PKTDEDUP_A_QUERY_SRC,
+				     family == 4 ? 4 : 16, src);
+		if (has_dst)
+			mnl_attr_put(nlh, PKTDEDUP_A_QUERY_DST,
+				     family == 4 ? 4 : 16, dst);
+	}
+	err = nl_talk(&n, nlh, query_cb, NULL);
+	if (err)
+		refused(&n, err);
+	nl_close(&n);
+	return 0;
+}
+
+/* ---- plan ---- */
+
+static int cmd_plan(int argc, char **argv)
+{
+	struct pd_plan_req req = { .fps_ppb = PD_PLAN_DEFAULT_FPS_PPB,
+				   .max = PD_PLAN_AUTO, .k = PD_PLAN_AUTO,
+				   .p = PD_PLAN_AUTO };
+	struct pd_plan pl;
+	const char *why = NULL;
+	char b1[32], b2[32], b3[32], b4[32];
+	int i;
+
+	if (argc % 2)
+		usage_error("plan: '%s' needs a value", argv[argc - 1]);
+	for (i = 0; i < argc; i += 2) {
+		const char *k = argv[i], *v = argv[i + 1];
+
+		if (!strcmp(k, "mem"))
+			req.mem_bytes = size_arg(k, v);
+		else if (!strcmp(k, "fps"))
+			req.fps_ppb = ppb_arg(k, v);
+		else if (!strcmp(k, "max"))
+			req.max = auto_arg(k, v, PD_PLAN_AUTO, 1, 255);
+		else if (!strcmp(k, "k"))
+			req.k = auto_arg(k, v, PD_PLAN_AUTO, 1, PD_SBF_MAX_K);
+		else if (!strcmp(k, "p"))
+			req.p = auto_arg(k, v, PD_PLAN_AUTO, 0, 0xfffffffeu);
+		else if (!strcmp(k, "gap"))
+			req.gap = auto_arg(k, v, 0, 1, 1ULL << 32);
+		else
+			usage_error("plan: unknown setting '%s'", k);
+	}
+	if (!req.mem_bytes)
+		usage_error("plan: mem SIZE is required");
+	if (req.max != PD_PLAN_AUTO && !pd_sbf_bits_for_max(req.max))
+		usage_error("max: '%u' is not 2^j - 1 (1, 3, 7, 15, ... 255)",
+			    req.max);
+	if (pd_plan(&req, &pl, &why))
+		usage_error("plan: %s", why);
+	if (json) {
+		printf("{\"mem\":%llu,\"fps\":%.9g,\"max\":%u,\"bits\":%u,"
+		       "\"k\":%u,\"p\":%u,\"p_exact\":%.6f,\"cells\":%llu,"
+		       "\"fp_bound\":%.9g,\"stable_point\":%.9g,\"gap\":%llu,"
+		       "\"fn_at_gap\":%.9g}\n",
+		       (unsigned long long)req.mem_bytes, req.fps_ppb / 1e9,
+		       pl.max, pl.bits, pl.k, pl.p,
+		       (double)pl.p_exact_q32 / 4294967296.0,
+		       (unsigned long long)pl.cells,
+		       (double)pl.fp_bound / (double)PD_Q62_ONE,
+		       (double)pl.stable_zero / (double)PD_Q62_ONE,
+		       (unsigned long long)pl.gap,
+		       (double)pl.fn_rate / (double)PD_Q62_ONE);
+		return 0;
+	}
+	printf("memory   %s for a target fp of %s\n",
+	       size_str(b1, sizeof(b1), req.mem_bytes),
+	       pct(b2, sizeof(b2), req.fps_ppb));
+	printf("cells    %llu of %u bits: max %u, k %u, p %u (Eq. 17: %.2f)\n",
+	       (unsigned long long)pl.cells, pl.bits, pl.max, pl.k, pl.p,
+	       (double)pl.p_exact_q32 / 4294967296.0);
+	printf("model    fp bound %s, stable zeros %s, fn at gap %llu: %s\n",
+	       pct(b2, sizeof(b2), pd_q62_to_ppb(pl.fp_bound)),
+	       pct(b3, sizeof(b3), pd_q62_to_ppb(pl.stable_zero)),
+	       (unsigned long long)pl.gap,
+	       pct(b4, sizeof(b4), pd_q62_to_ppb(pl.fn_rate)));
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int (*fn)(int argc, char **argv);
+	} cmds[] = {
+		{ "show", cmd_show }, { "set", cmd_set }, { "stats", cmd_stats },
+		{ "reset", cmd_reset }, { "query", cmd_query },
+		{ "plan", cmd_plan },
+	};
+	unsigned int i;
+
+	argc--;
+	argv++;
+	while (argc && argv[0][0] == '-') {
+		if (!strcmp(argv[0], "-j") || !strcmp(argv[0], "--json")) {
+			json = true;
+		} else if (!strcmp(argv[0], "-h") || !strcmp(argv[0], "--help")) {
+			fputs(usage_text, stdout);
+			return 0;
+		} else {
+			usage_error("unknown option '%s'", argv[0]);
+		}
+		argc--;
+		argv++;
+	}
+	if (!argc)
+		usage_error("no command");
+	if (!strcmp(argv[0], "help")) {
+		fputs(usage_text, stdout);
+		return 0;
+	}
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(argv[0], cmds[i].name))
+			return cmds[i].fn(argc - 1, argv + 1);
+	usage_error("unknown command '%s'", argv[0]);
+}

@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dedupctl: generic netlink plumbing over libmnl. Resolves the "pktdedup"
+ * family through the controller, sends requests, and turns NLMSG_ERROR
+ * replies with extended acks into one readable message.
+ */
+#include <errno.h>
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../module/uapi/pktdedup.h"
+#include "nl.h"
+
+static const char *const attr_names[PKTDEDUP_A_MAX + 1] = {
+	[PKTDEDUP_A_KEY] = "key",
+	[PKTDEDUP_A_KEY_FLAGS] = "ignore-tos",
+	[PKTDEDUP_A_PAYLOAD] = "payload",
+	[PKTDEDUP_A_ACTION] = "action",
+	[PKTDEDUP_A_MARK_VALUE] = "mark (value)",
+	[PKTDEDUP_A_MARK_MASK] = "mark (mask)",
+	[PKTDEDUP_A_MEM] = "mem",
+	[PKTDEDUP_A_FPS] = "fps",
+	[PKTDEDUP_A_CELL_MAX] = "max",
+	[PKTDEDUP_A_K] = "k",
+	[PKTDEDUP_A_P] = "p",
+	[PKTDEDUP_A_GAP] = "gap",
+	[PKTDEDUP_A_SCOPE] = "scope",
+	[PKTDEDUP_A_HOOK] = "hook",
+	[PKTDEDUP_A_PRIORITY] = "priority",
+	[PKTDEDUP_A_QUERY_FAMILY] = "query family",
+	[PKTDEDUP_A_QUERY_SRC] = "query source address",
+	[PKTDEDUP_A_QUERY_DST] = "query destination address",
+	[PKTDEDUP_A_QUERY_PROTO] = "query protocol",
+	[PKTDEDUP_A_QUERY_SPORT] = "query source port",
+	[PKTDEDUP_A_QUERY_DPORT] = "query destination port",
+	[PKTDEDUP_A_QUERY_PACKET] = "query packet",
+};
+
+const char *nl_attr_name(uint16_t type)
+{
+	type &= NLA_TYPE_MASK;
+	return type <= PKTDEDUP_A_MAX && attr_names[type] ? attr_names[type] :
+	       "attribute";
+}
+
+struct resolve {
+	uint16_t id;
+};
+
+static int family_attr(const struct nlattr *a, void *data)
+{
+	struct resolve *r = data;
+
+	if (mnl_attr_get_type(a) == CTRL_ATTR_FAMILY_ID &&
+	    mnl_attr_validate(a, MNL_TYPE_U16) >= 0)
+		r->id = mnl_attr_get_u16(a);
+	return MNL_CB_OK;
+}
+
+static int family_cb(const struct nlmsghdr *nlh, void *data)
+{
+	return mnl_attr_parse(nlh, sizeof(struct genlmsghdr), family_attr, data);
+}
+
+/* One request in flight: what to do with replies, what the error was. */
+struct talk {
+	struct nl *n;
+	const struct nlmsghdr *req;
+	mnl_cb_t msg_cb;
+	void *msg_data;
+	int error;
+};
+
+struct ext {
+	const char *msg;
+	uint32_t offs;
+	bool has_offs;
+	uint32_t miss;
+	bool has_miss;
+};
+
+static int ext_attr(const struct nlattr *a, void *data)
+{
+	struct ext *e = data;
+
+	switch (mnl_attr_get_type(a)) {
+	case NLMSGERR_ATTR_MSG:
+		if (mnl_attr_validate(a, MNL_TYPE_NUL_STRING) >= 0)
+			e->msg = mnl_attr_get_str(a);
+		break;
+	case NLMSGERR_ATTR_OFFS:
+		if (mnl_attr_validate(a, MNL_TYPE_U32) >= 0) {
+			e->offs = mnl_attr_get_u32(a);
+			e->has_offs = true;
+		}
+		break;
+	case NLMSGERR_ATTR_MISS_TYPE:
+		if (mnl_attr_validate(a, MNL_TYPE_U32) >= 0) {
+			e->miss = mnl_attr_get_u32(a);
+			e->has_miss = true;
+		}
+		break;
+	}
+	return MNL_CB_OK;
+}
+
+static int error_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlmsgerr *err = mnl_nlmsg_get_payload(nlh);
+	struct talk *t = data;
+	struct ext e = { 0 };
+	unsigned int off = sizeof(*err);
+	char *p = t->n->err;
+	size_t room = sizeof(t->n->err);
+	int w;
+
+	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*err)))
+		return MNL_CB_ERROR;
+	if (!err->error)
+		return MNL_CB_STOP;	/* the ACK */
+	t->error = err->error;
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+		off += err->msg.nlmsg_len - sizeof(struct nlmsghdr);
+	if (nlh->nlmsg_flags & NLM_F_ACK_TLVS)
+		mnl_attr_parse(nlh, off, ext_attr, &e);
+	p[0] = '\0';
+	/* name the attribute the kernel points at, unless its message does */
+	if (e.has_offs && e.offs >= sizeof(struct nlmsghdr) &&
+	    e.offs + sizeof(struct nlattr) <= t->req->nlmsg_len) {
+		const struct nlattr *bad = (const void *)((const char *)t->req +
+							  e.offs);
+		const char *name = nl_attr_name(bad->nla_type);
+
+		if (!e.msg || strncmp(e.msg, name, strlen(name))) {
+			w = snprintf(p, room, "%s: ", name);
+			p += w;
+			room -= (size_t)w;
+		}
+	}
+	if (e.has_miss)
+		snprintf(p, room, "missing %s", nl_attr_name((uint16_t)e.miss));
+	else
+		snprintf(p, room, "%s", e.msg ? e.msg : strerror(-err->error));
+	return MNL_CB_STOP;
+}
+
+/* The end of a dump; it carries the dump's error, if any. */
+static int done_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct talk *t = data;
+	const int *err = mnl_nlmsg_get_payload(nlh);
+
+	if (nlh->nlmsg_len >= mnl_nlmsg_size(sizeof(*err)) && *err < 0) {
+		t->error = *err;
+		snprintf(t->n->err, sizeof(t->n->err), "%s", strerror(-*err));
+	}
+	return MNL_CB_STOP;
+}
+
+static int reply_attr(const struct nlattr *a, void *data)
+{
+	const struct nlattr **tb = data;
+	uint16_t type = mnl_attr_get_type(a);
+
+	if (type <= PKTDEDUP_A_MAX)
+		tb[type] = a;
+	return MNL_CB_OK;
+}
+
+struct reply {
+	nl_reply_cb cb;
+	void *data;
+};
+
+static int reply_msg(const struct nlmsghdr *nlh, void *data)
+{
+	struct reply *r = data;
+	const struct nlattr *tb[PKTDEDUP_A_MAX + 1] = { 0 };
+
+	if (!r->cb)
+		return MNL_CB_OK;
+	mnl_attr_parse(nlh, sizeof(struct genlmsghdr), reply_attr, tb);
+	return r->cb(tb, r->data);
+}
+
+static int talk_msg(const struct nlmsghdr *nlh, void *data)
+{
+	struct talk *t = data;
+
+	return t->msg_cb(nlh, t->msg_data);
+}
+
+/* Send req; run msg_cb on each reply until the ACK, DONE or an error. */
+static int run(struct nl *n, const struct nlmsghdr *req, mnl_cb_t msg_cb,
+	       void *msg_data)
+{
+	static char rbuf[65536];	/* more than a dump part */
+	struct talk t = { .n = n, .req = req, .msg_cb = msg_cb,
+			  .msg_data = msg_data };
+	/* with this array libmnl consults nothing else for control messages */
+	mnl_cb_t ctl[NLMSG_MIN_TYPE] = {
+		[NLMSG_ERROR] = error_cb, [NLMSG_DONE] = done_cb,
+	};
+	unsigned int portid = mnl_socket_get_portid(n->sock);
+	ssize_t len;
+	int r;
+
+	n->err[0] = '\0';
+	if (mnl_socket_sendto(n->sock, req, req->nlmsg_len) < 0) {
+		snprintf(n->err, sizeof(n->err), "send: %s", strerror(errno));
+		return -errno;
+	}
+	do {
+		len = mnl_socket_recvfrom(n->sock, rbuf, sizeof(rbuf));
+		if (len < 0) {
+			snprintf(n->err, sizeof(n->err), "receive: %s",
+				 strerror(errno));
+			return -errno;
+		}
+		r = mnl_cb_run2(rbuf, (size_t)len, req->nlmsg_seq, portid,
+				talk_msg, &t, ctl, NLMSG_MIN_TYPE);
+	} while (r > 0);
+	if (t.error)
+		return t.error;
+	if (r < 0) {
+		snprintf(n->err, sizeof(n->err), "%s", strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+int nl_talk(struct nl *n, struct nlmsghdr *req, nl_reply_cb cb, void *data)
+{
+	struct reply r = { .cb = cb, .data = data };
+
+	return run(n, req, reply_msg, &r);
+}
+
+struct nlmsghdr *nl_request(struct nl *n, uint8_t cmd, bool dump)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(n->buf);
+	struct genlmsghdr *g;
+
+	nlh->nlmsg_type = n->family;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | (dump ? NLM_F_DUMP : 0);
+	nlh->nlmsg_seq = ++n->seq;
+	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
+	g->cmd = cmd;
+	g->version = PKTDEDUP_GENL_VERSION;
+	return nlh;
+}
+
+int nl_open(struct nl *n)
+{
+	struct resolve r = { 0 };
+	struct nlmsghdr *nlh;
+	struct genlmsghdr *g;
+	int one = 1, err;
+
+	memset(n, 0, sizeof(*n));
+	n->seq = (uint32_t)time(NULL);
+	n->sock = mnl_socket_open(NETLINK_GENERIC);
+	if (!n->sock || mnl_socket_bind(n->sock, 0, MNL_SOCKET_AUTOPID) < 0) {
+		snprintf(n->err, sizeof(n->err), "netlink socket: %s",
+			 strerror(errno));
+		return -1;
+	}
+	mnl_socket_setsockopt(n->sock, NETLINK_EXT_ACK, &one, sizeof(one));
+	mnl_socket_setsockopt(n->sock, NETLINK_CAP_ACK, &one, sizeof(one));
+
+	nlh = mnl_nlmsg_put_header(n->buf);
+	nlh->nlmsg_type = GENL_ID_CTRL;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	nlh->nlmsg_seq = ++n->seq;
+	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
+	g->cmd = CTRL_CMD_GETFAMILY;
+	g->version = 1;
+	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, PKTDEDUP_GENL_NAME);
+	err = run(n, nlh, family_cb, &r);
+	if (err == -ENOENT || (!err && !r.id)) {
+		snprintf(n->err, sizeof(n->err),
+			 "the pktdedup module is not loaded (no generic netlink family \"%s\")",
+			 PKTDEDUP_GENL_NAME);
+		return -1;
+	}
+	if (err)
+		return -1;
+	n->family = r.id;
+	return 0;
+}
+
+void nl_close(struct nl *n)
+{
+	if (n->sock)
+		mnl_socket_close(n->sock);
+	n->sock = NULL;
+}
