@@ -2,10 +2,14 @@
 #
 # pktdedup: top-level build. Everything lands in $(B) (git-ignored).
 #
-#   make            the simulator, the benchmark and the native tests
+#   make demo       boot Debian's kernel in QEMU, load the module, show it
+#                   counting and then dropping duplicates
 #   make check      every test; the last line is "N passed, N failed"
+#   make            the simulator, dedupctl, the benchmark, the native tests
+#   make module     pktdedup.ko against Debian's headers (KDIR= overrides)
+#   make kunit      KUnit suites in a UML kernel with KASAN
+#   make e2e        end-to-end scenarios in a QEMU guest
 #   make bench      SBF step cost (ns/element) against the textbook baseline
-#   make demo       (comes with the kernel module)
 
 B ?= build
 CC ?= gcc
@@ -28,7 +32,7 @@ KDIR ?= /usr/src/linux-headers-$(KVER)
 KMOD := $(B)/kmod
 MODULE_SRC := Kbuild $(shell find module -name '*.[ch]')
 
-.PHONY: all check bench demo clean deps module module-check e2e vm
+.PHONY: all check bench demo clean deps module module-check e2e vm kunit
 all: $(B)/dedup-sim $(B)/core-tests $(B)/bench $(B)/dedupctl
 
 deps:
@@ -54,7 +58,7 @@ $(B)/dedupctl: $(CORE_SRC) $(CORE_HDR) $(CTL_SRC) $(wildcard userspace/dedupctl/
 	$(CC) $(CFLAGS_COMMON) -O2 -o $@ $(CTL_SRC) $(CORE_SRC) -lmnl
 
 $(B)/bench: $(CORE_SRC) $(CORE_HDR) userspace/bench/bench.c | $(B)
-	$(CC) $(CFLAGS_COMMON) -O2 -o $@ userspace/bench/bench.c $(CORE_SRC) -lm
+	$(CC) $(CFLAGS_COMMON) -O2 -pthread -o $@ userspace/bench/bench.c $(CORE_SRC) -lm
 
 $(B):
 	mkdir -p $@
@@ -76,8 +80,11 @@ module-check: $(KMOD)/.stamp
 		modules 2>&1 | tee $(KMOD)/check.log
 	! grep -E 'warning:|error:' $(KMOD)/check.log
 
-check: all
+check: all vm
 	scripts/check.sh $(B)
+
+kunit:
+	scripts/kunit.sh $(B)
 
 bench: $(B)/bench
 	$(B)/bench

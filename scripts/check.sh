@@ -14,6 +14,20 @@ total_fail=0
 log_dir="$B/check-logs"
 mkdir -p "$log_dir"
 
+# A command that is one test: its exit status is the verdict.
+single() {
+	local name=$1
+	shift
+	if "$@"; then
+		echo "ok $name"
+		echo "1 passed, 0 failed"
+	else
+		echo "not ok $name"
+		echo "0 passed, 1 failed"
+		return 1
+	fi
+}
+
 suite() {
 	local name=$1
 	shift
@@ -49,6 +63,12 @@ suite native env ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 suite sim-cli python3 tests/cli/test_sim_cli.py "$B"
 # Kernel style of module/, the freestanding rule, SPDX headers.
 suite style tests/style.sh
+# The module builds against Debian's headers with W=1 and sparse, silently.
+suite module single "module builds clean (W=1, C=1)" make --no-print-directory module-check
+# KUnit on UML with KASAN: the core's suites and the module's.
+suite kunit scripts/kunit.sh "$B"
+# The scenarios in a QEMU guest running Debian's kernel.
+suite e2e scripts/vm.sh boot "$B" e2e 900
 
 echo "$total_pass passed, $total_fail failed"
 [ "$total_fail" -eq 0 ]

@@ -8,8 +8,9 @@
 #
 #   vm.sh initramfs BUILD_DIR        assemble BUILD_DIR/vm/initramfs.gz
 #   vm.sh boot BUILD_DIR RUN SECONDS boot it running guest job RUN (e2e or
-#                                    demo); the console goes to stdout and
-#                                    BUILD_DIR/vm/RUN.log. Exit status 0 only
+#                                    demo); the console goes to
+#                                    BUILD_DIR/vm/RUN.log and to stdout
+#                                    (for the demo, from its first "== " on). Exit status 0 only
 #                                    if the guest reported success through
 #                                    the debug-exit device, printed its
 #                                    result line and the kernel logged no
@@ -92,7 +93,11 @@ boot() {
 		-kernel "$img/boot/vmlinuz-$kver" -initrd "$B/vm/initramfs.gz" \
 		-append "console=ttyS0 panic=-1 oops=panic panic_on_warn=1 quiet pd.run=$run" \
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04 < /dev/null |
-		tee "$log"
+		tee "$log" | if [ "$run" = demo ]; then
+			awk 'f || /^== / { f = 1 } f && !/^pd-result/'
+		else
+			cat
+		fi
 	rc=${PIPESTATUS[0]}
 	set -e
 	# the guest writes 0 (pass) or 1 (fail) to the port: QEMU exits 1 or 3

@@ -19,29 +19,32 @@ mkns receiver
 link sender receiver 1
 inns sender ping -c 1 -W 2 10.1.0.2 > /dev/null
 
-say "pktdedup is loaded and observing (action count) in every namespace:"
-inns receiver dedupctl show
+say "pktdedup is loaded; in every network namespace it only observes (action count)"
+echo "   dedupctl show, in the receiver's namespace:"
+inns receiver dedupctl show | sed 's/^/   /'
 
 traffic() {
+	inns receiver dedupctl reset
 	inns receiver pdnet recv 9000 1500 > /tmp/recv.out &
 	rp=$!
 	sleep 0.5
-	# C packets twice (back to back), then D - C once: 10000 packets
+	# C packets twice, back to back, then D - C other packets once
 	inns sender pdnet send -4 10.1.0.1 10.1.0.2 --count $C --copies 2 > /dev/null
-	inns sender pdnet send -4 10.1.0.1 10.1.0.2 --count $((D - C)) --port 9000 > /dev/null
+	inns sender pdnet send -4 10.1.0.1 10.1.0.2 --first $C --count $((D - C)) > /dev/null
 	wait $rp
-	echo "sent $((D + C)) packets: $D distinct, $C duplicates (30%)"
-	echo "the receiving application got $(sed -n 's/^received //p' /tmp/recv.out) datagrams"
+	got=$(sed -n 's/^received //p' /tmp/recv.out)
+	echo "   sent $((D + C)) UDP packets: $D distinct + $C exact copies (30%)"
+	echo "   the receiving application got $got of them"
+	echo "   dedupctl stats:"
+	inns receiver dedupctl stats | sed 's/^/   /'
 }
 
-say "count mode: duplicates are counted, all packets pass"
+say "count mode: duplicates are counted, every packet is delivered"
 traffic
-inns receiver dedupctl stats
 
-say "switching to drop: dedupctl set action drop (and a reset of the counters)"
+say "dedupctl set action drop: now duplicates are dropped before the stack sees them"
 inns receiver dedupctl set action drop
-inns receiver dedupctl reset
 traffic
-inns receiver dedupctl stats
-say "/proc/net/pktdedup/stats in the receiver's namespace:"
-inns receiver cat /proc/net/pktdedup/stats
+
+say "each distinct packet arrived exactly once; /proc/net/pktdedup/stats has the per-CPU view:"
+inns receiver cat /proc/net/pktdedup/stats | sed 's/^/   /'

@@ -4,6 +4,7 @@
  *
  *   pdnet send -4|-6 SRC DST [options]   emit known packets and copies
  *	--count N      distinct packets (default 100)
+ *	--first I      index of the first packet (default 0): packets I..I+N-1
  *	--copies C     times each packet is sent, back to back (default 1)
  *	--ttl-step     copy j has TTL (hop limit) 64 - j: TTL-only differences
  *	--flows F      distinct packets spread over F flows (source ports);
@@ -77,7 +78,7 @@ static void put16(uint8_t *p, uint16_t v)
 struct opts {
 	bool v6, ttl_step, loop, alternate;
 	uint8_t src[16], dst[16];
-	unsigned long count, copies, flows, port, dsts, pause_every, cpu;
+	unsigned long count, copies, flows, port, dsts, pause_every, cpu, first;
 };
 
 static void pin(unsigned long cpu)
@@ -164,6 +165,8 @@ static int cmd_send(int argc, char **argv)
 			o.alternate = true;
 		else if (!strcmp(argv[a], "--cpu"))
 			v = &o.cpu;
+		else if (!strcmp(argv[a], "--first"))
+			v = &o.first;
 		else if (!strcmp(argv[a], "--count"))
 			v = &o.count;
 		else if (!strcmp(argv[a], "--copies"))
@@ -199,7 +202,7 @@ static int cmd_send(int argc, char **argv)
 			       sizeof(one)))
 		die("IPV6_HDRINCL");
 	do {
-		for (i = 0; i < o.count; i++)
+		for (i = o.first; i < o.first + o.count; i++)
 			for (j = 0; j < o.copies; j++) {
 				size_t len = build(&o, i, j, pkt, dst);
 				struct sockaddr_storage ss = { 0 };

@@ -79,10 +79,17 @@ static struct sk_buff *pd_t_skb(struct kunit *test, const u8 *bytes, u32 len,
 	return skb;
 }
 
+/*
+ * Filters for testing the module's logic, not the filter's statistics:
+ * P = 0 (a plain Bloom filter never forgets, so no copy is missed) and
+ * 2^19 cells for a few dozen packets (a false positive has probability
+ * below 1e-11), with fixed seeds.
+ */
 static struct pd_filters *pd_t_filters(struct kunit *test, u8 key, u8 action)
 {
 	struct pd_config cfg;
 	struct pd_filters *fs;
+	int cpu;
 
 	pd_config_defaults(&cfg);
 	cfg.key = key;
@@ -90,8 +97,12 @@ static struct pd_filters *pd_t_filters(struct kunit *test, u8 key, u8 action)
 	cfg.mark_value = 0x10;
 	cfg.mark_mask = 0xff;
 	cfg.mem = 64 << 10;
+	cfg.k = 3;
+	cfg.p = 0;
 	fs = pd_filters_build(&cfg, NULL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(fs));
+	for_each_possible_cpu(cpu)
+		pd_sbf_set_seeds(pd_filters_get(fs, cpu), 11 + cpu, 23 + cpu, 5);
 	return fs;
 }
 
