@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Style suite (run by make check):
-#  - every C file under module/ passes the kernel's checkpatch.pl --strict;
+#  - every C file under module/, and the KUnit tests and vectors built into
+#    the kernel with it, pass the kernel's checkpatch.pl --strict;
 #  - the algorithm files of module/core include nothing but the portability
 #    header and each other (freestanding: no libc, no kernel headers), and
 #    only port_kernel.h includes kernel headers;
@@ -16,7 +17,8 @@ ok() { echo "ok $1"; pass=$((pass + 1)); }
 bad() { echo "not ok $1"; fail=$((fail + 1)); }
 
 cp_dir=$(scripts/kernel-tools.sh checkpatch) || { echo "0 passed, 1 failed"; exit 1; }
-for f in $(git ls-files 'module/*.c' 'module/*.h'); do
+# the module, and the tests that compile into the kernel with it
+for f in $(git ls-files 'module/*.c' 'module/*.h' 'tests/kunit/*.c' 'tests/vectors/*.h'); do
 	out=$(perl "$cp_dir/scripts/checkpatch.pl" --no-tree --strict --quiet -f "$f" 2>&1)
 	if [ -z "$out" ]; then ok "checkpatch $f"; else bad "checkpatch $f"; echo "$out" | sed 's/^/    /'; fi
 done

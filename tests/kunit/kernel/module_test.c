@@ -106,40 +106,58 @@ static struct pd_filters *pd_t_filters(struct kunit *test, u8 key, u8 action)
 	return fs;
 }
 
-/* Keys from linear and paged skbs equal the keys of the flat bytes. */
-static void pd_t_skb_keys(struct kunit *test)
+/*
+ * One packet, one key mode: every split gives the flat bytes' key. With
+ * frag, an IPv4 packet becomes a later fragment (offset 1480, no L4
+ * header in it).
+ */
+static void pd_t_skb_keys_one(struct kunit *test, u8 *buf, u8 *scratch,
+			      bool v6, bool frag, u8 mode)
 {
 	static const u32 splits[] = { 8, 20, 28, 40, 60, 100 };
+	struct pd_filters *fs = pd_t_filters(test, mode, PD_ACTION_COUNT);
+	u32 len = pd_t_packet(buf, v6, 7, 64), want, s;
+	struct pd_key flat, k;
+	enum pd_parse_result r;
+
+	if (frag) {
+		buf[6] = 0x00;
+		buf[7] = 1480 / 8;
+	}
+	r = pd_key_extract(buf, len, &fs->kopts, &flat);
+	KUNIT_ASSERT_EQ(test, (int)r, PD_PARSE_OK);
+	if (frag && mode == PD_KEY_FLOW)	/* no ports in a later fragment */
+		KUNIT_EXPECT_EQ(test, flat.buf[2] | flat.buf[3], 0);
+	want = pd_key_hash(&flat, 1);
+	for (s = 0; s < ARRAY_SIZE(splits); s++) {
+		struct sk_buff *skb = pd_t_skb(test, buf, len, splits[s]);
+
+		r = pd_skb_key(skb, fs, scratch, &k);
+		KUNIT_EXPECT_EQ(test, (int)r, PD_PARSE_OK);
+		KUNIT_EXPECT_EQ_MSG(test, pd_key_hash(&k, 1), want,
+				    "v6 %d frag %d mode %u linear %u", v6, frag,
+				    mode, splits[s]);
+		kfree_skb(skb);
+	}
+	pd_filters_free(fs);
+}
+
+/*
+ * Keys from linear and paged skbs equal the keys of the flat bytes: IPv4,
+ * IPv6 and an IPv4 later fragment, every key mode.
+ */
+static void pd_t_skb_keys(struct kunit *test)
+{
 	u8 *buf = kunit_kzalloc(test, 512, GFP_KERNEL);
 	u8 *scratch = kunit_kzalloc(test, PD_SCRATCH, GFP_KERNEL);
-	unsigned int v6, mode, s;
+	unsigned int kind, mode;
 
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 	KUNIT_ASSERT_NOT_NULL(test, scratch);
-	for (v6 = 0; v6 < 2; v6++)
-		for (mode = 0; mode < PD_KEY_NMODES; mode++) {
-			struct pd_filters *fs = pd_t_filters(test, mode,
-							     PD_ACTION_COUNT);
-			u32 len = pd_t_packet(buf, v6, 7, 64);
-			struct pd_key flat, k;
-			u32 want;
-
-			KUNIT_ASSERT_EQ(test, (int)pd_key_extract(buf, len,
-				&fs->kopts, &flat), PD_PARSE_OK);
-			want = pd_key_hash(&flat, 1);
-			for (s = 0; s < ARRAY_SIZE(splits); s++) {
-				struct sk_buff *skb = pd_t_skb(test, buf, len,
-							       splits[s]);
-
-				KUNIT_EXPECT_EQ(test, (int)pd_skb_key(skb, fs,
-					scratch, &k), PD_PARSE_OK);
-				KUNIT_EXPECT_EQ_MSG(test, pd_key_hash(&k, 1), want,
-						    "v6 %u mode %u linear %u", v6,
-						    mode, splits[s]);
-				kfree_skb(skb);
-			}
-			pd_filters_free(fs);
-		}
+	for (kind = 0; kind < 3; kind++)
+		for (mode = 0; mode < PD_KEY_NMODES; mode++)
+			pd_t_skb_keys_one(test, buf, scratch, kind == 1,
+					  kind == 2, mode);
 }
 
 /* A short or garbled skb is "cannot parse", whatever its layout. */
