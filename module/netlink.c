@@ -248,11 +248,7 @@ static int pd_fill_stats(struct sk_buff *msg, struct pd_net *pn, int cpu)
 		if (cpu >= 0 && i != cpu)
 			continue;
 		pd_net_counts(pn, i, &one);
-		c.packets += one.packets;
-		c.duplicates += one.duplicates;
-		c.marked += one.marked;
-		c.dropped += one.dropped;
-		c.unparsed += one.unparsed;
+		pd_counts_add(&c, &one);
 		if (fs && (!fs->shared || !n)) {
 			zero += pd_filters_zero_ppb(fs, i);
 			n++;

@@ -76,6 +76,15 @@ void pd_net_counts(struct pd_net *pn, int cpu, struct pd_counts *c)
 	c->unparsed -= base->unparsed;
 }
 
+void pd_counts_add(struct pd_counts *sum, const struct pd_counts *c)
+{
+	sum->packets += c->packets;
+	sum->duplicates += c->duplicates;
+	sum->marked += c->marked;
+	sum->dropped += c->dropped;
+	sum->unparsed += c->unparsed;
+}
+
 /*
  * Empty the filters with new seeds and zero the counters. The per-CPU
  * counters are only ever written by their CPU; a reset records where they
@@ -99,14 +108,10 @@ int pd_net_reset(struct pd_net *pn, struct netlink_ext_ack *extack)
 		pd_filters_free(old);
 	}
 	for_each_possible_cpu(cpu) {
-		struct pd_counts now, *base = per_cpu_ptr(pn->base, cpu);
+		struct pd_counts now;
 
 		pd_net_counts(pn, cpu, &now);
-		base->packets += now.packets;
-		base->duplicates += now.duplicates;
-		base->marked += now.marked;
-		base->dropped += now.dropped;
-		base->unparsed += now.unparsed;
+		pd_counts_add(per_cpu_ptr(pn->base, cpu), &now);
 	}
 	return 0;
 }

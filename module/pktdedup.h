@@ -111,6 +111,7 @@ int pd_net_apply(struct pd_net *pn, const struct pd_config *cfg,
 		 struct netlink_ext_ack *extack);
 int pd_net_reset(struct pd_net *pn, struct netlink_ext_ack *extack);
 void pd_net_counts(struct pd_net *pn, int cpu, struct pd_counts *c);
+void pd_counts_add(struct pd_counts *sum, const struct pd_counts *c);
 int pd_net_setup(struct pd_net *pn, struct net *net,
 		 const struct pd_config *cfg);
 void pd_net_detach(struct pd_net *pn);

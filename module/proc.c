@@ -50,11 +50,7 @@ static int pd_stats_show(struct seq_file *m, void *v)
 		u32 zero = fs ? pd_filters_zero_ppb(fs, cpu) : 0;
 
 		pd_net_counts(pn, cpu, &c);
-		total.packets += c.packets;
-		total.duplicates += c.duplicates;
-		total.marked += c.marked;
-		total.dropped += c.dropped;
-		total.unparsed += c.unparsed;
+		pd_counts_add(&total, &c);
 		zero_sum += zero;
 		n++;
 		snprintf(name, sizeof(name), "%d", cpu);

@@ -83,6 +83,17 @@ static void open_nl(struct nl *n)
 	}
 }
 
+/* Send req, hand the replies to cb, exit 1 if the kernel refuses; close. */
+static void talk(struct nl *n, struct nlmsghdr *req, nl_reply_cb cb,
+		 void *data)
+{
+	int err = nl_talk(n, req, cb, data);
+
+	if (err)
+		refused(n, err);
+	nl_close(n);
+}
+
 /* ---- values ---- */
 
 static int name_arg(const char *what, const char *v, const char *const *names,
@@ -300,16 +311,11 @@ static int show_cb(const struct nlattr **tb, void *data)
 static int cmd_show(int argc, char **argv)
 {
 	struct nl n;
-	int err;
 
 	if (argc)
 		usage_error("show: unexpected '%s'", argv[0]);
 	open_nl(&n);
-	err = nl_talk(&n, nl_request(&n, PKTDEDUP_CMD_GET_CONFIG, false),
-		      show_cb, NULL);
-	if (err)
-		refused(&n, err);
-	nl_close(&n);
+	talk(&n, nl_request(&n, PKTDEDUP_CMD_GET_CONFIG, false), show_cb, NULL);
 	return 0;
 }
 
@@ -392,7 +398,6 @@ static int cmd_set(int argc, char **argv)
 	static char scratch[8192];
 	struct nlmsghdr *nlh;
 	struct nl n;
-	int err;
 
 	if (!argc)
 		usage_error("set: nothing to set");
@@ -403,10 +408,7 @@ static int cmd_set(int argc, char **argv)
 	open_nl(&n);
 	nlh = nl_request(&n, PKTDEDUP_CMD_SET_CONFIG, false);
 	put_settings(nlh, argc, argv);
-	err = nl_talk(&n, nlh, NULL, NULL);
-	if (err)
-		refused(&n, err);
-	nl_close(&n);
+	talk(&n, nlh, NULL, NULL);
 	return 0;
 }
 
@@ -459,36 +461,27 @@ static int cmd_stats(int argc, char **argv)
 {
 	struct stats_ctx c = { 0 };
 	struct nl n;
-	int err;
 
 	if (argc == 1 && !strcmp(argv[0], "percpu"))
 		c.percpu = true;
 	else if (argc)
 		usage_error("stats: unexpected '%s'", argv[0]);
 	open_nl(&n);
-	err = nl_talk(&n, nl_request(&n, PKTDEDUP_CMD_GET_STATS, c.percpu),
-		      stats_cb, &c);
-	if (err)
-		refused(&n, err);
+	talk(&n, nl_request(&n, PKTDEDUP_CMD_GET_STATS, c.percpu), stats_cb,
+	     &c);
 	if (json && c.percpu)
 		printf("%s]\n", c.rows ? "" : "[");
-	nl_close(&n);
 	return 0;
 }
 
 static int cmd_reset(int argc, char **argv)
 {
 	struct nl n;
-	int err;
 
 	if (argc)
 		usage_error("reset: unexpected '%s'", argv[0]);
 	open_nl(&n);
-	err = nl_talk(&n, nl_request(&n, PKTDEDUP_CMD_RESET, false), NULL,
-		      NULL);
-	if (err)
-		refused(&n, err);
-	nl_close(&n);
+	talk(&n, nl_request(&n, PKTDEDUP_CMD_RESET, false), NULL, NULL);
 	return 0;
 }
 
@@ -546,7 +539,7 @@ static int cmd_query(int argc, char **argv)
 	uint8_t src[16], dst[16], family = 0, pkt[PD_KEY_MAX_PAYLOAD + 512];
 	struct nlmsghdr *nlh;
 	struct nl n;
-	int err, need;
+	int need;
 	const char *kind = argc ? argv[0] : "";
 
 	need = !strcmp(kind, "src") || !strcmp(kind, "dst") ? 2 :
@@ -612,10 +605,7 @@ static int cmd_query(int argc, char **argv)
 			mnl_attr_put(nlh, PKTDEDUP_A_QUERY_DST,
 				     family == 4 ? 4 : 16, dst);
 	}
-	err = nl_talk(&n, nlh, query_cb, NULL);
-	if (err)
-		refused(&n, err);
-	nl_close(&n);
+	talk(&n, nlh, query_cb, NULL);
 	return 0;
 }
 

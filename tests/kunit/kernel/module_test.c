@@ -220,11 +220,7 @@ static void pd_t_totals(struct pd_net *pn, struct pd_counts *t)
 	memset(t, 0, sizeof(*t));
 	for_each_possible_cpu(cpu) {
 		pd_net_counts(pn, cpu, &c);
-		t->packets += c.packets;
-		t->duplicates += c.duplicates;
-		t->marked += c.marked;
-		t->dropped += c.dropped;
-		t->unparsed += c.unparsed;
+		pd_counts_add(t, &c);
 	}
 }
 
