@@ -80,7 +80,8 @@ module-check: $(KMOD)/.stamp
 		modules 2>&1 | tee $(KMOD)/check.log
 	! grep -E 'warning:|error:' $(KMOD)/check.log
 
-check: all vm
+check: deps
+	$(MAKE) all vm
 	scripts/check.sh $(B)
 
 kunit:

@@ -166,16 +166,6 @@ void pd_hooks_detach(struct pd_hooks *h)
 	nf_unregister_net_hooks(h->pn->net, h->ops, ARRAY_SIZE(h->ops));
 }
 
-void pd_hooks_unregister(struct pd_hooks *h)
-{
-	if (!h)
-		return;
-	pd_hooks_detach(h);
-	/* a CPU may still run pd_hook() with h as priv */
-	synchronize_net();
-	kfree(h);
-}
-
 int pd_hook_init(void)
 {
 	pd_scratch = alloc_percpu(struct pd_scratch);

@@ -48,8 +48,12 @@ int pd_net_apply(struct pd_net *pn, const struct pd_config *cfg,
 	}
 	old = rcu_replace_pointer(pn->filters, fs, lockdep_is_held(&pn->lock));
 	pn->cfg = *cfg;
-	pd_hooks_unregister(old_hooks);
-	synchronize_rcu();
+	if (old_hooks)
+		pd_hooks_detach(old_hooks);
+	/* one grace period covers both: hooks run under rcu_read_lock() */
+	if (old || old_hooks)
+		synchronize_rcu();
+	kfree(old_hooks);
 	pd_filters_free(old);
 	return 0;
 }

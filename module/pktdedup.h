@@ -123,7 +123,6 @@ void pd_hook_exit(void);
 struct pd_hooks *pd_hooks_register(struct pd_net *pn, u8 hook, s32 priority,
 				   u32 gen);
 void pd_hooks_detach(struct pd_hooks *hooks);
-void pd_hooks_unregister(struct pd_hooks *hooks);
 unsigned int pd_process(struct pd_net *pn, struct pd_filters *fs,
 			struct sk_buff *skb);
 enum pd_parse_result pd_skb_key(struct sk_buff *skb,
