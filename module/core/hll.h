@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * HyperLogLog distinct counting (Flajolet et al. 2007) with the improved
+ * estimator of Ertl ("New cardinality estimation algorithms for
+ * HyperLogLog sketches", 2017): no empirical bias tables, a relative
+ * standard error of about 1.04/sqrt(m) from tiny to huge cardinalities.
+ *
+ * m = 2^14 registers of one byte (16 KiB): standard error 0.81%, so 95% of
+ * estimates fall within 1.6%. Sketches merge by register-wise maximum: the
+ * merge of the sketches of A and B is exactly the sketch of A u B, which is
+ * what lets per-CPU and per-sub-window sketches answer for their union.
+ * The estimator is integer arithmetic (Q32.32 and Q62), for the kernel.
+ */
+#ifndef PD_HLL_H
+#define PD_HLL_H
+
+#include "pd_port.h"
+
+#define PD_HLL_P 14
+#define PD_HLL_M 16384u		/* 2^PD_HLL_P registers */
+#define PD_HLL_Q (64 - PD_HLL_P)	/* register values 0..Q+1 */
+
+struct pd_hll {
+	u8 reg[PD_HLL_M];
+};
+
+void pd_hll_clear(struct pd_hll *h);
+
+/* Add an element by its 64-bit hash (uniform bits). */
+static inline void pd_hll_add(struct pd_hll *h, u64 hash)
+{
+	u32 idx = (u32)(hash >> PD_HLL_Q);
+	/* the rank of the first 1 bit after the index bits, 1..Q+1 */
+	u8 rho = (u8)(__builtin_clzll((hash << PD_HLL_P) |
+				      ((u64)1 << (PD_HLL_P - 1))) + 1);
+
+	if (rho > h->reg[idx])
+		h->reg[idx] = rho;
+}
+
+/* dst = dst u src */
+void pd_hll_merge(struct pd_hll *dst, const struct pd_hll *src);
+/* The estimated number of distinct elements added. */
+u64 pd_hll_estimate(const struct pd_hll *h);
+
+#endif /* PD_HLL_H */
