@@ -181,6 +181,27 @@ def bad_values_exit_2():
 
 
 @test
+def distinct_count():
+    j = run_json(CONTRACT)
+    assert j["distinct_exact"] == j["distincts"]
+    # 4 standard errors of a 2^14-register HyperLogLog: 4 * 1.04 / 128
+    assert abs(j["distinct_error"]) <= 4 * 1.04 / 128, j["distinct_error"]
+    assert math.isclose(j["distinct_estimate"] / j["distinct_exact"] - 1,
+                        j["distinct_error"], abs_tol=1e-9)
+
+
+@test
+def distinct_union_of_cpu_sketches():
+    # merging per-CPU sketches is the union: any split, the same answer
+    one = run_json(CONTRACT + ["--cpus", "1"])
+    four = run_json(CONTRACT + ["--cpus", "4"])
+    assert four["cpus"] == 4
+    assert one["distinct_estimate"] == four["distinct_estimate"], (one, four)
+    expect_usage_error(CONTRACT + ["--cpus", "0"], "--cpus")
+    expect_usage_error(CONTRACT + ["--cpus", "65"], "--cpus")
+
+
+@test
 def missing_pcap_exits_1():
     r = run(["--algo", "sbf", "--mem", "64K", "--stream", "pcap", "--pcap",
              "/nonexistent.pcap"])

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../../module/core/fixed.h"
+#include "../../module/core/hll.h"
 #include "../../module/core/plan.h"
 #include "../../module/core/rng.h"
 #include "../../module/core/sbf.h"
@@ -20,6 +21,7 @@
 
 #define EXIT_USAGE 2
 #define MAX_CHECKPOINTS 64
+#define MAX_CPUS 64
 
 static const char usage[] =
 "usage: dedup-sim --algo sbf --mem BYTES [--max MAX] [--k K]\n"
@@ -50,6 +52,8 @@ static const char usage[] =
 "output:\n"
 "  --window W         also score against a sliding window of W elements\n"
 "  --checkpoints C    rates in C equal segments of the stream\n"
+"  --cpus N           count distinct elements with N HyperLogLog sketches\n"
+"                     (element i into sketch i mod N), merged as a union\n"
 "  --json             one JSON object instead of the table\n";
 
 static void __attribute__((format(printf, 1, 2), noreturn))
@@ -76,6 +80,10 @@ struct checkpoint {
 };
 
 struct run {
+	struct pd_hll sketch[MAX_CPUS];	/* distinct count, one per "CPU" */
+	unsigned int cpus;
+	u64 sketch_seed;		/* from --seed, fixed for the run */
+	u64 distinct_estimate;
 	struct pd_plan plan;
 	struct pd_sbf f;
 	struct score all, win;
@@ -160,6 +168,11 @@ static void print_json(const struct run *r, const struct stream_cfg *sc,
 		printf(",\"window\":%llu,", (unsigned long long)window);
 		json_score("window_", &r->win);
 	}
+	printf(",\"cpus\":%u,\"distinct_exact\":%llu,\"distinct_estimate\":%llu,"
+	       "\"distinct_error\":%.9g", r->cpus,
+	       (unsigned long long)r->all.distincts,
+	       (unsigned long long)r->distinct_estimate,
+	       rate(r->distinct_estimate, r->all.distincts) - 1);
 	if (sc->kind == STREAM_PCAP) {
 		printf(",\"pcap\":");
 		json_string(sc->pcap_path);
@@ -233,6 +246,11 @@ static void print_table(const struct run *r, const struct stream_cfg *sc,
 	}
 	print_score("measured", &r->all);
 	printf("%-10s zeros %.2f%% at the end\n", "", 100 * r->zero_fraction);
+	printf("%-10s %llu estimated by HyperLogLog (%u sketch%s merged), "
+	       "exact %llu: error %+.3f%%\n", "distinct",
+	       (unsigned long long)r->distinct_estimate, r->cpus,
+	       r->cpus == 1 ? "" : "es", (unsigned long long)r->all.distincts,
+	       100 * (rate(r->distinct_estimate, r->all.distincts) - 1));
 	if (window) {
 		char w[32];
 
@@ -251,7 +269,7 @@ enum opt {
 	O_ALGO = 256, O_MEM, O_MAX, O_K, O_P, O_FPS, O_GAP, O_WINDOW, O_SEED,
 	O_STREAM, O_N, O_DISTINCT, O_UNIVERSE, O_ZIPF_S, O_LAMBDA, O_U, O_BIAS,
 	O_LEVELS, O_VOLUME, O_PCAP, O_KEY, O_PAYLOAD, O_IGNORE_TOS,
-	O_CHECKPOINTS, O_JSON, O_HELP,
+	O_CHECKPOINTS, O_JSON, O_HELP, O_CPUS,
 };
 
 static const struct option options[] = {
@@ -279,6 +297,7 @@ static const struct option options[] = {
 	{ "payload", required_argument, NULL, O_PAYLOAD },
 	{ "ignore-tos", no_argument, NULL, O_IGNORE_TOS },
 	{ "checkpoints", required_argument, NULL, O_CHECKPOINTS },
+	{ "cpus", required_argument, NULL, O_CPUS },
 	{ "json", no_argument, NULL, O_JSON },
 	{ "help", no_argument, NULL, O_HELP },
 	{ NULL, 0, NULL, 0 },
@@ -309,7 +328,7 @@ int main(int argc, char **argv)
 	};
 	bool json = false, have_mem = false, have_algo = false, have_fps = false;
 	bool have_stream = false, have_universe = false;
-	uint64_t v, window = 0, ncp = 0;
+	uint64_t v, window = 0, ncp = 0, cpus = 1;
 	double fps = 0.01;
 	struct run *r;
 	struct stream st;
@@ -436,6 +455,10 @@ int main(int argc, char **argv)
 			if (!parse_u64(optarg, 1, MAX_CHECKPOINTS, &ncp))
 				BAD(o, "a count from 1 to 64");
 			break;
+		case O_CPUS:
+			if (!parse_u64(optarg, 1, MAX_CPUS, &cpus))
+				BAD(o, "a sketch count from 1 to 64");
+			break;
 		case O_JSON:
 			json = true;
 			break;
@@ -476,6 +499,7 @@ int main(int argc, char **argv)
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return 1;
+	r->cpus = (unsigned int)cpus;
 	if (pd_plan(&req, &r->plan, &why))
 		usage_error("cannot build this filter: %s", why);
 	{
@@ -490,6 +514,7 @@ int main(int argc, char **argv)
 		/* reproducible: filter seeds derive from --seed */
 		pd_sbf_set_seeds(&r->f, (u32)pd_rng_next(&seed),
 				 (u32)pd_rng_next(&seed), pd_rng_next(&seed));
+		r->sketch_seed = pd_rng_next(&seed);
 	}
 	if (stream_open(&st, &sc, err, sizeof(err))) {
 		fprintf(stderr, "dedup-sim: %s\n", err);
@@ -517,6 +542,14 @@ int main(int argc, char **argv)
 				h2 = pd_jhash(&e.id, sizeof(e.id), r->f.seed[1]);
 			}
 			said = pd_sbf_step(&r->f, h1, h2);
+			{
+				/* 64 uniform bits of the id, seeded per run
+				 * (the kernel seeds per instance) */
+				u64 mix = e.id ^ r->sketch_seed;
+
+				pd_hll_add(&r->sketch[r->all.n % r->cpus],
+					   pd_rng_next(&mix));
+			}
 			if (truth_add(&truth, e.id, window, &tv)) {
 				fprintf(stderr, "dedup-sim: out of memory\n");
 				return 1;
@@ -538,6 +571,13 @@ int main(int argc, char **argv)
 		}
 	}
 	r->zero_fraction = (double)pd_sbf_zero_cells(&r->f) / r->f.cells;
+	{
+		unsigned int i;
+
+		for (i = 1; i < r->cpus; i++)
+			pd_hll_merge(&r->sketch[0], &r->sketch[i]);
+		r->distinct_estimate = pd_hll_estimate(&r->sketch[0]);
+	}
 	if (req.p != PD_PLAN_AUTO)
 		fps = -1;
 	if (json)
