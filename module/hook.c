@@ -71,6 +71,7 @@ unsigned int pd_process(struct pd_net *pn, struct pd_filters *fs,
 	struct pd_cpu_stats *st;
 	struct pd_key key;
 	struct pd_sbf *f;
+	u32 h1, h2;
 	bool dup;
 
 	local_bh_disable();
@@ -82,16 +83,16 @@ unsigned int pd_process(struct pd_net *pn, struct pd_filters *fs,
 		u64_stats_update_end(&st->syncp);
 		goto out;
 	}
+	/* a filter's seeds never change: hash outside the shared lock */
+	f = fs->shared ? fs->shared : this_cpu_ptr(fs->pcpu);
+	h1 = pd_key_hash(&key, f->seed[0]);
+	h2 = pd_key_hash(&key, f->seed[1]);
 	if (fs->shared) {
-		f = fs->shared;
 		spin_lock(&fs->lock);
-		dup = pd_sbf_step(f, pd_key_hash(&key, f->seed[0]),
-				  pd_key_hash(&key, f->seed[1]));
+		dup = pd_sbf_step(f, h1, h2);
 		spin_unlock(&fs->lock);
 	} else {
-		f = this_cpu_ptr(fs->pcpu);
-		dup = pd_sbf_step(f, pd_key_hash(&key, f->seed[0]),
-				  pd_key_hash(&key, f->seed[1]));
+		dup = pd_sbf_step(f, h1, h2);
 	}
 
 	u64_stats_update_begin(&st->syncp);
