@@ -11,7 +11,7 @@
 #   image       that kernel's image and modules, unpacked from its .deb
 #               (downloaded, never installed on this machine)
 set -euo pipefail
-CACHE=${PKTDEDUP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pktdedup}
+CACHE=${PKTDEDUP_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/pktdedup}
 TARBALL=/usr/src/linux-source-6.1.tar.xz
 
 need_source() {
