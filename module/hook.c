@@ -37,19 +37,22 @@ static const u8 pd_nf_hooks[PD_NHOOKS] = {
 };
 
 /*
- * The key of skb. The first fs->copy_len bytes from the network header are
+ * The key of skb, and in *pkt what the parser learnt (pkt->family is 0 if
+ * not even the IP header could be read). The first fs->copy_len bytes from the network header are
  * parsed where they lie when the linear area holds them, and copied into
  * scratch (PD_SCRATCH bytes) when the packet is paged, so linear and paged
  * copies of one packet give one key.
  */
 enum pd_parse_result pd_skb_key(struct sk_buff *skb,
 				const struct pd_filters *fs, u8 *scratch,
-				struct pd_key *key)
+				struct pd_pkt *pkt, struct pd_key *key)
 {
 	int off = skb_network_offset(skb);
+	enum pd_parse_result r;
 	const u8 *data;
 	u32 len;
 
+	pkt->family = 0;
 	if (off < 0 || skb->len <= (unsigned int)off)
 		return PD_PARSE_TRUNCATED;
 	len = min_t(u32, skb->len - off, fs->copy_len);
@@ -60,7 +63,8 @@ enum pd_parse_result pd_skb_key(struct sk_buff *skb,
 			return PD_PARSE_TRUNCATED;
 		data = scratch;
 	}
-	return pd_key_extract(data, len, &fs->kopts, key);
+	r = pd_parse(data, len, pkt);
+	return r == PD_PARSE_OK ? pd_key_from_pkt(pkt, &fs->kopts, key) : r;
 }
 
 /* One packet through the filters fs of instance pn: the verdict. */
@@ -68,7 +72,9 @@ unsigned int pd_process(struct pd_net *pn, struct pd_filters *fs,
 			struct sk_buff *skb)
 {
 	unsigned int verdict = NF_ACCEPT;
+	enum pd_parse_result r;
 	struct pd_cpu_stats *st;
+	struct pd_pkt pkt;
 	struct pd_key key;
 	struct pd_sbf *f;
 	u32 h1, h2;
@@ -76,8 +82,10 @@ unsigned int pd_process(struct pd_net *pn, struct pd_filters *fs,
 
 	local_bh_disable();
 	st = this_cpu_ptr(pn->stats);
-	if (unlikely(pd_skb_key(skb, fs, this_cpu_ptr(pd_scratch)->buf, &key) !=
-		     PD_PARSE_OK)) {
+	r = pd_skb_key(skb, fs, this_cpu_ptr(pd_scratch)->buf, &pkt, &key);
+	if (pkt.family)		/* the addresses are known */
+		pd_distinct_add(pn, &pkt);
+	if (unlikely(r != PD_PARSE_OK)) {
 		u64_stats_update_begin(&st->syncp);
 		u64_stats_inc(&st->unparsed);
 		u64_stats_update_end(&st->syncp);

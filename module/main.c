@@ -35,6 +35,16 @@ module_param(max_netns_mem, charp, 0444);
 MODULE_PARM_DESC(max_netns_mem,
 		 "cap on the cell memory of all filters of one namespace (256M)");
 
+unsigned int pd_distinct_window_s = 60;
+module_param_named(distinct_window, pd_distinct_window_s, uint, 0444);
+MODULE_PARM_DESC(distinct_window,
+		 "seconds over which distinct addresses are counted, 1..3600 (60)");
+
+unsigned int pd_distinct_subwindows = 12;
+module_param_named(distinct_subwindows, pd_distinct_subwindows, uint, 0444);
+MODULE_PARM_DESC(distinct_subwindows,
+		 "sub-windows of that window, 1..64 (12); memory: 2 x this x 16 KiB per CPU");
+
 unsigned long pd_max_netns_mem;
 static char pd_mem_cap_buf[128];
 const char *pd_mem_cap_msg = pd_mem_cap_buf;
@@ -108,6 +118,14 @@ static int __init pd_parse_params(void)
 	if (pd_parse_ppb(fps, &pd_default_cfg.fps_ppb)) {
 		pr_err("fps=%s: not a probability between 0 and 1 (e.g. 0.01, 1%%)\n",
 		       fps);
+		return -EINVAL;
+	}
+	if (pd_distinct_window_s < 1 || pd_distinct_window_s > 3600 ||
+	    pd_distinct_subwindows < 1 ||
+	    pd_distinct_subwindows > PD_WIN_MAX_SUB) {
+		pr_err("distinct_window=%u distinct_subwindows=%u: 1..3600 s and 1..%u\n",
+		       pd_distinct_window_s, pd_distinct_subwindows,
+		       PD_WIN_MAX_SUB);
 		return -EINVAL;
 	}
 	pd_max_netns_mem = memparse(max_netns_mem, &end);

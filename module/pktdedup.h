@@ -20,6 +20,7 @@
 #include "core/key.h"
 #include "core/plan.h"
 #include "core/sbf.h"
+#include "core/window.h"
 
 /*
  * Bytes of a packet the key extraction may look at, from the IP header on:
@@ -69,6 +70,12 @@ struct pd_hooks {
 	u32 gen;
 };
 
+/* Distinct addresses in the recent window, per CPU (distinct.c). */
+struct pd_distinct {
+	struct pd_win src;
+	struct pd_win dst;
+};
+
 struct pd_net {
 	struct net *net;
 	struct mutex lock;		/* serialises configuration changes */
@@ -79,6 +86,11 @@ struct pd_net {
 	struct pd_cpu_stats __percpu *stats;
 	struct pd_counts __percpu *base;	/* counts at the last reset */
 	struct proc_dir_entry *proc;
+	struct pd_distinct __percpu *dist;	/* NULL: no memory for it */
+	u32 dist_nsub;
+	u32 dist_window_s;
+	u64 dist_tick_j;		/* jiffies per sub-window */
+	u32 dist_seed[2];
 };
 
 /*
@@ -95,6 +107,7 @@ static inline void pd_set_err_msg(struct netlink_ext_ack *extack,
 /* main.c */
 struct pd_net *pd_pernet(const struct net *net);
 extern unsigned long pd_max_netns_mem;
+extern unsigned int pd_distinct_window_s, pd_distinct_subwindows;
 extern const char *pd_mem_cap_msg;
 
 /* filters.c */
@@ -105,6 +118,12 @@ u32 pd_filters_count(const struct pd_filters *fs);
 struct pd_sbf *pd_filters_get(struct pd_filters *fs, int cpu);
 u32 pd_filters_zero_ppb(struct pd_filters *fs, int cpu);
 int pd_filters_query(struct pd_filters *fs, const struct pd_key *key);
+
+/* distinct.c */
+int pd_distinct_init(struct pd_net *pn, u32 window_s, u32 nsub);
+void pd_distinct_free(struct pd_net *pn);
+void pd_distinct_add(struct pd_net *pn, const struct pd_pkt *pkt);
+int pd_distinct_count(struct pd_net *pn, u32 last, u64 *src, u64 *dst);
 
 /* netns.c */
 int pd_net_apply(struct pd_net *pn, const struct pd_config *cfg,
@@ -127,7 +146,7 @@ unsigned int pd_process(struct pd_net *pn, struct pd_filters *fs,
 			struct sk_buff *skb);
 enum pd_parse_result pd_skb_key(struct sk_buff *skb,
 				const struct pd_filters *fs, u8 *scratch,
-				struct pd_key *key);
+				struct pd_pkt *pkt, struct pd_key *key);
 
 /* netlink.c */
 int pd_netlink_init(void);

@@ -106,6 +106,34 @@ static int pd_config_show(struct seq_file *m, void *v)
 	return 0;
 }
 
+/*
+ * distinct: the window, then distinct sources and destinations over the
+ * last sub-window, the last half of the window and the whole window.
+ */
+static int pd_distinct_show(struct seq_file *m, void *v)
+{
+	struct pd_net *pn = pd_pernet(seq_file_single_net(m));
+	u32 nsub = pn->dist_nsub, lasts[3], i;
+	u64 src, dst;
+
+	lasts[0] = 1;
+	lasts[1] = max_t(u32, 1, nsub / 2);
+	lasts[2] = nsub;
+	seq_printf(m, "window_ms %u\nsubwindows %u\n",
+		   pn->dist_window_s * 1000, nsub);
+	seq_printf(m, "%-12s %12s %12s\n", "last_ms", "src", "dst");
+	for (i = 0; i < 3; i++) {
+		if (i && lasts[i] == lasts[i - 1])
+			continue;
+		if (pd_distinct_count(pn, lasts[i], &src, &dst))
+			return 0;
+		seq_printf(m, "%-12u %12llu %12llu\n",
+			   (u32)div_u64((u64)pn->dist_window_s * 1000 * lasts[i],
+					nsub), src, dst);
+	}
+	return 0;
+}
+
 int pd_proc_init(struct pd_net *pn)
 {
 	struct net *net = pn->net;
@@ -116,7 +144,9 @@ int pd_proc_init(struct pd_net *pn)
 	if (!proc_create_net_single("stats", 0444, pn->proc, pd_stats_show,
 				    NULL) ||
 	    !proc_create_net_single("config", 0444, pn->proc, pd_config_show,
-				    NULL)) {
+				    NULL) ||
+	    !proc_create_net_single("distinct", 0444, pn->proc,
+				    pd_distinct_show, NULL)) {
 		remove_proc_subtree("pktdedup", net->proc_net);
 		pn->proc = NULL;
 		return -ENOMEM;

@@ -249,38 +249,44 @@ static enum pd_parse_result pd_key_packet(const struct pd_pkt *pkt,
 	return PD_PARSE_OK;
 }
 
+enum pd_parse_result pd_key_from_pkt(const struct pd_pkt *pkt,
+				     const struct pd_key_opts *o,
+				     struct pd_key *key)
+{
+	u16 sport = 0, dport = 0;
+
+	if (o->mode == PD_KEY_PACKET)
+		return pd_key_packet(pkt, o, key);
+	if (o->mode == PD_KEY_FLOW && !pkt->later_fragment) {
+		const u8 *l4 = pkt->data + pkt->l4off;
+		u32 avail = pkt->len - pkt->l4off;
+
+		if (pd_has_ports(pkt->proto)) {
+			if (avail < 4)
+				return PD_PARSE_TRUNCATED;
+			sport = pd_be16(l4);
+			dport = pd_be16(l4 + 2);
+		} else if ((pkt->proto == 1 || pkt->proto == 58) && avail >= 1 &&
+			   pd_is_echo(pkt->family, pkt->proto, l4[0])) {
+			if (avail < 8)
+				return PD_PARSE_TRUNCATED;
+			sport = pd_be16(l4 + 4);	/* echo identifier */
+		}
+	}
+	if (pd_key_build(key, o->mode, pkt->family, pkt->src, pkt->dst,
+			 pkt->proto, sport, dport))
+		return PD_PARSE_BAD_VERSION;
+	return PD_PARSE_OK;
+}
+
 enum pd_parse_result pd_key_extract(const u8 *data, u32 len,
 				    const struct pd_key_opts *o,
 				    struct pd_key *key)
 {
 	struct pd_pkt pkt;
 	enum pd_parse_result r = pd_parse(data, len, &pkt);
-	u16 sport = 0, dport = 0;
 
-	if (r != PD_PARSE_OK)
-		return r;
-	if (o->mode == PD_KEY_PACKET)
-		return pd_key_packet(&pkt, o, key);
-	if (o->mode == PD_KEY_FLOW && !pkt.later_fragment) {
-		const u8 *l4 = pkt.data + pkt.l4off;
-		u32 avail = pkt.len - pkt.l4off;
-
-		if (pd_has_ports(pkt.proto)) {
-			if (avail < 4)
-				return PD_PARSE_TRUNCATED;
-			sport = pd_be16(l4);
-			dport = pd_be16(l4 + 2);
-		} else if ((pkt.proto == 1 || pkt.proto == 58) && avail >= 1 &&
-			   pd_is_echo(pkt.family, pkt.proto, l4[0])) {
-			if (avail < 8)
-				return PD_PARSE_TRUNCATED;
-			sport = pd_be16(l4 + 4);	/* echo identifier */
-		}
-	}
-	if (pd_key_build(key, o->mode, pkt.family, pkt.src, pkt.dst,
-			 pkt.proto, sport, dport))
-		return PD_PARSE_BAD_VERSION;
-	return PD_PARSE_OK;
+	return r == PD_PARSE_OK ? pd_key_from_pkt(&pkt, o, key) : r;
 }
 
 u32 pd_key_hash(const struct pd_key *key, u32 seed)

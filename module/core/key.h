@@ -83,6 +83,10 @@ struct pd_key {
 
 /* Parse the IP header(s). */
 enum pd_parse_result pd_parse(const u8 *data, u32 len, struct pd_pkt *pkt);
+/* The key for opts of a parsed packet; the key may point into its data. */
+enum pd_parse_result pd_key_from_pkt(const struct pd_pkt *pkt,
+				     const struct pd_key_opts *opts,
+				     struct pd_key *key);
 /* Parse and extract the key for opts; the key may point into data. */
 enum pd_parse_result pd_key_extract(const u8 *data, u32 len,
 				    const struct pd_key_opts *opts,

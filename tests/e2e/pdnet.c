@@ -11,6 +11,9 @@
  *	               0 (default): every packet its own flow
  *	--port P       UDP destination port (default 9000)
  *	--dsts N       destination addresses DST, DST+1, ... (default 1)
+ *	--srcs N       source addresses SRC + (I + i % N) (default 1), with
+ *	--src-first I  the first offset (default 0); the offset is added to
+ *	               the address's last two bytes
  *	--pause-every N  sleep 1 ms after every N packets (default 64)
  *	--loop         repeat until killed (background traffic)
  *	--cpu N        send everything from CPU N (default 0): veth hands a
@@ -79,6 +82,7 @@ struct opts {
 	bool v6, ttl_step, loop, alternate;
 	uint8_t src[16], dst[16];
 	unsigned long count, copies, flows, port, dsts, pause_every, cpu, first;
+	unsigned long srcs, src_first;
 };
 
 static void pin(unsigned long cpu)
@@ -102,8 +106,15 @@ static size_t build(const struct opts *o, unsigned long i, unsigned long j,
 	uint32_t s;
 	size_t k;
 
+	uint8_t src[16];
+	unsigned long so = o->src_first + i % o->srcs;
+	uint16_t low;
+
 	memcpy(dst, o->dst, alen);
 	dst[alen - 1] = (uint8_t)(dst[alen - 1] + i % o->dsts);
+	memcpy(src, o->src, alen);
+	low = (uint16_t)((src[alen - 2] << 8 | src[alen - 1]) + so);
+	put16(src + alen - 2, low);
 	memset(b, 0, hl + 8 + plen);
 	if (o->v6) {
 		b[0] = 0x60;
@@ -112,7 +123,7 @@ static size_t build(const struct opts *o, unsigned long i, unsigned long j,
 		put16(b + 4, (uint16_t)(8 + plen));
 		b[6] = 17;
 		b[7] = ttl;
-		memcpy(b + 8, o->src, 16);
+		memcpy(b + 8, src, 16);
 		memcpy(b + 24, dst, 16);
 	} else {
 		b[0] = 0x45;
@@ -120,7 +131,7 @@ static size_t build(const struct opts *o, unsigned long i, unsigned long j,
 		put16(b + 4, (uint16_t)(i + 1));	/* IP ID: i + 1 */
 		b[8] = ttl;
 		b[9] = 17;
-		memcpy(b + 12, o->src, 4);
+		memcpy(b + 12, src, 4);
 		memcpy(b + 16, dst, 4);
 	}
 	put16(udp, (uint16_t)(20000 + flow % 40000));
@@ -141,7 +152,7 @@ static size_t build(const struct opts *o, unsigned long i, unsigned long j,
 static int cmd_send(int argc, char **argv)
 {
 	struct opts o = { .count = 100, .copies = 1, .port = 9000, .dsts = 1,
-			  .pause_every = 64 };
+			  .pause_every = 64, .srcs = 1 };
 	uint8_t pkt[128], dst[16];
 	unsigned long i, j, sent = 0;
 	int fd, one = 1, a;
@@ -167,6 +178,10 @@ static int cmd_send(int argc, char **argv)
 			v = &o.cpu;
 		else if (!strcmp(argv[a], "--first"))
 			v = &o.first;
+		else if (!strcmp(argv[a], "--srcs"))
+			v = &o.srcs;
+		else if (!strcmp(argv[a], "--src-first"))
+			v = &o.src_first;
 		else if (!strcmp(argv[a], "--count"))
 			v = &o.count;
 		else if (!strcmp(argv[a], "--copies"))
@@ -192,7 +207,7 @@ static int cmd_send(int argc, char **argv)
 			*v = strtoul(argv[a], NULL, 0);
 		}
 	}
-	if (!o.dsts || !o.pause_every)
+	if (!o.dsts || !o.pause_every || !o.srcs)
 		return 2;
 	pin(o.cpu);
 	fd = socket(o.v6 ? AF_INET6 : AF_INET, SOCK_RAW, IPPROTO_RAW);

@@ -266,6 +266,52 @@ t_bad_values() {
 	t_end
 }
 
+# distinct sources/destinations over the whole window, from /proc
+distinct_of() {	# NS COLUMN(src|dst)
+	inns "$1" cat /proc/net/pktdedup/distinct | awk -v c="$2" '
+		$1 == "last_ms" { for (i = 1; i <= NF; i++) if ($i == c) col = i; next }
+		col && $1 ~ /^[0-9]+$/ { v = $col } END { print v }'
+}
+
+t_distinct() {
+	t_begin "distinct sources: the union over both CPUs, within the sketch's error"
+	# new hosts on an IPv4-only link: only this scenario's traffic counts
+	mkns d
+	mkns e
+	link d e 2
+	for i in 3 4 5 6 7 8 9 10 11; do
+		inns e $IP addr add 10.2.0.$i/24 dev pb2
+	done
+	for i in 2 3 4 5 6 7 8 9 10 11; do
+		inns d ping -c 1 -W 1 10.2.0.$i > /dev/null
+	done
+	# sources +0..+599 from CPU 0 and +400..+999 from CPU 1: 1000 in all
+	inns d pdnet send -4 10.2.0.1 10.2.0.2 --count 1200 --srcs 600 \
+		--dsts 10 --cpu 0 > /dev/null
+	inns d pdnet send -4 10.2.0.1 10.2.0.2 --count 1200 --srcs 600 \
+		--src-first 400 --dsts 10 --cpu 1 > /dev/null
+	sleep 0.3
+	# 4 standard errors of 2^14 registers: 3.25%, plus one
+	expect_near "distinct sources" 1000 "$(distinct_of e src)" 33 33
+	expect_near "distinct destinations" 10 "$(distinct_of e dst)" 1 1
+	expect_eq "c saw none of it" 0 "$(distinct_of c src)"
+	t_end
+}
+
+t_distinct_expiry() {
+	t_begin "distinct counts drop to zero once the window has passed"
+	expect_ok "rmmod" rmmod pktdedup
+	expect_ok "insmod with a 2 s window" insmod /lib/pd/pktdedup.ko \
+		distinct_window=2 distinct_subwindows=4
+	send -4 $A4 $B4 --count 300 --srcs 100
+	expect_near "distinct sources" 100 "$(distinct_of b src)" 4 4
+	sleep 3
+	expect_eq "after the window, no traffic" 0 "$(distinct_of b src)"
+	expect_ok "rmmod" rmmod pktdedup
+	expect_ok "insmod" insmod /lib/pd/pktdedup.ko
+	t_end
+}
+
 t_reconfigure_rmmod() {
 	t_begin "reconfiguration and rmmod while traffic flows"
 	# nsenter execs pdnet, so $! is the sender itself
@@ -318,6 +364,8 @@ t_proc
 t_netns
 t_unprivileged
 t_bad_values
+t_distinct_expiry
+t_distinct
 t_reconfigure_rmmod
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" = 0 ]

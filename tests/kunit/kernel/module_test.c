@@ -118,6 +118,7 @@ static void pd_t_skb_keys_one(struct kunit *test, u8 *buf, u8 *scratch,
 	struct pd_filters *fs = pd_t_filters(test, mode, PD_ACTION_COUNT);
 	u32 len = pd_t_packet(buf, v6, 7, 64), want, s;
 	struct pd_key flat, k;
+	struct pd_pkt pkt;
 	enum pd_parse_result r;
 
 	if (frag) {
@@ -132,7 +133,7 @@ static void pd_t_skb_keys_one(struct kunit *test, u8 *buf, u8 *scratch,
 	for (s = 0; s < ARRAY_SIZE(splits); s++) {
 		struct sk_buff *skb = pd_t_skb(test, buf, len, splits[s]);
 
-		r = pd_skb_key(skb, fs, scratch, &k);
+		r = pd_skb_key(skb, fs, scratch, &pkt, &k);
 		KUNIT_EXPECT_EQ(test, (int)r, PD_PARSE_OK);
 		KUNIT_EXPECT_EQ_MSG(test, pd_key_hash(&k, 1), want,
 				    "v6 %d frag %d mode %u linear %u", v6, frag,
@@ -168,22 +169,23 @@ static void pd_t_skb_truncated(struct kunit *test)
 	struct pd_filters *fs = pd_t_filters(test, PD_KEY_FLOW,
 					     PD_ACTION_COUNT);
 	struct sk_buff *skb;
+	struct pd_pkt pkt;
 	struct pd_key k;
 	u32 len = pd_t_packet(buf, false, 1, 64);
 
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 	KUNIT_ASSERT_NOT_NULL(test, scratch);
 	skb = pd_t_skb(test, buf, 22, 22);	/* IP header and 2 bytes */
-	KUNIT_EXPECT_EQ(test, (int)pd_skb_key(skb, fs, scratch, &k),
+	KUNIT_EXPECT_EQ(test, (int)pd_skb_key(skb, fs, scratch, &pkt, &k),
 			PD_PARSE_TRUNCATED);
 	kfree_skb(skb);
 	skb = pd_t_skb(test, buf, 12, 4);	/* paged and short */
-	KUNIT_EXPECT_EQ(test, (int)pd_skb_key(skb, fs, scratch, &k),
+	KUNIT_EXPECT_EQ(test, (int)pd_skb_key(skb, fs, scratch, &pkt, &k),
 			PD_PARSE_TRUNCATED);
 	kfree_skb(skb);
 	buf[0] = 0x75;				/* version 7 */
 	skb = pd_t_skb(test, buf, len, 40);
-	KUNIT_EXPECT_EQ(test, (int)pd_skb_key(skb, fs, scratch, &k),
+	KUNIT_EXPECT_EQ(test, (int)pd_skb_key(skb, fs, scratch, &pkt, &k),
 			PD_PARSE_BAD_VERSION);
 	kfree_skb(skb);
 	pd_filters_free(fs);
@@ -320,6 +322,42 @@ static void pd_t_unparsed(struct kunit *test)
 }
 
 /*
+ * Distinct addresses: packets from one source to 40 destinations (each
+ * sent twice, so duplicates do not inflate the count) through
+ * pd_process() give 1 source and 40 destinations over the window.
+ */
+static void pd_t_distinct(struct kunit *test)
+{
+	struct pd_net *pn = pd_t_net(test);
+	struct pd_filters *fs = pd_t_filters(test, PD_KEY_PACKET,
+					     PD_ACTION_COUNT);
+	u8 buf[300];
+	u64 src, dst;
+	u32 i, j, len;
+
+	KUNIT_ASSERT_EQ(test, pd_distinct_init(pn, 60, 4), 0);
+	for (j = 0; j < 2; j++)
+		for (i = 0; i < 40; i++) {
+			struct sk_buff *skb;
+
+			len = pd_t_packet(buf, false, i, 64);
+			buf[19] = (u8)(i + 1);		/* 10.0.0.(i+1) */
+			skb = pd_t_skb(test, buf, len, len);
+			rcu_read_lock();
+			pd_process(pn, fs, skb);
+			rcu_read_unlock();
+			kfree_skb(skb);
+		}
+	KUNIT_ASSERT_EQ(test, pd_distinct_count(pn, 4, &src, &dst), 0);
+	KUNIT_EXPECT_EQ(test, src, 1ULL);
+	KUNIT_EXPECT_GE(test, dst, 39ULL);	/* one register collision */
+	KUNIT_EXPECT_LE(test, dst, 40ULL);
+	pd_distinct_free(pn);
+	pd_filters_free(fs);
+	pd_t_net_free(pn);
+}
+
+/*
  * The live instance of init_net: a change publishes new filters (and a new
  * hook generation when the hook moves); a refused change leaves filters
  * and configuration alone; reset empties, reseeds and zeroes the counters.
@@ -388,6 +426,7 @@ static struct kunit_case pd_module_cases[] = {
 	KUNIT_CASE(pd_t_skb_truncated),
 	KUNIT_CASE(pd_t_actions),
 	KUNIT_CASE(pd_t_unparsed),
+	KUNIT_CASE(pd_t_distinct),
 	KUNIT_CASE(pd_t_reconfigure),
 	{}
 };
