@@ -50,6 +50,15 @@
  *	         now) and PKTDEDUP_A_QUERY_CPUS (how many filters do).
  *	Nothing is inserted: the filters are unchanged.
  *
+ * PKTDEDUP_CMD_GET_DISTINCT  (do)
+ *	request: optionally PKTDEDUP_A_DISTINCT_LAST_MS, the span to count over
+ *	         (default: the whole window); it may not exceed the window.
+ *	reply:   the window (WINDOW_MS, SUBWINDOWS), the span actually
+ *	         covered (LAST_MS, whole sub-windows, the newest partly
+ *	         elapsed) and the distinct source and destination addresses
+ *	         seen in it (SRC, DST): HyperLogLog estimates of the union
+ *	         over all CPUs, relative standard error 0.81%.
+ *
  * Multicast group "events" (PKTDEDUP_MCGRP_EVENTS) is reserved for event
  * notifications; version 1 sends none.
  *
@@ -69,6 +78,7 @@ enum pktdedup_cmd {
 	PKTDEDUP_CMD_RESET,
 	PKTDEDUP_CMD_GET_STATS,
 	PKTDEDUP_CMD_QUERY,
+	PKTDEDUP_CMD_GET_DISTINCT,
 
 	__PKTDEDUP_CMD_MAX,
 	PKTDEDUP_CMD_MAX = __PKTDEDUP_CMD_MAX - 1
@@ -178,6 +188,13 @@ enum pktdedup_attr {
 	PKTDEDUP_A_QUERY_PACKET,	/* binary, 20..2048 bytes */
 	PKTDEDUP_A_QUERY_PRESENT,	/* u8, reply: 1 if any filter holds it */
 	PKTDEDUP_A_QUERY_CPUS,		/* u32, reply: how many filters do */
+
+	/* GET_DISTINCT */
+	PKTDEDUP_A_DISTINCT_LAST_MS,	/* u32, span (request and reply) */
+	PKTDEDUP_A_DISTINCT_WINDOW_MS,	/* u32, the window */
+	PKTDEDUP_A_DISTINCT_SUBWINDOWS,	/* u32 */
+	PKTDEDUP_A_DISTINCT_SRC,	/* u64, distinct source addresses */
+	PKTDEDUP_A_DISTINCT_DST,	/* u64, distinct destination addresses */
 
 	__PKTDEDUP_A_MAX,
 	PKTDEDUP_A_MAX = __PKTDEDUP_A_MAX - 1

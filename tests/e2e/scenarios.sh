@@ -295,6 +295,13 @@ t_distinct() {
 	expect_near "distinct sources" 1000 "$(distinct_of e src)" 33 33
 	expect_near "distinct destinations" 10 "$(distinct_of e dst)" 1 1
 	expect_eq "c saw none of it" 0 "$(distinct_of c src)"
+	expect_eq "dedupctl distinct = /proc" "$(distinct_of e src)" \
+		"$(inns e dedupctl -j distinct | json_num src)"
+	expect_eq "dedupctl distinct window 10s covers" 10000 \
+		"$(inns e dedupctl -j distinct window 10s | json_num last_ms)"
+	expect_fail "a span longer than the window" 1 "longer than the window" \
+		inns e dedupctl distinct window 30m
+	expect_fail "a bad duration" 2 "window" inns e dedupctl distinct window 5x
 	t_end
 }
 

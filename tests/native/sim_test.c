@@ -310,6 +310,20 @@ static void sim_args(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, parse_real("1.5", 0, 1, &d));
 	KUNIT_EXPECT_FALSE(test, parse_real("0.1%", 0, 1, &d));
 	KUNIT_EXPECT_FALSE(test, parse_real(" 0.1", 0, 1, &d));
+	KUNIT_EXPECT_TRUE(test, parse_duration_ms("60s", &v));
+	KUNIT_EXPECT_EQ(test, v, (uint64_t)60000);
+	KUNIT_EXPECT_TRUE(test, parse_duration_ms("10", &v));
+	KUNIT_EXPECT_EQ(test, v, (uint64_t)10000);
+	KUNIT_EXPECT_TRUE(test, parse_duration_ms("500ms", &v));
+	KUNIT_EXPECT_EQ(test, v, (uint64_t)500);
+	KUNIT_EXPECT_TRUE(test, parse_duration_ms("2m", &v));
+	KUNIT_EXPECT_EQ(test, v, (uint64_t)120000);
+	KUNIT_EXPECT_TRUE(test, parse_duration_ms("1h", &v));
+	KUNIT_EXPECT_EQ(test, v, (uint64_t)3600000);
+	KUNIT_EXPECT_FALSE(test, parse_duration_ms("5x", &v));
+	KUNIT_EXPECT_FALSE(test, parse_duration_ms("s", &v));
+	KUNIT_EXPECT_FALSE(test, parse_duration_ms("-1s", &v));
+	KUNIT_EXPECT_FALSE(test, parse_duration_ms("1.5s", &v));
 }
 
 static struct kunit_case sim_cases[] = {

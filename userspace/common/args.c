@@ -78,6 +78,32 @@ bool parse_real(const char *s, double lo, double hi, double *out)
 	return true;
 }
 
+bool parse_duration_ms(const char *s, uint64_t *ms)
+{
+	static const struct { const char *unit; uint64_t ms; } units[] = {
+		{ "ms", 1 }, { "s", 1000 }, { "", 1000 }, { "m", 60000 },
+		{ "h", 3600000 },
+	};
+	unsigned long long v;
+	unsigned int i;
+	char *end;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return false;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].unit)) {
+			if (v > UINT64_MAX / units[i].ms)
+				return false;
+			*ms = v * units[i].ms;
+			return true;
+		}
+	return false;
+}
+
 int parse_name(const char *s, const char *const *names, unsigned int n)
 {
 	unsigned int i;

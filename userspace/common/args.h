@@ -12,6 +12,8 @@ bool parse_size(const char *s, uint64_t *out);
 bool parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
 /* A finite real number in [lo, hi]. */
 bool parse_real(const char *s, double lo, double hi, double *out);
+/* A duration: a number with ms, s, m or h (a bare number is seconds). */
+bool parse_duration_ms(const char *s, uint64_t *ms);
 /* Index of s in names[0..n), or -1. */
 int parse_name(const char *s, const char *const *names, unsigned int n);
 

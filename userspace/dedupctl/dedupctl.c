@@ -45,11 +45,14 @@ static const char usage_text[] =
 "  query src ADDR | dst ADDR | pair SRC DST |\n"
 "        flow PROTO SRC SPORT DST DPORT | packet-hex HEX\n"
 "                                is this key in the filters now?\n"
+"  distinct [window DURATION]    distinct source and destination addresses\n"
+"                                in the recent window (default: all of it)\n"
 "  plan mem SIZE [fps RATE] [max N] [k N] [p N] [gap PACKETS]\n"
 "                                run the planner here, no kernel needed\n"
 "\n"
-"  -j, --json    JSON output for show, stats, query and plan\n"
-"SIZE takes K, M, G suffixes; RATE is a fraction (0.01) or a percentage (1%).\n";
+"  -j, --json    JSON output for show, stats, query, distinct and plan\n"
+"SIZE takes K, M, G suffixes; RATE is a fraction (0.01) or a percentage (1%);\n"
+"DURATION is a number with ms, s, m or h (seconds if bare).\n";
 
 static void __attribute__((format(printf, 1, 2), noreturn))
 usage_error(const char *fmt, ...)
@@ -609,6 +612,53 @@ static int cmd_query(int argc, char **argv)
 	return 0;
 }
 
+/* ---- distinct ---- */
+
+static int distinct_cb(const struct nlattr **tb, void *data)
+{
+	uint32_t last = u32a(tb, PKTDEDUP_A_DISTINCT_LAST_MS);
+
+	(void)data;
+	if (json) {
+		printf("{\"window_ms\":%u,\"subwindows\":%u,\"last_ms\":%u,"
+		       "\"src\":%llu,\"dst\":%llu}\n",
+		       u32a(tb, PKTDEDUP_A_DISTINCT_WINDOW_MS),
+		       u32a(tb, PKTDEDUP_A_DISTINCT_SUBWINDOWS), last,
+		       (unsigned long long)u64a(tb, PKTDEDUP_A_DISTINCT_SRC),
+		       (unsigned long long)u64a(tb, PKTDEDUP_A_DISTINCT_DST));
+		return MNL_CB_OK;
+	}
+	printf("in the last %u.%03u s (window %u s in %u sub-windows):\n"
+	       "  %llu distinct sources\n  %llu distinct destinations\n",
+	       last / 1000, last % 1000,
+	       u32a(tb, PKTDEDUP_A_DISTINCT_WINDOW_MS) / 1000,
+	       u32a(tb, PKTDEDUP_A_DISTINCT_SUBWINDOWS),
+	       (unsigned long long)u64a(tb, PKTDEDUP_A_DISTINCT_SRC),
+	       (unsigned long long)u64a(tb, PKTDEDUP_A_DISTINCT_DST));
+	return MNL_CB_OK;
+}
+
+static int cmd_distinct(int argc, char **argv)
+{
+	struct nlmsghdr *nlh;
+	uint64_t ms = 0;
+	struct nl n;
+
+	if (argc == 2 && !strcmp(argv[0], "window")) {
+		if (!parse_duration_ms(argv[1], &ms) || !ms || ms > 3600000)
+			usage_error("window: '%s' is not a duration from 1ms to 1h (e.g. 10s, 1m)",
+				    argv[1]);
+	} else if (argc) {
+		usage_error("distinct: give nothing or window DURATION");
+	}
+	open_nl(&n);
+	nlh = nl_request(&n, PKTDEDUP_CMD_GET_DISTINCT, false);
+	if (ms)
+		mnl_attr_put_u32(nlh, PKTDEDUP_A_DISTINCT_LAST_MS, (uint32_t)ms);
+	talk(&n, nlh, distinct_cb, NULL);
+	return 0;
+}
+
 /* ---- plan ---- */
 
 static int cmd_plan(int argc, char **argv)
@@ -685,7 +735,7 @@ int main(int argc, char **argv)
 	} cmds[] = {
 		{ "show", cmd_show }, { "set", cmd_set }, { "stats", cmd_stats },
 		{ "reset", cmd_reset }, { "query", cmd_query },
-		{ "plan", cmd_plan },
+		{ "distinct", cmd_distinct }, { "plan", cmd_plan },
 	};
 	unsigned int i;
 

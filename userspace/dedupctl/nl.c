@@ -38,6 +38,7 @@ static const char *const attr_names[PKTDEDUP_A_MAX + 1] = {
 	[PKTDEDUP_A_QUERY_SPORT] = "query source port",
 	[PKTDEDUP_A_QUERY_DPORT] = "query destination port",
 	[PKTDEDUP_A_QUERY_PACKET] = "query packet",
+	[PKTDEDUP_A_DISTINCT_LAST_MS] = "window",
 };
 
 const char *nl_attr_name(uint16_t type)
