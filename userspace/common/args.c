@@ -8,16 +8,23 @@
 
 #include "args.h"
 
+/* The unsigned number s starts with (no sign, no space); *end follows it. */
+static bool leading_number(const char *s, int base, unsigned long long *v,
+			   char **end)
+{
+	if (!s || !isdigit((unsigned char)*s))
+		return false;
+	errno = 0;
+	*v = strtoull(s, end, base);
+	return !errno;
+}
+
 bool parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 {
 	unsigned long long v;
 	char *end;
 
-	if (!s || !isdigit((unsigned char)*s))
-		return false;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || *end || v < lo || v > hi)
+	if (!leading_number(s, 0, &v, &end) || *end || v < lo || v > hi)
 		return false;
 	*out = v;
 	return true;
@@ -29,11 +36,7 @@ bool parse_size(const char *s, uint64_t *out)
 	unsigned int shift = 0;
 	char *end;
 
-	if (!s || !isdigit((unsigned char)*s))
-		return false;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
+	if (!leading_number(s, 10, &v, &end))
 		return false;
 	switch (*end) {
 	case 'k': case 'K':
@@ -88,11 +91,7 @@ bool parse_duration_ms(const char *s, uint64_t *ms)
 	unsigned int i;
 	char *end;
 
-	if (!s || !isdigit((unsigned char)*s))
-		return false;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
+	if (!leading_number(s, 10, &v, &end))
 		return false;
 	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
 		if (!strcmp(end, units[i].unit)) {
