@@ -91,7 +91,7 @@ boot() {
 	timeout --foreground "$secs" qemu-system-x86_64 -accel tcg -cpu max \
 		-smp 2 -m 768 -nographic -no-reboot -monitor none \
 		-kernel "$img/boot/vmlinuz-$kver" -initrd "$B/vm/initramfs.gz" \
-		-append "console=ttyS0 panic=-1 oops=panic panic_on_warn=1 quiet pd.run=$run" \
+		-append "console=ttyS0 panic=-1 oops=panic panic_on_warn=1 softlockup_panic=1 loglevel=5 pd.run=$run" \
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04 < /dev/null |
 		tee "$log" | if [ "$run" = demo ]; then
 			awk 'f || /^== / { f = 1 } f && !/^pd-result/'
@@ -105,7 +105,7 @@ boot() {
 		echo "vm.sh: the guest did not finish in $secs s (hang)" >&2
 		return 1
 	fi
-	if grep -aqE 'Oops|BUG:|WARNING:|Kernel panic|Call Trace' "$log"; then
+	if grep -aqE 'Oops|BUG:|WARNING:|Kernel panic|Call Trace|soft lockup|rcu_preempt self-detected stall' "$log"; then
 		echo "vm.sh: the kernel logged an oops, BUG or WARNING" >&2
 		return 1
 	fi
