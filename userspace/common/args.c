@@ -3,6 +3,8 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -111,4 +113,16 @@ int parse_name(const char *s, const char *const *names, unsigned int n)
 		if (names[i] && !strcmp(s, names[i]))
 			return (int)i;
 	return -1;
+}
+
+void die_usage(const char *prog, const char *help, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n(see %s)\n", help);
+	exit(2);
 }

@@ -14,6 +14,12 @@ bool parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
 bool parse_real(const char *s, double lo, double hi, double *out);
 /* A duration: a number with ms, s, m or h (a bare number is seconds). */
 bool parse_duration_ms(const char *s, uint64_t *ms);
+/*
+ * "PROG: message" and "(see HELP)" on stderr, then exit 2: the tools'
+ * answer to a bad command line.
+ */
+void die_usage(const char *prog, const char *help, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4), noreturn));
 /* Index of s in names[0..n), or -1. */
 int parse_name(const char *s, const char *const *names, unsigned int n);
 

@@ -11,7 +11,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,18 +53,7 @@ static const char usage_text[] =
 "SIZE takes K, M, G suffixes; RATE is a fraction (0.01) or a percentage (1%);\n"
 "DURATION is a number with ms, s, m or h (seconds if bare).\n";
 
-static void __attribute__((format(printf, 1, 2), noreturn))
-usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "dedupctl: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n(see dedupctl help)\n");
-	exit(EXIT_USAGE);
-}
+#define usage_error(...) die_usage("dedupctl", "dedupctl help", __VA_ARGS__)
 
 static void __attribute__((noreturn)) refused(const struct nl *n, int err)
 {

@@ -5,7 +5,6 @@
  */
 #include <getopt.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +18,6 @@
 #include "streams.h"
 #include "truth.h"
 
-#define EXIT_USAGE 2
 #define MAX_CHECKPOINTS 64
 #define MAX_CPUS 64
 
@@ -56,18 +54,7 @@ static const char usage[] =
 "                     (element i into sketch i mod N), merged as a union\n"
 "  --json             one JSON object instead of the table\n";
 
-static void __attribute__((format(printf, 1, 2), noreturn))
-usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "dedup-sim: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n(see dedup-sim --help)\n");
-	exit(EXIT_USAGE);
-}
+#define usage_error(...) die_usage("dedup-sim", "dedup-sim --help", __VA_ARGS__)
 
 struct score {
 	uint64_t n, distincts, duplicates, fp, fn;
