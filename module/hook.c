@@ -84,7 +84,7 @@ unsigned int pd_process(struct pd_net *pn, struct pd_filters *fs,
 	st = this_cpu_ptr(pn->stats);
 	r = pd_skb_key(skb, fs, this_cpu_ptr(pd_scratch)->buf, &pkt, &key);
 	if (pkt.family)		/* the addresses are known */
-		pd_distinct_add(pn, &pkt);
+		pd_srcs_add(pn, &pkt);
 	if (unlikely(r != PD_PARSE_OK)) {
 		u64_stats_update_begin(&st->syncp);
 		u64_stats_inc(&st->unparsed);

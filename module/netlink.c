@@ -76,15 +76,6 @@ static const struct nla_policy pd_query_policy[PKTDEDUP_A_QUERY_PACKET + 1] = {
 	[PKTDEDUP_A_QUERY_PACKET] = NLA_POLICY_RANGE(NLA_BINARY, 1, PD_SCRATCH),
 };
 
-static struct netlink_range_validation pd_last_range __ro_after_init = {
-	.min = 1, .max = 3600 * 1000,
-};
-
-static const struct nla_policy pd_distinct_policy[PKTDEDUP_A_DISTINCT_LAST_MS + 1] = {
-	[PKTDEDUP_A_DISTINCT_LAST_MS] =
-		NLA_POLICY_FULL_RANGE(NLA_U32, &pd_last_range),
-};
-
 static struct pd_net *pd_info_net(struct genl_info *info)
 {
 	return pd_pernet(genl_info_net(info));
@@ -448,52 +439,6 @@ out:
 	return err;
 }
 
-static int pd_nl_get_distinct(struct sk_buff *skb, struct genl_info *info)
-{
-	struct pd_net *pn = pd_info_net(info);
-	struct nlattr *a = info->attrs[PKTDEDUP_A_DISTINCT_LAST_MS];
-	u64 window_ms = (u64)pn->dist_window_s * 1000, src, dst;
-	u32 last = pn->dist_nsub;
-	struct sk_buff *msg;
-	void *hdr;
-	int err;
-
-	if (a) {
-		u64 want = nla_get_u32(a);
-
-		if (want > window_ms) {
-			NL_SET_ERR_MSG_ATTR(info->extack, a,
-					    "longer than the window (module parameter distinct_window)");
-			return -ERANGE;
-		}
-		/* whole sub-windows covering the span */
-		last = (u32)div64_u64(want * pn->dist_nsub + window_ms - 1,
-				      window_ms);
-	}
-	err = pd_distinct_count(pn, last, &src, &dst);
-	if (err) {
-		NL_SET_ERR_MSG(info->extack, "no distinct counting in this namespace");
-		return err;
-	}
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-	hdr = genlmsg_put_reply(msg, info, &pd_genl_family, 0,
-				PKTDEDUP_CMD_GET_DISTINCT);
-	if (!hdr ||
-	    nla_put_u32(msg, PKTDEDUP_A_DISTINCT_LAST_MS,
-			(u32)div_u64(window_ms * last, pn->dist_nsub)) ||
-	    nla_put_u32(msg, PKTDEDUP_A_DISTINCT_WINDOW_MS, (u32)window_ms) ||
-	    nla_put_u32(msg, PKTDEDUP_A_DISTINCT_SUBWINDOWS, pn->dist_nsub) ||
-	    nla_put_u64_64bit(msg, PKTDEDUP_A_DISTINCT_SRC, src, PKTDEDUP_A_PAD) ||
-	    nla_put_u64_64bit(msg, PKTDEDUP_A_DISTINCT_DST, dst, PKTDEDUP_A_PAD)) {
-		nlmsg_free(msg);
-		return -EMSGSIZE;
-	}
-	genlmsg_end(msg, hdr);
-	return genlmsg_reply(msg, info);
-}
-
 static const struct genl_ops pd_genl_ops[] = {
 	{
 		.cmd = PKTDEDUP_CMD_GET_CONFIG,
@@ -529,6 +474,31 @@ static const struct genl_ops pd_genl_ops[] = {
 		.policy = pd_distinct_policy,
 		.maxattr = ARRAY_SIZE(pd_distinct_policy) - 1,
 	},
+	{
+		.cmd = PKTDEDUP_CMD_GET_SOURCES,
+		.doit = pd_nl_get_sources,
+	},
+	{
+		.cmd = PKTDEDUP_CMD_SET_SOURCES,
+		.doit = pd_nl_set_sources,
+		.policy = pd_sources_policy,
+		.maxattr = ARRAY_SIZE(pd_sources_policy) - 1,
+		.flags = GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd = PKTDEDUP_CMD_GET_TOP,
+		.doit = pd_nl_get_top,
+		.policy = pd_top_policy,
+		.maxattr = ARRAY_SIZE(pd_top_policy) - 1,
+		.flags = GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd = PKTDEDUP_CMD_GET_RARE,
+		.doit = pd_nl_get_rare,
+		.policy = pd_top_policy,
+		.maxattr = ARRAY_SIZE(pd_top_policy) - 1,
+		.flags = GENL_UNS_ADMIN_PERM,
+	},
 };
 
 static const struct genl_multicast_group pd_mcgrps[] = {
@@ -547,6 +517,48 @@ static struct genl_family pd_genl_family __ro_after_init = {
 	.mcgrps = pd_mcgrps,
 	.n_mcgrps = ARRAY_SIZE(pd_mcgrps),
 };
+
+void *pd_nl_put_reply(struct sk_buff *msg, struct genl_info *info, u8 cmd)
+{
+	return genlmsg_put_reply(msg, info, &pd_genl_family, 0, cmd);
+}
+
+bool pd_netlink_listening(struct net *net)
+{
+	return genl_has_listeners(&pd_genl_family, net, 0);
+}
+
+/* One NEW_SOURCE event to the "events" group of net; process context. */
+int pd_netlink_event(struct net *net, const struct pd_src_event *ev, int cpu,
+		     u64 time_ms)
+{
+	struct pd_net *pn = pd_pernet(net);
+	struct sk_buff *msg;
+	void *hdr;
+	int err;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put(msg, 0, 0, &pd_genl_family, 0,
+			  PKTDEDUP_CMD_NEW_SOURCE);
+	if (!hdr ||
+	    nla_put_u8(msg, PKTDEDUP_A_ADDR_FAMILY, ev->len == 4 ? 4 : 6) ||
+	    nla_put(msg, PKTDEDUP_A_ADDR, ev->len, ev->addr) ||
+	    nla_put_u32(msg, PKTDEDUP_A_EV_CPU, cpu) ||
+	    nla_put_u64_64bit(msg, PKTDEDUP_A_EV_TIME_MS, time_ms,
+			      PKTDEDUP_A_PAD) ||
+	    nla_put_u64_64bit(msg, PKTDEDUP_A_EV_DROPPED, pd_ev_dropped(pn),
+			      PKTDEDUP_A_PAD)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	/* -ESRCH: the last listener left meanwhile; not a failure */
+	err = genlmsg_multicast_netns(&pd_genl_family, net, msg, 0, 0,
+				      GFP_KERNEL);
+	return err == -ESRCH ? 0 : err;
+}
 
 int pd_netlink_init(void)
 {

@@ -137,8 +137,7 @@ int pd_net_setup(struct pd_net *pn, struct net *net,
 	}
 	for_each_possible_cpu(cpu)
 		u64_stats_init(&per_cpu_ptr(pn->stats, cpu)->syncp);
-	if (pd_distinct_init(pn, pd_distinct_window_s, pd_distinct_subwindows))
-		pr_warn_ratelimited("no distinct counting in a namespace: no memory\n");
+	pd_srcs_setup(pn);
 
 	/*
 	 * Without room for its filters an instance stays idle (no hooks)
@@ -163,6 +162,7 @@ void pd_net_detach(struct pd_net *pn)
 	pd_proc_exit(pn);
 	if (pn->hooks)
 		pd_hooks_detach(pn->hooks);
+	pd_srcs_stop(pn);
 }
 
 /* After the grace period: nothing can reach the state any more. */
@@ -174,6 +174,6 @@ void pd_net_teardown(struct pd_net *pn)
 	RCU_INIT_POINTER(pn->filters, NULL);
 	free_percpu(pn->stats);
 	free_percpu(pn->base);
-	pd_distinct_free(pn);
+	pd_srcs_teardown(pn);
 	mutex_destroy(&pn->lock);
 }

@@ -9,18 +9,21 @@
 
 #include <linux/mutex.h>
 #include <linux/netlink.h>
+#include <net/genetlink.h>
 #include <linux/netfilter.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/skbuff.h>
 #include <linux/spinlock.h>
 #include <linux/u64_stats_sync.h>
+#include <linux/workqueue.h>
 
 #include "core/config.h"
 #include "core/key.h"
 #include "core/plan.h"
 #include "core/sbf.h"
 #include "core/window.h"
+#include "uapi/pktdedup.h"
 
 /*
  * Bytes of a packet the key extraction may look at, from the IP header on:
@@ -70,10 +73,52 @@ struct pd_hooks {
 	u32 gen;
 };
 
-/* Distinct addresses in the recent window, per CPU (distinct.c). */
-struct pd_distinct {
-	struct pd_win src;
+/* What is learnt of addresses in the recent window (sources.c). */
+#define PD_SRC_DEFAULT_COUNTERS 128
+#define PD_SRC_DEFAULT_NEW_MEM (64 * 1024)
+#define PD_SRC_DEFAULT_EVENT_RATE 1000
+#define PD_SRC_DEFAULT_RING 1024
+
+struct pd_src_cfg {
+	u32 window_ms;
+	u32 nsub;		/* sub-windows */
+	u32 counters;		/* top-talker counters per sub-window, per CPU */
+	u32 newsrc;		/* 1: new-source filter, events, rare sources */
+	u64 newsrc_mem;		/* bytes of cells of each CPU's filter */
+	u32 event_rate;		/* events sent per second, at most */
+	u32 ring;		/* new sources remembered per CPU, 2^n */
+};
+
+/* A new source, as remembered in a CPU's ring. */
+struct pd_src_event {
+	u32 seq;		/* 2 i + 2 once entry i is whole; odd: writing */
+	u8 len;			/* 4 or 16 */
+	u8 addr[16];
+	u64 when;		/* jiffies64 */
+};
+
+struct pd_src_cpu {
+	struct pd_win src;	/* with the top-talker summaries */
 	struct pd_win dst;
+	struct pd_sbf *newsrc;	/* &newsrc_sbf, or NULL: off */
+	struct pd_sbf newsrc_sbf;
+	struct pd_src_event *ring;
+	u32 head;		/* entries pushed; this CPU's, store-release */
+	u32 tail;		/* the event worker's cursor */
+	void *mem;		/* of both windows */
+};
+
+struct pd_srcs {
+	struct pd_src_cfg cfg;
+	struct pd_plan plan;	/* of the new-source filters */
+	u64 tick_j;		/* jiffies per sub-window */
+	u32 seed[2];		/* address hashes: sources, destinations */
+	struct pd_src_cpu **cpu;	/* [nr_cpu_ids] */
+	/*
+	 * The event worker's own filter, over what the CPUs report: a source
+	 * new to two CPUs is one event. Only the worker touches it.
+	 */
+	struct pd_sbf ev_sbf;
 };
 
 struct pd_net {
@@ -86,11 +131,16 @@ struct pd_net {
 	struct pd_cpu_stats __percpu *stats;
 	struct pd_counts __percpu *base;	/* counts at the last reset */
 	struct proc_dir_entry *proc;
-	struct pd_distinct __percpu *dist;	/* NULL: no memory for it */
-	u32 dist_nsub;
-	u32 dist_window_s;
-	u64 dist_tick_j;		/* jiffies per sub-window */
-	u32 dist_seed[2];
+	struct pd_srcs __rcu *srcs;	/* NULL: no memory for it */
+	struct pd_src_cfg src_cfg;	/* in force; under lock */
+	struct delayed_work ev_work;	/* new-source events */
+	u64 ev_credit;			/* under lock */
+	u64 ev_refill;			/* under lock */
+	atomic64_t ev_sent;
+	atomic64_t ev_repeat;		/* new to a CPU, not to the namespace */
+	atomic64_t ev_overrun;		/* overwritten before sent */
+	atomic64_t ev_ratelimited;
+	atomic64_t ev_failed;		/* no memory, no room in a socket */
 };
 
 /*
@@ -119,11 +169,29 @@ struct pd_sbf *pd_filters_get(struct pd_filters *fs, int cpu);
 u32 pd_filters_zero_ppb(struct pd_filters *fs, int cpu);
 int pd_filters_query(struct pd_filters *fs, const struct pd_key *key);
 
-/* distinct.c */
-int pd_distinct_init(struct pd_net *pn, u32 window_s, u32 nsub);
-void pd_distinct_free(struct pd_net *pn);
-void pd_distinct_add(struct pd_net *pn, const struct pd_pkt *pkt);
-int pd_distinct_count(struct pd_net *pn, u32 last, u64 *src, u64 *dst);
+/* sources.c */
+void pd_srcs_defaults(struct pd_src_cfg *c);
+struct pd_srcs *pd_srcs_build(const struct pd_src_cfg *cfg,
+			      struct netlink_ext_ack *extack);
+void pd_srcs_free(struct pd_srcs *s);
+int pd_srcs_apply(struct pd_net *pn, const struct pd_src_cfg *cfg,
+		  struct netlink_ext_ack *extack);
+void pd_srcs_setup(struct pd_net *pn);
+void pd_srcs_stop(struct pd_net *pn);
+void pd_srcs_teardown(struct pd_net *pn);
+void pd_srcs_add(struct pd_net *pn, const struct pd_pkt *pkt);
+u64 pd_srcs_mem(const struct pd_srcs *s);
+u64 pd_srcs_tick(const struct pd_srcs *s);
+u64 pd_srcs_hash(const struct pd_srcs *s, const u8 *addr, u8 len);
+u32 pd_srcs_span(const struct pd_srcs *s, u32 ms);
+int pd_srcs_distinct(struct pd_srcs *s, u32 last, u64 *src, u64 *dst);
+struct pd_ss_agg *pd_srcs_top(struct pd_srcs *s, u32 last, u32 keep);
+int pd_srcs_candidates(struct pd_srcs *s, u32 last,
+		       struct pd_src_event **out);
+u32 pd_srcs_ring_head(const struct pd_srcs *s, int cpu);
+bool pd_srcs_ring_read(const struct pd_srcs *s, int cpu, u32 i,
+		       struct pd_src_event *out);
+u64 pd_ev_dropped(struct pd_net *pn);
 
 /* netns.c */
 int pd_net_apply(struct pd_net *pn, const struct pd_config *cfg,
@@ -151,6 +219,20 @@ enum pd_parse_result pd_skb_key(struct sk_buff *skb,
 /* netlink.c */
 int pd_netlink_init(void);
 void pd_netlink_exit(void);
+void *pd_nl_put_reply(struct sk_buff *msg, struct genl_info *info, u8 cmd);
+bool pd_netlink_listening(struct net *net);
+int pd_netlink_event(struct net *net, const struct pd_src_event *ev, int cpu,
+		     u64 time_ms);
+
+/* nl_sources.c */
+extern const struct nla_policy pd_distinct_policy[PKTDEDUP_A_DISTINCT_LAST_MS + 1];
+extern const struct nla_policy pd_sources_policy[PKTDEDUP_A_SRC_RING + 1];
+extern const struct nla_policy pd_top_policy[PKTDEDUP_A_RARE_SUPPORT + 1];
+int pd_nl_get_distinct(struct sk_buff *skb, struct genl_info *info);
+int pd_nl_get_sources(struct sk_buff *skb, struct genl_info *info);
+int pd_nl_set_sources(struct sk_buff *skb, struct genl_info *info);
+int pd_nl_get_top(struct sk_buff *skb, struct genl_info *info);
+int pd_nl_get_rare(struct sk_buff *skb, struct genl_info *info);
 
 /* proc.c */
 int pd_proc_init(struct pd_net *pn);

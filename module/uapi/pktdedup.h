@@ -59,8 +59,61 @@
  *	         seen in it (SRC, DST): HyperLogLog estimates of the union
  *	         over all CPUs, relative standard error 0.81%.
  *
- * Multicast group "events" (PKTDEDUP_MCGRP_EVENTS) is reserved for event
- * notifications; version 1 sends none.
+ * PKTDEDUP_CMD_GET_SOURCES  (do)
+ *	request: no attributes.
+ *	reply:   the source-window settings (as SET_SOURCES takes them), the
+ *	         memory they use (SRC_MEM_TOTAL, all CPUs), the new-source
+ *	         filter's parameters when it is on (PLAN_MAX, PLAN_K, PLAN_P,
+ *	         PLAN_CELLS, PLAN_FP_BOUND), and the event counters
+ *	         (SRC_NEW_SEEN: reports of the per-CPU filters; EV_REPEAT:
+ *	         reports dropped as already reported from another CPU;
+ *	         EV_SENT, EV_OVERRUN, EV_RATELIMITED, EV_FAILED).
+ *
+ * PKTDEDUP_CMD_SET_SOURCES  (do, admin)
+ *	request: any subset of DISTINCT_WINDOW_MS (1000..3600000),
+ *	         DISTINCT_SUBWINDOWS (1..64), SRC_COUNTERS (8..4096), SRC_NEW,
+ *	         SRC_NEW_MEM, SRC_EVENT_RATE (1..10^6 per second), SRC_RING
+ *	         (2^n, 16..65536). The new state is built whole, then replaces
+ *	         the old one: distinct counts, top talkers and new-source
+ *	         memory start empty.
+ *	reply:   as GET_SOURCES.
+ *
+ * PKTDEDUP_CMD_GET_TOP  (do, admin)
+ *	request: optionally TOP_N (1..1000, default 10) and DISTINCT_LAST_MS.
+ *	reply:   LAST_MS, TOTAL (packets counted in the span, N), TOP_ERROR
+ *	         (no unlisted source sent more; at most N / SRC_COUNTERS),
+ *	         then up to TOP_N nested ENTRY attributes, heaviest first:
+ *	         ADDR_FAMILY, ADDR, COUNT_HI and COUNT_LO (the source sent
+ *	         between COUNT_LO and COUNT_HI packets). Space-Saving
+ *	         summaries of every CPU and sub-window, merged.
+ *	Privileged: it names hosts.
+ *
+ * PKTDEDUP_CMD_GET_RARE  (do, admin; needs SRC_NEW on)
+ *	request: optionally RARE_SUPPORT (s, ppb, default 100000 = 0.0001),
+ *	         DISTINCT_LAST_MS, TOP_N (most entries to list, 1..1000,
+ *	         default 100).
+ *	reply:   LAST_MS, TOTAL (N), RARE_SUPPORT_COUNT (floor(s N)),
+ *	         TOP_ERROR (e: the merged summaries' error bound),
+ *	         RARE_CANDIDATES (sources examined), RARE_FOUND (how many are
+ *	         rare; more than the entries if TOP_N cut the list), entries
+ *	         as for GET_TOP. BFSS's rule: a source is listed unless its
+ *	         lower bound exceeds floor(s N), so every examined source
+ *	         that sent at most floor(s N) packets is listed (no false
+ *	         negatives), and none that sent more than floor(s N) + e.
+ *	         The sources examined are those the new-source filters
+ *	         reported within the span and the per-CPU rings (SRC_RING
+ *	         entries each) still hold.
+ *
+ * Multicast group "events" (PKTDEDUP_MCGRP_EVENTS)
+ *	PKTDEDUP_CMD_NEW_SOURCE: a source address the new-source filters had
+ *	not seen recently: new to the filter of the CPU that saw it (EV_CPU)
+ *	and to a second filter over all CPUs' reports, so a source arriving
+ *	on several CPUs is one event (ADDR_FAMILY, ADDR, EV_TIME_MS:
+ *	wall-clock milliseconds since the epoch; EV_DROPPED: events not
+ *	sent so far). Sent only while SRC_NEW is on, at most SRC_EVENT_RATE
+ *	per second, from per-CPU rings drained every 100 ms: an event is
+ *	dropped (and counted) when the ring overflows, the rate is
+ *	exceeded, or it cannot be sent; never queued without bound.
  *
  * Numbers: probabilities are in parts per 10^9 (ppb); memory in bytes.
  */
@@ -79,6 +132,11 @@ enum pktdedup_cmd {
 	PKTDEDUP_CMD_GET_STATS,
 	PKTDEDUP_CMD_QUERY,
 	PKTDEDUP_CMD_GET_DISTINCT,
+	PKTDEDUP_CMD_GET_SOURCES,
+	PKTDEDUP_CMD_SET_SOURCES,
+	PKTDEDUP_CMD_GET_TOP,
+	PKTDEDUP_CMD_GET_RARE,
+	PKTDEDUP_CMD_NEW_SOURCE,	/* notification only */
 
 	__PKTDEDUP_CMD_MAX,
 	PKTDEDUP_CMD_MAX = __PKTDEDUP_CMD_MAX - 1
@@ -195,6 +253,39 @@ enum pktdedup_attr {
 	PKTDEDUP_A_DISTINCT_SUBWINDOWS,	/* u32 */
 	PKTDEDUP_A_DISTINCT_SRC,	/* u64, distinct source addresses */
 	PKTDEDUP_A_DISTINCT_DST,	/* u64, distinct destination addresses */
+
+	/* GET_SOURCES / SET_SOURCES */
+	PKTDEDUP_A_SRC_COUNTERS,	/* u32, top-talker counters per sub-window per CPU */
+	PKTDEDUP_A_SRC_NEW,		/* u8, 1: new-source filter on */
+	PKTDEDUP_A_SRC_NEW_MEM,		/* u64, bytes of cells per CPU */
+	PKTDEDUP_A_SRC_EVENT_RATE,	/* u32, events per second at most */
+	PKTDEDUP_A_SRC_RING,		/* u32, new sources remembered per CPU */
+	PKTDEDUP_A_SRC_MEM_TOTAL,	/* u64, reply: bytes, all CPUs */
+	PKTDEDUP_A_SRC_NEW_SEEN,	/* u64, reply: new sources reported */
+	PKTDEDUP_A_EV_SENT,		/* u64 */
+	PKTDEDUP_A_EV_OVERRUN,		/* u64, overwritten in a ring unsent */
+	PKTDEDUP_A_EV_RATELIMITED,	/* u64 */
+	PKTDEDUP_A_EV_FAILED,		/* u64, no memory or no socket room */
+	PKTDEDUP_A_EV_REPEAT,		/* u64, new to a CPU, not to the namespace */
+
+	/* GET_TOP / GET_RARE */
+	PKTDEDUP_A_TOP_N,		/* u32 */
+	PKTDEDUP_A_TOTAL,		/* u64, packets counted in the span */
+	PKTDEDUP_A_TOP_ERROR,		/* u64 */
+	PKTDEDUP_A_ENTRY,		/* nested, one per address */
+	PKTDEDUP_A_ADDR_FAMILY,		/* u8, 4 or 6 */
+	PKTDEDUP_A_ADDR,		/* binary, 4 or 16 bytes */
+	PKTDEDUP_A_COUNT_HI,		/* u64 */
+	PKTDEDUP_A_COUNT_LO,		/* u64 */
+	PKTDEDUP_A_RARE_SUPPORT,	/* u32, ppb */
+	PKTDEDUP_A_RARE_SUPPORT_COUNT,	/* u64 */
+	PKTDEDUP_A_RARE_CANDIDATES,	/* u32 */
+	PKTDEDUP_A_RARE_FOUND,		/* u32 */
+
+	/* NEW_SOURCE events (with ADDR_FAMILY, ADDR) */
+	PKTDEDUP_A_EV_CPU,		/* u32 */
+	PKTDEDUP_A_EV_TIME_MS,		/* u64, ms since the epoch */
+	PKTDEDUP_A_EV_DROPPED,		/* u64, events not sent so far */
 
 	__PKTDEDUP_A_MAX,
 	PKTDEDUP_A_MAX = __PKTDEDUP_A_MAX - 1

@@ -327,6 +327,130 @@ t_distinct_expiry() {
 	t_end
 }
 
+# d's packets to e from SRCS sources starting at offset FIRST, C each,
+# from CPU N: 10.2.0.1 + offset (last two bytes)
+from_d() {	# FIRST SRCS COUNT CPU
+	inns d pdnet send -4 10.2.0.1 10.2.0.2 --src-first "$1" --srcs "$2" \
+		--count "$3" --cpu "$4" > /dev/null || t_fail "pdnet send from d"
+}
+
+# the address of source offset I (I < 65536)
+src_addr() {	# I
+	_o=$(($1 + 1))
+	echo "10.2.$((_o / 256)).$((_o % 256))"
+}
+
+t_sources_config() {
+	t_begin "source windows: settings at run time, refused ones change nothing"
+	j=$(inns e dedupctl -j sources)
+	expect_eq "default window" 60000 "$(echo "$j" | json_num window_ms)"
+	expect_eq "default counters" 128 "$(echo "$j" | json_num counters)"
+	expect_eq "new-source filter off" '"new":false' \
+		"$(echo "$j" | grep -o '"new":[a-z]*')"
+	expect_fail "window over an hour" 2 "window" \
+		inns e dedupctl sources window 2h
+	expect_fail "ring not a power of two" 2 "power of two" \
+		inns e dedupctl sources ring 1000
+	expect_fail "too much memory" 1 "memory cap" \
+		inns e dedupctl sources new on new-mem 200M
+	expect_fail "unprivileged" 1 "CAP_NET_ADMIN" \
+		inns e pdnet asuser 65534 dedupctl sources counters 64
+	expect_eq "refusals changed nothing" "$j" "$(inns e dedupctl -j sources)"
+	expect_ok "a 2 s window in 4 sub-windows" \
+		inns e dedupctl sources window 2s subwindows 4
+	resolve_e
+	from_d 100 100 300 0
+	sleep 0.3
+	expect_near "distinct sources" 101 "$(distinct_of e src)" 4 4
+	sleep 3
+	expect_eq "after the window, no traffic" 0 "$(distinct_of e src)"
+	expect_ok "back to 60 s" inns e dedupctl sources window 60s subwindows 12
+	t_end
+}
+
+t_monitor() {
+	t_begin "dedupctl monitor prints each new source once, from either CPU"
+	expect_ok "new-source filter on" inns e dedupctl sources new on
+	inns e dedupctl -j monitor > /tmp/mon.out &
+	mp=$!
+	sleep 0.5
+	# 50 sources, 3 packets each, from CPU 0; then the same from CPU 1
+	from_d 1000 50 150 0
+	from_d 1000 50 150 1
+	sleep 0.5
+	kill "$mp"
+	wait "$mp" 2>/dev/null
+	i=0
+	once=0
+	more=0
+	while [ $i -lt 50 ]; do
+		n=$(grep -c "\"addr\":\"$(src_addr $((1000 + i)))\"" /tmp/mon.out)
+		[ "$n" = 1 ] && once=$((once + 1))
+		[ "$n" -gt 1 ] && more=$((more + 1))
+		i=$((i + 1))
+	done
+	# a source is missed only if the filter takes it for a known one
+	miss=$(tolerance 50 "$(inns e dedupctl -j sources | json_num fp_bound)")
+	expect_near "sources printed once" 50 "$once" "$miss" 0
+	expect_eq "sources printed twice" 0 "$more"
+	j=$(inns e dedupctl -j sources)
+	expect_near "reports from CPU 1 recognised as repeats" 50 \
+		"$(echo "$j" | json_num events_repeat)" "$miss" 5
+	expect_eq "no event over the rate" 0 "$(echo "$j" | json_num events_ratelimited)"
+	expect_eq "/proc agrees" "$(echo "$j" | json_num events_sent)" \
+		"$(inns e cat /proc/net/pktdedup/sources | sed -n 's/^events_sent //p')"
+	t_end
+}
+
+t_top() {
+	t_begin "dedupctl top names the heaviest sender, with bounds"
+	expect_ok "empty windows, 64 counters" inns e dedupctl sources counters 64
+	from_d 0 1 1500 0
+	from_d 200 400 800 1
+	sleep 0.3
+	j=$(inns e dedupctl -j top 3)
+	echo "#   $j"
+	first=$(echo "$j" | sed -n 's/.*"top":\[{"addr":"\([^"]*\)".*/\1/p')
+	expect_eq "heaviest sender" 10.2.0.1 "$first"
+	lo=$(echo "$j" | sed -n 's/.*"top":\[{[^}]*"min":\([0-9]*\).*/\1/p')
+	hi=$(echo "$j" | sed -n 's/.*"top":\[{[^}]*"max":\([0-9]*\).*/\1/p')
+	total=$(echo "$j" | json_num packets)
+	[ "${lo:-0}" -le 1500 ] && [ "${hi:-0}" -ge 1500 ] ||
+		t_fail "bounds [$lo, $hi] do not hold 1500"
+	# the guarantee: error at most N / counters
+	expect_near "error within N / 64" 0 "$(echo "$j" | json_num error)" 0 \
+		$((total / 64))
+	expect_eq "text output's first row" 10.2.0.1 \
+		"$(inns e dedupctl top 1 | awk 'NR == 4 { print $1 }')"
+	expect_fail "unprivileged" 1 "CAP_NET_ADMIN" \
+		inns e pdnet asuser 65534 dedupctl top
+	t_end
+}
+
+t_rare() {
+	t_begin "dedupctl rare lists every source at or under s N, none far above"
+	expect_ok "empty windows" inns e dedupctl sources counters 128
+	from_d 0 1 2000 0
+	from_d 3000 20 20 1
+	from_d 4000 5 500 0
+	sleep 0.3
+	j=$(inns e dedupctl -j rare support 0.01 limit 100)
+	echo "#   $j"
+	expect_eq "rare sources found" 20 "$(echo "$j" | json_num found)"
+	i=0
+	listed=0
+	while [ $i -lt 20 ]; do
+		echo "$j" | grep -q "\"addr\":\"$(src_addr $((3000 + i)))\"" &&
+			listed=$((listed + 1))
+		i=$((i + 1))
+	done
+	expect_eq "each one-packet source listed" 20 "$listed"
+	inns e dedupctl sources new off > /dev/null
+	expect_fail "needs the new-source filter" 1 "new-source filter" \
+		inns e dedupctl rare
+	t_end
+}
+
 t_reconfigure_rmmod() {
 	t_begin "reconfiguration and rmmod while traffic flows"
 	# nsenter execs pdnet, so $! is the sender itself
@@ -381,6 +505,10 @@ t_unprivileged
 t_bad_values
 t_distinct
 t_distinct_expiry
+t_sources_config
+t_monitor
+t_top
+t_rare
 t_reconfigure_rmmod
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" = 0 ]

@@ -3,7 +3,8 @@
  * dedupctl: configure and watch pktdedup, iproute2 style.
  *
  *   dedupctl [-j] show | set ... | stats [percpu] | reset | query ... |
- *                 plan ...
+ *                 distinct ... | sources ... | top ... | rare ... |
+ *                 monitor ... | plan ...
  *
  * Exit status: 0 done, 1 the kernel refused or could not be reached,
  * 2 the command line is wrong. See dedupctl(8).
@@ -22,12 +23,11 @@
 #include "../../module/core/sbf.h"
 #include "../../module/uapi/pktdedup.h"
 #include "../common/args.h"
+#include "dedupctl.h"
 #include "nl.h"
 
-#define EXIT_REFUSED 1
-#define EXIT_USAGE 2
 
-static bool json;
+bool json;
 
 static const char usage_text[] =
 "usage: dedupctl [-j] COMMAND\n"
@@ -46,16 +46,22 @@ static const char usage_text[] =
 "                                is this key in the filters now?\n"
 "  distinct [window DURATION]    distinct source and destination addresses\n"
 "                                in the recent window (default: all of it)\n"
+"  sources [SETTING VALUE ...]   show or change the source windows:\n"
+"      window DURATION    subwindows N    counters N    new on|off\n"
+"      new-mem SIZE    event-rate N    ring N\n"
+"  top [N] [window DURATION]     the N heaviest sources (10), with bounds\n"
+"  rare [support S] [window DURATION] [limit N]\n"
+"                                sources that sent at most S x all packets\n"
+"  monitor [count N]             print new sources as the module reports them\n"
 "  plan mem SIZE [fps RATE] [max N] [k N] [p N] [gap PACKETS]\n"
 "                                run the planner here, no kernel needed\n"
 "\n"
-"  -j, --json    JSON output for show, stats, query, distinct and plan\n"
+"  -j, --json    JSON output (monitor: one JSON object per line)\n"
 "SIZE takes K, M, G suffixes; RATE is a fraction (0.01) or a percentage (1%);\n"
 "DURATION is a number with ms, s, m or h (seconds if bare).\n";
 
-#define usage_error(...) die_usage("dedupctl", "dedupctl help", __VA_ARGS__)
 
-static void __attribute__((noreturn)) refused(const struct nl *n, int err)
+void __attribute__((noreturn)) refused(const struct nl *n, int err)
 {
 	if (err == -EPERM)
 		fprintf(stderr, "dedupctl: %s (needs CAP_NET_ADMIN)\n",
@@ -66,7 +72,7 @@ static void __attribute__((noreturn)) refused(const struct nl *n, int err)
 	exit(EXIT_REFUSED);
 }
 
-static void open_nl(struct nl *n)
+void open_nl(struct nl *n)
 {
 	if (nl_open(n)) {
 		fprintf(stderr, "dedupctl: %s\n", n->err);
@@ -75,7 +81,7 @@ static void open_nl(struct nl *n)
 }
 
 /* Send req, hand the replies to cb, exit 1 if the kernel refuses; close. */
-static void talk(struct nl *n, struct nlmsghdr *req, nl_reply_cb cb,
+void talk(struct nl *n, struct nlmsghdr *req, nl_reply_cb cb,
 		 void *data)
 {
 	int err = nl_talk(n, req, cb, data);
@@ -102,7 +108,7 @@ static int name_arg(const char *what, const char *v, const char *const *names,
 	exit(EXIT_USAGE);
 }
 
-static uint32_t ppb_arg(const char *what, const char *v)
+uint32_t ppb_arg(const char *what, const char *v)
 {
 	u32 ppb;
 
@@ -112,7 +118,7 @@ static uint32_t ppb_arg(const char *what, const char *v)
 	return ppb;
 }
 
-static uint64_t size_arg(const char *what, const char *v)
+uint64_t size_arg(const char *what, const char *v)
 {
 	uint64_t s;
 
@@ -121,7 +127,7 @@ static uint64_t size_arg(const char *what, const char *v)
 	return s;
 }
 
-static uint64_t num_arg(const char *what, const char *v, uint64_t lo,
+uint64_t num_arg(const char *what, const char *v, uint64_t lo,
 			uint64_t hi)
 {
 	uint64_t x;
@@ -139,7 +145,7 @@ static uint32_t auto_arg(const char *what, const char *v, uint32_t autoval,
 	return strcmp(v, "auto") ? (uint32_t)num_arg(what, v, lo, hi) : autoval;
 }
 
-static bool onoff_arg(const char *what, const char *v)
+bool onoff_arg(const char *what, const char *v)
 {
 	if (!strcmp(v, "on"))
 		return true;
@@ -175,7 +181,7 @@ static const char *pct(char *buf, size_t len, uint32_t ppb)
 	return buf;
 }
 
-static const char *size_str(char *buf, size_t len, uint64_t b)
+const char *size_str(char *buf, size_t len, uint64_t b)
 {
 	if (b >= (1ULL << 30) && !(b & ((1ULL << 30) - 1)))
 		snprintf(buf, len, "%llu GiB", (unsigned long long)(b >> 30));
@@ -190,12 +196,12 @@ static const char *size_str(char *buf, size_t len, uint64_t b)
 
 /* ---- show ---- */
 
-static uint64_t u64a(const struct nlattr **tb, int t)
+uint64_t u64a(const struct nlattr **tb, int t)
 {
 	return tb[t] ? mnl_attr_get_u64(tb[t]) : 0;
 }
 
-static uint32_t u32a(const struct nlattr **tb, int t)
+uint32_t u32a(const struct nlattr **tb, int t)
 {
 	return tb[t] ? mnl_attr_get_u32(tb[t]) : 0;
 }
@@ -205,7 +211,7 @@ static uint16_t u16a(const struct nlattr **tb, int t)
 	return tb[t] ? mnl_attr_get_u16(tb[t]) : 0;
 }
 
-static uint8_t u8a(const struct nlattr **tb, int t)
+uint8_t u8a(const struct nlattr **tb, int t)
 {
 	return tb[t] ? mnl_attr_get_u8(tb[t]) : 0;
 }
@@ -600,53 +606,6 @@ static int cmd_query(int argc, char **argv)
 	return 0;
 }
 
-/* ---- distinct ---- */
-
-static int distinct_cb(const struct nlattr **tb, void *data)
-{
-	uint32_t last = u32a(tb, PKTDEDUP_A_DISTINCT_LAST_MS);
-
-	(void)data;
-	if (json) {
-		printf("{\"window_ms\":%u,\"subwindows\":%u,\"last_ms\":%u,"
-		       "\"src\":%llu,\"dst\":%llu}\n",
-		       u32a(tb, PKTDEDUP_A_DISTINCT_WINDOW_MS),
-		       u32a(tb, PKTDEDUP_A_DISTINCT_SUBWINDOWS), last,
-		       (unsigned long long)u64a(tb, PKTDEDUP_A_DISTINCT_SRC),
-		       (unsigned long long)u64a(tb, PKTDEDUP_A_DISTINCT_DST));
-		return MNL_CB_OK;
-	}
-	printf("in the last %u.%03u s (window %u s in %u sub-windows):\n"
-	       "  %llu distinct sources\n  %llu distinct destinations\n",
-	       last / 1000, last % 1000,
-	       u32a(tb, PKTDEDUP_A_DISTINCT_WINDOW_MS) / 1000,
-	       u32a(tb, PKTDEDUP_A_DISTINCT_SUBWINDOWS),
-	       (unsigned long long)u64a(tb, PKTDEDUP_A_DISTINCT_SRC),
-	       (unsigned long long)u64a(tb, PKTDEDUP_A_DISTINCT_DST));
-	return MNL_CB_OK;
-}
-
-static int cmd_distinct(int argc, char **argv)
-{
-	struct nlmsghdr *nlh;
-	uint64_t ms = 0;
-	struct nl n;
-
-	if (argc == 2 && !strcmp(argv[0], "window")) {
-		if (!parse_duration_ms(argv[1], &ms) || !ms || ms > 3600000)
-			usage_error("window: '%s' is not a duration from 1ms to 1h (e.g. 10s, 1m)",
-				    argv[1]);
-	} else if (argc) {
-		usage_error("distinct: give nothing or window DURATION");
-	}
-	open_nl(&n);
-	nlh = nl_request(&n, PKTDEDUP_CMD_GET_DISTINCT, false);
-	if (ms)
-		mnl_attr_put_u32(nlh, PKTDEDUP_A_DISTINCT_LAST_MS, (uint32_t)ms);
-	talk(&n, nlh, distinct_cb, NULL);
-	return 0;
-}
-
 /* ---- plan ---- */
 
 static int cmd_plan(int argc, char **argv)
@@ -724,6 +683,8 @@ int main(int argc, char **argv)
 		{ "show", cmd_show }, { "set", cmd_set }, { "stats", cmd_stats },
 		{ "reset", cmd_reset }, { "query", cmd_query },
 		{ "distinct", cmd_distinct }, { "plan", cmd_plan },
+		{ "sources", cmd_sources }, { "top", cmd_top },
+		{ "rare", cmd_rare }, { "monitor", cmd_monitor },
 	};
 	unsigned int i;
 

@@ -39,6 +39,15 @@ static const char *const attr_names[PKTDEDUP_A_MAX + 1] = {
 	[PKTDEDUP_A_QUERY_DPORT] = "query destination port",
 	[PKTDEDUP_A_QUERY_PACKET] = "query packet",
 	[PKTDEDUP_A_DISTINCT_LAST_MS] = "window",
+	[PKTDEDUP_A_DISTINCT_WINDOW_MS] = "window",
+	[PKTDEDUP_A_DISTINCT_SUBWINDOWS] = "subwindows",
+	[PKTDEDUP_A_SRC_COUNTERS] = "counters",
+	[PKTDEDUP_A_SRC_NEW] = "new",
+	[PKTDEDUP_A_SRC_NEW_MEM] = "new-mem",
+	[PKTDEDUP_A_SRC_EVENT_RATE] = "event-rate",
+	[PKTDEDUP_A_SRC_RING] = "ring",
+	[PKTDEDUP_A_TOP_N] = "count",
+	[PKTDEDUP_A_RARE_SUPPORT] = "support",
 };
 
 const char *nl_attr_name(uint16_t type)
@@ -50,15 +59,42 @@ const char *nl_attr_name(uint16_t type)
 
 struct resolve {
 	uint16_t id;
+	uint32_t events;	/* the "events" group's id, 0 if none */
 };
+
+/* One CTRL_ATTR_MCAST_GRP_* attribute of a group. */
+static int group_attr(const struct nlattr *a, void *data)
+{
+	const struct nlattr **g = data;
+	uint16_t type = mnl_attr_get_type(a);
+
+	if (type == CTRL_ATTR_MCAST_GRP_NAME &&
+	    mnl_attr_validate(a, MNL_TYPE_NUL_STRING) >= 0)
+		g[0] = a;
+	else if (type == CTRL_ATTR_MCAST_GRP_ID &&
+		 mnl_attr_validate(a, MNL_TYPE_U32) >= 0)
+		g[1] = a;
+	return MNL_CB_OK;
+}
 
 static int family_attr(const struct nlattr *a, void *data)
 {
 	struct resolve *r = data;
+	const struct nlattr *grp;
 
 	if (mnl_attr_get_type(a) == CTRL_ATTR_FAMILY_ID &&
 	    mnl_attr_validate(a, MNL_TYPE_U16) >= 0)
 		r->id = mnl_attr_get_u16(a);
+	if (mnl_attr_get_type(a) != CTRL_ATTR_MCAST_GROUPS)
+		return MNL_CB_OK;
+	mnl_attr_for_each_nested(grp, a) {
+		const struct nlattr *g[2] = { NULL, NULL };
+
+		mnl_attr_parse_nested(grp, group_attr, g);
+		if (g[0] && g[1] &&
+		    !strcmp(mnl_attr_get_str(g[0]), PKTDEDUP_MCGRP_EVENTS))
+			r->events = mnl_attr_get_u32(g[1]);
+	}
 	return MNL_CB_OK;
 }
 
@@ -174,6 +210,7 @@ static int reply_attr(const struct nlattr *a, void *data)
 
 struct reply {
 	nl_reply_cb cb;
+	nl_reply_cb entry_cb;
 	void *data;
 };
 
@@ -181,11 +218,25 @@ static int reply_msg(const struct nlmsghdr *nlh, void *data)
 {
 	struct reply *r = data;
 	const struct nlattr *tb[PKTDEDUP_A_MAX + 1] = { 0 };
+	const struct nlattr *a;
 
 	if (!r->cb)
 		return MNL_CB_OK;
 	mnl_attr_parse(nlh, sizeof(struct genlmsghdr), reply_attr, tb);
-	return r->cb(tb, r->data);
+	if (r->cb(tb, r->data) != MNL_CB_OK)
+		return MNL_CB_ERROR;
+	if (!r->entry_cb)
+		return MNL_CB_OK;
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
+		const struct nlattr *etb[PKTDEDUP_A_MAX + 1] = { 0 };
+
+		if (mnl_attr_get_type(a) != PKTDEDUP_A_ENTRY)
+			continue;
+		mnl_attr_parse_nested(a, reply_attr, etb);
+		if (r->entry_cb(etb, r->data) != MNL_CB_OK)
+			return MNL_CB_ERROR;
+	}
+	return MNL_CB_OK;
 }
 
 static int talk_msg(const struct nlmsghdr *nlh, void *data)
@@ -241,6 +292,53 @@ int nl_talk(struct nl *n, struct nlmsghdr *req, nl_reply_cb cb, void *data)
 	return run(n, req, reply_msg, &r);
 }
 
+int nl_talk_entries(struct nl *n, struct nlmsghdr *req, nl_reply_cb cb,
+		    nl_reply_cb entry_cb, void *data)
+{
+	struct reply r = { .cb = cb, .entry_cb = entry_cb, .data = data };
+
+	return run(n, req, reply_msg, &r);
+}
+
+int nl_listen(struct nl *n, nl_reply_cb cb, void *data)
+{
+	static char rbuf[65536];
+	struct reply r = { .cb = cb, .data = data };
+	unsigned int group = n->events;
+	ssize_t len;
+	int ret;
+
+	if (!group) {
+		snprintf(n->err, sizeof(n->err),
+			 "the module has no \"%s\" group", PKTDEDUP_MCGRP_EVENTS);
+		return -ENOENT;
+	}
+	if (mnl_socket_setsockopt(n->sock, NETLINK_ADD_MEMBERSHIP, &group,
+				  sizeof(group)) < 0) {
+		snprintf(n->err, sizeof(n->err), "join the events group: %s",
+			 strerror(errno));
+		return -errno;
+	}
+	for (;;) {
+		len = mnl_socket_recvfrom(n->sock, rbuf, sizeof(rbuf));
+		if (len < 0 && errno == ENOBUFS) {
+			/* our socket overflowed: say so and go on */
+			ret = cb(NULL, data);
+			if (ret != MNL_CB_OK)
+				return 0;
+			continue;
+		}
+		if (len < 0) {
+			snprintf(n->err, sizeof(n->err), "receive: %s",
+				 strerror(errno));
+			return -errno;
+		}
+		ret = mnl_cb_run(rbuf, (size_t)len, 0, 0, reply_msg, &r);
+		if (ret <= 0)
+			return 0;
+	}
+}
+
 struct nlmsghdr *nl_request(struct nl *n, uint8_t cmd, bool dump)
 {
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(n->buf);
@@ -291,6 +389,7 @@ int nl_open(struct nl *n)
 	if (err)
 		return -1;
 	n->family = r.id;
+	n->events = r.events;
 	return 0;
 }
 

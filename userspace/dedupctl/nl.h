@@ -10,6 +10,7 @@
 struct nl {
 	struct mnl_socket *sock;
 	uint16_t family;
+	uint32_t events;		/* multicast group id */
 	uint32_t seq;
 	char buf[8192];			/* request being built */
 	char err[512];				/* why the last request failed */
@@ -29,6 +30,15 @@ struct nlmsghdr *nl_request(struct nl *n, uint8_t cmd, bool dump);
  * the attribute it points at.
  */
 int nl_talk(struct nl *n, struct nlmsghdr *req, nl_reply_cb cb, void *data);
+
+/* The same, and entry_cb on each nested PKTDEDUP_A_ENTRY after cb. */
+int nl_talk_entries(struct nl *n, struct nlmsghdr *req, nl_reply_cb cb,
+		    nl_reply_cb entry_cb, void *data);
+/*
+ * Join the "events" group and run cb on every event until it returns
+ * other than MNL_CB_OK; cb(NULL) when the socket overflowed (events lost).
+ */
+int nl_listen(struct nl *n, nl_reply_cb cb, void *data);
 
 /* Name of a pktdedup attribute, for messages. */
 const char *nl_attr_name(uint16_t type);

@@ -9,12 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../module/core/config.h"
 #include "../../module/core/fixed.h"
 #include "../../module/core/hll.h"
 #include "../../module/core/plan.h"
 #include "../../module/core/rng.h"
 #include "../../module/core/sbf.h"
+#include "../../module/core/ss.h"
 #include "../common/args.h"
+#include "sources.h"
 #include "streams.h"
 #include "truth.h"
 
@@ -52,9 +55,20 @@ static const char usage[] =
 "  --checkpoints C    rates in C equal segments of the stream\n"
 "  --cpus N           count distinct elements with N HyperLogLog sketches\n"
 "                     (element i into sketch i mod N), merged as a union\n"
+"source analytics (--sources: ids stand for source addresses, element i\n"
+"on CPU i mod --cpus, as the module keeps them), against exact answers:\n"
+"  --subwindows S     sub-windows of the window (default 12)\n"
+"  --subwindow-elements E  elements per sub-window (default: n / S)\n"
+"  --counters C       Space-Saving counters per sub-window per CPU (128)\n"
+"  --hh-phi F         heavy hitters: sent more than F of the window (0.001)\n"
+"  --rare-support S   rare: sent at most S of the window (0.0001)\n"
+"  --ring R           new sources remembered per CPU (1024)\n"
+"  --new-mem BYTES    new-source filter per CPU (64K)\n"
 "  --json             one JSON object instead of the table\n";
 
 #define usage_error(...) die_usage("dedup-sim", "dedup-sim --help", __VA_ARGS__)
+
+static double rate(uint64_t a, uint64_t b);
 
 struct score {
 	uint64_t n, distincts, duplicates, fp, fn;
@@ -77,6 +91,8 @@ struct run {
 	struct checkpoint cp[MAX_CHECKPOINTS];
 	unsigned int ncp;
 	double zero_fraction;
+	struct src_sim *src;		/* --sources */
+	struct src_result sres;
 };
 
 static double rate(uint64_t a, uint64_t b)
@@ -127,6 +143,68 @@ static void json_string(const char *s)
 	putchar('"');
 }
 
+static void json_pr(const char *name, const struct src_pr *pr)
+{
+	printf("\"%s\":{\"true\":%llu,\"reported\":%llu,\"correct\":%llu,"
+	       "\"precision\":%.9g,\"recall\":%.9g}", name,
+	       (unsigned long long)pr->truth, (unsigned long long)pr->reported,
+	       (unsigned long long)pr->correct,
+	       pr->reported ? rate(pr->correct, pr->reported) : 1.0,
+	       pr->truth ? rate(pr->correct, pr->truth) : 1.0);
+}
+
+static void json_sources(const struct src_result *sr)
+{
+	unsigned int k;
+
+	printf(",\"sources\":{\"window_elements\":%llu,\"subwindows\":[",
+	       (unsigned long long)sr->window_elems);
+	for (k = 0; k < sr->nsub; k++)
+		printf("%s{\"last\":%u,\"distinct_exact\":%llu,"
+		       "\"distinct_estimate\":%llu,\"distinct_error\":%.9g}",
+		       k ? "," : "", k + 1,
+		       (unsigned long long)sr->exact[k],
+		       (unsigned long long)sr->estimate[k],
+		       rate(sr->estimate[k], sr->exact[k]) - 1);
+	printf("],\"ss_error\":%llu,\"support_count\":%llu,"
+	       "\"candidates\":%llu,", (unsigned long long)sr->ss_error,
+	       (unsigned long long)sr->support_count,
+	       (unsigned long long)sr->candidates);
+	json_pr("heavy_hitters", &sr->hh);
+	printf(",");
+	json_pr("rare", &sr->rare);
+	printf("}");
+}
+
+static void print_pr(const char *what, const struct src_pr *pr)
+{
+	printf("%-10s %llu true, %llu reported: precision %.4f, recall %.4f\n",
+	       what, (unsigned long long)pr->truth,
+	       (unsigned long long)pr->reported,
+	       pr->reported ? rate(pr->correct, pr->reported) : 1.0,
+	       pr->truth ? rate(pr->correct, pr->truth) : 1.0);
+}
+
+static void print_sources(const struct src_result *sr)
+{
+	unsigned int k;
+
+	for (k = 0; k < sr->nsub; k++)
+		printf("%-10s last %u sub-window%s: %llu estimated, exact %llu: "
+		       "error %+.3f%%\n", k ? "" : "window", k + 1,
+		       k ? "s" : "", (unsigned long long)sr->estimate[k],
+		       (unsigned long long)sr->exact[k],
+		       100 * (rate(sr->estimate[k], sr->exact[k]) - 1));
+	printf("%-10s %llu elements in the window, summary error <= %llu\n",
+	       "top", (unsigned long long)sr->window_elems,
+	       (unsigned long long)sr->ss_error);
+	print_pr("heavy", &sr->hh);
+	printf("%-10s at most %llu (s N); %llu candidates in the rings\n",
+	       "rare", (unsigned long long)sr->support_count,
+	       (unsigned long long)sr->candidates);
+	print_pr("", &sr->rare);
+}
+
 /* fps < 0: P was given, so there is no target and no Eq. 17 value */
 static void print_json(const struct run *r, const struct stream_cfg *sc,
 		       const struct stream *st, uint64_t mem, double fps,
@@ -160,6 +238,8 @@ static void print_json(const struct run *r, const struct stream_cfg *sc,
 	       (unsigned long long)r->all.distincts,
 	       (unsigned long long)r->distinct_estimate,
 	       rate(r->distinct_estimate, r->all.distincts) - 1);
+	if (r->src)
+		json_sources(&r->sres);
 	if (sc->kind == STREAM_PCAP) {
 		printf(",\"pcap\":");
 		json_string(sc->pcap_path);
@@ -250,13 +330,16 @@ static void print_table(const struct run *r, const struct stream_cfg *sc,
 		snprintf(w, sizeof(w), "..%llu", (unsigned long long)r->cp[i].upto);
 		print_score(w, &r->cp[i].s);
 	}
+	if (r->src)
+		print_sources(&r->sres);
 }
 
 enum opt {
 	O_ALGO = 256, O_MEM, O_MAX, O_K, O_P, O_FPS, O_GAP, O_WINDOW, O_SEED,
 	O_STREAM, O_N, O_DISTINCT, O_UNIVERSE, O_ZIPF_S, O_LAMBDA, O_U, O_BIAS,
 	O_LEVELS, O_VOLUME, O_PCAP, O_KEY, O_PAYLOAD, O_IGNORE_TOS,
-	O_CHECKPOINTS, O_JSON, O_HELP, O_CPUS,
+	O_CHECKPOINTS, O_JSON, O_HELP, O_CPUS, O_SOURCES, O_SUBWINDOWS,
+	O_SUB_ELEMS, O_COUNTERS, O_HH_PHI, O_RARE_SUPPORT, O_RING, O_NEW_MEM,
 };
 
 static const struct option options[] = {
@@ -285,6 +368,14 @@ static const struct option options[] = {
 	{ "ignore-tos", no_argument, NULL, O_IGNORE_TOS },
 	{ "checkpoints", required_argument, NULL, O_CHECKPOINTS },
 	{ "cpus", required_argument, NULL, O_CPUS },
+	{ "sources", no_argument, NULL, O_SOURCES },
+	{ "subwindows", required_argument, NULL, O_SUBWINDOWS },
+	{ "subwindow-elements", required_argument, NULL, O_SUB_ELEMS },
+	{ "counters", required_argument, NULL, O_COUNTERS },
+	{ "hh-phi", required_argument, NULL, O_HH_PHI },
+	{ "rare-support", required_argument, NULL, O_RARE_SUPPORT },
+	{ "ring", required_argument, NULL, O_RING },
+	{ "new-mem", required_argument, NULL, O_NEW_MEM },
 	{ "json", no_argument, NULL, O_JSON },
 	{ "help", no_argument, NULL, O_HELP },
 	{ NULL, 0, NULL, 0 },
@@ -314,7 +405,11 @@ int main(int argc, char **argv)
 		.max = PD_PLAN_AUTO, .k = PD_PLAN_AUTO, .p = PD_PLAN_AUTO,
 	};
 	bool json = false, have_mem = false, have_algo = false, have_fps = false;
-	bool have_stream = false, have_universe = false;
+	bool have_stream = false, have_universe = false, sources = false;
+	struct src_cfg srcc = {
+		.nsub = 12, .counters = 128, .ring = 1024, .new_mem = 65536,
+		.phi_ppb = 1000000, .support_ppb = 100000,
+	};
 	uint64_t v, window = 0, ncp = 0, cpus = 1;
 	double fps = 0.01;
 	struct run *r;
@@ -446,6 +541,40 @@ int main(int argc, char **argv)
 			if (!parse_u64(optarg, 1, MAX_CPUS, &cpus))
 				BAD(o, "a sketch count from 1 to 64");
 			break;
+		case O_SOURCES:
+			sources = true;
+			break;
+		case O_SUBWINDOWS:
+			if (!parse_u64(optarg, 1, SRC_MAX_SUB, &v))
+				BAD(o, "a count from 1 to 64");
+			srcc.nsub = (unsigned int)v;
+			break;
+		case O_SUB_ELEMS:
+			if (!parse_u64(optarg, 1, 1ULL << 32, &srcc.sub_elems))
+				BAD(o, "an element count from 1 to 2^32");
+			break;
+		case O_COUNTERS:
+			if (!parse_u64(optarg, PD_SS_MIN_CAP, PD_SS_MAX_CAP, &v))
+				BAD(o, "a count from 8 to 4096");
+			srcc.counters = (unsigned int)v;
+			break;
+		case O_HH_PHI:
+			if (pd_parse_ppb(optarg, &srcc.phi_ppb))
+				BAD(o, "a fraction between 0 and 1");
+			break;
+		case O_RARE_SUPPORT:
+			if (pd_parse_ppb(optarg, &srcc.support_ppb))
+				BAD(o, "a fraction between 0 and 1");
+			break;
+		case O_RING:
+			if (!parse_u64(optarg, 1, 1ULL << 24, &v))
+				BAD(o, "a count from 1 to 2^24");
+			srcc.ring = (unsigned int)v;
+			break;
+		case O_NEW_MEM:
+			if (!parse_size(optarg, &srcc.new_mem) || !srcc.new_mem)
+				BAD(o, "a size (e.g. 64K)");
+			break;
 		case O_JSON:
 			json = true;
 			break;
@@ -507,6 +636,18 @@ int main(int argc, char **argv)
 		fprintf(stderr, "dedup-sim: %s\n", err);
 		return 1;
 	}
+	if (sources) {
+		uint64_t total = sc.kind == STREAM_PCAP ? st.npkts : sc.n;
+
+		srcc.cpus = r->cpus;
+		srcc.seed = sc.seed;
+		if (!srcc.sub_elems)
+			srcc.sub_elems = total > srcc.nsub ?
+					 (total + srcc.nsub - 1) / srcc.nsub : 1;
+		r->src = src_sim_new(&srcc, err, sizeof(err));
+		if (!r->src)
+			usage_error("--sources: %s", err);
+	}
 	if (truth_init(&truth, sc.kind == STREAM_PCAP ? st.npkts : sc.n)) {
 		fprintf(stderr, "dedup-sim: out of memory\n");
 		return 1;
@@ -541,6 +682,8 @@ int main(int argc, char **argv)
 				fprintf(stderr, "dedup-sim: out of memory\n");
 				return 1;
 			}
+			if (r->src)
+				src_sim_add(r->src, e.id);
 			score_add(&r->all, tv.seen, said);
 			score_add(&seg, tv.seen, said);
 			if (window)
@@ -565,6 +708,10 @@ int main(int argc, char **argv)
 			pd_hll_merge(&r->sketch[0], &r->sketch[i]);
 		r->distinct_estimate = pd_hll_estimate(&r->sketch[0]);
 	}
+	if (r->src && src_sim_finish(r->src, &r->sres)) {
+		fprintf(stderr, "dedup-sim: out of memory\n");
+		return 1;
+	}
 	if (req.p != PD_PLAN_AUTO)
 		fps = -1;
 	if (json)
@@ -574,6 +721,7 @@ int main(int argc, char **argv)
 	truth_free(&truth);
 	stream_close(&st);
 	pd_sbf_destroy(&r->f);
+	src_sim_free(r->src);
 	free(r);
 	return 0;
 }

@@ -335,7 +335,15 @@ static void pd_t_distinct(struct kunit *test)
 	u64 src, dst;
 	u32 i, j, len;
 
-	KUNIT_ASSERT_EQ(test, pd_distinct_init(pn, 60, 4), 0);
+	struct pd_src_cfg cfg;
+	struct pd_srcs *s;
+
+	pd_srcs_defaults(&cfg);
+	cfg.window_ms = 60000;
+	cfg.nsub = 4;
+	s = pd_srcs_build(&cfg, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(s));
+	rcu_assign_pointer(pn->srcs, s);
 	for (j = 0; j < 2; j++)
 		for (i = 0; i < 40; i++) {
 			struct sk_buff *skb;
@@ -348,11 +356,12 @@ static void pd_t_distinct(struct kunit *test)
 			rcu_read_unlock();
 			kfree_skb(skb);
 		}
-	KUNIT_ASSERT_EQ(test, pd_distinct_count(pn, 4, &src, &dst), 0);
+	KUNIT_ASSERT_EQ(test, pd_srcs_distinct(s, 4, &src, &dst), 0);
 	KUNIT_EXPECT_EQ(test, src, 1ULL);
 	KUNIT_EXPECT_GE(test, dst, 39ULL);	/* one register collision */
 	KUNIT_EXPECT_LE(test, dst, 40ULL);
-	pd_distinct_free(pn);
+	RCU_INIT_POINTER(pn->srcs, NULL);
+	pd_srcs_free(s);
 	pd_filters_free(fs);
 	pd_t_net_free(pn);
 }

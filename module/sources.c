@@ -1,0 +1,572 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pktdedup: what the module learns about source and destination addresses
+ * in a recent time window, per network namespace.
+ *
+ * Each CPU keeps, for sources and for destinations, a jumping window of
+ * HyperLogLog sketches (core/window.c); the source window also keeps a
+ * Space-Saving summary per sub-window (top talkers). Readers merge the
+ * sketches and summaries of every CPU and of the sub-windows asked about:
+ * distinct counts are the cardinality of the union, never a sum of
+ * per-CPU counts; top-talker bounds are those of the merged summary.
+ *
+ * Optionally, a Stable Bloom Filter per CPU keyed on the source address
+ * reports addresses it considers new. Each report goes into a bounded ring
+ * of this CPU's (oldest overwritten): a worker drains the rings through a
+ * filter of its own (so an address new to two CPUs is one event) into
+ * events on the "events" multicast group, at a bounded rate, and counts
+ * what it could not send; the rare-source query reads the same rings as
+ * the candidates BFSS's Algorithm 2 examines.
+ *
+ * The whole state is built for one configuration and replaced under RCU.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/jiffies.h>
+#include <linux/math64.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/timekeeping.h>
+
+#include "core/rng.h"
+#include "pktdedup.h"
+
+#define PD_EV_PERIOD (HZ / 10)	/* the event worker's period */
+
+void pd_srcs_defaults(struct pd_src_cfg *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->window_ms = pd_distinct_window_s * 1000;
+	c->nsub = pd_distinct_subwindows;
+	c->counters = PD_SRC_DEFAULT_COUNTERS;
+	c->newsrc_mem = PD_SRC_DEFAULT_NEW_MEM;
+	c->event_rate = PD_SRC_DEFAULT_EVENT_RATE;
+	c->ring = PD_SRC_DEFAULT_RING;
+}
+
+static void pd_src_cpu_free(struct pd_src_cpu *c)
+{
+	if (!c)
+		return;
+	kvfree(c->mem);
+	kvfree(c->ring);
+	kvfree(c->newsrc_sbf.words);
+	kvfree(c);
+}
+
+void pd_srcs_free(struct pd_srcs *s)
+{
+	int cpu;
+
+	if (!s)
+		return;
+	for_each_possible_cpu(cpu)
+		pd_src_cpu_free(s->cpu[cpu]);
+	kvfree(s->ev_sbf.words);
+	kfree(s->cpu);
+	kfree(s);
+}
+
+/* Bytes per CPU for cfg (and the new-source filter plan). */
+static u64 pd_src_cpu_bytes(const struct pd_src_cfg *c,
+			    const struct pd_plan *plan)
+{
+	u64 b = pd_win_bytes(c->nsub, c->counters) + pd_win_bytes(c->nsub, 0);
+
+	if (c->newsrc)
+		b += plan->cells * plan->bits / 8 +
+		     (u64)c->ring * sizeof(struct pd_src_event);
+	return b;
+}
+
+/* Bytes of the whole state for cfg: every CPU's, and the worker's filter. */
+static u64 pd_srcs_total(const struct pd_src_cfg *c, const struct pd_plan *plan)
+{
+	return pd_src_cpu_bytes(c, plan) * num_possible_cpus() +
+	       (c->newsrc ? plan->cells * plan->bits / 8 : 0);
+}
+
+static int pd_src_check(const struct pd_src_cfg *c, struct pd_plan *plan,
+			struct netlink_ext_ack *extack)
+{
+	struct pd_plan_req req = {
+		.mem_bytes = c->newsrc_mem, .fps_ppb = PD_PLAN_DEFAULT_FPS_PPB,
+		.max = PD_PLAN_AUTO, .k = PD_PLAN_AUTO, .p = PD_PLAN_AUTO,
+	};
+	const char *why = NULL;
+
+	if (c->window_ms < 1000 || c->window_ms > 3600 * 1000) {
+		NL_SET_ERR_MSG(extack, "the window must be 1 s to 1 h");
+		return -ERANGE;
+	}
+	if (!c->nsub || c->nsub > PD_WIN_MAX_SUB) {
+		NL_SET_ERR_MSG(extack, "sub-windows must be 1 to 64");
+		return -ERANGE;
+	}
+	if (c->counters < PD_SS_MIN_CAP || c->counters > PD_SS_MAX_CAP) {
+		NL_SET_ERR_MSG(extack, "top-talker counters must be 8 to 4096");
+		return -ERANGE;
+	}
+	if (!c->event_rate || c->event_rate > 1000000) {
+		NL_SET_ERR_MSG(extack, "the event rate must be 1 to 1000000 per second");
+		return -ERANGE;
+	}
+	if (c->ring < 16 || c->ring > 65536 || !is_power_of_2(c->ring)) {
+		NL_SET_ERR_MSG(extack, "the ring must be a power of two from 16 to 65536");
+		return -ERANGE;
+	}
+	memset(plan, 0, sizeof(*plan));
+	if (c->newsrc && pd_plan(&req, plan, &why)) {
+		pd_set_err_msg(extack, why);
+		return -EINVAL;
+	}
+	if (pd_srcs_total(c, plan) > pd_max_netns_mem) {
+		NL_SET_ERR_MSG(extack,
+			       "the source windows would exceed the per-namespace memory cap (module parameter max_netns_mem)");
+		return -E2BIG;
+	}
+	return 0;
+}
+
+static struct pd_src_cpu *pd_src_cpu_alloc(const struct pd_src_cfg *c,
+					   const struct pd_plan *plan, int cpu)
+{
+	int node = cpu_to_node(cpu);
+	size_t sb = pd_win_bytes(c->nsub, c->counters);
+	struct pd_src_cpu *pc;
+	const char *why;
+
+	pc = kvzalloc_node(sizeof(*pc), GFP_KERNEL_ACCOUNT, node);
+	if (!pc)
+		return NULL;
+	pc->mem = kvzalloc_node(sb + pd_win_bytes(c->nsub, 0),
+				GFP_KERNEL_ACCOUNT, node);
+	if (!pc->mem || pd_win_init(&pc->src, c->nsub, c->counters, pc->mem) ||
+	    pd_win_init(&pc->dst, c->nsub, 0, (u8 *)pc->mem + sb))
+		goto fail;
+	if (c->newsrc) {
+		struct pd_sbf_params prm = {
+			.cells = plan->cells, .max = (u8)plan->max,
+			.k = (u8)plan->k, .p = plan->p,
+		};
+		u64 *words = kvzalloc_node(pd_sbf_bytes(&prm),
+					   GFP_KERNEL_ACCOUNT, node);
+
+		pc->ring = kvzalloc_node(array_size(c->ring, sizeof(*pc->ring)),
+					 GFP_KERNEL_ACCOUNT, node);
+		if (!words || !pc->ring ||
+		    pd_sbf_init(&pc->newsrc_sbf, &prm, words, &why)) {
+			kvfree(words);
+			goto fail;
+		}
+		pc->newsrc = &pc->newsrc_sbf;
+	}
+	return pc;
+fail:
+	pd_src_cpu_free(pc);
+	return NULL;
+}
+
+struct pd_srcs *pd_srcs_build(const struct pd_src_cfg *cfg,
+			      struct netlink_ext_ack *extack)
+{
+	struct pd_srcs *s;
+	struct pd_plan plan;
+	int cpu, err;
+
+	err = pd_src_check(cfg, &plan, extack);
+	if (err)
+		return ERR_PTR(err);
+	s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
+	if (!s)
+		goto nomem;
+	s->cfg = *cfg;
+	s->plan = plan;
+	s->tick_j = max_t(u64, 1, div_u64((u64)cfg->window_ms * HZ,
+					  1000 * cfg->nsub));
+	s->seed[0] = get_random_u32();
+	s->seed[1] = get_random_u32();
+	s->cpu = kcalloc(nr_cpu_ids, sizeof(*s->cpu), GFP_KERNEL_ACCOUNT);
+	if (!s->cpu)
+		goto nomem;
+	for_each_possible_cpu(cpu) {
+		s->cpu[cpu] = pd_src_cpu_alloc(cfg, &plan, cpu);
+		if (!s->cpu[cpu])
+			goto nomem;
+		cond_resched();
+	}
+	if (cfg->newsrc) {
+		struct pd_sbf_params prm = {
+			.cells = plan.cells, .max = (u8)plan.max,
+			.k = (u8)plan.k, .p = plan.p,
+		};
+		u64 *words = kvzalloc(pd_sbf_bytes(&prm), GFP_KERNEL_ACCOUNT);
+		const char *why;
+
+		if (!words || pd_sbf_init(&s->ev_sbf, &prm, words, &why)) {
+			kvfree(words);
+			goto nomem;
+		}
+	}
+	return s;
+nomem:
+	pd_srcs_free(s);
+	NL_SET_ERR_MSG(extack, "out of memory for the source windows");
+	return ERR_PTR(-ENOMEM);
+}
+
+u64 pd_srcs_mem(const struct pd_srcs *s)
+{
+	return pd_srcs_total(&s->cfg, &s->plan);
+}
+
+u64 pd_srcs_tick(const struct pd_srcs *s)
+{
+	return div64_u64(get_jiffies_64(), s->tick_j);
+}
+
+/* 64 well-mixed bits of an address: one seeded jhash, then splitmix64. */
+static u64 pd_addr_hash(const u8 *addr, u8 len, u32 seed)
+{
+	u32 h = jhash(addr, len, seed);
+	u64 s = ((u64)h << 32) | h;
+
+	return pd_rng_next(&s);
+}
+
+u64 pd_srcs_hash(const struct pd_srcs *s, const u8 *addr, u8 len)
+{
+	return pd_addr_hash(addr, len, s->seed[0]);
+}
+
+/*
+ * Remember a new source in this CPU's ring. Each slot carries a sequence
+ * number, odd while it is written, so a reader on another CPU can tell a
+ * whole entry from one being overwritten (pd_srcs_ring_read()).
+ */
+static void pd_ring_push(struct pd_src_cpu *c, u32 ring, const u8 *addr,
+			 u8 len)
+{
+	u32 h = c->head;
+	struct pd_src_event *e = &c->ring[h & (ring - 1)];
+
+	WRITE_ONCE(e->seq, 2 * h + 1);
+	smp_wmb();	/* the odd sequence before the new contents */
+	memcpy(e->addr, addr, len);
+	e->len = len;
+	e->when = get_jiffies_64();
+	smp_wmb();	/* the contents before the even sequence */
+	WRITE_ONCE(e->seq, 2 * h + 2);
+	/* pairs with pd_srcs_ring_head(): the entry before the new head */
+	smp_store_release(&c->head, h + 1);
+}
+
+/* Count pkt's addresses on this CPU; BHs are off, RCU read side held. */
+void pd_srcs_add(struct pd_net *pn, const struct pd_pkt *pkt)
+{
+	struct pd_srcs *s = rcu_dereference(pn->srcs);
+	struct pd_src_cpu *c;
+	u64 tick, hs;
+
+	if (!s)
+		return;
+	c = s->cpu[smp_processor_id()];
+	tick = pd_srcs_tick(s);
+	hs = pd_addr_hash(pkt->src, pkt->addr_len, s->seed[0]);
+	pd_win_add(&c->src, tick, hs, pkt->src, pkt->addr_len);
+	pd_win_add(&c->dst, tick, pd_addr_hash(pkt->dst, pkt->addr_len,
+					       s->seed[1]),
+		   pkt->dst, pkt->addr_len);
+	/* the address hash's halves serve as the filter's two hashes */
+	if (c->newsrc && !pd_sbf_step(c->newsrc, (u32)hs, (u32)(hs >> 32)))
+		pd_ring_push(c, s->cfg.ring, pkt->src, pkt->addr_len);
+}
+
+/*
+ * Copy entry i of a CPU's ring into *out, if it is still there: false if
+ * the writer has overwritten it (or is doing so).
+ */
+bool pd_srcs_ring_read(const struct pd_srcs *s, int cpu, u32 i,
+		       struct pd_src_event *out)
+{
+	const struct pd_src_event *e;
+	u32 seq;
+
+	e = &s->cpu[cpu]->ring[i & (s->cfg.ring - 1)];
+	seq = READ_ONCE(e->seq);
+	if (seq != 2 * i + 2)
+		return false;
+	smp_rmb();	/* the sequence before the contents */
+	/* racing with the ring's CPU: the sequence check below decides */
+	data_race(memcpy(out, e, sizeof(*out)));
+	smp_rmb();	/* the contents before the second look */
+	if (out->len != 4 && out->len != 16)
+		return false;
+	return READ_ONCE(e->seq) == seq;
+}
+
+u32 pd_srcs_ring_head(const struct pd_srcs *s, int cpu)
+{
+	/* pairs with pd_ring_push(): entries below head are written */
+	return smp_load_acquire(&s->cpu[cpu]->head);
+}
+
+/*
+ * Distinct sources and destinations over the last `last` sub-windows, all
+ * CPUs merged. The CPUs may be writing their sketches: a register is a
+ * byte, read whole; at worst a reader misses the newest few additions.
+ */
+int pd_srcs_distinct(struct pd_srcs *s, u32 last, u64 *src, u64 *dst)
+{
+	struct pd_hll *u = kvzalloc(2 * sizeof(*u), GFP_KERNEL);
+	u64 now;
+	int cpu;
+
+	if (!u)
+		return -ENOMEM;
+	now = pd_srcs_tick(s);
+	for_each_possible_cpu(cpu) {
+		struct pd_src_cpu *c = s->cpu[cpu];
+
+		/* racing with the sketches' CPU is benign, as said above */
+		data_race(pd_win_collect(&c->src, now, last, &u[0]));
+		/* and here too */
+		data_race(pd_win_collect(&c->dst, now, last, &u[1]));
+	}
+	*src = pd_hll_estimate(&u[0]);
+	*dst = pd_hll_estimate(&u[1]);
+	kvfree(u);
+	return 0;
+}
+
+/*
+ * The merged top-talker summary over the last `last` sub-windows, keeping
+ * `keep` addresses. A summary being written by its CPU is copied first:
+ * the merge then reads a consistent (if a packet or two old) summary.
+ */
+struct pd_ss_agg *pd_srcs_top(struct pd_srcs *s, u32 last, u32 keep)
+{
+	u32 cap = s->cfg.counters, slot;
+	size_t sb = pd_ss_bytes(cap);
+	struct pd_ss_agg *a;
+	struct pd_ss copy;
+	void *mem, *tmp;
+	u64 now;
+	int cpu;
+
+	a = kvzalloc(sizeof(*a) + pd_ss_agg_bytes(keep, cap), GFP_KERNEL);
+	tmp = kvmalloc(sb, GFP_KERNEL);
+	if (!a || !tmp)
+		goto fail;
+	mem = a + 1;
+	if (pd_ss_agg_init(a, keep, cap, mem))
+		goto fail;
+	now = pd_srcs_tick(s);
+	for_each_possible_cpu(cpu) {
+		const struct pd_win *w = &s->cpu[cpu]->src;
+
+		for (slot = 0; slot < w->nsub; slot++) {
+			const struct pd_ss *ss = &w->ss[slot];
+
+			if (!pd_win_within(READ_ONCE(w->stamp[slot]), now, last))
+				continue;
+			/* racing with the summary's CPU: see above */
+			data_race(memcpy(tmp, ss->it, sb));
+			pd_ss_init(&copy, cap, tmp);
+			/* the same race: n and total may be a packet behind */
+			copy.n = min(data_race(ss->n), cap);
+			/* likewise */
+			copy.total = data_race(ss->total);
+			if (pd_ss_agg_merge(a, &copy))
+				goto fail;
+		}
+		cond_resched();
+	}
+	kvfree(tmp);
+	return a;
+fail:
+	kvfree(tmp);
+	kvfree(a);
+	return NULL;
+}
+
+static int pd_cand_cmp(const void *x, const void *y)
+{
+	const struct pd_src_event *a = x, *b = y;
+
+	if (a->len != b->len)
+		return a->len < b->len ? -1 : 1;
+	return memcmp(a->addr, b->addr, a->len);
+}
+
+/*
+ * The sources the new-source filters reported within the last `last`
+ * sub-windows and the rings still hold, each once: the candidates of the
+ * rare-source query. Returns how many, in a kvmalloc'ed *out, or < 0.
+ */
+int pd_srcs_candidates(struct pd_srcs *s, u32 last,
+		       struct pd_src_event **out)
+{
+	u32 ring = s->cfg.ring, i, n = 0, k;
+	u64 now = pd_srcs_tick(s);
+	struct pd_src_event *v;
+	int cpu;
+
+	v = kvmalloc_array((size_t)ring * num_possible_cpus(), sizeof(*v),
+			   GFP_KERNEL);
+	if (!v)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		u32 head = pd_srcs_ring_head(s, cpu);
+		u32 first = head > ring ? head - ring : 0;
+
+		for (i = first; i != head; i++)
+			if (pd_srcs_ring_read(s, cpu, i, &v[n]) &&
+			    pd_win_within(div64_u64(v[n].when, s->tick_j) + 1,
+					  now, last))
+				n++;
+		cond_resched();
+	}
+	sort(v, n, sizeof(*v), pd_cand_cmp, NULL);
+	for (i = 0, k = 0; i < n; i++)
+		if (!k || pd_cand_cmp(&v[k - 1], &v[i]))
+			v[k++] = v[i];
+	*out = v;
+	return k;
+}
+
+/* The number of sub-windows that cover at least `ms` (0: all). */
+u32 pd_srcs_span(const struct pd_srcs *s, u32 ms)
+{
+	u64 w = s->cfg.window_ms;
+
+	if (!ms)
+		return s->cfg.nsub;
+	return max_t(u32, 1, (u32)div64_u64((u64)ms * s->cfg.nsub + w - 1, w));
+}
+
+/*
+ * The event worker: drain every CPU's ring of new sources into events,
+ * within the rate, while someone listens. Runs every PD_EV_PERIOD while
+ * the new-source filter is on.
+ */
+static void pd_ev_work(struct work_struct *work)
+{
+	struct pd_net *pn = container_of(to_delayed_work(work), struct pd_net,
+					 ev_work);
+	u64 now = get_jiffies_64(), now_ms = ktime_get_real_ns();
+	struct pd_src_event ev;
+	struct pd_srcs *s;
+	bool listen;
+	u64 age, h;
+	int cpu;
+
+	now_ms = div_u64(now_ms, NSEC_PER_MSEC);
+	mutex_lock(&pn->lock);
+	s = rcu_dereference_protected(pn->srcs, lockdep_is_held(&pn->lock));
+	if (!s || !s->cfg.newsrc) {
+		mutex_unlock(&pn->lock);
+		return;
+	}
+	/*
+	 * A token bucket counted in event_rate x jiffies: an event costs HZ,
+	 * a jiffy earns event_rate; at most a second's worth of burst.
+	 */
+	pn->ev_credit = min_t(u64, pn->ev_credit +
+			      (now - pn->ev_refill) * s->cfg.event_rate,
+			      (u64)s->cfg.event_rate * HZ);
+	pn->ev_refill = now;
+	listen = pd_netlink_listening(pn->net);
+	for_each_possible_cpu(cpu) {
+		struct pd_src_cpu *c = s->cpu[cpu];
+		u32 head = pd_srcs_ring_head(s, cpu), i = c->tail;
+
+		if (head - i > s->cfg.ring) {
+			atomic64_add(head - i - s->cfg.ring, &pn->ev_overrun);
+			i = head - s->cfg.ring;
+		}
+		for (; i != head; i++) {
+			if (!pd_srcs_ring_read(s, cpu, i, &ev)) {
+				atomic64_inc(&pn->ev_overrun);
+				continue;
+			}
+			h = pd_srcs_hash(s, ev.addr, ev.len);
+			if (pd_sbf_step(&s->ev_sbf, (u32)h, (u32)(h >> 32))) {
+				atomic64_inc(&pn->ev_repeat);
+				continue;
+			}
+			if (!listen)
+				continue;
+			if (pn->ev_credit < HZ) {
+				atomic64_inc(&pn->ev_ratelimited);
+				continue;
+			}
+			pn->ev_credit -= HZ;
+			age = time_after64(now, ev.when) ?
+			      jiffies64_to_msecs(now - ev.when) : 0;
+			if (pd_netlink_event(pn->net, &ev, cpu, now_ms - age))
+				atomic64_inc(&pn->ev_failed);
+			else
+				atomic64_inc(&pn->ev_sent);
+		}
+		c->tail = head;
+	}
+	schedule_delayed_work(&pn->ev_work, PD_EV_PERIOD);
+	mutex_unlock(&pn->lock);
+}
+
+u64 pd_ev_dropped(struct pd_net *pn)
+{
+	return atomic64_read(&pn->ev_overrun) +
+	       atomic64_read(&pn->ev_ratelimited) +
+	       atomic64_read(&pn->ev_failed);
+}
+
+/* Replace the source state with one for cfg; pn->lock held. */
+int pd_srcs_apply(struct pd_net *pn, const struct pd_src_cfg *cfg,
+		  struct netlink_ext_ack *extack)
+{
+	struct pd_srcs *s = pd_srcs_build(cfg, extack), *old;
+
+	lockdep_assert_held(&pn->lock);
+	if (IS_ERR(s))
+		return PTR_ERR(s);
+	old = rcu_replace_pointer(pn->srcs, s, lockdep_is_held(&pn->lock));
+	pn->src_cfg = *cfg;
+	if (old) {
+		synchronize_rcu();	/* no packet is using the old state */
+		pd_srcs_free(old);
+	}
+	if (cfg->newsrc) {
+		pn->ev_refill = get_jiffies_64();
+		pn->ev_credit = (u64)cfg->event_rate * HZ;
+		schedule_delayed_work(&pn->ev_work, PD_EV_PERIOD);
+	}
+	return 0;
+}
+
+void pd_srcs_setup(struct pd_net *pn)
+{
+	struct pd_src_cfg cfg;
+
+	INIT_DELAYED_WORK(&pn->ev_work, pd_ev_work);
+	pd_srcs_defaults(&cfg);
+	pn->src_cfg = cfg;
+	mutex_lock(&pn->lock);
+	if (pd_srcs_apply(pn, &cfg, NULL))
+		pr_warn_ratelimited("no source windows in a namespace: no memory\n");
+	mutex_unlock(&pn->lock);
+}
+
+/* No more packets reach the hooks: stop the worker. */
+void pd_srcs_stop(struct pd_net *pn)
+{
+	cancel_delayed_work_sync(&pn->ev_work);
+}
+
+void pd_srcs_teardown(struct pd_net *pn)
+{
+	pd_srcs_free(rcu_dereference_protected(pn->srcs, true));
+	RCU_INIT_POINTER(pn->srcs, NULL);
+}

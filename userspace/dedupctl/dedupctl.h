@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* dedupctl: what its command files share (dedupctl.c, sources.c). */
+#ifndef DEDUPCTL_H
+#define DEDUPCTL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../common/args.h"
+#include "nl.h"
+
+#define EXIT_REFUSED 1
+#define EXIT_USAGE 2
+
+#define usage_error(...) die_usage("dedupctl", "dedupctl help", __VA_ARGS__)
+
+extern bool json;
+
+void __attribute__((noreturn)) refused(const struct nl *n, int err);
+void open_nl(struct nl *n);
+/* Send req, hand the replies to cb, exit 1 if the kernel refuses; close. */
+void talk(struct nl *n, struct nlmsghdr *req, nl_reply_cb cb, void *data);
+
+uint32_t ppb_arg(const char *what, const char *v);
+uint64_t size_arg(const char *what, const char *v);
+uint64_t num_arg(const char *what, const char *v, uint64_t lo, uint64_t hi);
+bool onoff_arg(const char *what, const char *v);
+const char *size_str(char *buf, size_t len, uint64_t b);
+
+uint64_t u64a(const struct nlattr **tb, int t);
+uint32_t u32a(const struct nlattr **tb, int t);
+uint8_t u8a(const struct nlattr **tb, int t);
+
+/* sources.c */
+int cmd_distinct(int argc, char **argv);
+int cmd_sources(int argc, char **argv);
+int cmd_top(int argc, char **argv);
+int cmd_rare(int argc, char **argv);
+int cmd_monitor(int argc, char **argv);
+
+#endif /* DEDUPCTL_H */

@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dedupctl: the commands about source addresses in the recent window:
+ * distinct, sources, top, rare and monitor.
+ */
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../../module/uapi/pktdedup.h"
+#include "dedupctl.h"
+
+static uint32_t window_arg(const char *v)
+{
+	uint64_t ms;
+
+	if (!parse_duration_ms(v, &ms) || !ms || ms > 3600000)
+		usage_error("window: '%s' is not a duration from 1ms to 1h (e.g. 10s, 1m)",
+			    v);
+	return (uint32_t)ms;
+}
+
+static const char *addr_str(const struct nlattr **tb, char *buf, size_t len)
+{
+	const struct nlattr *a = tb[PKTDEDUP_A_ADDR];
+	uint16_t alen = a ? mnl_attr_get_payload_len(a) : 0;
+
+	if (alen == 4 && inet_ntop(AF_INET, mnl_attr_get_payload(a), buf,
+				   (socklen_t)len))
+		return buf;
+	if (alen == 16 && inet_ntop(AF_INET6, mnl_attr_get_payload(a), buf,
+				    (socklen_t)len))
+		return buf;
+	snprintf(buf, len, "?");
+	return buf;
+}
+
+/* ---- distinct ---- */
+
+static int distinct_cb(const struct nlattr **tb, void *data)
+{
+	uint32_t last = u32a(tb, PKTDEDUP_A_DISTINCT_LAST_MS);
+
+	(void)data;
+	if (json) {
+		printf("{\"window_ms\":%u,\"subwindows\":%u,\"last_ms\":%u,"
+		       "\"src\":%llu,\"dst\":%llu}\n",
+		       u32a(tb, PKTDEDUP_A_DISTINCT_WINDOW_MS),
+		       u32a(tb, PKTDEDUP_A_DISTINCT_SUBWINDOWS), last,
+		       (unsigned long long)u64a(tb, PKTDEDUP_A_DISTINCT_SRC),
+		       (unsigned long long)u64a(tb, PKTDEDUP_A_DISTINCT_DST));
+		return MNL_CB_OK;
+	}
+	printf("in the last %u.%03u s (window %u s in %u sub-windows):\n"
+	       "  %llu distinct sources\n  %llu distinct destinations\n",
+	       last / 1000, last % 1000,
+	       u32a(tb, PKTDEDUP_A_DISTINCT_WINDOW_MS) / 1000,
+	       u32a(tb, PKTDEDUP_A_DISTINCT_SUBWINDOWS),
+	       (unsigned long long)u64a(tb, PKTDEDUP_A_DISTINCT_SRC),
+	       (unsigned long long)u64a(tb, PKTDEDUP_A_DISTINCT_DST));
+	return MNL_CB_OK;
+}
+
+int cmd_distinct(int argc, char **argv)
+{
+	struct nlmsghdr *nlh;
+	uint32_t ms = 0;
+	struct nl n;
+
+	if (argc == 2 && !strcmp(argv[0], "window"))
+		ms = window_arg(argv[1]);
+	else if (argc)
+		usage_error("distinct: give nothing or window DURATION");
+	open_nl(&n);
+	nlh = nl_request(&n, PKTDEDUP_CMD_GET_DISTINCT, false);
+	if (ms)
+		mnl_attr_put_u32(nlh, PKTDEDUP_A_DISTINCT_LAST_MS, ms);
+	talk(&n, nlh, distinct_cb, NULL);
+	return 0;
+}
+
+/* ---- sources ---- */
+
+static int sources_cb(const struct nlattr **tb, void *data)
+{
+	unsigned long long sent = u64a(tb, PKTDEDUP_A_EV_SENT),
+			   over = u64a(tb, PKTDEDUP_A_EV_OVERRUN),
+			   rate = u64a(tb, PKTDEDUP_A_EV_RATELIMITED),
+			   fail = u64a(tb, PKTDEDUP_A_EV_FAILED),
+			   rep = u64a(tb, PKTDEDUP_A_EV_REPEAT),
+			   seen = u64a(tb, PKTDEDUP_A_SRC_NEW_SEEN),
+			   mem = u64a(tb, PKTDEDUP_A_SRC_MEM_TOTAL);
+	bool on = u8a(tb, PKTDEDUP_A_SRC_NEW);
+	char b1[32], b2[32];
+
+	(void)data;
+	if (json) {
+		printf("{\"window_ms\":%u,\"subwindows\":%u,\"counters\":%u,"
+		       "\"new\":%s,\"new_mem\":%llu,\"event_rate\":%u,"
+		       "\"ring\":%u,\"mem_total\":%llu,\"new_seen\":%llu,"
+		       "\"events_repeat\":%llu,"
+		       "\"events_sent\":%llu,\"events_overrun\":%llu,"
+		       "\"events_ratelimited\":%llu,\"events_failed\":%llu",
+		       u32a(tb, PKTDEDUP_A_DISTINCT_WINDOW_MS),
+		       u32a(tb, PKTDEDUP_A_DISTINCT_SUBWINDOWS),
+		       u32a(tb, PKTDEDUP_A_SRC_COUNTERS), on ? "true" : "false",
+		       (unsigned long long)u64a(tb, PKTDEDUP_A_SRC_NEW_MEM),
+		       u32a(tb, PKTDEDUP_A_SRC_EVENT_RATE),
+		       u32a(tb, PKTDEDUP_A_SRC_RING), mem, seen, rep, sent,
+		       over, rate, fail);
+		if (tb[PKTDEDUP_A_PLAN_CELLS])
+			printf(",\"new_filter\":{\"max\":%u,\"k\":%u,\"p\":%u,"
+			       "\"cells\":%llu,\"fp_bound\":%.9g}",
+			       u32a(tb, PKTDEDUP_A_PLAN_MAX),
+			       u32a(tb, PKTDEDUP_A_PLAN_K),
+			       u32a(tb, PKTDEDUP_A_PLAN_P),
+			       (unsigned long long)u64a(tb, PKTDEDUP_A_PLAN_CELLS),
+			       u32a(tb, PKTDEDUP_A_PLAN_FP_BOUND) / 1e9);
+		printf("}\n");
+		return MNL_CB_OK;
+	}
+	printf("window      %u ms in %u sub-windows\n"
+	       "top         %u counters per sub-window per CPU\n"
+	       "new         %s (filter %s per CPU, ring %u, at most %u events/s)\n"
+	       "memory      %s in all\n",
+	       u32a(tb, PKTDEDUP_A_DISTINCT_WINDOW_MS),
+	       u32a(tb, PKTDEDUP_A_DISTINCT_SUBWINDOWS),
+	       u32a(tb, PKTDEDUP_A_SRC_COUNTERS), on ? "on" : "off",
+	       size_str(b1, sizeof(b1), u64a(tb, PKTDEDUP_A_SRC_NEW_MEM)),
+	       u32a(tb, PKTDEDUP_A_SRC_RING),
+	       u32a(tb, PKTDEDUP_A_SRC_EVENT_RATE),
+	       size_str(b2, sizeof(b2), mem));
+	if (tb[PKTDEDUP_A_PLAN_CELLS])
+		printf("new filter  %llu cells, max %u, k %u, p %u\n",
+		       (unsigned long long)u64a(tb, PKTDEDUP_A_PLAN_CELLS),
+		       u32a(tb, PKTDEDUP_A_PLAN_MAX), u32a(tb, PKTDEDUP_A_PLAN_K),
+		       u32a(tb, PKTDEDUP_A_PLAN_P));
+	printf("events      %llu new to a CPU, %llu of them seen on another, "
+	       "%llu sent, %llu overrun, %llu over the rate, %llu failed\n",
+	       seen, rep, sent, over, rate, fail);
+	return MNL_CB_OK;
+}
+
+static void put_sources(struct nlmsghdr *nlh, int argc, char **argv)
+{
+	int i;
+
+	for (i = 0; i < argc; i += 2) {
+		const char *k = argv[i], *v = argv[i + 1];
+
+		if (!strcmp(k, "window")) {
+			uint32_t ms = window_arg(v);
+
+			if (ms < 1000)
+				usage_error("window: '%s' is shorter than 1s", v);
+			mnl_attr_put_u32(nlh, PKTDEDUP_A_DISTINCT_WINDOW_MS, ms);
+		} else if (!strcmp(k, "subwindows")) {
+			mnl_attr_put_u32(nlh, PKTDEDUP_A_DISTINCT_SUBWINDOWS,
+					 (uint32_t)num_arg(k, v, 1, 64));
+		} else if (!strcmp(k, "counters")) {
+			mnl_attr_put_u32(nlh, PKTDEDUP_A_SRC_COUNTERS,
+					 (uint32_t)num_arg(k, v, 8, 4096));
+		} else if (!strcmp(k, "new")) {
+			mnl_attr_put_u8(nlh, PKTDEDUP_A_SRC_NEW, onoff_arg(k, v));
+		} else if (!strcmp(k, "new-mem")) {
+			mnl_attr_put_u64(nlh, PKTDEDUP_A_SRC_NEW_MEM,
+					 size_arg(k, v));
+		} else if (!strcmp(k, "event-rate")) {
+			mnl_attr_put_u32(nlh, PKTDEDUP_A_SRC_EVENT_RATE,
+					 (uint32_t)num_arg(k, v, 1, 1000000));
+		} else if (!strcmp(k, "ring")) {
+			uint64_t r = num_arg(k, v, 16, 65536);
+
+			if (r & (r - 1))
+				usage_error("ring: '%s' is not a power of two", v);
+			mnl_attr_put_u32(nlh, PKTDEDUP_A_SRC_RING, (uint32_t)r);
+		} else {
+			usage_error("sources: unknown setting '%s'", k);
+		}
+	}
+}
+
+int cmd_sources(int argc, char **argv)
+{
+	static char scratch[8192];
+	struct nlmsghdr *nlh;
+	struct nl n;
+
+	if (argc % 2)
+		usage_error("sources: '%s' needs a value", argv[argc - 1]);
+	/* check every value before the kernel sees any */
+	put_sources(mnl_nlmsg_put_header(scratch), argc, argv);
+	open_nl(&n);
+	nlh = nl_request(&n, argc ? PKTDEDUP_CMD_SET_SOURCES :
+			 PKTDEDUP_CMD_GET_SOURCES, false);
+	put_sources(nlh, argc, argv);
+	talk(&n, nlh, sources_cb, NULL);
+	return 0;
+}
+
+/* ---- top and rare ---- */
+
+struct list_ctx {
+	bool rare;
+	unsigned int rows;
+};
+
+static int list_head_cb(const struct nlattr **tb, void *data)
+{
+	struct list_ctx *c = data;
+	uint32_t last = u32a(tb, PKTDEDUP_A_DISTINCT_LAST_MS);
+	unsigned long long total = u64a(tb, PKTDEDUP_A_TOTAL),
+			   err = u64a(tb, PKTDEDUP_A_TOP_ERROR);
+
+	if (json) {
+		printf("{\"last_ms\":%u,\"packets\":%llu,\"error\":%llu", last,
+		       total, err);
+		if (c->rare)
+			printf(",\"support\":%.9g,\"support_count\":%llu,"
+			       "\"candidates\":%u,\"found\":%u",
+			       u32a(tb, PKTDEDUP_A_RARE_SUPPORT) / 1e9,
+			       (unsigned long long)u64a(tb, PKTDEDUP_A_RARE_SUPPORT_COUNT),
+			       u32a(tb, PKTDEDUP_A_RARE_CANDIDATES),
+			       u32a(tb, PKTDEDUP_A_RARE_FOUND));
+		printf(",\"%s\":[", c->rare ? "rare" : "top");
+		return MNL_CB_OK;
+	}
+	printf("in the last %u.%03u s: %llu packets; counts are within %llu\n",
+	       last / 1000, last % 1000, total, err);
+	if (c->rare)
+		printf("rare: at most %llu packets (support %.9g): %u of %u sources seen\n",
+		       (unsigned long long)u64a(tb, PKTDEDUP_A_RARE_SUPPORT_COUNT),
+		       u32a(tb, PKTDEDUP_A_RARE_SUPPORT) / 1e9,
+		       u32a(tb, PKTDEDUP_A_RARE_FOUND),
+		       u32a(tb, PKTDEDUP_A_RARE_CANDIDATES));
+	else
+		printf("no source missing from the list sent more than %llu\n",
+		       err);
+	printf("%-40s %12s %12s\n", "source", "packets >=", "packets <=");
+	return MNL_CB_OK;
+}
+
+static int list_entry_cb(const struct nlattr **tb, void *data)
+{
+	struct list_ctx *c = data;
+	char a[64];
+
+	addr_str(tb, a, sizeof(a));
+	if (json)
+		printf("%s{\"addr\":\"%s\",\"min\":%llu,\"max\":%llu}",
+		       c->rows ? "," : "", a,
+		       (unsigned long long)u64a(tb, PKTDEDUP_A_COUNT_LO),
+		       (unsigned long long)u64a(tb, PKTDEDUP_A_COUNT_HI));
+	else
+		printf("%-40s %12llu %12llu\n", a,
+		       (unsigned long long)u64a(tb, PKTDEDUP_A_COUNT_LO),
+		       (unsigned long long)u64a(tb, PKTDEDUP_A_COUNT_HI));
+	c->rows++;
+	return MNL_CB_OK;
+}
+
+static void list(struct nlmsghdr *nlh, struct nl *n, struct list_ctx *c)
+{
+	int err = nl_talk_entries(n, nlh, list_head_cb, list_entry_cb, c);
+
+	if (err)
+		refused(n, err);
+	nl_close(n);
+	if (json)
+		printf("]}\n");
+}
+
+int cmd_top(int argc, char **argv)
+{
+	struct list_ctx c = { .rare = false };
+	uint32_t count = 10, ms = 0;
+	struct nlmsghdr *nlh;
+	struct nl n;
+	int i = 0;
+
+	if (argc && strcmp(argv[0], "window"))
+		count = (uint32_t)num_arg("top", argv[i++], 1, 1000);
+	if (argc - i == 2 && !strcmp(argv[i], "window"))
+		ms = window_arg(argv[i + 1]);
+	else if (argc - i)
+		usage_error("top: give [N] [window DURATION]");
+	open_nl(&n);
+	nlh = nl_request(&n, PKTDEDUP_CMD_GET_TOP, false);
+	mnl_attr_put_u32(nlh, PKTDEDUP_A_TOP_N, count);
+	if (ms)
+		mnl_attr_put_u32(nlh, PKTDEDUP_A_DISTINCT_LAST_MS, ms);
+	list(nlh, &n, &c);
+	return 0;
+}
+
+int cmd_rare(int argc, char **argv)
+{
+	struct list_ctx c = { .rare = true };
+	uint32_t ppb = 100000, limit = 100, ms = 0;
+	struct nlmsghdr *nlh;
+	struct nl n;
+	int i;
+
+	if (argc % 2)
+		usage_error("rare: '%s' needs a value", argv[argc - 1]);
+	for (i = 0; i < argc; i += 2) {
+		if (!strcmp(argv[i], "support"))
+			ppb = ppb_arg("support", argv[i + 1]);
+		else if (!strcmp(argv[i], "window"))
+			ms = window_arg(argv[i + 1]);
+		else if (!strcmp(argv[i], "limit"))
+			limit = (uint32_t)num_arg("limit", argv[i + 1], 1, 1000);
+		else
+			usage_error("rare: unknown setting '%s'", argv[i]);
+	}
+	open_nl(&n);
+	nlh = nl_request(&n, PKTDEDUP_CMD_GET_RARE, false);
+	mnl_attr_put_u32(nlh, PKTDEDUP_A_RARE_SUPPORT, ppb);
+	mnl_attr_put_u32(nlh, PKTDEDUP_A_TOP_N, limit);
+	if (ms)
+		mnl_attr_put_u32(nlh, PKTDEDUP_A_DISTINCT_LAST_MS, ms);
+	list(nlh, &n, &c);
+	return 0;
+}
+
+/* ---- monitor ---- */
+
+struct mon_ctx {
+	uint64_t left;		/* events still to print; 0: no limit */
+};
+
+static int monitor_cb(const struct nlattr **tb, void *data)
+{
+	struct mon_ctx *c = data;
+	char a[64], when[64];
+	struct tm tm;
+	time_t t;
+	uint64_t ms;
+
+	if (!tb) {
+		if (json)
+			printf("{\"lost\":\"socket overrun\"}\n");
+		else
+			printf("events lost: this socket overflowed\n");
+		return MNL_CB_OK;
+	}
+	if (!tb[PKTDEDUP_A_ADDR])
+		return MNL_CB_OK;	/* not an event of ours */
+	addr_str(tb, a, sizeof(a));
+	ms = u64a(tb, PKTDEDUP_A_EV_TIME_MS);
+	if (json) {
+		printf("{\"event\":\"new-source\",\"addr\":\"%s\",\"cpu\":%u,"
+		       "\"time_ms\":%llu,\"dropped\":%llu}\n", a,
+		       u32a(tb, PKTDEDUP_A_EV_CPU), (unsigned long long)ms,
+		       (unsigned long long)u64a(tb, PKTDEDUP_A_EV_DROPPED));
+	} else {
+		t = (time_t)(ms / 1000);
+		localtime_r(&t, &tm);
+		strftime(when, sizeof(when), "%H:%M:%S", &tm);
+		printf("%s.%03u new source %s (cpu %u)\n", when,
+		       (unsigned int)(ms % 1000), a, u32a(tb, PKTDEDUP_A_EV_CPU));
+	}
+	if (c->left && !--c->left)
+		return MNL_CB_STOP;
+	return MNL_CB_OK;
+}
+
+int cmd_monitor(int argc, char **argv)
+{
+	struct mon_ctx c = { 0 };
+	struct nl n;
+	int err;
+
+	if (argc == 2 && !strcmp(argv[0], "count"))
+		c.left = num_arg("count", argv[1], 1, UINT64_MAX);
+	else if (argc)
+		usage_error("monitor: give nothing or count N");
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	open_nl(&n);
+	err = nl_listen(&n, monitor_cb, &c);
+	if (err)
+		refused(&n, err);
+	nl_close(&n);
+	return 0;
+}
