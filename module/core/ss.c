@@ -6,14 +6,15 @@ static u32 pd_ss_slots(u32 cap)
 {
 	u32 t = 1;
 
-	while (t < 2 * cap)
+	while (t < 4 * cap)
 		t <<= 1;
 	return t;
 }
 
 size_t pd_ss_bytes(u32 cap)
 {
-	return (size_t)cap * (sizeof(struct pd_ss_item) + 2 * sizeof(u16)) +
+	return (size_t)cap * (sizeof(struct pd_ss_item) +
+			      sizeof(struct pd_ss_bucket)) +
 	       (size_t)pd_ss_slots(cap) * sizeof(u16);
 }
 
@@ -28,15 +29,21 @@ int pd_ss_init(struct pd_ss *s, u32 cap, void *mem)
 	s->mask = pd_ss_slots(cap) - 1;
 	s->it = (struct pd_ss_item *)p;
 	p += (size_t)cap * sizeof(struct pd_ss_item);
-	s->heap = (u16 *)p;
-	s->pos = s->heap + cap;
-	s->idx = s->pos + cap;
+	s->b = (struct pd_ss_bucket *)p;
+	s->idx = (u16 *)(s->b + cap);
+	pd_ss_clear(s);
 	return 0;
 }
 
 void pd_ss_clear(struct pd_ss *s)
 {
+	u32 i;
+
 	memset(s->idx, 0, (size_t)(s->mask + 1) * sizeof(u16));
+	for (i = 0; i < s->cap; i++)
+		s->b[i].next = (u16)(i + 1 < s->cap ? i + 1 : PD_SS_NIL);
+	s->free = 0;
+	s->low = PD_SS_NIL;
 	s->n = 0;
 	s->total = 0;
 }
@@ -52,7 +59,7 @@ static u32 pd_ss_slot(const struct pd_ss *s, u64 hash, const u8 *addr, u8 len)
 {
 	u32 i = (u32)hash & s->mask;
 
-	/* at most half full: the probe ends at an empty slot */
+	/* at most a quarter full: the probe ends at an empty slot, soon */
 	while (s->idx[i] && !pd_ss_same(&s->it[s->idx[i] - 1], hash, addr, len))
 		i = (i + 1) & s->mask;
 	return i;
@@ -87,47 +94,78 @@ static void pd_ss_unindex(struct pd_ss *s, u32 i)
 	s->idx[i] = 0;
 }
 
-static void pd_ss_swap(struct pd_ss *s, u32 a, u32 b)
+/* Take counter e out of its bucket, freeing the bucket if it empties. */
+static void pd_ss_detach(struct pd_ss *s, u32 e)
 {
-	u16 t = s->heap[a];
+	struct pd_ss_item *it = &s->it[e];
+	struct pd_ss_bucket *bk = &s->b[it->bucket];
 
-	s->heap[a] = s->heap[b];
-	s->heap[b] = t;
-	s->pos[s->heap[a]] = (u16)a;
-	s->pos[s->heap[b]] = (u16)b;
+	if (it->prev != PD_SS_NIL)
+		s->it[it->prev].next = it->next;
+	else
+		bk->head = it->next;
+	if (it->next != PD_SS_NIL)
+		s->it[it->next].prev = it->prev;
+	if (bk->head != PD_SS_NIL)
+		return;
+	if (bk->prev != PD_SS_NIL)
+		s->b[bk->prev].next = bk->next;
+	else
+		s->low = bk->next;
+	if (bk->next != PD_SS_NIL)
+		s->b[bk->next].prev = bk->prev;
+	bk->next = s->free;
+	s->free = it->bucket;
 }
 
-static u64 pd_ss_cnt(const struct pd_ss *s, u32 h)
+static void pd_ss_attach(struct pd_ss *s, u32 e, u16 bi)
 {
-	return s->it[s->heap[h]].count;
+	struct pd_ss_item *it = &s->it[e];
+	struct pd_ss_bucket *bk = &s->b[bi];
+
+	it->bucket = bi;
+	it->prev = PD_SS_NIL;
+	it->next = bk->head;
+	if (bk->head != PD_SS_NIL)
+		s->it[bk->head].prev = (u16)e;
+	bk->head = (u16)e;
 }
 
-/* Restore the heap below position i after its count grew. */
-static void pd_ss_sift_down(struct pd_ss *s, u32 i)
+/* A bucket for `count`, linked in after bucket `after` (NIL: first). */
+static u16 pd_ss_new_bucket(struct pd_ss *s, u16 after, u64 count)
 {
-	for (;;) {
-		u32 l = 2 * i + 1, c = l;
+	u16 bi = s->free;	/* never empty: at most n <= cap buckets */
+	struct pd_ss_bucket *bk = &s->b[bi];
 
-		if (l >= s->n)
-			break;
-		if (l + 1 < s->n && pd_ss_cnt(s, l + 1) < pd_ss_cnt(s, l))
-			c = l + 1;
-		if (pd_ss_cnt(s, c) >= pd_ss_cnt(s, i))
-			break;
-		pd_ss_swap(s, i, c);
-		i = c;
-	}
+	s->free = bk->next;
+	bk->count = count;
+	bk->head = PD_SS_NIL;
+	bk->prev = after;
+	bk->next = after == PD_SS_NIL ? s->low : s->b[after].next;
+	if (bk->next != PD_SS_NIL)
+		s->b[bk->next].prev = bi;
+	if (after == PD_SS_NIL)
+		s->low = bi;
+	else
+		s->b[after].next = bi;
+	return bi;
 }
 
-static void pd_ss_sift_up(struct pd_ss *s, u32 i)
+/* Counter e's count goes up by one: O(1). */
+static void pd_ss_bump(struct pd_ss *s, u32 e)
 {
-	while (i) {
-		u32 p = (i - 1) / 2;
+	struct pd_ss_item *it = &s->it[e];
+	u16 bi = it->bucket, nb = s->b[bi].next;
+	u64 c = ++it->count;
 
-		if (pd_ss_cnt(s, p) <= pd_ss_cnt(s, i))
-			break;
-		pd_ss_swap(s, i, p);
-		i = p;
+	if (nb != PD_SS_NIL && s->b[nb].count == c) {
+		pd_ss_detach(s, e);	/* may free bi; nb stays */
+		pd_ss_attach(s, e, nb);
+	} else if (s->b[bi].head == e && it->next == PD_SS_NIL) {
+		s->b[bi].count = c;	/* alone: the bucket moves up */
+	} else {
+		pd_ss_detach(s, e);	/* bi keeps other counters */
+		pd_ss_attach(s, e, pd_ss_new_bucket(s, bi, c));
 	}
 }
 
@@ -139,9 +177,7 @@ void pd_ss_add(struct pd_ss *s, u64 hash, const u8 *addr, u8 len)
 
 	s->total++;
 	if (s->idx[slot]) {
-		e = s->idx[slot] - 1u;
-		s->it[e].count++;
-		pd_ss_sift_down(s, s->pos[e]);
+		pd_ss_bump(s, s->idx[slot] - 1u);
 		return;
 	}
 	if (s->n < s->cap) {
@@ -149,18 +185,17 @@ void pd_ss_add(struct pd_ss *s, u64 hash, const u8 *addr, u8 len)
 		it = &s->it[e];
 		it->count = 1;
 		it->err = 0;
-		s->heap[e] = (u16)e;
-		s->pos[e] = (u16)e;
-		pd_ss_sift_up(s, e);
+		if (s->low == PD_SS_NIL || s->b[s->low].count != 1)
+			pd_ss_new_bucket(s, PD_SS_NIL, 1);
+		pd_ss_attach(s, e, s->low);
 	} else {
-		/* take over the least counter */
-		e = s->heap[0];
+		/* take over a counter of least count */
+		e = s->b[s->low].head;
 		it = &s->it[e];
 		pd_ss_unindex(s, pd_ss_slot(s, it->hash, it->addr, it->len));
 		slot = pd_ss_slot(s, hash, addr, len);
 		it->err = it->count;
-		it->count++;
-		pd_ss_sift_down(s, 0);
+		pd_ss_bump(s, e);
 	}
 	it->hash = hash;
 	it->len = len;
@@ -170,7 +205,8 @@ void pd_ss_add(struct pd_ss *s, u64 hash, const u8 *addr, u8 len)
 
 u64 pd_ss_min(const struct pd_ss *s)
 {
-	return s->n == s->cap ? s->it[s->heap[0]].count : 0;
+	/* a copy taken while its CPU wrote it may hold any low: check it */
+	return s->n == s->cap && s->low < s->cap ? s->b[s->low].count : 0;
 }
 
 size_t pd_ss_agg_bytes(u32 keep, u32 cap)

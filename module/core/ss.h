@@ -9,9 +9,12 @@
  * address's true count f satisfies count - err <= f <= count, and any
  * unmonitored address has f <= min <= N / cap (N: elements counted).
  *
- * Per element: one lookup in an open-addressed index (at most half full,
- * linear probing) and one sift in a binary min-heap of the counters:
- * O(log cap) work, no allocation.
+ * Per element: one lookup in an open-addressed index (at most a quarter full,
+ * linear probing) and O(1) list surgery in the paper's Stream-Summary:
+ * counters with equal counts share a bucket, buckets are kept in a list
+ * sorted by count, so the least counter is the first bucket's and an
+ * increment moves a counter to the next bucket (or renumbers a bucket it
+ * is alone in). No allocation: buckets come from a free list of cap.
  *
  * Merging (per-CPU and per-sub-window summaries into one answer): for an
  * address, the merged upper bound is the sum over summaries of its count,
@@ -35,7 +38,19 @@ struct pd_ss_item {
 	u8 addr[16];
 	u8 len;			/* 4 or 16 */
 	u8 seen;		/* merge bookkeeping */
-	u8 pad[6];
+	u16 next;		/* in its bucket's list (PD_SS_NIL ends it) */
+	u16 prev;
+	u16 bucket;
+};
+
+#define PD_SS_NIL 0xffff
+
+struct pd_ss_bucket {
+	u64 count;
+	u16 head;		/* first counter with this count */
+	u16 next;		/* bucket with the next larger count */
+	u16 prev;
+	u16 pad;
 };
 
 struct pd_ss {
@@ -43,9 +58,10 @@ struct pd_ss {
 	u32 n;			/* counters in use */
 	u32 mask;		/* index slots - 1 */
 	u64 total;		/* N: elements counted */
+	u16 low;		/* the bucket of least count, or PD_SS_NIL */
+	u16 free;		/* unused buckets, linked by next */
 	struct pd_ss_item *it;	/* cap */
-	u16 *heap;		/* n item numbers, min-heap by count */
-	u16 *pos;		/* heap position of each item */
+	struct pd_ss_bucket *b;	/* cap */
 	u16 *idx;		/* mask + 1 slots: item number + 1, 0 empty */
 };
 

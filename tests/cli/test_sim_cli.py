@@ -200,6 +200,64 @@ def distinct_union_of_cpu_sketches():
     expect_usage_error(CONTRACT + ["--cpus", "0"], "--cpus")
     expect_usage_error(CONTRACT + ["--cpus", "65"], "--cpus")
 
+ZIPF = ["--algo", "sbf", "--mem", "64K", "--stream", "zipf", "--universe",
+        "100000", "--zipf-s", "1.1", "--n", "200000", "--seed", "3",
+        "--cpus", "2", "--sources", "--json"]
+
+
+@test
+def sources_subwindows():
+    j = run_json(ZIPF)
+    sw = j["sources"]["subwindows"]
+    assert [w["last"] for w in sw] == list(range(1, 13)), sw
+    exact = [w["distinct_exact"] for w in sw]
+    assert exact == sorted(exact) and exact[0] > 0, exact
+    # by default the window is the whole stream
+    assert exact[-1] == j["distincts"], (exact[-1], j["distincts"])
+    for w in sw:      # 4 standard errors of the sketch, plus one element
+        err = abs(w["distinct_estimate"] - w["distinct_exact"])
+        assert err <= 4 * 1.04 / 128 * w["distinct_exact"] + 1, w
+    # a window of the last 12 x 8000 elements only: fewer distinct
+    half = run_json(ZIPF + ["--subwindow-elements", "8000"])
+    assert half["sources"]["window_elements"] == 96000, half["sources"]
+    assert half["sources"]["subwindows"][-1]["distinct_exact"] < exact[-1]
+
+
+@test
+def sources_heavy_hitters():
+    j = run_json(ZIPF + ["--hh-phi", "0.01"])["sources"]
+    n, err, hh = j["window_elements"], j["ss_error"], j["heavy_hitters"]
+    assert err <= n // 128, (err, n)     # the merged error bound, N / C
+    assert n // 100 > err                # so every true heavy hitter is listed
+    assert hh["true"] > 0 and hh["recall"] == 1.0, hh
+    assert hh["correct"] == hh["true"], hh
+
+
+@test
+def sources_rare():
+    # rings and filter roomy enough to hold every source: no false negative
+    big = run_json(ZIPF + ["--new-mem", "1M", "--ring", "65536",
+                           "--rare-support", "0.001"])["sources"]
+    assert big["support_count"] == big["window_elements"] // 1000, big
+    rare = big["rare"]
+    assert rare["true"] > 0 and rare["recall"] == 1.0, rare
+    # a tiny ring examines few sources: the recall falls with it
+    small = run_json(ZIPF + ["--ring", "16", "--rare-support",
+                             "0.001"])["sources"]
+    assert small["candidates"] <= 32, small
+    assert small["rare"]["recall"] < 0.01, small["rare"]
+
+
+@test
+def sources_bad_values():
+    expect_usage_error(ZIPF + ["--counters", "4"], "--counters")
+    expect_usage_error(ZIPF + ["--subwindows", "0"], "--subwindows")
+    expect_usage_error(ZIPF + ["--subwindows", "65"], "--subwindows")
+    expect_usage_error(ZIPF + ["--hh-phi", "2"], "--hh-phi")
+    expect_usage_error(ZIPF + ["--rare-support", "x"], "--rare-support")
+    expect_usage_error(ZIPF + ["--ring", "0"], "--ring")
+    expect_usage_error(ZIPF + ["--new-mem", "1X"], "--new-mem")
+
 
 @test
 def missing_pcap_exits_1():

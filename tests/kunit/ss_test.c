@@ -126,7 +126,8 @@ static void pd_ss_exact_when_roomy(struct kunit *test)
  * One summary on the whole skewed stream: every monitored address's true
  * count lies in [count - err, count], min <= N / cap, every address with
  * f > min is monitored, the index holds exactly the n counters, and the
- * heap's root is the least count.
+ * first bucket holds the least count, and the buckets, in order, hold
+ * every counter once with strictly increasing counts.
  */
 static void pd_ss_bounds(struct kunit *test)
 {
@@ -158,6 +159,20 @@ static void pd_ss_bounds(struct kunit *test)
 		if (s->it[e].count < least)
 			least = s->it[e].count;
 	KUNIT_EXPECT_EQ(test, least, pd_ss_min(s));
+	slots = 0;
+	for (e = s->low; e != PD_SS_NIL; e = s->b[e].next) {
+		u32 i;
+
+		if (s->b[e].next != PD_SS_NIL)
+			KUNIT_EXPECT_LT(test, s->b[e].count,
+					s->b[s->b[e].next].count);
+		for (i = s->b[e].head; i != PD_SS_NIL; i = s->it[i].next) {
+			KUNIT_EXPECT_EQ(test, s->it[i].count, s->b[e].count);
+			KUNIT_EXPECT_EQ(test, (u32)s->it[i].bucket, e);
+			slots++;
+		}
+	}
+	KUNIT_EXPECT_EQ(test, slots, s->n);
 }
 
 /* Check merged bounds against the truth for every address. */

@@ -366,6 +366,88 @@ static void pd_t_distinct(struct kunit *test)
 	pd_t_net_free(pn);
 }
 
+/* One packet from 10.9.x.y (source number id) through pd_srcs_add(). */
+static void pd_t_src(struct pd_net *pn, u32 id)
+{
+	u8 src[4] = { 10, 9, (u8)(id >> 8), (u8)id }, dst[4] = { 10, 0, 0, 2 };
+	struct pd_pkt pkt = { .family = PD_FAMILY_IPV4, .addr_len = 4,
+			      .src = src, .dst = dst };
+
+	local_bh_disable();
+	rcu_read_lock();
+	pd_srcs_add(pn, &pkt);
+	rcu_read_unlock();
+	local_bh_enable();
+}
+
+/*
+ * Top talkers, the new-source ring and the rare-source candidates, as the
+ * netlink commands read them: source 0 sends 50 packets, sources 1..10
+ * one each; then 20 more sources overrun a 16-entry ring.
+ */
+static void pd_t_sources(struct kunit *test)
+{
+	struct pd_net *pn = pd_t_net(test);
+	struct pd_src_event ev, *cand = NULL;
+	struct pd_ss_agg *a;
+	struct pd_src_cfg cfg;
+	struct pd_srcs *s;
+	u32 i, head = 0;
+	int cpu, n;
+
+	pd_srcs_defaults(&cfg);
+	cfg.nsub = 4;
+	cfg.counters = 16;
+	cfg.newsrc = 1;
+	cfg.ring = 16;
+	s = pd_srcs_build(&cfg, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(s));
+	rcu_assign_pointer(pn->srcs, s);
+	for (i = 0; i < 50; i++)
+		pd_t_src(pn, 0);
+	for (i = 1; i <= 10; i++)
+		pd_t_src(pn, i);
+
+	a = pd_srcs_top(s, cfg.nsub, 64);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	pd_ss_agg_sort(a);
+	KUNIT_EXPECT_EQ(test, a->total, 60ULL);
+	KUNIT_EXPECT_EQ(test, a->it[0].len, 4);
+	KUNIT_EXPECT_EQ(test, a->it[0].addr[3], 0);
+	KUNIT_EXPECT_EQ(test, a->it[0].count, 50ULL);	/* 11 sources, 16 counters */
+	KUNIT_EXPECT_EQ(test, a->it[0].err, 0ULL);
+	kvfree(a);
+
+	/* each source was new once, on whichever CPU ran this test */
+	for_each_possible_cpu(cpu)
+		head += pd_srcs_ring_head(s, cpu);
+	KUNIT_EXPECT_EQ(test, head, 11U);
+	n = pd_srcs_candidates(s, cfg.nsub, &cand);
+	KUNIT_EXPECT_EQ(test, n, 11);
+	kvfree(cand);
+
+	/* 20 more: the ring keeps the newest 16, older entries read as gone */
+	for (i = 100; i < 120; i++)
+		pd_t_src(pn, i);
+	for_each_possible_cpu(cpu) {
+		u32 h = pd_srcs_ring_head(s, cpu);
+
+		if (!h)
+			continue;
+		KUNIT_EXPECT_EQ(test, h, 31U);
+		KUNIT_EXPECT_FALSE(test, pd_srcs_ring_read(s, cpu, h - 17, &ev));
+		KUNIT_EXPECT_TRUE(test, pd_srcs_ring_read(s, cpu, h - 16, &ev));
+		KUNIT_EXPECT_EQ(test, ev.addr[3], (u8)(119 - 15));
+		KUNIT_EXPECT_FALSE(test, pd_srcs_ring_read(s, cpu, h, &ev));
+	}
+	n = pd_srcs_candidates(s, cfg.nsub, &cand);
+	KUNIT_EXPECT_EQ(test, n, 16);
+	kvfree(cand);
+	RCU_INIT_POINTER(pn->srcs, NULL);
+	pd_srcs_free(s);
+	pd_t_net_free(pn);
+}
+
 /*
  * The live instance of init_net: a change publishes new filters (and a new
  * hook generation when the hook moves); a refused change leaves filters
@@ -436,6 +518,7 @@ static struct kunit_case pd_module_cases[] = {
 	KUNIT_CASE(pd_t_actions),
 	KUNIT_CASE(pd_t_unparsed),
 	KUNIT_CASE(pd_t_distinct),
+	KUNIT_CASE(pd_t_sources),
 	KUNIT_CASE(pd_t_reconfigure),
 	{}
 };
