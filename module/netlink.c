@@ -501,8 +501,9 @@ static const struct genl_ops pd_genl_ops[] = {
 	},
 };
 
+/* events name source addresses, as GET_TOP does: admins only */
 static const struct genl_multicast_group pd_mcgrps[] = {
-	{ .name = PKTDEDUP_MCGRP_EVENTS },
+	{ .name = PKTDEDUP_MCGRP_EVENTS, .flags = GENL_MCAST_CAP_NET_ADMIN },
 };
 
 static struct genl_family pd_genl_family __ro_after_init = {

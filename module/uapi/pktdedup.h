@@ -104,7 +104,8 @@
  *	         reported within the span and the per-CPU rings (SRC_RING
  *	         entries each) still hold.
  *
- * Multicast group "events" (PKTDEDUP_MCGRP_EVENTS)
+ * Multicast group "events" (PKTDEDUP_MCGRP_EVENTS; joining it needs
+ * CAP_NET_ADMIN in the namespace's owning user namespace)
  *	PKTDEDUP_CMD_NEW_SOURCE: a source address the new-source filters had
  *	not seen recently: new to the filter of the CPU that saw it (EV_CPU)
  *	and to a second filter over all CPUs' reports, so a source arriving

@@ -399,6 +399,8 @@ t_monitor() {
 	expect_eq "no event over the rate" 0 "$(echo "$j" | json_num events_ratelimited)"
 	expect_eq "/proc agrees" "$(echo "$j" | json_num events_sent)" \
 		"$(inns e cat /proc/net/pktdedup/sources | sed -n 's/^events_sent //p')"
+	expect_fail "unprivileged monitor" 1 "CAP_NET_ADMIN" \
+		inns e pdnet asuser 65534 dedupctl monitor
 	t_end
 }
 
