@@ -127,8 +127,9 @@ static int pd_fill_config(struct sk_buff *msg, struct pd_net *pn)
 	return 0;
 }
 
-/* Reply to info with the configuration in force; pn->lock held. */
-static int pd_reply_config(struct pd_net *pn, struct genl_info *info, u8 cmd)
+/* Reply to info with what fill puts in a message; pn->lock held. */
+int pd_nl_reply_fill(struct pd_net *pn, struct genl_info *info, u8 cmd,
+		     int (*fill)(struct sk_buff *msg, struct pd_net *pn))
 {
 	struct sk_buff *msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	void *hdr;
@@ -136,7 +137,7 @@ static int pd_reply_config(struct pd_net *pn, struct genl_info *info, u8 cmd)
 	if (!msg)
 		return -ENOMEM;
 	hdr = genlmsg_put_reply(msg, info, &pd_genl_family, 0, cmd);
-	if (!hdr || pd_fill_config(msg, pn)) {
+	if (!hdr || fill(msg, pn)) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
@@ -150,7 +151,8 @@ static int pd_nl_get_config(struct sk_buff *skb, struct genl_info *info)
 	int err;
 
 	mutex_lock(&pn->lock);
-	err = pd_reply_config(pn, info, PKTDEDUP_CMD_GET_CONFIG);
+	err = pd_nl_reply_fill(pn, info, PKTDEDUP_CMD_GET_CONFIG,
+			       pd_fill_config);
 	mutex_unlock(&pn->lock);
 	return err;
 }
@@ -218,7 +220,8 @@ static int pd_nl_set_config(struct sk_buff *skb, struct genl_info *info)
 		if (err != -ENOMEM && !info->extack->bad_attr)
 			NL_SET_BAD_ATTR(info->extack, pd_plan_attr(info->attrs));
 	} else {
-		err = pd_reply_config(pn, info, PKTDEDUP_CMD_SET_CONFIG);
+		err = pd_nl_reply_fill(pn, info, PKTDEDUP_CMD_SET_CONFIG,
+				       pd_fill_config);
 	}
 	mutex_unlock(&pn->lock);
 	return err;

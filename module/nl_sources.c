@@ -175,29 +175,14 @@ static int pd_fill_sources(struct sk_buff *msg, struct pd_net *pn)
 	return 0;
 }
 
-static int pd_reply_sources(struct pd_net *pn, struct genl_info *info, u8 cmd)
-{
-	struct sk_buff *msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	void *hdr;
-
-	if (!msg)
-		return -ENOMEM;
-	hdr = pd_nl_put_reply(msg, info, cmd);
-	if (!hdr || pd_fill_sources(msg, pn)) {
-		nlmsg_free(msg);
-		return -EMSGSIZE;
-	}
-	genlmsg_end(msg, hdr);
-	return genlmsg_reply(msg, info);
-}
-
 int pd_nl_get_sources(struct sk_buff *skb, struct genl_info *info)
 {
 	struct pd_net *pn = pd_pernet(genl_info_net(info));
 	int err;
 
 	mutex_lock(&pn->lock);
-	err = pd_reply_sources(pn, info, PKTDEDUP_CMD_GET_SOURCES);
+	err = pd_nl_reply_fill(pn, info, PKTDEDUP_CMD_GET_SOURCES,
+			       pd_fill_sources);
 	mutex_unlock(&pn->lock);
 	return err;
 }
@@ -233,7 +218,8 @@ int pd_nl_set_sources(struct sk_buff *skb, struct genl_info *info)
 		c.ring = nla_get_u32(tb[PKTDEDUP_A_SRC_RING]);
 	err = pd_srcs_apply(pn, &c, info->extack);
 	if (!err)
-		err = pd_reply_sources(pn, info, PKTDEDUP_CMD_SET_SOURCES);
+		err = pd_nl_reply_fill(pn, info, PKTDEDUP_CMD_SET_SOURCES,
+				       pd_fill_sources);
 	mutex_unlock(&pn->lock);
 	return err;
 }

@@ -220,6 +220,8 @@ enum pd_parse_result pd_skb_key(struct sk_buff *skb,
 int pd_netlink_init(void);
 void pd_netlink_exit(void);
 void *pd_nl_put_reply(struct sk_buff *msg, struct genl_info *info, u8 cmd);
+int pd_nl_reply_fill(struct pd_net *pn, struct genl_info *info, u8 cmd,
+		     int (*fill)(struct sk_buff *msg, struct pd_net *pn));
 bool pd_netlink_listening(struct net *net);
 int pd_netlink_event(struct net *net, const struct pd_src_event *ev, int cpu,
 		     u64 time_ms);

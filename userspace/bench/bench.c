@@ -53,13 +53,24 @@ static bool step_scattered(struct pd_sbf *f, u32 h1, u32 h2)
 
 static volatile u32 sink;
 
+/* The module's two hashes of flow key i from src to dst. */
+static void flow_hashes(const struct pd_sbf *f, u8 *src, const u8 *dst,
+			u32 i, u32 *h1, u32 *h2)
+{
+	struct pd_key key;
+
+	pd_key_build(&key, PD_KEY_FLOW, PD_FAMILY_IPV4, src, dst, 6,
+		     (u16)(i * 40503u), 443);
+	*h1 = pd_key_hash(&key, f->seed[0]);
+	*h2 = pd_key_hash(&key, f->seed[1]);
+}
+
 enum mode { HASH_ONLY, ADJACENT, SCATTERED };
 
 /* ns per element over STEPS flow keys; the key varies like real traffic */
 static double run(struct pd_sbf *f, enum mode mode)
 {
 	u8 src[4] = { 10, 0, 0, 0 }, dst[4] = { 192, 0, 2, 1 };
-	struct pd_key key;
 	u32 i, dups = 0;
 	double t0;
 
@@ -68,10 +79,7 @@ static double run(struct pd_sbf *f, enum mode mode)
 		u32 h1, h2;
 
 		memcpy(src + 1, &i, 3);
-		pd_key_build(&key, PD_KEY_FLOW, PD_FAMILY_IPV4, src, dst, 6,
-			     (u16)(i * 40503u), 443);
-		h1 = pd_key_hash(&key, f->seed[0]);
-		h2 = pd_key_hash(&key, f->seed[1]);
+		flow_hashes(f, src, dst, i, &h1, &h2);
 		if (mode == ADJACENT)
 			dups += pd_sbf_step(f, h1, h2);
 		else if (mode == SCATTERED)
@@ -343,7 +351,6 @@ static double src_run(struct pd_sbf *f, struct pd_win *ws, struct pd_win *wd,
 {
 	u8 src[4] = { 10, 0, 0, 0 }, dst[4] = { 192, 0, 2, 1 };
 	u64 rng = 42, tick = 0;
-	struct pd_key key;
 	u32 i, dups = 0;
 	double t0;
 
@@ -354,10 +361,7 @@ static double src_run(struct pd_sbf *f, struct pd_win *ws, struct pd_win *wd,
 		u64 hs, hd;
 
 		memcpy(src + 1, &id, 3);
-		pd_key_build(&key, PD_KEY_FLOW, PD_FAMILY_IPV4, src, dst, 6,
-			     (u16)(i * 40503u), 443);
-		h1 = pd_key_hash(&key, f->seed[0]);
-		h2 = pd_key_hash(&key, f->seed[1]);
+		flow_hashes(f, src, dst, i, &h1, &h2);
 		dups += pd_sbf_step(f, h1, h2);
 		if (level == SRC_NONE)
 			continue;
