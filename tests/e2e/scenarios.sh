@@ -370,6 +370,12 @@ t_sources_config() {
 
 t_monitor() {
 	t_begin "dedupctl monitor prints each new source once, from either CPU"
+	out=$(timeout 1 nsenter -t "$(nspid e)" -n dedupctl monitor 2>&1)
+	if echo "$out" | grep -q "new-source filter is off"; then
+		echo "#   monitor with the filter off says so: $out"
+	else
+		t_fail "monitor with the filter off printed '$out'"
+	fi
 	expect_ok "new-source filter on" inns e dedupctl sources new on
 	inns e dedupctl -j monitor > /tmp/mon.out &
 	mp=$!

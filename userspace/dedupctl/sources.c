@@ -367,9 +367,16 @@ static int monitor_cb(const struct nlattr **tb, void *data)
 	return MNL_CB_OK;
 }
 
+static int new_on_cb(const struct nlattr **tb, void *data)
+{
+	*(bool *)data = u8a(tb, PKTDEDUP_A_SRC_NEW);
+	return MNL_CB_OK;
+}
+
 int cmd_monitor(int argc, char **argv)
 {
 	struct mon_ctx c = { 0 };
+	bool on = false;
 	struct nl n;
 	int err;
 
@@ -379,6 +386,12 @@ int cmd_monitor(int argc, char **argv)
 		usage_error("monitor: give nothing or count N");
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	open_nl(&n);
+	err = nl_talk(&n, nl_request(&n, PKTDEDUP_CMD_GET_SOURCES, false),
+		      new_on_cb, &on);
+	if (err)
+		refused(&n, err);
+	if (!on)
+		fprintf(stderr, "dedupctl: the new-source filter is off: nothing is reported until 'dedupctl sources new on'\n");
 	err = nl_listen(&n, monitor_cb, &c);
 	if (err)
 		refused(&n, err);
