@@ -32,6 +32,10 @@ static struct netlink_range_validation pd_support_range __ro_after_init = {
 	.min = 1, .max = 999999999,
 };
 
+static struct netlink_range_validation pd_newgap_range __ro_after_init = {
+	.min = 0, .max = 1ULL << 48,
+};
+
 static struct netlink_range_validation pd_newmem_range __ro_after_init = {
 	.min = 8, .max = 1ULL << 30,
 };
@@ -41,7 +45,7 @@ const struct nla_policy pd_distinct_policy[PKTDEDUP_A_DISTINCT_LAST_MS + 1] = {
 		NLA_POLICY_FULL_RANGE(NLA_U32, &pd_last_range),
 };
 
-const struct nla_policy pd_sources_policy[PKTDEDUP_A_SRC_RING + 1] = {
+const struct nla_policy pd_sources_policy[PKTDEDUP_A_SRC_NEW_GAP + 1] = {
 	[PKTDEDUP_A_DISTINCT_WINDOW_MS] =
 		NLA_POLICY_FULL_RANGE(NLA_U32, &pd_window_range),
 	[PKTDEDUP_A_DISTINCT_SUBWINDOWS] =
@@ -53,6 +57,8 @@ const struct nla_policy pd_sources_policy[PKTDEDUP_A_SRC_RING + 1] = {
 		NLA_POLICY_FULL_RANGE(NLA_U64, &pd_newmem_range),
 	[PKTDEDUP_A_SRC_EVENT_RATE] = NLA_POLICY_FULL_RANGE(NLA_U32, &pd_rate_range),
 	[PKTDEDUP_A_SRC_RING] = NLA_POLICY_FULL_RANGE(NLA_U32, &pd_ring_range),
+	[PKTDEDUP_A_SRC_NEW_GAP] =
+		NLA_POLICY_FULL_RANGE(NLA_U64, &pd_newgap_range),
 };
 
 const struct nla_policy pd_top_policy[PKTDEDUP_A_RARE_SUPPORT + 1] = {
@@ -146,6 +152,7 @@ static int pd_fill_sources(struct sk_buff *msg, struct pd_net *pn)
 	    nla_put_u32(msg, PKTDEDUP_A_SRC_COUNTERS, c->counters) ||
 	    nla_put_u8(msg, PKTDEDUP_A_SRC_NEW, c->newsrc) ||
 	    pd_put_u64(msg, PKTDEDUP_A_SRC_NEW_MEM, c->newsrc_mem) ||
+	    pd_put_u64(msg, PKTDEDUP_A_SRC_NEW_GAP, c->newsrc_gap) ||
 	    nla_put_u32(msg, PKTDEDUP_A_SRC_EVENT_RATE, c->event_rate) ||
 	    nla_put_u32(msg, PKTDEDUP_A_SRC_RING, c->ring) ||
 	    pd_put_u64(msg, PKTDEDUP_A_EV_SENT, atomic64_read(&pn->ev_sent)) ||
@@ -170,7 +177,10 @@ static int pd_fill_sources(struct sk_buff *msg, struct pd_net *pn)
 	     nla_put_u32(msg, PKTDEDUP_A_PLAN_P, s->plan.p) ||
 	     pd_put_u64(msg, PKTDEDUP_A_PLAN_CELLS, s->plan.cells) ||
 	     nla_put_u32(msg, PKTDEDUP_A_PLAN_FP_BOUND,
-			 pd_q62_to_ppb(s->plan.fp_bound))))
+			 pd_q62_to_ppb(s->plan.fp_bound)) ||
+	     nla_put_u32(msg, PKTDEDUP_A_PLAN_FN,
+			 pd_q62_to_ppb(s->plan.fn_rate)) ||
+	     pd_put_u64(msg, PKTDEDUP_A_PLAN_GAP, s->plan.gap)))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -212,6 +222,8 @@ int pd_nl_set_sources(struct sk_buff *skb, struct genl_info *info)
 		c.newsrc = nla_get_u8(tb[PKTDEDUP_A_SRC_NEW]);
 	if (tb[PKTDEDUP_A_SRC_NEW_MEM])
 		c.newsrc_mem = nla_get_u64(tb[PKTDEDUP_A_SRC_NEW_MEM]);
+	if (tb[PKTDEDUP_A_SRC_NEW_GAP])
+		c.newsrc_gap = nla_get_u64(tb[PKTDEDUP_A_SRC_NEW_GAP]);
 	if (tb[PKTDEDUP_A_SRC_EVENT_RATE])
 		c.event_rate = nla_get_u32(tb[PKTDEDUP_A_SRC_EVENT_RATE]);
 	if (tb[PKTDEDUP_A_SRC_RING])

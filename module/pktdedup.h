@@ -76,6 +76,7 @@ struct pd_hooks {
 /* What is learnt of addresses in the recent window (sources.c). */
 #define PD_SRC_DEFAULT_COUNTERS 128
 #define PD_SRC_DEFAULT_NEW_MEM (64 * 1024)
+#define PD_SRC_DEFAULT_NEW_GAP 1000	/* packets a source is remembered for */
 #define PD_SRC_DEFAULT_EVENT_RATE 1000
 #define PD_SRC_DEFAULT_RING 1024
 
@@ -85,6 +86,7 @@ struct pd_src_cfg {
 	u32 counters;		/* top-talker counters per sub-window, per CPU */
 	u32 newsrc;		/* 1: new-source filter, events, rare sources */
 	u64 newsrc_mem;		/* bytes of cells of each CPU's filter */
+	u64 newsrc_gap;		/* its planner's gap (packets); 0: auto */
 	u32 event_rate;		/* events sent per second, at most */
 	u32 ring;		/* new sources remembered per CPU, 2^n */
 };
@@ -228,7 +230,7 @@ int pd_netlink_event(struct net *net, const struct pd_src_event *ev, int cpu,
 
 /* nl_sources.c */
 extern const struct nla_policy pd_distinct_policy[PKTDEDUP_A_DISTINCT_LAST_MS + 1];
-extern const struct nla_policy pd_sources_policy[PKTDEDUP_A_SRC_RING + 1];
+extern const struct nla_policy pd_sources_policy[PKTDEDUP_A_SRC_NEW_GAP + 1];
 extern const struct nla_policy pd_top_policy[PKTDEDUP_A_RARE_SUPPORT + 1];
 int pd_nl_get_distinct(struct sk_buff *skb, struct genl_info *info);
 int pd_nl_get_sources(struct sk_buff *skb, struct genl_info *info);

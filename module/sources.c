@@ -41,6 +41,7 @@ void pd_srcs_defaults(struct pd_src_cfg *c)
 	c->nsub = pd_distinct_subwindows;
 	c->counters = PD_SRC_DEFAULT_COUNTERS;
 	c->newsrc_mem = PD_SRC_DEFAULT_NEW_MEM;
+	c->newsrc_gap = PD_SRC_DEFAULT_NEW_GAP;
 	c->event_rate = PD_SRC_DEFAULT_EVENT_RATE;
 	c->ring = PD_SRC_DEFAULT_RING;
 }
@@ -93,6 +94,7 @@ static int pd_src_check(const struct pd_src_cfg *c, struct pd_plan *plan,
 	struct pd_plan_req req = {
 		.mem_bytes = c->newsrc_mem, .fps_ppb = PD_PLAN_DEFAULT_FPS_PPB,
 		.max = PD_PLAN_AUTO, .k = PD_PLAN_AUTO, .p = PD_PLAN_AUTO,
+		.gap = c->newsrc_gap,
 	};
 	const char *why = NULL;
 

@@ -88,7 +88,7 @@ boot() {
 	kver=$(scripts/kernel-tools.sh kver)
 	log="$B/vm/$run.log"
 	set +e
-	timeout --foreground "$secs" qemu-system-x86_64 -accel tcg -cpu max \
+	timeout --foreground "$secs" qemu-system-x86_64 -accel tcg,thread=single -cpu max \
 		-smp 2 -m 768 -nographic -no-reboot -monitor none \
 		-kernel "$img/boot/vmlinuz-$kver" -initrd "$B/vm/initramfs.gz" \
 		-append "console=ttyS0 panic=-1 oops=panic panic_on_warn=1 softlockup_panic=1 loglevel=5 pd.run=$run" \

@@ -64,7 +64,8 @@
  *	reply:   the source-window settings (as SET_SOURCES takes them), the
  *	         memory they use (SRC_MEM_TOTAL, all CPUs), the new-source
  *	         filter's parameters when it is on (PLAN_MAX, PLAN_K, PLAN_P,
- *	         PLAN_CELLS, PLAN_FP_BOUND), and the event counters
+ *	         PLAN_CELLS, PLAN_FP_BOUND, PLAN_FN at PLAN_GAP), and the
+ *	         event counters
  *	         (SRC_NEW_SEEN: reports of the per-CPU filters; EV_REPEAT:
  *	         reports dropped as already reported from another CPU;
  *	         EV_SENT, EV_OVERRUN, EV_RATELIMITED, EV_FAILED).
@@ -72,8 +73,11 @@
  * PKTDEDUP_CMD_SET_SOURCES  (do, admin)
  *	request: any subset of DISTINCT_WINDOW_MS (1000..3600000),
  *	         DISTINCT_SUBWINDOWS (1..64), SRC_COUNTERS (8..4096), SRC_NEW,
- *	         SRC_NEW_MEM, SRC_EVENT_RATE (1..10^6 per second), SRC_RING
- *	         (2^n, 16..65536). The new state is built whole, then replaces
+ *	         SRC_NEW_MEM, SRC_NEW_GAP (the new-source filter's planner
+ *	         minimises the FN rate at this gap: how many packets apart a
+ *	         source's packets may be and still not be new again),
+ *	         SRC_EVENT_RATE (1..10^6 per second), SRC_RING (2^n,
+ *	         16..65536). The new state is built whole, then replaces
  *	         the old one: distinct counts, top talkers and new-source
  *	         memory start empty.
  *	reply:   as GET_SOURCES.
@@ -287,6 +291,8 @@ enum pktdedup_attr {
 	PKTDEDUP_A_EV_CPU,		/* u32 */
 	PKTDEDUP_A_EV_TIME_MS,		/* u64, ms since the epoch */
 	PKTDEDUP_A_EV_DROPPED,		/* u64, events not sent so far */
+
+	PKTDEDUP_A_SRC_NEW_GAP,		/* u64, planner's gap (packets), 0: auto */
 
 	__PKTDEDUP_A_MAX,
 	PKTDEDUP_A_MAX = __PKTDEDUP_A_MAX - 1

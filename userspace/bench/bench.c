@@ -390,12 +390,16 @@ static void bench_sources(void)
 {
 	static const char *const names[SRC_NLEVELS] = {
 		"dedup step only (baseline)", "+ distinct src/dst",
-		"+ top talkers (128 counters)", "+ new-source filter (64K)",
+		"+ top talkers (128 counters)", "+ new-source filter",
 	};
 	struct pd_sbf_params prm = { .cells = 8 << 20, .max = 1, .k = 3,
 				     .p = 11 };
-	struct pd_sbf_params nprm = { .cells = 512 << 10, .max = 1, .k = 3,
-				      .p = 11 };
+	/* the module's default new-source filter: 64 KiB planned for gap 1000 */
+	struct pd_plan_req req = { .mem_bytes = 64 << 10, .max = PD_PLAN_AUTO,
+				   .k = PD_PLAN_AUTO, .p = PD_PLAN_AUTO,
+				   .gap = 1000 };
+	struct pd_sbf_params nprm;
+	struct pd_plan np;
 	double t[SRC_NLEVELS][REPEAT];
 	struct pd_win *ws, *wd;
 	struct pd_sbf f, nf;
@@ -403,6 +407,14 @@ static void bench_sources(void)
 	unsigned int r, l;
 	void *ms, *md;
 
+	if (pd_plan(&req, &np, &why)) {
+		fprintf(stderr, "bench: %s\n", why);
+		exit(1);
+	}
+	nprm.cells = np.cells;
+	nprm.max = (u8)np.max;
+	nprm.k = (u8)np.k;
+	nprm.p = np.p;
 	ws = calloc(2, sizeof(*ws));
 	ms = calloc(1, pd_win_bytes(12, 128));
 	md = calloc(1, pd_win_bytes(12, 0));

@@ -48,7 +48,7 @@ static const char usage_text[] =
 "                                in the recent window (default: all of it)\n"
 "  sources [SETTING VALUE ...]   show or change the source windows:\n"
 "      window DURATION    subwindows N    counters N    new on|off\n"
-"      new-mem SIZE    event-rate N    ring N\n"
+"      new-mem SIZE    new-gap auto|PACKETS    event-rate N    ring N\n"
 "  top [N] [window DURATION]     the N heaviest sources (10), with bounds\n"
 "  rare [support S] [window DURATION] [limit N]\n"
 "                                sources that sent at most S x all packets\n"

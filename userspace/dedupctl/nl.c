@@ -44,6 +44,7 @@ static const char *const attr_names[PKTDEDUP_A_MAX + 1] = {
 	[PKTDEDUP_A_SRC_COUNTERS] = "counters",
 	[PKTDEDUP_A_SRC_NEW] = "new",
 	[PKTDEDUP_A_SRC_NEW_MEM] = "new-mem",
+	[PKTDEDUP_A_SRC_NEW_GAP] = "new-gap",
 	[PKTDEDUP_A_SRC_EVENT_RATE] = "event-rate",
 	[PKTDEDUP_A_SRC_RING] = "ring",
 	[PKTDEDUP_A_TOP_N] = "count",

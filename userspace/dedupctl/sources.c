@@ -98,7 +98,8 @@ static int sources_cb(const struct nlattr **tb, void *data)
 	(void)data;
 	if (json) {
 		printf("{\"window_ms\":%u,\"subwindows\":%u,\"counters\":%u,"
-		       "\"new\":%s,\"new_mem\":%llu,\"event_rate\":%u,"
+		       "\"new\":%s,\"new_mem\":%llu,\"new_gap\":%llu,"
+		       "\"event_rate\":%u,"
 		       "\"ring\":%u,\"mem_total\":%llu,\"new_seen\":%llu,"
 		       "\"events_repeat\":%llu,"
 		       "\"events_sent\":%llu,\"events_overrun\":%llu,"
@@ -107,17 +108,20 @@ static int sources_cb(const struct nlattr **tb, void *data)
 		       u32a(tb, PKTDEDUP_A_DISTINCT_SUBWINDOWS),
 		       u32a(tb, PKTDEDUP_A_SRC_COUNTERS), on ? "true" : "false",
 		       (unsigned long long)u64a(tb, PKTDEDUP_A_SRC_NEW_MEM),
+		       (unsigned long long)u64a(tb, PKTDEDUP_A_SRC_NEW_GAP),
 		       u32a(tb, PKTDEDUP_A_SRC_EVENT_RATE),
 		       u32a(tb, PKTDEDUP_A_SRC_RING), mem, seen, rep, sent,
 		       over, rate, fail);
 		if (tb[PKTDEDUP_A_PLAN_CELLS])
 			printf(",\"new_filter\":{\"max\":%u,\"k\":%u,\"p\":%u,"
-			       "\"cells\":%llu,\"fp_bound\":%.9g}",
+			       "\"cells\":%llu,\"fp_bound\":%.9g,"
+			       "\"fn_at_gap\":%.9g}",
 			       u32a(tb, PKTDEDUP_A_PLAN_MAX),
 			       u32a(tb, PKTDEDUP_A_PLAN_K),
 			       u32a(tb, PKTDEDUP_A_PLAN_P),
 			       (unsigned long long)u64a(tb, PKTDEDUP_A_PLAN_CELLS),
-			       u32a(tb, PKTDEDUP_A_PLAN_FP_BOUND) / 1e9);
+			       u32a(tb, PKTDEDUP_A_PLAN_FP_BOUND) / 1e9,
+			       u32a(tb, PKTDEDUP_A_PLAN_FN) / 1e9);
 		printf("}\n");
 		return MNL_CB_OK;
 	}
@@ -133,10 +137,14 @@ static int sources_cb(const struct nlattr **tb, void *data)
 	       u32a(tb, PKTDEDUP_A_SRC_EVENT_RATE),
 	       size_str(b2, sizeof(b2), mem));
 	if (tb[PKTDEDUP_A_PLAN_CELLS])
-		printf("new filter  %llu cells, max %u, k %u, p %u\n",
+		printf("new filter  %llu cells, max %u, k %u, p %u: fp <= %.4g%%, "
+		       "fn %.4g%% for a source %llu packets apart\n",
 		       (unsigned long long)u64a(tb, PKTDEDUP_A_PLAN_CELLS),
 		       u32a(tb, PKTDEDUP_A_PLAN_MAX), u32a(tb, PKTDEDUP_A_PLAN_K),
-		       u32a(tb, PKTDEDUP_A_PLAN_P));
+		       u32a(tb, PKTDEDUP_A_PLAN_P),
+		       u32a(tb, PKTDEDUP_A_PLAN_FP_BOUND) / 1e7,
+		       u32a(tb, PKTDEDUP_A_PLAN_FN) / 1e7,
+		       (unsigned long long)u64a(tb, PKTDEDUP_A_PLAN_GAP));
 	printf("events      %llu new to a CPU, %llu of them seen on another, "
 	       "%llu sent, %llu overrun, %llu over the rate, %llu failed\n",
 	       seen, rep, sent, over, rate, fail);
@@ -167,6 +175,10 @@ static void put_sources(struct nlmsghdr *nlh, int argc, char **argv)
 		} else if (!strcmp(k, "new-mem")) {
 			mnl_attr_put_u64(nlh, PKTDEDUP_A_SRC_NEW_MEM,
 					 size_arg(k, v));
+		} else if (!strcmp(k, "new-gap")) {
+			mnl_attr_put_u64(nlh, PKTDEDUP_A_SRC_NEW_GAP,
+					 strcmp(v, "auto") ?
+					 num_arg(k, v, 1, 1ULL << 48) : 0);
 		} else if (!strcmp(k, "event-rate")) {
 			mnl_attr_put_u32(nlh, PKTDEDUP_A_SRC_EVENT_RATE,
 					 (uint32_t)num_arg(k, v, 1, 1000000));

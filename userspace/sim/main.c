@@ -64,6 +64,7 @@ static const char usage[] =
 "  --rare-support S   rare: sent at most S of the window (0.0001)\n"
 "  --ring R           new sources remembered per CPU (1024)\n"
 "  --new-mem BYTES    new-source filter per CPU (64K)\n"
+"  --new-gap G        its planner's gap in packets, 0: auto (1000)\n"
 "  --json             one JSON object instead of the table\n";
 
 #define usage_error(...) die_usage("dedup-sim", "dedup-sim --help", __VA_ARGS__)
@@ -173,6 +174,8 @@ static void json_sources(const struct src_result *sr)
 	json_pr("heavy_hitters", &sr->hh);
 	printf(",");
 	json_pr("rare", &sr->rare);
+	printf(",");
+	json_pr("rare_examined", &sr->rare_examined);
 	printf("}");
 }
 
@@ -203,6 +206,7 @@ static void print_sources(const struct src_result *sr)
 	       "rare", (unsigned long long)sr->support_count,
 	       (unsigned long long)sr->candidates);
 	print_pr("", &sr->rare);
+	print_pr("examined", &sr->rare_examined);
 }
 
 /* fps < 0: P was given, so there is no target and no Eq. 17 value */
@@ -340,6 +344,7 @@ enum opt {
 	O_LEVELS, O_VOLUME, O_PCAP, O_KEY, O_PAYLOAD, O_IGNORE_TOS,
 	O_CHECKPOINTS, O_JSON, O_HELP, O_CPUS, O_SOURCES, O_SUBWINDOWS,
 	O_SUB_ELEMS, O_COUNTERS, O_HH_PHI, O_RARE_SUPPORT, O_RING, O_NEW_MEM,
+	O_NEW_GAP,
 };
 
 static const struct option options[] = {
@@ -376,6 +381,7 @@ static const struct option options[] = {
 	{ "rare-support", required_argument, NULL, O_RARE_SUPPORT },
 	{ "ring", required_argument, NULL, O_RING },
 	{ "new-mem", required_argument, NULL, O_NEW_MEM },
+	{ "new-gap", required_argument, NULL, O_NEW_GAP },
 	{ "json", no_argument, NULL, O_JSON },
 	{ "help", no_argument, NULL, O_HELP },
 	{ NULL, 0, NULL, 0 },
@@ -408,6 +414,7 @@ int main(int argc, char **argv)
 	bool have_stream = false, have_universe = false, sources = false;
 	struct src_cfg srcc = {
 		.nsub = 12, .counters = 128, .ring = 1024, .new_mem = 65536,
+		.new_gap = 1000,
 		.phi_ppb = 1000000, .support_ppb = 100000,
 	};
 	uint64_t v, window = 0, ncp = 0, cpus = 1;
@@ -574,6 +581,10 @@ int main(int argc, char **argv)
 		case O_NEW_MEM:
 			if (!parse_size(optarg, &srcc.new_mem) || !srcc.new_mem)
 				BAD(o, "a size (e.g. 64K)");
+			break;
+		case O_NEW_GAP:
+			if (!parse_u64(optarg, 0, 1ULL << 48, &srcc.new_gap))
+				BAD(o, "a packet count (0: auto)");
 			break;
 		case O_JSON:
 			json = true;

@@ -91,7 +91,7 @@ struct src_sim *src_sim_new(const struct src_cfg *cfg, char *err,
 	struct pd_plan_req req = { .mem_bytes = cfg->new_mem,
 				   .fps_ppb = PD_PLAN_DEFAULT_FPS_PPB,
 				   .max = PD_PLAN_AUTO, .k = PD_PLAN_AUTO,
-				   .p = PD_PLAN_AUTO };
+				   .p = PD_PLAN_AUTO, .gap = cfg->new_gap };
 	struct pd_sbf_params prm;
 	struct pd_plan plan;
 	const char *why = NULL;
@@ -294,9 +294,12 @@ int src_sim_finish(struct src_sim *s, struct src_result *r)
 			u8 addr[ADDR_LEN];
 
 			memcpy(addr, &id, ADDR_LEN);
-			if (cm_get(&cand, id))
+			if (cm_get(&cand, id)) {
 				said = pd_ss_rare(&a, id_hash(s, id), addr,
 						  ADDR_LEN, c->support_ppb);
+				pr_add(&r->rare_examined,
+				       cnt.val[i] <= r->support_count, said);
+			}
 			pr_add(&r->rare, cnt.val[i] <= r->support_count, said);
 		}
 	ret = 0;

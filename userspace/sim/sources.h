@@ -22,6 +22,7 @@ struct src_cfg {
 	unsigned int counters;		/* Space-Saving counters per sub-window */
 	unsigned int ring;		/* new sources remembered per CPU */
 	uint64_t new_mem;		/* new-source filter bytes per CPU */
+	uint64_t new_gap;		/* its planner's gap; 0: auto */
 	uint32_t phi_ppb;		/* heavy hitters: f > phi N */
 	uint32_t support_ppb;		/* rare: f <= floor(s N) */
 	uint64_t seed;
@@ -41,6 +42,7 @@ struct src_result {
 	uint64_t ss_error;		/* merged Space-Saving error bound */
 	struct src_pr hh;
 	struct src_pr rare;
+	struct src_pr rare_examined;	/* the same among the examined sources */
 	uint64_t candidates;		/* rare: sources the rings held */
 	uint64_t support_count;		/* floor(s N) */
 };
