@@ -321,6 +321,17 @@ static void pd_t_unparsed(struct kunit *test)
 	pd_t_net_free(pn);
 }
 
+/* Build source state for cfg and publish it in pn. */
+static struct pd_srcs *pd_t_srcs(struct kunit *test, struct pd_net *pn,
+				 const struct pd_src_cfg *cfg)
+{
+	struct pd_srcs *s = pd_srcs_build(cfg, NULL);
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(s));
+	rcu_assign_pointer(pn->srcs, s);
+	return s;
+}
+
 /*
  * Distinct addresses: packets from one source to 40 destinations (each
  * sent twice, so duplicates do not inflate the count) through
@@ -333,17 +344,14 @@ static void pd_t_distinct(struct kunit *test)
 					     PD_ACTION_COUNT);
 	u8 buf[300];
 	u64 src, dst;
-	u32 i, j, len;
-
 	struct pd_src_cfg cfg;
 	struct pd_srcs *s;
+	u32 i, j, len;
 
 	pd_srcs_defaults(&cfg);
 	cfg.window_ms = 60000;
 	cfg.nsub = 4;
-	s = pd_srcs_build(&cfg, NULL);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(s));
-	rcu_assign_pointer(pn->srcs, s);
+	s = pd_t_srcs(test, pn, &cfg);
 	for (j = 0; j < 2; j++)
 		for (i = 0; i < 40; i++) {
 			struct sk_buff *skb;
@@ -400,9 +408,7 @@ static void pd_t_sources(struct kunit *test)
 	cfg.counters = 16;
 	cfg.newsrc = 1;
 	cfg.ring = 16;
-	s = pd_srcs_build(&cfg, NULL);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(s));
-	rcu_assign_pointer(pn->srcs, s);
+	s = pd_t_srcs(test, pn, &cfg);
 	for (i = 0; i < 50; i++)
 		pd_t_src(pn, 0);
 	for (i = 1; i <= 10; i++)
