@@ -89,6 +89,8 @@ kunit:
 
 bench: $(B)/bench
 	$(B)/bench
+	@echo
+	scripts/lines-touched.sh $(B)
 
 $(B)/pdnet: tests/e2e/pdnet.c | $(B)
 	$(CC) $(CFLAGS_COMMON) -O2 -static -o $@ $<

@@ -20,6 +20,7 @@ pkgs=(
 	busybox-static    # the e2e guest's userland
 	nftables          # e2e: nft rules that match the marks
 	cpio              # packs the e2e initramfs
+	valgrind          # make bench: lackey counts the cache lines a packet touches
 )
 
 missing=()

@@ -346,44 +346,100 @@ static u64 addr_hash(const u8 *a, u32 seed)
 	return pd_rng_next(&s);
 }
 
-static double src_run(struct pd_sbf *f, struct pd_win *ws, struct pd_win *wd,
-		      struct pd_sbf *nf, enum src_level level)
+struct src_bench {
+	struct pd_sbf f, nf;		/* dedup filter, new-source filter */
+	struct pd_win *ws, *wd;		/* source window (with top), dest. */
+	void *ms, *md;
+};
+
+static volatile u32 trace_marker;	/* stored before each traced packet */
+
+/* n packets from `first` on (ns per packet); trace: mark each packet */
+static double src_run(struct src_bench *b, enum src_level level, u32 first,
+		      u32 n, bool trace)
 {
 	u8 src[4] = { 10, 0, 0, 0 }, dst[4] = { 192, 0, 2, 1 };
-	u64 rng = 42, tick = 0;
+	u64 rng = 42 + first, tick = 0;
 	u32 i, dups = 0;
 	double t0;
 
 	t0 = now_ns();
-	for (i = 0; i < STEPS; i++) {
+	for (i = first; i < first + n; i++) {
 		u64 x = pd_rng_below(&rng, 100000), y = pd_rng_below(&rng, 100000);
 		u32 id = (u32)(x * y / 100000), h1, h2;
 		u64 hs, hd;
 
+		if (trace)
+			trace_marker = i;
 		memcpy(src + 1, &id, 3);
-		flow_hashes(f, src, dst, i, &h1, &h2);
-		dups += pd_sbf_step(f, h1, h2);
+		flow_hashes(&b->f, src, dst, i, &h1, &h2);
+		dups += pd_sbf_step(&b->f, h1, h2);
 		if (level == SRC_NONE)
 			continue;
-		tick = i >> 16;		/* 16 sub-windows over the run */
+		tick = i >> 16;		/* 16 sub-windows over a timing run */
 		hs = addr_hash(src, 1);
 		hd = addr_hash(dst, 2);
 		if (level >= SRC_TOP) {
-			pd_win_add(ws, tick, hs, src, 4);
+			pd_win_add(b->ws, tick, hs, src, 4);
 		} else {
 			/* the same sketch work without the summary */
-			u32 cap = ws->cap;
+			u32 cap = b->ws->cap;
 
-			ws->cap = 0;
-			pd_win_add(ws, tick, hs, src, 4);
-			ws->cap = cap;
+			b->ws->cap = 0;
+			pd_win_add(b->ws, tick, hs, src, 4);
+			b->ws->cap = cap;
 		}
-		pd_win_add(wd, tick, hd, dst, 4);
+		pd_win_add(b->wd, tick, hd, dst, 4);
 		if (level == SRC_NEW)
-			dups += pd_sbf_step(nf, (u32)hs, (u32)(hs >> 32));
+			dups += pd_sbf_step(&b->nf, (u32)hs, (u32)(hs >> 32));
 	}
 	sink = dups;
-	return (now_ns() - t0) / STEPS;
+	return (now_ns() - t0) / n;
+}
+
+/*
+ * The module's defaults: a 1 MiB dedup filter, 12 sub-windows with 128
+ * top-talker counters, a 64 KiB new-source filter planned for gap 1000.
+ */
+static void src_setup(struct src_bench *b)
+{
+	struct pd_sbf_params prm = { .cells = 8 << 20, .max = 1, .k = 3,
+				     .p = 11 };
+	struct pd_plan_req req = { .mem_bytes = 64 << 10, .max = PD_PLAN_AUTO,
+				   .k = PD_PLAN_AUTO, .p = PD_PLAN_AUTO,
+				   .gap = 1000 };
+	struct pd_sbf_params nprm;
+	struct pd_plan np;
+	const char *why = "no memory";
+
+	if (pd_plan(&req, &np, &why))
+		goto fail;
+	nprm.cells = np.cells;
+	nprm.max = (u8)np.max;
+	nprm.k = (u8)np.k;
+	nprm.p = np.p;
+	b->ws = calloc(2, sizeof(*b->ws));
+	b->ms = calloc(1, pd_win_bytes(12, 128));
+	b->md = calloc(1, pd_win_bytes(12, 0));
+	if (!b->ws || !b->ms || !b->md || pd_sbf_create(&b->f, &prm, &why) ||
+	    pd_sbf_create(&b->nf, &nprm, &why) ||
+	    pd_win_init(&b->ws[0], 12, 128, b->ms) ||
+	    pd_win_init(&b->ws[1], 12, 0, b->md))
+		goto fail;
+	b->wd = &b->ws[1];
+	return;
+fail:
+	fprintf(stderr, "bench: cannot set up the source windows: %s\n", why);
+	exit(1);
+}
+
+static void src_teardown(struct src_bench *b)
+{
+	pd_sbf_destroy(&b->f);
+	pd_sbf_destroy(&b->nf);
+	free(b->ms);
+	free(b->md);
+	free(b->ws);
 }
 
 static void bench_sources(void)
@@ -392,43 +448,15 @@ static void bench_sources(void)
 		"dedup step only (baseline)", "+ distinct src/dst",
 		"+ top talkers (128 counters)", "+ new-source filter",
 	};
-	struct pd_sbf_params prm = { .cells = 8 << 20, .max = 1, .k = 3,
-				     .p = 11 };
-	/* the module's default new-source filter: 64 KiB planned for gap 1000 */
-	struct pd_plan_req req = { .mem_bytes = 64 << 10, .max = PD_PLAN_AUTO,
-				   .k = PD_PLAN_AUTO, .p = PD_PLAN_AUTO,
-				   .gap = 1000 };
-	struct pd_sbf_params nprm;
-	struct pd_plan np;
 	double t[SRC_NLEVELS][REPEAT];
-	struct pd_win *ws, *wd;
-	struct pd_sbf f, nf;
-	const char *why;
+	struct src_bench b;
 	unsigned int r, l;
-	void *ms, *md;
 
-	if (pd_plan(&req, &np, &why)) {
-		fprintf(stderr, "bench: %s\n", why);
-		exit(1);
-	}
-	nprm.cells = np.cells;
-	nprm.max = (u8)np.max;
-	nprm.k = (u8)np.k;
-	nprm.p = np.p;
-	ws = calloc(2, sizeof(*ws));
-	ms = calloc(1, pd_win_bytes(12, 128));
-	md = calloc(1, pd_win_bytes(12, 0));
-	if (!ws || !ms || !md || pd_sbf_create(&f, &prm, &why) ||
-	    pd_sbf_create(&nf, &nprm, &why) || pd_win_init(&ws[0], 12, 128, ms) ||
-	    pd_win_init(&ws[1], 12, 0, md)) {
-		fprintf(stderr, "bench: cannot set up the source windows\n");
-		exit(1);
-	}
-	wd = &ws[1];
-	src_run(&f, &ws[0], wd, &nf, SRC_NEW);	/* warm */
+	src_setup(&b);
+	src_run(&b, SRC_NEW, 0, STEPS, false);	/* warm */
 	for (r = 0; r < REPEAT; r++)
 		for (l = 0; l < SRC_NLEVELS; l++)
-			t[l][r] = src_run(&f, &ws[0], wd, &nf, l);
+			t[l][r] = src_run(&b, l, 0, STEPS, false);
 	printf("\nsource analytics per packet (1 MiB dedup filter, 12 sub-windows, "
 	       "skewed sources), ns per packet\n");
 	for (l = 0; l < SRC_NLEVELS; l++) {
@@ -436,15 +464,44 @@ static void bench_sources(void)
 		printf("%-30s %8.1f %6.2fx\n", names[l], t[l][REPEAT / 2],
 		       t[l][REPEAT / 2] / t[0][REPEAT / 2]);
 	}
-	pd_sbf_destroy(&f);
-	pd_sbf_destroy(&nf);
-	free(ms);
-	free(md);
-	free(ws);
+	src_teardown(&b);
 }
 
-int main(void)
+static void range(const char *name, const void *p, size_t len)
 {
+	printf("range %s %lx %lx\n", name, (unsigned long)p,
+	       (unsigned long)p + len);
+}
+
+/*
+ * bench --trace-sources N: for scripts/lines-touched.sh, which runs this
+ * under valgrind's lackey and counts the distinct cache lines of each
+ * structure that each packet touches. Prints the structures' address
+ * ranges and the marker's address, warms up, then runs N marked packets.
+ */
+static int trace_sources(u32 n)
+{
+	struct src_bench b;
+
+	src_setup(&b);
+	range("dedup-filter", b.f.words, (size_t)b.f.nwords * 8);
+	range("distinct+top(src)", b.ms, pd_win_bytes(12, 128));
+	range("distinct+top(src)", &b.ws[0], sizeof(b.ws[0]));
+	range("distinct(dst)", b.md, pd_win_bytes(12, 0));
+	range("distinct(dst)", &b.ws[1], sizeof(b.ws[1]));
+	range("new-source-filter", b.nf.words, (size_t)b.nf.nwords * 8);
+	printf("marker %lx\n", (unsigned long)&trace_marker);
+	fflush(stdout);
+	src_run(&b, SRC_NEW, 0, 20000, false);	/* counters full, filters busy */
+	src_run(&b, SRC_NEW, 20000, n, true);
+	src_teardown(&b);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "--trace-sources"))
+		return trace_sources((u32)strtoul(argv[2], NULL, 10));
 	bench_filters();
 	bench_payload();
 	bench_scope();
