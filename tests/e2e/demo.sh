@@ -48,3 +48,12 @@ traffic
 
 say "each distinct packet arrived exactly once; /proc/net/pktdedup/stats has the per-CPU view:"
 inns receiver cat /proc/net/pktdedup/stats | sed 's/^/   /'
+
+say "the sources in the last minute: 200 more hosts send, one of them 500 packets"
+inns sender pdnet send -4 10.1.0.1 10.1.0.2 --src-first 100 --srcs 200 \
+	--count 400 > /dev/null
+inns sender pdnet send -4 10.1.0.1 10.1.0.2 --src-first 7 --count 500 > /dev/null
+sleep 0.3
+inns receiver dedupctl distinct | sed 's/^/   /'
+echo "   dedupctl top 3:"
+inns receiver dedupctl top 3 | sed 's/^/   /'

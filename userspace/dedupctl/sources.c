@@ -239,14 +239,15 @@ static int list_head_cb(const struct nlattr **tb, void *data)
 		printf(",\"%s\":[", c->rare ? "rare" : "top");
 		return MNL_CB_OK;
 	}
-	printf("in the last %u.%03u s: %llu packets; counts are within %llu\n",
-	       last / 1000, last % 1000, total, err);
+	printf("in the last %u.%03u s: %llu packets\n", last / 1000,
+	       last % 1000, total);
 	if (c->rare)
-		printf("rare: at most %llu packets (support %.9g): %u of %u sources seen\n",
+		printf("rare: at most %llu packets (support %.9g): %u of %u sources seen;\n"
+		       "none listed sent more than that + %llu\n",
 		       (unsigned long long)u64a(tb, PKTDEDUP_A_RARE_SUPPORT_COUNT),
 		       u32a(tb, PKTDEDUP_A_RARE_SUPPORT) / 1e9,
 		       u32a(tb, PKTDEDUP_A_RARE_FOUND),
-		       u32a(tb, PKTDEDUP_A_RARE_CANDIDATES));
+		       u32a(tb, PKTDEDUP_A_RARE_CANDIDATES), err);
 	else
 		printf("no source missing from the list sent more than %llu\n",
 		       err);
