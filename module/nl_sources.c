@@ -98,40 +98,61 @@ static u32 pd_span_ms(const struct pd_srcs *s, u32 last)
 	return (u32)div_u64((u64)s->cfg.window_ms * last, s->cfg.nsub);
 }
 
-int pd_nl_get_distinct(struct sk_buff *skb, struct genl_info *info)
+/*
+ * The skeleton of the reading commands: a reply of `size` bytes, the
+ * state and span under pn->lock, then fill() puts the attributes.
+ */
+static int pd_nl_srcs_reply(struct genl_info *info, u8 cmd, size_t size,
+			    int (*fill)(struct sk_buff *msg, struct pd_srcs *s,
+					u32 last, struct genl_info *info))
 {
 	struct pd_net *pn = pd_pernet(genl_info_net(info));
 	struct sk_buff *msg;
 	struct pd_srcs *s;
-	u64 src, dst;
-	void *hdr;
+	void *hdr = NULL;
 	u32 last;
 	int err;
 
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	msg = genlmsg_new(size, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
 	mutex_lock(&pn->lock);
 	s = pd_nl_srcs(pn, info, &last);
-	err = IS_ERR(s) ? PTR_ERR(s) : pd_srcs_distinct(s, last, &src, &dst);
+	err = PTR_ERR_OR_ZERO(s);
+	if (!err) {
+		hdr = pd_nl_put_reply(msg, info, cmd);
+		err = hdr ? fill(msg, s, last, info) : -EMSGSIZE;
+	}
+	mutex_unlock(&pn->lock);
+	if (err) {
+		nlmsg_free(msg);
+		return err;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+static int pd_fill_distinct(struct sk_buff *msg, struct pd_srcs *s, u32 last,
+			    struct genl_info *info)
+{
+	u64 src, dst;
+	int err = pd_srcs_distinct(s, last, &src, &dst);
+
 	if (err)
-		goto out;
-	hdr = pd_nl_put_reply(msg, info, PKTDEDUP_CMD_GET_DISTINCT);
-	err = -EMSGSIZE;
-	if (!hdr ||
-	    nla_put_u32(msg, PKTDEDUP_A_DISTINCT_LAST_MS, pd_span_ms(s, last)) ||
+		return err;
+	if (nla_put_u32(msg, PKTDEDUP_A_DISTINCT_LAST_MS, pd_span_ms(s, last)) ||
 	    nla_put_u32(msg, PKTDEDUP_A_DISTINCT_WINDOW_MS, s->cfg.window_ms) ||
 	    nla_put_u32(msg, PKTDEDUP_A_DISTINCT_SUBWINDOWS, s->cfg.nsub) ||
 	    nla_put_u64_64bit(msg, PKTDEDUP_A_DISTINCT_SRC, src, PKTDEDUP_A_PAD) ||
 	    nla_put_u64_64bit(msg, PKTDEDUP_A_DISTINCT_DST, dst, PKTDEDUP_A_PAD))
-		goto out;
-	mutex_unlock(&pn->lock);
-	genlmsg_end(msg, hdr);
-	return genlmsg_reply(msg, info);
-out:
-	mutex_unlock(&pn->lock);
-	nlmsg_free(msg);
-	return err;
+		return -EMSGSIZE;
+	return 0;
+}
+
+int pd_nl_get_distinct(struct sk_buff *skb, struct genl_info *info)
+{
+	return pd_nl_srcs_reply(info, PKTDEDUP_CMD_GET_DISTINCT, NLMSG_GOODSIZE,
+				pd_fill_distinct);
 }
 
 static int pd_put_u64(struct sk_buff *msg, int type, u64 v)
@@ -258,41 +279,27 @@ static size_t pd_entries_size(u32 n)
 			    2 * nla_total_size_64bit(8));
 }
 
-int pd_nl_get_top(struct sk_buff *skb, struct genl_info *info)
+/* TOP_N, with its default n, from a request. */
+static u32 pd_top_n(struct genl_info *info, u32 n)
 {
-	struct pd_net *pn = pd_pernet(genl_info_net(info));
 	struct nlattr *na = info->attrs[PKTDEDUP_A_TOP_N];
-	u32 n = na ? nla_get_u32(na) : 10, last, i, put;
-	struct pd_ss_agg *a = NULL;
-	struct sk_buff *msg;
-	struct pd_srcs *s;
-	void *hdr;
-	int err;
 
-	if (info->attrs[PKTDEDUP_A_RARE_SUPPORT]) {
-		NL_SET_ERR_MSG_ATTR(info->extack,
-				    info->attrs[PKTDEDUP_A_RARE_SUPPORT],
-				    "support: only for GET_RARE");
-		return -EINVAL;
-	}
-	msg = genlmsg_new(pd_entries_size(n), GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-	mutex_lock(&pn->lock);
-	s = pd_nl_srcs(pn, info, &last);
-	err = PTR_ERR_OR_ZERO(s);
-	if (err)
-		goto out;
+	return na ? nla_get_u32(na) : n;
+}
+
+static int pd_fill_top(struct sk_buff *msg, struct pd_srcs *s, u32 last,
+		       struct genl_info *info)
+{
+	u32 n = pd_top_n(info, 10), i, put;
+	struct pd_ss_agg *a;
+	int err = -EMSGSIZE;
+
 	/* keep more than asked for, so that cutting the list costs little */
 	a = pd_srcs_top(s, last, max_t(u32, 4 * n, 2 * s->cfg.counters));
-	err = -ENOMEM;
 	if (!a)
-		goto out;
+		return -ENOMEM;
 	pd_ss_agg_sort(a);
-	hdr = pd_nl_put_reply(msg, info, PKTDEDUP_CMD_GET_TOP);
-	err = -EMSGSIZE;
-	if (!hdr ||
-	    nla_put_u32(msg, PKTDEDUP_A_DISTINCT_LAST_MS, pd_span_ms(s, last)) ||
+	if (nla_put_u32(msg, PKTDEDUP_A_DISTINCT_LAST_MS, pd_span_ms(s, last)) ||
 	    pd_put_u64(msg, PKTDEDUP_A_TOTAL, a->total) ||
 	    pd_put_u64(msg, PKTDEDUP_A_TOP_ERROR, a->absent))
 		goto out;
@@ -307,44 +314,39 @@ int pd_nl_get_top(struct sk_buff *skb, struct genl_info *info)
 			goto out;
 		put++;
 	}
-	mutex_unlock(&pn->lock);
-	kvfree(a);
-	genlmsg_end(msg, hdr);
-	return genlmsg_reply(msg, info);
+	err = 0;
 out:
-	mutex_unlock(&pn->lock);
 	kvfree(a);
-	nlmsg_free(msg);
 	return err;
 }
 
-int pd_nl_get_rare(struct sk_buff *skb, struct genl_info *info)
+int pd_nl_get_top(struct sk_buff *skb, struct genl_info *info)
 {
-	struct pd_net *pn = pd_pernet(genl_info_net(info));
-	struct nlattr *na = info->attrs[PKTDEDUP_A_TOP_N];
-	struct nlattr *sa = info->attrs[PKTDEDUP_A_RARE_SUPPORT];
-	u32 n = na ? nla_get_u32(na) : 100, last, found = 0;
-	u32 ppb = sa ? nla_get_u32(sa) : 100000;
-	struct pd_src_event *cand = NULL;
-	struct pd_ss_agg *a = NULL;
-	struct sk_buff *msg;
-	struct pd_srcs *s;
-	int err, nc = 0, i;
-	void *hdr;
+	if (info->attrs[PKTDEDUP_A_RARE_SUPPORT]) {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    info->attrs[PKTDEDUP_A_RARE_SUPPORT],
+				    "support: only for GET_RARE");
+		return -EINVAL;
+	}
+	return pd_nl_srcs_reply(info, PKTDEDUP_CMD_GET_TOP,
+				pd_entries_size(pd_top_n(info, 10)),
+				pd_fill_top);
+}
 
-	msg = genlmsg_new(pd_entries_size(n), GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-	mutex_lock(&pn->lock);
-	s = pd_nl_srcs(pn, info, &last);
-	err = PTR_ERR_OR_ZERO(s);
-	if (err)
-		goto out;
+static int pd_fill_rare(struct sk_buff *msg, struct pd_srcs *s, u32 last,
+			struct genl_info *info)
+{
+	struct nlattr *sa = info->attrs[PKTDEDUP_A_RARE_SUPPORT];
+	u32 n = pd_top_n(info, 100), ppb = sa ? nla_get_u32(sa) : 100000;
+	struct pd_src_event *cand = NULL;
+	struct pd_ss_agg *a;
+	int err, nc, i;
+	u32 found = 0;
+
 	if (!s->cfg.newsrc) {
 		NL_SET_ERR_MSG(info->extack,
 			       "rare sources need the new-source filter (dedupctl sources new on)");
-		err = -ENODATA;
-		goto out;
+		return -ENODATA;
 	}
 	/* every listed address keeps its bounds: room for all summaries */
 	a = pd_srcs_top(s, last, s->cfg.counters * min_t(u32, s->cfg.nsub *
@@ -353,10 +355,8 @@ int pd_nl_get_rare(struct sk_buff *skb, struct genl_info *info)
 	err = nc < 0 ? nc : -ENOMEM;
 	if (!a || nc < 0)
 		goto out;
-	hdr = pd_nl_put_reply(msg, info, PKTDEDUP_CMD_GET_RARE);
 	err = -EMSGSIZE;
-	if (!hdr ||
-	    nla_put_u32(msg, PKTDEDUP_A_DISTINCT_LAST_MS, pd_span_ms(s, last)) ||
+	if (nla_put_u32(msg, PKTDEDUP_A_DISTINCT_LAST_MS, pd_span_ms(s, last)) ||
 	    pd_put_u64(msg, PKTDEDUP_A_TOTAL, a->total) ||
 	    nla_put_u32(msg, PKTDEDUP_A_RARE_SUPPORT, ppb) ||
 	    pd_put_u64(msg, PKTDEDUP_A_RARE_SUPPORT_COUNT,
@@ -368,23 +368,21 @@ int pd_nl_get_rare(struct sk_buff *skb, struct genl_info *info)
 		const struct pd_src_event *c = &cand[i];
 		u64 h = pd_srcs_hash(s, c->addr, c->len), lo, hi;
 
-		if (!pd_ss_rare(a, h, c->addr, c->len, ppb))
+		if (!pd_ss_rare(a, h, c->addr, c->len, ppb, &lo, &hi))
 			continue;
-		pd_ss_agg_bounds(a, h, c->addr, c->len, &lo, &hi);
 		if (found++ < n && pd_put_entry(msg, c->addr, c->len, lo, hi))
 			goto out;
 	}
-	if (nla_put_u32(msg, PKTDEDUP_A_RARE_FOUND, found))
-		goto out;
-	mutex_unlock(&pn->lock);
-	kvfree(a);
-	kvfree(cand);
-	genlmsg_end(msg, hdr);
-	return genlmsg_reply(msg, info);
+	err = nla_put_u32(msg, PKTDEDUP_A_RARE_FOUND, found) ? -EMSGSIZE : 0;
 out:
-	mutex_unlock(&pn->lock);
 	kvfree(a);
 	kvfree(cand);
-	nlmsg_free(msg);
 	return err;
+}
+
+int pd_nl_get_rare(struct sk_buff *skb, struct genl_info *info)
+{
+	return pd_nl_srcs_reply(info, PKTDEDUP_CMD_GET_RARE,
+				pd_entries_size(pd_top_n(info, 100)),
+				pd_fill_rare);
 }

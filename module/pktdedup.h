@@ -102,8 +102,7 @@ struct pd_src_event {
 struct pd_src_cpu {
 	struct pd_win src;	/* with the top-talker summaries */
 	struct pd_win dst;
-	struct pd_sbf *newsrc;	/* &newsrc_sbf, or NULL: off */
-	struct pd_sbf newsrc_sbf;
+	struct pd_sbf newsrc;	/* if cfg.newsrc */
 	struct pd_src_event *ring;
 	u32 head;		/* entries pushed; this CPU's, store-release */
 	u32 tail;		/* the event worker's cursor */

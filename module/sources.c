@@ -52,7 +52,7 @@ static void pd_src_cpu_free(struct pd_src_cpu *c)
 		return;
 	kvfree(c->mem);
 	kvfree(c->ring);
-	kvfree(c->newsrc_sbf.words);
+	kvfree(c->newsrc.words);
 	kvfree(c);
 }
 
@@ -158,11 +158,10 @@ static struct pd_src_cpu *pd_src_cpu_alloc(const struct pd_src_cfg *c,
 		pc->ring = kvzalloc_node(array_size(c->ring, sizeof(*pc->ring)),
 					 GFP_KERNEL_ACCOUNT, node);
 		if (!words || !pc->ring ||
-		    pd_sbf_init(&pc->newsrc_sbf, &prm, words, &why)) {
+		    pd_sbf_init(&pc->newsrc, &prm, words, &why)) {
 			kvfree(words);
 			goto fail;
 		}
-		pc->newsrc = &pc->newsrc_sbf;
 	}
 	return pc;
 fail:
@@ -281,7 +280,7 @@ void pd_srcs_add(struct pd_net *pn, const struct pd_pkt *pkt)
 					       s->seed[1]),
 		   pkt->dst, pkt->addr_len);
 	/* the address hash's halves serve as the filter's two hashes */
-	if (c->newsrc && !pd_sbf_step(c->newsrc, (u32)hs, (u32)(hs >> 32)))
+	if (s->cfg.newsrc && !pd_sbf_step(&c->newsrc, (u32)hs, (u32)(hs >> 32)))
 		pd_ring_push(c, s->cfg.ring, pkt->src, pkt->addr_len);
 }
 

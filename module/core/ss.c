@@ -381,10 +381,8 @@ u64 pd_ss_support_count(u64 total, u32 support_ppb)
 }
 
 bool pd_ss_rare(const struct pd_ss_agg *a, u64 hash, const u8 *addr, u8 len,
-		u32 support_ppb)
+		u32 support_ppb, u64 *lo, u64 *hi)
 {
-	u64 lo, hi;
-
-	pd_ss_agg_bounds(a, hash, addr, len, &lo, &hi);
-	return lo <= pd_ss_support_count(a->total, support_ppb);
+	pd_ss_agg_bounds(a, hash, addr, len, lo, hi);
+	return *lo <= pd_ss_support_count(a->total, support_ppb);
 }

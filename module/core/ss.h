@@ -112,10 +112,11 @@ void pd_ss_agg_bounds(const struct pd_ss_agg *a, u64 hash, const u8 *addr,
  * be rare (true count at most floor(s N)) unless its lower bound says
  * otherwise. No address with f <= floor(s N) is ever refused; an address
  * accepted has f <= floor(s N) + the merged error, at most N / cap.
- * support_ppb: s in parts per 10^9.
+ * support_ppb: s in parts per 10^9. The address's bounds come back in
+ * *lo and *hi (as pd_ss_agg_bounds()).
  */
 bool pd_ss_rare(const struct pd_ss_agg *a, u64 hash, const u8 *addr, u8 len,
-		u32 support_ppb);
+		u32 support_ppb, u64 *lo, u64 *hi);
 /* floor(s N) */
 u64 pd_ss_support_count(u64 total, u32 support_ppb);
 

@@ -235,7 +235,7 @@ static void pd_ss_rare_rule(struct kunit *test)
 	struct pd_t_ss *t = pd_t_setup(test, 3);
 	const u32 ppb = 10000000;	/* 1% */
 	struct pd_ss_agg *a;
-	u64 sn, err;
+	u64 sn, err, lo, hi;
 	u32 id, rare = 0, truly = 0;
 
 	pd_t_feed(t, 0);
@@ -250,7 +250,7 @@ static void pd_ss_rare_rule(struct kunit *test)
 		if (!t->truth[id])
 			continue;	/* the rule is asked of seen addresses */
 		pd_t_addr(id, x);
-		r = pd_ss_rare(a, pd_t_hash(id), x, 4, ppb);
+		r = pd_ss_rare(a, pd_t_hash(id), x, 4, ppb, &lo, &hi);
 		if (t->truth[id] <= sn)
 			KUNIT_EXPECT_TRUE(test, r);
 		if (r)

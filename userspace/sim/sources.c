@@ -291,12 +291,14 @@ int src_sim_finish(struct src_sim *s, struct src_result *r)
 		if (cnt.key[i]) {
 			uint64_t id = cnt.key[i] - 1;
 			bool said = false;
+			u64 lo, hi;
 			u8 addr[ADDR_LEN];
 
 			memcpy(addr, &id, ADDR_LEN);
 			if (cm_get(&cand, id)) {
 				said = pd_ss_rare(&a, id_hash(s, id), addr,
-						  ADDR_LEN, c->support_ppb);
+						  ADDR_LEN, c->support_ppb, &lo,
+						  &hi);
 				pr_add(&r->rare_examined,
 				       cnt.val[i] <= r->support_count, said);
 			}
