@@ -73,13 +73,13 @@ int pd_parse_ppb(const char *s, u32 *ppb)
 				scale--;
 			}
 	if (!any)
-		return -22;
+		return -EINVAL;
 	if (*s == 'e' || *s == 'E') {
 		s++;
 		if (*s == '-' || *s == '+')
 			neg = *s++ == '-';
 		if (!pd_digit(*s))
-			return -22;
+			return -EINVAL;
 		for (; pd_digit(*s); s++)
 			if (exp < 1000)
 				exp = exp * 10 + (*s - '0');
@@ -90,24 +90,24 @@ int pd_parse_ppb(const char *s, u32 *ppb)
 		s++;
 	}
 	if (*s || !mant)
-		return -22;
+		return -EINVAL;
 	/* ppb = mant * 10^(scale + 9), rounded half up; in (0, 10^9) */
 	scale += 9;
 	if (scale >= 0) {
 		for (num = mant, i = 0; i < scale; i++) {
 			if (num >= 1000000000ULL)
-				return -22;
+				return -EINVAL;
 			num *= 10;
 		}
 	} else {
 		if (scale < -19)
-			return -22;	/* below 1 ppb */
+			return -EINVAL;	/* below 1 ppb */
 		for (i = 0; i < -scale; i++)
 			den *= 10;
 		num = mant / den + (2 * (mant % den) >= den);
 	}
 	if (!num || num >= 1000000000ULL)
-		return -22;
+		return -EINVAL;
 	*ppb = (u32)num;
 	return 0;
 }

@@ -49,7 +49,7 @@ void pd_config_defaults(struct pd_config *c);
 /*
  * A probability written as a decimal fraction ("0.01", ".5", "1e-3") or a
  * percentage ("1%", "0.5%"), in parts per 10^9, rounded to nearest.
- * Returns 0, or -22 if s is not such a number in (0, 1).
+ * Returns 0, or -EINVAL if s is not such a number in (0, 1).
  */
 int pd_parse_ppb(const char *s, u32 *ppb);
 /* Index of name in names[0..n), or -1. */

@@ -181,7 +181,7 @@ int pd_key_build(struct pd_key *key, u8 mode, u8 family, const u8 *src,
 	u8 *b = key->buf;
 
 	if (family != PD_FAMILY_IPV4 && family != PD_FAMILY_IPV6)
-		return -22;
+		return -EINVAL;
 	key->tail = NULL;
 	key->tail_len = 0;
 	*b++ = family;
@@ -210,7 +210,7 @@ int pd_key_build(struct pd_key *key, u8 mode, u8 family, const u8 *src,
 		b += 2 * alen;
 		break;
 	default:
-		return -22;
+		return -EINVAL;
 	}
 	key->len = (u16)(b - key->buf);
 	return 0;

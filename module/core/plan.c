@@ -137,7 +137,7 @@ static int pd_plan_one(const struct pd_plan_req *req, u64 fps, u32 max, u32 k,
 
 		if (!c->p_exact_q32 || p > c->cells) {
 			*why = "the fp target cannot be met with this memory";
-			return -34;
+			return -ERANGE;
 		}
 		c->p = (u32)p;
 	}
@@ -153,7 +153,7 @@ static int pd_plan_one(const struct pd_plan_req *req, u64 fps, u32 max, u32 k,
 	c->fn_rate = pd_plan_fn_rate(max, k, c->p, c->cells, c->gap);
 	if (c->fn_rate == PD_U64_MAX) {
 		*why = "out of memory";
-		return -12;
+		return -ENOMEM;
 	}
 	return 0;
 }
@@ -167,24 +167,24 @@ int pd_plan(const struct pd_plan_req *req, struct pd_plan *out,
 	struct pd_plan best, c;
 	unsigned int mi, nmax;
 	bool have = false;
-	int err = -22;
+	int err = -EINVAL;
 
 	if (req->fps_ppb >= 1000000000u) {
 		*why = "fps must be below 1";
-		return -22;
+		return -EINVAL;
 	}
 	if (req->max != PD_PLAN_AUTO && !pd_sbf_bits_for_max(req->max)) {
 		*why = "max must be 2^j - 1 for j in 1..8 (1, 3, 7, 15, ... 255)";
-		return -22;
+		return -EINVAL;
 	}
 	if (req->max != PD_PLAN_AUTO && req->max >= PD_PLAN_STATES &&
 	    (req->k == PD_PLAN_AUTO || req->p == PD_PLAN_AUTO)) {
 		*why = "max above 15 needs explicit k and p";
-		return -22;
+		return -EINVAL;
 	}
 	if (req->k != PD_PLAN_AUTO && (req->k < 1 || req->k > PD_SBF_MAX_K)) {
 		*why = "k must be between 1 and 16";
-		return -22;
+		return -EINVAL;
 	}
 	/* With no known gap the paper advises Max = 1. */
 	nmax = req->max != PD_PLAN_AUTO ? 1 : req->gap ? PD_ARRAY_SIZE(maxes) : 1;
@@ -201,7 +201,7 @@ int pd_plan(const struct pd_plan_req *req, struct pd_plan *out,
 			if (req->p != PD_PLAN_AUTO && req->k != PD_PLAN_AUTO)
 				r.p = req->p;
 			err = pd_plan_one(&r, fps, max, k, &c, why);
-			if (err == -12)
+			if (err == -ENOMEM)
 				return err;
 			if (err)
 				continue;

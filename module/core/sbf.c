@@ -30,23 +30,23 @@ int pd_sbf_check(const struct pd_sbf_params *prm, const char **why)
 
 	if (!pd_sbf_bits_for_max(prm->max)) {
 		*why = "max must be 2^j - 1 for j in 1..8 (1, 3, 7, 15, ... 255)";
-		return -22;
+		return -EINVAL;
 	}
 	if (prm->k < 1 || prm->k > PD_SBF_MAX_K) {
 		*why = "k must be between 1 and 16";
-		return -22;
+		return -EINVAL;
 	}
 	if (m < PD_SBF_MIN_CELLS) {
 		*why = "memory too small: the filter needs at least 64 cells";
-		return -22;
+		return -EINVAL;
 	}
 	if (m > PD_SBF_MAX_CELLS) {
 		*why = "memory too large: at most 2^32 - 64 cells";
-		return -34;
+		return -ERANGE;
 	}
 	if (prm->p > m) {
 		*why = "p must not exceed the number of cells";
-		return -22;
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -110,7 +110,7 @@ int pd_sbf_create(struct pd_sbf *f, const struct pd_sbf_params *prm,
 	words = pd_zalloc_large(pd_sbf_bytes(prm));
 	if (!words) {
 		*why = "out of memory";
-		return -12;
+		return -ENOMEM;
 	}
 	return pd_sbf_init(f, prm, words, why);
 }

@@ -23,7 +23,7 @@ int pd_ss_init(struct pd_ss *s, u32 cap, void *mem)
 	u8 *p = mem;
 
 	if (cap < PD_SS_MIN_CAP || cap > PD_SS_MAX_CAP)
-		return -22;
+		return -EINVAL;
 	memset(s, 0, sizeof(*s));
 	s->cap = cap;
 	s->mask = pd_ss_slots(cap) - 1;
@@ -220,7 +220,7 @@ size_t pd_ss_agg_bytes(u32 keep, u32 cap)
 int pd_ss_agg_init(struct pd_ss_agg *a, u32 keep, u32 cap, void *mem)
 {
 	if (!keep || cap > PD_SS_MAX_CAP || keep > 1u << 24)
-		return -22;
+		return -EINVAL;
 	memset(a, 0, sizeof(*a));
 	a->keep = keep;
 	a->room = keep + cap;
@@ -315,7 +315,7 @@ int pd_ss_agg_merge(struct pd_ss_agg *a, const struct pd_ss *s)
 	u32 e;
 
 	if (s->n > a->room - a->keep)
-		return -22;
+		return -EINVAL;
 	for (e = 0; e < a->n; e++)
 		a->it[e].seen = 0;
 	for (e = 0; e < s->n; e++) {

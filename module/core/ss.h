@@ -67,7 +67,7 @@ struct pd_ss {
 
 /* Bytes of memory for a summary of cap counters. */
 size_t pd_ss_bytes(u32 cap);
-/* Set up over zeroed memory of pd_ss_bytes(cap); 0 or -22. */
+/* Set up over zeroed memory of pd_ss_bytes(cap); 0 or -EINVAL. */
 int pd_ss_init(struct pd_ss *s, u32 cap, void *mem);
 void pd_ss_clear(struct pd_ss *s);
 /* Count one element: address addr (len 4 or 16) with hash `hash`. */
@@ -98,7 +98,7 @@ struct pd_ss_agg {
 /* Bytes for a merge keeping `keep` addresses of summaries of <= cap. */
 size_t pd_ss_agg_bytes(u32 keep, u32 cap);
 int pd_ss_agg_init(struct pd_ss_agg *a, u32 keep, u32 cap, void *mem);
-/* a = a merged with s; -22 if s is larger than the cap given at init. */
+/* a = a merged with s; -EINVAL if s is larger than the cap given at init. */
 int pd_ss_agg_merge(struct pd_ss_agg *a, const struct pd_ss *s);
 /* Sort the listed addresses by upper bound, largest first. */
 void pd_ss_agg_sort(struct pd_ss_agg *a);

@@ -15,7 +15,7 @@ int pd_win_init(struct pd_win *w, u32 nsub, u32 cap, void *mem)
 
 	if (!nsub || nsub > PD_WIN_MAX_SUB ||
 	    (cap && (cap < PD_SS_MIN_CAP || cap > PD_SS_MAX_CAP)))
-		return -22;
+		return -EINVAL;
 	memset(w, 0, sizeof(*w));
 	w->nsub = nsub;
 	w->cap = cap;
@@ -74,6 +74,6 @@ int pd_win_collect_top(const struct pd_win *w, u64 now, u32 last,
 	for (s = 0; w->cap && s < w->nsub; s++)
 		if (pd_win_within(w->stamp[s], now, last) &&
 		    pd_ss_agg_merge(out, &w->ss[s]))
-			return -22;
+			return -EINVAL;
 	return 0;
 }

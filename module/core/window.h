@@ -33,7 +33,7 @@ struct pd_win {
 
 /* Bytes of memory for nsub sub-windows with summaries of cap (0: none). */
 size_t pd_win_bytes(u32 nsub, u32 cap);
-/* Set up over zeroed memory of pd_win_bytes(nsub, cap); 0 or -22. */
+/* Set up over zeroed memory of pd_win_bytes(nsub, cap); 0 or -EINVAL. */
 int pd_win_init(struct pd_win *w, u32 nsub, u32 cap, void *mem);
 /*
  * Count an element in tick `tick`: by its 64-bit hash in the sketch and,
@@ -53,7 +53,7 @@ static inline bool pd_win_within(u64 st, u64 now, u32 last)
  */
 u32 pd_win_collect(const struct pd_win *w, u64 now, u32 last,
 		   struct pd_hll *out);
-/* The same for the summaries, into a merge; -22 if it has no room. */
+/* The same for the summaries, into a merge; -EINVAL if it has no room. */
 int pd_win_collect_top(const struct pd_win *w, u64 now, u32 last,
 		       struct pd_ss_agg *out);
 

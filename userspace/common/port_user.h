@@ -11,6 +11,7 @@
 #ifndef PD_PORT_USER_H
 #define PD_PORT_USER_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
