@@ -143,7 +143,13 @@ static bool pd_is_echo(u8 family, u8 proto, u8 type)
 	return false;
 }
 
-/* Length of the L4 header, or -1 if the buffer does not hold it. */
+/* Failures of pd_l4_hdr_len(): not errno values, the caller maps them. */
+enum {
+	PD_L4_TRUNCATED = -1,	/* the buffer does not hold the header */
+	PD_L4_BAD_HEADER = -2,	/* its length field is below the minimum */
+};
+
+/* Length of the L4 header, or one of the PD_L4_ failures above. */
 static int pd_l4_hdr_len(const struct pd_pkt *pkt)
 {
 	u32 avail = pkt->len - pkt->l4off;
@@ -154,10 +160,10 @@ static int pd_l4_hdr_len(const struct pd_pkt *pkt)
 	switch (pkt->proto) {
 	case 6:		/* TCP: data offset */
 		if (avail < 20)
-			return -1;
+			return PD_L4_TRUNCATED;
 		need = (pkt->data[pkt->l4off + 12] >> 4) * 4u;
 		if (need < 20)
-			return -2;
+			return PD_L4_BAD_HEADER;
 		break;
 	case 17:
 	case 136:
@@ -171,7 +177,7 @@ static int pd_l4_hdr_len(const struct pd_pkt *pkt)
 	default:
 		return 0;
 	}
-	return need <= avail ? (int)need : -1;
+	return need <= avail ? (int)need : PD_L4_TRUNCATED;
 }
 
 int pd_key_build(struct pd_key *key, u8 mode, u8 family, const u8 *src,
@@ -224,9 +230,9 @@ static enum pd_parse_result pd_key_packet(const struct pd_pkt *pkt,
 	u32 end;
 	u8 *b = key->buf;
 
-	if (l4len == -1)
+	if (l4len == PD_L4_TRUNCATED)
 		return PD_PARSE_TRUNCATED;
-	if (l4len < 0)
+	if (l4len == PD_L4_BAD_HEADER)
 		return PD_PARSE_BAD_HEADER;
 	memcpy(b, pkt->data, pkt->fixed_len);
 	if (pkt->family == PD_FAMILY_IPV4) {
