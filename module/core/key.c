@@ -2,6 +2,13 @@
 /* Key extraction from L3 packets: see key.h. */
 #include "key.h"
 
+/*
+ * IPv6 extension headers that neither the kernel nor libc names: IANA's
+ * "Assigned Internet Protocol Numbers" and "IPv6 Extension Header Types".
+ */
+#define PD_IPPROTO_HIP		139	/* Host Identity Protocol, RFC 7401 */
+#define PD_IPPROTO_SHIM6	140	/* Shim6, RFC 5533 */
+
 const char *const pd_key_mode_names[PD_KEY_NMODES] = {
 	[PD_KEY_PACKET] = "packet",
 	[PD_KEY_SRC] = "src",
@@ -51,14 +58,14 @@ static enum pd_parse_result pd_parse_v4(const u8 *d, u32 len,
 static bool pd_ipv6_ext(u8 nh)
 {
 	switch (nh) {
-	case 0:		/* hop-by-hop options */
-	case 43:	/* routing */
-	case 44:	/* fragment */
-	case 51:	/* authentication header */
-	case 60:	/* destination options */
-	case 135:	/* mobility */
-	case 139:	/* HIP */
-	case 140:	/* shim6 */
+	case IPPROTO_HOPOPTS:
+	case IPPROTO_ROUTING:
+	case IPPROTO_FRAGMENT:
+	case IPPROTO_AH:
+	case IPPROTO_DSTOPTS:
+	case IPPROTO_MH:
+	case PD_IPPROTO_HIP:
+	case PD_IPPROTO_SHIM6:
 		return true;
 	default:
 		return false;
@@ -91,10 +98,10 @@ static enum pd_parse_result pd_parse_v6(const u8 *d, u32 len,
 			return PD_PARSE_EXT_LIMIT;
 		if (off + 8 > pkt->len)
 			return PD_PARSE_TRUNCATED;
-		if (nh == 44) {
+		if (nh == IPPROTO_FRAGMENT) {
 			hlen = 8;
 			pkt->later_fragment = (pd_be16(h + 2) & 0xfff8) != 0;
-		} else if (nh == 51) {
+		} else if (nh == IPPROTO_AH) {
 			hlen = (h[1] + 2u) * 4;
 		} else {
 			hlen = (h[1] + 1u) * 8;
@@ -130,16 +137,17 @@ enum pd_parse_result pd_parse(const u8 *data, u32 len, struct pd_pkt *pkt)
 static bool pd_has_ports(u8 proto)
 {
 	/* TCP, UDP, DCCP, SCTP, UDP-Lite: ports are the first 4 bytes. */
-	return proto == 6 || proto == 17 || proto == 33 || proto == 132 ||
-	       proto == 136;
+	return proto == IPPROTO_TCP || proto == IPPROTO_UDP ||
+	       proto == IPPROTO_DCCP || proto == IPPROTO_SCTP ||
+	       proto == IPPROTO_UDPLITE;
 }
 
 static bool pd_is_echo(u8 family, u8 proto, u8 type)
 {
-	if (family == PD_FAMILY_IPV4 && proto == 1)
-		return type == 0 || type == 8;
-	if (family == PD_FAMILY_IPV6 && proto == 58)
-		return type == 128 || type == 129;
+	if (family == PD_FAMILY_IPV4 && proto == IPPROTO_ICMP)
+		return type == ICMP_ECHOREPLY || type == ICMP_ECHO;
+	if (family == PD_FAMILY_IPV6 && proto == IPPROTO_ICMPV6)
+		return type == ICMPV6_ECHO_REQUEST || type == ICMPV6_ECHO_REPLY;
 	return false;
 }
 
@@ -158,20 +166,20 @@ static int pd_l4_hdr_len(const struct pd_pkt *pkt)
 	if (pkt->later_fragment)
 		return 0;
 	switch (pkt->proto) {
-	case 6:		/* TCP: data offset */
+	case IPPROTO_TCP:	/* data offset */
 		if (avail < 20)
 			return PD_L4_TRUNCATED;
 		need = (pkt->data[pkt->l4off + 12] >> 4) * 4u;
 		if (need < 20)
 			return PD_L4_BAD_HEADER;
 		break;
-	case 17:
-	case 136:
-	case 1:
-	case 58:
+	case IPPROTO_UDP:
+	case IPPROTO_UDPLITE:
+	case IPPROTO_ICMP:
+	case IPPROTO_ICMPV6:
 		need = 8;
 		break;
-	case 132:	/* SCTP common header */
+	case IPPROTO_SCTP:	/* common header */
 		need = 12;
 		break;
 	default:
@@ -272,7 +280,8 @@ enum pd_parse_result pd_key_from_pkt(const struct pd_pkt *pkt,
 				return PD_PARSE_TRUNCATED;
 			sport = pd_be16(l4);
 			dport = pd_be16(l4 + 2);
-		} else if ((pkt->proto == 1 || pkt->proto == 58) && avail >= 1 &&
+		} else if ((pkt->proto == IPPROTO_ICMP ||
+			    pkt->proto == IPPROTO_ICMPV6) && avail >= 1 &&
 			   pd_is_echo(pkt->family, pkt->proto, l4[0])) {
 			if (avail < 8)
 				return PD_PARSE_TRUNCATED;

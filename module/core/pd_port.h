@@ -3,9 +3,9 @@
  * Portability layer of the pktdedup core.
  *
  * The algorithm files (filter, planner, hashing, key extraction) include only
- * this header. Inside the kernel it maps types, error numbers, allocation,
- * randomness and hashing to the kernel's own facilities; in userspace to libc
- * and to a bit-identical copy of the kernel's jhash
+ * this header. Inside the kernel it maps types, error and protocol numbers,
+ * allocation, randomness and hashing to the kernel's own facilities; in
+ * userspace to libc and to a bit-identical copy of the kernel's jhash
  * (userspace/common/port_user.h, found through the userspace build's include
  * path: the kernel never sees it).
  */

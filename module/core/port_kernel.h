@@ -12,6 +12,10 @@
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/mm.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/icmp.h>
+#include <linux/icmpv6.h>
 
 static inline void *pd_zalloc(size_t size)
 {

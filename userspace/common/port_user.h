@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <netinet/in.h>		/* IPPROTO_* */
+#include <netinet/ip_icmp.h>	/* ICMP_ECHO, ICMP_ECHOREPLY */
 
 typedef uint8_t u8;
 typedef uint16_t u16;
@@ -27,6 +29,18 @@ typedef int8_t s8;
 typedef int16_t s16;
 typedef int32_t s32;
 typedef int64_t s64;
+
+/*
+ * The kernel's names of the ICMPv6 echo types (<linux/icmpv6.h>, RFC 4443);
+ * libc spells them ICMP6_ECHO_*. Same values and tokens as the kernel's
+ * uapi header, so a file that also includes it redefines them identically.
+ */
+#ifndef ICMPV6_ECHO_REQUEST
+#define ICMPV6_ECHO_REQUEST	128
+#endif
+#ifndef ICMPV6_ECHO_REPLY
+#define ICMPV6_ECHO_REPLY	129
+#endif
 
 #ifndef fallthrough
 #define fallthrough __attribute__((__fallthrough__))
