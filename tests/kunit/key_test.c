@@ -89,7 +89,8 @@ static u32 built(u8 mode, u8 fam, u8 proto, u16 sport, u16 dport)
 /* A TCP/IPv4 packet: tot bytes, TTL and TOS given, payload salted. */
 static u32 tcp4(u8 *b, u8 ttl, u8 tos, u8 salt, u32 plen)
 {
-	u32 tot = 20 + 20 + plen, o = ip4(b, 5, 6, (u16)tot, 0, ttl, tos);
+	u32 tot = 20 + 20 + plen;
+	u32 o = ip4(b, 5, IPPROTO_TCP, (u16)tot, 0, ttl, tos);
 
 	o += tcp(b + o, 40000, 443, 5);
 	payload(b + o, plen, salt);
@@ -108,7 +109,7 @@ static void pd_key_ipv4_fields(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hash_of(test, b, len, PD_KEY_PAIR, 0, 0),
 			built(PD_KEY_PAIR, 4, 0, 0, 0));
 	KUNIT_EXPECT_EQ(test, hash_of(test, b, len, PD_KEY_FLOW, 0, 0),
-			built(PD_KEY_FLOW, 4, 6, 40000, 443));
+			built(PD_KEY_FLOW, 4, IPPROTO_TCP, 40000, 443));
 	/* the modes give different keys for the same packet */
 	for (m = 0; m < PD_KEY_NMODES; m++)
 		KUNIT_EXPECT_NE(test, hash_of(test, b, len, (u8)m, 0, 64),
@@ -160,23 +161,23 @@ static void pd_key_ipv4_options_udp_icmp(struct kunit *test)
 	u32 o;
 
 	/* 8 bytes of options: ports are found after them */
-	o = ip4(b, 7, 17, 28 + 8, 0, 64, 0);
+	o = ip4(b, 7, IPPROTO_UDP, 28 + 8, 0, 64, 0);
 	put16(b + o, 53);
 	put16(b + o + 2, 5353);
 	put16(b + o + 4, 8);
 	KUNIT_EXPECT_EQ(test, hash_of(test, b, o + 8, PD_KEY_FLOW, 0, 0),
-			built(PD_KEY_FLOW, 4, 17, 53, 5353));
+			built(PD_KEY_FLOW, 4, IPPROTO_UDP, 53, 5353));
 	/* ICMP echo: the identifier stands in for the source port */
-	o = ip4(b, 5, 1, 28, 0, 64, 0);
+	o = ip4(b, 5, IPPROTO_ICMP, 28, 0, 64, 0);
 	memset(b + o, 0, 8);
-	b[o] = 8;
+	b[o] = ICMP_ECHO;
 	put16(b + o + 4, 0x4242);
 	KUNIT_EXPECT_EQ(test, hash_of(test, b, o + 8, PD_KEY_FLOW, 0, 0),
-			built(PD_KEY_FLOW, 4, 1, 0x4242, 0));
+			built(PD_KEY_FLOW, 4, IPPROTO_ICMP, 0x4242, 0));
 	/* ICMP destination unreachable has no identifier */
-	b[o] = 3;
+	b[o] = ICMP_DEST_UNREACH;
 	KUNIT_EXPECT_EQ(test, hash_of(test, b, o + 8, PD_KEY_FLOW, 0, 0),
-			built(PD_KEY_FLOW, 4, 1, 0, 0));
+			built(PD_KEY_FLOW, 4, IPPROTO_ICMP, 0, 0));
 }
 
 static void pd_key_ipv4_fragments(struct kunit *test)
@@ -188,17 +189,17 @@ static void pd_key_ipv4_fragments(struct kunit *test)
 	u32 off, h;
 
 	/* first fragment (MF, offset 0) carries the ports */
-	off = ip4(b, 5, 6, 60, 0x2000, 64, 0);
+	off = ip4(b, 5, IPPROTO_TCP, 60, 0x2000, 64, 0);
 	tcp(b + off, 1000, 2000, 5);
 	KUNIT_EXPECT_EQ(test, hash_of(test, b, 60, PD_KEY_FLOW, 0, 0),
-			built(PD_KEY_FLOW, 4, 6, 1000, 2000));
+			built(PD_KEY_FLOW, 4, IPPROTO_TCP, 1000, 2000));
 	/* a later fragment has no L4 header: ports are zero */
-	off = ip4(b, 5, 6, 60, 0x2000 | 3, 64, 0);
+	off = ip4(b, 5, IPPROTO_TCP, 60, 0x2000 | 3, 64, 0);
 	payload(b + off, 40, 9);
 	KUNIT_EXPECT_EQ(test, (int)pd_parse(b, 60, &pkt), PD_PARSE_OK);
 	KUNIT_EXPECT_TRUE(test, pkt.later_fragment);
 	KUNIT_EXPECT_EQ(test, hash_of(test, b, 60, PD_KEY_FLOW, 0, 0),
-			built(PD_KEY_FLOW, 4, 6, 0, 0));
+			built(PD_KEY_FLOW, 4, IPPROTO_TCP, 0, 0));
 	/* its packet key needs no L4 header: 4 bytes are not a TCP header */
 	KUNIT_EXPECT_EQ(test, (int)pd_key_extract(b, 24, &o, &key), PD_PARSE_OK);
 	KUNIT_EXPECT_EQ(test, key.tail_len, 4);
@@ -211,7 +212,7 @@ static void pd_key_ipv4_fragments(struct kunit *test)
 static void pd_key_ipv6(struct kunit *test)
 {
 	u8 a[200], b[200];
-	u32 o = ip6(a, 6, 20 + 50, 64, 0);
+	u32 o = ip6(a, IPPROTO_TCP, 20 + 50, 64, 0);
 	u32 h;
 
 	o += tcp(a + o, 5555, 80, 5);
@@ -222,12 +223,12 @@ static void pd_key_ipv6(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hash_of(test, a, o, PD_KEY_PAIR, 0, 0),
 			built(PD_KEY_PAIR, 6, 0, 0, 0));
 	KUNIT_EXPECT_EQ(test, hash_of(test, a, o, PD_KEY_FLOW, 0, 0),
-			built(PD_KEY_FLOW, 6, 6, 5555, 80));
+			built(PD_KEY_FLOW, 6, IPPROTO_TCP, 5555, 80));
 	h = hash_of(test, a, o, PD_KEY_PACKET, 0, 64);
 	memcpy(b, a, o);
 	b[7] = 3;				/* hop limit */
 	KUNIT_EXPECT_EQ(test, hash_of(test, b, o, PD_KEY_PACKET, 0, 64), h);
-	ip6(b, 6, 20 + 50, 64, 0xb8);		/* traffic class */
+	ip6(b, IPPROTO_TCP, 20 + 50, 64, 0xb8);	/* traffic class */
 	KUNIT_EXPECT_NE(test, hash_of(test, b, o, PD_KEY_PACKET, 0, 64), h);
 	KUNIT_EXPECT_EQ(test, hash_of(test, b, o, PD_KEY_PACKET,
 				      PD_KEY_IGNORE_TOS, 64),
@@ -245,18 +246,18 @@ static void pd_key_ipv6(struct kunit *test)
 static void pd_key_ipv6_ext_headers(struct kunit *test)
 {
 	u8 b[200];
-	u32 o = ip6(b, 0, 16 + 8 + 8 + 8, 64, 0);
+	u32 o = ip6(b, IPPROTO_HOPOPTS, 16 + 8 + 8 + 8, 64, 0);
 	struct pd_pkt pkt;
 
 	memset(b + o, 0, 16);			/* hop-by-hop, 16 bytes */
-	b[o] = 60;
+	b[o] = IPPROTO_DSTOPTS;
 	b[o + 1] = 1;
 	o += 16;
 	memset(b + o, 0, 8);			/* destination options */
-	b[o] = 44;
+	b[o] = IPPROTO_FRAGMENT;
 	o += 8;
 	memset(b + o, 0, 8);			/* fragment, offset 0, M */
-	b[o] = 17;
+	b[o] = IPPROTO_UDP;
 	b[o + 3] = 1;
 	o += 8;
 	put16(b + o, 123);			/* UDP */
@@ -265,37 +266,38 @@ static void pd_key_ipv6_ext_headers(struct kunit *test)
 	put16(b + o + 6, 0);
 	o += 8;
 	KUNIT_ASSERT_EQ(test, (int)pd_parse(b, o, &pkt), PD_PARSE_OK);
-	KUNIT_EXPECT_EQ(test, pkt.proto, 17);
+	KUNIT_EXPECT_EQ(test, pkt.proto, IPPROTO_UDP);
 	KUNIT_EXPECT_EQ(test, pkt.l4off, 72u);
 	KUNIT_EXPECT_FALSE(test, pkt.later_fragment);
 	KUNIT_EXPECT_EQ(test, hash_of(test, b, o, PD_KEY_FLOW, 0, 0),
-			built(PD_KEY_FLOW, 6, 17, 123, 456));
+			built(PD_KEY_FLOW, 6, IPPROTO_UDP, 123, 456));
 	/* a later fragment: the walk stops, no ports */
 	put16(b + 64 + 2, 185 << 3);
 	KUNIT_ASSERT_EQ(test, (int)pd_parse(b, o, &pkt), PD_PARSE_OK);
 	KUNIT_EXPECT_TRUE(test, pkt.later_fragment);
 	KUNIT_EXPECT_EQ(test, hash_of(test, b, o, PD_KEY_FLOW, 0, 0),
-			built(PD_KEY_FLOW, 6, 17, 0, 0));
+			built(PD_KEY_FLOW, 6, IPPROTO_UDP, 0, 0));
 }
 
 static void pd_key_ipv6_ext_limit(struct kunit *test)
 {
 	u8 b[40 + 8 * (PD_IPV6_MAX_EXT + 1) + 8];
-	u32 o = ip6(b, 60, 8 * (PD_IPV6_MAX_EXT + 1) + 8, 64, 0), i;
+	u32 o = ip6(b, IPPROTO_DSTOPTS, 8 * (PD_IPV6_MAX_EXT + 1) + 8, 64, 0);
+	u32 i;
 	struct pd_pkt pkt;
 
 	for (i = 0; i <= PD_IPV6_MAX_EXT; i++, o += 8) {
 		memset(b + o, 0, 8);
-		b[o] = i == PD_IPV6_MAX_EXT ? 17 : 60;
+		b[o] = i == PD_IPV6_MAX_EXT ? IPPROTO_UDP : IPPROTO_DSTOPTS;
 	}
 	memset(b + o, 0, 8);
 	o += 8;
 	KUNIT_EXPECT_EQ(test, (int)pd_parse(b, o, &pkt), PD_PARSE_EXT_LIMIT);
 	/* one fewer header is within the bound */
-	b[6] = 17;
+	b[6] = IPPROTO_UDP;
 	memmove(b + 40, b + 48, o - 48);
 	put16(b + 4, (u16)(o - 48));
-	b[40 + 8 * (PD_IPV6_MAX_EXT - 1)] = 17;
+	b[40 + 8 * (PD_IPV6_MAX_EXT - 1)] = IPPROTO_UDP;
 	KUNIT_EXPECT_EQ(test, (int)pd_parse(b, o - 8, &pkt), PD_PARSE_OK);
 }
 
@@ -311,11 +313,11 @@ static void pd_key_malformed(struct kunit *test)
 	b[0] = 0x50;
 	KUNIT_EXPECT_EQ(test, (int)pd_key_extract(b, 40, &o, &key),
 			PD_PARSE_BAD_VERSION);
-	ip4(b, 5, 6, 40, 0, 64, 0);
+	ip4(b, 5, IPPROTO_TCP, 40, 0, 64, 0);
 	b[0] = 0x44;				/* ihl 4 < 5 */
 	KUNIT_EXPECT_EQ(test, (int)pd_key_extract(b, 40, &o, &key),
 			PD_PARSE_BAD_HEADER);
-	ip4(b, 5, 6, 12, 0, 64, 0);		/* total length < header */
+	ip4(b, 5, IPPROTO_TCP, 12, 0, 64, 0);	/* total length < header */
 	KUNIT_EXPECT_EQ(test, (int)pd_key_extract(b, 40, &o, &key),
 			PD_PARSE_BAD_HEADER);
 	len = tcp4(b, 64, 0, 0, 10);
@@ -338,15 +340,15 @@ static void pd_key_truncations(struct kunit *test)
 	u32 flen[3], i, len, mode;
 
 	flen[0] = tcp4(full[0], 64, 0, 4, 60);
-	flen[1] = ip6(full[1], 0, 8 + 20 + 10, 64, 0);
+	flen[1] = ip6(full[1], IPPROTO_HOPOPTS, 8 + 20 + 10, 64, 0);
 	memset(full[1] + 40, 0, 8);
-	full[1][40] = 6;
+	full[1][40] = IPPROTO_TCP;
 	tcp(full[1] + 48, 1, 2, 5);
 	payload(full[1] + 68, 10, 1);
 	flen[1] = 78;
-	flen[2] = ip4(full[2], 5, 1, 28, 0, 64, 0) + 8;
+	flen[2] = ip4(full[2], 5, IPPROTO_ICMP, 28, 0, 64, 0) + 8;
 	memset(full[2] + 20, 0, 8);
-	full[2][20] = 8;
+	full[2][20] = ICMP_ECHO;
 	for (i = 0; i < 3; i++)
 		for (len = 0; len <= flen[i]; len++) {
 			u8 *p = kmalloc(len ? len : 1, GFP_KERNEL);

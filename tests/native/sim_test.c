@@ -5,7 +5,9 @@
  * and command-line value parsing. Userspace only (libc, libpcap).
  */
 #include <kunit/test.h>
+#include <linux/if_ether.h>
 #include <math.h>
+#include <netinet/in.h>
 #include <pcap/pcap.h>
 #include <unistd.h>
 
@@ -199,13 +201,19 @@ static void sim_stream_zipf(struct kunit *test)
 	stream_close(&s);
 }
 
+static void put_be16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
 static void put_ipv4_udp(uint8_t *b, uint8_t ttl, uint8_t salt)
 {
 	memset(b, 0, 36);
 	b[0] = 0x45;
 	b[3] = 36;
 	b[8] = ttl;
-	b[9] = 17;
+	b[9] = IPPROTO_UDP;
 	b[12] = 10;
 	b[15] = 1;
 	b[16] = 10;
@@ -251,10 +259,10 @@ static void sim_stream_pcap(struct kunit *test)
 
 		memset(frame, 0, sizeof(frame));
 		if (pk[i].vlan) {
-			frame[12] = 0x81;
+			put_be16(frame + 12, ETH_P_8021Q);
 			frame[15] = 7;
 		}
-		frame[off] = 0x08;
+		put_be16(frame + off, ETH_P_IP);
 		put_ipv4_udp(frame + off + 2, pk[i].ttl, pk[i].salt);
 		h.caplen = h.len = pk[i].len;
 		pcap_dump((u_char *)dump, &h, frame);
