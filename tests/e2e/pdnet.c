@@ -121,7 +121,7 @@ static size_t build(const struct opts *o, unsigned long i, unsigned long j,
 		b[1] = (uint8_t)((i >> 16) & 0x0f);	/* flow label: i */
 		put16(b + 2, (uint16_t)i);
 		put16(b + 4, (uint16_t)(8 + plen));
-		b[6] = 17;
+		b[6] = IPPROTO_UDP;
 		b[7] = ttl;
 		memcpy(b + 8, src, 16);
 		memcpy(b + 24, dst, 16);
@@ -130,7 +130,7 @@ static size_t build(const struct opts *o, unsigned long i, unsigned long j,
 		put16(b + 2, (uint16_t)(hl + 8 + plen));
 		put16(b + 4, (uint16_t)(i + 1));	/* IP ID: i + 1 */
 		b[8] = ttl;
-		b[9] = 17;
+		b[9] = IPPROTO_UDP;
 		memcpy(b + 12, src, 4);
 		memcpy(b + 16, dst, 4);
 	}
@@ -141,7 +141,7 @@ static size_t build(const struct opts *o, unsigned long i, unsigned long j,
 		pl[k] = (uint8_t)(i >> (8 * (k % 4)) ^ k);
 	/* UDP checksum over the pseudo-header */
 	s = sum16(b + (o->v6 ? 8 : 12), 2 * alen, 0);
-	s += 17 + 8 + (uint32_t)plen;
+	s += IPPROTO_UDP + 8 + (uint32_t)plen;
 	s = sum16(udp, 8 + plen, s);
 	put16(udp + 6, fold(s) ? fold(s) : 0xffff);
 	if (!o->v6)

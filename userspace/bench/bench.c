@@ -11,6 +11,7 @@
  * Timings are native userspace ones of the same core the module compiles;
  * read the ratios, not the absolute numbers, across machines.
  */
+#include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,7 +60,7 @@ static void flow_hashes(const struct pd_sbf *f, u8 *src, const u8 *dst,
 {
 	struct pd_key key;
 
-	pd_key_build(&key, PD_KEY_FLOW, PD_FAMILY_IPV4, src, dst, 6,
+	pd_key_build(&key, PD_KEY_FLOW, PD_FAMILY_IPV4, src, dst, IPPROTO_TCP,
 		     (u16)(i * 40503u), 443);
 	*h1 = pd_key_hash(&key, f->seed[0]);
 	*h2 = pd_key_hash(&key, f->seed[1]);
@@ -212,7 +213,7 @@ static void bench_payload(void)
 	pkt[6] = 0x40;	/* DF, offset 0: a whole packet, not a fragment */
 	pkt[7] = 0;
 	pkt[8] = 64;
-	pkt[9] = 6;
+	pkt[9] = IPPROTO_TCP;
 	pkt[20 + 12] = 5 << 4;
 	printf("\npacket key of a 1500-byte TCP/IPv4 packet: extraction + 2 "
 	       "hashes, ns per packet\n%-8s %10s %8s %10s\n", "payload N",
@@ -265,8 +266,8 @@ static void *scope_worker(void *p)
 		u32 n = a->base + i, h1, h2;
 
 		memcpy(src + 1, &n, 3);
-		pd_key_build(&key, PD_KEY_FLOW, PD_FAMILY_IPV4, src, dst, 6,
-			     (u16)n, 443);
+		pd_key_build(&key, PD_KEY_FLOW, PD_FAMILY_IPV4, src, dst,
+			     IPPROTO_TCP, (u16)n, 443);
 		h1 = pd_key_hash(&key, a->f->seed[0]);
 		h2 = pd_key_hash(&key, a->f->seed[1]);
 		if (a->lock)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Stream generators for the simulator: see streams.h. */
+#include <linux/if_ether.h>
 #include <math.h>
 #include <pcap/pcap.h>
 #include <stdio.h>
@@ -89,6 +90,11 @@ static void bmodel_split(struct stream *s, uint64_t lo, uint64_t len,
 	}
 }
 
+static uint16_t get_be16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
 /* Offset of the L3 header for a link type, or -1 if unknown. */
 static long l3_offset(int dlt, const uint8_t *p, uint32_t len)
 {
@@ -110,8 +116,8 @@ static long l3_offset(int dlt, const uint8_t *p, uint32_t len)
 		off = 12;
 		/* skip 802.1Q / 802.1ad tags */
 		while (off + 2 <= (long)len &&
-		       ((p[off] == 0x81 && p[off + 1] == 0x00) ||
-			(p[off] == 0x88 && p[off + 1] == 0xa8)))
+		       (get_be16(p + off) == ETH_P_8021Q ||
+			get_be16(p + off) == ETH_P_8021AD))
 			off += 4;
 		return off + 2;
 	default:
