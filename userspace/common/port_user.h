@@ -5,8 +5,8 @@
  * pd_jhash() is a bit-identical copy of the kernel's jhash() (lookup3 as
  * adapted in include/linux/jhash.h): the same mixing, the same JHASH_INITVAL,
  * the same little-endian word loads of a little-endian CPU. The shared test
- * vectors in tests/vectors/jhash.txt are checked against this copy natively
- * and against the kernel's own jhash() under KUnit.
+ * vectors in tests/vectors/jhash_vectors.h are checked against this copy
+ * natively and against the kernel's own jhash() under KUnit.
  */
 #ifndef PD_PORT_USER_H
 #define PD_PORT_USER_H
