@@ -61,6 +61,8 @@ suite native env ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 "$B/core-tests"
 # The dedup-sim command-line contract.
 suite sim-cli python3 tests/cli/test_sim_cli.py "$B"
+# The netlink spec and what is generated from it (uAPI, policies, tables).
+suite spec /usr/bin/python3 tests/spec/test_spec.py
 # Kernel style of module/, the freestanding rule, SPDX headers.
 suite style tests/style.sh
 # The module builds against Debian's headers with W=1 and sparse, silently.

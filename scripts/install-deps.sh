@@ -11,6 +11,7 @@ pkgs=(
 	libpcap-dev       # dedup-sim reads pcap captures through libpcap
 	libasan8 libubsan1 # sanitizer runtimes for the native test build
 	python3           # the CLI contract tests parse dedup-sim's JSON
+	python3-yaml      # scripts/nlspec.py reads the netlink spec (YAML)
 	linux-source-6.1  # checkpatch.pl, and the kernel tree KUnit runs in (UML)
 	linux-headers-amd64 # builds pktdedup.ko against Debian's current kernel
 	sparse            # make module C=1
