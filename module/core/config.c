@@ -5,37 +5,37 @@
 #include "plan.h"
 
 const char *const pd_action_names[PD_NACTIONS] = {
-	[PD_ACTION_COUNT] = "count",
-	[PD_ACTION_MARK] = "mark",
-	[PD_ACTION_DROP] = "drop",
+	[PKTDEDUP_ACTION_COUNT] = "count",
+	[PKTDEDUP_ACTION_MARK] = "mark",
+	[PKTDEDUP_ACTION_DROP] = "drop",
 };
 
 const char *const pd_scope_names[PD_NSCOPES] = {
-	[PD_SCOPE_PERCPU] = "percpu",
-	[PD_SCOPE_SHARED] = "shared",
+	[PKTDEDUP_SCOPE_PERCPU] = "percpu",
+	[PKTDEDUP_SCOPE_SHARED] = "shared",
 };
 
 const char *const pd_hook_names[PD_NHOOKS] = {
-	[PD_HOOK_PREROUTING] = "prerouting",
-	[PD_HOOK_INPUT] = "input",
-	[PD_HOOK_FORWARD] = "forward",
-	[PD_HOOK_OUTPUT] = "output",
-	[PD_HOOK_POSTROUTING] = "postrouting",
+	[PKTDEDUP_HOOK_PREROUTING] = "prerouting",
+	[PKTDEDUP_HOOK_INPUT] = "input",
+	[PKTDEDUP_HOOK_FORWARD] = "forward",
+	[PKTDEDUP_HOOK_OUTPUT] = "output",
+	[PKTDEDUP_HOOK_POSTROUTING] = "postrouting",
 };
 
 void pd_config_defaults(struct pd_config *c)
 {
 	memset(c, 0, sizeof(*c));
-	c->key = PD_KEY_PACKET;
+	c->key = PKTDEDUP_KEY_PACKET;
 	c->payload = PD_KEY_DEFAULT_PAYLOAD;
-	c->action = PD_ACTION_COUNT;
-	c->scope = PD_SCOPE_PERCPU;
-	c->hook = PD_HOOK_PREROUTING;
+	c->action = PKTDEDUP_ACTION_COUNT;
+	c->scope = PKTDEDUP_SCOPE_PERCPU;
+	c->hook = PKTDEDUP_HOOK_PREROUTING;
 	c->priority = PD_DEFAULT_PRIORITY;
 	c->mark_mask = 0xffffffff;
 	c->mem = PD_DEFAULT_MEM;
 	c->fps_ppb = PD_PLAN_DEFAULT_FPS_PPB;
-	c->p = PD_PLAN_AUTO;
+	c->p = PKTDEDUP_P_AUTO;
 }
 
 int pd_name_index(const char *name, const char *const *names, unsigned int n)

@@ -2,32 +2,31 @@
 /*
  * The configuration of a pktdedup instance, as the module holds it and the
  * tool prints it, with the names used by /proc, dedupctl and module
- * parameters. The numeric values of the enums are those of the uAPI
- * (module/uapi/pktdedup.h); the module checks that at build time.
+ * parameters. Its enums are the uAPI's (module/uapi/pktdedup.h, generated
+ * from the netlink spec): a freestanding header of constants, the one
+ * place they are defined.
  */
 #ifndef PD_CONFIG_H
 #define PD_CONFIG_H
 
 #include "pd_port.h"
+#include "../uapi/pktdedup.h"
 
-enum pd_action { PD_ACTION_COUNT, PD_ACTION_MARK, PD_ACTION_DROP, PD_NACTIONS };
-enum pd_scope { PD_SCOPE_PERCPU, PD_SCOPE_SHARED, PD_NSCOPES };
-enum pd_hook {
-	PD_HOOK_PREROUTING, PD_HOOK_INPUT, PD_HOOK_FORWARD, PD_HOOK_OUTPUT,
-	PD_HOOK_POSTROUTING, PD_NHOOKS,
-};
+#define PD_NACTIONS (PKTDEDUP_ACTION_MAX + 1)
+#define PD_NSCOPES (PKTDEDUP_SCOPE_MAX + 1)
+#define PD_NHOOKS (PKTDEDUP_HOOK_MAX + 1)
 
 /* Before defragmentation and connection tracking (raw-before-defrag). */
 #define PD_DEFAULT_PRIORITY (-450)
 #define PD_DEFAULT_MEM (256 * 1024)
 
 struct pd_config {
-	u8 key;			/* enum pd_key_mode */
-	u8 key_flags;		/* PD_KEY_IGNORE_TOS */
+	u8 key;			/* enum pktdedup_key */
+	u8 key_flags;		/* PKTDEDUP_KEY_F_IGNORE_TOS */
 	u16 payload;		/* packet key: payload bytes */
-	u8 action;		/* enum pd_action */
-	u8 scope;		/* enum pd_scope */
-	u8 hook;		/* enum pd_hook */
+	u8 action;		/* enum pktdedup_action */
+	u8 scope;		/* enum pktdedup_scope */
+	u8 hook;		/* enum pktdedup_hook */
 	s32 priority;
 	u32 mark_value;
 	u32 mark_mask;

@@ -10,11 +10,11 @@
 #define PD_IPPROTO_SHIM6	140	/* Shim6, RFC 5533 */
 
 const char *const pd_key_mode_names[PD_KEY_NMODES] = {
-	[PD_KEY_PACKET] = "packet",
-	[PD_KEY_SRC] = "src",
-	[PD_KEY_DST] = "dst",
-	[PD_KEY_PAIR] = "pair",
-	[PD_KEY_FLOW] = "flow",
+	[PKTDEDUP_KEY_PACKET] = "packet",
+	[PKTDEDUP_KEY_SRC] = "src",
+	[PKTDEDUP_KEY_DST] = "dst",
+	[PKTDEDUP_KEY_PAIR] = "pair",
+	[PKTDEDUP_KEY_FLOW] = "flow",
 };
 
 const char *const pd_parse_result_names[PD_PARSE_NRESULTS] = {
@@ -200,20 +200,20 @@ int pd_key_build(struct pd_key *key, u8 mode, u8 family, const u8 *src,
 	key->tail_len = 0;
 	*b++ = family;
 	switch (mode) {
-	case PD_KEY_SRC:
+	case PKTDEDUP_KEY_SRC:
 		memcpy(b, src, alen);
 		b += alen;
 		break;
-	case PD_KEY_DST:
+	case PKTDEDUP_KEY_DST:
 		memcpy(b, dst, alen);
 		b += alen;
 		break;
-	case PD_KEY_PAIR:
+	case PKTDEDUP_KEY_PAIR:
 		memcpy(b, src, alen);
 		memcpy(b + alen, dst, alen);
 		b += 2 * alen;
 		break;
-	case PD_KEY_FLOW:
+	case PKTDEDUP_KEY_FLOW:
 		*b++ = proto;
 		*b++ = (u8)(sport >> 8);
 		*b++ = (u8)sport;
@@ -247,11 +247,11 @@ static enum pd_parse_result pd_key_packet(const struct pd_pkt *pkt,
 		b[8] = 0;		/* TTL */
 		b[10] = 0;		/* header checksum */
 		b[11] = 0;
-		if (o->flags & PD_KEY_IGNORE_TOS)
+		if (o->flags & PKTDEDUP_KEY_F_IGNORE_TOS)
 			b[1] = 0;
 	} else {
 		b[7] = 0;		/* hop limit */
-		if (o->flags & PD_KEY_IGNORE_TOS) {
+		if (o->flags & PKTDEDUP_KEY_F_IGNORE_TOS) {
 			b[0] &= 0xf0;	/* traffic class */
 			b[1] &= 0x0f;
 		}
@@ -269,9 +269,9 @@ enum pd_parse_result pd_key_from_pkt(const struct pd_pkt *pkt,
 {
 	u16 sport = 0, dport = 0;
 
-	if (o->mode == PD_KEY_PACKET)
+	if (o->mode == PKTDEDUP_KEY_PACKET)
 		return pd_key_packet(pkt, o, key);
-	if (o->mode == PD_KEY_FLOW && !pkt->later_fragment) {
+	if (o->mode == PKTDEDUP_KEY_FLOW && !pkt->later_fragment) {
 		const u8 *l4 = pkt->data + pkt->l4off;
 		u32 avail = pkt->len - pkt->l4off;
 

@@ -5,9 +5,9 @@
  * Modes:
  *  packet  invariant content: the IP header without the fields routers
  *          rewrite (IPv4 TTL and header checksum, IPv6 hop limit; TOS /
- *          traffic class too with PD_KEY_IGNORE_TOS), IPv4 options or IPv6
- *          extension headers, the L4 header, and at most `payload` bytes
- *          after it;
+ *          traffic class too with PKTDEDUP_KEY_F_IGNORE_TOS), IPv4 options
+ *          or IPv6 extension headers, the L4 header, and at most `payload`
+ *          bytes after it;
  *  src     the source address;
  *  dst     the destination address;
  *  pair    source and destination addresses;
@@ -23,20 +23,12 @@
 #define PD_KEY_H
 
 #include "pd_port.h"
+#include "../uapi/pktdedup.h"
 
-enum pd_key_mode {
-	PD_KEY_PACKET,
-	PD_KEY_SRC,
-	PD_KEY_DST,
-	PD_KEY_PAIR,
-	PD_KEY_FLOW,
-	PD_KEY_NMODES,
-};
-
-#define PD_KEY_IGNORE_TOS 0x1
+#define PD_KEY_NMODES (PKTDEDUP_KEY_MAX + 1)
 /* Payload bytes hashed in packet mode by default: see README, "Keys". */
 #define PD_KEY_DEFAULT_PAYLOAD 64
-#define PD_KEY_MAX_PAYLOAD 1500
+#define PD_KEY_MAX_PAYLOAD PKTDEDUP_PAYLOAD_MAX
 /* At most this many IPv6 extension headers are walked. */
 #define PD_IPV6_MAX_EXT 8
 
@@ -67,8 +59,8 @@ struct pd_pkt {
 };
 
 struct pd_key_opts {
-	u8 mode;	/* enum pd_key_mode */
-	u8 flags;	/* PD_KEY_IGNORE_TOS */
+	u8 mode;	/* enum pktdedup_key */
+	u8 flags;	/* PKTDEDUP_KEY_F_IGNORE_TOS */
 	u16 payload;	/* packet mode: payload bytes after the L4 header */
 };
 

@@ -102,14 +102,14 @@ static void pd_key_ipv4_fields(struct kunit *test)
 	u8 b[200];
 	u32 len = tcp4(b, 64, 0, 1, 100), m;
 
-	KUNIT_EXPECT_EQ(test, hash_of(test, b, len, PD_KEY_SRC, 0, 0),
-			built(PD_KEY_SRC, 4, 0, 0, 0));
-	KUNIT_EXPECT_EQ(test, hash_of(test, b, len, PD_KEY_DST, 0, 0),
-			built(PD_KEY_DST, 4, 0, 0, 0));
-	KUNIT_EXPECT_EQ(test, hash_of(test, b, len, PD_KEY_PAIR, 0, 0),
-			built(PD_KEY_PAIR, 4, 0, 0, 0));
-	KUNIT_EXPECT_EQ(test, hash_of(test, b, len, PD_KEY_FLOW, 0, 0),
-			built(PD_KEY_FLOW, 4, IPPROTO_TCP, 40000, 443));
+	KUNIT_EXPECT_EQ(test, hash_of(test, b, len, PKTDEDUP_KEY_SRC, 0, 0),
+			built(PKTDEDUP_KEY_SRC, 4, 0, 0, 0));
+	KUNIT_EXPECT_EQ(test, hash_of(test, b, len, PKTDEDUP_KEY_DST, 0, 0),
+			built(PKTDEDUP_KEY_DST, 4, 0, 0, 0));
+	KUNIT_EXPECT_EQ(test, hash_of(test, b, len, PKTDEDUP_KEY_PAIR, 0, 0),
+			built(PKTDEDUP_KEY_PAIR, 4, 0, 0, 0));
+	KUNIT_EXPECT_EQ(test, hash_of(test, b, len, PKTDEDUP_KEY_FLOW, 0, 0),
+			built(PKTDEDUP_KEY_FLOW, 4, IPPROTO_TCP, 40000, 443));
 	/* the modes give different keys for the same packet */
 	for (m = 0; m < PD_KEY_NMODES; m++)
 		KUNIT_EXPECT_NE(test, hash_of(test, b, len, (u8)m, 0, 64),
@@ -122,37 +122,37 @@ static void pd_key_ipv4_packet_invariance(struct kunit *test)
 {
 	u8 a[300], b[300];
 	u32 la = tcp4(a, 64, 0, 1, 200), lb;
-	u32 h = hash_of(test, a, la, PD_KEY_PACKET, 0, 64);
+	u32 h = hash_of(test, a, la, PKTDEDUP_KEY_PACKET, 0, 64);
 
 	lb = tcp4(b, 61, 0, 1, 200);
-	KUNIT_EXPECT_EQ(test, hash_of(test, b, lb, PD_KEY_PACKET, 0, 64), h);
+	KUNIT_EXPECT_EQ(test, hash_of(test, b, lb, PKTDEDUP_KEY_PACKET, 0, 64), h);
 	lb = tcp4(b, 64, 0x2e, 1, 200);
-	KUNIT_EXPECT_NE(test, hash_of(test, b, lb, PD_KEY_PACKET, 0, 64), h);
-	KUNIT_EXPECT_EQ(test, hash_of(test, b, lb, PD_KEY_PACKET,
-				      PD_KEY_IGNORE_TOS, 64),
-			hash_of(test, a, la, PD_KEY_PACKET, PD_KEY_IGNORE_TOS,
+	KUNIT_EXPECT_NE(test, hash_of(test, b, lb, PKTDEDUP_KEY_PACKET, 0, 64), h);
+	KUNIT_EXPECT_EQ(test, hash_of(test, b, lb, PKTDEDUP_KEY_PACKET,
+				      PKTDEDUP_KEY_F_IGNORE_TOS, 64),
+			hash_of(test, a, la, PKTDEDUP_KEY_PACKET, PKTDEDUP_KEY_F_IGNORE_TOS,
 				64));
 	/* a payload byte inside the first N counts, one after it does not */
 	memcpy(b, a, la);
 	b[40 + 63] ^= 0xff;
-	KUNIT_EXPECT_NE(test, hash_of(test, b, la, PD_KEY_PACKET, 0, 64), h);
+	KUNIT_EXPECT_NE(test, hash_of(test, b, la, PKTDEDUP_KEY_PACKET, 0, 64), h);
 	memcpy(b, a, la);
 	b[40 + 64] ^= 0xff;
-	KUNIT_EXPECT_EQ(test, hash_of(test, b, la, PD_KEY_PACKET, 0, 64), h);
+	KUNIT_EXPECT_EQ(test, hash_of(test, b, la, PKTDEDUP_KEY_PACKET, 0, 64), h);
 	/* the TCP header is always in */
 	memcpy(b, a, la);
 	b[20 + 4] ^= 1;		/* sequence number */
-	KUNIT_EXPECT_NE(test, hash_of(test, b, la, PD_KEY_PACKET, 0, 0),
-			hash_of(test, a, la, PD_KEY_PACKET, 0, 0));
+	KUNIT_EXPECT_NE(test, hash_of(test, b, la, PKTDEDUP_KEY_PACKET, 0, 0),
+			hash_of(test, a, la, PKTDEDUP_KEY_PACKET, 0, 0));
 	/* the IP ID is content: a retransmitted copy differs */
 	memcpy(b, a, la);
 	b[5] ^= 1;
-	KUNIT_EXPECT_NE(test, hash_of(test, b, la, PD_KEY_PACKET, 0, 64), h);
+	KUNIT_EXPECT_NE(test, hash_of(test, b, la, PKTDEDUP_KEY_PACKET, 0, 64), h);
 	/* link-layer padding after the IP total length is not content */
 	memcpy(b, a, la);
 	memset(b + la, 0xaa, 20);
-	KUNIT_EXPECT_EQ(test, hash_of(test, b, la + 20, PD_KEY_PACKET, 0, 1500),
-			hash_of(test, a, la, PD_KEY_PACKET, 0, 1500));
+	KUNIT_EXPECT_EQ(test, hash_of(test, b, la + 20, PKTDEDUP_KEY_PACKET, 0, 1500),
+			hash_of(test, a, la, PKTDEDUP_KEY_PACKET, 0, 1500));
 }
 
 static void pd_key_ipv4_options_udp_icmp(struct kunit *test)
@@ -165,24 +165,24 @@ static void pd_key_ipv4_options_udp_icmp(struct kunit *test)
 	put16(b + o, 53);
 	put16(b + o + 2, 5353);
 	put16(b + o + 4, 8);
-	KUNIT_EXPECT_EQ(test, hash_of(test, b, o + 8, PD_KEY_FLOW, 0, 0),
-			built(PD_KEY_FLOW, 4, IPPROTO_UDP, 53, 5353));
+	KUNIT_EXPECT_EQ(test, hash_of(test, b, o + 8, PKTDEDUP_KEY_FLOW, 0, 0),
+			built(PKTDEDUP_KEY_FLOW, 4, IPPROTO_UDP, 53, 5353));
 	/* ICMP echo: the identifier stands in for the source port */
 	o = ip4(b, 5, IPPROTO_ICMP, 28, 0, 64, 0);
 	memset(b + o, 0, 8);
 	b[o] = ICMP_ECHO;
 	put16(b + o + 4, 0x4242);
-	KUNIT_EXPECT_EQ(test, hash_of(test, b, o + 8, PD_KEY_FLOW, 0, 0),
-			built(PD_KEY_FLOW, 4, IPPROTO_ICMP, 0x4242, 0));
+	KUNIT_EXPECT_EQ(test, hash_of(test, b, o + 8, PKTDEDUP_KEY_FLOW, 0, 0),
+			built(PKTDEDUP_KEY_FLOW, 4, IPPROTO_ICMP, 0x4242, 0));
 	/* ICMP destination unreachable has no identifier */
 	b[o] = ICMP_DEST_UNREACH;
-	KUNIT_EXPECT_EQ(test, hash_of(test, b, o + 8, PD_KEY_FLOW, 0, 0),
-			built(PD_KEY_FLOW, 4, IPPROTO_ICMP, 0, 0));
+	KUNIT_EXPECT_EQ(test, hash_of(test, b, o + 8, PKTDEDUP_KEY_FLOW, 0, 0),
+			built(PKTDEDUP_KEY_FLOW, 4, IPPROTO_ICMP, 0, 0));
 }
 
 static void pd_key_ipv4_fragments(struct kunit *test)
 {
-	struct pd_key_opts o = { .mode = PD_KEY_PACKET, .payload = 64 };
+	struct pd_key_opts o = { .mode = PKTDEDUP_KEY_PACKET, .payload = 64 };
 	struct pd_key key;
 	struct pd_pkt pkt;
 	u8 b[100];
@@ -191,22 +191,22 @@ static void pd_key_ipv4_fragments(struct kunit *test)
 	/* first fragment (MF, offset 0) carries the ports */
 	off = ip4(b, 5, IPPROTO_TCP, 60, 0x2000, 64, 0);
 	tcp(b + off, 1000, 2000, 5);
-	KUNIT_EXPECT_EQ(test, hash_of(test, b, 60, PD_KEY_FLOW, 0, 0),
-			built(PD_KEY_FLOW, 4, IPPROTO_TCP, 1000, 2000));
+	KUNIT_EXPECT_EQ(test, hash_of(test, b, 60, PKTDEDUP_KEY_FLOW, 0, 0),
+			built(PKTDEDUP_KEY_FLOW, 4, IPPROTO_TCP, 1000, 2000));
 	/* a later fragment has no L4 header: ports are zero */
 	off = ip4(b, 5, IPPROTO_TCP, 60, 0x2000 | 3, 64, 0);
 	payload(b + off, 40, 9);
 	KUNIT_EXPECT_EQ(test, (int)pd_parse(b, 60, &pkt), PD_PARSE_OK);
 	KUNIT_EXPECT_TRUE(test, pkt.later_fragment);
-	KUNIT_EXPECT_EQ(test, hash_of(test, b, 60, PD_KEY_FLOW, 0, 0),
-			built(PD_KEY_FLOW, 4, IPPROTO_TCP, 0, 0));
+	KUNIT_EXPECT_EQ(test, hash_of(test, b, 60, PKTDEDUP_KEY_FLOW, 0, 0),
+			built(PKTDEDUP_KEY_FLOW, 4, IPPROTO_TCP, 0, 0));
 	/* its packet key needs no L4 header: 4 bytes are not a TCP header */
 	KUNIT_EXPECT_EQ(test, (int)pd_key_extract(b, 24, &o, &key), PD_PARSE_OK);
 	KUNIT_EXPECT_EQ(test, key.tail_len, 4);
 	/* two later fragments differing only in offset differ */
-	h = hash_of(test, b, 60, PD_KEY_PACKET, 0, 64);
+	h = hash_of(test, b, 60, PKTDEDUP_KEY_PACKET, 0, 64);
 	put16(b + 6, 0x2000 | 8);
-	KUNIT_EXPECT_NE(test, hash_of(test, b, 60, PD_KEY_PACKET, 0, 64), h);
+	KUNIT_EXPECT_NE(test, hash_of(test, b, 60, PKTDEDUP_KEY_PACKET, 0, 64), h);
 }
 
 static void pd_key_ipv6(struct kunit *test)
@@ -218,28 +218,28 @@ static void pd_key_ipv6(struct kunit *test)
 	o += tcp(a + o, 5555, 80, 5);
 	payload(a + o, 50, 3);
 	o += 50;
-	KUNIT_EXPECT_EQ(test, hash_of(test, a, o, PD_KEY_SRC, 0, 0),
-			built(PD_KEY_SRC, 6, 0, 0, 0));
-	KUNIT_EXPECT_EQ(test, hash_of(test, a, o, PD_KEY_PAIR, 0, 0),
-			built(PD_KEY_PAIR, 6, 0, 0, 0));
-	KUNIT_EXPECT_EQ(test, hash_of(test, a, o, PD_KEY_FLOW, 0, 0),
-			built(PD_KEY_FLOW, 6, IPPROTO_TCP, 5555, 80));
-	h = hash_of(test, a, o, PD_KEY_PACKET, 0, 64);
+	KUNIT_EXPECT_EQ(test, hash_of(test, a, o, PKTDEDUP_KEY_SRC, 0, 0),
+			built(PKTDEDUP_KEY_SRC, 6, 0, 0, 0));
+	KUNIT_EXPECT_EQ(test, hash_of(test, a, o, PKTDEDUP_KEY_PAIR, 0, 0),
+			built(PKTDEDUP_KEY_PAIR, 6, 0, 0, 0));
+	KUNIT_EXPECT_EQ(test, hash_of(test, a, o, PKTDEDUP_KEY_FLOW, 0, 0),
+			built(PKTDEDUP_KEY_FLOW, 6, IPPROTO_TCP, 5555, 80));
+	h = hash_of(test, a, o, PKTDEDUP_KEY_PACKET, 0, 64);
 	memcpy(b, a, o);
 	b[7] = 3;				/* hop limit */
-	KUNIT_EXPECT_EQ(test, hash_of(test, b, o, PD_KEY_PACKET, 0, 64), h);
+	KUNIT_EXPECT_EQ(test, hash_of(test, b, o, PKTDEDUP_KEY_PACKET, 0, 64), h);
 	ip6(b, IPPROTO_TCP, 20 + 50, 64, 0xb8);	/* traffic class */
-	KUNIT_EXPECT_NE(test, hash_of(test, b, o, PD_KEY_PACKET, 0, 64), h);
-	KUNIT_EXPECT_EQ(test, hash_of(test, b, o, PD_KEY_PACKET,
-				      PD_KEY_IGNORE_TOS, 64),
-			hash_of(test, a, o, PD_KEY_PACKET, PD_KEY_IGNORE_TOS, 64));
+	KUNIT_EXPECT_NE(test, hash_of(test, b, o, PKTDEDUP_KEY_PACKET, 0, 64), h);
+	KUNIT_EXPECT_EQ(test, hash_of(test, b, o, PKTDEDUP_KEY_PACKET,
+				      PKTDEDUP_KEY_F_IGNORE_TOS, 64),
+			hash_of(test, a, o, PKTDEDUP_KEY_PACKET, PKTDEDUP_KEY_F_IGNORE_TOS, 64));
 	/* the flow label is content */
 	memcpy(b, a, o);
 	b[3] ^= 1;
-	KUNIT_EXPECT_NE(test, hash_of(test, b, o, PD_KEY_PACKET, 0, 64), h);
+	KUNIT_EXPECT_NE(test, hash_of(test, b, o, PKTDEDUP_KEY_PACKET, 0, 64), h);
 	/* an address family never aliases another */
-	KUNIT_EXPECT_NE(test, built(PD_KEY_SRC, 6, 0, 0, 0),
-			built(PD_KEY_SRC, 4, 0, 0, 0));
+	KUNIT_EXPECT_NE(test, built(PKTDEDUP_KEY_SRC, 6, 0, 0, 0),
+			built(PKTDEDUP_KEY_SRC, 4, 0, 0, 0));
 }
 
 /* Hop-by-hop, destination options and fragment headers are walked. */
@@ -269,14 +269,14 @@ static void pd_key_ipv6_ext_headers(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pkt.proto, IPPROTO_UDP);
 	KUNIT_EXPECT_EQ(test, pkt.l4off, 72u);
 	KUNIT_EXPECT_FALSE(test, pkt.later_fragment);
-	KUNIT_EXPECT_EQ(test, hash_of(test, b, o, PD_KEY_FLOW, 0, 0),
-			built(PD_KEY_FLOW, 6, IPPROTO_UDP, 123, 456));
+	KUNIT_EXPECT_EQ(test, hash_of(test, b, o, PKTDEDUP_KEY_FLOW, 0, 0),
+			built(PKTDEDUP_KEY_FLOW, 6, IPPROTO_UDP, 123, 456));
 	/* a later fragment: the walk stops, no ports */
 	put16(b + 64 + 2, 185 << 3);
 	KUNIT_ASSERT_EQ(test, (int)pd_parse(b, o, &pkt), PD_PARSE_OK);
 	KUNIT_EXPECT_TRUE(test, pkt.later_fragment);
-	KUNIT_EXPECT_EQ(test, hash_of(test, b, o, PD_KEY_FLOW, 0, 0),
-			built(PD_KEY_FLOW, 6, IPPROTO_UDP, 0, 0));
+	KUNIT_EXPECT_EQ(test, hash_of(test, b, o, PKTDEDUP_KEY_FLOW, 0, 0),
+			built(PKTDEDUP_KEY_FLOW, 6, IPPROTO_UDP, 0, 0));
 }
 
 static void pd_key_ipv6_ext_limit(struct kunit *test)
@@ -303,7 +303,7 @@ static void pd_key_ipv6_ext_limit(struct kunit *test)
 
 static void pd_key_malformed(struct kunit *test)
 {
-	struct pd_key_opts o = { .mode = PD_KEY_PACKET, .payload = 64 };
+	struct pd_key_opts o = { .mode = PKTDEDUP_KEY_PACKET, .payload = 64 };
 	struct pd_key key;
 	u8 b[100];
 	u32 len;
@@ -325,7 +325,7 @@ static void pd_key_malformed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, (int)pd_key_extract(b, len, &o, &key),
 			PD_PARSE_BAD_HEADER);
 	/* addresses alone still parse: the malformed part is not needed */
-	o.mode = PD_KEY_SRC;
+	o.mode = PKTDEDUP_KEY_SRC;
 	KUNIT_EXPECT_EQ(test, (int)pd_key_extract(b, len, &o, &key), PD_PARSE_OK);
 }
 

@@ -238,7 +238,7 @@ static void sim_stream_pcap(struct kunit *test)
 	struct pcap_pkthdr h = { 0 };
 	uint8_t frame[64];
 	struct stream_cfg c = { .kind = STREAM_PCAP, .pcap_path = path,
-				.key = { .mode = PD_KEY_PACKET, .payload = 64 } };
+				.key = { .mode = PKTDEDUP_KEY_PACKET, .payload = 64 } };
 	struct stream s;
 	struct element e;
 	uint64_t ids[8];

@@ -60,7 +60,7 @@ static void flow_hashes(const struct pd_sbf *f, u8 *src, const u8 *dst,
 {
 	struct pd_key key;
 
-	pd_key_build(&key, PD_KEY_FLOW, PD_FAMILY_IPV4, src, dst, IPPROTO_TCP,
+	pd_key_build(&key, PKTDEDUP_KEY_FLOW, PD_FAMILY_IPV4, src, dst, IPPROTO_TCP,
 		     (u16)(i * 40503u), 443);
 	*h1 = pd_key_hash(&key, f->seed[0]);
 	*h2 = pd_key_hash(&key, f->seed[1]);
@@ -219,7 +219,7 @@ static void bench_payload(void)
 	       "hashes, ns per packet\n%-8s %10s %8s %10s\n", "payload N",
 	       "ns", "vs N=0", "key bytes");
 	for (i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
-		struct pd_key_opts o = { .mode = PD_KEY_PACKET, .payload = ns[i] };
+		struct pd_key_opts o = { .mode = PKTDEDUP_KEY_PACKET, .payload = ns[i] };
 		struct pd_key key;
 		double t[REPEAT], t0;
 		u32 acc = 0, j;
@@ -266,7 +266,7 @@ static void *scope_worker(void *p)
 		u32 n = a->base + i, h1, h2;
 
 		memcpy(src + 1, &n, 3);
-		pd_key_build(&key, PD_KEY_FLOW, PD_FAMILY_IPV4, src, dst,
+		pd_key_build(&key, PKTDEDUP_KEY_FLOW, PD_FAMILY_IPV4, src, dst,
 			     IPPROTO_TCP, (u16)n, 443);
 		h1 = pd_key_hash(&key, a->f->seed[0]);
 		h2 = pd_key_hash(&key, a->f->seed[1]);

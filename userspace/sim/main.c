@@ -405,7 +405,7 @@ int main(int argc, char **argv)
 		.kind = STREAM_UNIFORM, .n = 1000000, .distinct = 0.5,
 		.zipf_s = 1.0, .lambda = 0.5, .bias = 0.7, .levels = 6,
 		.volume = 0.1, .u = 0.001, .seed = 1,
-		.key = { .mode = PD_KEY_PACKET, .payload = PD_KEY_DEFAULT_PAYLOAD },
+		.key = { .mode = PKTDEDUP_KEY_PACKET, .payload = PD_KEY_DEFAULT_PAYLOAD },
 	};
 	struct pd_plan_req req = {
 		.max = PD_PLAN_AUTO, .k = PD_PLAN_AUTO, .p = PD_PLAN_AUTO,
@@ -538,7 +538,7 @@ int main(int argc, char **argv)
 			sc.key.payload = (u16)v;
 			break;
 		case O_IGNORE_TOS:
-			sc.key.flags |= PD_KEY_IGNORE_TOS;
+			sc.key.flags |= PKTDEDUP_KEY_F_IGNORE_TOS;
 			break;
 		case O_CHECKPOINTS:
 			if (!parse_u64(optarg, 1, MAX_CHECKPOINTS, &ncp))
