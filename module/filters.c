@@ -4,8 +4,10 @@
  *
  * Scope percpu gives each possible CPU its own Stable Bloom Filter, its
  * cells on that CPU's NUMA node; scope shared gives one filter, guarded by
- * a spinlock. Cell memory is charged to the memory cgroup of the task that
- * asks for it (GFP_KERNEL_ACCOUNT) and capped per namespace.
+ * a spinlock. Memory is charged to the memory cgroup of the task that asks
+ * for it and fails rather than invoke the OOM killer (PD_GFP); what filters
+ * hold is known before they are built (pd_filters_bytes()), for the
+ * namespace's budget.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -17,14 +19,52 @@
 
 #include "pktdedup.h"
 
-static u64 *pd_cells_alloc(size_t bytes, int node)
+static u32 pd_cfg_filters(const struct pd_config *cfg)
 {
-	return kvzalloc_node(bytes, GFP_KERNEL_ACCOUNT | __GFP_NOWARN, node);
+	return cfg->scope == PKTDEDUP_SCOPE_SHARED ? 1 : num_possible_cpus();
 }
 
 u32 pd_filters_count(const struct pd_filters *fs)
 {
-	return fs->cfg.scope == PD_SCOPE_SHARED ? 1 : num_possible_cpus();
+	return pd_cfg_filters(&fs->cfg);
+}
+
+static void pd_sbf_prm(const struct pd_plan *plan, struct pd_sbf_params *prm)
+{
+	prm->cells = plan->cells;
+	prm->max = (u8)plan->max;
+	prm->k = (u8)plan->k;
+	prm->p = plan->p;
+}
+
+/* Plan the filters of cfg; 0, or an error with an extack message. */
+int pd_filters_plan(const struct pd_config *cfg, struct pd_plan *plan,
+		    struct netlink_ext_ack *extack)
+{
+	struct pd_plan_req req = {
+		.mem_bytes = cfg->mem, .fps_ppb = cfg->fps_ppb,
+		.max = cfg->max ? cfg->max : PD_PLAN_AUTO,
+		.k = cfg->k ? cfg->k : PD_PLAN_AUTO,
+		.p = cfg->p == PKTDEDUP_P_AUTO ? PD_PLAN_AUTO : cfg->p,
+		.gap = cfg->gap,
+	};
+	const char *why = NULL;
+	int err = pd_plan(&req, plan, &why);
+
+	if (err)
+		pd_set_err_msg(extack, why);
+	return err;
+}
+
+/* Bytes the filters of cfg (planned as plan) hold, all CPUs. */
+u64 pd_filters_bytes(const struct pd_config *cfg, const struct pd_plan *plan)
+{
+	struct pd_sbf_params prm;
+	u64 one;
+
+	pd_sbf_prm(plan, &prm);
+	one = pd_sbf_bytes(&prm) + sizeof(struct pd_sbf);
+	return sizeof(struct pd_filters) + pd_cfg_filters(cfg) * one;
 }
 
 struct pd_sbf *pd_filters_get(struct pd_filters *fs, int cpu)
@@ -54,7 +94,7 @@ static int pd_filter_init(struct pd_sbf *f, const struct pd_sbf_params *prm,
 			  int node, struct netlink_ext_ack *extack)
 {
 	const char *why = NULL;
-	u64 *words = pd_cells_alloc(pd_sbf_bytes(prm), node);
+	u64 *words = kvzalloc_node(pd_sbf_bytes(prm), PD_GFP, node);
 	int err;
 
 	if (!words) {
@@ -70,52 +110,37 @@ static int pd_filter_init(struct pd_sbf *f, const struct pd_sbf_params *prm,
 }
 
 /*
- * Plan and allocate the filters for cfg. Returns them, or an ERR_PTR with
- * an extack message; nothing is left allocated on failure.
+ * Allocate the filters of cfg, planned by pd_filters_plan(). Returns them,
+ * or an ERR_PTR with an extack message; nothing is left allocated on
+ * failure. The caller has admitted pd_filters_bytes() to the budget.
  */
 struct pd_filters *pd_filters_build(const struct pd_config *cfg,
+				    const struct pd_plan *plan,
 				    struct netlink_ext_ack *extack)
 {
-	struct pd_plan_req req = {
-		.mem_bytes = cfg->mem, .fps_ppb = cfg->fps_ppb,
-		.max = cfg->max ? cfg->max : PD_PLAN_AUTO,
-		.k = cfg->k ? cfg->k : PD_PLAN_AUTO, .p = cfg->p,
-		.gap = cfg->gap,
-	};
 	struct pd_sbf_params prm;
 	struct pd_filters *fs;
-	const char *why = NULL;
-	u64 total;
 	int cpu, err;
 
-	fs = kzalloc(sizeof(*fs), GFP_KERNEL_ACCOUNT);
-	if (!fs)
+	fs = kzalloc(sizeof(*fs), PD_GFP);
+	if (!fs) {
+		NL_SET_ERR_MSG(extack, "out of memory for the filters");
 		return ERR_PTR(-ENOMEM);
+	}
 	fs->cfg = *cfg;
-	err = pd_plan(&req, &fs->plan, &why);
-	if (err) {
-		pd_set_err_msg(extack, why);
-		goto fail;
-	}
-	total = pd_filters_count(fs) * ((u64)fs->plan.cells * fs->plan.bits / 8);
-	if (total > pd_max_netns_mem) {
-		pd_set_err_msg(extack, pd_mem_cap_msg);
-		err = -E2BIG;
-		goto fail;
-	}
+	fs->plan = *plan;
+	fs->bytes = pd_filters_bytes(cfg, plan);
 	fs->kopts.mode = cfg->key;
 	fs->kopts.flags = cfg->key_flags;
-	fs->kopts.payload = cfg->key == PD_KEY_PACKET ? cfg->payload : 0;
+	fs->kopts.payload = cfg->key == PKTDEDUP_KEY_PACKET ? cfg->payload : 0;
 	fs->copy_len = PD_HDR_ROOM + fs->kopts.payload;
 	spin_lock_init(&fs->lock);
-	prm.cells = fs->plan.cells;
-	prm.max = (u8)fs->plan.max;
-	prm.k = (u8)fs->plan.k;
-	prm.p = fs->plan.p;
+	pd_sbf_prm(plan, &prm);
 
-	if (cfg->scope == PD_SCOPE_SHARED) {
-		fs->shared = kzalloc(sizeof(*fs->shared), GFP_KERNEL_ACCOUNT);
+	if (cfg->scope == PKTDEDUP_SCOPE_SHARED) {
+		fs->shared = kzalloc(sizeof(*fs->shared), PD_GFP);
 		if (!fs->shared) {
+			NL_SET_ERR_MSG(extack, "out of memory for the filters");
 			err = -ENOMEM;
 			goto fail;
 		}
@@ -127,8 +152,9 @@ struct pd_filters *pd_filters_build(const struct pd_config *cfg,
 		}
 		return fs;
 	}
-	fs->pcpu = alloc_percpu_gfp(struct pd_sbf, GFP_KERNEL_ACCOUNT);
+	fs->pcpu = alloc_percpu_gfp(struct pd_sbf, PD_GFP);
 	if (!fs->pcpu) {
+		NL_SET_ERR_MSG(extack, "out of memory for the filters");
 		err = -ENOMEM;
 		goto fail;
 	}

@@ -29,19 +29,20 @@ struct pd_scratch {
 static struct pd_scratch __percpu *pd_scratch;
 
 static const u8 pd_nf_hooks[PD_NHOOKS] = {
-	[PD_HOOK_PREROUTING] = NF_INET_PRE_ROUTING,
-	[PD_HOOK_INPUT] = NF_INET_LOCAL_IN,
-	[PD_HOOK_FORWARD] = NF_INET_FORWARD,
-	[PD_HOOK_OUTPUT] = NF_INET_LOCAL_OUT,
-	[PD_HOOK_POSTROUTING] = NF_INET_POST_ROUTING,
+	[PKTDEDUP_HOOK_PREROUTING] = NF_INET_PRE_ROUTING,
+	[PKTDEDUP_HOOK_INPUT] = NF_INET_LOCAL_IN,
+	[PKTDEDUP_HOOK_FORWARD] = NF_INET_FORWARD,
+	[PKTDEDUP_HOOK_OUTPUT] = NF_INET_LOCAL_OUT,
+	[PKTDEDUP_HOOK_POSTROUTING] = NF_INET_POST_ROUTING,
 };
 
 /*
  * The key of skb, and in *pkt what the parser learnt (pkt->family is 0 if
- * not even the IP header could be read). The first fs->copy_len bytes from the network header are
- * parsed where they lie when the linear area holds them, and copied into
- * scratch (PD_SCRATCH bytes) when the packet is paged, so linear and paged
- * copies of one packet give one key.
+ * not even the IP header could be read). The first fs->copy_len bytes
+ * from the network header (fewer if the packet is shorter) are read
+ * through skb_header_pointer(): in place when the linear area holds them,
+ * copied into scratch (PD_SCRATCH bytes) when the packet is paged, so
+ * linear and paged copies of one packet give one key.
  */
 enum pd_parse_result pd_skb_key(struct sk_buff *skb,
 				const struct pd_filters *fs, u8 *scratch,
@@ -56,13 +57,9 @@ enum pd_parse_result pd_skb_key(struct sk_buff *skb,
 	if (off < 0 || skb->len <= (unsigned int)off)
 		return PD_PARSE_TRUNCATED;
 	len = min_t(u32, skb->len - off, fs->copy_len);
-	if (skb_headlen(skb) >= off + len) {
-		data = skb_network_header(skb);
-	} else {
-		if (skb_copy_bits(skb, off, scratch, len))
-			return PD_PARSE_TRUNCATED;
-		data = scratch;
-	}
+	data = skb_header_pointer(skb, off, len, scratch);
+	if (!data)
+		return PD_PARSE_TRUNCATED;
 	r = pd_parse(data, len, pkt);
 	return r == PD_PARSE_OK ? pd_key_from_pkt(pkt, &fs->kopts, key) : r;
 }
@@ -108,13 +105,13 @@ unsigned int pd_process(struct pd_net *pn, struct pd_filters *fs,
 	if (dup) {
 		u64_stats_inc(&st->duplicates);
 		switch (fs->cfg.action) {
-		case PD_ACTION_MARK:
+		case PKTDEDUP_ACTION_MARK:
 			/* MARK --set-xmark VALUE/MASK */
 			skb->mark = (skb->mark & ~fs->cfg.mark_mask) ^
 				    fs->cfg.mark_value;
 			u64_stats_inc(&st->marked);
 			break;
-		case PD_ACTION_DROP:
+		case PKTDEDUP_ACTION_DROP:
 			u64_stats_inc(&st->dropped);
 			verdict = NF_DROP;
 			break;

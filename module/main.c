@@ -10,6 +10,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/kernel.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <net/genetlink.h>
 #include <net/net_namespace.h>
@@ -33,7 +34,12 @@ MODULE_PARM_DESC(fps, "default target false-positive rate, e.g. 0.01 or 1% (0.01
 static char *max_netns_mem = "256M";
 module_param(max_netns_mem, charp, 0444);
 MODULE_PARM_DESC(max_netns_mem,
-		 "cap on the cell memory of all filters of one namespace (256M)");
+		 "memory cap of a namespace owned by the initial user namespace: filters and source windows (256M)");
+
+static char *max_userns_mem = "auto";
+module_param(max_userns_mem, charp, 0444);
+MODULE_PARM_DESC(max_userns_mem,
+		 "memory cap of a namespace owned by any other user namespace (auto: 1/32 of RAM, at most max_netns_mem)");
 
 unsigned int pd_distinct_window_s = 60;
 module_param_named(distinct_window, pd_distinct_window_s, uint, 0444);
@@ -45,26 +51,13 @@ module_param_named(distinct_subwindows, pd_distinct_subwindows, uint, 0444);
 MODULE_PARM_DESC(distinct_subwindows,
 		 "sub-windows of that window, 1..64 (12); memory: 2 x this x 16 KiB per CPU");
 
-unsigned long pd_max_netns_mem;
-static char pd_mem_cap_buf[128];
-const char *pd_mem_cap_msg = pd_mem_cap_buf;
+u64 pd_max_netns_mem, pd_max_userns_mem;
 
 static struct pd_config pd_default_cfg;
 static unsigned int pd_net_id __read_mostly;
 
-/* The uAPI's numbers are the core's. */
-#define PD_SAME(a, b) ((int)(a) == (int)(b))
-static_assert(PD_SAME(PKTDEDUP_KEY_PACKET, PD_KEY_PACKET) &&
-	      PD_SAME(PKTDEDUP_KEY_FLOW, PD_KEY_FLOW) &&
-	      PD_SAME(PKTDEDUP_KEY_MAX, PD_KEY_NMODES - 1));
-static_assert(PD_SAME(PKTDEDUP_ACTION_DROP, PD_ACTION_DROP) &&
-	      PD_SAME(PKTDEDUP_ACTION_MAX, PD_NACTIONS - 1));
-static_assert(PD_SAME(PKTDEDUP_SCOPE_SHARED, PD_SCOPE_SHARED) &&
-	      PD_SAME(PKTDEDUP_SCOPE_MAX, PD_NSCOPES - 1));
-static_assert(PD_SAME(PKTDEDUP_HOOK_POSTROUTING, PD_HOOK_POSTROUTING) &&
-	      PD_SAME(PKTDEDUP_HOOK_MAX, PD_NHOOKS - 1));
-static_assert(PKTDEDUP_KEY_F_IGNORE_TOS == PD_KEY_IGNORE_TOS);
-static_assert(PKTDEDUP_P_AUTO == PD_PLAN_AUTO);
+/* QUERY takes a packet of at most what the hook's scratch holds. */
+static_assert(PD_SCRATCH == PKTDEDUP_QUERY_PACKET_MAX);
 
 struct pd_net *pd_pernet(const struct net *net)
 {
@@ -134,9 +127,18 @@ static int __init pd_parse_params(void)
 		       max_netns_mem);
 		return -EINVAL;
 	}
-	snprintf(pd_mem_cap_buf, sizeof(pd_mem_cap_buf),
-		 "the filters (mem x filters) would exceed the per-namespace cap of %lu bytes (module parameter max_netns_mem=%s)",
-		 pd_max_netns_mem, max_netns_mem);
+	if (!strcmp(max_userns_mem, "auto")) {
+		pd_max_userns_mem = min_t(u64, pd_max_netns_mem,
+					  ((u64)totalram_pages() << PAGE_SHIFT) / 32);
+	} else {
+		pd_max_userns_mem = memparse(max_userns_mem, &end);
+		if (*end) {
+			pr_err("max_userns_mem=%s: not a size (e.g. 16M) or auto\n",
+			       max_userns_mem);
+			return -EINVAL;
+		}
+	}
+	pd_budget_msgs_init();
 	req.mem_bytes = pd_default_cfg.mem;
 	req.fps_ppb = pd_default_cfg.fps_ppb;
 	if (pd_plan(&req, &plan, &why)) {
@@ -161,9 +163,9 @@ static int __init pd_init(void)
 	err = pd_netlink_init();
 	if (err)
 		goto out_pernet;
-	pr_info("loaded: key %s, %llu bytes per filter, fps %u ppb, action count\n",
+	pr_info("loaded: key %s, %llu bytes per filter, fps %u ppb, action count; namespace caps %llu (initial user namespace), %llu (others)\n",
 		pd_key_mode_names[pd_default_cfg.key], pd_default_cfg.mem,
-		pd_default_cfg.fps_ppb);
+		pd_default_cfg.fps_ppb, pd_max_netns_mem, pd_max_userns_mem);
 	return 0;
 out_pernet:
 	unregister_pernet_subsys(&pd_net_ops);

@@ -1,8 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pktdedup: the "pktdedup" generic netlink family (protocol described in
- * uapi/pktdedup.h). Strict per-command policies; requests without
- * attributes get the core's reject-all policy (resv_start_op).
+ * pktdedup: the "pktdedup" generic netlink family (protocol: uapi/pktdedup.h,
+ * generated with the policies and the operation table in nl_gen.[ch] from
+ * Documentation/netlink/specs/pktdedup.yaml).
+ *
+ * Every command goes through pd_nl_do(): the request's header flags, then
+ * under the namespace's lock the command's act() (a change: all or
+ * nothing), prepare() (what the reply needs) and fill(). A change's reply
+ * is allocated before the change is made, so a reply that cannot be sent
+ * never follows a change that was. This file holds the configuration,
+ * statistics and query commands; nl_sources.c those about sources and
+ * nl_events.c the notifications.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -12,237 +20,358 @@
 #include <net/sock.h>
 
 #include "core/fixed.h"
+#include "nl_gen.h"
 #include "pktdedup.h"
-#include "uapi/pktdedup.h"
 
-static struct genl_family pd_genl_family;
+/* ---- the request/reply path every command shares ---- */
 
-/* the policy macros want non-const pointers; these are only read */
-static struct netlink_range_validation pd_mem_range __ro_after_init = {
-	.min = 8, .max = 4ULL << 30,	/* 64 cells .. 2^32 8-bit cells */
-};
-
-static struct netlink_range_validation pd_fps_range __ro_after_init = {
-	.min = 1, .max = 999999999,
-};
-
-static struct netlink_range_validation pd_gap_range __ro_after_init = {
-	.min = 0, .max = 1ULL << 48,
-};
-
-/* INT_MIN and INT_MAX mean "first" and "last" to netfilter: keep them. */
-static struct netlink_range_validation_signed pd_prio_range __ro_after_init = {
-	.min = S32_MIN + 1, .max = S32_MAX - 1,
-};
-
-static int pd_validate_max(const struct nlattr *attr,
-			   struct netlink_ext_ack *extack)
+/* Parse a nest (validated by its policy already); tb is zeroed if absent. */
+static int pd_nl_parse(const struct nlattr *nest, const struct nla_policy *pol,
+		       unsigned int max, struct nlattr **tb,
+		       struct netlink_ext_ack *extack)
 {
-	u32 max = nla_get_u32(attr);
-
-	if (max == PKTDEDUP_AUTO || pd_sbf_bits_for_max(max))
+	if (!nest) {
+		memset(tb, 0, (max + 1) * sizeof(*tb));
 		return 0;
-	NL_SET_ERR_MSG_ATTR(extack, attr,
-			    "max: not 0 (auto) or 2^j - 1 (1, 3, 7, 15, ... 255)");
-	return -EINVAL;
+	}
+	return nla_parse_nested(tb, max, nest, pol, extack);
 }
 
-static const struct nla_policy pd_set_policy[PKTDEDUP_A_PRIORITY + 1] = {
-	[PKTDEDUP_A_KEY] = NLA_POLICY_MAX(NLA_U8, PKTDEDUP_KEY_MAX),
-	[PKTDEDUP_A_KEY_FLAGS] = NLA_POLICY_MASK(NLA_U32, PKTDEDUP_KEY_F_ALL),
-	[PKTDEDUP_A_PAYLOAD] = NLA_POLICY_MAX(NLA_U16, PD_KEY_MAX_PAYLOAD),
-	[PKTDEDUP_A_ACTION] = NLA_POLICY_MAX(NLA_U8, PKTDEDUP_ACTION_MAX),
-	[PKTDEDUP_A_MARK_VALUE] = { .type = NLA_U32 },
-	[PKTDEDUP_A_MARK_MASK] = { .type = NLA_U32 },
-	[PKTDEDUP_A_MEM] = NLA_POLICY_FULL_RANGE(NLA_U64, &pd_mem_range),
-	[PKTDEDUP_A_FPS] = NLA_POLICY_FULL_RANGE(NLA_U32, &pd_fps_range),
-	[PKTDEDUP_A_CELL_MAX] = NLA_POLICY_VALIDATE_FN(NLA_U32, pd_validate_max),
-	[PKTDEDUP_A_K] = NLA_POLICY_MAX(NLA_U32, PD_SBF_MAX_K),
-	[PKTDEDUP_A_P] = { .type = NLA_U32 },
-	[PKTDEDUP_A_GAP] = NLA_POLICY_FULL_RANGE(NLA_U64, &pd_gap_range),
-	[PKTDEDUP_A_SCOPE] = NLA_POLICY_MAX(NLA_U8, PKTDEDUP_SCOPE_MAX),
-	[PKTDEDUP_A_HOOK] = NLA_POLICY_MAX(NLA_U8, PKTDEDUP_HOOK_MAX),
-	[PKTDEDUP_A_PRIORITY] =
-		NLA_POLICY_FULL_RANGE_SIGNED(NLA_S32, &pd_prio_range),
-};
-
-static const struct nla_policy pd_query_policy[PKTDEDUP_A_QUERY_PACKET + 1] = {
-	[PKTDEDUP_A_QUERY_FAMILY] = NLA_POLICY_RANGE(NLA_U8, 4, 6),
-	[PKTDEDUP_A_QUERY_SRC] = NLA_POLICY_RANGE(NLA_BINARY, 4, 16),
-	[PKTDEDUP_A_QUERY_DST] = NLA_POLICY_RANGE(NLA_BINARY, 4, 16),
-	[PKTDEDUP_A_QUERY_PROTO] = { .type = NLA_U8 },
-	[PKTDEDUP_A_QUERY_SPORT] = { .type = NLA_U16 },
-	[PKTDEDUP_A_QUERY_DPORT] = { .type = NLA_U16 },
-	[PKTDEDUP_A_QUERY_PACKET] = NLA_POLICY_RANGE(NLA_BINARY, 1, PD_SCRATCH),
-};
-
-static struct pd_net *pd_info_net(struct genl_info *info)
+/* The top-level nest `type` of the request, parsed into tb. */
+int pd_nl_nest(struct pd_nl_req *req, int type, const struct nla_policy *pol,
+	       unsigned int max, struct nlattr **tb)
 {
-	return pd_pernet(genl_info_net(info));
+	return pd_nl_parse(req->info->attrs[type], pol, max, tb, req->extack);
 }
 
-static int pd_fill_config(struct sk_buff *msg, struct pd_net *pn)
+int pd_nl_put_u64(struct sk_buff *msg, int type, u64 v, int pad)
 {
-	const struct pd_config *c = &pn->cfg;
-	struct pd_filters *fs;
-
-	fs = rcu_dereference_protected(pn->filters, lockdep_is_held(&pn->lock));
-	if (nla_put_u8(msg, PKTDEDUP_A_KEY, c->key) ||
-	    nla_put_u32(msg, PKTDEDUP_A_KEY_FLAGS, c->key_flags) ||
-	    nla_put_u16(msg, PKTDEDUP_A_PAYLOAD, c->payload) ||
-	    nla_put_u8(msg, PKTDEDUP_A_ACTION, c->action) ||
-	    nla_put_u32(msg, PKTDEDUP_A_MARK_VALUE, c->mark_value) ||
-	    nla_put_u32(msg, PKTDEDUP_A_MARK_MASK, c->mark_mask) ||
-	    nla_put_u64_64bit(msg, PKTDEDUP_A_MEM, c->mem, PKTDEDUP_A_PAD) ||
-	    nla_put_u32(msg, PKTDEDUP_A_FPS, c->fps_ppb) ||
-	    nla_put_u32(msg, PKTDEDUP_A_CELL_MAX, c->max) ||
-	    nla_put_u32(msg, PKTDEDUP_A_K, c->k) ||
-	    nla_put_u32(msg, PKTDEDUP_A_P, c->p) ||
-	    nla_put_u64_64bit(msg, PKTDEDUP_A_GAP, c->gap, PKTDEDUP_A_PAD) ||
-	    nla_put_u8(msg, PKTDEDUP_A_SCOPE, c->scope) ||
-	    nla_put_u8(msg, PKTDEDUP_A_HOOK, c->hook) ||
-	    nla_put_s32(msg, PKTDEDUP_A_PRIORITY, c->priority))
-		return -EMSGSIZE;
-	if (!fs)	/* idle: no filters could be built */
-		return 0;
-	if (nla_put_u32(msg, PKTDEDUP_A_PLAN_MAX, fs->plan.max) ||
-	    nla_put_u32(msg, PKTDEDUP_A_PLAN_BITS, fs->plan.bits) ||
-	    nla_put_u32(msg, PKTDEDUP_A_PLAN_K, fs->plan.k) ||
-	    nla_put_u32(msg, PKTDEDUP_A_PLAN_P, fs->plan.p) ||
-	    nla_put_u64_64bit(msg, PKTDEDUP_A_PLAN_CELLS, fs->plan.cells,
-			      PKTDEDUP_A_PAD) ||
-	    nla_put_u32(msg, PKTDEDUP_A_PLAN_FILTERS, pd_filters_count(fs)) ||
-	    nla_put_u64_64bit(msg, PKTDEDUP_A_PLAN_MEM_TOTAL,
-			      pd_filters_count(fs) * fs->plan.cells *
-			      fs->plan.bits / 8, PKTDEDUP_A_PAD) ||
-	    nla_put_u32(msg, PKTDEDUP_A_PLAN_FP_BOUND,
-			pd_q62_to_ppb(fs->plan.fp_bound)) ||
-	    nla_put_u32(msg, PKTDEDUP_A_PLAN_STABLE_ZERO,
-			pd_q62_to_ppb(fs->plan.stable_zero)) ||
-	    nla_put_u32(msg, PKTDEDUP_A_PLAN_FN,
-			pd_q62_to_ppb(fs->plan.fn_rate)) ||
-	    nla_put_u64_64bit(msg, PKTDEDUP_A_PLAN_GAP, fs->plan.gap,
-			      PKTDEDUP_A_PAD))
-		return -EMSGSIZE;
-	return 0;
+	return nla_put_u64_64bit(msg, type, v, pad);
 }
 
-/* Reply to info with what fill puts in a message; pn->lock held. */
-int pd_nl_reply_fill(struct pd_net *pn, struct genl_info *info, u8 cmd,
-		     int (*fill)(struct sk_buff *msg, struct pd_net *pn))
+int pd_nl_do(const struct pd_nl_cmd *cmd, struct genl_info *info)
 {
-	struct sk_buff *msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	void *hdr;
+	struct pd_nl_req req = {
+		.pn = pd_pernet(genl_info_net(info)),
+		.info = info,
+		.extack = info->extack,
+	};
+	struct nlattr *tb[PKTDEDUP_A_HEADER_MAX + 1];
+	struct sk_buff *msg = NULL;
+	void *hdr = NULL;
+	bool reply;
+	int err;
 
-	if (!msg)
-		return -ENOMEM;
-	hdr = genlmsg_put_reply(msg, info, &pd_genl_family, 0, cmd);
-	if (!hdr || fill(msg, pn)) {
+	err = pd_nl_nest(&req, PKTDEDUP_A_HEADER, pd_header_nl_policy,
+			 PKTDEDUP_A_HEADER_MAX, tb);
+	if (err)
+		return err;
+	reply = cmd->fill && !(tb[PKTDEDUP_A_HEADER_FLAGS] &&
+			       (nla_get_u32(tb[PKTDEDUP_A_HEADER_FLAGS]) &
+				PKTDEDUP_HEADER_F_OMIT_REPLY));
+	if (cmd->data_size) {
+		req.data = kzalloc(cmd->data_size, GFP_KERNEL);
+		if (!req.data)
+			return -ENOMEM;
+	}
+	/* a change's reply exists before the change is made */
+	if (reply && cmd->act) {
+		msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+		if (!msg) {
+			kfree(req.data);
+			return -ENOMEM;
+		}
+	}
+	mutex_lock(&req.pn->lock);
+	if (cmd->act) {
+		err = cmd->act(&req);
+		if (err)
+			goto out;
+	}
+	if (!reply)
+		goto out;
+	if (cmd->prepare) {
+		err = cmd->prepare(&req);
+		if (err)
+			goto out;
+	}
+	if (!msg) {
+		msg = genlmsg_new(cmd->reply_size ? cmd->reply_size(&req) :
+				  NLMSG_GOODSIZE, GFP_KERNEL);
+		if (!msg) {
+			err = -ENOMEM;
+			goto out;
+		}
+	}
+	hdr = genlmsg_put_reply(msg, info, &pd_genl_family, 0, cmd->reply_cmd);
+	err = hdr ? cmd->fill(msg, &req) : -EMSGSIZE;
+out:
+	if (cmd->cleanup)
+		cmd->cleanup(&req);
+	mutex_unlock(&req.pn->lock);
+	kfree(req.data);
+	if (err || !reply) {
 		nlmsg_free(msg);
-		return -EMSGSIZE;
+		return err;
 	}
 	genlmsg_end(msg, hdr);
 	return genlmsg_reply(msg, info);
 }
 
-static int pd_nl_get_config(struct sk_buff *skb, struct genl_info *info)
-{
-	struct pd_net *pn = pd_info_net(info);
-	int err;
+/* ---- the configuration ---- */
 
-	mutex_lock(&pn->lock);
-	err = pd_nl_reply_fill(pn, info, PKTDEDUP_CMD_GET_CONFIG,
-			       pd_fill_config);
-	mutex_unlock(&pn->lock);
+struct pd_cfg_tb {
+	struct nlattr *cfg[PKTDEDUP_A_CONFIG_MAX + 1];
+	struct nlattr *filter[PKTDEDUP_A_FILTER_MAX + 1];
+	struct nlattr *sbf[PKTDEDUP_A_SBF_MAX + 1];
+};
+
+static int pd_cfg_parse(struct pd_nl_req *req, struct pd_cfg_tb *t)
+{
+	int err = pd_nl_nest(req, PKTDEDUP_A_CONFIG, pd_config_nl_policy,
+			     PKTDEDUP_A_CONFIG_MAX, t->cfg);
+
+	if (!err)
+		err = pd_nl_parse(t->cfg[PKTDEDUP_A_CONFIG_FILTER],
+				  pd_filter_nl_policy, PKTDEDUP_A_FILTER_MAX,
+				  t->filter, req->extack);
+	if (!err)
+		err = pd_nl_parse(t->filter[PKTDEDUP_A_FILTER_SBF],
+				  pd_sbf_nl_policy, PKTDEDUP_A_SBF_MAX, t->sbf,
+				  req->extack);
 	return err;
+}
+
+static void pd_cfg_update(struct pd_config *c, const struct pd_cfg_tb *t)
+{
+	struct nlattr *const *a = t->cfg, *const *f = t->filter,
+		      *const *b = t->sbf;
+
+	if (a[PKTDEDUP_A_CONFIG_KEY])
+		c->key = nla_get_u8(a[PKTDEDUP_A_CONFIG_KEY]);
+	if (a[PKTDEDUP_A_CONFIG_KEY_FLAGS])
+		c->key_flags = nla_get_u32(a[PKTDEDUP_A_CONFIG_KEY_FLAGS]);
+	if (a[PKTDEDUP_A_CONFIG_PAYLOAD])
+		c->payload = nla_get_u16(a[PKTDEDUP_A_CONFIG_PAYLOAD]);
+	if (a[PKTDEDUP_A_CONFIG_ACTION])
+		c->action = nla_get_u8(a[PKTDEDUP_A_CONFIG_ACTION]);
+	if (a[PKTDEDUP_A_CONFIG_MARK_VALUE])
+		c->mark_value = nla_get_u32(a[PKTDEDUP_A_CONFIG_MARK_VALUE]);
+	if (a[PKTDEDUP_A_CONFIG_MARK_MASK])
+		c->mark_mask = nla_get_u32(a[PKTDEDUP_A_CONFIG_MARK_MASK]);
+	if (a[PKTDEDUP_A_CONFIG_SCOPE])
+		c->scope = nla_get_u8(a[PKTDEDUP_A_CONFIG_SCOPE]);
+	if (a[PKTDEDUP_A_CONFIG_HOOK])
+		c->hook = nla_get_u8(a[PKTDEDUP_A_CONFIG_HOOK]);
+	if (a[PKTDEDUP_A_CONFIG_PRIORITY])
+		c->priority = nla_get_s32(a[PKTDEDUP_A_CONFIG_PRIORITY]);
+	/* filter kind: the policy admits only the Stable Bloom Filter yet */
+	if (f[PKTDEDUP_A_FILTER_MEM])
+		c->mem = nla_get_u64(f[PKTDEDUP_A_FILTER_MEM]);
+	if (b[PKTDEDUP_A_SBF_FPS])
+		c->fps_ppb = nla_get_u32(b[PKTDEDUP_A_SBF_FPS]);
+	if (b[PKTDEDUP_A_SBF_CELL_BITS]) {
+		u8 bits = nla_get_u8(b[PKTDEDUP_A_SBF_CELL_BITS]);
+
+		c->max = bits ? (1u << bits) - 1 : 0;
+	}
+	if (b[PKTDEDUP_A_SBF_K])
+		c->k = nla_get_u8(b[PKTDEDUP_A_SBF_K]);
+	if (b[PKTDEDUP_A_SBF_P])
+		c->p = nla_get_u32(b[PKTDEDUP_A_SBF_P]);
+	if (b[PKTDEDUP_A_SBF_GAP])
+		c->gap = nla_get_u64(b[PKTDEDUP_A_SBF_GAP]);
 }
 
 /* The attribute to blame when the planner refuses a configuration. */
-static struct nlattr *pd_plan_attr(struct nlattr **tb)
+static struct nlattr *pd_plan_attr(const struct pd_cfg_tb *t)
 {
-	static const int order[] = { PKTDEDUP_A_P, PKTDEDUP_A_K,
-				     PKTDEDUP_A_CELL_MAX, PKTDEDUP_A_MEM,
-				     PKTDEDUP_A_FPS, PKTDEDUP_A_SCOPE };
+	struct nlattr *const order[] = {
+		t->sbf[PKTDEDUP_A_SBF_P], t->sbf[PKTDEDUP_A_SBF_K],
+		t->sbf[PKTDEDUP_A_SBF_CELL_BITS], t->filter[PKTDEDUP_A_FILTER_MEM],
+		t->sbf[PKTDEDUP_A_SBF_FPS], t->cfg[PKTDEDUP_A_CONFIG_SCOPE],
+	};
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(order); i++)
-		if (tb[order[i]])
-			return tb[order[i]];
+		if (order[i])
+			return order[i];
 	return NULL;
 }
 
-static void pd_config_update(struct pd_config *c, struct nlattr **tb)
+static int pd_act_set_config(struct pd_nl_req *req)
 {
-	if (tb[PKTDEDUP_A_KEY])
-		c->key = nla_get_u8(tb[PKTDEDUP_A_KEY]);
-	if (tb[PKTDEDUP_A_KEY_FLAGS])
-		c->key_flags = nla_get_u32(tb[PKTDEDUP_A_KEY_FLAGS]);
-	if (tb[PKTDEDUP_A_PAYLOAD])
-		c->payload = nla_get_u16(tb[PKTDEDUP_A_PAYLOAD]);
-	if (tb[PKTDEDUP_A_ACTION])
-		c->action = nla_get_u8(tb[PKTDEDUP_A_ACTION]);
-	if (tb[PKTDEDUP_A_MARK_VALUE])
-		c->mark_value = nla_get_u32(tb[PKTDEDUP_A_MARK_VALUE]);
-	if (tb[PKTDEDUP_A_MARK_MASK])
-		c->mark_mask = nla_get_u32(tb[PKTDEDUP_A_MARK_MASK]);
-	if (tb[PKTDEDUP_A_MEM])
-		c->mem = nla_get_u64(tb[PKTDEDUP_A_MEM]);
-	if (tb[PKTDEDUP_A_FPS])
-		c->fps_ppb = nla_get_u32(tb[PKTDEDUP_A_FPS]);
-	if (tb[PKTDEDUP_A_CELL_MAX])
-		c->max = nla_get_u32(tb[PKTDEDUP_A_CELL_MAX]);
-	if (tb[PKTDEDUP_A_K])
-		c->k = nla_get_u32(tb[PKTDEDUP_A_K]);
-	if (tb[PKTDEDUP_A_P])
-		c->p = nla_get_u32(tb[PKTDEDUP_A_P]);
-	if (tb[PKTDEDUP_A_GAP])
-		c->gap = nla_get_u64(tb[PKTDEDUP_A_GAP]);
-	if (tb[PKTDEDUP_A_SCOPE])
-		c->scope = nla_get_u8(tb[PKTDEDUP_A_SCOPE]);
-	if (tb[PKTDEDUP_A_HOOK])
-		c->hook = nla_get_u8(tb[PKTDEDUP_A_HOOK]);
-	if (tb[PKTDEDUP_A_PRIORITY])
-		c->priority = nla_get_s32(tb[PKTDEDUP_A_PRIORITY]);
-}
-
-static int pd_nl_set_config(struct sk_buff *skb, struct genl_info *info)
-{
-	struct pd_net *pn = pd_info_net(info);
-	struct pd_config cfg;
+	struct pd_net *pn = req->pn;
+	struct pd_config cfg = pn->cfg;
+	struct pd_cfg_tb t;
 	int err;
 
-	mutex_lock(&pn->lock);
-	cfg = pn->cfg;
-	pd_config_update(&cfg, info->attrs);
-	err = pd_net_apply(pn, &cfg, info->extack);
-	if (err) {
-		/* the extack message is set; point at the likely culprit */
-		if (err != -ENOMEM && !info->extack->bad_attr)
-			NL_SET_BAD_ATTR(info->extack, pd_plan_attr(info->attrs));
-	} else {
-		err = pd_nl_reply_fill(pn, info, PKTDEDUP_CMD_SET_CONFIG,
-				       pd_fill_config);
+	err = pd_cfg_parse(req, &t);
+	if (err)
+		return err;
+	pd_cfg_update(&cfg, &t);
+	if (cfg.mark_value & ~cfg.mark_mask) {
+		NL_SET_ERR_MSG_ATTR(req->extack,
+				    t.cfg[PKTDEDUP_A_CONFIG_MARK_VALUE] ?:
+				    t.cfg[PKTDEDUP_A_CONFIG_MARK_MASK],
+				    "mark: the value has bits outside the mask (the mask must cover the value)");
+		return -EINVAL;
 	}
-	mutex_unlock(&pn->lock);
+	err = pd_net_apply(pn, &cfg, req->extack);
+	/* the extack message is set; point at the likely culprit */
+	if (err && err != -ENOMEM && err != -E2BIG && !req->extack->bad_attr)
+		NL_SET_BAD_ATTR(req->extack, pd_plan_attr(&t));
 	return err;
 }
 
-static int pd_nl_reset(struct sk_buff *skb, struct genl_info *info)
+int pd_nl_put_sbf_plan(struct sk_buff *msg, int type, const struct pd_plan *p)
 {
-	struct pd_net *pn = pd_info_net(info);
-	int err;
+	struct nlattr *nest = nla_nest_start(msg, type);
 
-	mutex_lock(&pn->lock);
-	err = pd_net_reset(pn, info->extack);
-	mutex_unlock(&pn->lock);
-	return err;
+	if (!nest ||
+	    nla_put_u32(msg, PKTDEDUP_A_SBF_PLAN_CELL_MAX, p->max) ||
+	    nla_put_u32(msg, PKTDEDUP_A_SBF_PLAN_BITS, p->bits) ||
+	    nla_put_u32(msg, PKTDEDUP_A_SBF_PLAN_K, p->k) ||
+	    nla_put_u32(msg, PKTDEDUP_A_SBF_PLAN_P, p->p) ||
+	    pd_nl_put_u64(msg, PKTDEDUP_A_SBF_PLAN_CELLS, p->cells,
+			  PKTDEDUP_A_SBF_PLAN_PAD) ||
+	    nla_put_u32(msg, PKTDEDUP_A_SBF_PLAN_FP_BOUND,
+			pd_q62_to_ppb(p->fp_bound)) ||
+	    nla_put_u32(msg, PKTDEDUP_A_SBF_PLAN_STABLE_ZERO,
+			pd_q62_to_ppb(p->stable_zero)) ||
+	    nla_put_u32(msg, PKTDEDUP_A_SBF_PLAN_FN, pd_q62_to_ppb(p->fn_rate)) ||
+	    pd_nl_put_u64(msg, PKTDEDUP_A_SBF_PLAN_GAP, p->gap,
+			  PKTDEDUP_A_SBF_PLAN_PAD))
+		return -EMSGSIZE;
+	nla_nest_end(msg, nest);
+	return 0;
 }
+
+static int pd_fill_settings(struct sk_buff *msg, const struct pd_config *c)
+{
+	struct nlattr *cfg, *filter, *sbf;
+
+	cfg = nla_nest_start(msg, PKTDEDUP_A_CONFIG);
+	if (!cfg ||
+	    nla_put_u8(msg, PKTDEDUP_A_CONFIG_KEY, c->key) ||
+	    nla_put_u32(msg, PKTDEDUP_A_CONFIG_KEY_FLAGS, c->key_flags) ||
+	    nla_put_u16(msg, PKTDEDUP_A_CONFIG_PAYLOAD, c->payload) ||
+	    nla_put_u8(msg, PKTDEDUP_A_CONFIG_ACTION, c->action) ||
+	    nla_put_u32(msg, PKTDEDUP_A_CONFIG_MARK_VALUE, c->mark_value) ||
+	    nla_put_u32(msg, PKTDEDUP_A_CONFIG_MARK_MASK, c->mark_mask) ||
+	    nla_put_u8(msg, PKTDEDUP_A_CONFIG_SCOPE, c->scope) ||
+	    nla_put_u8(msg, PKTDEDUP_A_CONFIG_HOOK, c->hook) ||
+	    nla_put_s32(msg, PKTDEDUP_A_CONFIG_PRIORITY, c->priority))
+		return -EMSGSIZE;
+	filter = nla_nest_start(msg, PKTDEDUP_A_CONFIG_FILTER);
+	if (!filter ||
+	    nla_put_u32(msg, PKTDEDUP_A_FILTER_KIND, PKTDEDUP_FILTER_KIND_SBF) ||
+	    pd_nl_put_u64(msg, PKTDEDUP_A_FILTER_MEM, c->mem,
+			  PKTDEDUP_A_FILTER_PAD))
+		return -EMSGSIZE;
+	sbf = nla_nest_start(msg, PKTDEDUP_A_FILTER_SBF);
+	if (!sbf ||
+	    nla_put_u32(msg, PKTDEDUP_A_SBF_FPS, c->fps_ppb) ||
+	    nla_put_u8(msg, PKTDEDUP_A_SBF_CELL_BITS,
+		       c->max ? pd_sbf_bits_for_max(c->max) : 0) ||
+	    nla_put_u8(msg, PKTDEDUP_A_SBF_K, c->k) ||
+	    nla_put_u32(msg, PKTDEDUP_A_SBF_P, c->p) ||
+	    pd_nl_put_u64(msg, PKTDEDUP_A_SBF_GAP, c->gap, PKTDEDUP_A_SBF_PAD))
+		return -EMSGSIZE;
+	nla_nest_end(msg, sbf);
+	nla_nest_end(msg, filter);
+	nla_nest_end(msg, cfg);
+	return 0;
+}
+
+static int pd_fill_budget(struct sk_buff *msg, const struct pd_budget *b)
+{
+	struct nlattr *nest = nla_nest_start(msg, PKTDEDUP_A_BUDGET);
+
+	if (!nest ||
+	    pd_nl_put_u64(msg, PKTDEDUP_A_BUDGET_CAP, b->cap,
+			  PKTDEDUP_A_BUDGET_PAD) ||
+	    nla_put_u8(msg, PKTDEDUP_A_BUDGET_CAP_SOURCE, b->cap_source) ||
+	    pd_nl_put_u64(msg, PKTDEDUP_A_BUDGET_FILTERS,
+			  b->held[PD_PART_FILTERS], PKTDEDUP_A_BUDGET_PAD) ||
+	    pd_nl_put_u64(msg, PKTDEDUP_A_BUDGET_SOURCES,
+			  b->held[PD_PART_SOURCES], PKTDEDUP_A_BUDGET_PAD) ||
+	    pd_nl_put_u64(msg, PKTDEDUP_A_BUDGET_PEAK, b->peak,
+			  PKTDEDUP_A_BUDGET_PAD) ||
+	    pd_nl_put_u64(msg, PKTDEDUP_A_BUDGET_REFUSED, b->refused,
+			  PKTDEDUP_A_BUDGET_PAD))
+		return -EMSGSIZE;
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+static int pd_fill_config(struct sk_buff *msg, struct pd_nl_req *req)
+{
+	struct pd_net *pn = req->pn;
+	struct pd_filters *fs;
+	struct nlattr *plan;
+
+	fs = rcu_dereference_protected(pn->filters, lockdep_is_held(&pn->lock));
+	if (pd_fill_settings(msg, &pn->cfg))
+		return -EMSGSIZE;
+	if (fs) {	/* absent while idle: no filters could be built */
+		plan = nla_nest_start(msg, PKTDEDUP_A_PLAN);
+		if (!plan ||
+		    nla_put_u32(msg, PKTDEDUP_A_PLAN_FILTERS,
+				pd_filters_count(fs)) ||
+		    pd_nl_put_u64(msg, PKTDEDUP_A_PLAN_MEM_TOTAL,
+				  pd_filters_count(fs) * fs->plan.cells *
+				  fs->plan.bits / 8, PKTDEDUP_A_PLAN_PAD) ||
+		    pd_nl_put_sbf_plan(msg, PKTDEDUP_A_PLAN_SBF, &fs->plan))
+			return -EMSGSIZE;
+		nla_nest_end(msg, plan);
+	}
+	return pd_fill_budget(msg, &pn->budget);
+}
+
+static const struct pd_nl_cmd pd_cmd_get_config = {
+	.reply_cmd = PKTDEDUP_CMD_GET_CONFIG,
+	.fill = pd_fill_config,
+};
+
+static const struct pd_nl_cmd pd_cmd_set_config = {
+	.reply_cmd = PKTDEDUP_CMD_SET_CONFIG,
+	.act = pd_act_set_config,
+	.fill = pd_fill_config,
+};
+
+int pd_nl_get_config_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	return pd_nl_do(&pd_cmd_get_config, info);
+}
+
+int pd_nl_set_config_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	return pd_nl_do(&pd_cmd_set_config, info);
+}
+
+static int pd_act_reset(struct pd_nl_req *req)
+{
+	return pd_net_reset(req->pn, req->extack);
+}
+
+static const struct pd_nl_cmd pd_cmd_reset = {
+	.act = pd_act_reset,
+};
+
+int pd_nl_reset_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	return pd_nl_do(&pd_cmd_reset, info);
+}
+
+/* ---- statistics ---- */
 
 /* Counters of one CPU, or the totals (cpu < 0); pn->lock held. */
-static int pd_fill_stats(struct sk_buff *msg, struct pd_net *pn, int cpu)
+static int pd_fill_stats_of(struct sk_buff *msg, struct pd_net *pn, int cpu)
 {
 	struct pd_filters *fs;
 	struct pd_counts c = {}, one;
+	struct nlattr *nest;
 	u64 zero = 0;
 	int i, n = 0;
 
@@ -257,47 +386,43 @@ static int pd_fill_stats(struct sk_buff *msg, struct pd_net *pn, int cpu)
 			n++;
 		}
 	}
-	if ((cpu >= 0 && nla_put_u32(msg, PKTDEDUP_A_STATS_CPU, cpu)) ||
-	    nla_put_u64_64bit(msg, PKTDEDUP_A_STATS_PACKETS, c.packets,
-			      PKTDEDUP_A_PAD) ||
-	    nla_put_u64_64bit(msg, PKTDEDUP_A_STATS_DUPLICATES, c.duplicates,
-			      PKTDEDUP_A_PAD) ||
-	    nla_put_u64_64bit(msg, PKTDEDUP_A_STATS_MARKED, c.marked,
-			      PKTDEDUP_A_PAD) ||
-	    nla_put_u64_64bit(msg, PKTDEDUP_A_STATS_DROPPED, c.dropped,
-			      PKTDEDUP_A_PAD) ||
-	    nla_put_u64_64bit(msg, PKTDEDUP_A_STATS_UNPARSED, c.unparsed,
-			      PKTDEDUP_A_PAD) ||
+	nest = nla_nest_start(msg, PKTDEDUP_A_STATS);
+	if (!nest ||
+	    (cpu >= 0 && nla_put_u32(msg, PKTDEDUP_A_STATS_CPU, cpu)) ||
+	    pd_nl_put_u64(msg, PKTDEDUP_A_STATS_PACKETS, c.packets,
+			  PKTDEDUP_A_STATS_PAD) ||
+	    pd_nl_put_u64(msg, PKTDEDUP_A_STATS_DUPLICATES, c.duplicates,
+			  PKTDEDUP_A_STATS_PAD) ||
+	    pd_nl_put_u64(msg, PKTDEDUP_A_STATS_MARKED, c.marked,
+			  PKTDEDUP_A_STATS_PAD) ||
+	    pd_nl_put_u64(msg, PKTDEDUP_A_STATS_DROPPED, c.dropped,
+			  PKTDEDUP_A_STATS_PAD) ||
+	    pd_nl_put_u64(msg, PKTDEDUP_A_STATS_UNPARSED, c.unparsed,
+			  PKTDEDUP_A_STATS_PAD) ||
 	    (n && nla_put_u32(msg, PKTDEDUP_A_STATS_ZERO_CELLS,
 			      (u32)div_u64(zero, n))))
 		return -EMSGSIZE;
+	nla_nest_end(msg, nest);
 	return 0;
 }
 
-static int pd_nl_get_stats(struct sk_buff *skb, struct genl_info *info)
+static int pd_fill_stats(struct sk_buff *msg, struct pd_nl_req *req)
 {
-	struct pd_net *pn = pd_info_net(info);
-	struct sk_buff *msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	void *hdr;
-	int err;
+	return pd_fill_stats_of(msg, req->pn, -1);
+}
 
-	if (!msg)
-		return -ENOMEM;
-	hdr = genlmsg_put_reply(msg, info, &pd_genl_family, 0,
-				PKTDEDUP_CMD_GET_STATS);
-	mutex_lock(&pn->lock);
-	err = hdr ? pd_fill_stats(msg, pn, -1) : -EMSGSIZE;
-	mutex_unlock(&pn->lock);
-	if (err) {
-		nlmsg_free(msg);
-		return err;
-	}
-	genlmsg_end(msg, hdr);
-	return genlmsg_reply(msg, info);
+static const struct pd_nl_cmd pd_cmd_get_stats = {
+	.reply_cmd = PKTDEDUP_CMD_GET_STATS,
+	.fill = pd_fill_stats,
+};
+
+int pd_nl_get_stats_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	return pd_nl_do(&pd_cmd_get_stats, info);
 }
 
 /* One message per possible CPU; cb->args[0] is the next CPU to send. */
-static int pd_nl_dump_stats(struct sk_buff *skb, struct netlink_callback *cb)
+int pd_nl_get_stats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct pd_net *pn = pd_pernet(sock_net(skb->sk));
 	int cpu, err = 0;
@@ -315,7 +440,7 @@ static int pd_nl_dump_stats(struct sk_buff *skb, struct netlink_callback *cb)
 			err = -EMSGSIZE;
 			break;
 		}
-		err = pd_fill_stats(skb, pn, cpu);
+		err = pd_fill_stats_of(skb, pn, cpu);
 		if (err) {
 			genlmsg_cancel(skb, hdr);
 			break;
@@ -330,239 +455,179 @@ static int pd_nl_dump_stats(struct sk_buff *skb, struct netlink_callback *cb)
 	return err ? err : skb->len;
 }
 
+/* ---- query ---- */
+
+/* An address of a query: 4 or 16 bytes, the length of *alen if set. */
+static const u8 *pd_query_addr(struct pd_nl_req *req, struct nlattr *a,
+			       u8 *alen)
+{
+	u8 len = nla_len(a);
+
+	if (len != 4 && len != 16) {
+		NL_SET_ERR_MSG_ATTR(req->extack, a,
+				    "an address is 4 (IPv4) or 16 (IPv6) bytes");
+		return NULL;
+	}
+	if (*alen && *alen != len) {
+		NL_SET_ERR_MSG_ATTR(req->extack, a,
+				    "src and dst are not of one family");
+		return NULL;
+	}
+	*alen = len;
+	return nla_data(a);
+}
+
 /* The key a QUERY request describes, for the configured key mode. */
-static int pd_query_key(struct genl_info *info, const struct pd_filters *fs,
+static int pd_query_key(struct pd_nl_req *req, const struct pd_filters *fs,
 			struct pd_key *key)
 {
-	struct nlattr **tb = info->attrs;
-	struct netlink_ext_ack *extack = info->extack;
-	u8 mode = fs->cfg.key, family, alen;
-	u16 sport = 0, dport = 0;
+	struct nlattr *tb[PKTDEDUP_A_QUERY_MAX + 1], *q;
+	u8 mode = fs->cfg.key, alen = 0;
 	const u8 *src = NULL, *dst = NULL;
+	u16 sport = 0, dport = 0;
+	int err;
 
-	if (mode == PD_KEY_PACKET) {
-		enum pd_parse_result r;
-
-		if (GENL_REQ_ATTR_CHECK(info, PKTDEDUP_A_QUERY_PACKET))
+	err = pd_nl_nest(req, PKTDEDUP_A_QUERY, pd_query_nl_policy,
+			 PKTDEDUP_A_QUERY_MAX, tb);
+	if (err)
+		return err;
+	q = req->info->attrs[PKTDEDUP_A_QUERY];
+	if (!q) {
+		NL_SET_ERR_MSG(req->extack, "query: no key given");
+		return -EINVAL;
+	}
+	if (mode == PKTDEDUP_KEY_PACKET) {
+		if (NL_REQ_ATTR_CHECK(req->extack, q, tb,
+				      PKTDEDUP_A_QUERY_PACKET))
 			return -EINVAL;
-		r = pd_key_extract(nla_data(tb[PKTDEDUP_A_QUERY_PACKET]),
+		if (pd_key_extract(nla_data(tb[PKTDEDUP_A_QUERY_PACKET]),
 				   nla_len(tb[PKTDEDUP_A_QUERY_PACKET]),
-				   &fs->kopts, key);
-		if (r != PD_PARSE_OK) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[PKTDEDUP_A_QUERY_PACKET],
+				   &fs->kopts, key) != PD_PARSE_OK) {
+			NL_SET_ERR_MSG_ATTR(req->extack,
+					    tb[PKTDEDUP_A_QUERY_PACKET],
 					    "query packet: cannot be parsed as an IPv4 or IPv6 packet");
 			return -EINVAL;
 		}
 		return 0;
 	}
 	if (tb[PKTDEDUP_A_QUERY_PACKET]) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[PKTDEDUP_A_QUERY_PACKET],
+		NL_SET_ERR_MSG_ATTR(req->extack, tb[PKTDEDUP_A_QUERY_PACKET],
 				    "query packet: the filters are not keyed by packet");
 		return -EINVAL;
 	}
-	if (GENL_REQ_ATTR_CHECK(info, PKTDEDUP_A_QUERY_FAMILY))
-		return -EINVAL;
-	family = nla_get_u8(tb[PKTDEDUP_A_QUERY_FAMILY]);
-	if (family != PD_FAMILY_IPV4 && family != PD_FAMILY_IPV6) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[PKTDEDUP_A_QUERY_FAMILY],
-				    "query family: 4 or 6");
-		return -EINVAL;
+	if (mode != PKTDEDUP_KEY_DST) {
+		if (NL_REQ_ATTR_CHECK(req->extack, q, tb, PKTDEDUP_A_QUERY_SRC))
+			return -EINVAL;
+		src = pd_query_addr(req, tb[PKTDEDUP_A_QUERY_SRC], &alen);
+		if (!src)
+			return -EINVAL;
 	}
-	alen = family == PD_FAMILY_IPV4 ? 4 : 16;
-	if (mode != PD_KEY_DST) {
-		if (GENL_REQ_ATTR_CHECK(info, PKTDEDUP_A_QUERY_SRC))
+	if (mode != PKTDEDUP_KEY_SRC) {
+		if (NL_REQ_ATTR_CHECK(req->extack, q, tb, PKTDEDUP_A_QUERY_DST))
 			return -EINVAL;
-		if (nla_len(tb[PKTDEDUP_A_QUERY_SRC]) != alen) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[PKTDEDUP_A_QUERY_SRC],
-					    "query src: length does not match the family");
+		dst = pd_query_addr(req, tb[PKTDEDUP_A_QUERY_DST], &alen);
+		if (!dst)
 			return -EINVAL;
-		}
-		src = nla_data(tb[PKTDEDUP_A_QUERY_SRC]);
 	}
-	if (mode != PD_KEY_SRC) {
-		if (GENL_REQ_ATTR_CHECK(info, PKTDEDUP_A_QUERY_DST))
-			return -EINVAL;
-		if (nla_len(tb[PKTDEDUP_A_QUERY_DST]) != alen) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[PKTDEDUP_A_QUERY_DST],
-					    "query dst: length does not match the family");
-			return -EINVAL;
-		}
-		dst = nla_data(tb[PKTDEDUP_A_QUERY_DST]);
-	}
-	if (mode == PD_KEY_FLOW) {
-		if (GENL_REQ_ATTR_CHECK(info, PKTDEDUP_A_QUERY_PROTO))
+	if (mode == PKTDEDUP_KEY_FLOW) {
+		if (NL_REQ_ATTR_CHECK(req->extack, q, tb,
+				      PKTDEDUP_A_QUERY_PROTO))
 			return -EINVAL;
 		if (tb[PKTDEDUP_A_QUERY_SPORT])
 			sport = nla_get_u16(tb[PKTDEDUP_A_QUERY_SPORT]);
 		if (tb[PKTDEDUP_A_QUERY_DPORT])
 			dport = nla_get_u16(tb[PKTDEDUP_A_QUERY_DPORT]);
 	}
-	return pd_key_build(key, mode, family, src, dst,
+	return pd_key_build(key, mode,
+			    alen == 4 ? PD_FAMILY_IPV4 : PD_FAMILY_IPV6, src, dst,
 			    tb[PKTDEDUP_A_QUERY_PROTO] ?
 			    nla_get_u8(tb[PKTDEDUP_A_QUERY_PROTO]) : 0,
 			    sport, dport) ? -EINVAL : 0;
 }
 
-static int pd_nl_query(struct sk_buff *skb, struct genl_info *info)
+static int pd_prepare_query(struct pd_nl_req *req)
 {
-	struct pd_net *pn = pd_info_net(info);
+	struct pd_net *pn = req->pn;
 	struct pd_filters *fs;
-	struct sk_buff *msg;
 	struct pd_key key;
-	void *hdr;
-	int n, err;
+	int err;
 
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-	mutex_lock(&pn->lock);
 	fs = rcu_dereference_protected(pn->filters, lockdep_is_held(&pn->lock));
 	if (!fs) {
-		NL_SET_ERR_MSG(info->extack, "no filters: the instance is idle");
-		err = -ENODATA;
-		goto out;
+		NL_SET_ERR_MSG(req->extack, "no filters: the instance is idle");
+		return -ENODATA;
 	}
-	err = pd_query_key(info, fs, &key);
-	if (err)
-		goto out;
-	n = pd_filters_query(fs, &key);
-	hdr = genlmsg_put_reply(msg, info, &pd_genl_family, 0,
-				PKTDEDUP_CMD_QUERY);
-	if (!hdr || nla_put_u8(msg, PKTDEDUP_A_QUERY_PRESENT, n > 0) ||
-	    nla_put_u32(msg, PKTDEDUP_A_QUERY_CPUS, n)) {
-		err = -EMSGSIZE;
-		goto out;
-	}
-	mutex_unlock(&pn->lock);
-	genlmsg_end(msg, hdr);
-	return genlmsg_reply(msg, info);
-out:
-	mutex_unlock(&pn->lock);
-	nlmsg_free(msg);
+	err = pd_query_key(req, fs, &key);
+	if (!err)
+		req->n = pd_filters_query(fs, &key);
 	return err;
 }
 
-static const struct genl_ops pd_genl_ops[] = {
-	{
-		.cmd = PKTDEDUP_CMD_GET_CONFIG,
-		.doit = pd_nl_get_config,
-	},
-	{
-		.cmd = PKTDEDUP_CMD_SET_CONFIG,
-		.doit = pd_nl_set_config,
-		.policy = pd_set_policy,
-		.maxattr = ARRAY_SIZE(pd_set_policy) - 1,
-		.flags = GENL_UNS_ADMIN_PERM,
-	},
-	{
-		.cmd = PKTDEDUP_CMD_RESET,
-		.doit = pd_nl_reset,
-		.flags = GENL_UNS_ADMIN_PERM,
-	},
-	{
-		.cmd = PKTDEDUP_CMD_GET_STATS,
-		.doit = pd_nl_get_stats,
-		.dumpit = pd_nl_dump_stats,
-	},
-	{
-		.cmd = PKTDEDUP_CMD_QUERY,
-		.doit = pd_nl_query,
-		.policy = pd_query_policy,
-		.maxattr = ARRAY_SIZE(pd_query_policy) - 1,
-		.flags = GENL_UNS_ADMIN_PERM,
-	},
-	{
-		.cmd = PKTDEDUP_CMD_GET_DISTINCT,
-		.doit = pd_nl_get_distinct,
-		.policy = pd_distinct_policy,
-		.maxattr = ARRAY_SIZE(pd_distinct_policy) - 1,
-	},
-	{
-		.cmd = PKTDEDUP_CMD_GET_SOURCES,
-		.doit = pd_nl_get_sources,
-	},
-	{
-		.cmd = PKTDEDUP_CMD_SET_SOURCES,
-		.doit = pd_nl_set_sources,
-		.policy = pd_sources_policy,
-		.maxattr = ARRAY_SIZE(pd_sources_policy) - 1,
-		.flags = GENL_UNS_ADMIN_PERM,
-	},
-	{
-		.cmd = PKTDEDUP_CMD_GET_TOP,
-		.doit = pd_nl_get_top,
-		.policy = pd_top_policy,
-		.maxattr = ARRAY_SIZE(pd_top_policy) - 1,
-		.flags = GENL_UNS_ADMIN_PERM,
-	},
-	{
-		.cmd = PKTDEDUP_CMD_GET_RARE,
-		.doit = pd_nl_get_rare,
-		.policy = pd_top_policy,
-		.maxattr = ARRAY_SIZE(pd_top_policy) - 1,
-		.flags = GENL_UNS_ADMIN_PERM,
-	},
+static int pd_fill_query(struct sk_buff *msg, struct pd_nl_req *req)
+{
+	struct nlattr *nest = nla_nest_start(msg, PKTDEDUP_A_PRESENCE);
+
+	if (!nest ||
+	    nla_put_u8(msg, PKTDEDUP_A_PRESENCE_PRESENT, req->n > 0) ||
+	    nla_put_u32(msg, PKTDEDUP_A_PRESENCE_FILTERS, req->n))
+		return -EMSGSIZE;
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+static const struct pd_nl_cmd pd_cmd_query = {
+	.reply_cmd = PKTDEDUP_CMD_QUERY,
+	.prepare = pd_prepare_query,
+	.fill = pd_fill_query,
 };
 
-/* events name source addresses, as GET_TOP does: admins only */
-static const struct genl_multicast_group pd_mcgrps[] = {
-	{ .name = PKTDEDUP_MCGRP_EVENTS, .flags = GENL_MCAST_CAP_NET_ADMIN },
-};
+int pd_nl_query_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	return pd_nl_do(&pd_cmd_query, info);
+}
 
-static struct genl_family pd_genl_family __ro_after_init = {
+/* ---- the family ---- */
+
+/* Version 1's flat layout is gone: say so rather than misread a request. */
+static int pd_nl_version(const struct genlmsghdr *g,
+			 struct netlink_ext_ack *extack)
+{
+	if (g->version == PKTDEDUP_GENL_VERSION)
+		return 0;
+	if (g->version == 1)
+		NL_SET_ERR_MSG(extack,
+			       "pktdedup protocol version 1 is gone: this module speaks version 2 (update dedupctl)");
+	else
+		NL_SET_ERR_MSG(extack,
+			       "this pktdedup module speaks protocol version 2 only");
+	return -EPROTO;
+}
+
+static int pd_nl_pre_doit(const struct genl_ops *ops, struct sk_buff *skb,
+			  struct genl_info *info)
+{
+	return pd_nl_version(info->genlhdr, info->extack);
+}
+
+/* cb->extack is NULL here in 6.1: the refusal goes without a message */
+int pd_nl_dump_start(struct netlink_callback *cb)
+{
+	return pd_nl_version(nlmsg_data(cb->nlh), cb->extack);
+}
+
+struct genl_family pd_genl_family __ro_after_init = {
 	.name = PKTDEDUP_GENL_NAME,
 	.version = PKTDEDUP_GENL_VERSION,
 	.netnsok = true,
 	.parallel_ops = true,
 	.module = THIS_MODULE,
-	.ops = pd_genl_ops,
-	.n_ops = ARRAY_SIZE(pd_genl_ops),
-	.resv_start_op = PKTDEDUP_CMD_MAX + 1,
-	.mcgrps = pd_mcgrps,
-	.n_mcgrps = ARRAY_SIZE(pd_mcgrps),
+	.pre_doit = pd_nl_pre_doit,
+	.ops = pd_nl_ops,
+	.n_ops = ARRAY_SIZE(pd_nl_ops),
+	.resv_start_op = 0,	/* strict validation for every command */
+	.mcgrps = pd_nl_mcgrps,
+	.n_mcgrps = ARRAY_SIZE(pd_nl_mcgrps),
 };
-
-void *pd_nl_put_reply(struct sk_buff *msg, struct genl_info *info, u8 cmd)
-{
-	return genlmsg_put_reply(msg, info, &pd_genl_family, 0, cmd);
-}
-
-bool pd_netlink_listening(struct net *net)
-{
-	return genl_has_listeners(&pd_genl_family, net, 0);
-}
-
-/* One NEW_SOURCE event to the "events" group of net; process context. */
-int pd_netlink_event(struct net *net, const struct pd_src_event *ev, int cpu,
-		     u64 time_ms)
-{
-	struct pd_net *pn = pd_pernet(net);
-	struct sk_buff *msg;
-	void *hdr;
-	int err;
-
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-	hdr = genlmsg_put(msg, 0, 0, &pd_genl_family, 0,
-			  PKTDEDUP_CMD_NEW_SOURCE);
-	if (!hdr ||
-	    nla_put_u8(msg, PKTDEDUP_A_ADDR_FAMILY, ev->len == 4 ? 4 : 6) ||
-	    nla_put(msg, PKTDEDUP_A_ADDR, ev->len, ev->addr) ||
-	    nla_put_u32(msg, PKTDEDUP_A_EV_CPU, cpu) ||
-	    nla_put_u64_64bit(msg, PKTDEDUP_A_EV_TIME_MS, time_ms,
-			      PKTDEDUP_A_PAD) ||
-	    nla_put_u64_64bit(msg, PKTDEDUP_A_EV_DROPPED, pd_ev_dropped(pn),
-			      PKTDEDUP_A_PAD)) {
-		nlmsg_free(msg);
-		return -EMSGSIZE;
-	}
-	genlmsg_end(msg, hdr);
-	/* -ESRCH: the last listener left meanwhile; not a failure */
-	err = genlmsg_multicast_netns(&pd_genl_family, net, msg, 0, 0,
-				      GFP_KERNEL);
-	return err == -ESRCH ? 0 : err;
-}
 
 int pd_netlink_init(void)
 {

@@ -2,13 +2,20 @@
 /*
  * pktdedup: per-namespace state and its configuration changes.
  *
- * A change builds complete new filters first; only then are they published
- * with one pointer store under RCU, so the packet path sees the old filters
- * or the new ones, never a half-built or freed one. The old ones are freed
- * after a grace period. If the hook point changes, the new hooks are
- * registered before the switch and the old ones removed after it; during
- * the overlap only the hooks whose generation matches the published
- * filters act. Any failure leaves everything as it was.
+ * A change is planned and admitted to the namespace's memory budget
+ * (budget.c) before anything is allocated. Normally the new filters are
+ * built complete beside the old ones and published with one pointer store
+ * under RCU, so the packet path sees the old filters or the new ones,
+ * never a half-built or freed one; the old ones are freed after a grace
+ * period. When old and new together would exceed the cap but the new ones
+ * alone fit, the old filters are withdrawn first (packets pass unexamined
+ * for the few milliseconds of the rebuild) and the new ones built in their
+ * room; if that allocation fails, the old configuration is rebuilt.
+ *
+ * If the hook point changes, the new hooks are registered before the
+ * switch and the old ones removed after it; during the overlap only the
+ * hooks whose generation matches the published filters act. A refused
+ * change leaves everything as it was.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -18,36 +25,34 @@
 
 #include "pktdedup.h"
 
-int pd_net_apply(struct pd_net *pn, const struct pd_config *cfg,
-		 struct netlink_ext_ack *extack)
+/* Withdraw the filters: after this, no packet uses or will use them. */
+static void pd_net_drop_filters(struct pd_net *pn)
 {
-	bool rehook = !pn->hooks || cfg->hook != pn->cfg.hook ||
-		      cfg->priority != pn->cfg.priority;
+	struct pd_filters *old;
+
+	old = rcu_replace_pointer(pn->filters, NULL,
+				  lockdep_is_held(&pn->lock));
+	if (!old)
+		return;
+	synchronize_rcu();
+	pd_filters_free(old);
+	pd_budget_held(pn, PD_PART_FILTERS, 0);
+}
+
+/* Publish fs (built for hook generation fs->hook_gen); free the old. */
+static void pd_net_publish(struct pd_net *pn, struct pd_filters *fs,
+			   struct pd_hooks *hooks)
+{
 	struct pd_hooks *old_hooks = NULL;
-	struct pd_filters *fs, *old;
+	struct pd_filters *old;
 
-	lockdep_assert_held(&pn->lock);
-	fs = pd_filters_build(cfg, extack);
-	if (IS_ERR(fs))
-		return PTR_ERR(fs);
-	fs->hook_gen = pn->hook_gen + rehook;
-	if (rehook) {
-		struct pd_hooks *hooks;
-
-		hooks = pd_hooks_register(pn, cfg->hook, cfg->priority,
-					  fs->hook_gen);
-		if (IS_ERR(hooks)) {
-			NL_SET_ERR_MSG(extack,
-				       "cannot register the netfilter hooks");
-			pd_filters_free(fs);
-			return PTR_ERR(hooks);
-		}
+	if (hooks) {
 		old_hooks = pn->hooks;
 		pn->hooks = hooks;
 		pn->hook_gen = fs->hook_gen;
 	}
 	old = rcu_replace_pointer(pn->filters, fs, lockdep_is_held(&pn->lock));
-	pn->cfg = *cfg;
+	pn->cfg = fs->cfg;
 	if (old_hooks)
 		pd_hooks_detach(old_hooks);
 	/* one grace period covers both: hooks run under rcu_read_lock() */
@@ -55,7 +60,80 @@ int pd_net_apply(struct pd_net *pn, const struct pd_config *cfg,
 		synchronize_rcu();
 	kfree(old_hooks);
 	pd_filters_free(old);
+	pd_budget_held(pn, PD_PART_FILTERS, fs->bytes);
+}
+
+/*
+ * After an in-place rebuild failed: the old configuration again, in the
+ * room just freed. Without it the instance stays idle (no filters).
+ */
+static void pd_net_restore(struct pd_net *pn)
+{
+	struct pd_filters *fs;
+	struct pd_plan plan;
+
+	if (!pd_filters_plan(&pn->cfg, &plan, NULL)) {
+		fs = pd_filters_build(&pn->cfg, &plan, NULL);
+		if (!IS_ERR(fs)) {
+			fs->hook_gen = pn->hook_gen;
+			pd_net_publish(pn, fs, NULL);
+			return;
+		}
+	}
+	pr_warn_ratelimited("a namespace is idle: its filters could not be rebuilt\n");
+}
+
+/* New filters for cfg; with rehook, at a new hook point (or priority). */
+static int pd_net_rebuild(struct pd_net *pn, const struct pd_config *cfg,
+			  bool rehook, struct netlink_ext_ack *extack)
+{
+	struct pd_hooks *hooks = NULL;
+	struct pd_filters *fs;
+	struct pd_plan plan;
+	int way, err;
+
+	lockdep_assert_held(&pn->lock);
+	err = pd_filters_plan(cfg, &plan, extack);
+	if (err)
+		return err;
+	way = pd_budget_admit(pn, PD_PART_FILTERS, pd_filters_bytes(cfg, &plan),
+			      extack);
+	if (way < 0)
+		return way;
+	if (rehook) {
+		hooks = pd_hooks_register(pn, cfg->hook, cfg->priority,
+					  pn->hook_gen + 1);
+		if (IS_ERR(hooks)) {
+			NL_SET_ERR_MSG(extack,
+				       "cannot register the netfilter hooks");
+			return PTR_ERR(hooks);
+		}
+	}
+	if (way == PD_BUDGET_IN_PLACE)
+		pd_net_drop_filters(pn);
+	fs = pd_filters_build(cfg, &plan, extack);
+	if (IS_ERR(fs)) {
+		if (hooks) {
+			pd_hooks_detach(hooks);
+			synchronize_rcu();
+			kfree(hooks);
+		}
+		if (way == PD_BUDGET_IN_PLACE)
+			pd_net_restore(pn);
+		return PTR_ERR(fs);
+	}
+	fs->hook_gen = pn->hook_gen + !!hooks;
+	pd_net_publish(pn, fs, hooks);
 	return 0;
+}
+
+int pd_net_apply(struct pd_net *pn, const struct pd_config *cfg,
+		 struct netlink_ext_ack *extack)
+{
+	bool rehook = !pn->hooks || cfg->hook != pn->cfg.hook ||
+		      cfg->priority != pn->cfg.priority;
+
+	return pd_net_rebuild(pn, cfg, rehook, extack);
 }
 
 /* The counters of one CPU since the last reset. */
@@ -96,20 +174,13 @@ void pd_counts_add(struct pd_counts *sum, const struct pd_counts *c)
  */
 int pd_net_reset(struct pd_net *pn, struct netlink_ext_ack *extack)
 {
-	struct pd_filters *fs, *old;
-	int cpu;
+	int cpu, err;
 
 	lockdep_assert_held(&pn->lock);
-	old = rcu_dereference_protected(pn->filters,
-					lockdep_is_held(&pn->lock));
-	if (old) {
-		fs = pd_filters_build(&pn->cfg, extack);
-		if (IS_ERR(fs))
-			return PTR_ERR(fs);
-		fs->hook_gen = old->hook_gen;
-		rcu_assign_pointer(pn->filters, fs);
-		synchronize_rcu();
-		pd_filters_free(old);
+	if (rcu_access_pointer(pn->filters)) {
+		err = pd_net_rebuild(pn, &pn->cfg, false, extack);
+		if (err)
+			return err;
 	}
 	for_each_possible_cpu(cpu) {
 		struct pd_counts now;
@@ -128,8 +199,10 @@ int pd_net_setup(struct pd_net *pn, struct net *net,
 	pn->net = net;
 	mutex_init(&pn->lock);
 	pn->cfg = *cfg;
-	pn->stats = alloc_percpu_gfp(struct pd_cpu_stats, GFP_KERNEL_ACCOUNT);
-	pn->base = alloc_percpu_gfp(struct pd_counts, GFP_KERNEL_ACCOUNT);
+	pd_budget_init(&pn->budget, net);
+	pd_events_init(pn);
+	pn->stats = alloc_percpu_gfp(struct pd_cpu_stats, PD_GFP);
+	pn->base = alloc_percpu_gfp(struct pd_counts, PD_GFP);
 	if (!pn->stats || !pn->base) {
 		free_percpu(pn->stats);
 		free_percpu(pn->base);
@@ -137,11 +210,11 @@ int pd_net_setup(struct pd_net *pn, struct net *net,
 	}
 	for_each_possible_cpu(cpu)
 		u64_stats_init(&per_cpu_ptr(pn->stats, cpu)->syncp);
-	pd_srcs_setup(pn);
 
 	/*
 	 * Without room for its filters an instance stays idle (no hooks)
 	 * rather than failing the namespace; a later change may succeed.
+	 * The filters come first: the source windows take what is left.
 	 */
 	mutex_lock(&pn->lock);
 	err = pd_net_apply(pn, cfg, NULL);
@@ -149,6 +222,7 @@ int pd_net_setup(struct pd_net *pn, struct net *net,
 	if (err)
 		pr_warn_ratelimited("idle in a namespace: default filters failed (%d)\n",
 				    err);
+	pd_srcs_setup(pn);
 	err = pd_proc_init(pn);
 	if (err)
 		pr_warn_ratelimited("no /proc/net/pktdedup in a namespace (%d)\n",
@@ -162,7 +236,7 @@ void pd_net_detach(struct pd_net *pn)
 	pd_proc_exit(pn);
 	if (pn->hooks)
 		pd_hooks_detach(pn->hooks);
-	pd_srcs_stop(pn);
+	pd_events_stop(pn);
 }
 
 /* After the grace period: nothing can reach the state any more. */

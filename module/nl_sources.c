@@ -1,309 +1,332 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pktdedup: the netlink commands about source addresses in the recent
- * window (GET_DISTINCT, GET_SOURCES, SET_SOURCES, GET_TOP, GET_RARE) and
- * their policies; the family itself is in netlink.c.
+ * window (GET_DISTINCT, GET_SOURCES, SET_SOURCES, GET_TOP, GET_RARE), on
+ * the request/reply path of netlink.c.
+ *
+ * The buffers a reading command needs (the merged summaries of GET_TOP and
+ * GET_RARE, the candidates of GET_RARE) are charged to the caller's memory
+ * cgroup and fail rather than invoke the OOM killer (PD_GFP); each is at
+ * most the size of what it summarises, which the namespace's cap bounds,
+ * and they are made under the namespace's lock, one request at a time.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/log2.h>
 #include <net/genetlink.h>
 
 #include "core/fixed.h"
+#include "nl_gen.h"
 #include "pktdedup.h"
-#include "uapi/pktdedup.h"
 
-static struct netlink_range_validation pd_last_range __ro_after_init = {
-	.min = 1, .max = 3600 * 1000,
-};
-
-static struct netlink_range_validation pd_window_range __ro_after_init = {
-	.min = 1000, .max = 3600 * 1000,
-};
-
-static struct netlink_range_validation pd_rate_range __ro_after_init = {
-	.min = 1, .max = 1000000,
-};
-
-static struct netlink_range_validation pd_ring_range __ro_after_init = {
-	.min = 16, .max = 65536,
-};
-
-static struct netlink_range_validation pd_support_range __ro_after_init = {
-	.min = 1, .max = 999999999,
-};
-
-static struct netlink_range_validation pd_newgap_range __ro_after_init = {
-	.min = 0, .max = 1ULL << 48,
-};
-
-static struct netlink_range_validation pd_newmem_range __ro_after_init = {
-	.min = 8, .max = 1ULL << 30,
-};
-
-const struct nla_policy pd_distinct_policy[PKTDEDUP_A_DISTINCT_LAST_MS + 1] = {
-	[PKTDEDUP_A_DISTINCT_LAST_MS] =
-		NLA_POLICY_FULL_RANGE(NLA_U32, &pd_last_range),
-};
-
-const struct nla_policy pd_sources_policy[PKTDEDUP_A_SRC_NEW_GAP + 1] = {
-	[PKTDEDUP_A_DISTINCT_WINDOW_MS] =
-		NLA_POLICY_FULL_RANGE(NLA_U32, &pd_window_range),
-	[PKTDEDUP_A_DISTINCT_SUBWINDOWS] =
-		NLA_POLICY_RANGE(NLA_U32, 1, PD_WIN_MAX_SUB),
-	[PKTDEDUP_A_SRC_COUNTERS] =
-		NLA_POLICY_RANGE(NLA_U32, PD_SS_MIN_CAP, PD_SS_MAX_CAP),
-	[PKTDEDUP_A_SRC_NEW] = NLA_POLICY_MAX(NLA_U8, 1),
-	[PKTDEDUP_A_SRC_NEW_MEM] =
-		NLA_POLICY_FULL_RANGE(NLA_U64, &pd_newmem_range),
-	[PKTDEDUP_A_SRC_EVENT_RATE] = NLA_POLICY_FULL_RANGE(NLA_U32, &pd_rate_range),
-	[PKTDEDUP_A_SRC_RING] = NLA_POLICY_FULL_RANGE(NLA_U32, &pd_ring_range),
-	[PKTDEDUP_A_SRC_NEW_GAP] =
-		NLA_POLICY_FULL_RANGE(NLA_U64, &pd_newgap_range),
-};
-
-const struct nla_policy pd_top_policy[PKTDEDUP_A_RARE_SUPPORT + 1] = {
-	[PKTDEDUP_A_DISTINCT_LAST_MS] =
-		NLA_POLICY_FULL_RANGE(NLA_U32, &pd_last_range),
-	[PKTDEDUP_A_TOP_N] = NLA_POLICY_RANGE(NLA_U32, 1, 1000),
-	[PKTDEDUP_A_RARE_SUPPORT] = NLA_POLICY_FULL_RANGE(NLA_U32, &pd_support_range),
-};
-
-/*
- * The state to read, and the sub-windows covering the requested span
- * (DISTINCT_LAST_MS, default the whole window); pn->lock held.
- */
-static struct pd_srcs *pd_nl_srcs(struct pd_net *pn, struct genl_info *info,
-				  u32 *last)
-{
-	struct nlattr *a = info->attrs[PKTDEDUP_A_DISTINCT_LAST_MS];
+/* What a reading command gathers under the lock. */
+struct pd_src_req {
 	struct pd_srcs *s;
+	u32 last;		/* sub-windows covering the span */
+	u32 count;		/* entries to list */
+	u32 support;		/* ppb */
+	u64 src, dst;		/* distinct counts */
+	struct pd_ss_agg *agg;
+	struct pd_src_event *cand;
+	int ncand;
+	u32 found;		/* rare candidates */
+};
 
-	s = rcu_dereference_protected(pn->srcs, lockdep_is_held(&pn->lock));
-	if (!s) {
-		NL_SET_ERR_MSG(info->extack,
-			       "no source windows in this namespace (no memory)");
-		return ERR_PTR(-ENODATA);
-	}
-	if (a && nla_get_u32(a) > s->cfg.window_ms) {
-		NL_SET_ERR_MSG_ATTR(info->extack, a,
-				    "longer than the window (dedupctl sources window)");
-		return ERR_PTR(-ERANGE);
-	}
-	*last = pd_srcs_span(s, a ? nla_get_u32(a) : 0);
-	return s;
-}
-
-static u32 pd_span_ms(const struct pd_srcs *s, u32 last)
+/* The state in force, and the sub-windows covering the window nest's span. */
+static int pd_src_span(struct pd_nl_req *req)
 {
-	return (u32)div_u64((u64)s->cfg.window_ms * last, s->cfg.nsub);
-}
-
-/*
- * The skeleton of the reading commands: a reply of `size` bytes, the
- * state and span under pn->lock, then fill() puts the attributes.
- */
-static int pd_nl_srcs_reply(struct genl_info *info, u8 cmd, size_t size,
-			    int (*fill)(struct sk_buff *msg, struct pd_srcs *s,
-					u32 last, struct genl_info *info))
-{
-	struct pd_net *pn = pd_pernet(genl_info_net(info));
-	struct sk_buff *msg;
-	struct pd_srcs *s;
-	void *hdr = NULL;
-	u32 last;
+	struct nlattr *tb[PKTDEDUP_A_WINDOW_MAX + 1], *a;
+	struct pd_src_req *r = req->data;
+	struct pd_net *pn = req->pn;
 	int err;
 
-	msg = genlmsg_new(size, GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-	mutex_lock(&pn->lock);
-	s = pd_nl_srcs(pn, info, &last);
-	err = PTR_ERR_OR_ZERO(s);
-	if (!err) {
-		hdr = pd_nl_put_reply(msg, info, cmd);
-		err = hdr ? fill(msg, s, last, info) : -EMSGSIZE;
-	}
-	mutex_unlock(&pn->lock);
-	if (err) {
-		nlmsg_free(msg);
-		return err;
-	}
-	genlmsg_end(msg, hdr);
-	return genlmsg_reply(msg, info);
-}
-
-static int pd_fill_distinct(struct sk_buff *msg, struct pd_srcs *s, u32 last,
-			    struct genl_info *info)
-{
-	u64 src, dst;
-	int err = pd_srcs_distinct(s, last, &src, &dst);
-
+	err = pd_nl_nest(req, PKTDEDUP_A_WINDOW, pd_window_nl_policy,
+			 PKTDEDUP_A_WINDOW_MAX, tb);
 	if (err)
 		return err;
-	if (nla_put_u32(msg, PKTDEDUP_A_DISTINCT_LAST_MS, pd_span_ms(s, last)) ||
-	    nla_put_u32(msg, PKTDEDUP_A_DISTINCT_WINDOW_MS, s->cfg.window_ms) ||
-	    nla_put_u32(msg, PKTDEDUP_A_DISTINCT_SUBWINDOWS, s->cfg.nsub) ||
-	    nla_put_u64_64bit(msg, PKTDEDUP_A_DISTINCT_SRC, src, PKTDEDUP_A_PAD) ||
-	    nla_put_u64_64bit(msg, PKTDEDUP_A_DISTINCT_DST, dst, PKTDEDUP_A_PAD))
-		return -EMSGSIZE;
+	a = tb[PKTDEDUP_A_WINDOW_LAST_MS];
+	r->s = rcu_dereference_protected(pn->srcs, lockdep_is_held(&pn->lock));
+	if (!r->s) {
+		NL_SET_ERR_MSG(req->extack,
+			       "no source windows in this namespace (no room for them)");
+		return -ENODATA;
+	}
+	if (a && nla_get_u32(a) > r->s->cfg.window_ms) {
+		NL_SET_ERR_MSG_ATTR(req->extack, a,
+				    "longer than the window (dedupctl sources window)");
+		return -ERANGE;
+	}
+	r->last = pd_srcs_span(r->s, a ? nla_get_u32(a) : 0);
 	return 0;
 }
 
-int pd_nl_get_distinct(struct sk_buff *skb, struct genl_info *info)
+static int pd_put_window(struct sk_buff *msg, const struct pd_src_req *r)
 {
-	return pd_nl_srcs_reply(info, PKTDEDUP_CMD_GET_DISTINCT, NLMSG_GOODSIZE,
-				pd_fill_distinct);
+	struct nlattr *nest = nla_nest_start(msg, PKTDEDUP_A_WINDOW);
+	u32 ms = (u32)div_u64((u64)r->s->cfg.window_ms * r->last,
+			      r->s->cfg.nsub);
+
+	if (!nest || nla_put_u32(msg, PKTDEDUP_A_WINDOW_LAST_MS, ms))
+		return -EMSGSIZE;
+	nla_nest_end(msg, nest);
+	return 0;
 }
 
-static int pd_put_u64(struct sk_buff *msg, int type, u64 v)
+/* ---- GET_DISTINCT ---- */
+
+static int pd_prepare_distinct(struct pd_nl_req *req)
 {
-	return nla_put_u64_64bit(msg, type, v, PKTDEDUP_A_PAD);
+	struct pd_src_req *r = req->data;
+	int err = pd_src_span(req);
+
+	return err ? err : pd_srcs_distinct(r->s, r->last, &r->src, &r->dst);
 }
 
-static int pd_fill_sources(struct sk_buff *msg, struct pd_net *pn)
+static int pd_fill_distinct(struct sk_buff *msg, struct pd_nl_req *req)
 {
+	const struct pd_src_req *r = req->data;
+	struct nlattr *nest;
+
+	if (pd_put_window(msg, r))
+		return -EMSGSIZE;
+	nest = nla_nest_start(msg, PKTDEDUP_A_DISTINCT);
+	if (!nest ||
+	    nla_put_u32(msg, PKTDEDUP_A_DISTINCT_WINDOW_MS, r->s->cfg.window_ms) ||
+	    nla_put_u32(msg, PKTDEDUP_A_DISTINCT_SUBWINDOWS, r->s->cfg.nsub) ||
+	    pd_nl_put_u64(msg, PKTDEDUP_A_DISTINCT_SRC, r->src,
+			  PKTDEDUP_A_DISTINCT_PAD) ||
+	    pd_nl_put_u64(msg, PKTDEDUP_A_DISTINCT_DST, r->dst,
+			  PKTDEDUP_A_DISTINCT_PAD))
+		return -EMSGSIZE;
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+static const struct pd_nl_cmd pd_cmd_get_distinct = {
+	.reply_cmd = PKTDEDUP_CMD_GET_DISTINCT,
+	.data_size = sizeof(struct pd_src_req),
+	.prepare = pd_prepare_distinct,
+	.fill = pd_fill_distinct,
+};
+
+int pd_nl_get_distinct_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	return pd_nl_do(&pd_cmd_get_distinct, info);
+}
+
+/* ---- GET_SOURCES, SET_SOURCES ---- */
+
+static int pd_fill_sources(struct sk_buff *msg, struct pd_nl_req *req)
+{
+	struct pd_net *pn = req->pn;
 	const struct pd_src_cfg *c = &pn->src_cfg;
+	struct nlattr *nest;
 	struct pd_srcs *s;
 	u64 seen = 0;
 	int cpu;
 
 	s = rcu_dereference_protected(pn->srcs, lockdep_is_held(&pn->lock));
-	if (nla_put_u32(msg, PKTDEDUP_A_DISTINCT_WINDOW_MS, c->window_ms) ||
-	    nla_put_u32(msg, PKTDEDUP_A_DISTINCT_SUBWINDOWS, c->nsub) ||
-	    nla_put_u32(msg, PKTDEDUP_A_SRC_COUNTERS, c->counters) ||
-	    nla_put_u8(msg, PKTDEDUP_A_SRC_NEW, c->newsrc) ||
-	    pd_put_u64(msg, PKTDEDUP_A_SRC_NEW_MEM, c->newsrc_mem) ||
-	    pd_put_u64(msg, PKTDEDUP_A_SRC_NEW_GAP, c->newsrc_gap) ||
-	    nla_put_u32(msg, PKTDEDUP_A_SRC_EVENT_RATE, c->event_rate) ||
-	    nla_put_u32(msg, PKTDEDUP_A_SRC_RING, c->ring) ||
-	    pd_put_u64(msg, PKTDEDUP_A_EV_SENT, atomic64_read(&pn->ev_sent)) ||
-	    pd_put_u64(msg, PKTDEDUP_A_EV_OVERRUN,
-		       atomic64_read(&pn->ev_overrun)) ||
-	    pd_put_u64(msg, PKTDEDUP_A_EV_RATELIMITED,
-		       atomic64_read(&pn->ev_ratelimited)) ||
-	    pd_put_u64(msg, PKTDEDUP_A_EV_FAILED, atomic64_read(&pn->ev_failed)) ||
-	    pd_put_u64(msg, PKTDEDUP_A_EV_REPEAT, atomic64_read(&pn->ev_repeat)))
+	nest = nla_nest_start(msg, PKTDEDUP_A_SOURCES);
+	if (!nest ||
+	    nla_put_u32(msg, PKTDEDUP_A_SOURCES_WINDOW_MS, c->window_ms) ||
+	    nla_put_u32(msg, PKTDEDUP_A_SOURCES_SUBWINDOWS, c->nsub) ||
+	    nla_put_u32(msg, PKTDEDUP_A_SOURCES_COUNTERS, c->counters) ||
+	    nla_put_u8(msg, PKTDEDUP_A_SOURCES_NEW, c->newsrc) ||
+	    pd_nl_put_u64(msg, PKTDEDUP_A_SOURCES_NEW_MEM, c->newsrc_mem,
+			  PKTDEDUP_A_SOURCES_PAD) ||
+	    pd_nl_put_u64(msg, PKTDEDUP_A_SOURCES_NEW_GAP, c->newsrc_gap,
+			  PKTDEDUP_A_SOURCES_PAD) ||
+	    nla_put_u32(msg, PKTDEDUP_A_SOURCES_EVENT_RATE, c->event_rate) ||
+	    nla_put_u32(msg, PKTDEDUP_A_SOURCES_RING, c->ring))
 		return -EMSGSIZE;
-	if (!s)
-		return 0;
-	if (s->cfg.newsrc)
-		for_each_possible_cpu(cpu)
-			seen += pd_srcs_ring_head(s, cpu);
-	if (pd_put_u64(msg, PKTDEDUP_A_SRC_MEM_TOTAL, pd_srcs_mem(s)) ||
-	    pd_put_u64(msg, PKTDEDUP_A_SRC_NEW_SEEN, seen))
+	nla_nest_end(msg, nest);
+	if (s) {
+		if (s->cfg.newsrc)
+			for_each_possible_cpu(cpu)
+				seen += pd_srcs_ring_head(s, cpu);
+		nest = nla_nest_start(msg, PKTDEDUP_A_SOURCE_STATE);
+		if (!nest ||
+		    pd_nl_put_u64(msg, PKTDEDUP_A_SOURCE_STATE_MEM_TOTAL,
+				  pd_srcs_mem(s), PKTDEDUP_A_SOURCE_STATE_PAD) ||
+		    pd_nl_put_u64(msg, PKTDEDUP_A_SOURCE_STATE_NEW_SEEN, seen,
+				  PKTDEDUP_A_SOURCE_STATE_PAD) ||
+		    (s->cfg.newsrc &&
+		     pd_nl_put_sbf_plan(msg, PKTDEDUP_A_SOURCE_STATE_NEW_FILTER,
+					&s->plan)))
+			return -EMSGSIZE;
+		nla_nest_end(msg, nest);
+	}
+	nest = nla_nest_start(msg, PKTDEDUP_A_EVENTS);
+	if (!nest ||
+	    pd_nl_put_u64(msg, PKTDEDUP_A_EVENTS_SENT,
+			  atomic64_read(&pn->ev_sent), PKTDEDUP_A_EVENTS_PAD) ||
+	    pd_nl_put_u64(msg, PKTDEDUP_A_EVENTS_OVERRUN,
+			  atomic64_read(&pn->ev_overrun), PKTDEDUP_A_EVENTS_PAD) ||
+	    pd_nl_put_u64(msg, PKTDEDUP_A_EVENTS_RATELIMITED,
+			  atomic64_read(&pn->ev_ratelimited),
+			  PKTDEDUP_A_EVENTS_PAD) ||
+	    pd_nl_put_u64(msg, PKTDEDUP_A_EVENTS_FAILED,
+			  atomic64_read(&pn->ev_failed), PKTDEDUP_A_EVENTS_PAD) ||
+	    pd_nl_put_u64(msg, PKTDEDUP_A_EVENTS_REPEAT,
+			  atomic64_read(&pn->ev_repeat), PKTDEDUP_A_EVENTS_PAD))
 		return -EMSGSIZE;
-	if (s->cfg.newsrc &&
-	    (nla_put_u32(msg, PKTDEDUP_A_PLAN_MAX, s->plan.max) ||
-	     nla_put_u32(msg, PKTDEDUP_A_PLAN_K, s->plan.k) ||
-	     nla_put_u32(msg, PKTDEDUP_A_PLAN_P, s->plan.p) ||
-	     pd_put_u64(msg, PKTDEDUP_A_PLAN_CELLS, s->plan.cells) ||
-	     nla_put_u32(msg, PKTDEDUP_A_PLAN_FP_BOUND,
-			 pd_q62_to_ppb(s->plan.fp_bound)) ||
-	     nla_put_u32(msg, PKTDEDUP_A_PLAN_FN,
-			 pd_q62_to_ppb(s->plan.fn_rate)) ||
-	     pd_put_u64(msg, PKTDEDUP_A_PLAN_GAP, s->plan.gap)))
-		return -EMSGSIZE;
+	nla_nest_end(msg, nest);
 	return 0;
 }
 
-int pd_nl_get_sources(struct sk_buff *skb, struct genl_info *info)
+static int pd_act_set_sources(struct pd_nl_req *req)
 {
-	struct pd_net *pn = pd_pernet(genl_info_net(info));
+	struct nlattr *tb[PKTDEDUP_A_SOURCES_MAX + 1];
+	struct pd_net *pn = req->pn;
+	struct pd_src_cfg c = pn->src_cfg;
 	int err;
 
-	mutex_lock(&pn->lock);
-	err = pd_nl_reply_fill(pn, info, PKTDEDUP_CMD_GET_SOURCES,
-			       pd_fill_sources);
-	mutex_unlock(&pn->lock);
-	return err;
-}
-
-int pd_nl_set_sources(struct sk_buff *skb, struct genl_info *info)
-{
-	struct pd_net *pn = pd_pernet(genl_info_net(info));
-	struct nlattr **tb = info->attrs;
-	struct pd_src_cfg c;
-	int err;
-
-	if (tb[PKTDEDUP_A_SRC_RING] &&
-	    !is_power_of_2(nla_get_u32(tb[PKTDEDUP_A_SRC_RING]))) {
-		NL_SET_ERR_MSG_ATTR(info->extack, tb[PKTDEDUP_A_SRC_RING],
+	err = pd_nl_nest(req, PKTDEDUP_A_SOURCES, pd_sources_nl_policy,
+			 PKTDEDUP_A_SOURCES_MAX, tb);
+	if (err)
+		return err;
+	if (tb[PKTDEDUP_A_SOURCES_RING] &&
+	    !is_power_of_2(nla_get_u32(tb[PKTDEDUP_A_SOURCES_RING]))) {
+		NL_SET_ERR_MSG_ATTR(req->extack, tb[PKTDEDUP_A_SOURCES_RING],
 				    "ring: not a power of two");
 		return -EINVAL;
 	}
-	mutex_lock(&pn->lock);
-	c = pn->src_cfg;
-	if (tb[PKTDEDUP_A_DISTINCT_WINDOW_MS])
-		c.window_ms = nla_get_u32(tb[PKTDEDUP_A_DISTINCT_WINDOW_MS]);
-	if (tb[PKTDEDUP_A_DISTINCT_SUBWINDOWS])
-		c.nsub = nla_get_u32(tb[PKTDEDUP_A_DISTINCT_SUBWINDOWS]);
-	if (tb[PKTDEDUP_A_SRC_COUNTERS])
-		c.counters = nla_get_u32(tb[PKTDEDUP_A_SRC_COUNTERS]);
-	if (tb[PKTDEDUP_A_SRC_NEW])
-		c.newsrc = nla_get_u8(tb[PKTDEDUP_A_SRC_NEW]);
-	if (tb[PKTDEDUP_A_SRC_NEW_MEM])
-		c.newsrc_mem = nla_get_u64(tb[PKTDEDUP_A_SRC_NEW_MEM]);
-	if (tb[PKTDEDUP_A_SRC_NEW_GAP])
-		c.newsrc_gap = nla_get_u64(tb[PKTDEDUP_A_SRC_NEW_GAP]);
-	if (tb[PKTDEDUP_A_SRC_EVENT_RATE])
-		c.event_rate = nla_get_u32(tb[PKTDEDUP_A_SRC_EVENT_RATE]);
-	if (tb[PKTDEDUP_A_SRC_RING])
-		c.ring = nla_get_u32(tb[PKTDEDUP_A_SRC_RING]);
-	err = pd_srcs_apply(pn, &c, info->extack);
+	if (tb[PKTDEDUP_A_SOURCES_WINDOW_MS])
+		c.window_ms = nla_get_u32(tb[PKTDEDUP_A_SOURCES_WINDOW_MS]);
+	if (tb[PKTDEDUP_A_SOURCES_SUBWINDOWS])
+		c.nsub = nla_get_u32(tb[PKTDEDUP_A_SOURCES_SUBWINDOWS]);
+	if (tb[PKTDEDUP_A_SOURCES_COUNTERS])
+		c.counters = nla_get_u32(tb[PKTDEDUP_A_SOURCES_COUNTERS]);
+	if (tb[PKTDEDUP_A_SOURCES_NEW])
+		c.newsrc = nla_get_u8(tb[PKTDEDUP_A_SOURCES_NEW]);
+	if (tb[PKTDEDUP_A_SOURCES_NEW_MEM])
+		c.newsrc_mem = nla_get_u64(tb[PKTDEDUP_A_SOURCES_NEW_MEM]);
+	if (tb[PKTDEDUP_A_SOURCES_NEW_GAP])
+		c.newsrc_gap = nla_get_u64(tb[PKTDEDUP_A_SOURCES_NEW_GAP]);
+	if (tb[PKTDEDUP_A_SOURCES_EVENT_RATE])
+		c.event_rate = nla_get_u32(tb[PKTDEDUP_A_SOURCES_EVENT_RATE]);
+	if (tb[PKTDEDUP_A_SOURCES_RING])
+		c.ring = nla_get_u32(tb[PKTDEDUP_A_SOURCES_RING]);
+	err = pd_srcs_apply(pn, &c, req->extack);
 	if (!err)
-		err = pd_nl_reply_fill(pn, info, PKTDEDUP_CMD_SET_SOURCES,
-				       pd_fill_sources);
-	mutex_unlock(&pn->lock);
+		pd_events_start(pn);
 	return err;
 }
+
+static const struct pd_nl_cmd pd_cmd_get_sources = {
+	.reply_cmd = PKTDEDUP_CMD_GET_SOURCES,
+	.fill = pd_fill_sources,
+};
+
+static const struct pd_nl_cmd pd_cmd_set_sources = {
+	.reply_cmd = PKTDEDUP_CMD_SET_SOURCES,
+	.act = pd_act_set_sources,
+	.fill = pd_fill_sources,
+};
+
+int pd_nl_get_sources_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	return pd_nl_do(&pd_cmd_get_sources, info);
+}
+
+int pd_nl_set_sources_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	return pd_nl_do(&pd_cmd_set_sources, info);
+}
+
+/* ---- GET_TOP, GET_RARE ---- */
 
 static int pd_put_entry(struct sk_buff *msg, const u8 *addr, u8 len, u64 lo,
 			u64 hi)
 {
 	struct nlattr *e = nla_nest_start(msg, PKTDEDUP_A_ENTRY);
 
-	if (!e || nla_put_u8(msg, PKTDEDUP_A_ADDR_FAMILY, len == 4 ? 4 : 6) ||
-	    nla_put(msg, PKTDEDUP_A_ADDR, len, addr) ||
-	    pd_put_u64(msg, PKTDEDUP_A_COUNT_HI, hi) ||
-	    pd_put_u64(msg, PKTDEDUP_A_COUNT_LO, lo))
+	if (!e || nla_put(msg, PKTDEDUP_A_ENTRY_ADDR, len, addr) ||
+	    pd_nl_put_u64(msg, PKTDEDUP_A_ENTRY_COUNT_LO, lo,
+			  PKTDEDUP_A_ENTRY_PAD) ||
+	    pd_nl_put_u64(msg, PKTDEDUP_A_ENTRY_COUNT_HI, hi,
+			  PKTDEDUP_A_ENTRY_PAD))
 		return -EMSGSIZE;
 	nla_nest_end(msg, e);
 	return 0;
 }
 
-/* Room for a reply of n entries. */
-static size_t pd_entries_size(u32 n)
+/* Room for a reply of the entries asked for. */
+static size_t pd_list_size(const struct pd_nl_req *req)
 {
-	return NLMSG_GOODSIZE + (size_t)n * nla_total_size(0) +
-	       (size_t)n * (nla_total_size(1) + nla_total_size(16) +
-			    2 * nla_total_size_64bit(8));
+	const struct pd_src_req *r = req->data;
+	size_t one = nla_total_size(0) + nla_total_size(16) +
+		     2 * nla_total_size_64bit(8);
+
+	return NLMSG_GOODSIZE + (size_t)r->count * one;
 }
 
-/* TOP_N, with its default n, from a request. */
-static u32 pd_top_n(struct genl_info *info, u32 n)
+static int pd_put_list(struct sk_buff *msg, const struct pd_src_req *r,
+		       bool rare)
 {
-	struct nlattr *na = info->attrs[PKTDEDUP_A_TOP_N];
+	const struct pd_ss_agg *a = r->agg;
+	struct nlattr *nest;
 
-	return na ? nla_get_u32(na) : n;
+	if (pd_put_window(msg, r))
+		return -EMSGSIZE;
+	nest = nla_nest_start(msg, PKTDEDUP_A_LIST);
+	if (!nest ||
+	    pd_nl_put_u64(msg, PKTDEDUP_A_LIST_TOTAL, a->total,
+			  PKTDEDUP_A_LIST_PAD) ||
+	    pd_nl_put_u64(msg, PKTDEDUP_A_LIST_ERROR, a->absent,
+			  PKTDEDUP_A_LIST_PAD) ||
+	    (rare &&
+	     (nla_put_u32(msg, PKTDEDUP_A_LIST_SUPPORT, r->support) ||
+	      pd_nl_put_u64(msg, PKTDEDUP_A_LIST_SUPPORT_COUNT,
+			    pd_ss_support_count(a->total, r->support),
+			    PKTDEDUP_A_LIST_PAD) ||
+	      nla_put_u32(msg, PKTDEDUP_A_LIST_CANDIDATES, r->ncand) ||
+	      nla_put_u32(msg, PKTDEDUP_A_LIST_FOUND, r->found))))
+		return -EMSGSIZE;
+	nla_nest_end(msg, nest);
+	return 0;
 }
 
-static int pd_fill_top(struct sk_buff *msg, struct pd_srcs *s, u32 last,
-		       struct genl_info *info)
+static void pd_cleanup_list(struct pd_nl_req *req)
 {
-	u32 n = pd_top_n(info, 10), i, put;
-	struct pd_ss_agg *a;
-	int err = -EMSGSIZE;
+	struct pd_src_req *r = req->data;
 
+	kvfree(r->agg);
+	kvfree(r->cand);
+}
+
+static int pd_prepare_top(struct pd_nl_req *req)
+{
+	struct nlattr *tb[PKTDEDUP_A_TOP_MAX + 1];
+	struct pd_src_req *r = req->data;
+	int err;
+
+	err = pd_nl_nest(req, PKTDEDUP_A_TOP, pd_top_nl_policy,
+			 PKTDEDUP_A_TOP_MAX, tb);
+	if (!err)
+		err = pd_src_span(req);
+	if (err)
+		return err;
+	r->count = tb[PKTDEDUP_A_TOP_COUNT] ?
+		   nla_get_u32(tb[PKTDEDUP_A_TOP_COUNT]) : 10;
 	/* keep more than asked for, so that cutting the list costs little */
-	a = pd_srcs_top(s, last, max_t(u32, 4 * n, 2 * s->cfg.counters));
-	if (!a)
+	r->agg = pd_srcs_top(r->s, r->last,
+			     max_t(u32, 4 * r->count, 2 * r->s->cfg.counters));
+	if (!r->agg)
 		return -ENOMEM;
-	pd_ss_agg_sort(a);
-	if (nla_put_u32(msg, PKTDEDUP_A_DISTINCT_LAST_MS, pd_span_ms(s, last)) ||
-	    pd_put_u64(msg, PKTDEDUP_A_TOTAL, a->total) ||
-	    pd_put_u64(msg, PKTDEDUP_A_TOP_ERROR, a->absent))
-		goto out;
-	for (i = 0, put = 0; put < n && i < a->n; i++) {
+	pd_ss_agg_sort(r->agg);
+	return 0;
+}
+
+static int pd_fill_top(struct sk_buff *msg, struct pd_nl_req *req)
+{
+	const struct pd_src_req *r = req->data;
+	const struct pd_ss_agg *a = r->agg;
+	u32 i, put;
+
+	if (pd_put_list(msg, r, false))
+		return -EMSGSIZE;
+	for (i = 0, put = 0; put < r->count && i < a->n; i++) {
 		const struct pd_ss_item *it = &a->it[i];
 
 		/* a counter caught while its CPU was filling it in */
@@ -311,78 +334,102 @@ static int pd_fill_top(struct sk_buff *msg, struct pd_srcs *s, u32 last,
 			continue;
 		if (pd_put_entry(msg, it->addr, it->len, it->count - it->err,
 				 it->count))
-			goto out;
+			return -EMSGSIZE;
 		put++;
 	}
-	err = 0;
-out:
-	kvfree(a);
-	return err;
+	return 0;
 }
 
-int pd_nl_get_top(struct sk_buff *skb, struct genl_info *info)
+static const struct pd_nl_cmd pd_cmd_get_top = {
+	.reply_cmd = PKTDEDUP_CMD_GET_TOP,
+	.data_size = sizeof(struct pd_src_req),
+	.prepare = pd_prepare_top,
+	.reply_size = pd_list_size,
+	.fill = pd_fill_top,
+	.cleanup = pd_cleanup_list,
+};
+
+int pd_nl_get_top_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	if (info->attrs[PKTDEDUP_A_RARE_SUPPORT]) {
-		NL_SET_ERR_MSG_ATTR(info->extack,
-				    info->attrs[PKTDEDUP_A_RARE_SUPPORT],
-				    "support: only for GET_RARE");
-		return -EINVAL;
-	}
-	return pd_nl_srcs_reply(info, PKTDEDUP_CMD_GET_TOP,
-				pd_entries_size(pd_top_n(info, 10)),
-				pd_fill_top);
+	return pd_nl_do(&pd_cmd_get_top, info);
 }
 
-static int pd_fill_rare(struct sk_buff *msg, struct pd_srcs *s, u32 last,
-			struct genl_info *info)
+/* Whether candidate c is rare (BFSS), and its bounds. */
+static bool pd_rare_bounds(const struct pd_src_req *r,
+			   const struct pd_src_event *c, u64 *lo, u64 *hi)
 {
-	struct nlattr *sa = info->attrs[PKTDEDUP_A_RARE_SUPPORT];
-	u32 n = pd_top_n(info, 100), ppb = sa ? nla_get_u32(sa) : 100000;
-	struct pd_src_event *cand = NULL;
-	struct pd_ss_agg *a;
-	int err, nc, i;
-	u32 found = 0;
+	u64 h = pd_srcs_hash(r->s, c->addr, c->len);
 
-	if (!s->cfg.newsrc) {
-		NL_SET_ERR_MSG(info->extack,
+	return pd_ss_rare(r->agg, h, c->addr, c->len, r->support, lo, hi);
+}
+
+static int pd_prepare_rare(struct pd_nl_req *req)
+{
+	struct nlattr *tb[PKTDEDUP_A_RARE_MAX + 1];
+	struct pd_src_req *r = req->data;
+	u64 lo, hi;
+	int err, i;
+
+	err = pd_nl_nest(req, PKTDEDUP_A_RARE, pd_rare_nl_policy,
+			 PKTDEDUP_A_RARE_MAX, tb);
+	if (!err)
+		err = pd_src_span(req);
+	if (err)
+		return err;
+	r->count = tb[PKTDEDUP_A_RARE_COUNT] ?
+		   nla_get_u32(tb[PKTDEDUP_A_RARE_COUNT]) : 100;
+	r->support = tb[PKTDEDUP_A_RARE_SUPPORT] ?
+		     nla_get_u32(tb[PKTDEDUP_A_RARE_SUPPORT]) : 100000;
+	if (!r->s->cfg.newsrc) {
+		NL_SET_ERR_MSG(req->extack,
 			       "rare sources need the new-source filter (dedupctl sources new on)");
 		return -ENODATA;
 	}
 	/* every listed address keeps its bounds: room for all summaries */
-	a = pd_srcs_top(s, last, s->cfg.counters * min_t(u32, s->cfg.nsub *
-					num_possible_cpus(), 64));
-	nc = pd_srcs_candidates(s, last, &cand);
-	err = nc < 0 ? nc : -ENOMEM;
-	if (!a || nc < 0)
-		goto out;
-	err = -EMSGSIZE;
-	if (nla_put_u32(msg, PKTDEDUP_A_DISTINCT_LAST_MS, pd_span_ms(s, last)) ||
-	    pd_put_u64(msg, PKTDEDUP_A_TOTAL, a->total) ||
-	    nla_put_u32(msg, PKTDEDUP_A_RARE_SUPPORT, ppb) ||
-	    pd_put_u64(msg, PKTDEDUP_A_RARE_SUPPORT_COUNT,
-		       pd_ss_support_count(a->total, ppb)) ||
-	    pd_put_u64(msg, PKTDEDUP_A_TOP_ERROR, a->absent) ||
-	    nla_put_u32(msg, PKTDEDUP_A_RARE_CANDIDATES, nc))
-		goto out;
-	for (i = 0; i < nc; i++) {
-		const struct pd_src_event *c = &cand[i];
-		u64 h = pd_srcs_hash(s, c->addr, c->len), lo, hi;
-
-		if (!pd_ss_rare(a, h, c->addr, c->len, ppb, &lo, &hi))
-			continue;
-		if (found++ < n && pd_put_entry(msg, c->addr, c->len, lo, hi))
-			goto out;
-	}
-	err = nla_put_u32(msg, PKTDEDUP_A_RARE_FOUND, found) ? -EMSGSIZE : 0;
-out:
-	kvfree(a);
-	kvfree(cand);
-	return err;
+	r->agg = pd_srcs_top(r->s, r->last, r->s->cfg.counters *
+			     min_t(u32, r->s->cfg.nsub * num_possible_cpus(),
+				   64));
+	if (!r->agg)
+		return -ENOMEM;
+	r->ncand = pd_srcs_candidates(r->s, r->last, &r->cand);
+	if (r->ncand < 0)
+		return r->ncand;
+	for (i = 0; i < r->ncand; i++)
+		r->found += pd_rare_bounds(r, &r->cand[i], &lo, &hi);
+	return 0;
 }
 
-int pd_nl_get_rare(struct sk_buff *skb, struct genl_info *info)
+static int pd_fill_rare(struct sk_buff *msg, struct pd_nl_req *req)
 {
-	return pd_nl_srcs_reply(info, PKTDEDUP_CMD_GET_RARE,
-				pd_entries_size(pd_top_n(info, 100)),
-				pd_fill_rare);
+	const struct pd_src_req *r = req->data;
+	u32 put = 0;
+	u64 lo, hi;
+	int i;
+
+	if (pd_put_list(msg, r, true))
+		return -EMSGSIZE;
+	for (i = 0; i < r->ncand && put < r->count; i++) {
+		const struct pd_src_event *c = &r->cand[i];
+
+		if (!pd_rare_bounds(r, c, &lo, &hi))
+			continue;
+		if (pd_put_entry(msg, c->addr, c->len, lo, hi))
+			return -EMSGSIZE;
+		put++;
+	}
+	return 0;
+}
+
+static const struct pd_nl_cmd pd_cmd_get_rare = {
+	.reply_cmd = PKTDEDUP_CMD_GET_RARE,
+	.data_size = sizeof(struct pd_src_req),
+	.prepare = pd_prepare_rare,
+	.reply_size = pd_list_size,
+	.fill = pd_fill_rare,
+	.cleanup = pd_cleanup_list,
+};
+
+int pd_nl_get_rare_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	return pd_nl_do(&pd_cmd_get_rare, info);
 }

@@ -18,12 +18,20 @@
 #include <linux/u64_stats_sync.h>
 #include <linux/workqueue.h>
 
+#include "core/budget.h"
 #include "core/config.h"
 #include "core/key.h"
 #include "core/plan.h"
 #include "core/sbf.h"
 #include "core/window.h"
 #include "uapi/pktdedup.h"
+
+/*
+ * Allocations of an instance's state and of request buffers: charged to
+ * the memory cgroup of the task that asks for them; one that cannot be met
+ * fails (ENOMEM, silently) instead of invoking the OOM killer.
+ */
+#define PD_GFP (GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
 
 /*
  * Bytes of a packet the key extraction may look at, from the IP header on:
@@ -57,6 +65,7 @@ struct pd_counts {
 struct pd_filters {
 	struct pd_config cfg;
 	struct pd_plan plan;
+	u64 bytes;			/* what they hold (pd_filters_bytes()) */
 	struct pd_key_opts kopts;
 	u32 copy_len;			/* bytes extraction may read */
 	u32 hook_gen;			/* the hooks that may use these */
@@ -122,6 +131,24 @@ struct pd_srcs {
 	struct pd_sbf ev_sbf;
 };
 
+/* The parts of a namespace's memory budget (core/budget.h). */
+enum pd_part { PD_PART_FILTERS, PD_PART_SOURCES, PD_NPARTS };
+
+struct pd_budget {
+	u64 cap;			/* bytes */
+	u8 cap_source;			/* enum pktdedup_cap_source */
+	u64 held[PD_NPARTS];
+	u64 peak;			/* most ever held, transients included */
+	u64 refused;			/* need of the last change refused */
+};
+
+/* The new-source event worker's state (nl_events.c). */
+struct pd_events {
+	struct delayed_work work;
+	u64 credit;			/* token bucket, under pn->lock */
+	u64 refill;			/* jiffies of the last refill */
+};
+
 struct pd_net {
 	struct net *net;
 	struct mutex lock;		/* serialises configuration changes */
@@ -134,9 +161,8 @@ struct pd_net {
 	struct proc_dir_entry *proc;
 	struct pd_srcs __rcu *srcs;	/* NULL: no memory for it */
 	struct pd_src_cfg src_cfg;	/* in force; under lock */
-	struct delayed_work ev_work;	/* new-source events */
-	u64 ev_credit;			/* under lock */
-	u64 ev_refill;			/* under lock */
+	struct pd_budget budget;	/* under lock */
+	struct pd_events events;
 	atomic64_t ev_sent;
 	atomic64_t ev_repeat;		/* new to a CPU, not to the namespace */
 	atomic64_t ev_overrun;		/* overwritten before sent */
@@ -146,7 +172,8 @@ struct pd_net {
 
 /*
  * NL_SET_ERR_MSG() takes a literal; the core's messages and the memory cap
- * message are static strings as well, so they may be kept the same way.
+ * messages (formatted once, at load) are static strings as well, so they
+ * may be kept the same way.
  */
 static inline void pd_set_err_msg(struct netlink_ext_ack *extack,
 				  const char *msg)
@@ -157,12 +184,23 @@ static inline void pd_set_err_msg(struct netlink_ext_ack *extack,
 
 /* main.c */
 struct pd_net *pd_pernet(const struct net *net);
-extern unsigned long pd_max_netns_mem;
+extern u64 pd_max_netns_mem, pd_max_userns_mem;
 extern unsigned int pd_distinct_window_s, pd_distinct_subwindows;
-extern const char *pd_mem_cap_msg;
+
+/* budget.c */
+void pd_budget_init(struct pd_budget *b, const struct net *net);
+int pd_budget_admit(struct pd_net *pn, enum pd_part part, u64 need,
+		    struct netlink_ext_ack *extack);
+void pd_budget_held(struct pd_net *pn, enum pd_part part, u64 bytes);
+u64 pd_budget_total(const struct pd_budget *b);
+int pd_budget_msgs_init(void);
 
 /* filters.c */
+int pd_filters_plan(const struct pd_config *cfg, struct pd_plan *plan,
+		    struct netlink_ext_ack *extack);
+u64 pd_filters_bytes(const struct pd_config *cfg, const struct pd_plan *plan);
 struct pd_filters *pd_filters_build(const struct pd_config *cfg,
+				    const struct pd_plan *plan,
 				    struct netlink_ext_ack *extack);
 void pd_filters_free(struct pd_filters *fs);
 u32 pd_filters_count(const struct pd_filters *fs);
@@ -172,13 +210,15 @@ int pd_filters_query(struct pd_filters *fs, const struct pd_key *key);
 
 /* sources.c */
 void pd_srcs_defaults(struct pd_src_cfg *c);
+int pd_srcs_check(const struct pd_src_cfg *c, struct pd_plan *plan,
+		  struct netlink_ext_ack *extack);
+u64 pd_srcs_bytes(const struct pd_src_cfg *c, const struct pd_plan *plan);
 struct pd_srcs *pd_srcs_build(const struct pd_src_cfg *cfg,
 			      struct netlink_ext_ack *extack);
 void pd_srcs_free(struct pd_srcs *s);
 int pd_srcs_apply(struct pd_net *pn, const struct pd_src_cfg *cfg,
 		  struct netlink_ext_ack *extack);
 void pd_srcs_setup(struct pd_net *pn);
-void pd_srcs_stop(struct pd_net *pn);
 void pd_srcs_teardown(struct pd_net *pn);
 void pd_srcs_add(struct pd_net *pn, const struct pd_pkt *pkt);
 u64 pd_srcs_mem(const struct pd_srcs *s);
@@ -192,6 +232,11 @@ int pd_srcs_candidates(struct pd_srcs *s, u32 last,
 u32 pd_srcs_ring_head(const struct pd_srcs *s, int cpu);
 bool pd_srcs_ring_read(const struct pd_srcs *s, int cpu, u32 i,
 		       struct pd_src_event *out);
+/* Called for each source new to the namespace by pd_srcs_drain(). */
+typedef void (*pd_src_emit_t)(struct pd_net *pn, const struct pd_src_event *ev,
+			      int cpu, void *arg);
+void pd_srcs_drain(struct pd_net *pn, struct pd_srcs *s, pd_src_emit_t emit,
+		   void *arg);
 u64 pd_ev_dropped(struct pd_net *pn);
 
 /* netns.c */
@@ -217,25 +262,40 @@ enum pd_parse_result pd_skb_key(struct sk_buff *skb,
 				const struct pd_filters *fs, u8 *scratch,
 				struct pd_pkt *pkt, struct pd_key *key);
 
-/* netlink.c */
+/* netlink.c: the family, and one request/reply path for every command */
+struct pd_nl_req {
+	struct pd_net *pn;
+	struct genl_info *info;
+	struct netlink_ext_ack *extack;
+	void *data;		/* the command's data_size bytes, zeroed */
+	u32 n;			/* a count prepare() found */
+};
+
+struct pd_nl_cmd {
+	u8 reply_cmd;
+	size_t data_size;
+	/* changes state (SET, RESET): before any reply is built */
+	int (*act)(struct pd_nl_req *req);
+	/* gathers what the reply needs; may allocate into req->data */
+	int (*prepare)(struct pd_nl_req *req);
+	size_t (*reply_size)(const struct pd_nl_req *req);
+	int (*fill)(struct sk_buff *msg, struct pd_nl_req *req);
+	void (*cleanup)(struct pd_nl_req *req);
+};
+
+extern struct genl_family pd_genl_family;
+int pd_nl_do(const struct pd_nl_cmd *cmd, struct genl_info *info);
+int pd_nl_nest(struct pd_nl_req *req, int type, const struct nla_policy *pol,
+	       unsigned int max, struct nlattr **tb);
+int pd_nl_put_u64(struct sk_buff *msg, int type, u64 v, int pad);
+int pd_nl_put_sbf_plan(struct sk_buff *msg, int type, const struct pd_plan *p);
 int pd_netlink_init(void);
 void pd_netlink_exit(void);
-void *pd_nl_put_reply(struct sk_buff *msg, struct genl_info *info, u8 cmd);
-int pd_nl_reply_fill(struct pd_net *pn, struct genl_info *info, u8 cmd,
-		     int (*fill)(struct sk_buff *msg, struct pd_net *pn));
-bool pd_netlink_listening(struct net *net);
-int pd_netlink_event(struct net *net, const struct pd_src_event *ev, int cpu,
-		     u64 time_ms);
 
-/* nl_sources.c */
-extern const struct nla_policy pd_distinct_policy[PKTDEDUP_A_DISTINCT_LAST_MS + 1];
-extern const struct nla_policy pd_sources_policy[PKTDEDUP_A_SRC_NEW_GAP + 1];
-extern const struct nla_policy pd_top_policy[PKTDEDUP_A_RARE_SUPPORT + 1];
-int pd_nl_get_distinct(struct sk_buff *skb, struct genl_info *info);
-int pd_nl_get_sources(struct sk_buff *skb, struct genl_info *info);
-int pd_nl_set_sources(struct sk_buff *skb, struct genl_info *info);
-int pd_nl_get_top(struct sk_buff *skb, struct genl_info *info);
-int pd_nl_get_rare(struct sk_buff *skb, struct genl_info *info);
+/* nl_events.c */
+void pd_events_init(struct pd_net *pn);
+void pd_events_start(struct pd_net *pn);
+void pd_events_stop(struct pd_net *pn);
 
 /* proc.c */
 int pd_proc_init(struct pd_net *pn);

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pktdedup: /proc/net/pktdedup/{stats,config}, per network namespace,
- * read-only.
+ * pktdedup: /proc/net/pktdedup/, per network namespace, read-only.
  *
  * stats: a header line, one row per possible CPU and a "total" row:
  *	cpu packets duplicates marked dropped unparsed zero_cells
  * (zero_cells: the measured fraction of zero cells of that CPU's filter;
  * for the total, their mean), then "name value" lines for the current
  * settings: stable_point (Theorem 3) and fp_bound (Eq. 8).
+ * config: "name value" lines: state, settings, filter parameters and the
+ * namespace's memory (cap, where the cap comes from, what is held).
+ * distinct: distinct sources and destinations over three spans.
+ * sources: the source-window settings, memory and new-source events.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -80,11 +83,11 @@ static int pd_config_show(struct seq_file *m, void *v)
 	fs = rcu_dereference_protected(pn->filters, lockdep_is_held(&pn->lock));
 	seq_printf(m, "state %s\n", fs ? "active" : "idle");
 	seq_printf(m, "key %s\n", pd_key_mode_names[c->key]);
-	if (c->key == PD_KEY_PACKET)
+	if (c->key == PKTDEDUP_KEY_PACKET)
 		seq_printf(m, "payload %u\nignore_tos %s\n", c->payload,
-			   c->key_flags & PD_KEY_IGNORE_TOS ? "yes" : "no");
+			   c->key_flags & PKTDEDUP_KEY_F_IGNORE_TOS ? "yes" : "no");
 	seq_printf(m, "action %s\n", pd_action_names[c->action]);
-	if (c->action == PD_ACTION_MARK)
+	if (c->action == PKTDEDUP_ACTION_MARK)
 		seq_printf(m, "mark 0x%x/0x%x\n", c->mark_value, c->mark_mask);
 	seq_printf(m, "hook %s\npriority %d\nscope %s\nmem %llu\n",
 		   pd_hook_names[c->hook], c->priority,
@@ -102,6 +105,12 @@ static int pd_config_show(struct seq_file *m, void *v)
 		pd_seq_ppb(m, "\nfn_at_gap ", pd_q62_to_ppb(fs->plan.fn_rate));
 		seq_putc(m, '\n');
 	}
+	seq_printf(m, "mem_cap %llu\nmem_cap_source %s\nmem_filters %llu\nmem_sources %llu\nmem_peak %llu\n",
+		   pn->budget.cap,
+		   pn->budget.cap_source == PKTDEDUP_CAP_SOURCE_USERNS ?
+		   "max_userns_mem" : "max_netns_mem",
+		   pn->budget.held[PD_PART_FILTERS],
+		   pn->budget.held[PD_PART_SOURCES], pn->budget.peak);
 	mutex_unlock(&pn->lock);
 	return 0;
 }

@@ -12,13 +12,15 @@
  *
  * Optionally, a Stable Bloom Filter per CPU keyed on the source address
  * reports addresses it considers new. Each report goes into a bounded ring
- * of this CPU's (oldest overwritten): a worker drains the rings through a
- * filter of its own (so an address new to two CPUs is one event) into
- * events on the "events" multicast group, at a bounded rate, and counts
- * what it could not send; the rare-source query reads the same rings as
- * the candidates BFSS's Algorithm 2 examines.
+ * of this CPU's (oldest overwritten): pd_srcs_drain() hands what the rings
+ * gained to a consumer (the event worker of nl_events.c) through a filter
+ * of its own, so an address new to two CPUs is handed over once, and
+ * counts what the rings lost; the rare-source query reads the same rings
+ * as the candidates BFSS's Algorithm 2 examines. Nothing here knows how
+ * events leave the kernel.
  *
- * The whole state is built for one configuration and replaced under RCU.
+ * The whole state is built for one configuration, admitted to the
+ * namespace's memory budget first, and replaced under RCU.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -31,8 +33,6 @@
 
 #include "core/rng.h"
 #include "pktdedup.h"
-
-#define PD_EV_PERIOD (HZ / 10)	/* the event worker's period */
 
 void pd_srcs_defaults(struct pd_src_cfg *c)
 {
@@ -69,27 +69,44 @@ void pd_srcs_free(struct pd_srcs *s)
 	kfree(s);
 }
 
+static u64 pd_src_sbf_bytes(const struct pd_plan *plan)
+{
+	struct pd_sbf_params prm = {
+		.cells = plan->cells, .max = (u8)plan->max,
+		.k = (u8)plan->k, .p = plan->p,
+	};
+
+	return pd_sbf_bytes(&prm);
+}
+
 /* Bytes per CPU for cfg (and the new-source filter plan). */
 static u64 pd_src_cpu_bytes(const struct pd_src_cfg *c,
 			    const struct pd_plan *plan)
 {
-	u64 b = pd_win_bytes(c->nsub, c->counters) + pd_win_bytes(c->nsub, 0);
+	u64 b = sizeof(struct pd_src_cpu) + pd_win_bytes(c->nsub, c->counters) +
+		pd_win_bytes(c->nsub, 0);
 
 	if (c->newsrc)
-		b += plan->cells * plan->bits / 8 +
+		b += pd_src_sbf_bytes(plan) +
 		     (u64)c->ring * sizeof(struct pd_src_event);
 	return b;
 }
 
-/* Bytes of the whole state for cfg: every CPU's, and the worker's filter. */
-static u64 pd_srcs_total(const struct pd_src_cfg *c, const struct pd_plan *plan)
+/*
+ * Bytes of the whole state for cfg: every CPU's, the per-CPU pointers and
+ * the worker's filter. What pd_srcs_build() allocates, to the byte.
+ */
+u64 pd_srcs_bytes(const struct pd_src_cfg *c, const struct pd_plan *plan)
 {
-	return pd_src_cpu_bytes(c, plan) * num_possible_cpus() +
-	       (c->newsrc ? plan->cells * plan->bits / 8 : 0);
+	return sizeof(struct pd_srcs) +
+	       (u64)nr_cpu_ids * sizeof(struct pd_src_cpu *) +
+	       pd_src_cpu_bytes(c, plan) * num_possible_cpus() +
+	       (c->newsrc ? pd_src_sbf_bytes(plan) : 0);
 }
 
-static int pd_src_check(const struct pd_src_cfg *c, struct pd_plan *plan,
-			struct netlink_ext_ack *extack)
+/* Validate and plan cfg; 0, or an error with an extack message. */
+int pd_srcs_check(const struct pd_src_cfg *c, struct pd_plan *plan,
+		  struct netlink_ext_ack *extack)
 {
 	struct pd_plan_req req = {
 		.mem_bytes = c->newsrc_mem, .fps_ppb = PD_PLAN_DEFAULT_FPS_PPB,
@@ -123,11 +140,6 @@ static int pd_src_check(const struct pd_src_cfg *c, struct pd_plan *plan,
 		pd_set_err_msg(extack, why);
 		return -EINVAL;
 	}
-	if (pd_srcs_total(c, plan) > pd_max_netns_mem) {
-		NL_SET_ERR_MSG(extack,
-			       "the source windows would exceed the per-namespace memory cap (module parameter max_netns_mem)");
-		return -E2BIG;
-	}
 	return 0;
 }
 
@@ -139,11 +151,10 @@ static struct pd_src_cpu *pd_src_cpu_alloc(const struct pd_src_cfg *c,
 	struct pd_src_cpu *pc;
 	const char *why;
 
-	pc = kvzalloc_node(sizeof(*pc), GFP_KERNEL_ACCOUNT, node);
+	pc = kvzalloc_node(sizeof(*pc), PD_GFP, node);
 	if (!pc)
 		return NULL;
-	pc->mem = kvzalloc_node(sb + pd_win_bytes(c->nsub, 0),
-				GFP_KERNEL_ACCOUNT, node);
+	pc->mem = kvzalloc_node(sb + pd_win_bytes(c->nsub, 0), PD_GFP, node);
 	if (!pc->mem || pd_win_init(&pc->src, c->nsub, c->counters, pc->mem) ||
 	    pd_win_init(&pc->dst, c->nsub, 0, (u8 *)pc->mem + sb))
 		goto fail;
@@ -152,11 +163,10 @@ static struct pd_src_cpu *pd_src_cpu_alloc(const struct pd_src_cfg *c,
 			.cells = plan->cells, .max = (u8)plan->max,
 			.k = (u8)plan->k, .p = plan->p,
 		};
-		u64 *words = kvzalloc_node(pd_sbf_bytes(&prm),
-					   GFP_KERNEL_ACCOUNT, node);
+		u64 *words = kvzalloc_node(pd_sbf_bytes(&prm), PD_GFP, node);
 
 		pc->ring = kvzalloc_node(array_size(c->ring, sizeof(*pc->ring)),
-					 GFP_KERNEL_ACCOUNT, node);
+					 PD_GFP, node);
 		if (!words || !pc->ring ||
 		    pd_sbf_init(&pc->newsrc, &prm, words, &why)) {
 			kvfree(words);
@@ -176,10 +186,10 @@ struct pd_srcs *pd_srcs_build(const struct pd_src_cfg *cfg,
 	struct pd_plan plan;
 	int cpu, err;
 
-	err = pd_src_check(cfg, &plan, extack);
+	err = pd_srcs_check(cfg, &plan, extack);
 	if (err)
 		return ERR_PTR(err);
-	s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
+	s = kzalloc(sizeof(*s), PD_GFP);
 	if (!s)
 		goto nomem;
 	s->cfg = *cfg;
@@ -188,7 +198,7 @@ struct pd_srcs *pd_srcs_build(const struct pd_src_cfg *cfg,
 					  1000 * cfg->nsub));
 	s->seed[0] = get_random_u32();
 	s->seed[1] = get_random_u32();
-	s->cpu = kcalloc(nr_cpu_ids, sizeof(*s->cpu), GFP_KERNEL_ACCOUNT);
+	s->cpu = kcalloc(nr_cpu_ids, sizeof(*s->cpu), PD_GFP);
 	if (!s->cpu)
 		goto nomem;
 	for_each_possible_cpu(cpu) {
@@ -202,7 +212,7 @@ struct pd_srcs *pd_srcs_build(const struct pd_src_cfg *cfg,
 			.cells = plan.cells, .max = (u8)plan.max,
 			.k = (u8)plan.k, .p = plan.p,
 		};
-		u64 *words = kvzalloc(pd_sbf_bytes(&prm), GFP_KERNEL_ACCOUNT);
+		u64 *words = kvzalloc(pd_sbf_bytes(&prm), PD_GFP);
 		const char *why;
 
 		if (!words || pd_sbf_init(&s->ev_sbf, &prm, words, &why)) {
@@ -219,7 +229,7 @@ nomem:
 
 u64 pd_srcs_mem(const struct pd_srcs *s)
 {
-	return pd_srcs_total(&s->cfg, &s->plan);
+	return pd_srcs_bytes(&s->cfg, &s->plan);
 }
 
 u64 pd_srcs_tick(const struct pd_srcs *s)
@@ -320,7 +330,7 @@ u32 pd_srcs_ring_head(const struct pd_srcs *s, int cpu)
  */
 int pd_srcs_distinct(struct pd_srcs *s, u32 last, u64 *src, u64 *dst)
 {
-	struct pd_hll *u = kvzalloc(2 * sizeof(*u), GFP_KERNEL);
+	struct pd_hll *u = kvzalloc(2 * sizeof(*u), PD_GFP);
 	u64 now;
 	int cpu;
 
@@ -356,8 +366,8 @@ struct pd_ss_agg *pd_srcs_top(struct pd_srcs *s, u32 last, u32 keep)
 	u64 now;
 	int cpu;
 
-	a = kvzalloc(sizeof(*a) + pd_ss_agg_bytes(keep, cap), GFP_KERNEL);
-	tmp = kvmalloc(sb, GFP_KERNEL);
+	a = kvzalloc(sizeof(*a) + pd_ss_agg_bytes(keep, cap), PD_GFP);
+	tmp = kvmalloc(sb, PD_GFP);
 	if (!a || !tmp)
 		goto fail;
 	mem = a + 1;
@@ -415,7 +425,7 @@ int pd_srcs_candidates(struct pd_srcs *s, u32 last,
 	int cpu;
 
 	v = kvmalloc_array((size_t)ring * num_possible_cpus(), sizeof(*v),
-			   GFP_KERNEL);
+			   PD_GFP);
 	if (!v)
 		return -ENOMEM;
 	for_each_possible_cpu(cpu) {
@@ -448,37 +458,20 @@ u32 pd_srcs_span(const struct pd_srcs *s, u32 ms)
 }
 
 /*
- * The event worker: drain every CPU's ring of new sources into events,
- * within the rate, while someone listens. Runs every PD_EV_PERIOD while
- * the new-source filter is on.
+ * Hand emit() every source the CPUs' rings gained since the last call, each
+ * once per namespace: the worker's own filter takes a source new to a
+ * second CPU for a repeat (counted, not handed over). Entries overwritten
+ * before they were read are counted as overruns. Process context, pn->lock
+ * held, s the state in force.
  */
-static void pd_ev_work(struct work_struct *work)
+void pd_srcs_drain(struct pd_net *pn, struct pd_srcs *s, pd_src_emit_t emit,
+		   void *arg)
 {
-	struct pd_net *pn = container_of(to_delayed_work(work), struct pd_net,
-					 ev_work);
-	u64 now = get_jiffies_64(), now_ms = ktime_get_real_ns();
 	struct pd_src_event ev;
-	struct pd_srcs *s;
-	bool listen;
-	u64 age, h;
 	int cpu;
+	u64 h;
 
-	now_ms = div_u64(now_ms, NSEC_PER_MSEC);
-	mutex_lock(&pn->lock);
-	s = rcu_dereference_protected(pn->srcs, lockdep_is_held(&pn->lock));
-	if (!s || !s->cfg.newsrc) {
-		mutex_unlock(&pn->lock);
-		return;
-	}
-	/*
-	 * A token bucket counted in event_rate x jiffies: an event costs HZ,
-	 * a jiffy earns event_rate; at most a second's worth of burst.
-	 */
-	pn->ev_credit = min_t(u64, pn->ev_credit +
-			      (now - pn->ev_refill) * s->cfg.event_rate,
-			      (u64)s->cfg.event_rate * HZ);
-	pn->ev_refill = now;
-	listen = pd_netlink_listening(pn->net);
+	lockdep_assert_held(&pn->lock);
 	for_each_possible_cpu(cpu) {
 		struct pd_src_cpu *c = s->cpu[cpu];
 		u32 head = pd_srcs_ring_head(s, cpu), i = c->tail;
@@ -497,24 +490,10 @@ static void pd_ev_work(struct work_struct *work)
 				atomic64_inc(&pn->ev_repeat);
 				continue;
 			}
-			if (!listen)
-				continue;
-			if (pn->ev_credit < HZ) {
-				atomic64_inc(&pn->ev_ratelimited);
-				continue;
-			}
-			pn->ev_credit -= HZ;
-			age = time_after64(now, ev.when) ?
-			      jiffies64_to_msecs(now - ev.when) : 0;
-			if (pd_netlink_event(pn->net, &ev, cpu, now_ms - age))
-				atomic64_inc(&pn->ev_failed);
-			else
-				atomic64_inc(&pn->ev_sent);
+			emit(pn, &ev, cpu, arg);
 		}
 		c->tail = head;
 	}
-	schedule_delayed_work(&pn->ev_work, PD_EV_PERIOD);
-	mutex_unlock(&pn->lock);
 }
 
 u64 pd_ev_dropped(struct pd_net *pn)
@@ -524,46 +503,79 @@ u64 pd_ev_dropped(struct pd_net *pn)
 	       atomic64_read(&pn->ev_failed);
 }
 
-/* Replace the source state with one for cfg; pn->lock held. */
-int pd_srcs_apply(struct pd_net *pn, const struct pd_src_cfg *cfg,
-		  struct netlink_ext_ack *extack)
+/* Withdraw the source state: no packet uses or will use it. */
+static void pd_srcs_drop(struct pd_net *pn)
 {
-	struct pd_srcs *s = pd_srcs_build(cfg, extack), *old;
+	struct pd_srcs *old;
 
-	lockdep_assert_held(&pn->lock);
-	if (IS_ERR(s))
-		return PTR_ERR(s);
+	old = rcu_replace_pointer(pn->srcs, NULL, lockdep_is_held(&pn->lock));
+	if (!old)
+		return;
+	synchronize_rcu();
+	pd_srcs_free(old);
+	pd_budget_held(pn, PD_PART_SOURCES, 0);
+}
+
+static void pd_srcs_publish(struct pd_net *pn, struct pd_srcs *s)
+{
+	struct pd_srcs *old;
+
 	old = rcu_replace_pointer(pn->srcs, s, lockdep_is_held(&pn->lock));
-	pn->src_cfg = *cfg;
+	pn->src_cfg = s->cfg;
 	if (old) {
 		synchronize_rcu();	/* no packet is using the old state */
 		pd_srcs_free(old);
 	}
-	if (cfg->newsrc) {
-		pn->ev_refill = get_jiffies_64();
-		pn->ev_credit = (u64)cfg->event_rate * HZ;
-		schedule_delayed_work(&pn->ev_work, PD_EV_PERIOD);
+	pd_budget_held(pn, PD_PART_SOURCES, pd_srcs_mem(s));
+}
+
+/*
+ * Replace the source state with one for cfg, admitted to the budget first
+ * (built in the old state's room if both would not fit); pn->lock held.
+ */
+int pd_srcs_apply(struct pd_net *pn, const struct pd_src_cfg *cfg,
+		  struct netlink_ext_ack *extack)
+{
+	struct pd_plan plan;
+	struct pd_srcs *s;
+	int way, err;
+
+	lockdep_assert_held(&pn->lock);
+	err = pd_srcs_check(cfg, &plan, extack);
+	if (err)
+		return err;
+	way = pd_budget_admit(pn, PD_PART_SOURCES, pd_srcs_bytes(cfg, &plan),
+			      extack);
+	if (way < 0)
+		return way;
+	if (way == PD_BUDGET_IN_PLACE)
+		pd_srcs_drop(pn);
+	s = pd_srcs_build(cfg, extack);
+	if (IS_ERR(s)) {
+		/* the old settings again, in the room just freed */
+		if (way == PD_BUDGET_IN_PLACE) {
+			struct pd_srcs *back = pd_srcs_build(&pn->src_cfg, NULL);
+
+			if (!IS_ERR(back))
+				pd_srcs_publish(pn, back);
+		}
+		return PTR_ERR(s);
 	}
+	pd_srcs_publish(pn, s);
 	return 0;
 }
 
+/* The namespace's defaults; without room for them it has no windows. */
 void pd_srcs_setup(struct pd_net *pn)
 {
 	struct pd_src_cfg cfg;
 
-	INIT_DELAYED_WORK(&pn->ev_work, pd_ev_work);
 	pd_srcs_defaults(&cfg);
 	pn->src_cfg = cfg;
 	mutex_lock(&pn->lock);
 	if (pd_srcs_apply(pn, &cfg, NULL))
-		pr_warn_ratelimited("no source windows in a namespace: no memory\n");
+		pr_warn_ratelimited("no source windows in a namespace: no room for them\n");
 	mutex_unlock(&pn->lock);
-}
-
-/* No more packets reach the hooks: stop the worker. */
-void pd_srcs_stop(struct pd_net *pn)
-{
-	cancel_delayed_work_sync(&pn->ev_work);
 }
 
 void pd_srcs_teardown(struct pd_net *pn)

@@ -89,6 +89,7 @@ static struct pd_filters *pd_t_filters(struct kunit *test, u8 key, u8 action)
 {
 	struct pd_config cfg;
 	struct pd_filters *fs;
+	struct pd_plan plan;
 	int cpu;
 
 	pd_config_defaults(&cfg);
@@ -99,7 +100,8 @@ static struct pd_filters *pd_t_filters(struct kunit *test, u8 key, u8 action)
 	cfg.mem = 64 << 10;
 	cfg.k = 3;
 	cfg.p = 0;
-	fs = pd_filters_build(&cfg, NULL);
+	KUNIT_ASSERT_EQ(test, pd_filters_plan(&cfg, &plan, NULL), 0);
+	fs = pd_filters_build(&cfg, &plan, NULL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(fs));
 	for_each_possible_cpu(cpu)
 		pd_sbf_set_seeds(pd_filters_get(fs, cpu), 11 + cpu, 23 + cpu, 5);
@@ -115,7 +117,7 @@ static void pd_t_skb_keys_one(struct kunit *test, u8 *buf, u8 *scratch,
 			      bool v6, bool frag, u8 mode)
 {
 	static const u32 splits[] = { 8, 20, 28, 40, 60, 100 };
-	struct pd_filters *fs = pd_t_filters(test, mode, PD_ACTION_COUNT);
+	struct pd_filters *fs = pd_t_filters(test, mode, PKTDEDUP_ACTION_COUNT);
 	u32 len = pd_t_packet(buf, v6, 7, 64), want, s;
 	struct pd_key flat, k;
 	struct pd_pkt pkt;
@@ -127,7 +129,7 @@ static void pd_t_skb_keys_one(struct kunit *test, u8 *buf, u8 *scratch,
 	}
 	r = pd_key_extract(buf, len, &fs->kopts, &flat);
 	KUNIT_ASSERT_EQ(test, (int)r, PD_PARSE_OK);
-	if (frag && mode == PD_KEY_FLOW)	/* no ports in a later fragment */
+	if (frag && mode == PKTDEDUP_KEY_FLOW)	/* no ports in a later fragment */
 		KUNIT_EXPECT_EQ(test, flat.buf[2] | flat.buf[3], 0);
 	want = pd_key_hash(&flat, 1);
 	for (s = 0; s < ARRAY_SIZE(splits); s++) {
@@ -166,8 +168,8 @@ static void pd_t_skb_truncated(struct kunit *test)
 {
 	u8 *buf = kunit_kzalloc(test, 512, GFP_KERNEL);
 	u8 *scratch = kunit_kzalloc(test, PD_SCRATCH, GFP_KERNEL);
-	struct pd_filters *fs = pd_t_filters(test, PD_KEY_FLOW,
-					     PD_ACTION_COUNT);
+	struct pd_filters *fs = pd_t_filters(test, PKTDEDUP_KEY_FLOW,
+					     PKTDEDUP_ACTION_COUNT);
 	struct sk_buff *skb;
 	struct pd_pkt pkt;
 	struct pd_key k;
@@ -247,13 +249,13 @@ static unsigned int pd_t_run(struct kunit *test, struct pd_net *pn,
 /* First copies pass untouched; duplicates are counted, marked or dropped. */
 static void pd_t_actions(struct kunit *test)
 {
-	static const u8 actions[] = { PD_ACTION_COUNT, PD_ACTION_MARK,
-				      PD_ACTION_DROP };
+	static const u8 actions[] = { PKTDEDUP_ACTION_COUNT, PKTDEDUP_ACTION_MARK,
+				      PKTDEDUP_ACTION_DROP };
 	unsigned int a, i;
 
 	for (a = 0; a < ARRAY_SIZE(actions); a++) {
 		struct pd_net *pn = pd_t_net(test);
-		struct pd_filters *fs = pd_t_filters(test, PD_KEY_PACKET,
+		struct pd_filters *fs = pd_t_filters(test, PKTDEDUP_KEY_PACKET,
 						     actions[a]);
 		struct pd_counts t;
 		u32 mark;
@@ -268,16 +270,16 @@ static void pd_t_actions(struct kunit *test)
 			unsigned int v = pd_t_run(test, pn, fs, i, 63, &mark);
 
 			switch (actions[a]) {
-			case PD_ACTION_COUNT:
+			case PKTDEDUP_ACTION_COUNT:
 				KUNIT_EXPECT_EQ(test, v, (unsigned int)NF_ACCEPT);
 				KUNIT_EXPECT_EQ(test, mark, 0xabcd0001u);
 				break;
-			case PD_ACTION_MARK:
+			case PKTDEDUP_ACTION_MARK:
 				/* --set-xmark 0x10/0xff */
 				KUNIT_EXPECT_EQ(test, v, (unsigned int)NF_ACCEPT);
 				KUNIT_EXPECT_EQ(test, mark, 0xabcd0010u);
 				break;
-			case PD_ACTION_DROP:
+			case PKTDEDUP_ACTION_DROP:
 				KUNIT_EXPECT_EQ(test, v, (unsigned int)NF_DROP);
 				break;
 			}
@@ -286,9 +288,9 @@ static void pd_t_actions(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, t.packets, 40ULL);
 		KUNIT_EXPECT_EQ(test, t.duplicates, 20ULL);
 		KUNIT_EXPECT_EQ(test, t.marked,
-				actions[a] == PD_ACTION_MARK ? 20ULL : 0ULL);
+				actions[a] == PKTDEDUP_ACTION_MARK ? 20ULL : 0ULL);
 		KUNIT_EXPECT_EQ(test, t.dropped,
-				actions[a] == PD_ACTION_DROP ? 20ULL : 0ULL);
+				actions[a] == PKTDEDUP_ACTION_DROP ? 20ULL : 0ULL);
 		pd_filters_free(fs);
 		pd_t_net_free(pn);
 	}
@@ -298,7 +300,7 @@ static void pd_t_actions(struct kunit *test)
 static void pd_t_unparsed(struct kunit *test)
 {
 	struct pd_net *pn = pd_t_net(test);
-	struct pd_filters *fs = pd_t_filters(test, PD_KEY_FLOW, PD_ACTION_DROP);
+	struct pd_filters *fs = pd_t_filters(test, PKTDEDUP_KEY_FLOW, PKTDEDUP_ACTION_DROP);
 	u8 junk[16] = { 0x45, 0x00, 0x00, 0x10 };
 	struct pd_counts t;
 	unsigned int i;
@@ -340,8 +342,8 @@ static struct pd_srcs *pd_t_srcs(struct kunit *test, struct pd_net *pn,
 static void pd_t_distinct(struct kunit *test)
 {
 	struct pd_net *pn = pd_t_net(test);
-	struct pd_filters *fs = pd_t_filters(test, PD_KEY_PACKET,
-					     PD_ACTION_COUNT);
+	struct pd_filters *fs = pd_t_filters(test, PKTDEDUP_KEY_PACKET,
+					     PKTDEDUP_ACTION_COUNT);
 	u8 buf[300];
 	u64 src, dst;
 	struct pd_src_cfg cfg;
@@ -475,17 +477,17 @@ static void pd_t_reconfigure(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, before);
 
 	cfg = saved;
-	cfg.key = PD_KEY_FLOW;
+	cfg.key = PKTDEDUP_KEY_FLOW;
 	cfg.mem = 128 << 10;
 	KUNIT_EXPECT_EQ(test, pd_net_apply(pn, &cfg, NULL), 0);
 	after = rcu_dereference_protected(pn->filters, true);
 	KUNIT_EXPECT_PTR_NE(test, after, before);
-	KUNIT_EXPECT_EQ(test, after->cfg.key, (u8)PD_KEY_FLOW);
+	KUNIT_EXPECT_EQ(test, after->cfg.key, (u8)PKTDEDUP_KEY_FLOW);
 	KUNIT_EXPECT_EQ(test, after->plan.cells, 1ULL << 20);
 	KUNIT_EXPECT_EQ(test, pn->hook_gen, gen);	/* same hook point */
 	KUNIT_EXPECT_EQ(test, after->hook_gen, gen);
 
-	cfg.hook = PD_HOOK_INPUT;
+	cfg.hook = PKTDEDUP_HOOK_INPUT;
 	KUNIT_EXPECT_EQ(test, pd_net_apply(pn, &cfg, NULL), 0);
 	KUNIT_EXPECT_EQ(test, pn->hook_gen, gen + 1);
 	before = rcu_dereference_protected(pn->filters, true);
@@ -493,12 +495,12 @@ static void pd_t_reconfigure(struct kunit *test)
 
 	/* refused: too much memory; nothing changes */
 	cfg.mem = 1ULL << 33;
-	cfg.action = PD_ACTION_DROP;
+	cfg.action = PKTDEDUP_ACTION_DROP;
 	err = pd_net_apply(pn, &cfg, NULL);
 	KUNIT_EXPECT_LT(test, err, 0);
 	KUNIT_EXPECT_PTR_EQ(test, rcu_dereference_protected(pn->filters, true),
 			    before);
-	KUNIT_EXPECT_EQ(test, pn->cfg.action, (u8)PD_ACTION_COUNT);
+	KUNIT_EXPECT_EQ(test, pn->cfg.action, (u8)PKTDEDUP_ACTION_COUNT);
 	KUNIT_EXPECT_EQ(test, pn->hook_gen, gen + 1);
 
 	/* counters go on across changes; reset zeroes them and reseeds */
@@ -518,6 +520,93 @@ static void pd_t_reconfigure(struct kunit *test)
 	mutex_unlock(&pn->lock);
 }
 
+/* What the filters of cfg take, to the byte. */
+static u64 pd_t_need(struct kunit *test, const struct pd_config *cfg)
+{
+	struct pd_plan plan;
+
+	KUNIT_ASSERT_EQ(test, pd_filters_plan(cfg, &plan, NULL), 0);
+	return pd_filters_bytes(cfg, &plan);
+}
+
+/*
+ * The budget, on the live instance of init_net with its cap lowered: a
+ * change old and new cannot share the cap with is made in the old
+ * filters' room (never holding more than the cap); one the cap cannot
+ * hold at all is refused before anything changes, and says what it
+ * needed; with room, old and new coexist for a moment and the peak says
+ * so.
+ */
+static void pd_t_budget(struct kunit *test)
+{
+	struct pd_net *pn = pd_pernet(&init_net);
+	struct pd_budget saved_budget;
+	struct pd_config saved, cfg;
+	struct pd_filters *before, *after;
+	u64 others, need, total;
+	int err;
+
+	mutex_lock(&pn->lock);
+	saved = pn->cfg;
+	saved_budget = pn->budget;
+	cfg = saved;
+	cfg.mem = 64 << 10;
+	KUNIT_ASSERT_EQ(test, pd_net_apply(pn, &cfg, NULL), 0);
+	KUNIT_EXPECT_EQ(test, pn->budget.held[PD_PART_FILTERS],
+			pd_t_need(test, &cfg));
+	others = pd_budget_total(&pn->budget) -
+		 pn->budget.held[PD_PART_FILTERS];
+
+	/* room for the others and the new filters, not for the old too */
+	cfg.mem = 128 << 10;
+	need = pd_t_need(test, &cfg);
+	pn->budget.cap = others + need + (need / 4);
+	pn->budget.peak = 0;
+	before = rcu_dereference_protected(pn->filters, true);
+	KUNIT_EXPECT_EQ(test, pd_net_apply(pn, &cfg, NULL), 0);
+	after = rcu_dereference_protected(pn->filters, true);
+	KUNIT_EXPECT_PTR_NE(test, after, before);
+	KUNIT_ASSERT_NOT_NULL(test, after);
+	KUNIT_EXPECT_EQ(test, after->cfg.mem, 128ULL << 10);
+	KUNIT_EXPECT_EQ(test, pn->budget.held[PD_PART_FILTERS], need);
+	KUNIT_EXPECT_LE(test, pn->budget.peak, pn->budget.cap);
+	KUNIT_EXPECT_EQ(test, pn->budget.peak, others + need);
+
+	/* a reset at that size is a rebuild in place too */
+	KUNIT_EXPECT_EQ(test, pd_net_reset(pn, NULL), 0);
+	KUNIT_EXPECT_LE(test, pn->budget.peak, pn->budget.cap);
+	KUNIT_EXPECT_NOT_NULL(test, rcu_dereference_protected(pn->filters,
+							      true));
+
+	/* too large for the cap even alone: refused, nothing changes */
+	before = rcu_dereference_protected(pn->filters, true);
+	cfg.mem = 1 << 20;
+	cfg.action = PKTDEDUP_ACTION_DROP;
+	err = pd_net_apply(pn, &cfg, NULL);
+	KUNIT_EXPECT_EQ(test, err, -E2BIG);
+	KUNIT_EXPECT_EQ(test, pn->budget.refused, pd_t_need(test, &cfg));
+	KUNIT_EXPECT_PTR_EQ(test, rcu_dereference_protected(pn->filters, true),
+			    before);
+	KUNIT_EXPECT_EQ(test, pn->cfg.mem, 128ULL << 10);
+	KUNIT_EXPECT_EQ(test, pn->cfg.action, saved.action);
+	KUNIT_EXPECT_LE(test, pn->budget.peak, pn->budget.cap);
+
+	/* with room for both, both are held for a moment */
+	pn->budget.cap = saved_budget.cap;
+	pn->budget.peak = 0;
+	total = pd_budget_total(&pn->budget);
+	cfg = saved;
+	cfg.mem = 64 << 10;
+	need = pd_t_need(test, &cfg);
+	KUNIT_EXPECT_EQ(test, pd_net_apply(pn, &cfg, NULL), 0);
+	KUNIT_EXPECT_EQ(test, pn->budget.peak, total + need);
+
+	KUNIT_EXPECT_EQ(test, pd_net_apply(pn, &saved, NULL), 0);
+	pn->budget.peak = max(saved_budget.peak, pn->budget.peak);
+	pn->budget.refused = saved_budget.refused;
+	mutex_unlock(&pn->lock);
+}
+
 static struct kunit_case pd_module_cases[] = {
 	KUNIT_CASE(pd_t_skb_keys),
 	KUNIT_CASE(pd_t_skb_truncated),
@@ -526,6 +615,7 @@ static struct kunit_case pd_module_cases[] = {
 	KUNIT_CASE(pd_t_distinct),
 	KUNIT_CASE(pd_t_sources),
 	KUNIT_CASE(pd_t_reconfigure),
+	KUNIT_CASE(pd_t_budget),
 	{}
 };
 
