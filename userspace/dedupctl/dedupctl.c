@@ -12,6 +12,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,16 +182,22 @@ static const char *pct(char *buf, size_t len, uint32_t ppb)
 	return buf;
 }
 
+/* A size: exact where it is a whole number of units, else to 0.1. */
 const char *size_str(char *buf, size_t len, uint64_t b)
 {
-	if (b >= (1ULL << 30) && !(b & ((1ULL << 30) - 1)))
-		snprintf(buf, len, "%llu GiB", (unsigned long long)(b >> 30));
-	else if (b >= (1ULL << 20) && !(b & ((1ULL << 20) - 1)))
-		snprintf(buf, len, "%llu MiB", (unsigned long long)(b >> 20));
-	else if (b >= 1024 && !(b & 1023))
-		snprintf(buf, len, "%llu KiB", (unsigned long long)(b >> 10));
-	else
+	static const char *const unit[] = { "bytes", "KiB", "MiB", "GiB" };
+	unsigned int u = 0;
+
+	while (u < 3 && b >= (1ULL << (10 * (u + 1))))
+		u++;
+	if (!u)
 		snprintf(buf, len, "%llu bytes", (unsigned long long)b);
+	else if (!(b & ((1ULL << (10 * u)) - 1)))
+		snprintf(buf, len, "%llu %s", (unsigned long long)(b >> (10 * u)),
+			 unit[u]);
+	else
+		snprintf(buf, len, "%.1f %s", (double)b / (1ULL << (10 * u)),
+			 unit[u]);
 	return buf;
 }
 
@@ -206,7 +213,7 @@ uint32_t u32a(const struct nlattr **tb, int t)
 	return tb[t] ? mnl_attr_get_u32(tb[t]) : 0;
 }
 
-static uint16_t u16a(const struct nlattr **tb, int t)
+uint16_t u16a(const struct nlattr **tb, int t)
 {
 	return tb[t] ? mnl_attr_get_u16(tb[t]) : 0;
 }
@@ -222,86 +229,148 @@ static const char *name_of(const char *const *names, unsigned int n,
 	return i < n && names[i] ? names[i] : "?";
 }
 
+static const char *const cap_sources[] = {
+	[PKTDEDUP_CAP_SOURCE_INIT_USERNS] = "max_netns_mem",
+	[PKTDEDUP_CAP_SOURCE_USERNS] = "max_userns_mem",
+};
+
+static const char *const cap_why[] = {
+	[PKTDEDUP_CAP_SOURCE_INIT_USERNS] =
+		"the namespace belongs to the initial user namespace",
+	[PKTDEDUP_CAP_SOURCE_USERNS] =
+		"the namespace belongs to another user namespace",
+};
+
+/* The budget nest of a reply: JSON members, or a line of text. */
+static void print_budget(const struct nlattr *nest)
+{
+	const struct nlattr *b[PKTDEDUP_A_BUDGET_MAX + 1];
+	uint8_t src;
+	unsigned long long filters, sources;
+	char b1[32], b2[32], b3[32], b4[32], b5[32];
+
+	nl_nest(nest, &nls_budget, b);
+	src = u8a(b, PKTDEDUP_A_BUDGET_CAP_SOURCE);
+	if (src > PKTDEDUP_CAP_SOURCE_MAX)
+		src = PKTDEDUP_CAP_SOURCE_INIT_USERNS;
+	filters = u64a(b, PKTDEDUP_A_BUDGET_FILTERS);
+	sources = u64a(b, PKTDEDUP_A_BUDGET_SOURCES);
+	if (json) {
+		printf(",\"budget\":{\"cap\":%llu,\"cap_source\":\"%s\","
+		       "\"held\":%llu,\"filters\":%llu,\"sources\":%llu,"
+		       "\"peak\":%llu,\"refused\":%llu}",
+		       (unsigned long long)u64a(b, PKTDEDUP_A_BUDGET_CAP),
+		       cap_sources[src], filters + sources, filters, sources,
+		       (unsigned long long)u64a(b, PKTDEDUP_A_BUDGET_PEAK),
+		       (unsigned long long)u64a(b, PKTDEDUP_A_BUDGET_REFUSED));
+		return;
+	}
+	printf("budget   %s held of a %s cap (filters %s, source windows %s), peak %s\n"
+	       "         the cap is %s: %s\n",
+	       size_str(b1, sizeof(b1), filters + sources),
+	       size_str(b2, sizeof(b2), u64a(b, PKTDEDUP_A_BUDGET_CAP)),
+	       size_str(b3, sizeof(b3), filters),
+	       size_str(b4, sizeof(b4), sources),
+	       size_str(b5, sizeof(b5), u64a(b, PKTDEDUP_A_BUDGET_PEAK)),
+	       cap_sources[src], cap_why[src]);
+}
+
 static int show_cb(const struct nlattr **tb, void *data)
 {
-	const char *key = name_of(pd_key_mode_names, PD_KEY_NMODES,
-				  u8a(tb, PKTDEDUP_A_KEY));
-	const char *action = name_of(pd_action_names, PD_NACTIONS,
-				     u8a(tb, PKTDEDUP_A_ACTION));
-	const char *scope = name_of(pd_scope_names, PD_NSCOPES,
-				    u8a(tb, PKTDEDUP_A_SCOPE));
-	const char *hook = name_of(pd_hook_names, PD_NHOOKS,
-				   u8a(tb, PKTDEDUP_A_HOOK));
-	bool tos = u32a(tb, PKTDEDUP_A_KEY_FLAGS) & PKTDEDUP_KEY_F_IGNORE_TOS;
-	bool active = tb[PKTDEDUP_A_PLAN_CELLS];
+	const struct nlattr *c[PKTDEDUP_A_CONFIG_MAX + 1],
+		*f[PKTDEDUP_A_FILTER_MAX + 1], *b[PKTDEDUP_A_SBF_MAX + 1],
+		*pl[PKTDEDUP_A_PLAN_MAX + 1], *sp[PKTDEDUP_A_SBF_PLAN_MAX + 1];
+	const char *key, *action, *scope, *hook;
+	bool tos, active = tb[PKTDEDUP_A_PLAN];
 	char b1[32], b2[32], b3[32], b4[32];
-	int32_t prio = tb[PKTDEDUP_A_PRIORITY] ?
-		       (int32_t)mnl_attr_get_u32(tb[PKTDEDUP_A_PRIORITY]) : 0;
+	uint8_t bits;
+	int32_t prio;
 
 	(void)data;
+	nl_nest(tb[PKTDEDUP_A_CONFIG], &nls_config, c);
+	nl_nest(c[PKTDEDUP_A_CONFIG_FILTER], &nls_filter, f);
+	nl_nest(f[PKTDEDUP_A_FILTER_SBF], &nls_sbf, b);
+	nl_nest(tb[PKTDEDUP_A_PLAN], &nls_plan, pl);
+	nl_nest(pl[PKTDEDUP_A_PLAN_SBF], &nls_sbf_plan, sp);
+	key = name_of(pd_key_mode_names, PD_KEY_NMODES,
+		      u8a(c, PKTDEDUP_A_CONFIG_KEY));
+	action = name_of(pd_action_names, PD_NACTIONS,
+			 u8a(c, PKTDEDUP_A_CONFIG_ACTION));
+	scope = name_of(pd_scope_names, PD_NSCOPES,
+			u8a(c, PKTDEDUP_A_CONFIG_SCOPE));
+	hook = name_of(pd_hook_names, PD_NHOOKS, u8a(c, PKTDEDUP_A_CONFIG_HOOK));
+	tos = u32a(c, PKTDEDUP_A_CONFIG_KEY_FLAGS) & PKTDEDUP_KEY_F_IGNORE_TOS;
+	prio = (int32_t)u32a(c, PKTDEDUP_A_CONFIG_PRIORITY);
+	bits = u8a(b, PKTDEDUP_A_SBF_CELL_BITS);
 	if (json) {
 		printf("{\"state\":\"%s\",\"key\":\"%s\",\"payload\":%u,"
 		       "\"ignore_tos\":%s,\"action\":\"%s\","
 		       "\"mark_value\":%u,\"mark_mask\":%u,\"hook\":\"%s\","
-		       "\"priority\":%d,\"scope\":\"%s\",\"mem\":%llu,"
-		       "\"fps\":%.9g,\"max\":%u,\"k\":%u,\"p\":%u,\"gap\":%llu",
+		       "\"priority\":%d,\"scope\":\"%s\",\"filter\":\"sbf\","
+		       "\"mem\":%llu,\"fps\":%.9g,\"max\":%u,\"k\":%u,"
+		       "\"p\":%u,\"gap\":%llu",
 		       active ? "active" : "idle", key,
-		       u16a(tb, PKTDEDUP_A_PAYLOAD), tos ? "true" : "false",
-		       action, u32a(tb, PKTDEDUP_A_MARK_VALUE),
-		       u32a(tb, PKTDEDUP_A_MARK_MASK), hook, prio, scope,
-		       (unsigned long long)u64a(tb, PKTDEDUP_A_MEM),
-		       u32a(tb, PKTDEDUP_A_FPS) / 1e9,
-		       u32a(tb, PKTDEDUP_A_CELL_MAX), u32a(tb, PKTDEDUP_A_K),
-		       u32a(tb, PKTDEDUP_A_P),
-		       (unsigned long long)u64a(tb, PKTDEDUP_A_GAP));
+		       u16a(c, PKTDEDUP_A_CONFIG_PAYLOAD), tos ? "true" : "false",
+		       action, u32a(c, PKTDEDUP_A_CONFIG_MARK_VALUE),
+		       u32a(c, PKTDEDUP_A_CONFIG_MARK_MASK), hook, prio, scope,
+		       (unsigned long long)u64a(f, PKTDEDUP_A_FILTER_MEM),
+		       u32a(b, PKTDEDUP_A_SBF_FPS) / 1e9,
+		       bits ? (1u << bits) - 1 : 0, u8a(b, PKTDEDUP_A_SBF_K),
+		       u32a(b, PKTDEDUP_A_SBF_P),
+		       (unsigned long long)u64a(b, PKTDEDUP_A_SBF_GAP));
 		if (active)
 			printf(",\"plan\":{\"max\":%u,\"bits\":%u,\"k\":%u,"
 			       "\"p\":%u,\"cells\":%llu,\"filters\":%u,"
 			       "\"mem_total\":%llu,\"fp_bound\":%.9g,"
 			       "\"stable_point\":%.9g,\"gap\":%llu,"
 			       "\"fn_at_gap\":%.9g}",
-			       u32a(tb, PKTDEDUP_A_PLAN_MAX),
-			       u32a(tb, PKTDEDUP_A_PLAN_BITS),
-			       u32a(tb, PKTDEDUP_A_PLAN_K),
-			       u32a(tb, PKTDEDUP_A_PLAN_P),
-			       (unsigned long long)u64a(tb, PKTDEDUP_A_PLAN_CELLS),
-			       u32a(tb, PKTDEDUP_A_PLAN_FILTERS),
-			       (unsigned long long)u64a(tb, PKTDEDUP_A_PLAN_MEM_TOTAL),
-			       u32a(tb, PKTDEDUP_A_PLAN_FP_BOUND) / 1e9,
-			       u32a(tb, PKTDEDUP_A_PLAN_STABLE_ZERO) / 1e9,
-			       (unsigned long long)u64a(tb, PKTDEDUP_A_PLAN_GAP),
-			       u32a(tb, PKTDEDUP_A_PLAN_FN) / 1e9);
+			       u32a(sp, PKTDEDUP_A_SBF_PLAN_CELL_MAX),
+			       u32a(sp, PKTDEDUP_A_SBF_PLAN_BITS),
+			       u32a(sp, PKTDEDUP_A_SBF_PLAN_K),
+			       u32a(sp, PKTDEDUP_A_SBF_PLAN_P),
+			       (unsigned long long)u64a(sp, PKTDEDUP_A_SBF_PLAN_CELLS),
+			       u32a(pl, PKTDEDUP_A_PLAN_FILTERS),
+			       (unsigned long long)u64a(pl, PKTDEDUP_A_PLAN_MEM_TOTAL),
+			       u32a(sp, PKTDEDUP_A_SBF_PLAN_FP_BOUND) / 1e9,
+			       u32a(sp, PKTDEDUP_A_SBF_PLAN_STABLE_ZERO) / 1e9,
+			       (unsigned long long)u64a(sp, PKTDEDUP_A_SBF_PLAN_GAP),
+			       u32a(sp, PKTDEDUP_A_SBF_PLAN_FN) / 1e9);
+		print_budget(tb[PKTDEDUP_A_BUDGET]);
 		printf("}\n");
 		return MNL_CB_OK;
 	}
 	printf("key      %s", key);
 	if (!strcmp(key, "packet"))
 		printf(" (L4 header + %u payload bytes, tos %s)",
-		       u16a(tb, PKTDEDUP_A_PAYLOAD), tos ? "ignored" : "counted");
+		       u16a(c, PKTDEDUP_A_CONFIG_PAYLOAD),
+		       tos ? "ignored" : "counted");
 	printf("\naction   %s", action);
 	if (!strcmp(action, "mark"))
-		printf(" 0x%x/0x%x", u32a(tb, PKTDEDUP_A_MARK_VALUE),
-		       u32a(tb, PKTDEDUP_A_MARK_MASK));
+		printf(" 0x%x/0x%x", u32a(c, PKTDEDUP_A_CONFIG_MARK_VALUE),
+		       u32a(c, PKTDEDUP_A_CONFIG_MARK_MASK));
 	printf("\nhook     %s, priority %d\n", hook, prio);
-	printf("memory   %s per filter, target fp %s\n",
-	       size_str(b1, sizeof(b1), u64a(tb, PKTDEDUP_A_MEM)),
-	       pct(b2, sizeof(b2), u32a(tb, PKTDEDUP_A_FPS)));
+	printf("memory   %s per filter (Stable Bloom Filter), target fp %s\n",
+	       size_str(b1, sizeof(b1), u64a(f, PKTDEDUP_A_FILTER_MEM)),
+	       pct(b2, sizeof(b2), u32a(b, PKTDEDUP_A_SBF_FPS)));
 	if (!active) {
 		printf("state    idle: no filters could be built\n");
+		print_budget(tb[PKTDEDUP_A_BUDGET]);
 		return MNL_CB_OK;
 	}
-	printf("filters  %u (%s), %s in all\n", u32a(tb, PKTDEDUP_A_PLAN_FILTERS),
+	printf("filters  %u (%s), %s in all\n", u32a(pl, PKTDEDUP_A_PLAN_FILTERS),
 	       scope, size_str(b1, sizeof(b1),
-			       u64a(tb, PKTDEDUP_A_PLAN_MEM_TOTAL)));
+			       u64a(pl, PKTDEDUP_A_PLAN_MEM_TOTAL)));
 	printf("cells    %llu of %u bits: max %u, k %u, p %u\n",
-	       (unsigned long long)u64a(tb, PKTDEDUP_A_PLAN_CELLS),
-	       u32a(tb, PKTDEDUP_A_PLAN_BITS), u32a(tb, PKTDEDUP_A_PLAN_MAX),
-	       u32a(tb, PKTDEDUP_A_PLAN_K), u32a(tb, PKTDEDUP_A_PLAN_P));
+	       (unsigned long long)u64a(sp, PKTDEDUP_A_SBF_PLAN_CELLS),
+	       u32a(sp, PKTDEDUP_A_SBF_PLAN_BITS),
+	       u32a(sp, PKTDEDUP_A_SBF_PLAN_CELL_MAX),
+	       u32a(sp, PKTDEDUP_A_SBF_PLAN_K), u32a(sp, PKTDEDUP_A_SBF_PLAN_P));
 	printf("model    fp bound %s, stable zeros %s, fn at gap %llu: %s\n",
-	       pct(b2, sizeof(b2), u32a(tb, PKTDEDUP_A_PLAN_FP_BOUND)),
-	       pct(b3, sizeof(b3), u32a(tb, PKTDEDUP_A_PLAN_STABLE_ZERO)),
-	       (unsigned long long)u64a(tb, PKTDEDUP_A_PLAN_GAP),
-	       pct(b4, sizeof(b4), u32a(tb, PKTDEDUP_A_PLAN_FN)));
+	       pct(b2, sizeof(b2), u32a(sp, PKTDEDUP_A_SBF_PLAN_FP_BOUND)),
+	       pct(b3, sizeof(b3), u32a(sp, PKTDEDUP_A_SBF_PLAN_STABLE_ZERO)),
+	       (unsigned long long)u64a(sp, PKTDEDUP_A_SBF_PLAN_GAP),
+	       pct(b4, sizeof(b4), u32a(sp, PKTDEDUP_A_SBF_PLAN_FN)));
+	print_budget(tb[PKTDEDUP_A_BUDGET]);
 	return MNL_CB_OK;
 }
 
@@ -318,76 +387,154 @@ static int cmd_show(int argc, char **argv)
 
 /* ---- set ---- */
 
-/* Put the settings of argv into nlh; a bad one exits with status 2. */
+/* Where a setting lives in the request: its nest. */
+enum { IN_CONFIG, IN_FILTER, IN_SBF, NLEVELS };
+
+static int setting_level(const char *k)
+{
+	if (!strcmp(k, "mem"))
+		return IN_FILTER;
+	if (!strcmp(k, "fps") || !strcmp(k, "max") || !strcmp(k, "k") ||
+	    !strcmp(k, "p") || !strcmp(k, "gap"))
+		return IN_SBF;
+	return IN_CONFIG;
+}
+
+/* Put one setting of level `level`; a bad value exits with status 2. */
+static void put_setting(struct nlmsghdr *nlh, const char *k, const char *v)
+{
+	if (!strcmp(k, "key")) {
+		mnl_attr_put_u8(nlh, PKTDEDUP_A_CONFIG_KEY,
+				(uint8_t)name_arg(k, v, pd_key_mode_names,
+						  PD_KEY_NMODES));
+	} else if (!strcmp(k, "payload")) {
+		mnl_attr_put_u16(nlh, PKTDEDUP_A_CONFIG_PAYLOAD,
+				 (uint16_t)num_arg(k, v, 0, PKTDEDUP_PAYLOAD_MAX));
+	} else if (!strcmp(k, "ignore-tos")) {
+		mnl_attr_put_u32(nlh, PKTDEDUP_A_CONFIG_KEY_FLAGS,
+				 onoff_arg(k, v) ? PKTDEDUP_KEY_F_IGNORE_TOS : 0);
+	} else if (!strcmp(k, "action")) {
+		mnl_attr_put_u8(nlh, PKTDEDUP_A_CONFIG_ACTION,
+				(uint8_t)name_arg(k, v, pd_action_names,
+						  PD_NACTIONS));
+	} else if (!strcmp(k, "mark")) {
+		uint32_t value, mask;
+
+		mark_arg(v, &value, &mask);
+		mnl_attr_put_u32(nlh, PKTDEDUP_A_CONFIG_MARK_VALUE, value);
+		mnl_attr_put_u32(nlh, PKTDEDUP_A_CONFIG_MARK_MASK, mask);
+	} else if (!strcmp(k, "scope")) {
+		mnl_attr_put_u8(nlh, PKTDEDUP_A_CONFIG_SCOPE,
+				(uint8_t)name_arg(k, v, pd_scope_names,
+						  PD_NSCOPES));
+	} else if (!strcmp(k, "hook")) {
+		mnl_attr_put_u8(nlh, PKTDEDUP_A_CONFIG_HOOK,
+				(uint8_t)name_arg(k, v, pd_hook_names,
+						  PD_NHOOKS));
+	} else if (!strcmp(k, "priority")) {
+		char *end;
+		long p;
+
+		errno = 0;
+		p = strtol(v, &end, 0);
+		if (errno || *end || !*v || p <= INT32_MIN || p >= INT32_MAX)
+			usage_error("priority: '%s' is not a hook priority", v);
+		mnl_attr_put_u32(nlh, PKTDEDUP_A_CONFIG_PRIORITY, (uint32_t)p);
+	} else if (!strcmp(k, "mem")) {
+		mnl_attr_put_u64(nlh, PKTDEDUP_A_FILTER_MEM, size_arg(k, v));
+	} else if (!strcmp(k, "fps")) {
+		mnl_attr_put_u32(nlh, PKTDEDUP_A_SBF_FPS, ppb_arg(k, v));
+	} else if (!strcmp(k, "max")) {
+		uint32_t max = auto_arg(k, v, 0, 1, 255);
+		uint8_t bits = max ? pd_sbf_bits_for_max(max) : 0;
+
+		if (max && !bits)
+			usage_error("max: '%s' is not 2^j - 1 (1, 3, 7, 15, ... 255) or auto",
+				    v);
+		mnl_attr_put_u8(nlh, PKTDEDUP_A_SBF_CELL_BITS, bits);
+	} else if (!strcmp(k, "k")) {
+		mnl_attr_put_u8(nlh, PKTDEDUP_A_SBF_K,
+				(uint8_t)auto_arg(k, v, 0, 1, PKTDEDUP_K_MAX));
+	} else if (!strcmp(k, "p")) {
+		mnl_attr_put_u32(nlh, PKTDEDUP_A_SBF_P,
+				 auto_arg(k, v, PKTDEDUP_P_AUTO, 0,
+					  0xfffffffeu));
+	} else if (!strcmp(k, "gap")) {
+		mnl_attr_put_u64(nlh, PKTDEDUP_A_SBF_GAP,
+				 auto_arg(k, v, 0, 1, 1ULL << 32));
+	} else {
+		usage_error("set: unknown setting '%s'", k);
+	}
+}
+
+/*
+ * Put the settings of argv into nlh, each in its nest (config, its filter,
+ * the filter's sbf settings); a bad one exits with status 2.
+ */
 static void put_settings(struct nlmsghdr *nlh, int argc, char **argv)
 {
-	int i;
+	static const uint16_t nest_type[NLEVELS] = {
+		PKTDEDUP_A_CONFIG, PKTDEDUP_A_CONFIG_FILTER,
+		PKTDEDUP_A_FILTER_SBF,
+	};
+	struct nlattr *nest[NLEVELS];
+	int level, i;
 
-	for (i = 0; i < argc; i += 2) {
-		const char *k = argv[i], *v = argv[i + 1];
-
-		if (!strcmp(k, "key")) {
-			mnl_attr_put_u8(nlh, PKTDEDUP_A_KEY,
-					(uint8_t)name_arg(k, v, pd_key_mode_names,
-							  PD_KEY_NMODES));
-		} else if (!strcmp(k, "payload")) {
-			mnl_attr_put_u16(nlh, PKTDEDUP_A_PAYLOAD,
-					 (uint16_t)num_arg(k, v, 0,
-							   PD_KEY_MAX_PAYLOAD));
-		} else if (!strcmp(k, "ignore-tos")) {
-			mnl_attr_put_u32(nlh, PKTDEDUP_A_KEY_FLAGS,
-					 onoff_arg(k, v) ?
-					 PKTDEDUP_KEY_F_IGNORE_TOS : 0);
-		} else if (!strcmp(k, "action")) {
-			mnl_attr_put_u8(nlh, PKTDEDUP_A_ACTION,
-					(uint8_t)name_arg(k, v, pd_action_names,
-							  PD_NACTIONS));
-		} else if (!strcmp(k, "mark")) {
-			uint32_t value, mask;
-
-			mark_arg(v, &value, &mask);
-			mnl_attr_put_u32(nlh, PKTDEDUP_A_MARK_VALUE, value);
-			mnl_attr_put_u32(nlh, PKTDEDUP_A_MARK_MASK, mask);
-		} else if (!strcmp(k, "mem")) {
-			mnl_attr_put_u64(nlh, PKTDEDUP_A_MEM, size_arg(k, v));
-		} else if (!strcmp(k, "fps")) {
-			mnl_attr_put_u32(nlh, PKTDEDUP_A_FPS, ppb_arg(k, v));
-		} else if (!strcmp(k, "max")) {
-			mnl_attr_put_u32(nlh, PKTDEDUP_A_CELL_MAX,
-					 auto_arg(k, v, PKTDEDUP_AUTO, 1, 255));
-		} else if (!strcmp(k, "k")) {
-			mnl_attr_put_u32(nlh, PKTDEDUP_A_K,
-					 auto_arg(k, v, PKTDEDUP_AUTO, 1,
-						  PD_SBF_MAX_K));
-		} else if (!strcmp(k, "p")) {
-			mnl_attr_put_u32(nlh, PKTDEDUP_A_P,
-					 auto_arg(k, v, PKTDEDUP_P_AUTO, 0,
-						  0xfffffffeu));
-		} else if (!strcmp(k, "gap")) {
-			mnl_attr_put_u64(nlh, PKTDEDUP_A_GAP,
-					 auto_arg(k, v, 0, 1, 1ULL << 32));
-		} else if (!strcmp(k, "scope")) {
-			mnl_attr_put_u8(nlh, PKTDEDUP_A_SCOPE,
-					(uint8_t)name_arg(k, v, pd_scope_names,
-							  PD_NSCOPES));
-		} else if (!strcmp(k, "hook")) {
-			mnl_attr_put_u8(nlh, PKTDEDUP_A_HOOK,
-					(uint8_t)name_arg(k, v, pd_hook_names,
-							  PD_NHOOKS));
-		} else if (!strcmp(k, "priority")) {
-			char *end;
-			long p;
-
-			errno = 0;
-			p = strtol(v, &end, 0);
-			if (errno || *end || !*v || p <= INT32_MIN ||
-			    p >= INT32_MAX)
-				usage_error("priority: '%s' is not a hook priority", v);
-			mnl_attr_put_u32(nlh, PKTDEDUP_A_PRIORITY, (uint32_t)p);
-		} else {
-			usage_error("set: unknown setting '%s'", k);
-		}
+	for (level = 0; level < NLEVELS; level++) {
+		nest[level] = mnl_attr_nest_start(nlh, nest_type[level]);
+		for (i = 0; i < argc; i += 2)
+			if (setting_level(argv[i]) == level)
+				put_setting(nlh, argv[i], argv[i + 1]);
 	}
+	while (level--)
+		mnl_attr_nest_end(nlh, nest[level]);
+}
+
+/* "N bytes (x.y MiB)" */
+static const char *bytes_str(char *buf, size_t len, uint64_t b)
+{
+	if (b >= 1 << 20)
+		snprintf(buf, len, "%llu bytes (%.1f MiB)", (unsigned long long)b,
+			 b / 1048576.0);
+	else
+		snprintf(buf, len, "%llu bytes (%.1f KiB)", (unsigned long long)b,
+			 b / 1024.0);
+	return buf;
+}
+
+static int budget_cb(const struct nlattr **tb, void *data)
+{
+	const struct nlattr *b[PKTDEDUP_A_BUDGET_MAX + 1];
+	char b1[48], b2[48], b3[48];
+
+	(void)data;
+	nl_nest(tb[PKTDEDUP_A_BUDGET], &nls_budget, b);
+	fprintf(stderr, "dedupctl: the change needed %s; this namespace holds %s of its cap of %s\n",
+		bytes_str(b1, sizeof(b1), u64a(b, PKTDEDUP_A_BUDGET_REFUSED)),
+		bytes_str(b2, sizeof(b2), u64a(b, PKTDEDUP_A_BUDGET_FILTERS) +
+			  u64a(b, PKTDEDUP_A_BUDGET_SOURCES)),
+		bytes_str(b3, sizeof(b3), u64a(b, PKTDEDUP_A_BUDGET_CAP)));
+	return MNL_CB_OK;
+}
+
+/*
+ * Send a change; if the kernel refuses it for the namespace's memory cap,
+ * say how much it needed and what the namespace holds, then exit 1.
+ */
+void talk_change(struct nl *n, struct nlmsghdr *req, nl_reply_cb cb,
+		 void *data)
+{
+	int err = nl_talk(n, req, cb, data);
+
+	if (err == -E2BIG) {
+		fprintf(stderr, "dedupctl: %s\n", n->err);
+		nl_talk(n, nl_request(n, PKTDEDUP_CMD_GET_CONFIG, false),
+			budget_cb, NULL);
+		exit(EXIT_REFUSED);
+	}
+	if (err)
+		refused(n, err);
+	nl_close(n);
 }
 
 static int cmd_set(int argc, char **argv)
@@ -405,7 +552,7 @@ static int cmd_set(int argc, char **argv)
 	open_nl(&n);
 	nlh = nl_request(&n, PKTDEDUP_CMD_SET_CONFIG, false);
 	put_settings(nlh, argc, argv);
-	talk(&n, nlh, NULL, NULL);
+	talk_change(&n, nlh, NULL, NULL);
 	return 0;
 }
 
@@ -419,8 +566,11 @@ struct stats_ctx {
 static int stats_cb(const struct nlattr **tb, void *data)
 {
 	struct stats_ctx *c = data;
+	const struct nlattr *st[PKTDEDUP_A_STATS_MAX + 1];
 	char cpu[16] = "total";
 
+	nl_nest(tb[PKTDEDUP_A_STATS], &nls_stats, st);
+	tb = st;
 	if (tb[PKTDEDUP_A_STATS_CPU])
 		snprintf(cpu, sizeof(cpu), "%u", u32a(tb, PKTDEDUP_A_STATS_CPU));
 	if (json) {
@@ -505,8 +655,10 @@ static void addr_arg(const char *what, const char *v, uint8_t *family,
 static uint8_t proto_arg(const char *v)
 {
 	static const struct { const char *name; uint8_t num; } p[] = {
-		{ "tcp", 6 }, { "udp", 17 }, { "icmp", 1 }, { "icmpv6", 58 },
-		{ "sctp", 132 }, { "dccp", 33 }, { "udplite", 136 },
+		{ "tcp", IPPROTO_TCP }, { "udp", IPPROTO_UDP },
+		{ "icmp", IPPROTO_ICMP }, { "icmpv6", IPPROTO_ICMPV6 },
+		{ "sctp", IPPROTO_SCTP }, { "dccp", IPPROTO_DCCP },
+		{ "udplite", IPPROTO_UDPLITE },
 	};
 	unsigned int i;
 
@@ -518,14 +670,17 @@ static uint8_t proto_arg(const char *v)
 
 static int query_cb(const struct nlattr **tb, void *data)
 {
+	const struct nlattr *p[PKTDEDUP_A_PRESENCE_MAX + 1];
+	uint32_t n;
+
 	(void)data;
+	nl_nest(tb[PKTDEDUP_A_PRESENCE], &nls_presence, p);
+	n = u32a(p, PKTDEDUP_A_PRESENCE_FILTERS);
 	if (json)
 		printf("{\"present\":%s,\"filters\":%u}\n",
-		       u8a(tb, PKTDEDUP_A_QUERY_PRESENT) ? "true" : "false",
-		       u32a(tb, PKTDEDUP_A_QUERY_CPUS));
-	else if (u8a(tb, PKTDEDUP_A_QUERY_PRESENT))
-		printf("present (in %u filter%s)\n", u32a(tb, PKTDEDUP_A_QUERY_CPUS),
-		       u32a(tb, PKTDEDUP_A_QUERY_CPUS) == 1 ? "" : "s");
+		       u8a(p, PKTDEDUP_A_PRESENCE_PRESENT) ? "true" : "false", n);
+	else if (u8a(p, PKTDEDUP_A_PRESENCE_PRESENT))
+		printf("present (in %u filter%s)\n", n, n == 1 ? "" : "s");
 	else
 		printf("absent\n");
 	return MNL_CB_OK;
@@ -533,11 +688,12 @@ static int query_cb(const struct nlattr **tb, void *data)
 
 static int cmd_query(int argc, char **argv)
 {
-	uint8_t src[16], dst[16], family = 0, pkt[PD_KEY_MAX_PAYLOAD + 512];
+	uint8_t src[16], dst[16], family = 0, pkt[PKTDEDUP_QUERY_PACKET_MAX];
+	const char *kind = argc ? argv[0] : "";
+	struct nlattr *nest;
 	struct nlmsghdr *nlh;
 	struct nl n;
 	int need;
-	const char *kind = argc ? argv[0] : "";
 
 	need = !strcmp(kind, "src") || !strcmp(kind, "dst") ? 2 :
 	       !strcmp(kind, "pair") ? 3 : !strcmp(kind, "flow") ? 6 :
@@ -552,9 +708,10 @@ static int cmd_query(int argc, char **argv)
 		const char *h = argv[1];
 		size_t len = strlen(h), i;
 
-		if (len % 2 || !len || len / 2 > sizeof(pkt))
-			usage_error("packet-hex: an even number of hex digits, at most %zu bytes",
-				    sizeof(pkt));
+		if (len % 2 || len / 2 < PKTDEDUP_QUERY_PACKET_MIN ||
+		    len / 2 > sizeof(pkt))
+			usage_error("packet-hex: an even number of hex digits, %d to %zu bytes",
+				    PKTDEDUP_QUERY_PACKET_MIN, sizeof(pkt));
 		for (i = 0; i < len / 2; i++) {
 			unsigned int b;
 
@@ -567,6 +724,7 @@ static int cmd_query(int argc, char **argv)
 		}
 		open_nl(&n);
 		nlh = nl_request(&n, PKTDEDUP_CMD_QUERY, false);
+		nest = mnl_attr_nest_start(nlh, PKTDEDUP_A_QUERY);
 		mnl_attr_put(nlh, PKTDEDUP_A_QUERY_PACKET, len / 2, pkt);
 	} else if (!strcmp(kind, "flow")) {
 		uint8_t proto = proto_arg(argv[1]);
@@ -578,7 +736,7 @@ static int cmd_query(int argc, char **argv)
 		dport = (uint16_t)num_arg("destination port", argv[5], 0, 65535);
 		open_nl(&n);
 		nlh = nl_request(&n, PKTDEDUP_CMD_QUERY, false);
-		mnl_attr_put_u8(nlh, PKTDEDUP_A_QUERY_FAMILY, family);
+		nest = mnl_attr_nest_start(nlh, PKTDEDUP_A_QUERY);
 		mnl_attr_put_u8(nlh, PKTDEDUP_A_QUERY_PROTO, proto);
 		mnl_attr_put(nlh, PKTDEDUP_A_QUERY_SRC, family == 4 ? 4 : 16, src);
 		mnl_attr_put(nlh, PKTDEDUP_A_QUERY_DST, family == 4 ? 4 : 16, dst);
@@ -594,7 +752,7 @@ static int cmd_query(int argc, char **argv)
 				 dst);
 		open_nl(&n);
 		nlh = nl_request(&n, PKTDEDUP_CMD_QUERY, false);
-		mnl_attr_put_u8(nlh, PKTDEDUP_A_QUERY_FAMILY, family);
+		nest = mnl_attr_nest_start(nlh, PKTDEDUP_A_QUERY);
 		if (has_src)
 			mnl_attr_put(nlh, PKTDEDUP_A_QUERY_SRC,
 				     family == 4 ? 4 : 16, src);
@@ -602,6 +760,7 @@ static int cmd_query(int argc, char **argv)
 			mnl_attr_put(nlh, PKTDEDUP_A_QUERY_DST,
 				     family == 4 ? 4 : 16, dst);
 	}
+	mnl_attr_nest_end(nlh, nest);
 	talk(&n, nlh, query_cb, NULL);
 	return 0;
 }

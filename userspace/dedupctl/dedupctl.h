@@ -20,6 +20,9 @@ void __attribute__((noreturn)) refused(const struct nl *n, int err);
 void open_nl(struct nl *n);
 /* Send req, hand the replies to cb, exit 1 if the kernel refuses; close. */
 void talk(struct nl *n, struct nlmsghdr *req, nl_reply_cb cb, void *data);
+/* talk() for a change: a refusal for the memory cap says what it needed. */
+void talk_change(struct nl *n, struct nlmsghdr *req, nl_reply_cb cb,
+		 void *data);
 
 uint32_t ppb_arg(const char *what, const char *v);
 uint64_t size_arg(const char *what, const char *v);
@@ -28,6 +31,7 @@ bool onoff_arg(const char *what, const char *v);
 const char *size_str(char *buf, size_t len, uint64_t b);
 
 uint64_t u64a(const struct nlattr **tb, int t);
+uint16_t u16a(const struct nlattr **tb, int t);
 uint32_t u32a(const struct nlattr **tb, int t);
 uint8_t u8a(const struct nlattr **tb, int t);
 

@@ -15,47 +15,122 @@
 #include "../../module/uapi/pktdedup.h"
 #include "nl.h"
 
-static const char *const attr_names[PKTDEDUP_A_MAX + 1] = {
-	[PKTDEDUP_A_KEY] = "key",
-	[PKTDEDUP_A_KEY_FLAGS] = "ignore-tos",
-	[PKTDEDUP_A_PAYLOAD] = "payload",
-	[PKTDEDUP_A_ACTION] = "action",
-	[PKTDEDUP_A_MARK_VALUE] = "mark (value)",
-	[PKTDEDUP_A_MARK_MASK] = "mark (mask)",
-	[PKTDEDUP_A_MEM] = "mem",
-	[PKTDEDUP_A_FPS] = "fps",
-	[PKTDEDUP_A_CELL_MAX] = "max",
-	[PKTDEDUP_A_K] = "k",
-	[PKTDEDUP_A_P] = "p",
-	[PKTDEDUP_A_GAP] = "gap",
-	[PKTDEDUP_A_SCOPE] = "scope",
-	[PKTDEDUP_A_HOOK] = "hook",
-	[PKTDEDUP_A_PRIORITY] = "priority",
-	[PKTDEDUP_A_QUERY_FAMILY] = "query family",
-	[PKTDEDUP_A_QUERY_SRC] = "query source address",
-	[PKTDEDUP_A_QUERY_DST] = "query destination address",
-	[PKTDEDUP_A_QUERY_PROTO] = "query protocol",
-	[PKTDEDUP_A_QUERY_SPORT] = "query source port",
-	[PKTDEDUP_A_QUERY_DPORT] = "query destination port",
-	[PKTDEDUP_A_QUERY_PACKET] = "query packet",
-	[PKTDEDUP_A_DISTINCT_LAST_MS] = "window",
-	[PKTDEDUP_A_DISTINCT_WINDOW_MS] = "window",
-	[PKTDEDUP_A_DISTINCT_SUBWINDOWS] = "subwindows",
-	[PKTDEDUP_A_SRC_COUNTERS] = "counters",
-	[PKTDEDUP_A_SRC_NEW] = "new",
-	[PKTDEDUP_A_SRC_NEW_MEM] = "new-mem",
-	[PKTDEDUP_A_SRC_NEW_GAP] = "new-gap",
-	[PKTDEDUP_A_SRC_EVENT_RATE] = "event-rate",
-	[PKTDEDUP_A_SRC_RING] = "ring",
-	[PKTDEDUP_A_TOP_N] = "count",
-	[PKTDEDUP_A_RARE_SUPPORT] = "support",
-};
-
-const char *nl_attr_name(uint16_t type)
+/* Whether a's payload fits the spec's type t. */
+static bool type_ok(const struct nlattr *a, uint8_t t)
 {
-	type &= NLA_TYPE_MASK;
-	return type <= PKTDEDUP_A_MAX && attr_names[type] ? attr_names[type] :
-	       "attribute";
+	uint16_t len = mnl_attr_get_payload_len(a);
+
+	switch (t) {
+	case NLS_U8:
+	case NLS_S8:
+		return len == 1;
+	case NLS_U16:
+	case NLS_S16:
+		return len == 2;
+	case NLS_U32:
+	case NLS_S32:
+		return len == 4;
+	case NLS_U64:
+	case NLS_S64:
+		return len == 8;
+	case NLS_FLAG:
+		return len == 0;
+	case NLS_STRING:
+		return mnl_attr_validate(a, MNL_TYPE_NUL_STRING) >= 0;
+	default:
+		return true;
+	}
+}
+
+static void parse_attrs(const struct nlattr *first, size_t len,
+			const struct nls_set *set, const struct nlattr **tb)
+{
+	const char *end = (const char *)first + len;
+	const struct nlattr *a;
+
+	memset(tb, 0, (set->max + 1u) * sizeof(*tb));
+	for (a = first; mnl_attr_ok(a, (int)(end - (const char *)a));
+	     a = mnl_attr_next(a)) {
+		uint16_t t = mnl_attr_get_type(a);
+
+		if (t > set->max || !set->attrs[t].name ||
+		    !type_ok(a, set->attrs[t].type))
+			continue;	/* newer than this dedupctl, or bad */
+		tb[t] = a;
+	}
+}
+
+void nl_nest(const struct nlattr *nest, const struct nls_set *set,
+	     const struct nlattr **tb)
+{
+	if (!nest) {
+		memset(tb, 0, (set->max + 1u) * sizeof(*tb));
+		return;
+	}
+	parse_attrs(mnl_attr_get_payload(nest), mnl_attr_get_payload_len(nest),
+		    set, tb);
+}
+
+/*
+ * The dotted path of the attribute at offset offs of request req (spec
+ * names, e.g. "config.filter.sbf.cell-bits"), into out; returns the set of
+ * the attributes nested in it (NULL if none).
+ */
+static const struct nls_set *attr_path(const struct nlmsghdr *req,
+				       uint32_t offs, char *out, size_t room)
+{
+	const struct nls_set *set = &nls_pktdedup;
+	const char *base = (const char *)req;
+	const struct nlattr *a = mnl_nlmsg_get_payload_offset(req,
+							      GENL_HDRLEN);
+	const char *end = base + req->nlmsg_len;
+
+	out[0] = '\0';
+	while (mnl_attr_ok(a, (int)(end - (const char *)a))) {
+		uint32_t at = (uint32_t)((const char *)a - base);
+		uint16_t t = mnl_attr_get_type(a);
+		const struct nls_attr *sa = set && t <= set->max &&
+					    set->attrs[t].name ?
+					    &set->attrs[t] : NULL;
+		size_t used = strlen(out);
+
+		if (offs < at || offs >= at + a->nla_len) {
+			a = mnl_attr_next(a);
+			continue;
+		}
+		if (sa)
+			snprintf(out + used, room - used, "%s%s",
+				 used ? "." : "", sa->name);
+		else
+			snprintf(out + used, room - used, "%sattribute %u",
+				 used ? "." : "", t);
+		if (!sa || sa->type != NLS_NEST)
+			return NULL;
+		if (offs == at)
+			return sa->nested;
+		set = sa->nested;
+		end = (const char *)a + a->nla_len;
+		a = mnl_attr_get_payload(a);
+	}
+	return NULL;
+}
+
+/* The name of attribute type miss, missing from the nest at offset nest. */
+static const char *missing_name(const struct nlmsghdr *req, uint32_t nest,
+				uint32_t miss)
+{
+	static char name[160];
+	const struct nls_set *set = &nls_pktdedup;
+	char path[128] = "";
+
+	if (nest)
+		set = attr_path(req, nest, path, sizeof(path));
+	if (set && miss <= set->max && set->attrs[miss].name)
+		snprintf(name, sizeof(name), "%s%s%s", path, path[0] ? "." : "",
+			 set->attrs[miss].name);
+	else
+		snprintf(name, sizeof(name), "attribute %u", miss);
+	return name;
 }
 
 struct resolve {
@@ -119,6 +194,7 @@ struct ext {
 	bool has_offs;
 	uint32_t miss;
 	bool has_miss;
+	uint32_t miss_nest;		/* offset of the nest it is missing from */
 };
 
 static int ext_attr(const struct nlattr *a, void *data)
@@ -135,6 +211,10 @@ static int ext_attr(const struct nlattr *a, void *data)
 			e->offs = mnl_attr_get_u32(a);
 			e->has_offs = true;
 		}
+		break;
+	case NLMSGERR_ATTR_MISS_NEST:
+		if (mnl_attr_validate(a, MNL_TYPE_U32) >= 0)
+			e->miss_nest = mnl_attr_get_u32(a);
 		break;
 	case NLMSGERR_ATTR_MISS_TYPE:
 		if (mnl_attr_validate(a, MNL_TYPE_U32) >= 0) {
@@ -166,21 +246,21 @@ static int error_cb(const struct nlmsghdr *nlh, void *data)
 	if (nlh->nlmsg_flags & NLM_F_ACK_TLVS)
 		mnl_attr_parse(nlh, off, ext_attr, &e);
 	p[0] = '\0';
-	/* name the attribute the kernel points at, unless its message does */
+	/* name the attribute the kernel points at */
 	if (e.has_offs && e.offs >= sizeof(struct nlmsghdr) &&
 	    e.offs + sizeof(struct nlattr) <= t->req->nlmsg_len) {
-		const struct nlattr *bad = (const void *)((const char *)t->req +
-							  e.offs);
-		const char *name = nl_attr_name(bad->nla_type);
+		char path[128];
 
-		if (!e.msg || strncmp(e.msg, name, strlen(name))) {
-			w = snprintf(p, room, "%s: ", name);
+		attr_path(t->req, e.offs, path, sizeof(path));
+		if (path[0]) {
+			w = snprintf(p, room, "%s: ", path);
 			p += w;
 			room -= (size_t)w;
 		}
 	}
 	if (e.has_miss)
-		snprintf(p, room, "missing %s", nl_attr_name((uint16_t)e.miss));
+		snprintf(p, room, "missing %s",
+			 missing_name(t->req, e.miss_nest, e.miss));
 	else
 		snprintf(p, room, "%s", e.msg ? e.msg : strerror(-err->error));
 	return MNL_CB_STOP;
@@ -199,16 +279,6 @@ static int done_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_STOP;
 }
 
-static int reply_attr(const struct nlattr *a, void *data)
-{
-	const struct nlattr **tb = data;
-	uint16_t type = mnl_attr_get_type(a);
-
-	if (type <= PKTDEDUP_A_MAX)
-		tb[type] = a;
-	return MNL_CB_OK;
-}
-
 struct reply {
 	nl_reply_cb cb;
 	nl_reply_cb entry_cb;
@@ -218,22 +288,24 @@ struct reply {
 static int reply_msg(const struct nlmsghdr *nlh, void *data)
 {
 	struct reply *r = data;
-	const struct nlattr *tb[PKTDEDUP_A_MAX + 1] = { 0 };
+	const struct nlattr *tb[PKTDEDUP_A_MAX + 1];
 	const struct nlattr *a;
 
-	if (!r->cb)
+	if (!r->cb || nlh->nlmsg_len < MNL_NLMSG_HDRLEN + GENL_HDRLEN)
 		return MNL_CB_OK;
-	mnl_attr_parse(nlh, sizeof(struct genlmsghdr), reply_attr, tb);
+	parse_attrs(mnl_nlmsg_get_payload_offset(nlh, GENL_HDRLEN),
+		    nlh->nlmsg_len - MNL_NLMSG_HDRLEN - GENL_HDRLEN,
+		    &nls_pktdedup, tb);
 	if (r->cb(tb, r->data) != MNL_CB_OK)
 		return MNL_CB_ERROR;
 	if (!r->entry_cb)
 		return MNL_CB_OK;
-	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
-		const struct nlattr *etb[PKTDEDUP_A_MAX + 1] = { 0 };
+	mnl_attr_for_each(a, nlh, GENL_HDRLEN) {
+		const struct nlattr *etb[PKTDEDUP_A_ENTRY_MAX + 1];
 
 		if (mnl_attr_get_type(a) != PKTDEDUP_A_ENTRY)
 			continue;
-		mnl_attr_parse_nested(a, reply_attr, etb);
+		nl_nest(a, &nls_entry, etb);
 		if (r->entry_cb(etb, r->data) != MNL_CB_OK)
 			return MNL_CB_ERROR;
 	}

@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../common/nl_spec.h"
+
 struct nl {
 	struct mnl_socket *sock;
 	uint16_t family;
@@ -16,7 +18,11 @@ struct nl {
 	char err[512];				/* why the last request failed */
 };
 
-/* Callback for each reply message: its attributes, indexed by type. */
+/*
+ * Callback for each reply message: its top-level attributes, indexed by
+ * type (PKTDEDUP_A_*). Every attribute has been checked against the
+ * spec's type (a wrong length leaves its slot NULL).
+ */
 typedef int (*nl_reply_cb)(const struct nlattr **tb, void *data);
 
 /* Open a socket and resolve the pktdedup family; 0 or -1 with n->err. */
@@ -31,7 +37,7 @@ struct nlmsghdr *nl_request(struct nl *n, uint8_t cmd, bool dump);
  */
 int nl_talk(struct nl *n, struct nlmsghdr *req, nl_reply_cb cb, void *data);
 
-/* The same, and entry_cb on each nested PKTDEDUP_A_ENTRY after cb. */
+/* The same, and entry_cb on each PKTDEDUP_A_ENTRY (its nest's tb) after cb. */
 int nl_talk_entries(struct nl *n, struct nlmsghdr *req, nl_reply_cb cb,
 		    nl_reply_cb entry_cb, void *data);
 /*
@@ -40,7 +46,11 @@ int nl_talk_entries(struct nl *n, struct nlmsghdr *req, nl_reply_cb cb,
  */
 int nl_listen(struct nl *n, nl_reply_cb cb, void *data);
 
-/* Name of a pktdedup attribute, for messages. */
-const char *nl_attr_name(uint16_t type);
+/*
+ * The attributes of nest (a set's nest, or NULL) into tb[0..set->max],
+ * each checked against the spec's type; tb is zeroed first.
+ */
+void nl_nest(const struct nlattr *nest, const struct nls_set *set,
+	     const struct nlattr **tb);
 
 #endif /* DEDUPCTL_NL_H */

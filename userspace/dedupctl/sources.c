@@ -22,9 +22,8 @@ static uint32_t window_arg(const char *v)
 	return (uint32_t)ms;
 }
 
-static const char *addr_str(const struct nlattr **tb, char *buf, size_t len)
+static const char *addr_str(const struct nlattr *a, char *buf, size_t len)
 {
-	const struct nlattr *a = tb[PKTDEDUP_A_ADDR];
 	uint16_t alen = a ? mnl_attr_get_payload_len(a) : 0;
 
 	if (alen == 4 && inet_ntop(AF_INET, mnl_attr_get_payload(a), buf,
@@ -39,11 +38,34 @@ static const char *addr_str(const struct nlattr **tb, char *buf, size_t len)
 
 /* ---- distinct ---- */
 
-static int distinct_cb(const struct nlattr **tb, void *data)
+/* The span a reply covers, in ms. */
+static uint32_t span_ms(const struct nlattr **tb)
 {
-	uint32_t last = u32a(tb, PKTDEDUP_A_DISTINCT_LAST_MS);
+	const struct nlattr *w[PKTDEDUP_A_WINDOW_MAX + 1];
+
+	nl_nest(tb[PKTDEDUP_A_WINDOW], &nls_window, w);
+	return u32a(w, PKTDEDUP_A_WINDOW_LAST_MS);
+}
+
+/* A request's span: the window nest, if a span was given. */
+static void put_span(struct nlmsghdr *nlh, uint32_t ms)
+{
+	struct nlattr *nest;
+
+	if (!ms)
+		return;
+	nest = mnl_attr_nest_start(nlh, PKTDEDUP_A_WINDOW);
+	mnl_attr_put_u32(nlh, PKTDEDUP_A_WINDOW_LAST_MS, ms);
+	mnl_attr_nest_end(nlh, nest);
+}
+
+static int distinct_cb(const struct nlattr **top, void *data)
+{
+	const struct nlattr *tb[PKTDEDUP_A_DISTINCT_MAX + 1];
+	uint32_t last = span_ms(top);
 
 	(void)data;
+	nl_nest(top[PKTDEDUP_A_DISTINCT], &nls_distinct, tb);
 	if (json) {
 		printf("{\"window_ms\":%u,\"subwindows\":%u,\"last_ms\":%u,"
 		       "\"src\":%llu,\"dst\":%llu}\n",
@@ -75,27 +97,35 @@ int cmd_distinct(int argc, char **argv)
 		usage_error("distinct: give nothing or window DURATION");
 	open_nl(&n);
 	nlh = nl_request(&n, PKTDEDUP_CMD_GET_DISTINCT, false);
-	if (ms)
-		mnl_attr_put_u32(nlh, PKTDEDUP_A_DISTINCT_LAST_MS, ms);
+	put_span(nlh, ms);
 	talk(&n, nlh, distinct_cb, NULL);
 	return 0;
 }
 
 /* ---- sources ---- */
 
-static int sources_cb(const struct nlattr **tb, void *data)
+static int sources_cb(const struct nlattr **top, void *data)
 {
-	unsigned long long sent = u64a(tb, PKTDEDUP_A_EV_SENT),
-			   over = u64a(tb, PKTDEDUP_A_EV_OVERRUN),
-			   rate = u64a(tb, PKTDEDUP_A_EV_RATELIMITED),
-			   fail = u64a(tb, PKTDEDUP_A_EV_FAILED),
-			   rep = u64a(tb, PKTDEDUP_A_EV_REPEAT),
-			   seen = u64a(tb, PKTDEDUP_A_SRC_NEW_SEEN),
-			   mem = u64a(tb, PKTDEDUP_A_SRC_MEM_TOTAL);
-	bool on = u8a(tb, PKTDEDUP_A_SRC_NEW);
+	const struct nlattr *tb[PKTDEDUP_A_SOURCES_MAX + 1],
+		*st[PKTDEDUP_A_SOURCE_STATE_MAX + 1],
+		*ev[PKTDEDUP_A_EVENTS_MAX + 1], *nf[PKTDEDUP_A_SBF_PLAN_MAX + 1];
+	unsigned long long sent, over, rate, fail, rep, seen, mem;
 	char b1[32], b2[32];
+	bool on;
 
 	(void)data;
+	nl_nest(top[PKTDEDUP_A_SOURCES], &nls_sources, tb);
+	nl_nest(top[PKTDEDUP_A_SOURCE_STATE], &nls_source_state, st);
+	nl_nest(top[PKTDEDUP_A_EVENTS], &nls_events, ev);
+	nl_nest(st[PKTDEDUP_A_SOURCE_STATE_NEW_FILTER], &nls_sbf_plan, nf);
+	sent = u64a(ev, PKTDEDUP_A_EVENTS_SENT);
+	over = u64a(ev, PKTDEDUP_A_EVENTS_OVERRUN);
+	rate = u64a(ev, PKTDEDUP_A_EVENTS_RATELIMITED);
+	fail = u64a(ev, PKTDEDUP_A_EVENTS_FAILED);
+	rep = u64a(ev, PKTDEDUP_A_EVENTS_REPEAT);
+	seen = u64a(st, PKTDEDUP_A_SOURCE_STATE_NEW_SEEN);
+	mem = u64a(st, PKTDEDUP_A_SOURCE_STATE_MEM_TOTAL);
+	on = u8a(tb, PKTDEDUP_A_SOURCES_NEW);
 	if (json) {
 		printf("{\"window_ms\":%u,\"subwindows\":%u,\"counters\":%u,"
 		       "\"new\":%s,\"new_mem\":%llu,\"new_gap\":%llu,"
@@ -104,24 +134,24 @@ static int sources_cb(const struct nlattr **tb, void *data)
 		       "\"events_repeat\":%llu,"
 		       "\"events_sent\":%llu,\"events_overrun\":%llu,"
 		       "\"events_ratelimited\":%llu,\"events_failed\":%llu",
-		       u32a(tb, PKTDEDUP_A_DISTINCT_WINDOW_MS),
-		       u32a(tb, PKTDEDUP_A_DISTINCT_SUBWINDOWS),
-		       u32a(tb, PKTDEDUP_A_SRC_COUNTERS), on ? "true" : "false",
-		       (unsigned long long)u64a(tb, PKTDEDUP_A_SRC_NEW_MEM),
-		       (unsigned long long)u64a(tb, PKTDEDUP_A_SRC_NEW_GAP),
-		       u32a(tb, PKTDEDUP_A_SRC_EVENT_RATE),
-		       u32a(tb, PKTDEDUP_A_SRC_RING), mem, seen, rep, sent,
+		       u32a(tb, PKTDEDUP_A_SOURCES_WINDOW_MS),
+		       u32a(tb, PKTDEDUP_A_SOURCES_SUBWINDOWS),
+		       u32a(tb, PKTDEDUP_A_SOURCES_COUNTERS), on ? "true" : "false",
+		       (unsigned long long)u64a(tb, PKTDEDUP_A_SOURCES_NEW_MEM),
+		       (unsigned long long)u64a(tb, PKTDEDUP_A_SOURCES_NEW_GAP),
+		       u32a(tb, PKTDEDUP_A_SOURCES_EVENT_RATE),
+		       u32a(tb, PKTDEDUP_A_SOURCES_RING), mem, seen, rep, sent,
 		       over, rate, fail);
-		if (tb[PKTDEDUP_A_PLAN_CELLS])
+		if (nf[PKTDEDUP_A_SBF_PLAN_CELLS])
 			printf(",\"new_filter\":{\"max\":%u,\"k\":%u,\"p\":%u,"
 			       "\"cells\":%llu,\"fp_bound\":%.9g,"
 			       "\"fn_at_gap\":%.9g}",
-			       u32a(tb, PKTDEDUP_A_PLAN_MAX),
-			       u32a(tb, PKTDEDUP_A_PLAN_K),
-			       u32a(tb, PKTDEDUP_A_PLAN_P),
-			       (unsigned long long)u64a(tb, PKTDEDUP_A_PLAN_CELLS),
-			       u32a(tb, PKTDEDUP_A_PLAN_FP_BOUND) / 1e9,
-			       u32a(tb, PKTDEDUP_A_PLAN_FN) / 1e9);
+			       u32a(nf, PKTDEDUP_A_SBF_PLAN_CELL_MAX),
+			       u32a(nf, PKTDEDUP_A_SBF_PLAN_K),
+			       u32a(nf, PKTDEDUP_A_SBF_PLAN_P),
+			       (unsigned long long)u64a(nf, PKTDEDUP_A_SBF_PLAN_CELLS),
+			       u32a(nf, PKTDEDUP_A_SBF_PLAN_FP_BOUND) / 1e9,
+			       u32a(nf, PKTDEDUP_A_SBF_PLAN_FN) / 1e9);
 		printf("}\n");
 		return MNL_CB_OK;
 	}
@@ -129,22 +159,23 @@ static int sources_cb(const struct nlattr **tb, void *data)
 	       "top         %u counters per sub-window per CPU\n"
 	       "new         %s (filter %s per CPU, ring %u, at most %u events/s)\n"
 	       "memory      %s in all\n",
-	       u32a(tb, PKTDEDUP_A_DISTINCT_WINDOW_MS),
-	       u32a(tb, PKTDEDUP_A_DISTINCT_SUBWINDOWS),
-	       u32a(tb, PKTDEDUP_A_SRC_COUNTERS), on ? "on" : "off",
-	       size_str(b1, sizeof(b1), u64a(tb, PKTDEDUP_A_SRC_NEW_MEM)),
-	       u32a(tb, PKTDEDUP_A_SRC_RING),
-	       u32a(tb, PKTDEDUP_A_SRC_EVENT_RATE),
+	       u32a(tb, PKTDEDUP_A_SOURCES_WINDOW_MS),
+	       u32a(tb, PKTDEDUP_A_SOURCES_SUBWINDOWS),
+	       u32a(tb, PKTDEDUP_A_SOURCES_COUNTERS), on ? "on" : "off",
+	       size_str(b1, sizeof(b1), u64a(tb, PKTDEDUP_A_SOURCES_NEW_MEM)),
+	       u32a(tb, PKTDEDUP_A_SOURCES_RING),
+	       u32a(tb, PKTDEDUP_A_SOURCES_EVENT_RATE),
 	       size_str(b2, sizeof(b2), mem));
-	if (tb[PKTDEDUP_A_PLAN_CELLS])
+	if (nf[PKTDEDUP_A_SBF_PLAN_CELLS])
 		printf("new filter  %llu cells, max %u, k %u, p %u: fp <= %.4g%%, "
 		       "fn %.4g%% for a source %llu packets apart\n",
-		       (unsigned long long)u64a(tb, PKTDEDUP_A_PLAN_CELLS),
-		       u32a(tb, PKTDEDUP_A_PLAN_MAX), u32a(tb, PKTDEDUP_A_PLAN_K),
-		       u32a(tb, PKTDEDUP_A_PLAN_P),
-		       u32a(tb, PKTDEDUP_A_PLAN_FP_BOUND) / 1e7,
-		       u32a(tb, PKTDEDUP_A_PLAN_FN) / 1e7,
-		       (unsigned long long)u64a(tb, PKTDEDUP_A_PLAN_GAP));
+		       (unsigned long long)u64a(nf, PKTDEDUP_A_SBF_PLAN_CELLS),
+		       u32a(nf, PKTDEDUP_A_SBF_PLAN_CELL_MAX),
+		       u32a(nf, PKTDEDUP_A_SBF_PLAN_K),
+		       u32a(nf, PKTDEDUP_A_SBF_PLAN_P),
+		       u32a(nf, PKTDEDUP_A_SBF_PLAN_FP_BOUND) / 1e7,
+		       u32a(nf, PKTDEDUP_A_SBF_PLAN_FN) / 1e7,
+		       (unsigned long long)u64a(nf, PKTDEDUP_A_SBF_PLAN_GAP));
 	printf("events      %llu new to a CPU, %llu of them seen on another, "
 	       "%llu sent, %llu overrun, %llu over the rate, %llu failed\n",
 	       seen, rep, sent, over, rate, fail);
@@ -153,6 +184,9 @@ static int sources_cb(const struct nlattr **tb, void *data)
 
 static void put_sources(struct nlmsghdr *nlh, int argc, char **argv)
 {
+	struct nlattr *nest = argc ? mnl_attr_nest_start(nlh,
+							  PKTDEDUP_A_SOURCES) :
+			      NULL;
 	int i;
 
 	for (i = 0; i < argc; i += 2) {
@@ -163,35 +197,37 @@ static void put_sources(struct nlmsghdr *nlh, int argc, char **argv)
 
 			if (ms < 1000)
 				usage_error("window: '%s' is shorter than 1s", v);
-			mnl_attr_put_u32(nlh, PKTDEDUP_A_DISTINCT_WINDOW_MS, ms);
+			mnl_attr_put_u32(nlh, PKTDEDUP_A_SOURCES_WINDOW_MS, ms);
 		} else if (!strcmp(k, "subwindows")) {
-			mnl_attr_put_u32(nlh, PKTDEDUP_A_DISTINCT_SUBWINDOWS,
+			mnl_attr_put_u32(nlh, PKTDEDUP_A_SOURCES_SUBWINDOWS,
 					 (uint32_t)num_arg(k, v, 1, 64));
 		} else if (!strcmp(k, "counters")) {
-			mnl_attr_put_u32(nlh, PKTDEDUP_A_SRC_COUNTERS,
+			mnl_attr_put_u32(nlh, PKTDEDUP_A_SOURCES_COUNTERS,
 					 (uint32_t)num_arg(k, v, 8, 4096));
 		} else if (!strcmp(k, "new")) {
-			mnl_attr_put_u8(nlh, PKTDEDUP_A_SRC_NEW, onoff_arg(k, v));
+			mnl_attr_put_u8(nlh, PKTDEDUP_A_SOURCES_NEW, onoff_arg(k, v));
 		} else if (!strcmp(k, "new-mem")) {
-			mnl_attr_put_u64(nlh, PKTDEDUP_A_SRC_NEW_MEM,
+			mnl_attr_put_u64(nlh, PKTDEDUP_A_SOURCES_NEW_MEM,
 					 size_arg(k, v));
 		} else if (!strcmp(k, "new-gap")) {
-			mnl_attr_put_u64(nlh, PKTDEDUP_A_SRC_NEW_GAP,
+			mnl_attr_put_u64(nlh, PKTDEDUP_A_SOURCES_NEW_GAP,
 					 strcmp(v, "auto") ?
 					 num_arg(k, v, 1, 1ULL << 48) : 0);
 		} else if (!strcmp(k, "event-rate")) {
-			mnl_attr_put_u32(nlh, PKTDEDUP_A_SRC_EVENT_RATE,
+			mnl_attr_put_u32(nlh, PKTDEDUP_A_SOURCES_EVENT_RATE,
 					 (uint32_t)num_arg(k, v, 1, 1000000));
 		} else if (!strcmp(k, "ring")) {
 			uint64_t r = num_arg(k, v, 16, 65536);
 
 			if (r & (r - 1))
 				usage_error("ring: '%s' is not a power of two", v);
-			mnl_attr_put_u32(nlh, PKTDEDUP_A_SRC_RING, (uint32_t)r);
+			mnl_attr_put_u32(nlh, PKTDEDUP_A_SOURCES_RING, (uint32_t)r);
 		} else {
 			usage_error("sources: unknown setting '%s'", k);
 		}
 	}
+	if (nest)
+		mnl_attr_nest_end(nlh, nest);
 }
 
 int cmd_sources(int argc, char **argv)
@@ -208,7 +244,7 @@ int cmd_sources(int argc, char **argv)
 	nlh = nl_request(&n, argc ? PKTDEDUP_CMD_SET_SOURCES :
 			 PKTDEDUP_CMD_GET_SOURCES, false);
 	put_sources(nlh, argc, argv);
-	talk(&n, nlh, sources_cb, NULL);
+	talk_change(&n, nlh, sources_cb, NULL);
 	return 0;
 }
 
@@ -219,23 +255,26 @@ struct list_ctx {
 	unsigned int rows;
 };
 
-static int list_head_cb(const struct nlattr **tb, void *data)
+static int list_head_cb(const struct nlattr **top, void *data)
 {
+	const struct nlattr *tb[PKTDEDUP_A_LIST_MAX + 1];
 	struct list_ctx *c = data;
-	uint32_t last = u32a(tb, PKTDEDUP_A_DISTINCT_LAST_MS);
-	unsigned long long total = u64a(tb, PKTDEDUP_A_TOTAL),
-			   err = u64a(tb, PKTDEDUP_A_TOP_ERROR);
+	uint32_t last = span_ms(top);
+	unsigned long long total, err;
 
+	nl_nest(top[PKTDEDUP_A_LIST], &nls_list, tb);
+	total = u64a(tb, PKTDEDUP_A_LIST_TOTAL);
+	err = u64a(tb, PKTDEDUP_A_LIST_ERROR);
 	if (json) {
 		printf("{\"last_ms\":%u,\"packets\":%llu,\"error\":%llu", last,
 		       total, err);
 		if (c->rare)
 			printf(",\"support\":%.9g,\"support_count\":%llu,"
 			       "\"candidates\":%u,\"found\":%u",
-			       u32a(tb, PKTDEDUP_A_RARE_SUPPORT) / 1e9,
-			       (unsigned long long)u64a(tb, PKTDEDUP_A_RARE_SUPPORT_COUNT),
-			       u32a(tb, PKTDEDUP_A_RARE_CANDIDATES),
-			       u32a(tb, PKTDEDUP_A_RARE_FOUND));
+			       u32a(tb, PKTDEDUP_A_LIST_SUPPORT) / 1e9,
+			       (unsigned long long)u64a(tb, PKTDEDUP_A_LIST_SUPPORT_COUNT),
+			       u32a(tb, PKTDEDUP_A_LIST_CANDIDATES),
+			       u32a(tb, PKTDEDUP_A_LIST_FOUND));
 		printf(",\"%s\":[", c->rare ? "rare" : "top");
 		return MNL_CB_OK;
 	}
@@ -244,10 +283,10 @@ static int list_head_cb(const struct nlattr **tb, void *data)
 	if (c->rare)
 		printf("rare: at most %llu packets (support %.9g): %u of %u sources seen;\n"
 		       "none listed sent more than that + %llu\n",
-		       (unsigned long long)u64a(tb, PKTDEDUP_A_RARE_SUPPORT_COUNT),
-		       u32a(tb, PKTDEDUP_A_RARE_SUPPORT) / 1e9,
-		       u32a(tb, PKTDEDUP_A_RARE_FOUND),
-		       u32a(tb, PKTDEDUP_A_RARE_CANDIDATES), err);
+		       (unsigned long long)u64a(tb, PKTDEDUP_A_LIST_SUPPORT_COUNT),
+		       u32a(tb, PKTDEDUP_A_LIST_SUPPORT) / 1e9,
+		       u32a(tb, PKTDEDUP_A_LIST_FOUND),
+		       u32a(tb, PKTDEDUP_A_LIST_CANDIDATES), err);
 	else
 		printf("no source missing from the list sent more than %llu\n",
 		       err);
@@ -260,16 +299,16 @@ static int list_entry_cb(const struct nlattr **tb, void *data)
 	struct list_ctx *c = data;
 	char a[64];
 
-	addr_str(tb, a, sizeof(a));
+	addr_str(tb[PKTDEDUP_A_ENTRY_ADDR], a, sizeof(a));
 	if (json)
 		printf("%s{\"addr\":\"%s\",\"min\":%llu,\"max\":%llu}",
 		       c->rows ? "," : "", a,
-		       (unsigned long long)u64a(tb, PKTDEDUP_A_COUNT_LO),
-		       (unsigned long long)u64a(tb, PKTDEDUP_A_COUNT_HI));
+		       (unsigned long long)u64a(tb, PKTDEDUP_A_ENTRY_COUNT_LO),
+		       (unsigned long long)u64a(tb, PKTDEDUP_A_ENTRY_COUNT_HI));
 	else
 		printf("%-40s %12llu %12llu\n", a,
-		       (unsigned long long)u64a(tb, PKTDEDUP_A_COUNT_LO),
-		       (unsigned long long)u64a(tb, PKTDEDUP_A_COUNT_HI));
+		       (unsigned long long)u64a(tb, PKTDEDUP_A_ENTRY_COUNT_LO),
+		       (unsigned long long)u64a(tb, PKTDEDUP_A_ENTRY_COUNT_HI));
 	c->rows++;
 	return MNL_CB_OK;
 }
@@ -289,6 +328,7 @@ int cmd_top(int argc, char **argv)
 {
 	struct list_ctx c = { .rare = false };
 	uint32_t count = 10, ms = 0;
+	struct nlattr *nest;
 	struct nlmsghdr *nlh;
 	struct nl n;
 	int i = 0;
@@ -301,9 +341,10 @@ int cmd_top(int argc, char **argv)
 		usage_error("top: give [N] [window DURATION]");
 	open_nl(&n);
 	nlh = nl_request(&n, PKTDEDUP_CMD_GET_TOP, false);
-	mnl_attr_put_u32(nlh, PKTDEDUP_A_TOP_N, count);
-	if (ms)
-		mnl_attr_put_u32(nlh, PKTDEDUP_A_DISTINCT_LAST_MS, ms);
+	put_span(nlh, ms);
+	nest = mnl_attr_nest_start(nlh, PKTDEDUP_A_TOP);
+	mnl_attr_put_u32(nlh, PKTDEDUP_A_TOP_COUNT, count);
+	mnl_attr_nest_end(nlh, nest);
 	list(nlh, &n, &c);
 	return 0;
 }
@@ -312,6 +353,7 @@ int cmd_rare(int argc, char **argv)
 {
 	struct list_ctx c = { .rare = true };
 	uint32_t ppb = 100000, limit = 100, ms = 0;
+	struct nlattr *nest;
 	struct nlmsghdr *nlh;
 	struct nl n;
 	int i;
@@ -330,10 +372,11 @@ int cmd_rare(int argc, char **argv)
 	}
 	open_nl(&n);
 	nlh = nl_request(&n, PKTDEDUP_CMD_GET_RARE, false);
+	put_span(nlh, ms);
+	nest = mnl_attr_nest_start(nlh, PKTDEDUP_A_RARE);
 	mnl_attr_put_u32(nlh, PKTDEDUP_A_RARE_SUPPORT, ppb);
-	mnl_attr_put_u32(nlh, PKTDEDUP_A_TOP_N, limit);
-	if (ms)
-		mnl_attr_put_u32(nlh, PKTDEDUP_A_DISTINCT_LAST_MS, ms);
+	mnl_attr_put_u32(nlh, PKTDEDUP_A_RARE_COUNT, limit);
+	mnl_attr_nest_end(nlh, nest);
 	list(nlh, &n, &c);
 	return 0;
 }
@@ -346,6 +389,7 @@ struct mon_ctx {
 
 static int monitor_cb(const struct nlattr **tb, void *data)
 {
+	const struct nlattr *ev[PKTDEDUP_A_EVENT_MAX + 1];
 	struct mon_ctx *c = data;
 	char a[64], when[64];
 	struct tm tm;
@@ -359,30 +403,35 @@ static int monitor_cb(const struct nlattr **tb, void *data)
 			printf("events lost: this socket overflowed\n");
 		return MNL_CB_OK;
 	}
-	if (!tb[PKTDEDUP_A_ADDR])
+	if (!tb[PKTDEDUP_A_EVENT])
 		return MNL_CB_OK;	/* not an event of ours */
-	addr_str(tb, a, sizeof(a));
-	ms = u64a(tb, PKTDEDUP_A_EV_TIME_MS);
+	nl_nest(tb[PKTDEDUP_A_EVENT], &nls_event, ev);
+	tb = ev;
+	addr_str(tb[PKTDEDUP_A_EVENT_ADDR], a, sizeof(a));
+	ms = u64a(tb, PKTDEDUP_A_EVENT_TIME_MS);
 	if (json) {
 		printf("{\"event\":\"new-source\",\"addr\":\"%s\",\"cpu\":%u,"
 		       "\"time_ms\":%llu,\"dropped\":%llu}\n", a,
-		       u32a(tb, PKTDEDUP_A_EV_CPU), (unsigned long long)ms,
-		       (unsigned long long)u64a(tb, PKTDEDUP_A_EV_DROPPED));
+		       u32a(tb, PKTDEDUP_A_EVENT_CPU), (unsigned long long)ms,
+		       (unsigned long long)u64a(tb, PKTDEDUP_A_EVENT_DROPPED));
 	} else {
 		t = (time_t)(ms / 1000);
 		localtime_r(&t, &tm);
 		strftime(when, sizeof(when), "%H:%M:%S", &tm);
 		printf("%s.%03u new source %s (cpu %u)\n", when,
-		       (unsigned int)(ms % 1000), a, u32a(tb, PKTDEDUP_A_EV_CPU));
+		       (unsigned int)(ms % 1000), a, u32a(tb, PKTDEDUP_A_EVENT_CPU));
 	}
 	if (c->left && !--c->left)
 		return MNL_CB_STOP;
 	return MNL_CB_OK;
 }
 
-static int new_on_cb(const struct nlattr **tb, void *data)
+static int new_on_cb(const struct nlattr **top, void *data)
 {
-	*(bool *)data = u8a(tb, PKTDEDUP_A_SRC_NEW);
+	const struct nlattr *tb[PKTDEDUP_A_SOURCES_MAX + 1];
+
+	nl_nest(top[PKTDEDUP_A_SOURCES], &nls_sources, tb);
+	*(bool *)data = u8a(tb, PKTDEDUP_A_SOURCES_NEW);
 	return MNL_CB_OK;
 }
 
