@@ -13,6 +13,9 @@
 
 B ?= build
 CC ?= gcc
+# Debian's python3, with python3-yaml (scripts/install-deps.sh)
+PYTHON ?= /usr/bin/python3
+SPEC := Documentation/netlink/specs/pktdedup.yaml
 CORE_SRC := $(wildcard module/core/*.c)
 CORE_HDR := $(wildcard module/core/*.h) userspace/common/port_user.h
 KUNIT_TESTS := $(wildcard tests/kunit/*_test.c)
@@ -52,7 +55,8 @@ $(B)/dedup-sim: $(CORE_SRC) $(CORE_HDR) $(SIM_SRC) $(SIM_HDR) | $(B)
 	$(CC) $(CFLAGS_COMMON) -O2 -Iuserspace/sim -o $@ $(SIM_SRC) \
 		$(CORE_SRC) -lpcap -lm
 
-CTL_SRC := $(wildcard userspace/dedupctl/*.c) userspace/common/args.c
+CTL_SRC := $(wildcard userspace/dedupctl/*.c) userspace/common/args.c \
+	userspace/common/nl_spec.c
 $(B)/dedupctl: $(CORE_SRC) $(CORE_HDR) $(CTL_SRC) $(wildcard userspace/dedupctl/*.h) \
 		module/uapi/pktdedup.h | $(B)
 	$(CC) $(CFLAGS_COMMON) -O2 -o $@ $(CTL_SRC) $(CORE_SRC) -lmnl
@@ -95,8 +99,17 @@ bench: $(B)/bench
 $(B)/pdnet: tests/e2e/pdnet.c | $(B)
 	$(CC) $(CFLAGS_COMMON) -O2 -static -o $@ $<
 
+# the e2e suite's raw netlink client, and the policy dump the spec promises
+$(B)/pdnl: tests/e2e/pdnl.c userspace/common/nl_spec.c \
+		userspace/common/nl_spec.h module/uapi/pktdedup.h | $(B)
+	$(CC) $(CFLAGS_COMMON) -O2 -o $@ tests/e2e/pdnl.c \
+		userspace/common/nl_spec.c -lmnl
+
+$(B)/policy.expected: $(SPEC) scripts/nlspec.py | $(B)
+	$(PYTHON) scripts/nlspec.py policy-dump > $@
+
 # The guest image: module, tools, scenarios (see scripts/vm.sh).
-vm: module $(B)/dedupctl $(B)/pdnet
+vm: module $(B)/dedupctl $(B)/pdnet $(B)/pdnl $(B)/policy.expected
 	scripts/vm.sh initramfs $(B)
 
 e2e: vm

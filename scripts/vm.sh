@@ -52,7 +52,9 @@ initramfs() {
 	copy_bin "$root" /usr/sbin/ip /usr/sbin/ip
 	copy_bin "$root" /usr/sbin/nft /usr/sbin/nft
 	copy_bin "$root" "$B/dedupctl" /bin/dedupctl
+	copy_bin "$root" "$B/pdnl" /bin/pdnl
 	cp "$B/pdnet" "$root/bin/pdnet"
+	cp "$B/policy.expected" "$root/lib/pd/policy.expected"
 	cp "$B/kmod/pktdedup.ko" "$root/lib/pd/pktdedup.ko"
 
 	# kernel modules, dependencies first
@@ -105,8 +107,8 @@ boot() {
 		echo "vm.sh: the guest did not finish in $secs s (hang)" >&2
 		return 1
 	fi
-	if grep -aqE 'Oops|BUG:|WARNING:|Kernel panic|Call Trace|soft lockup|rcu_preempt self-detected stall' "$log"; then
-		echo "vm.sh: the kernel logged an oops, BUG or WARNING" >&2
+	if grep -aqE 'Oops|BUG:|WARNING:|Kernel panic|Call Trace|soft lockup|rcu_preempt self-detected stall|invoked oom-killer|Out of memory' "$log"; then
+		echo "vm.sh: the kernel logged an oops, BUG, WARNING or OOM kill" >&2
 		return 1
 	fi
 	if ! grep -aq "^pd-result: $run pass" "$log"; then

@@ -29,9 +29,9 @@ demo) sh /lib/pd/demo.sh && status=0 ;;
 esac
 
 # the kernel's own verdict on the run: anything it would not say calmly
-if dmesg | grep -qE 'Oops|BUG:|WARNING:|Call Trace'; then
+if dmesg | grep -qE 'Oops|BUG:|WARNING:|Call Trace|invoked oom-killer|Out of memory'; then
 	echo "init: the kernel logged a problem:"
-	dmesg | grep -E -A 20 'Oops|BUG:|WARNING:|Call Trace' | head -n 60
+	dmesg | grep -E -A 20 'Oops|BUG:|WARNING:|Call Trace|invoked oom-killer|Out of memory' | head -n 60
 	status=1
 fi
 [ $status -eq 0 ] && echo "pd-result: $run pass" || echo "pd-result: $run fail"

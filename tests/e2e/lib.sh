@@ -60,6 +60,12 @@ stat_of() {	# NS COLUMN-NAME
 		$1 == "total" { print $col }'
 }
 
+# The configuration of NS's instance (dedupctl -j show without the budget,
+# whose peak and last refusal are status, not configuration).
+show_cfg() {	# NS
+	inns "$1" dedupctl -j show | sed 's/,"budget":{[^}]*}//'
+}
+
 # A JSON number from dedupctl -j output: json_num KEY < json
 json_num() {
 	sed -n "s/.*\"$1\":\([0-9.e+-]*\).*/\1/p" | head -n 1

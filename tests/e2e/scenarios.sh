@@ -193,11 +193,16 @@ t_query() {
 		"$(inns b dedupctl query src $A4 | sed 's/filters)/filter)/;s/in [0-9]* filter/in 1 filter/')"
 	expect_eq "query src unseen" "absent" "$(inns b dedupctl query src 10.9.9.9)"
 	expect_eq "still absent (nothing inserted)" "absent" "$(inns b dedupctl query src 10.9.9.9)"
+	expect_eq "a 5-byte address is neither IPv4 nor IPv6" \
+		"error -22: an address is 4 (IPv4) or 16 (IPv6) bytes [at query.src]" \
+		"$(inns b pdnl send query query.src=bin:0a01000101)"
 	expect_eq "query -j" '{"present":false,"filters":0}' "$(inns b dedupctl -j query src 10.9.9.9)"
 	expect_fail "query of the wrong key form" 1 "not keyed by packet" \
-		inns b dedupctl query packet-hex 4500001c000100004011000000000000
-	expect_fail "query flow on a src filter" 1 "missing" \
-		inns b dedupctl query dst $B4
+		inns b dedupctl query packet-hex 4500001c00010000401100000a0100010a0100024e20003500080000
+	expect_fail "a packet shorter than an IPv4 header" 2 "20 to" \
+		inns b dedupctl query packet-hex 4500001c0001000040110000
+	expect_fail "query dst on a src filter names what is missing" 1 \
+		"missing query.src" inns b dedupctl query dst $B4
 	inns b dedupctl set key packet
 	t_end
 }
@@ -263,7 +268,7 @@ t_netns() {
 
 t_unprivileged() {
 	t_begin "without CAP_NET_ADMIN nothing changes"
-	before=$(inns b dedupctl -j show)
+	before=$(show_cfg b)
 	expect_fail "set as nobody" 1 "CAP_NET_ADMIN" \
 		inns b pdnet asuser 65534 dedupctl set action drop
 	expect_fail "reset as nobody" 1 "CAP_NET_ADMIN" \
@@ -272,21 +277,25 @@ t_unprivileged() {
 		inns b pdnet asuser 65534 dedupctl query src $A4
 	expect_ok "show as nobody" inns b pdnet asuser 65534 dedupctl show
 	expect_ok "stats as nobody" inns b pdnet asuser 65534 dedupctl stats
-	expect_eq "configuration unchanged" "$before" "$(inns b dedupctl -j show)"
+	expect_eq "configuration unchanged" "$before" "$(show_cfg b)"
 	t_end
 }
 
 t_bad_values() {
 	t_begin "bad values: a clear error, non-zero exit, nothing changed"
-	before=$(inns b dedupctl -j show)
+	before=$(show_cfg b)
 	expect_fail "fps 2" 2 "fps" inns b dedupctl set fps 2
 	expect_fail "mem 1X" 2 "mem" inns b dedupctl set mem 1X
 	expect_fail "unknown setting" 2 "unknown setting" inns b dedupctl set colour blue
-	expect_fail "max 5 (kernel policy)" 1 "max" inns b dedupctl set max 5
+	expect_fail "max 5 (not 2^j - 1)" 2 "max" inns b dedupctl set max 5
 	expect_fail "mem above the cap" 1 "max_netns_mem" inns b dedupctl set mem 200M
+	expect_fail "the refusal says what the change needed" 1 \
+		"(400.0 MiB); this namespace holds" inns b dedupctl set mem 200M
 	expect_fail "p above the cells" 1 "p must not exceed" inns b dedupctl set mem 64K p 999999
-	expect_fail "all or nothing" 1 "max" inns b dedupctl set action drop max 5
-	expect_eq "configuration unchanged" "$before" "$(inns b dedupctl -j show)"
+	expect_fail "all or nothing" 1 "memory cap" inns b dedupctl set action drop mem 200M
+	expect_fail "a mark value outside its mask" 1 "outside the mask" \
+		inns b dedupctl set action mark mark 0x100/0xff
+	expect_eq "configuration unchanged" "$before" "$(show_cfg b)"
 	t_end
 }
 
@@ -545,7 +554,217 @@ t_reconfigure_rmmod() {
 	t_end
 }
 
+# The operations of the spec, in its order.
+spec_ops() {
+	sed -n 's/^op \([a-z-]*\) .*/\1/p' /lib/pd/policy.expected | uniq
+}
+
+# Compare a policy dump (pdnl policy [OP], run by RUNNER) with the spec's.
+policy_matches() {	# WHO OP|"" RUNNER...
+	_who=$1
+	_op=$2
+	shift 2
+	if [ -n "$_op" ]; then
+		awk -v o="$_op" '/^op /{ k = ($2 == o) } k' \
+			/lib/pd/policy.expected > /tmp/pol.want
+	else
+		cp /lib/pd/policy.expected /tmp/pol.want
+	fi
+	# shellcheck disable=SC2086
+	"$@" pdnl policy $_op > /tmp/pol.got 2>&1
+	if cmp -s /tmp/pol.want /tmp/pol.got; then
+		return 0
+	fi
+	t_fail "$_who: policy ${_op:-of the family} differs from the spec:"
+	diff /tmp/pol.want /tmp/pol.got | head -n 20 | sed 's/^/#     /'
+	return 1
+}
+
+t_policy() {
+	t_begin "policy dumps by unprivileged users: the whole family and every operation, as the spec says"
+	n=0
+	for who in nobody userns-root; do
+		if [ $who = nobody ]; then
+			set -- inns b pdnet asuser 65534
+		else
+			set -- inns b pdnet asuser 65534 unshare -Urn
+		fi
+		policy_matches $who "" "$@" && n=$((n + 1))
+		for op in $(spec_ops); do
+			policy_matches $who "$op" "$@" && n=$((n + 1))
+		done
+	done
+	expect_eq "dumps equal to the spec's (2 x (family + 10 operations))" 22 "$n"
+	expect_eq "as uid 65534, really" 65534 \
+		"$(inns b pdnet asuser 65534 sh -c 'id -u')"
+	t_end
+}
+
+# pdnl as root in b: one request; prints "ok" or "error ..."
+nl_b() {
+	inns b pdnl "$@" 2>&1
+}
+
+# The request must be refused with errno ERR (and TEXT in what is said).
+refused_with() {	# WHAT ERR TEXT PDNL-ARGS...
+	_w=$1
+	_e=$2
+	_t=$3
+	shift 3
+	_out=$(nl_b "$@")
+	case "$_out" in
+	"error $_e: "*"$_t"*) echo "#   $_w: $_out" ;;
+	*) t_fail "$_w: pdnl $* gave '$_out', want error $_e with '$_t'" ;;
+	esac
+}
+
+t_strict() {
+	t_begin "strict validation: junk anywhere in any command is refused and changes nothing"
+	inns b dedupctl reset
+	send -4 $A4 $B4 --count 20 --copies 2
+	show0=$(show_cfg b)
+	src0=$(inns b dedupctl -j sources)
+	pk0=$(stat_of b packets)
+	[ "$pk0" -gt 0 ] || t_fail "no packets counted before the test"
+	expect_eq "a plain request works" ok "$(nl_b send get-config | tail -n 1)"
+	for op in $(spec_ops); do
+		refused_with "$op: unknown top-level attribute" -22 "" \
+			send "$op" 200=u32:1
+		refused_with "$op: an attribute of another command (stats)" -22 "" \
+			send "$op" stats=nest
+		refused_with "$op: unknown attribute in the header" -22 "header.9" \
+			send "$op" header.9=u32:1
+		refused_with "$op: unknown header flag" -22 "header.flags" \
+			send "$op" header.flags=u32:0x80
+		refused_with "$op: nonzero reserved field" -22 "" \
+			-R 1 send "$op"
+		refused_with "$op: protocol version 1" -71 "version 1 is gone" \
+			-V 1 send "$op"
+	done
+	refused_with "get-stats dump: unknown attribute" -22 "" \
+		-d send get-stats 200=u32:1
+	# 6.1 gives a dump's start callback no extended ack: no message
+	refused_with "get-stats dump: version 1" -71 "" -V 1 -d send get-stats
+	expect_eq "get-stats dump works" ok "$(nl_b -d send get-stats | tail -n 1)"
+	refused_with "set-config: a good setting beside an unknown one" -22 \
+		"config.99" send set-config config.action=u8:2 config.99=u32:1
+	refused_with "set-config: a reply-only nest" -22 "" \
+		send set-config config.action=u8:2 plan=nest
+	refused_with "set-config: cell-bits 9" -34 "config.filter.sbf.cell-bits" \
+		send set-config config.filter.sbf.cell-bits=u8:9
+	refused_with "set-config: a filter kind there is none of" -34 \
+		"config.filter.kind" send set-config config.filter.kind=u32:7
+	refused_with "set-config: pad in a request" -22 "config.filter.pad" \
+		send set-config config.filter.pad=u32:0
+	refused_with "set-sources: unknown attribute beside counters" -22 \
+		"sources.12" send set-sources sources.counters=u32:64 \
+		sources.12=u8:1
+	refused_with "query: a 19-byte packet" -34 "query.packet" \
+		send query query.packet=bin:45000013000100004011000000000000000000
+	refused_with "get-top: support belongs to get-rare" -22 "" \
+		send get-top rare.support=u32:5
+	expect_eq "configuration unchanged" "$show0" "$(show_cfg b)"
+	expect_eq "source settings unchanged" "$src0" "$(inns b dedupctl -j sources)"
+	expect_eq "counters not reset" "$pk0" "$(stat_of b packets)"
+	t_end
+}
+
+t_budget_init() {
+	t_begin "a namespace of the initial user namespace: cap max_netns_mem, all it holds counted"
+	j=$(inns b dedupctl -j show)
+	b=$(echo "$j" | sed -n 's/.*"budget":{\([^}]*\)}.*/\1/p')
+	echo "#   budget: $b"
+	expect_eq "cap" 268435456 "$(echo "{$b}" | json_num cap)"
+	expect_eq "cap source" '"cap_source":"max_netns_mem"' \
+		"$(echo "$b" | grep -o '"cap_source":"[a-z_]*"')"
+	expect_eq "filters + source windows = held" \
+		$(($(echo "{$b}" | json_num filters) + $(echo "{$b}" | json_num sources))) \
+		"$(echo "{$b}" | json_num held)"
+	expect_eq "/proc agrees on the cap" "mem_cap 268435456" \
+		"$(inns b grep '^mem_cap ' /proc/net/pktdedup/config)"
+	t_end
+}
+
+# Run by t_budget_userns as uid 65534, root of its own user and network
+# namespace: prints "# ..." notes, "FAIL ..." lines, then "done".
+userns_script() {
+	cat <<-'EOF'
+	. /lib/pd/lib.sh
+	fail() { echo "FAIL $*"; }
+	cap=$(dedupctl -j show | sed -n 's/.*"cap":\([0-9]*\).*/\1/p')
+	src=$(dedupctl -j show | grep -o '"cap_source":"[a-z_]*"')
+	echo "# cap $cap, $src"
+	want=$(awk '/^MemTotal:/ { print $2 * 32 }' /proc/meminfo)
+	[ "$want" -gt 268435456 ] && want=268435456
+	[ "$cap" = "$want" ] || fail "cap $cap, want MemTotal/32 = $want"
+	[ "$src" = '"cap_source":"max_userns_mem"' ] || fail "cap source $src"
+	dedupctl show | grep -q 'max_userns_mem: the namespace belongs to another user namespace' ||
+		fail "dedupctl show does not say why the cap applies"
+	vm0=$(awk '/^VmallocUsed:/ { print $2 }' /proc/meminfo)
+	check_held() {	# WHAT
+		j=$(dedupctl -j show)
+		held=$(echo "$j" | sed -n 's/.*"held":\([0-9]*\).*/\1/p')
+		peak=$(echo "$j" | sed -n 's/.*"peak":\([0-9]*\).*/\1/p')
+		echo "# $1: held $held, peak $peak of $cap"
+		[ "$held" -le "$cap" ] || fail "$1: holds $held over the cap $cap"
+		[ "$peak" -le "$cap" ] || fail "$1: peaked at $peak over the cap $cap"
+		vm=$(awk '/^VmallocUsed:/ { print $2 }' /proc/meminfo)
+		[ $(((vm - vm0) * 1024)) -le "$cap" ] ||
+			fail "$1: VmallocUsed grew by $(((vm - vm0) * 1024)) bytes, over the cap"
+	}
+	out=$(dedupctl set mem 128M 2>&1)
+	rc=$?
+	echo "# set mem 128M: exit $rc:"
+	echo "$out" | sed 's/^/#   /'
+	[ $rc = 1 ] || fail "set mem 128M: exit $rc"
+	echo "$out" | grep -q "memory cap of $cap bytes (max_userns_mem" ||
+		fail "set mem 128M: no cap in the message"
+	echo "$out" | grep -q "the change needed 2684" ||
+		fail "set mem 128M: no need in the message"
+	out=$(dedupctl sources subwindows 64 counters 4096 new on new-mem 70M ring 65536 2>&1)
+	rc=$?
+	echo "# sources 64 x 4096, new-mem 70M, ring 65536: exit $rc:"
+	echo "$out" | sed 's/^/#   /'
+	[ $rc = 1 ] || fail "the largest sources request: exit $rc"
+	echo "$out" | grep -q "max_userns_mem" || fail "sources: no cap in the message"
+	check_held "after the refusals"
+	# filters of 2 x cap/3: old and new together would not fit, so the
+	# change is made in the old filters' room
+	third=$((cap / 3 / 1024))K
+	dedupctl set mem "$third" > /dev/null || fail "set mem $third refused"
+	check_held "filters of 2 x $third"
+	dedupctl set key flow > /dev/null || fail "a rebuild at that size refused"
+	check_held "rebuilt in place"
+	dedupctl reset > /dev/null || fail "reset at that size refused"
+	check_held "reset in place"
+	out=$(dedupctl sources counters 4096 2>&1)
+	echo "# sources counters 4096 beside them: exit $?: $out"
+	check_held "after sources counters 4096"
+	dedupctl set mem 256K > /dev/null || fail "back to 256K refused"
+	dedupctl sources counters 4096 > /dev/null || fail "counters 4096 refused with room"
+	check_held "counters 4096"
+	echo done
+	EOF
+}
+
+t_budget_userns() {
+	t_begin "a user's own namespace: a small cap, refusals with the numbers, never the OOM killer"
+	userns_script > /tmp/userns.sh
+	out=$(inns b pdnet asuser 65534 unshare -Urn sh /tmp/userns.sh 2>&1)
+	echo "$out" | grep '^#' | sed 's/^/  /'
+	echo "$out" | grep '^FAIL' | while read -r _ msg; do
+		echo "#   FAIL: $msg"
+	done
+	echo "$out" | grep -q '^FAIL' && t_fail "see above"
+	echo "$out" | grep -q '^done$' || t_fail "the script did not finish: $out"
+	if dmesg | grep -q 'invoked oom-killer'; then
+		t_fail "the OOM killer ran"
+	fi
+	t_end
+}
+
 setup
+t_policy
 t_defaults
 t_count
 t_drop
@@ -559,6 +778,9 @@ t_proc
 t_netns
 t_unprivileged
 t_bad_values
+t_strict
+t_budget_init
+t_budget_userns
 t_distinct
 t_distinct_expiry
 t_sources_config
