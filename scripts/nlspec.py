@@ -559,19 +559,21 @@ def gen_kernel_c(sp):
          " * " + GEN_NOTE.replace(": do not", ":\n * do not"), " */",
          "#include <net/genetlink.h>", "", '#include "nl_gen.h"', ""]
     ranges, policies = [], []
-    for n in sp.request_sets():
-        s = sp.sets[n]
-        P = [f"const struct nla_policy {kernel_policy_name(n)}"
-             f"[{s['cmax']} + 1] = {{"]
-        for a in s["attrs"]:
-            if a["type"] == "pad":
-                continue
-            init, rdef, _ = sp.policy_entry(n, a)
+
+    def array(decl, set_name, attrs):
+        P = [decl + " = {"]
+        for a in attrs:
+            init, rdef, _ = sp.policy_entry(set_name, a)
             if rdef:
                 ranges.append(rdef)
             P.append(policy_line(a["c"], init))
         P.append("};")
         policies.append("\n".join(P))
+    for n in sp.request_sets():
+        s = sp.sets[n]
+        array(f"const struct nla_policy {kernel_policy_name(n)}"
+              f"[{s['cmax']} + 1]", n,
+              [a for a in s["attrs"] if a["type"] != "pad"])
     for op in sp.ops:
         req = sp.op_request(op)
         if req is None:
@@ -579,15 +581,9 @@ def gen_kernel_c(sp):
         aset = op["attribute-set"]
         attrs = sorted((sp.attr(aset, an) for an in req),
                        key=lambda a: a["v"])
-        P = [f"static const struct nla_policy "
-             f"{KPFX}_op_{lname(op['name'])}_policy[{attrs[-1]['c']} + 1] = {{"]
-        for a in attrs:
-            init, rdef, _ = sp.policy_entry(aset, a)
-            if rdef:
-                ranges.append(rdef)
-            P.append(policy_line(a["c"], init))
-        P.append("};")
-        policies.append("\n".join(P))
+        array(f"static const struct nla_policy {KPFX}_op_"
+              f"{lname(op['name'])}_policy[{attrs[-1]['c']} + 1]", aset,
+              attrs)
     if ranges:
         L.append("/* the policy macros want these writable; only read */")
         L += [r for r in ranges]
