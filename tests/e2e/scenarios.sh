@@ -277,6 +277,9 @@ t_unprivileged() {
 		inns b pdnet asuser 65534 dedupctl query src $A4
 	expect_ok "show as nobody" inns b pdnet asuser 65534 dedupctl show
 	expect_ok "stats as nobody" inns b pdnet asuser 65534 dedupctl stats
+	expect_ok "stats percpu as nobody" inns b pdnet asuser 65534 dedupctl stats percpu
+	expect_ok "distinct as nobody" inns b pdnet asuser 65534 dedupctl distinct
+	expect_ok "sources as nobody" inns b pdnet asuser 65534 dedupctl sources
 	expect_eq "configuration unchanged" "$before" "$(show_cfg b)"
 	t_end
 }
@@ -646,6 +649,11 @@ t_strict() {
 	# 6.1 gives a dump's start callback no extended ack: no message
 	refused_with "get-stats dump: version 1" -71 "" -V 1 -d send get-stats
 	expect_eq "get-stats dump works" ok "$(nl_b -d send get-stats | tail -n 1)"
+	expect_eq "omit-reply: a change acknowledged with no reply" ok \
+		"$(nl_b send set-config header.flags=u32:1 config.action=u8:0)"
+	expect_eq "without it, the configuration comes back" \
+		"config.action=0" \
+		"$(nl_b send set-config config.action=u8:0 | grep '^config.action=')"
 	refused_with "set-config: a good setting beside an unknown one" -22 \
 		"config.99" send set-config config.action=u8:2 config.99=u32:1
 	refused_with "set-config: a reply-only nest" -22 "" \
@@ -743,6 +751,14 @@ userns_script() {
 	dedupctl set mem 256K > /dev/null || fail "back to 256K refused"
 	dedupctl sources counters 4096 > /dev/null || fail "counters 4096 refused with room"
 	check_held "counters 4096"
+	# every reading command, as the namespace's own root; top and rare
+	# merge every summary into a buffer charged to this user
+	for c in "show" "stats" "stats percpu" "distinct" "sources" "top 1000"; do
+		dedupctl $c > /dev/null 2>&1 || fail "dedupctl $c"
+	done
+	dedupctl sources new on ring 65536 > /dev/null || fail "new on refused"
+	dedupctl rare limit 1000 > /dev/null || fail "dedupctl rare"
+	check_held "after the reading commands"
 	echo done
 	EOF
 }
