@@ -607,6 +607,54 @@ static void pd_t_budget(struct kunit *test)
 	mutex_unlock(&pn->lock);
 }
 
+/*
+ * The source windows share the budget: with a cap that holds the filters
+ * and the new windows but not the old windows too, the windows are
+ * rebuilt in the old ones' room; beyond it, refused and unchanged.
+ */
+static void pd_t_budget_sources(struct kunit *test)
+{
+	struct pd_net *pn = pd_pernet(&init_net);
+	struct pd_src_cfg saved, cfg;
+	struct pd_srcs *before, *after;
+	struct pd_budget saved_budget;
+	struct pd_plan plan;
+	u64 others, need;
+
+	mutex_lock(&pn->lock);
+	saved = pn->src_cfg;
+	saved_budget = pn->budget;
+	before = rcu_dereference_protected(pn->srcs, true);
+	KUNIT_ASSERT_NOT_NULL(test, before);
+	cfg = saved;
+	cfg.counters = 512;
+	KUNIT_ASSERT_EQ(test, pd_srcs_check(&cfg, &plan, NULL), 0);
+	need = pd_srcs_bytes(&cfg, &plan);
+	others = pd_budget_total(&pn->budget) -
+		 pn->budget.held[PD_PART_SOURCES];
+	pn->budget.cap = others + need;
+	pn->budget.peak = 0;
+	KUNIT_EXPECT_EQ(test, pd_srcs_apply(pn, &cfg, NULL), 0);
+	after = rcu_dereference_protected(pn->srcs, true);
+	KUNIT_ASSERT_NOT_NULL(test, after);
+	KUNIT_EXPECT_PTR_NE(test, after, before);
+	KUNIT_EXPECT_EQ(test, after->cfg.counters, 512u);
+	KUNIT_EXPECT_EQ(test, pn->budget.held[PD_PART_SOURCES], need);
+	KUNIT_EXPECT_EQ(test, pn->budget.peak, pn->budget.cap);
+
+	cfg.counters = 4096;
+	KUNIT_EXPECT_EQ(test, pd_srcs_apply(pn, &cfg, NULL), -E2BIG);
+	KUNIT_EXPECT_PTR_EQ(test, rcu_dereference_protected(pn->srcs, true),
+			    after);
+	KUNIT_EXPECT_EQ(test, pn->src_cfg.counters, 512u);
+
+	pn->budget.cap = saved_budget.cap;
+	KUNIT_EXPECT_EQ(test, pd_srcs_apply(pn, &saved, NULL), 0);
+	pn->budget.peak = max(saved_budget.peak, pn->budget.peak);
+	pn->budget.refused = saved_budget.refused;
+	mutex_unlock(&pn->lock);
+}
+
 static struct kunit_case pd_module_cases[] = {
 	KUNIT_CASE(pd_t_skb_keys),
 	KUNIT_CASE(pd_t_skb_truncated),
@@ -616,6 +664,7 @@ static struct kunit_case pd_module_cases[] = {
 	KUNIT_CASE(pd_t_sources),
 	KUNIT_CASE(pd_t_reconfigure),
 	KUNIT_CASE(pd_t_budget),
+	KUNIT_CASE(pd_t_budget_sources),
 	{}
 };
 
