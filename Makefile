@@ -22,7 +22,7 @@ KUNIT_TESTS := $(wildcard tests/kunit/*_test.c)
 NATIVE_TESTS := $(wildcard tests/native/*_test.c)
 
 WARN := -Wall -Wextra -Werror -Wmissing-prototypes -Wstrict-prototypes \
-	-Wold-style-definition -Wshadow -Wundef -Wvla
+	-Wold-style-definition -Wshadow -Wundef -Wvla -Wno-unused-parameter
 CFLAGS_COMMON := -std=gnu11 -g $(WARN) -Iuserspace/common
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer

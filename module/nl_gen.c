@@ -28,6 +28,26 @@ static struct netlink_range_validation pd_sbf_gap_range __ro_after_init = {
 	.max = 281474976710656ULL,
 };
 
+static struct netlink_range_validation pd_rsbf_fps_range __ro_after_init = {
+	.min = 1U,
+	.max = 999999999U,
+};
+
+static struct netlink_range_validation pd_rsbf_p_star_range __ro_after_init = {
+	.min = 0U,
+	.max = 999999999U,
+};
+
+static struct netlink_range_validation pd_ibf_fps_range __ro_after_init = {
+	.min = 1U,
+	.max = 999999999U,
+};
+
+static struct netlink_range_validation pd_ibf_gap_range __ro_after_init = {
+	.min = 0ULL,
+	.max = 281474976710656ULL,
+};
+
 static struct netlink_range_validation pd_window_last_ms_range __ro_after_init = {
 	.min = 1U,
 	.max = 3600000U,
@@ -85,14 +105,40 @@ const struct nla_policy pd_filter_nl_policy[PKTDEDUP_A_FILTER_MAX + 1] = {
 	[PKTDEDUP_A_FILTER_KIND] = NLA_POLICY_MAX(NLA_U32, PKTDEDUP_FILTER_KIND_MAX),
 	[PKTDEDUP_A_FILTER_MEM] = NLA_POLICY_FULL_RANGE(NLA_U64, &pd_filter_mem_range),
 	[PKTDEDUP_A_FILTER_SBF] = NLA_POLICY_NESTED(pd_sbf_nl_policy),
+	[PKTDEDUP_A_FILTER_RSBF] = NLA_POLICY_NESTED(pd_rsbf_nl_policy),
+	[PKTDEDUP_A_FILTER_BSBF] = NLA_POLICY_NESTED(pd_bitf_nl_policy),
+	[PKTDEDUP_A_FILTER_BSBFSD] = NLA_POLICY_NESTED(pd_bitf_nl_policy),
+	[PKTDEDUP_A_FILTER_RLBSBF] = NLA_POLICY_NESTED(pd_bitf_nl_policy),
+	[PKTDEDUP_A_FILTER_IBF_2C] = NLA_POLICY_NESTED(pd_ibf_nl_policy),
+	[PKTDEDUP_A_FILTER_IBF_MC] = NLA_POLICY_NESTED(pd_ibf_nl_policy),
 };
 
-const struct nla_policy pd_sbf_nl_policy[PKTDEDUP_A_SBF_MAX + 1] = {
-	[PKTDEDUP_A_SBF_FPS] = NLA_POLICY_FULL_RANGE(NLA_U32, &pd_sbf_fps_range),
-	[PKTDEDUP_A_SBF_CELL_BITS] = NLA_POLICY_MAX(NLA_U8, PKTDEDUP_CELL_BITS_MAX),
-	[PKTDEDUP_A_SBF_K] = NLA_POLICY_MAX(NLA_U8, PKTDEDUP_K_MAX),
-	[PKTDEDUP_A_SBF_P] = { .type = NLA_U32, },
-	[PKTDEDUP_A_SBF_GAP] = NLA_POLICY_FULL_RANGE(NLA_U64, &pd_sbf_gap_range),
+const struct nla_policy pd_sbf_nl_policy[PKTDEDUP_A_SETTINGS_MAX + 1] = {
+	[PKTDEDUP_A_SETTINGS_FPS] = NLA_POLICY_FULL_RANGE(NLA_U32, &pd_sbf_fps_range),
+	[PKTDEDUP_A_SETTINGS_CELL_BITS] = NLA_POLICY_MAX(NLA_U8, PKTDEDUP_CELL_BITS_MAX),
+	[PKTDEDUP_A_SETTINGS_K] = NLA_POLICY_MAX(NLA_U8, PKTDEDUP_K_MAX),
+	[PKTDEDUP_A_SETTINGS_P] = { .type = NLA_U32, },
+	[PKTDEDUP_A_SETTINGS_GAP] = NLA_POLICY_FULL_RANGE(NLA_U64, &pd_sbf_gap_range),
+};
+
+const struct nla_policy pd_rsbf_nl_policy[PKTDEDUP_A_SETTINGS_MAX + 1] = {
+	[PKTDEDUP_A_SETTINGS_FPS] = NLA_POLICY_FULL_RANGE(NLA_U32, &pd_rsbf_fps_range),
+	[PKTDEDUP_A_SETTINGS_K] = NLA_POLICY_MAX(NLA_U8, PKTDEDUP_K_MAX),
+	[PKTDEDUP_A_SETTINGS_P_STAR] = NLA_POLICY_FULL_RANGE(NLA_U32, &pd_rsbf_p_star_range),
+};
+
+const struct nla_policy pd_bitf_nl_policy[PKTDEDUP_A_SETTINGS_MAX + 1] = {
+	[PKTDEDUP_A_SETTINGS_K] = NLA_POLICY_MAX(NLA_U8, PKTDEDUP_K_MAX),
+};
+
+const struct nla_policy pd_ibf_nl_policy[PKTDEDUP_A_SETTINGS_MAX + 1] = {
+	[PKTDEDUP_A_SETTINGS_FPS] = NLA_POLICY_FULL_RANGE(NLA_U32, &pd_ibf_fps_range),
+	[PKTDEDUP_A_SETTINGS_CELL_BITS] = NLA_POLICY_MAX(NLA_U8, PKTDEDUP_CELL_BITS_MAX),
+	[PKTDEDUP_A_SETTINGS_K] = NLA_POLICY_MAX(NLA_U8, PKTDEDUP_K_MAX),
+	[PKTDEDUP_A_SETTINGS_P] = { .type = NLA_U32, },
+	[PKTDEDUP_A_SETTINGS_GAP] = NLA_POLICY_FULL_RANGE(NLA_U64, &pd_ibf_gap_range),
+	[PKTDEDUP_A_SETTINGS_IMPORTANCE] = NLA_POLICY_MAX(NLA_U8, PKTDEDUP_IMPORTANCE_MAX),
+	[PKTDEDUP_A_SETTINGS_IMPORTANCE_MASK] = { .type = NLA_U32, },
 };
 
 const struct nla_policy pd_query_nl_policy[PKTDEDUP_A_QUERY_MAX + 1] = {

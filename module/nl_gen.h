@@ -11,7 +11,10 @@
 extern const struct nla_policy pd_header_nl_policy[PKTDEDUP_A_HEADER_MAX + 1];
 extern const struct nla_policy pd_config_nl_policy[PKTDEDUP_A_CONFIG_MAX + 1];
 extern const struct nla_policy pd_filter_nl_policy[PKTDEDUP_A_FILTER_MAX + 1];
-extern const struct nla_policy pd_sbf_nl_policy[PKTDEDUP_A_SBF_MAX + 1];
+extern const struct nla_policy pd_sbf_nl_policy[PKTDEDUP_A_SETTINGS_MAX + 1];
+extern const struct nla_policy pd_rsbf_nl_policy[PKTDEDUP_A_SETTINGS_MAX + 1];
+extern const struct nla_policy pd_bitf_nl_policy[PKTDEDUP_A_SETTINGS_MAX + 1];
+extern const struct nla_policy pd_ibf_nl_policy[PKTDEDUP_A_SETTINGS_MAX + 1];
 extern const struct nla_policy pd_query_nl_policy[PKTDEDUP_A_QUERY_MAX + 1];
 extern const struct nla_policy pd_window_nl_policy[PKTDEDUP_A_WINDOW_MAX + 1];
 extern const struct nla_policy pd_sources_nl_policy[PKTDEDUP_A_SOURCES_MAX + 1];

@@ -66,7 +66,7 @@ KEYS = {
     "def": {"type", "name", "value", "doc", "entries", "render-max",
             "name-prefix", "enum-name"},
     "entry": {"name", "doc", "value"},
-    "set": {"name", "name-prefix", "doc", "attributes"},
+    "set": {"name", "name-prefix", "doc", "attributes", "subset-of"},
     "attr": {"name", "type", "doc", "value", "checks", "enum",
              "enum-as-flags", "nested-attributes", "multi-attr"},
     "ops": {"name-prefix", "list"},
@@ -170,9 +170,14 @@ class Spec:
 
     # ---- attribute sets ----
     def _load_sets(self):
+        subsets = []
         for s in self.y["attribute-sets"]:
             keys_ok(s, "set", "attribute-set")
             name_ok(s["name"], "attribute-set")
+            if "subset-of" in s:
+                subsets.append(s)
+                self.sets[s["name"]] = None	# filled in below
+                continue
             if s["name"] == self.name:
                 pfx = s.get("name-prefix", self.prefix + "a-")
             else:
@@ -194,6 +199,22 @@ class Spec:
             for a in attrs:
                 self.cvalues.append((a["c"], a["v"]))
             self.cvalues.append((cname(pfx + "max"), attrs[-1]["v"]))
+        # a subset shares its superset's numbers and C names
+        for s in subsets:
+            sup = self.sets.get(s["subset-of"])
+            if not sup or "subset-of" in sup:
+                raise SpecError(f"{s['name']}: subset of what?")
+            attrs = []
+            for a in s["attributes"]:
+                keys_ok(a, "attr", f"{s['name']}.{a.get('name')}")
+                if set(a) != {"name"}:
+                    raise SpecError(f"{s['name']}.{a['name']}: a subset "
+                                    "names its attributes only")
+                attrs.append(self.attr(sup["name"], a["name"]))
+            attrs.sort(key=lambda a: a["v"])
+            self.sets[s["name"]] = dict(s, attrs=attrs, pfx=sup["pfx"],
+                                        cmax=sup["cmax"], vmax=sup["vmax"],
+                                        sup=sup["name"])
         for s in self.sets.values():
             for a in s["attrs"]:
                 where = f"{s['name']}.{a['name']}"
@@ -473,6 +494,16 @@ def gen_uapi(sp):
                   f"\t{dd['cmax']} = (__{dd['cmax']} - 1)"]
         L += ["};", ""]
     for s in sp.sets.values():
+        if "sup" in s:
+            L.append("/*")
+            L.append(f" * Attribute set \"{s['name']}\": of set "
+                     f"\"{s['sup']}\", " +
+                     ", ".join(a["name"] for a in s["attrs"]))
+            if s.get("doc"):
+                L.append(" *")
+                L += c_comment(s["doc"])
+            L += [" */", ""]
+            continue
         L.append("/*")
         L.append(f" * Attribute set \"{s['name']}\"")
         if s.get("doc"):

@@ -103,3 +103,28 @@ u32 pd_q62_to_ppb(u64 q)
 	return (u32)pd_muldiv(q, 1000000000, PD_Q62_ONE) +
 	       (pd_muldiv(q, 2000000000, PD_Q62_ONE) & 1);
 }
+
+u64 pd_neglog2_q62(u64 x)
+{
+	u64 r = 0, y = x;
+	int i;
+
+	if (!x)
+		return PD_U64_MAX;
+	if (x >= PD_Q62_ONE)
+		return 0;
+	/* x = 2^-e y, y in [1, 2) (Q62): the integer part is e */
+	while (y < PD_Q62_ONE) {
+		y <<= 1;
+		r += PD_Q32_ONE;
+	}
+	/* -log2 x = e - log2 y: log2 y's bits, one squaring each */
+	for (i = 31; i >= 0; i--) {
+		y = pd_mul_q62(y, y);
+		if (y >= 2 * PD_Q62_ONE) {
+			y >>= 1;
+			r -= (u64)1 << i;
+		}
+	}
+	return r;
+}

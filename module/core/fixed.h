@@ -24,6 +24,8 @@ u64 pd_muldiv(u64 a, u64 b, u64 c);
 u64 pd_pow_q62(u64 x, u64 n);
 /* The largest Q62 y <= 1 with y^n <= x: the n-th root of x, rounded down. */
 u64 pd_root_q62(u64 x, unsigned int n);
+/* -log2(x) in Q32.32 for a Q62 x in (0, 1]; PD_U64_MAX for x = 0. */
+u64 pd_neglog2_q62(u64 x);
 /* floor(sqrt(x)). */
 u64 pd_isqrt64(u64 x);
 /* A probability given in parts per 10^9, as Q62. */

@@ -48,6 +48,7 @@ static enum pd_parse_result pd_parse_v4(const u8 *d, u32 len,
 	pkt->fixed_len = 20;
 	pkt->len = PD_MIN(len, tot);
 	pkt->proto = d[9];
+	pkt->dscp = d[1] >> 2;
 	pkt->later_fragment = (pd_be16(d + 6) & 0x1fff) != 0;
 	pkt->l4off = ihl;
 	pkt->src = d + 12;
@@ -87,6 +88,7 @@ static enum pd_parse_result pd_parse_v6(const u8 *d, u32 len,
 	/* A zero payload length is a jumbogram: the buffer gives the end. */
 	pkt->len = plen ? PD_MIN(len, 40 + plen) : len;
 	pkt->src = d + 8;
+	pkt->dscp = (u8)(((d[0] & 0x0f) << 2) | (d[1] >> 6));
 	pkt->dst = d + 24;
 	pkt->later_fragment = false;
 	nh = d[6];

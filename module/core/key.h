@@ -56,6 +56,17 @@ struct pd_pkt {
 	u32 l4off;		/* offset of the L4 header (or payload) */
 	const u8 *src;
 	const u8 *dst;
+	u8 dscp;		/* DiffServ code point of the IP header */
+};
+
+/*
+ * What a filter may learn of a packet besides its key: the importance-aware
+ * filters take a packet's class from its DSCP or from skb->mark (the
+ * simulator puts a stream's importance in mark).
+ */
+struct pd_pktinfo {
+	u8 dscp;
+	u32 mark;
 };
 
 struct pd_key_opts {

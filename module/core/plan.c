@@ -37,8 +37,6 @@ u64 pd_plan_fp_bound(u32 max, u32 k, u32 p, u64 m)
 	return pd_pow_q62(PD_Q62_ONE - pd_plan_cell_zero(max, k, p, m), k);
 }
 
-#define PD_PLAN_STATES 16	/* Max + 1 for Max up to 15 */
-
 struct pd_mat {
 	u64 a[PD_PLAN_STATES][PD_PLAN_STATES];
 };
@@ -59,34 +57,39 @@ static void pd_mat_mul(struct pd_mat *r, const struct pd_mat *x,
 }
 
 /*
- * PR0(gap, k) of Eq. 9-13 is the probability that a cell set to Max when
- * the predecessor arrived is zero gap iterations later, when each
- * iteration decrements it with probability p = P/m and then sets it to Max
- * with probability k = K/m. That is a Markov chain on the values 0..Max;
- * its gap-th power is computed by repeated squaring in O(Max^3 log gap).
+ * The step matrix of one cell over one element: decrement with probability
+ * pdec (if non-zero), then with probability pset raise to at least v, v
+ * drawn from vprob[1..max] (Q62). The SBF's is vprob all on Max.
  */
-u64 pd_plan_fn_rate(u32 max, u32 k, u32 p, u64 m, u64 gap)
+static void pd_chain_step(struct pd_mat *w, u32 max, const u64 *vprob,
+			  u64 pdec, u64 pset)
 {
-	struct pd_mat *w;
-	u64 pdec = pd_muldiv(p, PD_Q62_ONE, m);
-	u64 pset = pd_muldiv(k, PD_Q62_ONE, m);
-	unsigned int n = max + 1, i;
-	u64 pr0;
+	unsigned int n = max + 1, i, v;
 
-	if (max >= PD_PLAN_STATES || !gap)
-		return 0;
-	w = pd_zalloc(3 * sizeof(*w));	/* step, result, scratch */
-	if (!w)
-		return PD_U64_MAX;
-	/* One iteration: decrement, then maybe set to Max. */
+	memset(w, 0, sizeof(*w));
 	for (i = 0; i < n; i++) {
 		u64 keep = PD_Q62_ONE - pset;
 		unsigned int down = i ? i - 1 : 0;
+		/* after the decrement the cell is `down` or `i` */
+		u64 from[2] = { pdec, PD_Q62_ONE - pdec };
 
-		w[0].a[i][down] += pd_mul_q62(pdec, keep);
-		w[0].a[i][i] += pd_mul_q62(PD_Q62_ONE - pdec, keep);
-		w[0].a[i][max] += pset;
+		w->a[i][down] += pd_mul_q62(from[0], keep);
+		w->a[i][i] += pd_mul_q62(from[1], keep);
+		for (v = 1; v <= max; v++) {
+			u64 set = pd_mul_q62(pset, vprob[v]);
+
+			w->a[i][down > v ? down : v] += pd_mul_q62(from[0], set);
+			w->a[i][i > v ? i : v] += pd_mul_q62(from[1], set);
+		}
 	}
+}
+
+/* w[1] = w[0]^gap, by repeated squaring; w[0] and w[2] are scratch. */
+static void pd_chain_pow(struct pd_mat *w, unsigned int n, u64 gap)
+{
+	unsigned int i;
+
+	memset(&w[1], 0, sizeof(w[1]));
 	for (i = 0; i < n; i++)
 		w[1].a[i][i] = PD_Q62_ONE;
 	while (gap) {
@@ -100,8 +103,75 @@ u64 pd_plan_fn_rate(u32 max, u32 k, u32 p, u64 m, u64 gap)
 			w[0] = w[2];
 		}
 	}
-	pr0 = w[1].a[max][0];
+}
+
+u64 pd_plan_chain(u32 max, const u64 *vprob, u64 pdec, u64 pset, u32 from,
+		  u64 gap)
+{
+	struct pd_mat *w;
+	u64 pr0;
+
+	if (max >= PD_PLAN_STATES || from > max)
+		return PD_U64_MAX;
+	w = pd_zalloc(3 * sizeof(*w));	/* step, result, scratch */
+	if (!w)
+		return PD_U64_MAX;
+	pd_chain_step(&w[0], max, vprob, pdec, pset);
+	pd_chain_pow(w, max + 1, gap);
+	pr0 = w[1].a[from][0];
 	pd_free(w);
+	return pr0;
+}
+
+/*
+ * The chain goes down one value at a time, so at the stable point the flow
+ * down across the cut between i - 1 and i (from i only: decremented, then
+ * not raised to i or more) equals the flow up (from below i: raised to
+ * i or more): pi_i pdec (1 - pset T_i) = pset T_i S_{i-1}, with
+ * T_i = P(v >= i) and S_{i-1} = pi_0 + ... + pi_{i-1}. So S_i = S_{i-1}
+ * (1 + r_i), r_i = pset T_i / (pdec (1 - pset T_i)), and P(zero) = pi_0 /
+ * S_max is the product of 1 / (1 + r_i). For the SBF (v = Max) this is
+ * Theorem 3.
+ */
+u64 pd_plan_chain_zero(u32 max, const u64 *vprob, u64 pdec, u64 pset)
+{
+	u64 z = PD_Q62_ONE, t = 0;
+	u32 i;
+
+	if (max >= PD_PLAN_STATES)
+		return PD_U64_MAX;
+	for (i = max; i >= 1; i--) {
+		u64 up, down;
+
+		t += vprob[i];			/* T_i, built from the top */
+		up = pd_mul_q62(pset, PD_MIN(t, PD_Q62_ONE));
+		down = pd_mul_q62(pdec, PD_Q62_ONE - up);
+		if (!down && !up)
+			continue;
+		/* 1 / (1 + r_i) = down / (down + up) */
+		z = pd_muldiv(z, down, down + up);
+	}
+	return z;
+}
+
+/*
+ * PR0(gap, k) of Eq. 9-13 is the probability that a cell set to Max when
+ * the predecessor arrived is zero gap iterations later, when each
+ * iteration decrements it with probability p = P/m and then sets it to Max
+ * with probability k = K/m. That is a Markov chain on the values 0..Max;
+ * its gap-th power is computed by repeated squaring in O(Max^3 log gap).
+ */
+u64 pd_plan_fn_rate(u32 max, u32 k, u32 p, u64 m, u64 gap)
+{
+	u64 vprob[PD_PLAN_STATES] = { 0 }, pr0;
+
+	if (max >= PD_PLAN_STATES || !gap)
+		return 0;
+	vprob[max] = PD_Q62_ONE;
+	pr0 = pd_plan_chain(max, vprob, pd_muldiv(p, PD_Q62_ONE, m),
+			    pd_muldiv(k, PD_Q62_ONE, m), max, gap);
+	if (pr0 == PD_U64_MAX)
+		return PD_U64_MAX;
 	return PD_Q62_ONE - pd_pow_q62(PD_Q62_ONE - pr0, k);
 }
 

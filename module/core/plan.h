@@ -66,4 +66,19 @@ u64 pd_plan_fp_bound(u32 max, u32 k, u32 p, u64 m);
  */
 u64 pd_plan_fn_rate(u32 max, u32 k, u32 p, u64 m, u64 gap);
 
+#define PD_PLAN_STATES 16	/* Markov chains on cell values 0..15 */
+
+/*
+ * The chain of one cell of a counting filter: each element decrements it
+ * with probability pdec (Q62; if non-zero), then with probability pset
+ * raises it to at least v, v drawn from vprob[1..max] (Q62, summing to
+ * one; the SBF's is all on Max). Returns the probability that a cell at
+ * value `from` is zero gap elements later (Q62), or PD_U64_MAX (no
+ * memory, or max above 15). A large gap gives the stationary P(zero).
+ */
+u64 pd_plan_chain(u32 max, const u64 *vprob, u64 pdec, u64 pset, u32 from,
+		  u64 gap);
+/* The same chain's stable P(zero), in closed form (Q62). */
+u64 pd_plan_chain_zero(u32 max, const u64 *vprob, u64 pdec, u64 pset);
+
 #endif /* PD_PLAN_H */

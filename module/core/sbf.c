@@ -247,6 +247,36 @@ void pd_sbf_set_cells(struct pd_sbf *f, const u32 *pos)
 	}
 }
 
+/* Raise the k cells at pos to at least value (1..Max). */
+static void pd_sbf_raise_cells(struct pd_sbf *f, const u32 *pos,
+			       unsigned int value)
+{
+	unsigned int i, shift;
+
+	for (i = 0; i < f->k; i++) {
+		u64 *w = pd_sbf_word(f, pos[i], &shift);
+
+		if (((*w >> shift) & f->max) < value)
+			*w = (*w & ~((u64)f->max << shift)) |
+			     ((u64)value << shift);
+	}
+}
+
+bool pd_sbf_step_value(struct pd_sbf *f, u32 h1, u32 h2, unsigned int value)
+{
+	u32 pos[PD_SBF_MAX_K];
+	bool dup = true;
+	unsigned int i;
+
+	pd_sbf_positions(f, h1, h2, pos);
+	for (i = 0; i < f->k; i++)
+		dup &= pd_sbf_cell(f, pos[i]) != 0;
+	if (f->p)
+		pd_sbf_decrement(f, pd_rng_below(&f->rng, f->cells), f->p);
+	pd_sbf_raise_cells(f, pos, value);
+	return dup;
+}
+
 bool pd_sbf_step(struct pd_sbf *f, u32 h1, u32 h2)
 {
 	u32 pos[PD_SBF_MAX_K];

@@ -79,6 +79,12 @@ void pd_sbf_destroy(struct pd_sbf *f);
 
 /* One step of Algorithm 1 for an element with hashes h1, h2. */
 bool pd_sbf_step(struct pd_sbf *f, u32 h1, u32 h2);
+/*
+ * The same, but step 3 raises each of the K cells to at least value
+ * (1..Max) instead of setting it to Max: the insert of the importance-aware
+ * filters (ibf.h).
+ */
+bool pd_sbf_step_value(struct pd_sbf *f, u32 h1, u32 h2, unsigned int value);
 /* The verdict step 1 would give, without changing the filter. */
 bool pd_sbf_query(const struct pd_sbf *f, u32 h1, u32 h2);
 /* Step 1 positions of an element (k of them), for tests and tools. */

@@ -200,14 +200,68 @@ enum pktdedup_hook {
 };
 
 /*
- * The filter family that de-duplicates.
+ * The filter family that de-duplicates: counting families (cells of
+ * 1..8 bits, K probes, P decrements) and the bit-array families of Bera
+ * et al. (k arrays of bits, one position in each).
  */
 enum pktdedup_filter_kind {
 	/* Stable Bloom Filter (Deng and Rafiei, SIGMOD 2006). */
 	PKTDEDUP_FILTER_KIND_SBF,
+	/*
+	 * Reservoir Sampling based Bloom Filter (Bera et al.): inserts all,
+	 * then with probability s/iter, then every distinct element once s/iter
+	 * falls below p-star.
+	 */
+	PKTDEDUP_FILTER_KIND_RSBF,
+	/*
+	 * Biased Sampling based Bloom Filter (Bera et al.): every distinct
+	 * element resets a random bit of each array and sets its own.
+	 */
+	PKTDEDUP_FILTER_KIND_BSBF,
+	/* BSBF with Single Deletion, one random bit of one random array. */
+	PKTDEDUP_FILTER_KIND_BSBFSD,
+	/*
+	 * Randomized Load Balanced BSBF: each array resets a random bit with
+	 * probability load / size.
+	 */
+	PKTDEDUP_FILTER_KIND_RLBSBF,
+	/*
+	 * Importance-aware Bloom Filter, two classes (Bhoraskar et al.): an SBF
+	 * whose cells are raised to Max for important packets, to (Max + 1) / 2
+	 * for the others.
+	 */
+	PKTDEDUP_FILTER_KIND_IBF_2C,
+	/*
+	 * Importance-aware Bloom Filter, many classes: cells raised to a value
+	 * 1..Max by the packet's importance.
+	 */
+	PKTDEDUP_FILTER_KIND_IBF_MC,
 
 	__PKTDEDUP_FILTER_KIND_MAX,
 	PKTDEDUP_FILTER_KIND_MAX = (__PKTDEDUP_FILTER_KIND_MAX - 1)
+};
+
+/*
+ * Where the importance-aware filters take a packet's importance from.
+ */
+enum pktdedup_importance {
+	/*
+	 * Its DiffServ code point, by a fixed table of 7 levels: default, LE
+	 * and CS1 lowest; AF1x; CS2 and AF2x; CS3 and AF3x; CS4 and AF4x; CS5,
+	 * VOICE-ADMIT and EF; CS6 and CS7 highest. IBF-MC scales the level to
+	 * 1..Max; for IBF-2C levels 5 to 7 are important.
+	 */
+	PKTDEDUP_IMPORTANCE_DSCP,
+	/*
+	 * skb->mark under importance-mask: the masked bits, shifted down, are
+	 * the value 1..Max (0 counts as 1, more as Max) for IBF-MC; any of them
+	 * set makes a packet important for IBF-2C. An nftables rule can then
+	 * say what is important.
+	 */
+	PKTDEDUP_IMPORTANCE_MARK,
+
+	__PKTDEDUP_IMPORTANCE_MAX,
+	PKTDEDUP_IMPORTANCE_MAX = (__PKTDEDUP_IMPORTANCE_MAX - 1)
 };
 
 enum pktdedup_header_flags {
@@ -350,39 +404,94 @@ enum {
 	PKTDEDUP_A_FILTER_MEM,
 	/* nest: sbf */
 	PKTDEDUP_A_FILTER_SBF,
+	/* nest: rsbf */
+	PKTDEDUP_A_FILTER_RSBF,
+	/* nest: bitf */
+	PKTDEDUP_A_FILTER_BSBF,
+	/* nest: bitf */
+	PKTDEDUP_A_FILTER_BSBFSD,
+	/* nest: bitf */
+	PKTDEDUP_A_FILTER_RLBSBF,
+	/* nest: ibf */
+	PKTDEDUP_A_FILTER_IBF_2C,
+	/* nest: ibf */
+	PKTDEDUP_A_FILTER_IBF_MC,
 
 	__PKTDEDUP_A_FILTER_MAX,
 	PKTDEDUP_A_FILTER_MAX = (__PKTDEDUP_A_FILTER_MAX - 1)
 };
 
 /*
- * Attribute set "sbf"
+ * Attribute set "settings"
  *
- * Settings of the Stable Bloom Filter; the planner fills in the rest.
+ * The settings of every filter family, numbered once; each family's
+ * nest takes its own subset (a setting of another family is refused).
+ * A request carries the nest of the filter kind in force (or set by
+ * the same request); settings it leaves out keep their values, and
+ * take their defaults when the kind changes.
  */
 enum {
 	/* pad */
-	PKTDEDUP_A_SBF_PAD = 1,
+	PKTDEDUP_A_SETTINGS_PAD = 1,
 	/* u32, min 1, max 999999999: Target false-positive rate, ppb. */
-	PKTDEDUP_A_SBF_FPS,
+	PKTDEDUP_A_SETTINGS_FPS,
 	/*
 	 * u8, max cell-bits-max: Bits per cell j: the cell maximum is 2^j - 1.
 	 * 0 lets the planner choose.
 	 */
-	PKTDEDUP_A_SBF_CELL_BITS,
+	PKTDEDUP_A_SETTINGS_CELL_BITS,
 	/* u8, max k-max: Cells per key; 0 lets the planner choose. */
-	PKTDEDUP_A_SBF_K,
+	PKTDEDUP_A_SETTINGS_K,
 	/* u32: Cells decremented per packet; p-auto lets the planner choose. */
-	PKTDEDUP_A_SBF_P,
+	PKTDEDUP_A_SETTINGS_P,
 	/*
 	 * u64, max 281474976710656: Typical gap between copies, in packets; the
 	 * planner minimises the false-negative rate there. 0: unknown.
 	 */
-	PKTDEDUP_A_SBF_GAP,
+	PKTDEDUP_A_SETTINGS_GAP,
+	/*
+	 * u32, max 999999999: RSBF, the insertion floor p*, ppb; 0 for the
+	 * paper's 0.03.
+	 */
+	PKTDEDUP_A_SETTINGS_P_STAR,
+	/* u8, enum importance */
+	PKTDEDUP_A_SETTINGS_IMPORTANCE,
+	/* u32: The bits of skb->mark that give the importance (mark source). */
+	PKTDEDUP_A_SETTINGS_IMPORTANCE_MASK,
 
-	__PKTDEDUP_A_SBF_MAX,
-	PKTDEDUP_A_SBF_MAX = (__PKTDEDUP_A_SBF_MAX - 1)
+	__PKTDEDUP_A_SETTINGS_MAX,
+	PKTDEDUP_A_SETTINGS_MAX = (__PKTDEDUP_A_SETTINGS_MAX - 1)
 };
+
+/*
+ * Attribute set "sbf": of set "settings", fps, cell-bits, k, p, gap
+ *
+ * Settings of the Stable Bloom Filter; the planner fills in the rest.
+ */
+
+/*
+ * Attribute set "rsbf": of set "settings", fps, k, p-star
+ *
+ * Settings of RSBF: k arrays (auto: the mean of 1 and ln fps / ln(1 -
+ * 1/e), the paper's Eq. 6.1, with its FPR threshold fps, default 0.1)
+ * and p-star.
+ */
+
+/*
+ * Attribute set "bitf": of set "settings", k
+ *
+ * Settings of BSBF, BSBFSD and RLBSBF: k arrays (auto: 2, the paper's
+ * choice by measurement; the paper gives these families no planner).
+ */
+
+/*
+ * Attribute set "ibf": of set "settings", fps, cell-bits, k, p, gap, importance, importance-mask
+ *
+ * Settings of the importance-aware filters: those of the SBF (auto:
+ * Max 7 and K 5, the paper's; P planned for fps from the cell's Markov
+ * chain with the importance levels equally likely) and where importance
+ * comes from.
+ */
 
 /*
  * Attribute set "plan"
@@ -394,46 +503,70 @@ enum {
 	PKTDEDUP_A_PLAN_PAD = 1,
 	/* u32: Number of filters (possible CPUs, or 1 when shared). */
 	PKTDEDUP_A_PLAN_FILTERS,
-	/* u64: Bytes of cells of all filters. */
+	/* u64: Bytes of cells (or bit arrays) of all filters. */
 	PKTDEDUP_A_PLAN_MEM_TOTAL,
-	/* nest: sbf-plan */
-	PKTDEDUP_A_PLAN_SBF,
+	/* nest: filter-plan */
+	PKTDEDUP_A_PLAN_FILTER,
 
 	__PKTDEDUP_A_PLAN_MAX,
 	PKTDEDUP_A_PLAN_MAX = (__PKTDEDUP_A_PLAN_MAX - 1)
 };
 
 /*
- * Attribute set "sbf-plan"
+ * Attribute set "filter-plan"
  *
- * The parameters a Stable Bloom Filter was built with.
+ * The parameters a filter was built with and what its family's model
+ * says of it; a family gives the values that apply to it (counting
+ * families: cell-max, bits, p, cells, stable-zero; bit-array families:
+ * cells as bits per array, stable-load).
  */
 enum {
 	/* pad */
-	PKTDEDUP_A_SBF_PLAN_PAD = 1,
+	PKTDEDUP_A_FILTER_PLAN_PAD = 1,
+	/* u32, enum filter-kind */
+	PKTDEDUP_A_FILTER_PLAN_KIND,
 	/* u32: Cell maximum, 2^bits - 1. */
-	PKTDEDUP_A_SBF_PLAN_CELL_MAX,
+	PKTDEDUP_A_FILTER_PLAN_CELL_MAX,
 	/* u32: Bits per cell. */
-	PKTDEDUP_A_SBF_PLAN_BITS,
+	PKTDEDUP_A_FILTER_PLAN_BITS,
+	/* u32: Cells per key, or bit arrays. */
+	PKTDEDUP_A_FILTER_PLAN_K,
 	/* u32 */
-	PKTDEDUP_A_SBF_PLAN_K,
-	/* u32 */
-	PKTDEDUP_A_SBF_PLAN_P,
-	/* u64: Cells per filter. */
-	PKTDEDUP_A_SBF_PLAN_CELLS,
-	/* u32: False-positive bound at the stable point (Eq. 8), ppb. */
-	PKTDEDUP_A_SBF_PLAN_FP_BOUND,
-	/* u32: Fraction of zero cells at the stable point (Theorem 3), ppb. */
-	PKTDEDUP_A_SBF_PLAN_STABLE_ZERO,
+	PKTDEDUP_A_FILTER_PLAN_P,
+	/* u64: Cells per filter, or bits per array. */
+	PKTDEDUP_A_FILTER_PLAN_CELLS,
 	/*
-	 * u32: False-negative rate for copies gap packets apart (Eq. 16), ppb.
+	 * u32: False-positive rate of a new key at the stable point, ppb: Eq. 8
+	 * (SBF), from the cell's Markov chain (IBF), or load^k with the stable
+	 * load (bit arrays).
 	 */
-	PKTDEDUP_A_SBF_PLAN_FN,
+	PKTDEDUP_A_FILTER_PLAN_FP_BOUND,
+	/* u32: Fraction of zero cells at the stable point (Theorem 3), ppb. */
+	PKTDEDUP_A_FILTER_PLAN_STABLE_ZERO,
+	/*
+	 * u32: False-negative rate for copies gap packets apart, ppb (Eq. 16;
+	 * IBF: of the most important class). Absent where no model gives one.
+	 */
+	PKTDEDUP_A_FILTER_PLAN_FN,
 	/* u64: The gap fn is given for. */
-	PKTDEDUP_A_SBF_PLAN_GAP,
+	PKTDEDUP_A_FILTER_PLAN_GAP,
+	/* u32: IBF, the same for the least important class. */
+	PKTDEDUP_A_FILTER_PLAN_FN_LOW,
+	/*
+	 * u32: Bit arrays, the fraction of set bits the family settles at, ppb:
+	 * 1/2 (BSBF), k/(k+1) (BSBFSD), (sqrt 5 - 1)/2 (RLBSBF), 1 - 1/e
+	 * (RSBF).
+	 */
+	PKTDEDUP_A_FILTER_PLAN_STABLE_LOAD,
+	/* u32: RSBF, the insertion floor, ppb. */
+	PKTDEDUP_A_FILTER_PLAN_P_STAR,
+	/* u8, enum importance */
+	PKTDEDUP_A_FILTER_PLAN_IMPORTANCE,
+	/* u32 */
+	PKTDEDUP_A_FILTER_PLAN_IMPORTANCE_MASK,
 
-	__PKTDEDUP_A_SBF_PLAN_MAX,
-	PKTDEDUP_A_SBF_PLAN_MAX = (__PKTDEDUP_A_SBF_PLAN_MAX - 1)
+	__PKTDEDUP_A_FILTER_PLAN_MAX,
+	PKTDEDUP_A_FILTER_PLAN_MAX = (__PKTDEDUP_A_FILTER_PLAN_MAX - 1)
 };
 
 /*
@@ -490,8 +623,21 @@ enum {
 	PKTDEDUP_A_STATS_DROPPED,
 	/* u64: Packets the parser could not read, passed untouched. */
 	PKTDEDUP_A_STATS_UNPARSED,
-	/* u32: Measured fraction of zero cells of the filter(s), ppb. */
+	/*
+	 * u32: Counting families: the measured fraction of zero cells of the
+	 * filter(s), ppb.
+	 */
 	PKTDEDUP_A_STATS_ZERO_CELLS,
+	/*
+	 * u32: Bit-array families: the fraction of set bits of the filter(s),
+	 * ppb.
+	 */
+	PKTDEDUP_A_STATS_SET_BITS,
+	/*
+	 * u64: Bit-array families, one CPU's filter (dump): the set bits of
+	 * each array, in order.
+	 */
+	PKTDEDUP_A_STATS_LOAD,
 
 	__PKTDEDUP_A_STATS_MAX,
 	PKTDEDUP_A_STATS_MAX = (__PKTDEDUP_A_STATS_MAX - 1)
@@ -630,7 +776,8 @@ enum {
 	/* u64: Reports of the per-CPU new-source filters. */
 	PKTDEDUP_A_SOURCE_STATE_NEW_SEEN,
 	/*
-	 * nest: sbf-plan: The new-source filters' parameters, when they are on.
+	 * nest: filter-plan: The new-source filters' parameters, when they are
+	 * on.
 	 */
 	PKTDEDUP_A_SOURCE_STATE_NEW_FILTER,
 

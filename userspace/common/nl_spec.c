@@ -48,35 +48,78 @@ static const struct nls_attr nls_filter_attrs[PKTDEDUP_A_FILTER_MAX + 1] = {
 	[PKTDEDUP_A_FILTER_KIND] = { .name = "kind", .type = NLS_U32 },
 	[PKTDEDUP_A_FILTER_MEM] = { .name = "mem", .type = NLS_U64 },
 	[PKTDEDUP_A_FILTER_SBF] = { .name = "sbf", .type = NLS_NEST, .nested = &nls_sbf },
+	[PKTDEDUP_A_FILTER_RSBF] = { .name = "rsbf", .type = NLS_NEST, .nested = &nls_rsbf },
+	[PKTDEDUP_A_FILTER_BSBF] = { .name = "bsbf", .type = NLS_NEST, .nested = &nls_bitf },
+	[PKTDEDUP_A_FILTER_BSBFSD] = { .name = "bsbfsd", .type = NLS_NEST, .nested = &nls_bitf },
+	[PKTDEDUP_A_FILTER_RLBSBF] = { .name = "rlbsbf", .type = NLS_NEST, .nested = &nls_bitf },
+	[PKTDEDUP_A_FILTER_IBF_2C] = { .name = "ibf-2c", .type = NLS_NEST, .nested = &nls_ibf },
+	[PKTDEDUP_A_FILTER_IBF_MC] = { .name = "ibf-mc", .type = NLS_NEST, .nested = &nls_ibf },
 };
 
-static const struct nls_attr nls_sbf_attrs[PKTDEDUP_A_SBF_MAX + 1] = {
-	[PKTDEDUP_A_SBF_PAD] = { .name = "pad", .type = NLS_PAD },
-	[PKTDEDUP_A_SBF_FPS] = { .name = "fps", .type = NLS_U32 },
-	[PKTDEDUP_A_SBF_CELL_BITS] = { .name = "cell-bits", .type = NLS_U8 },
-	[PKTDEDUP_A_SBF_K] = { .name = "k", .type = NLS_U8 },
-	[PKTDEDUP_A_SBF_P] = { .name = "p", .type = NLS_U32 },
-	[PKTDEDUP_A_SBF_GAP] = { .name = "gap", .type = NLS_U64 },
+static const struct nls_attr nls_settings_attrs[PKTDEDUP_A_SETTINGS_MAX + 1] = {
+	[PKTDEDUP_A_SETTINGS_PAD] = { .name = "pad", .type = NLS_PAD },
+	[PKTDEDUP_A_SETTINGS_FPS] = { .name = "fps", .type = NLS_U32 },
+	[PKTDEDUP_A_SETTINGS_CELL_BITS] = { .name = "cell-bits", .type = NLS_U8 },
+	[PKTDEDUP_A_SETTINGS_K] = { .name = "k", .type = NLS_U8 },
+	[PKTDEDUP_A_SETTINGS_P] = { .name = "p", .type = NLS_U32 },
+	[PKTDEDUP_A_SETTINGS_GAP] = { .name = "gap", .type = NLS_U64 },
+	[PKTDEDUP_A_SETTINGS_P_STAR] = { .name = "p-star", .type = NLS_U32 },
+	[PKTDEDUP_A_SETTINGS_IMPORTANCE] = { .name = "importance", .type = NLS_U8 },
+	[PKTDEDUP_A_SETTINGS_IMPORTANCE_MASK] = { .name = "importance-mask", .type = NLS_U32 },
+};
+
+static const struct nls_attr nls_sbf_attrs[PKTDEDUP_A_SETTINGS_MAX + 1] = {
+	[PKTDEDUP_A_SETTINGS_FPS] = { .name = "fps", .type = NLS_U32 },
+	[PKTDEDUP_A_SETTINGS_CELL_BITS] = { .name = "cell-bits", .type = NLS_U8 },
+	[PKTDEDUP_A_SETTINGS_K] = { .name = "k", .type = NLS_U8 },
+	[PKTDEDUP_A_SETTINGS_P] = { .name = "p", .type = NLS_U32 },
+	[PKTDEDUP_A_SETTINGS_GAP] = { .name = "gap", .type = NLS_U64 },
+};
+
+static const struct nls_attr nls_rsbf_attrs[PKTDEDUP_A_SETTINGS_MAX + 1] = {
+	[PKTDEDUP_A_SETTINGS_FPS] = { .name = "fps", .type = NLS_U32 },
+	[PKTDEDUP_A_SETTINGS_K] = { .name = "k", .type = NLS_U8 },
+	[PKTDEDUP_A_SETTINGS_P_STAR] = { .name = "p-star", .type = NLS_U32 },
+};
+
+static const struct nls_attr nls_bitf_attrs[PKTDEDUP_A_SETTINGS_MAX + 1] = {
+	[PKTDEDUP_A_SETTINGS_K] = { .name = "k", .type = NLS_U8 },
+};
+
+static const struct nls_attr nls_ibf_attrs[PKTDEDUP_A_SETTINGS_MAX + 1] = {
+	[PKTDEDUP_A_SETTINGS_FPS] = { .name = "fps", .type = NLS_U32 },
+	[PKTDEDUP_A_SETTINGS_CELL_BITS] = { .name = "cell-bits", .type = NLS_U8 },
+	[PKTDEDUP_A_SETTINGS_K] = { .name = "k", .type = NLS_U8 },
+	[PKTDEDUP_A_SETTINGS_P] = { .name = "p", .type = NLS_U32 },
+	[PKTDEDUP_A_SETTINGS_GAP] = { .name = "gap", .type = NLS_U64 },
+	[PKTDEDUP_A_SETTINGS_IMPORTANCE] = { .name = "importance", .type = NLS_U8 },
+	[PKTDEDUP_A_SETTINGS_IMPORTANCE_MASK] = { .name = "importance-mask", .type = NLS_U32 },
 };
 
 static const struct nls_attr nls_plan_attrs[PKTDEDUP_A_PLAN_MAX + 1] = {
 	[PKTDEDUP_A_PLAN_PAD] = { .name = "pad", .type = NLS_PAD },
 	[PKTDEDUP_A_PLAN_FILTERS] = { .name = "filters", .type = NLS_U32 },
 	[PKTDEDUP_A_PLAN_MEM_TOTAL] = { .name = "mem-total", .type = NLS_U64 },
-	[PKTDEDUP_A_PLAN_SBF] = { .name = "sbf", .type = NLS_NEST, .nested = &nls_sbf_plan },
+	[PKTDEDUP_A_PLAN_FILTER] = { .name = "filter", .type = NLS_NEST, .nested = &nls_filter_plan },
 };
 
-static const struct nls_attr nls_sbf_plan_attrs[PKTDEDUP_A_SBF_PLAN_MAX + 1] = {
-	[PKTDEDUP_A_SBF_PLAN_PAD] = { .name = "pad", .type = NLS_PAD },
-	[PKTDEDUP_A_SBF_PLAN_CELL_MAX] = { .name = "cell-max", .type = NLS_U32 },
-	[PKTDEDUP_A_SBF_PLAN_BITS] = { .name = "bits", .type = NLS_U32 },
-	[PKTDEDUP_A_SBF_PLAN_K] = { .name = "k", .type = NLS_U32 },
-	[PKTDEDUP_A_SBF_PLAN_P] = { .name = "p", .type = NLS_U32 },
-	[PKTDEDUP_A_SBF_PLAN_CELLS] = { .name = "cells", .type = NLS_U64 },
-	[PKTDEDUP_A_SBF_PLAN_FP_BOUND] = { .name = "fp-bound", .type = NLS_U32 },
-	[PKTDEDUP_A_SBF_PLAN_STABLE_ZERO] = { .name = "stable-zero", .type = NLS_U32 },
-	[PKTDEDUP_A_SBF_PLAN_FN] = { .name = "fn", .type = NLS_U32 },
-	[PKTDEDUP_A_SBF_PLAN_GAP] = { .name = "gap", .type = NLS_U64 },
+static const struct nls_attr nls_filter_plan_attrs[PKTDEDUP_A_FILTER_PLAN_MAX + 1] = {
+	[PKTDEDUP_A_FILTER_PLAN_PAD] = { .name = "pad", .type = NLS_PAD },
+	[PKTDEDUP_A_FILTER_PLAN_KIND] = { .name = "kind", .type = NLS_U32 },
+	[PKTDEDUP_A_FILTER_PLAN_CELL_MAX] = { .name = "cell-max", .type = NLS_U32 },
+	[PKTDEDUP_A_FILTER_PLAN_BITS] = { .name = "bits", .type = NLS_U32 },
+	[PKTDEDUP_A_FILTER_PLAN_K] = { .name = "k", .type = NLS_U32 },
+	[PKTDEDUP_A_FILTER_PLAN_P] = { .name = "p", .type = NLS_U32 },
+	[PKTDEDUP_A_FILTER_PLAN_CELLS] = { .name = "cells", .type = NLS_U64 },
+	[PKTDEDUP_A_FILTER_PLAN_FP_BOUND] = { .name = "fp-bound", .type = NLS_U32 },
+	[PKTDEDUP_A_FILTER_PLAN_STABLE_ZERO] = { .name = "stable-zero", .type = NLS_U32 },
+	[PKTDEDUP_A_FILTER_PLAN_FN] = { .name = "fn", .type = NLS_U32 },
+	[PKTDEDUP_A_FILTER_PLAN_GAP] = { .name = "gap", .type = NLS_U64 },
+	[PKTDEDUP_A_FILTER_PLAN_FN_LOW] = { .name = "fn-low", .type = NLS_U32 },
+	[PKTDEDUP_A_FILTER_PLAN_STABLE_LOAD] = { .name = "stable-load", .type = NLS_U32 },
+	[PKTDEDUP_A_FILTER_PLAN_P_STAR] = { .name = "p-star", .type = NLS_U32 },
+	[PKTDEDUP_A_FILTER_PLAN_IMPORTANCE] = { .name = "importance", .type = NLS_U8 },
+	[PKTDEDUP_A_FILTER_PLAN_IMPORTANCE_MASK] = { .name = "importance-mask", .type = NLS_U32 },
 };
 
 static const struct nls_attr nls_budget_attrs[PKTDEDUP_A_BUDGET_MAX + 1] = {
@@ -98,6 +141,8 @@ static const struct nls_attr nls_stats_attrs[PKTDEDUP_A_STATS_MAX + 1] = {
 	[PKTDEDUP_A_STATS_DROPPED] = { .name = "dropped", .type = NLS_U64 },
 	[PKTDEDUP_A_STATS_UNPARSED] = { .name = "unparsed", .type = NLS_U64 },
 	[PKTDEDUP_A_STATS_ZERO_CELLS] = { .name = "zero-cells", .type = NLS_U32 },
+	[PKTDEDUP_A_STATS_SET_BITS] = { .name = "set-bits", .type = NLS_U32 },
+	[PKTDEDUP_A_STATS_LOAD] = { .name = "load", .type = NLS_U64, .multi = 1 },
 };
 
 static const struct nls_attr nls_query_attrs[PKTDEDUP_A_QUERY_MAX + 1] = {
@@ -142,7 +187,7 @@ static const struct nls_attr nls_source_state_attrs[PKTDEDUP_A_SOURCE_STATE_MAX 
 	[PKTDEDUP_A_SOURCE_STATE_PAD] = { .name = "pad", .type = NLS_PAD },
 	[PKTDEDUP_A_SOURCE_STATE_MEM_TOTAL] = { .name = "mem-total", .type = NLS_U64 },
 	[PKTDEDUP_A_SOURCE_STATE_NEW_SEEN] = { .name = "new-seen", .type = NLS_U64 },
-	[PKTDEDUP_A_SOURCE_STATE_NEW_FILTER] = { .name = "new-filter", .type = NLS_NEST, .nested = &nls_sbf_plan },
+	[PKTDEDUP_A_SOURCE_STATE_NEW_FILTER] = { .name = "new-filter", .type = NLS_NEST, .nested = &nls_filter_plan },
 };
 
 static const struct nls_attr nls_events_attrs[PKTDEDUP_A_EVENTS_MAX + 1] = {
@@ -212,10 +257,34 @@ const struct nls_set nls_filter = {
 	.attrs = nls_filter_attrs,
 };
 
+const struct nls_set nls_settings = {
+	.name = "settings",
+	.max = PKTDEDUP_A_SETTINGS_MAX,
+	.attrs = nls_settings_attrs,
+};
+
 const struct nls_set nls_sbf = {
 	.name = "sbf",
-	.max = PKTDEDUP_A_SBF_MAX,
+	.max = PKTDEDUP_A_SETTINGS_MAX,
 	.attrs = nls_sbf_attrs,
+};
+
+const struct nls_set nls_rsbf = {
+	.name = "rsbf",
+	.max = PKTDEDUP_A_SETTINGS_MAX,
+	.attrs = nls_rsbf_attrs,
+};
+
+const struct nls_set nls_bitf = {
+	.name = "bitf",
+	.max = PKTDEDUP_A_SETTINGS_MAX,
+	.attrs = nls_bitf_attrs,
+};
+
+const struct nls_set nls_ibf = {
+	.name = "ibf",
+	.max = PKTDEDUP_A_SETTINGS_MAX,
+	.attrs = nls_ibf_attrs,
 };
 
 const struct nls_set nls_plan = {
@@ -224,10 +293,10 @@ const struct nls_set nls_plan = {
 	.attrs = nls_plan_attrs,
 };
 
-const struct nls_set nls_sbf_plan = {
-	.name = "sbf-plan",
-	.max = PKTDEDUP_A_SBF_PLAN_MAX,
-	.attrs = nls_sbf_plan_attrs,
+const struct nls_set nls_filter_plan = {
+	.name = "filter-plan",
+	.max = PKTDEDUP_A_FILTER_PLAN_MAX,
+	.attrs = nls_filter_plan_attrs,
 };
 
 const struct nls_set nls_budget = {

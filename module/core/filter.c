@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The filter families behind one interface: see filter.h. */
+#include "filter.h"
+
+/* Every family, by its uAPI number: one line each. */
+const struct pd_filter_ops *const pd_filter_families[PD_FILTER_NKINDS] = {
+	[PKTDEDUP_FILTER_KIND_SBF] = &pd_sbf_family,
+	[PKTDEDUP_FILTER_KIND_RSBF] = &pd_rsbf_family,
+	[PKTDEDUP_FILTER_KIND_BSBF] = &pd_bsbf_family,
+	[PKTDEDUP_FILTER_KIND_BSBFSD] = &pd_bsbfsd_family,
+	[PKTDEDUP_FILTER_KIND_RLBSBF] = &pd_rlbsbf_family,
+	[PKTDEDUP_FILTER_KIND_IBF_2C] = &pd_ibf2c_family,
+	[PKTDEDUP_FILTER_KIND_IBF_MC] = &pd_ibfmc_family,
+};
+
+const struct pd_filter_ops *pd_filter_family(unsigned int kind)
+{
+	return kind < PD_FILTER_NKINDS ? pd_filter_families[kind] : NULL;
+}
+
+const struct pd_filter_ops *pd_filter_family_by_name(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < PD_FILTER_NKINDS; i++)
+		if (pd_filter_families[i] &&
+		    !strcmp(pd_filter_families[i]->name, name))
+			return pd_filter_families[i];
+	return NULL;
+}
+
+void pd_filter_req_defaults(struct pd_filter_req *req, u8 kind, u64 mem)
+{
+	memset(req, 0, sizeof(*req));
+	req->kind = kind;
+	req->mem_bytes = mem;
+	req->max = PD_FILTER_AUTO;
+	req->k = PD_FILTER_AUTO;
+	req->p = PD_FILTER_AUTO;
+	req->importance = PKTDEDUP_IMPORTANCE_DSCP;
+}
+
+int pd_filter_plan(const struct pd_filter_req *req,
+		   struct pd_filter_plan *plan, const char **why)
+{
+	const struct pd_filter_ops *ops = pd_filter_family(req->kind);
+	struct pd_filter_req r = *req;
+	int err;
+
+	if (!ops) {
+		*why = "no such filter family";
+		return -EINVAL;
+	}
+	if (!r.fps_ppb)
+		r.fps_ppb = ops->default_fps_ppb;
+	if (r.fps_ppb >= 1000000000u) {
+		*why = "fps must be below 1";
+		return -EINVAL;
+	}
+	err = ops->plan(&r, plan, why);
+	if (!err)
+		plan->kind = req->kind;
+	return err;
+}
+
+int pd_filter_init(struct pd_filter *f, const struct pd_filter_plan *plan,
+		   void *mem, const char **why)
+{
+	const struct pd_filter_ops *ops = pd_filter_family(plan->kind);
+	int err;
+
+	if (!ops) {
+		*why = "no such filter family";
+		return -EINVAL;
+	}
+	memset(f, 0, sizeof(*f));
+	f->ops = ops;
+	f->mem = mem;
+	err = ops->init(f, plan, mem, why);
+	if (err)
+		return err;
+	pd_filter_set_seeds(f, pd_random_u32(), pd_random_u32(),
+			    ((u64)pd_random_u32() << 32) | pd_random_u32());
+	return 0;
+}
+
+void pd_filter_set_seeds(struct pd_filter *f, u32 seed1, u32 seed2, u64 rng)
+{
+	f->seed[0] = seed1;
+	f->seed[1] = seed2;
+	f->ops->set_rng(f, rng);
+}
+
+void pd_filter_reset(struct pd_filter *f)
+{
+	f->ops->clear(f);
+	pd_filter_set_seeds(f, pd_random_u32(), pd_random_u32(),
+			    ((u64)pd_random_u32() << 32) | pd_random_u32());
+}
+
+int pd_filter_create(struct pd_filter *f, const struct pd_filter_req *req,
+		     struct pd_filter_plan *plan, const char **why)
+{
+	void *mem;
+	int err = pd_filter_plan(req, plan, why);
+
+	if (err)
+		return err;
+	mem = pd_zalloc_large(plan->bytes);
+	if (!mem) {
+		*why = "out of memory";
+		return -ENOMEM;
+	}
+	err = pd_filter_init(f, plan, mem, why);
+	if (err)
+		pd_free_large(mem);
+	return err;
+}
+
+void pd_filter_destroy(struct pd_filter *f)
+{
+	pd_free_large(f->mem);
+	f->mem = NULL;
+}
+
+void pd_filter_occupancy(const struct pd_filter *f, struct pd_filter_occ *o)
+{
+	memset(o, 0, sizeof(*o));
+	f->ops->occupancy(f, o);
+}

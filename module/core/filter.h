@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One interface for every de-duplication filter family, as the kernel's
+ * own ops tables (struct tcp_congestion_ops) are: a family plans itself
+ * from a request, says how much memory it needs, sets itself up over the
+ * memory it is given, and runs one step per element (the verdict and its
+ * update). The module, the simulator, the benchmark and the tests call
+ * only this interface; a family registers with one line in
+ * pd_filter_families[] (filter.c) and nothing else names it.
+ *
+ * Families: sbf (Deng & Rafiei), rsbf, bsbf, bsbfsd, rlbsbf (Bera et al.,
+ * bitf.h), ibf-2c, ibf-mc (Boraskar et al., ibf.h). The numbers are the
+ * uAPI's (enum pktdedup_filter_kind).
+ */
+#ifndef PD_FILTER_H
+#define PD_FILTER_H
+
+#include "pd_port.h"
+#include "../uapi/pktdedup.h"
+#include "bitf.h"
+#include "ibf.h"
+#include "key.h"
+#include "sbf.h"
+
+#define PD_FILTER_NKINDS (PKTDEDUP_FILTER_KIND_MAX + 1)
+#define PD_FILTER_AUTO 0xffffffffu	/* "choose for me" */
+
+/*
+ * What is asked of a filter: memory, then the settings of its family, each
+ * PD_FILTER_AUTO (or 0 where it says so) for the family's own choice. A
+ * family refuses nothing it does not read: the netlink layer checks which
+ * settings a family takes (pd_filter_ops.settings).
+ */
+struct pd_filter_req {
+	u8 kind;		/* PKTDEDUP_FILTER_KIND_* */
+	u64 mem_bytes;		/* cells or bit arrays */
+	u32 fps_ppb;		/* target FP rate; 0: the family's default */
+	u32 max;		/* counting: cell maximum 2^j - 1, or AUTO */
+	u32 k;			/* probes (counting), arrays (bits), or AUTO */
+	u32 p;			/* counting: decrements per element, or AUTO */
+	u64 gap;		/* typical gap between copies; 0: unknown */
+	u32 p_star_ppb;		/* rsbf: the insertion floor; 0: 0.03 */
+	u8 importance;		/* ibf: PKTDEDUP_IMPORTANCE_* */
+	u32 importance_mask;	/* ibf, mark source */
+};
+
+/* Which model values of a plan are given (pd_filter_plan.given). */
+#define PD_PLAN_HAS_FP		0x1	/* fp_bound */
+#define PD_PLAN_HAS_ZERO	0x2	/* stable_zero */
+#define PD_PLAN_HAS_FN		0x4	/* fn_rate (and fn_low for IBF) */
+#define PD_PLAN_HAS_LOAD	0x8	/* stable_load */
+
+/* What a family made of a request; probabilities are Q62. */
+struct pd_filter_plan {
+	u8 kind;
+	u32 k;			/* probes, or arrays */
+	u64 cells;		/* cells, or bits per array */
+	u64 bytes;		/* of the state's memory (pd_filter_ops.bytes) */
+	u32 max;		/* counting: cell maximum */
+	u32 bits;		/* counting: bits per cell */
+	u32 p;			/* counting: decrements per element */
+	u64 p_exact_q32;	/* counting: P before rounding (Q32.32) */
+	u32 p_star_ppb;		/* rsbf */
+	u8 importance;		/* ibf */
+	u32 importance_mask;	/* ibf */
+	u32 given;		/* PD_PLAN_HAS_* */
+	u64 fp_bound;		/* FP of a new key at the stable point */
+	u64 stable_zero;	/* counting: zero cells at the stable point */
+	u64 stable_load;	/* bits: set bits at the stable point */
+	u64 gap;		/* the gap fn_rate is given for */
+	u64 fn_rate;		/* FN at gap (IBF: the most important class) */
+	u64 fn_low;		/* IBF: FN at gap of the least important class */
+};
+
+/* Occupancy of one filter, in its family's terms. */
+struct pd_filter_occ {
+	u64 units;		/* cells, or bits in all arrays */
+	u64 zero;		/* counting: zero cells */
+	u64 set;		/* bits: set bits */
+	u32 arrays;		/* bits: k, and the loads below */
+	u32 load[PD_BITF_MAX_K];
+};
+
+/* Settings a family takes (pd_filter_ops.settings). */
+#define PD_SET_FPS		0x01
+#define PD_SET_MAX		0x02
+#define PD_SET_K		0x04
+#define PD_SET_P		0x08
+#define PD_SET_GAP		0x10
+#define PD_SET_PSTAR		0x20
+#define PD_SET_IMPORTANCE	0x40
+
+struct pd_filter;
+
+struct pd_filter_ops {
+	const char *name;		/* "sbf", as dedupctl and /proc say */
+	u8 kind;
+	bool counting;			/* cells (zero cells) or bits (loads) */
+	u32 settings;			/* PD_SET_* it takes */
+	u32 default_fps_ppb;		/* when the request gives none */
+	/* Parameters and model for req; 0, or a negative errno with *why. */
+	int (*plan)(const struct pd_filter_req *req,
+		    struct pd_filter_plan *plan, const char **why);
+	/* Set up over zeroed memory of plan->bytes bytes. */
+	int (*init)(struct pd_filter *f, const struct pd_filter_plan *plan,
+		    void *mem, const char **why);
+	/* The state of the family's random generator. */
+	void (*set_rng)(struct pd_filter *f, u64 rng);
+	/* One element: the verdict (true: duplicate) and the update. */
+	bool (*step)(struct pd_filter *f, u32 h1, u32 h2,
+		     const struct pd_pktinfo *pi);
+	/* The verdict, with nothing changed. */
+	bool (*query)(const struct pd_filter *f, u32 h1, u32 h2);
+	/* Empty again (same seeds). */
+	void (*clear)(struct pd_filter *f);
+	void (*occupancy)(const struct pd_filter *f, struct pd_filter_occ *o);
+};
+
+/* A filter of any family. Not thread-safe: one writer at a time. */
+struct pd_filter {
+	const struct pd_filter_ops *ops;
+	u32 seed[2];		/* the two key hashes' seeds */
+	void *mem;		/* the state's memory (plan->bytes) */
+	union {
+		struct pd_sbf sbf;
+		struct pd_ibf ibf;
+		struct pd_bitf bitf;
+	} u;
+};
+
+extern const struct pd_filter_ops pd_sbf_family, pd_rsbf_family,
+	pd_bsbf_family, pd_bsbfsd_family, pd_rlbsbf_family, pd_ibf2c_family,
+	pd_ibfmc_family;
+extern const struct pd_filter_ops *const pd_filter_families[PD_FILTER_NKINDS];
+
+/* The family of kind, or NULL. */
+const struct pd_filter_ops *pd_filter_family(unsigned int kind);
+/* The family named name, or NULL. */
+const struct pd_filter_ops *pd_filter_family_by_name(const char *name);
+/* A request with every setting left to kind's family. */
+void pd_filter_req_defaults(struct pd_filter_req *req, u8 kind, u64 mem);
+/* Plan req with its family; 0, or a negative errno with *why. */
+int pd_filter_plan(const struct pd_filter_req *req,
+		   struct pd_filter_plan *plan, const char **why);
+/*
+ * Set f up for plan over zeroed memory of plan->bytes (the caller's: the
+ * module allocates per CPU, on the CPU's node); random seeds.
+ */
+int pd_filter_init(struct pd_filter *f, const struct pd_filter_plan *plan,
+		   void *mem, const char **why);
+/* Fixed seeds and generator state (tests, the simulator). */
+void pd_filter_set_seeds(struct pd_filter *f, u32 seed1, u32 seed2, u64 rng);
+/* Empty, with new random seeds. */
+void pd_filter_reset(struct pd_filter *f);
+/* Userspace and tests: plan, allocate and init; free. */
+int pd_filter_create(struct pd_filter *f, const struct pd_filter_req *req,
+		     struct pd_filter_plan *plan, const char **why);
+void pd_filter_destroy(struct pd_filter *f);
+
+/*
+ * One element. The Stable Bloom Filter, the default, is called directly;
+ * the other families through their ops (one indirect call).
+ */
+static inline bool pd_filter_step(struct pd_filter *f, u32 h1, u32 h2,
+				  const struct pd_pktinfo *pi)
+{
+	if (f->ops == &pd_sbf_family)
+		return pd_sbf_step(&f->u.sbf, h1, h2);
+	return f->ops->step(f, h1, h2, pi);
+}
+
+static inline bool pd_filter_query(const struct pd_filter *f, u32 h1, u32 h2)
+{
+	return f->ops->query(f, h1, h2);
+}
+
+void pd_filter_occupancy(const struct pd_filter *f, struct pd_filter_occ *o);
+
+#endif /* PD_FILTER_H */

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The Stable Bloom Filter as a filter family (filter.h): the filter of
+ * sbf.c with the planner of plan.c.
+ */
+#include "filter.h"
+#include "plan.h"
+#include "sbf.h"
+
+static int pd_sbf_fplan(const struct pd_filter_req *req,
+			struct pd_filter_plan *c, const char **why)
+{
+	struct pd_plan_req pr = {
+		.mem_bytes = req->mem_bytes, .fps_ppb = req->fps_ppb,
+		.max = req->max, .k = req->k, .p = req->p, .gap = req->gap,
+	};
+	struct pd_sbf_params prm;
+	struct pd_plan p;
+	int err = pd_plan(&pr, &p, why);
+
+	if (err)
+		return err;
+	memset(c, 0, sizeof(*c));
+	c->k = p.k;
+	c->cells = p.cells;
+	c->max = p.max;
+	c->bits = p.bits;
+	c->p = p.p;
+	c->p_exact_q32 = p.p_exact_q32;
+	c->fp_bound = p.fp_bound;
+	c->stable_zero = p.stable_zero;
+	c->gap = p.gap;
+	c->fn_rate = p.fn_rate;
+	c->given = PD_PLAN_HAS_FP | PD_PLAN_HAS_ZERO | PD_PLAN_HAS_FN;
+	prm.cells = p.cells;
+	prm.max = (u8)p.max;
+	prm.k = (u8)p.k;
+	prm.p = p.p;
+	c->bytes = pd_sbf_bytes(&prm);
+	return 0;
+}
+
+static int pd_sbf_finit(struct pd_filter *f, const struct pd_filter_plan *plan,
+			void *mem, const char **why)
+{
+	struct pd_sbf_params prm = {
+		.cells = plan->cells, .max = (u8)plan->max, .k = (u8)plan->k,
+		.p = plan->p,
+	};
+
+	return pd_sbf_init(&f->u.sbf, &prm, mem, why);
+}
+
+static void pd_sbf_fset_rng(struct pd_filter *f, u64 rng)
+{
+	f->u.sbf.rng = rng;
+}
+
+static bool pd_sbf_fstep(struct pd_filter *f, u32 h1, u32 h2,
+			 const struct pd_pktinfo *pi)
+{
+	return pd_sbf_step(&f->u.sbf, h1, h2);
+}
+
+static bool pd_sbf_fquery(const struct pd_filter *f, u32 h1, u32 h2)
+{
+	return pd_sbf_query(&f->u.sbf, h1, h2);
+}
+
+static void pd_sbf_fclear(struct pd_filter *f)
+{
+	const struct pd_sbf *s = &f->u.sbf;
+
+	memset(s->words, 0, (size_t)s->nwords * sizeof(u64));
+}
+
+static void pd_sbf_occupancy(const struct pd_filter *f,
+			     struct pd_filter_occ *o)
+{
+	o->units = f->u.sbf.cells;
+	o->zero = pd_sbf_zero_cells(&f->u.sbf);
+}
+
+const struct pd_filter_ops pd_sbf_family = {
+	.name = "sbf",
+	.kind = PKTDEDUP_FILTER_KIND_SBF,
+	.counting = true,
+	.settings = PD_SET_FPS | PD_SET_MAX | PD_SET_K | PD_SET_P | PD_SET_GAP,
+	.default_fps_ppb = PD_PLAN_DEFAULT_FPS_PPB,
+	.plan = pd_sbf_fplan,
+	.init = pd_sbf_finit,
+	.set_rng = pd_sbf_fset_rng,
+	.step = pd_sbf_fstep,
+	.query = pd_sbf_fquery,
+	.clear = pd_sbf_fclear,
+	.occupancy = pd_sbf_occupancy,
+};
