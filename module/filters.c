@@ -2,16 +2,18 @@
 /*
  * pktdedup: building and inspecting the filters of one configuration.
  *
- * Scope percpu gives each possible CPU its own Stable Bloom Filter, its
- * cells on that CPU's NUMA node; scope shared gives one filter, guarded by
- * a spinlock. Memory is charged to the memory cgroup of the task that asks
- * for it and fails rather than invoke the OOM killer (PD_GFP); what filters
- * hold is known before they are built (pd_filters_bytes()), for the
- * namespace's budget.
+ * The filters are of the family the configuration names (core/filter.h);
+ * nothing here knows one family from another. Scope percpu gives each
+ * possible CPU its own filter, its memory on that CPU's NUMA node; scope
+ * shared gives one filter, guarded by a spinlock. Memory is charged to the
+ * memory cgroup of the task that asks for it and fails rather than invoke
+ * the OOM killer (PD_GFP); what filters hold is known before they are
+ * built (pd_filters_bytes()), for the namespace's budget.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cpumask.h>
+#include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/netlink.h>
 #include <linux/sched.h>
@@ -29,27 +31,17 @@ u32 pd_filters_count(const struct pd_filters *fs)
 	return pd_cfg_filters(&fs->cfg);
 }
 
-static void pd_sbf_prm(const struct pd_plan *plan, struct pd_sbf_params *prm)
+struct pd_filter *pd_filters_get(struct pd_filters *fs, int cpu)
 {
-	prm->cells = plan->cells;
-	prm->max = (u8)plan->max;
-	prm->k = (u8)plan->k;
-	prm->p = plan->p;
+	return fs->shared ? fs->shared : per_cpu_ptr(fs->pcpu, cpu);
 }
 
 /* Plan the filters of cfg; 0, or an error with an extack message. */
-int pd_filters_plan(const struct pd_config *cfg, struct pd_plan *plan,
+int pd_filters_plan(const struct pd_config *cfg, struct pd_filter_plan *plan,
 		    struct netlink_ext_ack *extack)
 {
-	struct pd_plan_req req = {
-		.mem_bytes = cfg->mem, .fps_ppb = cfg->fps_ppb,
-		.max = cfg->max ? cfg->max : PD_PLAN_AUTO,
-		.k = cfg->k ? cfg->k : PD_PLAN_AUTO,
-		.p = cfg->p == PKTDEDUP_P_AUTO ? PD_PLAN_AUTO : cfg->p,
-		.gap = cfg->gap,
-	};
 	const char *why = NULL;
-	int err = pd_plan(&req, plan, &why);
+	int err = pd_filter_plan(&cfg->filter, plan, &why);
 
 	if (err)
 		pd_set_err_msg(extack, why);
@@ -57,19 +49,11 @@ int pd_filters_plan(const struct pd_config *cfg, struct pd_plan *plan,
 }
 
 /* Bytes the filters of cfg (planned as plan) hold, all CPUs. */
-u64 pd_filters_bytes(const struct pd_config *cfg, const struct pd_plan *plan)
+u64 pd_filters_bytes(const struct pd_config *cfg,
+		     const struct pd_filter_plan *plan)
 {
-	struct pd_sbf_params prm;
-	u64 one;
-
-	pd_sbf_prm(plan, &prm);
-	one = pd_sbf_bytes(&prm) + sizeof(struct pd_sbf);
-	return sizeof(struct pd_filters) + pd_cfg_filters(cfg) * one;
-}
-
-struct pd_sbf *pd_filters_get(struct pd_filters *fs, int cpu)
-{
-	return fs->shared ? fs->shared : per_cpu_ptr(fs->pcpu, cpu);
+	return sizeof(struct pd_filters) +
+	       pd_cfg_filters(cfg) * (plan->bytes + sizeof(struct pd_filter));
 }
 
 void pd_filters_free(struct pd_filters *fs)
@@ -79,31 +63,32 @@ void pd_filters_free(struct pd_filters *fs)
 	if (!fs)
 		return;
 	if (fs->shared) {
-		kvfree(fs->shared->words);
+		kvfree(fs->shared->mem);
 		kfree(fs->shared);
 	}
 	if (fs->pcpu) {
 		for_each_possible_cpu(cpu)
-			kvfree(per_cpu_ptr(fs->pcpu, cpu)->words);
+			kvfree(per_cpu_ptr(fs->pcpu, cpu)->mem);
 		free_percpu(fs->pcpu);
 	}
 	kfree(fs);
 }
 
-static int pd_filter_init(struct pd_sbf *f, const struct pd_sbf_params *prm,
-			  int node, struct netlink_ext_ack *extack)
+static int pd_filter_alloc(struct pd_filter *f,
+			   const struct pd_filter_plan *plan, int node,
+			   struct netlink_ext_ack *extack)
 {
 	const char *why = NULL;
-	u64 *words = kvzalloc_node(pd_sbf_bytes(prm), PD_GFP, node);
+	void *mem = kvzalloc_node(plan->bytes, PD_GFP, node);
 	int err;
 
-	if (!words) {
-		NL_SET_ERR_MSG(extack, "out of memory for the filter cells");
+	if (!mem) {
+		NL_SET_ERR_MSG(extack, "out of memory for the filters");
 		return -ENOMEM;
 	}
-	err = pd_sbf_init(f, prm, words, &why);
+	err = pd_filter_init(f, plan, mem, &why);
 	if (err) {
-		kvfree(words);
+		kvfree(mem);
 		pd_set_err_msg(extack, why);
 	}
 	return err;
@@ -115,10 +100,9 @@ static int pd_filter_init(struct pd_sbf *f, const struct pd_sbf_params *prm,
  * failure. The caller has admitted pd_filters_bytes() to the budget.
  */
 struct pd_filters *pd_filters_build(const struct pd_config *cfg,
-				    const struct pd_plan *plan,
+				    const struct pd_filter_plan *plan,
 				    struct netlink_ext_ack *extack)
 {
-	struct pd_sbf_params prm;
 	struct pd_filters *fs;
 	int cpu, err;
 
@@ -135,7 +119,6 @@ struct pd_filters *pd_filters_build(const struct pd_config *cfg,
 	fs->kopts.payload = cfg->key == PKTDEDUP_KEY_PACKET ? cfg->payload : 0;
 	fs->copy_len = PD_HDR_ROOM + fs->kopts.payload;
 	spin_lock_init(&fs->lock);
-	pd_sbf_prm(plan, &prm);
 
 	if (cfg->scope == PKTDEDUP_SCOPE_SHARED) {
 		fs->shared = kzalloc(sizeof(*fs->shared), PD_GFP);
@@ -144,7 +127,7 @@ struct pd_filters *pd_filters_build(const struct pd_config *cfg,
 			err = -ENOMEM;
 			goto fail;
 		}
-		err = pd_filter_init(fs->shared, &prm, NUMA_NO_NODE, extack);
+		err = pd_filter_alloc(fs->shared, plan, NUMA_NO_NODE, extack);
 		if (err) {
 			kfree(fs->shared);
 			fs->shared = NULL;
@@ -152,15 +135,15 @@ struct pd_filters *pd_filters_build(const struct pd_config *cfg,
 		}
 		return fs;
 	}
-	fs->pcpu = alloc_percpu_gfp(struct pd_sbf, PD_GFP);
+	fs->pcpu = alloc_percpu_gfp(struct pd_filter, PD_GFP);
 	if (!fs->pcpu) {
 		NL_SET_ERR_MSG(extack, "out of memory for the filters");
 		err = -ENOMEM;
 		goto fail;
 	}
 	for_each_possible_cpu(cpu) {
-		err = pd_filter_init(per_cpu_ptr(fs->pcpu, cpu), &prm,
-				     cpu_to_node(cpu), extack);
+		err = pd_filter_alloc(per_cpu_ptr(fs->pcpu, cpu), plan,
+				      cpu_to_node(cpu), extack);
 		if (err)
 			goto fail;
 		cond_resched();
@@ -171,24 +154,41 @@ fail:
 	return ERR_PTR(err);
 }
 
-/* Fraction of zero cells of one CPU's filter (or the shared one), in ppb. */
-u32 pd_filters_zero_ppb(struct pd_filters *fs, int cpu)
+static u64 pd_occ(const struct pd_filter *f, struct pd_filter_occ *occ)
 {
-	struct pd_sbf *f = pd_filters_get(fs, cpu);
-	u64 zeros;
+	pd_filter_occupancy(f, occ);
+	return occ->units;
+}
+
+/*
+ * The occupancy of one CPU's filter (or the shared one): zero cells or set
+ * bits, in the family's terms.
+ */
+void pd_filters_occupancy(struct pd_filters *fs, int cpu,
+			  struct pd_filter_occ *occ)
+{
+	struct pd_filter *f = pd_filters_get(fs, cpu);
 
 	if (fs->shared) {
 		spin_lock_bh(&fs->lock);
-		zeros = pd_sbf_zero_cells(f);
+		pd_occ(f, occ);
 		spin_unlock_bh(&fs->lock);
 	} else {
 		/*
 		 * The CPU may be writing its filter: a word is read whole
 		 * and the answer is a statistic, so the race is benign.
 		 */
-		zeros = data_race(pd_sbf_zero_cells(f));
+		(void)data_race(pd_occ(f, occ));
 	}
-	return (u32)div64_u64(zeros * 1000000000ULL, f->cells);
+}
+
+/* Zero cells (counting families) or set bits (bit arrays), in ppb. */
+u32 pd_occupancy_ppb(const struct pd_filter_occ *occ, bool counting)
+{
+	if (!occ->units)
+		return 0;
+	return (u32)mul_u64_u64_div_u64(counting ? occ->zero : occ->set,
+					1000000000ULL, occ->units);
 }
 
 /* How many filters hold key now; nothing is inserted. */
@@ -197,20 +197,20 @@ int pd_filters_query(struct pd_filters *fs, const struct pd_key *key)
 	int cpu, n = 0;
 
 	if (fs->shared) {
-		struct pd_sbf *f = fs->shared;
+		struct pd_filter *f = fs->shared;
 
 		spin_lock_bh(&fs->lock);
-		n = pd_sbf_query(f, pd_key_hash(key, f->seed[0]),
-				 pd_key_hash(key, f->seed[1]));
+		n = pd_filter_query(f, pd_key_hash(key, f->seed[0]),
+				    pd_key_hash(key, f->seed[1]));
 		spin_unlock_bh(&fs->lock);
 		return n;
 	}
 	for_each_possible_cpu(cpu) {
-		struct pd_sbf *f = per_cpu_ptr(fs->pcpu, cpu);
+		struct pd_filter *f = per_cpu_ptr(fs->pcpu, cpu);
 
 		/* racing with the filter's CPU is benign, as above */
-		n += data_race(pd_sbf_query(f, pd_key_hash(key, f->seed[0]),
-					    pd_key_hash(key, f->seed[1])));
+		n += data_race(pd_filter_query(f, pd_key_hash(key, f->seed[0]),
+					       pd_key_hash(key, f->seed[1])));
 	}
 	return n;
 }

@@ -3,13 +3,16 @@
  * pktdedup: the netfilter hook.
  *
  * For each IPv4/IPv6 packet: extract the configured key from the bytes at
- * the network header, run one Stable Bloom Filter step on this CPU's
- * filter, count, and act on duplicates (count, mark, drop). First copies
- * are never touched; packets the parser cannot read are counted and passed.
+ * the network header, run one step of this CPU's filter (of whatever
+ * family: core/filter.h), count, and act on duplicates (count, mark,
+ * drop). First copies are never touched; packets the parser cannot read
+ * are counted and passed.
  *
  * The packet path takes no lock (in scope percpu), touches no atomic shared
  * between CPUs, allocates nothing, and does bounded work: at most
- * PD_SCRATCH bytes are read, K + 1 cache lines of the filter touched.
+ * PD_SCRATCH bytes are read, and the filter's step is bounded (K probes
+ * and one run of P decrements for the counting families, k bits and k
+ * resets for the bit-array ones, a bounded search in RSBF's phase 3).
  * BHs are disabled around the per-CPU state, as hooks also run in process
  * context (OUTPUT) where a softirq could otherwise interleave.
  */
@@ -72,8 +75,9 @@ unsigned int pd_process(struct pd_net *pn, struct pd_filters *fs,
 	enum pd_parse_result r;
 	struct pd_cpu_stats *st;
 	struct pd_pkt pkt;
+	struct pd_pktinfo pi;
+	struct pd_filter *f;
 	struct pd_key key;
-	struct pd_sbf *f;
 	u32 h1, h2;
 	bool dup;
 
@@ -92,12 +96,14 @@ unsigned int pd_process(struct pd_net *pn, struct pd_filters *fs,
 	f = fs->shared ? fs->shared : this_cpu_ptr(fs->pcpu);
 	h1 = pd_key_hash(&key, f->seed[0]);
 	h2 = pd_key_hash(&key, f->seed[1]);
+	pi.dscp = pkt.dscp;
+	pi.mark = skb->mark;
 	if (fs->shared) {
 		spin_lock(&fs->lock);
-		dup = pd_sbf_step(f, h1, h2);
+		dup = pd_filter_step(f, h1, h2, &pi);
 		spin_unlock(&fs->lock);
 	} else {
-		dup = pd_sbf_step(f, h1, h2);
+		dup = pd_filter_step(f, h1, h2, &pi);
 	}
 
 	u64_stats_update_begin(&st->syncp);

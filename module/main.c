@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pktdedup: de-duplicate packets in the kernel with per-CPU Stable Bloom
- * Filters (Deng & Rafiei, SIGMOD 2006).
+ * pktdedup: de-duplicate packets in the kernel with per-CPU filters of the
+ * family an administrator picks (core/filter.h): the Stable Bloom Filter
+ * (Deng & Rafiei, SIGMOD 2006) by default.
  *
  * Module parameters give the configuration every network namespace starts
  * with; it only observes (action count) until an administrator changes it
@@ -23,13 +24,19 @@ static char *key = "packet";
 module_param(key, charp, 0444);
 MODULE_PARM_DESC(key, "default key: packet, src, dst, pair or flow (packet)");
 
+static char *filter = "sbf";
+module_param(filter, charp, 0444);
+MODULE_PARM_DESC(filter,
+		 "default filter family: sbf, rsbf, bsbf, bsbfsd, rlbsbf, ibf-2c or ibf-mc (sbf)");
+
 static char *mem = "256K";
 module_param(mem, charp, 0444);
-MODULE_PARM_DESC(mem, "default cell memory per filter, K/M/G suffixes (256K)");
+MODULE_PARM_DESC(mem, "default memory per filter, K/M/G suffixes (256K)");
 
-static char *fps = "0.01";
+static char *fps = "";
 module_param(fps, charp, 0444);
-MODULE_PARM_DESC(fps, "default target false-positive rate, e.g. 0.01 or 1% (0.01)");
+MODULE_PARM_DESC(fps,
+		 "default target false-positive rate, e.g. 0.01 or 1% (the family's: 1%, rsbf 10%)");
 
 static char *max_netns_mem = "256M";
 module_param(max_netns_mem, charp, 0444);
@@ -89,26 +96,32 @@ static struct pernet_operations pd_net_ops = {
 
 static int __init pd_parse_params(void)
 {
-	struct pd_plan_req req = { .max = PD_PLAN_AUTO, .k = PD_PLAN_AUTO,
-				   .p = PD_PLAN_AUTO };
-	struct pd_plan plan;
+	const struct pd_filter_ops *ops = pd_filter_family_by_name(filter);
+	struct pd_filter_plan plan;
 	const char *why = NULL;
 	char *end;
 	int i;
 
 	pd_config_defaults(&pd_default_cfg);
+	if (!ops) {
+		pr_err("filter=%s: not sbf, rsbf, bsbf, bsbfsd, rlbsbf, ibf-2c or ibf-mc\n",
+		       filter);
+		return -EINVAL;
+	}
+	pd_filter_req_defaults(&pd_default_cfg.filter, ops->kind,
+			       pd_default_cfg.filter.mem_bytes);
 	i = pd_name_index(key, pd_key_mode_names, PD_KEY_NMODES);
 	if (i < 0) {
 		pr_err("key=%s: not packet, src, dst, pair or flow\n", key);
 		return -EINVAL;
 	}
 	pd_default_cfg.key = i;
-	pd_default_cfg.mem = memparse(mem, &end);
-	if (*end || !pd_default_cfg.mem) {
+	pd_default_cfg.filter.mem_bytes = memparse(mem, &end);
+	if (*end || !pd_default_cfg.filter.mem_bytes) {
 		pr_err("mem=%s: not a size (e.g. 256K, 4M)\n", mem);
 		return -EINVAL;
 	}
-	if (pd_parse_ppb(fps, &pd_default_cfg.fps_ppb)) {
+	if (*fps && pd_parse_ppb(fps, &pd_default_cfg.filter.fps_ppb)) {
 		pr_err("fps=%s: not a probability between 0 and 1 (e.g. 0.01, 1%%)\n",
 		       fps);
 		return -EINVAL;
@@ -139,10 +152,8 @@ static int __init pd_parse_params(void)
 		}
 	}
 	pd_budget_msgs_init();
-	req.mem_bytes = pd_default_cfg.mem;
-	req.fps_ppb = pd_default_cfg.fps_ppb;
-	if (pd_plan(&req, &plan, &why)) {
-		pr_err("mem=%s fps=%s: %s\n", mem, fps, why);
+	if (pd_filter_plan(&pd_default_cfg.filter, &plan, &why)) {
+		pr_err("filter=%s mem=%s fps=%s: %s\n", filter, mem, fps, why);
 		return -EINVAL;
 	}
 	return 0;
@@ -163,9 +174,10 @@ static int __init pd_init(void)
 	err = pd_netlink_init();
 	if (err)
 		goto out_pernet;
-	pr_info("loaded: key %s, %llu bytes per filter, fps %u ppb, action count; namespace caps %llu (initial user namespace), %llu (others)\n",
-		pd_key_mode_names[pd_default_cfg.key], pd_default_cfg.mem,
-		pd_default_cfg.fps_ppb, pd_max_netns_mem, pd_max_userns_mem);
+	pr_info("loaded: key %s, filter %s of %llu bytes, action count; namespace caps %llu (initial user namespace), %llu (others)\n",
+		pd_key_mode_names[pd_default_cfg.key], filter,
+		pd_default_cfg.filter.mem_bytes, pd_max_netns_mem,
+		pd_max_userns_mem);
 	return 0;
 out_pernet:
 	unregister_pernet_subsys(&pd_net_ops);
@@ -185,6 +197,6 @@ module_init(pd_init);
 module_exit(pd_exit);
 
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("Packet de-duplication with per-CPU Stable Bloom Filters");
+MODULE_DESCRIPTION("Packet de-duplication with per-CPU stable Bloom filters");
 MODULE_AUTHOR("pktdedup developers");
 MODULE_ALIAS_GENL_FAMILY(PKTDEDUP_GENL_NAME);

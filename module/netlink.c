@@ -120,33 +120,8 @@ out:
 
 /* ---- the configuration ---- */
 
-struct pd_cfg_tb {
-	struct nlattr *cfg[PKTDEDUP_A_CONFIG_MAX + 1];
-	struct nlattr *filter[PKTDEDUP_A_FILTER_MAX + 1];
-	struct nlattr *sbf[PKTDEDUP_A_SBF_MAX + 1];
-};
-
-static int pd_cfg_parse(struct pd_nl_req *req, struct pd_cfg_tb *t)
+static void pd_cfg_update(struct pd_config *c, struct nlattr **a)
 {
-	int err = pd_nl_nest(req, PKTDEDUP_A_CONFIG, pd_config_nl_policy,
-			     PKTDEDUP_A_CONFIG_MAX, t->cfg);
-
-	if (!err)
-		err = pd_nl_parse(t->cfg[PKTDEDUP_A_CONFIG_FILTER],
-				  pd_filter_nl_policy, PKTDEDUP_A_FILTER_MAX,
-				  t->filter, req->extack);
-	if (!err)
-		err = pd_nl_parse(t->filter[PKTDEDUP_A_FILTER_SBF],
-				  pd_sbf_nl_policy, PKTDEDUP_A_SBF_MAX, t->sbf,
-				  req->extack);
-	return err;
-}
-
-static void pd_cfg_update(struct pd_config *c, const struct pd_cfg_tb *t)
-{
-	struct nlattr *const *a = t->cfg, *const *f = t->filter,
-		      *const *b = t->sbf;
-
 	if (a[PKTDEDUP_A_CONFIG_KEY])
 		c->key = nla_get_u8(a[PKTDEDUP_A_CONFIG_KEY]);
 	if (a[PKTDEDUP_A_CONFIG_KEY_FLAGS])
@@ -165,91 +140,41 @@ static void pd_cfg_update(struct pd_config *c, const struct pd_cfg_tb *t)
 		c->hook = nla_get_u8(a[PKTDEDUP_A_CONFIG_HOOK]);
 	if (a[PKTDEDUP_A_CONFIG_PRIORITY])
 		c->priority = nla_get_s32(a[PKTDEDUP_A_CONFIG_PRIORITY]);
-	/* filter kind: the policy admits only the Stable Bloom Filter yet */
-	if (f[PKTDEDUP_A_FILTER_MEM])
-		c->mem = nla_get_u64(f[PKTDEDUP_A_FILTER_MEM]);
-	if (b[PKTDEDUP_A_SBF_FPS])
-		c->fps_ppb = nla_get_u32(b[PKTDEDUP_A_SBF_FPS]);
-	if (b[PKTDEDUP_A_SBF_CELL_BITS]) {
-		u8 bits = nla_get_u8(b[PKTDEDUP_A_SBF_CELL_BITS]);
-
-		c->max = bits ? (1u << bits) - 1 : 0;
-	}
-	if (b[PKTDEDUP_A_SBF_K])
-		c->k = nla_get_u8(b[PKTDEDUP_A_SBF_K]);
-	if (b[PKTDEDUP_A_SBF_P])
-		c->p = nla_get_u32(b[PKTDEDUP_A_SBF_P]);
-	if (b[PKTDEDUP_A_SBF_GAP])
-		c->gap = nla_get_u64(b[PKTDEDUP_A_SBF_GAP]);
-}
-
-/* The attribute to blame when the planner refuses a configuration. */
-static struct nlattr *pd_plan_attr(const struct pd_cfg_tb *t)
-{
-	struct nlattr *const order[] = {
-		t->sbf[PKTDEDUP_A_SBF_P], t->sbf[PKTDEDUP_A_SBF_K],
-		t->sbf[PKTDEDUP_A_SBF_CELL_BITS], t->filter[PKTDEDUP_A_FILTER_MEM],
-		t->sbf[PKTDEDUP_A_SBF_FPS], t->cfg[PKTDEDUP_A_CONFIG_SCOPE],
-	};
-	int i;
-
-	for (i = 0; i < ARRAY_SIZE(order); i++)
-		if (order[i])
-			return order[i];
-	return NULL;
 }
 
 static int pd_act_set_config(struct pd_nl_req *req)
 {
+	struct nlattr *tb[PKTDEDUP_A_CONFIG_MAX + 1], *blame;
 	struct pd_net *pn = req->pn;
 	struct pd_config cfg = pn->cfg;
-	struct pd_cfg_tb t;
 	int err;
 
-	err = pd_cfg_parse(req, &t);
+	err = pd_nl_nest(req, PKTDEDUP_A_CONFIG, pd_config_nl_policy,
+			 PKTDEDUP_A_CONFIG_MAX, tb);
 	if (err)
 		return err;
-	pd_cfg_update(&cfg, &t);
+	pd_cfg_update(&cfg, tb);
+	err = pd_nl_filter_read(tb[PKTDEDUP_A_CONFIG_FILTER], &cfg.filter,
+				&blame, req->extack);
+	if (err)
+		return err;
 	if (cfg.mark_value & ~cfg.mark_mask) {
 		NL_SET_ERR_MSG_ATTR(req->extack,
-				    t.cfg[PKTDEDUP_A_CONFIG_MARK_VALUE] ?:
-				    t.cfg[PKTDEDUP_A_CONFIG_MARK_MASK],
+				    tb[PKTDEDUP_A_CONFIG_MARK_VALUE] ?:
+				    tb[PKTDEDUP_A_CONFIG_MARK_MASK],
 				    "mark: the value has bits outside the mask (the mask must cover the value)");
 		return -EINVAL;
 	}
 	err = pd_net_apply(pn, &cfg, req->extack);
 	/* the extack message is set; point at the likely culprit */
 	if (err && err != -ENOMEM && err != -E2BIG && !req->extack->bad_attr)
-		NL_SET_BAD_ATTR(req->extack, pd_plan_attr(&t));
+		NL_SET_BAD_ATTR(req->extack, blame ?: tb[PKTDEDUP_A_CONFIG_SCOPE]);
 	return err;
-}
-
-int pd_nl_put_sbf_plan(struct sk_buff *msg, int type, const struct pd_plan *p)
-{
-	struct nlattr *nest = nla_nest_start(msg, type);
-
-	if (!nest ||
-	    nla_put_u32(msg, PKTDEDUP_A_SBF_PLAN_CELL_MAX, p->max) ||
-	    nla_put_u32(msg, PKTDEDUP_A_SBF_PLAN_BITS, p->bits) ||
-	    nla_put_u32(msg, PKTDEDUP_A_SBF_PLAN_K, p->k) ||
-	    nla_put_u32(msg, PKTDEDUP_A_SBF_PLAN_P, p->p) ||
-	    pd_nl_put_u64(msg, PKTDEDUP_A_SBF_PLAN_CELLS, p->cells,
-			  PKTDEDUP_A_SBF_PLAN_PAD) ||
-	    nla_put_u32(msg, PKTDEDUP_A_SBF_PLAN_FP_BOUND,
-			pd_q62_to_ppb(p->fp_bound)) ||
-	    nla_put_u32(msg, PKTDEDUP_A_SBF_PLAN_STABLE_ZERO,
-			pd_q62_to_ppb(p->stable_zero)) ||
-	    nla_put_u32(msg, PKTDEDUP_A_SBF_PLAN_FN, pd_q62_to_ppb(p->fn_rate)) ||
-	    pd_nl_put_u64(msg, PKTDEDUP_A_SBF_PLAN_GAP, p->gap,
-			  PKTDEDUP_A_SBF_PLAN_PAD))
-		return -EMSGSIZE;
-	nla_nest_end(msg, nest);
-	return 0;
 }
 
 static int pd_fill_settings(struct sk_buff *msg, const struct pd_config *c)
 {
-	struct nlattr *cfg, *filter, *sbf;
+	struct nlattr *cfg;
 
 	cfg = nla_nest_start(msg, PKTDEDUP_A_CONFIG);
 	if (!cfg ||
@@ -261,25 +186,9 @@ static int pd_fill_settings(struct sk_buff *msg, const struct pd_config *c)
 	    nla_put_u32(msg, PKTDEDUP_A_CONFIG_MARK_MASK, c->mark_mask) ||
 	    nla_put_u8(msg, PKTDEDUP_A_CONFIG_SCOPE, c->scope) ||
 	    nla_put_u8(msg, PKTDEDUP_A_CONFIG_HOOK, c->hook) ||
-	    nla_put_s32(msg, PKTDEDUP_A_CONFIG_PRIORITY, c->priority))
+	    nla_put_s32(msg, PKTDEDUP_A_CONFIG_PRIORITY, c->priority) ||
+	    pd_nl_filter_put(msg, &c->filter))
 		return -EMSGSIZE;
-	filter = nla_nest_start(msg, PKTDEDUP_A_CONFIG_FILTER);
-	if (!filter ||
-	    nla_put_u32(msg, PKTDEDUP_A_FILTER_KIND, PKTDEDUP_FILTER_KIND_SBF) ||
-	    pd_nl_put_u64(msg, PKTDEDUP_A_FILTER_MEM, c->mem,
-			  PKTDEDUP_A_FILTER_PAD))
-		return -EMSGSIZE;
-	sbf = nla_nest_start(msg, PKTDEDUP_A_FILTER_SBF);
-	if (!sbf ||
-	    nla_put_u32(msg, PKTDEDUP_A_SBF_FPS, c->fps_ppb) ||
-	    nla_put_u8(msg, PKTDEDUP_A_SBF_CELL_BITS,
-		       c->max ? pd_sbf_bits_for_max(c->max) : 0) ||
-	    nla_put_u8(msg, PKTDEDUP_A_SBF_K, c->k) ||
-	    nla_put_u32(msg, PKTDEDUP_A_SBF_P, c->p) ||
-	    pd_nl_put_u64(msg, PKTDEDUP_A_SBF_GAP, c->gap, PKTDEDUP_A_SBF_PAD))
-		return -EMSGSIZE;
-	nla_nest_end(msg, sbf);
-	nla_nest_end(msg, filter);
 	nla_nest_end(msg, cfg);
 	return 0;
 }
@@ -320,9 +229,9 @@ static int pd_fill_config(struct sk_buff *msg, struct pd_nl_req *req)
 		    nla_put_u32(msg, PKTDEDUP_A_PLAN_FILTERS,
 				pd_filters_count(fs)) ||
 		    pd_nl_put_u64(msg, PKTDEDUP_A_PLAN_MEM_TOTAL,
-				  pd_filters_count(fs) * fs->plan.cells *
-				  fs->plan.bits / 8, PKTDEDUP_A_PLAN_PAD) ||
-		    pd_nl_put_sbf_plan(msg, PKTDEDUP_A_PLAN_SBF, &fs->plan))
+				  pd_filters_count(fs) * fs->plan.bytes,
+				  PKTDEDUP_A_PLAN_PAD) ||
+		    pd_nl_put_plan(msg, PKTDEDUP_A_PLAN_FILTER, &fs->plan))
 			return -EMSGSIZE;
 		nla_nest_end(msg, plan);
 	}
@@ -367,22 +276,33 @@ int pd_nl_reset_doit(struct sk_buff *skb, struct genl_info *info)
 /* ---- statistics ---- */
 
 /* Counters of one CPU, or the totals (cpu < 0); pn->lock held. */
+/*
+ * Counters of one CPU, or the totals (cpu < 0), and the occupancy of the
+ * filters in their family's terms (one CPU's dump also gives the loads of
+ * a bit-array filter); pn->lock held.
+ */
 static int pd_fill_stats_of(struct sk_buff *msg, struct pd_net *pn, int cpu)
 {
-	struct pd_filters *fs;
+	struct pd_filter_occ occ = {};
 	struct pd_counts c = {}, one;
+	struct pd_filters *fs;
 	struct nlattr *nest;
-	u64 zero = 0;
+	bool counting = true;
+	u64 ppb = 0;
 	int i, n = 0;
+	u32 a;
 
 	fs = rcu_dereference_protected(pn->filters, lockdep_is_held(&pn->lock));
+	if (fs)
+		counting = pd_filter_family(fs->plan.kind)->counting;
 	for_each_possible_cpu(i) {
 		if (cpu >= 0 && i != cpu)
 			continue;
 		pd_net_counts(pn, i, &one);
 		pd_counts_add(&c, &one);
 		if (fs && (!fs->shared || !n)) {
-			zero += pd_filters_zero_ppb(fs, i);
+			pd_filters_occupancy(fs, i, &occ);
+			ppb += pd_occupancy_ppb(&occ, counting);
 			n++;
 		}
 	}
@@ -399,9 +319,16 @@ static int pd_fill_stats_of(struct sk_buff *msg, struct pd_net *pn, int cpu)
 			  PKTDEDUP_A_STATS_PAD) ||
 	    pd_nl_put_u64(msg, PKTDEDUP_A_STATS_UNPARSED, c.unparsed,
 			  PKTDEDUP_A_STATS_PAD) ||
-	    (n && nla_put_u32(msg, PKTDEDUP_A_STATS_ZERO_CELLS,
-			      (u32)div_u64(zero, n))))
+	    (n && nla_put_u32(msg, counting ? PKTDEDUP_A_STATS_ZERO_CELLS :
+			      PKTDEDUP_A_STATS_SET_BITS,
+			      (u32)div_u64(ppb, n))))
 		return -EMSGSIZE;
+	/* one filter's loads: a CPU's, or the shared one */
+	if (fs && !counting && (cpu >= 0 || fs->shared))
+		for (a = 0; a < occ.arrays; a++)
+			if (pd_nl_put_u64(msg, PKTDEDUP_A_STATS_LOAD,
+					  occ.load[a], PKTDEDUP_A_STATS_PAD))
+				return -EMSGSIZE;
 	nla_nest_end(msg, nest);
 	return 0;
 }

@@ -70,7 +70,7 @@ static void pd_net_publish(struct pd_net *pn, struct pd_filters *fs,
 static void pd_net_restore(struct pd_net *pn)
 {
 	struct pd_filters *fs;
-	struct pd_plan plan;
+	struct pd_filter_plan plan;
 
 	if (!pd_filters_plan(&pn->cfg, &plan, NULL)) {
 		fs = pd_filters_build(&pn->cfg, &plan, NULL);
@@ -89,7 +89,7 @@ static int pd_net_rebuild(struct pd_net *pn, const struct pd_config *cfg,
 {
 	struct pd_hooks *hooks = NULL;
 	struct pd_filters *fs;
-	struct pd_plan plan;
+	struct pd_filter_plan plan;
 	int way, err;
 
 	lockdep_assert_held(&pn->lock);

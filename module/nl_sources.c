@@ -151,8 +151,8 @@ static int pd_fill_sources(struct sk_buff *msg, struct pd_nl_req *req)
 		    pd_nl_put_u64(msg, PKTDEDUP_A_SOURCE_STATE_NEW_SEEN, seen,
 				  PKTDEDUP_A_SOURCE_STATE_PAD) ||
 		    (s->cfg.newsrc &&
-		     pd_nl_put_sbf_plan(msg, PKTDEDUP_A_SOURCE_STATE_NEW_FILTER,
-					&s->plan)))
+		     pd_nl_put_plan(msg, PKTDEDUP_A_SOURCE_STATE_NEW_FILTER,
+				    &s->plan)))
 			return -EMSGSIZE;
 		nla_nest_end(msg, nest);
 	}

@@ -20,6 +20,7 @@
 
 #include "core/budget.h"
 #include "core/config.h"
+#include "core/filter.h"
 #include "core/key.h"
 #include "core/plan.h"
 #include "core/sbf.h"
@@ -64,13 +65,13 @@ struct pd_counts {
 /* The filters of one configuration; immutable but for the cells. */
 struct pd_filters {
 	struct pd_config cfg;
-	struct pd_plan plan;
+	struct pd_filter_plan plan;
 	u64 bytes;			/* what they hold (pd_filters_bytes()) */
 	struct pd_key_opts kopts;
 	u32 copy_len;			/* bytes extraction may read */
 	u32 hook_gen;			/* the hooks that may use these */
-	struct pd_sbf __percpu *pcpu;	/* scope percpu */
-	struct pd_sbf *shared;		/* scope shared */
+	struct pd_filter __percpu *pcpu;	/* scope percpu */
+	struct pd_filter *shared;	/* scope shared */
 	spinlock_t lock;		/* guards *shared */
 	struct rcu_head rcu;
 };
@@ -120,7 +121,7 @@ struct pd_src_cpu {
 
 struct pd_srcs {
 	struct pd_src_cfg cfg;
-	struct pd_plan plan;	/* of the new-source filters */
+	struct pd_filter_plan plan;	/* of the new-source filters (SBF) */
 	u64 tick_j;		/* jiffies per sub-window */
 	u32 seed[2];		/* address hashes: sources, destinations */
 	struct pd_src_cpu **cpu;	/* [nr_cpu_ids] */
@@ -196,23 +197,27 @@ u64 pd_budget_total(const struct pd_budget *b);
 int pd_budget_msgs_init(void);
 
 /* filters.c */
-int pd_filters_plan(const struct pd_config *cfg, struct pd_plan *plan,
+int pd_filters_plan(const struct pd_config *cfg, struct pd_filter_plan *plan,
 		    struct netlink_ext_ack *extack);
-u64 pd_filters_bytes(const struct pd_config *cfg, const struct pd_plan *plan);
+u64 pd_filters_bytes(const struct pd_config *cfg,
+		     const struct pd_filter_plan *plan);
 struct pd_filters *pd_filters_build(const struct pd_config *cfg,
-				    const struct pd_plan *plan,
+				    const struct pd_filter_plan *plan,
 				    struct netlink_ext_ack *extack);
 void pd_filters_free(struct pd_filters *fs);
 u32 pd_filters_count(const struct pd_filters *fs);
-struct pd_sbf *pd_filters_get(struct pd_filters *fs, int cpu);
-u32 pd_filters_zero_ppb(struct pd_filters *fs, int cpu);
+struct pd_filter *pd_filters_get(struct pd_filters *fs, int cpu);
+void pd_filters_occupancy(struct pd_filters *fs, int cpu,
+			  struct pd_filter_occ *occ);
+u32 pd_occupancy_ppb(const struct pd_filter_occ *occ, bool counting);
 int pd_filters_query(struct pd_filters *fs, const struct pd_key *key);
 
 /* sources.c */
 void pd_srcs_defaults(struct pd_src_cfg *c);
-int pd_srcs_check(const struct pd_src_cfg *c, struct pd_plan *plan,
+int pd_srcs_check(const struct pd_src_cfg *c, struct pd_filter_plan *plan,
 		  struct netlink_ext_ack *extack);
-u64 pd_srcs_bytes(const struct pd_src_cfg *c, const struct pd_plan *plan);
+u64 pd_srcs_bytes(const struct pd_src_cfg *c,
+		  const struct pd_filter_plan *plan);
 struct pd_srcs *pd_srcs_build(const struct pd_src_cfg *cfg,
 			      struct netlink_ext_ack *extack);
 void pd_srcs_free(struct pd_srcs *s);
@@ -288,7 +293,13 @@ int pd_nl_do(const struct pd_nl_cmd *cmd, struct genl_info *info);
 int pd_nl_nest(struct pd_nl_req *req, int type, const struct nla_policy *pol,
 	       unsigned int max, struct nlattr **tb);
 int pd_nl_put_u64(struct sk_buff *msg, int type, u64 v, int pad);
-int pd_nl_put_sbf_plan(struct sk_buff *msg, int type, const struct pd_plan *p);
+
+/* nl_filter.c */
+int pd_nl_filter_read(const struct nlattr *nest, struct pd_filter_req *req,
+		      struct nlattr **blame, struct netlink_ext_ack *extack);
+int pd_nl_filter_put(struct sk_buff *msg, const struct pd_filter_req *r);
+int pd_nl_put_plan(struct sk_buff *msg, int type,
+		   const struct pd_filter_plan *p);
 int pd_netlink_init(void);
 void pd_netlink_exit(void);
 

@@ -35,37 +35,55 @@ static void pd_seq_row(struct seq_file *m, const char *name,
 		   c->unparsed);
 }
 
+/* The occupancy column: zero cells (counting families) or set bits. */
+static bool pd_counting(const struct pd_filters *fs)
+{
+	return !fs || pd_filter_family(fs->plan.kind)->counting;
+}
+
 static int pd_stats_show(struct seq_file *m, void *v)
 {
 	struct pd_net *pn = pd_pernet(seq_file_single_net(m));
 	struct pd_counts total = {}, c;
+	struct pd_filter_occ occ;
 	struct pd_filters *fs;
-	u64 zero_sum = 0;
+	u64 occ_sum = 0;
 	char name[16];
 	int cpu, n = 0;
+	bool counting;
 
 	mutex_lock(&pn->lock);
 	fs = rcu_dereference_protected(pn->filters, lockdep_is_held(&pn->lock));
+	counting = pd_counting(fs);
 	seq_printf(m, "%-6s %12s %12s %12s %12s %12s %12s\n", "cpu",
 		   "packets", "duplicates", "marked", "dropped", "unparsed",
-		   "zero_cells");
+		   counting ? "zero_cells" : "set_bits");
 	for_each_possible_cpu(cpu) {
-		u32 zero = fs ? pd_filters_zero_ppb(fs, cpu) : 0;
+		u32 ppb = 0;
 
+		if (fs) {
+			pd_filters_occupancy(fs, cpu, &occ);
+			ppb = pd_occupancy_ppb(&occ, counting);
+		}
 		pd_net_counts(pn, cpu, &c);
 		pd_counts_add(&total, &c);
-		zero_sum += zero;
+		occ_sum += ppb;
 		n++;
 		snprintf(name, sizeof(name), "%d", cpu);
 		pd_seq_row(m, name, &c);
-		pd_seq_ppb(m, " ", zero);
+		pd_seq_ppb(m, " ", ppb);
 		seq_putc(m, '\n');
 	}
 	pd_seq_row(m, "total", &total);
-	pd_seq_ppb(m, " ", n ? (u32)div_u64(zero_sum, n) : 0);
+	pd_seq_ppb(m, " ", n ? (u32)div_u64(occ_sum, n) : 0);
 	seq_putc(m, '\n');
 	if (fs) {
-		pd_seq_ppb(m, "stable_point ", pd_q62_to_ppb(fs->plan.stable_zero));
+		if (fs->plan.given & PD_PLAN_HAS_ZERO)
+			pd_seq_ppb(m, "stable_point ",
+				   pd_q62_to_ppb(fs->plan.stable_zero));
+		if (fs->plan.given & PD_PLAN_HAS_LOAD)
+			pd_seq_ppb(m, "stable_load ",
+				   pd_q62_to_ppb(fs->plan.stable_load));
 		pd_seq_ppb(m, "\nfp_bound ", pd_q62_to_ppb(fs->plan.fp_bound));
 		seq_putc(m, '\n');
 	}
@@ -73,10 +91,48 @@ static int pd_stats_show(struct seq_file *m, void *v)
 	return 0;
 }
 
+/* The filter's parameters, and what its family's model says. */
+static void pd_plan_show(struct seq_file *m, const struct pd_filters *fs)
+{
+	const struct pd_filter_plan *p = &fs->plan;
+	const struct pd_filter_ops *ops = pd_filter_family(p->kind);
+
+	seq_printf(m, "filters %u\nk %u\n", pd_filters_count(fs), p->k);
+	if (ops->counting)
+		seq_printf(m, "cells %llu\nbits %u\nmax %u\np %u\n", p->cells,
+			   p->bits, p->max, p->p);
+	else
+		seq_printf(m, "bits_per_array %llu\n", p->cells);
+	if (ops->settings & PD_SET_PSTAR)
+		pd_seq_ppb(m, "p_star ", p->p_star_ppb);
+	if (ops->settings & PD_SET_PSTAR)
+		seq_putc(m, '\n');
+	if (ops->settings & PD_SET_IMPORTANCE)
+		seq_printf(m, "importance %s\nimportance_mask 0x%x\n",
+			   p->importance == PKTDEDUP_IMPORTANCE_MARK ?
+			   "mark" : "dscp", p->importance_mask);
+	pd_seq_ppb(m, "fp_bound ", pd_q62_to_ppb(p->fp_bound));
+	seq_putc(m, '\n');
+	if (p->given & PD_PLAN_HAS_ZERO)
+		pd_seq_ppb(m, "stable_point ", pd_q62_to_ppb(p->stable_zero));
+	if (p->given & PD_PLAN_HAS_LOAD)
+		pd_seq_ppb(m, "stable_load ", pd_q62_to_ppb(p->stable_load));
+	seq_putc(m, '\n');
+	if (p->given & PD_PLAN_HAS_FN) {
+		seq_printf(m, "gap %llu", p->gap);
+		pd_seq_ppb(m, "\nfn_at_gap ", pd_q62_to_ppb(p->fn_rate));
+		if (ops->settings & PD_SET_IMPORTANCE)
+			pd_seq_ppb(m, "\nfn_low_at_gap ",
+				   pd_q62_to_ppb(p->fn_low));
+		seq_putc(m, '\n');
+	}
+}
+
 static int pd_config_show(struct seq_file *m, void *v)
 {
 	struct pd_net *pn = pd_pernet(seq_file_single_net(m));
 	const struct pd_config *c = &pn->cfg;
+	const struct pd_filter_ops *ops = pd_filter_family(c->filter.kind);
 	struct pd_filters *fs;
 
 	mutex_lock(&pn->lock);
@@ -89,22 +145,16 @@ static int pd_config_show(struct seq_file *m, void *v)
 	seq_printf(m, "action %s\n", pd_action_names[c->action]);
 	if (c->action == PKTDEDUP_ACTION_MARK)
 		seq_printf(m, "mark 0x%x/0x%x\n", c->mark_value, c->mark_mask);
-	seq_printf(m, "hook %s\npriority %d\nscope %s\nmem %llu\n",
+	seq_printf(m, "hook %s\npriority %d\nscope %s\nfilter %s\nmem %llu\n",
 		   pd_hook_names[c->hook], c->priority,
-		   pd_scope_names[c->scope], c->mem);
-	pd_seq_ppb(m, "fps ", c->fps_ppb);
-	seq_putc(m, '\n');
-	if (fs) {
-		seq_printf(m, "filters %u\ncells %llu\nbits %u\nmax %u\nk %u\np %u\n",
-			   pd_filters_count(fs), fs->plan.cells, fs->plan.bits,
-			   fs->plan.max, fs->plan.k, fs->plan.p);
-		pd_seq_ppb(m, "fp_bound ", pd_q62_to_ppb(fs->plan.fp_bound));
-		pd_seq_ppb(m, "\nstable_point ",
-			   pd_q62_to_ppb(fs->plan.stable_zero));
-		seq_printf(m, "\ngap %llu", fs->plan.gap);
-		pd_seq_ppb(m, "\nfn_at_gap ", pd_q62_to_ppb(fs->plan.fn_rate));
+		   pd_scope_names[c->scope], ops->name, c->filter.mem_bytes);
+	if (ops->settings & PD_SET_FPS) {
+		pd_seq_ppb(m, "fps ", c->filter.fps_ppb ? c->filter.fps_ppb :
+			   ops->default_fps_ppb);
 		seq_putc(m, '\n');
 	}
+	if (fs)
+		pd_plan_show(m, fs);
 	seq_printf(m, "mem_cap %llu\nmem_cap_source %s\nmem_filters %llu\nmem_sources %llu\nmem_peak %llu\n",
 		   pn->budget.cap,
 		   pn->budget.cap_source == PKTDEDUP_CAP_SOURCE_USERNS ?

@@ -69,7 +69,7 @@ void pd_srcs_free(struct pd_srcs *s)
 	kfree(s);
 }
 
-static u64 pd_src_sbf_bytes(const struct pd_plan *plan)
+static u64 pd_src_sbf_bytes(const struct pd_filter_plan *plan)
 {
 	struct pd_sbf_params prm = {
 		.cells = plan->cells, .max = (u8)plan->max,
@@ -81,7 +81,7 @@ static u64 pd_src_sbf_bytes(const struct pd_plan *plan)
 
 /* Bytes per CPU for cfg (and the new-source filter plan). */
 static u64 pd_src_cpu_bytes(const struct pd_src_cfg *c,
-			    const struct pd_plan *plan)
+			    const struct pd_filter_plan *plan)
 {
 	u64 b = sizeof(struct pd_src_cpu) + pd_win_bytes(c->nsub, c->counters) +
 		pd_win_bytes(c->nsub, 0);
@@ -96,7 +96,7 @@ static u64 pd_src_cpu_bytes(const struct pd_src_cfg *c,
  * Bytes of the whole state for cfg: every CPU's, the per-CPU pointers and
  * the worker's filter. What pd_srcs_build() allocates, to the byte.
  */
-u64 pd_srcs_bytes(const struct pd_src_cfg *c, const struct pd_plan *plan)
+u64 pd_srcs_bytes(const struct pd_src_cfg *c, const struct pd_filter_plan *plan)
 {
 	return sizeof(struct pd_srcs) +
 	       (u64)nr_cpu_ids * sizeof(struct pd_src_cpu *) +
@@ -105,14 +105,10 @@ u64 pd_srcs_bytes(const struct pd_src_cfg *c, const struct pd_plan *plan)
 }
 
 /* Validate and plan cfg; 0, or an error with an extack message. */
-int pd_srcs_check(const struct pd_src_cfg *c, struct pd_plan *plan,
+int pd_srcs_check(const struct pd_src_cfg *c, struct pd_filter_plan *plan,
 		  struct netlink_ext_ack *extack)
 {
-	struct pd_plan_req req = {
-		.mem_bytes = c->newsrc_mem, .fps_ppb = PD_PLAN_DEFAULT_FPS_PPB,
-		.max = PD_PLAN_AUTO, .k = PD_PLAN_AUTO, .p = PD_PLAN_AUTO,
-		.gap = c->newsrc_gap,
-	};
+	struct pd_filter_req req;
 	const char *why = NULL;
 
 	if (c->window_ms < 1000 || c->window_ms > 3600 * 1000) {
@@ -136,7 +132,9 @@ int pd_srcs_check(const struct pd_src_cfg *c, struct pd_plan *plan,
 		return -ERANGE;
 	}
 	memset(plan, 0, sizeof(*plan));
-	if (c->newsrc && pd_plan(&req, plan, &why)) {
+	pd_filter_req_defaults(&req, PKTDEDUP_FILTER_KIND_SBF, c->newsrc_mem);
+	req.gap = c->newsrc_gap;
+	if (c->newsrc && pd_filter_plan(&req, plan, &why)) {
 		pd_set_err_msg(extack, why);
 		return -EINVAL;
 	}
@@ -144,7 +142,7 @@ int pd_srcs_check(const struct pd_src_cfg *c, struct pd_plan *plan,
 }
 
 static struct pd_src_cpu *pd_src_cpu_alloc(const struct pd_src_cfg *c,
-					   const struct pd_plan *plan, int cpu)
+					   const struct pd_filter_plan *plan, int cpu)
 {
 	int node = cpu_to_node(cpu);
 	size_t sb = pd_win_bytes(c->nsub, c->counters);
@@ -183,7 +181,7 @@ struct pd_srcs *pd_srcs_build(const struct pd_src_cfg *cfg,
 			      struct netlink_ext_ack *extack)
 {
 	struct pd_srcs *s;
-	struct pd_plan plan;
+	struct pd_filter_plan plan;
 	int cpu, err;
 
 	err = pd_srcs_check(cfg, &plan, extack);
@@ -536,7 +534,7 @@ static void pd_srcs_publish(struct pd_net *pn, struct pd_srcs *s)
 int pd_srcs_apply(struct pd_net *pn, const struct pd_src_cfg *cfg,
 		  struct netlink_ext_ack *extack)
 {
-	struct pd_plan plan;
+	struct pd_filter_plan plan;
 	struct pd_srcs *s;
 	int way, err;
 

@@ -33,9 +33,8 @@ void pd_config_defaults(struct pd_config *c)
 	c->hook = PKTDEDUP_HOOK_PREROUTING;
 	c->priority = PD_DEFAULT_PRIORITY;
 	c->mark_mask = 0xffffffff;
-	c->mem = PD_DEFAULT_MEM;
-	c->fps_ppb = PD_PLAN_DEFAULT_FPS_PPB;
-	c->p = PKTDEDUP_P_AUTO;
+	pd_filter_req_defaults(&c->filter, PKTDEDUP_FILTER_KIND_SBF,
+			       PD_DEFAULT_MEM);
 }
 
 int pd_name_index(const char *name, const char *const *names, unsigned int n)

@@ -11,6 +11,7 @@
 
 #include "pd_port.h"
 #include "../uapi/pktdedup.h"
+#include "filter.h"
 
 #define PD_NACTIONS (PKTDEDUP_ACTION_MAX + 1)
 #define PD_NSCOPES (PKTDEDUP_SCOPE_MAX + 1)
@@ -30,19 +31,17 @@ struct pd_config {
 	s32 priority;
 	u32 mark_value;
 	u32 mark_mask;
-	u64 mem;		/* bytes of cells per filter */
-	u32 fps_ppb;		/* target FP rate */
-	u32 max;		/* 0: planner's choice */
-	u32 k;			/* 0: planner's choice */
-	u32 p;			/* PD_PLAN_AUTO: planner's choice */
-	u64 gap;		/* 0: unknown */
+	struct pd_filter_req filter;	/* family, memory, its settings */
 };
 
 extern const char *const pd_action_names[PD_NACTIONS];
 extern const char *const pd_scope_names[PD_NSCOPES];
 extern const char *const pd_hook_names[PD_NHOOKS];
 
-/* The documented defaults: packet key, count, per CPU, prerouting. */
+/*
+ * The documented defaults: packet key, count, per CPU, prerouting, a
+ * Stable Bloom Filter of 256 KiB per CPU with the planner's choices.
+ */
 void pd_config_defaults(struct pd_config *c);
 
 /*

@@ -226,7 +226,7 @@ enum pktdedup_filter_kind {
 	 */
 	PKTDEDUP_FILTER_KIND_RLBSBF,
 	/*
-	 * Importance-aware Bloom Filter, two classes (Bhoraskar et al.): an SBF
+	 * Importance-aware Bloom Filter, two classes (Boraskar et al.): an SBF
 	 * whose cells are raised to Max for important packets, to (Max + 1) / 2
 	 * for the others.
 	 */

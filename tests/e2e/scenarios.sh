@@ -779,6 +779,120 @@ t_budget_userns() {
 	t_end
 }
 
+# A bound on the FP rate of a fresh filter after N distinct keys: with k
+# positions among `cells` (per array for the bit-array families), a new
+# key finds all k set with probability at most (N k / cells)^k.
+fresh_fp() {	# NS N
+	inns "$1" dedupctl -j show | awk -v n="$2" '{
+		match($0, /"plan":\{[^}]*\}/); s = substr($0, RSTART, RLENGTH)
+		split(s, kv, /[,{}]/)
+		for (i in kv) { split(kv[i], a, ":"); gsub(/"/, "", a[1]); v[a[1]] = a[2] }
+		r = n * v["k"] / v["cells"]; if (r > 1) r = 1
+		f = 1; for (i = 0; i < v["k"]; i++) f *= r; print f }'
+}
+
+t_families() {
+	t_begin "every filter family counts and drops copies, and a setting of another family is refused"
+	for f in sbf rsbf bsbf bsbfsd rlbsbf ibf-2c ibf-mc; do
+		expect_ok "filter $f" inns b dedupctl set filter "$f" mem 4M \
+			action count
+		expect_eq "$f in force" "\"filter\":\"$f\"" \
+			"$(inns b dedupctl -j show | grep -o '"filter":"[a-z0-9-]*"')"
+		inns b dedupctl reset
+		send -4 $A4 $B4 --count 200 --copies 2
+		fp=$(tolerance 200 "$(fresh_fp b 400)")
+		# a copy right after its packet: the packet's bits or cells
+		# are set after any reset it made, so none is missed
+		expect_near "$f: duplicates of 200 x 2" 200 \
+			"$(stat_of b duplicates)" 0 "$fp"
+		inns b dedupctl set action drop
+		inns b dedupctl reset
+		inns b pdnet recv 9000 1500 > /tmp/recv.out &
+		rp=$!
+		sleep 0.5
+		send -4 $A4 $B4 --count 200 --copies 3
+		wait $rp
+		expect_near "$f: received of 200 x 3 (drop)" 200 \
+			"$(sed -n 's/^received //p' /tmp/recv.out)" "$fp" 0
+		j=$(inns b dedupctl -j stats percpu)
+		case $f in
+		sbf|ibf-*) echo "$j" | grep -q '"zero_cells"' ||
+			t_fail "$f: stats without zero cells: $j" ;;
+		*) echo "$j" | grep -q '"set_bits".*"loads":\[' ||
+			t_fail "$f: stats without set bits and loads: $j" ;;
+		esac
+	done
+	inns b dedupctl set filter bsbf action count
+	before=$(show_cfg b)
+	expect_fail "p, an sbf setting, to a bsbf filter" 1 \
+		"config.filter.sbf.p: a setting of another filter family" \
+		inns b dedupctl set p 10
+	expect_fail "max with a switch to rlbsbf" 1 "another filter family" \
+		inns b dedupctl set filter rlbsbf max 7
+	expect_fail "p-star, an rsbf setting, to an ibf-mc filter" 1 \
+		"config.filter.rsbf.p-star" \
+		inns b dedupctl set filter ibf-mc p-star 0.05
+	expect_fail "importance without a mask" 2 "MASK" \
+		inns b dedupctl set filter ibf-mc importance mark
+	expect_eq "configuration unchanged" "$before" "$(show_cfg b)"
+	expect_fail "an unknown family" 2 "not one of" \
+		inns b dedupctl set filter xbf
+	expect_fail "plan of an unknown family" 2 "not one of" \
+		dedupctl plan filter xbf mem 1M
+	expect_ok "back to sbf" inns b dedupctl set filter sbf mem 256K
+	t_end
+}
+
+# Duplicates counted while CMD runs.
+dups_of() {	# CMD...
+	_d0=$(stat_of b duplicates)
+	"$@"
+	echo $(($(stat_of b duplicates) - _d0))
+}
+
+t_importance() {
+	t_begin "ibf-mc keeps important copies over a gap that makes it forget unimportant ones"
+	# nft marks packets by destination port before pktdedup (priority
+	# -500 < -450): port 900V gets mark V, the packet's importance
+	inns b nft -f - <<-'EOF'
+	table inet pdimp {
+		chain pre {
+			type filter hook prerouting priority -500; policy accept;
+			meta l4proto udp meta mark set udp dport map { 9001 : 1, 9002 : 2, 9003 : 3, 9004 : 4, 9005 : 5, 9006 : 6, 9007 : 7 }
+		}
+	}
+	EOF
+	args="filter ibf-mc mem 8K max 7 k 5 p 10 importance mark 7"
+	# shellcheck disable=SC2086
+	expect_ok "ibf-mc from the mark" inns b dedupctl set $args
+	inns b dedupctl reset
+	send -4 $A4 $B4 --count 100 --first 0 --port 9007
+	send -4 $A4 $B4 --count 100 --first 100 --port 9001
+	# 2100 packets of every importance between a packet and its copy
+	for v in 1 2 3 4 5 6 7; do
+		send -4 $A4 $B4 --count 300 --first $((1000 + 300 * v)) \
+			--port 900$v
+	done
+	hi=$(dups_of send -4 $A4 $B4 --count 100 --first 0 --port 9007)
+	lo=$(dups_of send -4 $A4 $B4 --count 100 --first 100 --port 9001)
+	# the cell's Markov chain (levels equally likely) for this gap
+	# shellcheck disable=SC2086
+	j=$(dedupctl -j plan $args gap 2300)
+	fnh=$(echo "$j" | json_num fn_at_gap)
+	fnl=$(echo "$j" | sed -n 's/.*"fn_low_at_gap":\([0-9.e+-]*\).*/\1/p')
+	echo "#   model: fn $fnh (importance 7), $fnl (importance 1) at gap 2300"
+	want_hi=$(awk -v f="$fnh" 'BEGIN { printf "%d", 100 * (1 - f) + 0.5 }')
+	want_lo=$(awk -v f="$fnl" 'BEGIN { printf "%d", 100 * (1 - f) + 0.5 }')
+	t_hi=$(tolerance 100 "$fnh")
+	t_lo=$(tolerance 100 "$(awk -v f="$fnl" 'BEGIN { print 1 - f }')")
+	expect_near "important copies caught" "$want_hi" "$hi" "$t_hi" "$t_hi"
+	expect_near "unimportant copies caught" "$want_lo" "$lo" "$t_lo" "$t_lo"
+	[ "$hi" -gt $((lo + 50)) ] || t_fail "important $hi, unimportant $lo"
+	inns b nft delete table inet pdimp
+	expect_ok "back to sbf" inns b dedupctl set filter sbf mem 256K
+	t_end
+}
+
 setup
 t_policy
 t_defaults
@@ -794,6 +908,8 @@ t_proc
 t_netns
 t_unprivileged
 t_bad_values
+t_families
+t_importance
 t_strict
 t_budget_init
 t_budget_userns

@@ -129,12 +129,12 @@ def refused(name, mutate, expect):
 
 def test_refusals():
     def validate_fn(d):
-        attr(d, "sbf", "cell-bits")["checks"] = {"validate": "fn"}
+        attr(d, "settings", "cell-bits")["checks"] = {"validate": "fn"}
     refused("a validation the 6.1 dump cannot describe", validate_fn,
             "not one the 6.1 policy dump can describe")
 
     def too_wide(d):
-        attr(d, "sbf", "k")["checks"] = {"max": 300}
+        attr(d, "settings", "k")["checks"] = {"max": 300}
     refused("a range wider than its type", too_wide, "within a u8")
 
     def be16(d):
@@ -146,7 +146,7 @@ def test_refusals():
     refused("a length check on an integer", len_on_int, "can describe")
 
     def dup(d):
-        attr(d, "sbf-plan", "cell-max")["name"] = "max"
+        attr(d, "filter-plan", "cell-max")["name"] = "max"
     refused("two C names alike", dup, "defined twice")
 
     def dangling(d):
@@ -157,6 +157,13 @@ def test_refusals():
         attr(d, "config", "key")["validate"] = "pd_validate_key"
     refused("a key the generator does not know", unknown_key,
             "unknown keys")
+
+    def subset_check(d):
+        for s_ in d["attribute-sets"]:
+            if s_["name"] == "bitf":
+                s_["attributes"][0]["checks"] = {"max": 3}
+    refused("a subset that redefines an attribute", subset_check,
+            "names its attributes only")
 
     def split(d):
         for op in d["operations"]["list"]:

@@ -37,8 +37,11 @@ static const char usage_text[] =
 "  set SETTING VALUE ...         change settings (all or nothing):\n"
 "      key packet|src|dst|pair|flow    payload BYTES    ignore-tos on|off\n"
 "      action count|mark|drop          mark VALUE[/MASK]\n"
-"      mem SIZE    fps RATE    max auto|N    k auto|N    p auto|N\n"
-"      gap auto|PACKETS    scope percpu|shared\n"
+"      scope percpu|shared\n"
+"      filter sbf|rsbf|bsbf|bsbfsd|rlbsbf|ibf-2c|ibf-mc    mem SIZE\n"
+"      and the filter family's own: fps RATE    max auto|N    k auto|N\n"
+"      p auto|N    gap auto|PACKETS    p-star RATE (rsbf)\n"
+"      importance dscp|mark MASK (ibf-2c, ibf-mc)\n"
 "      hook prerouting|input|forward|output|postrouting    priority N\n"
 "  stats [percpu]                counters (totals, or one row per CPU)\n"
 "  reset                         empty the filters, new seeds, zero counters\n"
@@ -54,8 +57,8 @@ static const char usage_text[] =
 "  rare [support S] [window DURATION] [limit N]\n"
 "                                sources that sent at most S x all packets\n"
 "  monitor [count N]             print new sources as the module reports them\n"
-"  plan mem SIZE [fps RATE] [max N] [k N] [p N] [gap PACKETS]\n"
-"                                run the planner here, no kernel needed\n"
+"  plan [filter F] mem SIZE [SETTING VALUE ...]\n"
+"                                run F's planner here, no kernel needed\n"
 "\n"
 "  -j, --json    JSON output (monitor: one JSON object per line)\n"
 "SIZE takes K, M, G suffixes; RATE is a fraction (0.01) or a percentage (1%);\n"
@@ -94,7 +97,7 @@ void talk(struct nl *n, struct nlmsghdr *req, nl_reply_cb cb,
 
 /* ---- values ---- */
 
-static int name_arg(const char *what, const char *v, const char *const *names,
+int name_arg(const char *what, const char *v, const char *const *names,
 		    unsigned int n)
 {
 	int i = pd_name_index(v, names, n);
@@ -140,7 +143,7 @@ uint64_t num_arg(const char *what, const char *v, uint64_t lo,
 }
 
 /* "auto" or a number in [lo, hi] */
-static uint32_t auto_arg(const char *what, const char *v, uint32_t autoval,
+uint32_t auto_arg(const char *what, const char *v, uint32_t autoval,
 			 uint64_t lo, uint64_t hi)
 {
 	return strcmp(v, "auto") ? (uint32_t)num_arg(what, v, lo, hi) : autoval;
@@ -155,7 +158,7 @@ bool onoff_arg(const char *what, const char *v)
 	usage_error("%s: '%s' is not on or off", what, v);
 }
 
-static void mark_arg(const char *v, uint32_t *value, uint32_t *mask)
+void mark_arg(const char *v, uint32_t *value, uint32_t *mask)
 {
 	char buf[64], *slash;
 	uint64_t x;
@@ -176,7 +179,7 @@ static void mark_arg(const char *v, uint32_t *value, uint32_t *mask)
 	}
 }
 
-static const char *pct(char *buf, size_t len, uint32_t ppb)
+const char *pct(char *buf, size_t len, uint32_t ppb)
 {
 	snprintf(buf, len, "%.4g%%", ppb / 1e7);
 	return buf;
@@ -223,271 +226,10 @@ uint8_t u8a(const struct nlattr **tb, int t)
 	return tb[t] ? mnl_attr_get_u8(tb[t]) : 0;
 }
 
-static const char *name_of(const char *const *names, unsigned int n,
+const char *name_of(const char *const *names, unsigned int n,
 			   unsigned int i)
 {
 	return i < n && names[i] ? names[i] : "?";
-}
-
-static const char *const cap_sources[] = {
-	[PKTDEDUP_CAP_SOURCE_INIT_USERNS] = "max_netns_mem",
-	[PKTDEDUP_CAP_SOURCE_USERNS] = "max_userns_mem",
-};
-
-static const char *const cap_why[] = {
-	[PKTDEDUP_CAP_SOURCE_INIT_USERNS] =
-		"the namespace belongs to the initial user namespace",
-	[PKTDEDUP_CAP_SOURCE_USERNS] =
-		"the namespace belongs to another user namespace",
-};
-
-/* The budget nest of a reply: JSON members, or a line of text. */
-static void print_budget(const struct nlattr *nest)
-{
-	const struct nlattr *b[PKTDEDUP_A_BUDGET_MAX + 1];
-	uint8_t src;
-	unsigned long long filters, sources;
-	char b1[32], b2[32], b3[32], b4[32], b5[32];
-
-	nl_nest(nest, &nls_budget, b);
-	src = u8a(b, PKTDEDUP_A_BUDGET_CAP_SOURCE);
-	if (src > PKTDEDUP_CAP_SOURCE_MAX)
-		src = PKTDEDUP_CAP_SOURCE_INIT_USERNS;
-	filters = u64a(b, PKTDEDUP_A_BUDGET_FILTERS);
-	sources = u64a(b, PKTDEDUP_A_BUDGET_SOURCES);
-	if (json) {
-		printf(",\"budget\":{\"cap\":%llu,\"cap_source\":\"%s\","
-		       "\"held\":%llu,\"filters\":%llu,\"sources\":%llu,"
-		       "\"peak\":%llu,\"refused\":%llu}",
-		       (unsigned long long)u64a(b, PKTDEDUP_A_BUDGET_CAP),
-		       cap_sources[src], filters + sources, filters, sources,
-		       (unsigned long long)u64a(b, PKTDEDUP_A_BUDGET_PEAK),
-		       (unsigned long long)u64a(b, PKTDEDUP_A_BUDGET_REFUSED));
-		return;
-	}
-	printf("budget   %s held of a %s cap (filters %s, source windows %s), peak %s\n"
-	       "         the cap is %s: %s\n",
-	       size_str(b1, sizeof(b1), filters + sources),
-	       size_str(b2, sizeof(b2), u64a(b, PKTDEDUP_A_BUDGET_CAP)),
-	       size_str(b3, sizeof(b3), filters),
-	       size_str(b4, sizeof(b4), sources),
-	       size_str(b5, sizeof(b5), u64a(b, PKTDEDUP_A_BUDGET_PEAK)),
-	       cap_sources[src], cap_why[src]);
-}
-
-static int show_cb(const struct nlattr **tb, void *data)
-{
-	const struct nlattr *c[PKTDEDUP_A_CONFIG_MAX + 1],
-		*f[PKTDEDUP_A_FILTER_MAX + 1], *b[PKTDEDUP_A_SBF_MAX + 1],
-		*pl[PKTDEDUP_A_PLAN_MAX + 1], *sp[PKTDEDUP_A_SBF_PLAN_MAX + 1];
-	const char *key, *action, *scope, *hook;
-	bool tos, active = tb[PKTDEDUP_A_PLAN];
-	char b1[32], b2[32], b3[32], b4[32];
-	uint8_t bits;
-	int32_t prio;
-
-	(void)data;
-	nl_nest(tb[PKTDEDUP_A_CONFIG], &nls_config, c);
-	nl_nest(c[PKTDEDUP_A_CONFIG_FILTER], &nls_filter, f);
-	nl_nest(f[PKTDEDUP_A_FILTER_SBF], &nls_sbf, b);
-	nl_nest(tb[PKTDEDUP_A_PLAN], &nls_plan, pl);
-	nl_nest(pl[PKTDEDUP_A_PLAN_SBF], &nls_sbf_plan, sp);
-	key = name_of(pd_key_mode_names, PD_KEY_NMODES,
-		      u8a(c, PKTDEDUP_A_CONFIG_KEY));
-	action = name_of(pd_action_names, PD_NACTIONS,
-			 u8a(c, PKTDEDUP_A_CONFIG_ACTION));
-	scope = name_of(pd_scope_names, PD_NSCOPES,
-			u8a(c, PKTDEDUP_A_CONFIG_SCOPE));
-	hook = name_of(pd_hook_names, PD_NHOOKS, u8a(c, PKTDEDUP_A_CONFIG_HOOK));
-	tos = u32a(c, PKTDEDUP_A_CONFIG_KEY_FLAGS) & PKTDEDUP_KEY_F_IGNORE_TOS;
-	prio = (int32_t)u32a(c, PKTDEDUP_A_CONFIG_PRIORITY);
-	bits = u8a(b, PKTDEDUP_A_SBF_CELL_BITS);
-	if (json) {
-		printf("{\"state\":\"%s\",\"key\":\"%s\",\"payload\":%u,"
-		       "\"ignore_tos\":%s,\"action\":\"%s\","
-		       "\"mark_value\":%u,\"mark_mask\":%u,\"hook\":\"%s\","
-		       "\"priority\":%d,\"scope\":\"%s\",\"filter\":\"sbf\","
-		       "\"mem\":%llu,\"fps\":%.9g,\"max\":%u,\"k\":%u,"
-		       "\"p\":%u,\"gap\":%llu",
-		       active ? "active" : "idle", key,
-		       u16a(c, PKTDEDUP_A_CONFIG_PAYLOAD), tos ? "true" : "false",
-		       action, u32a(c, PKTDEDUP_A_CONFIG_MARK_VALUE),
-		       u32a(c, PKTDEDUP_A_CONFIG_MARK_MASK), hook, prio, scope,
-		       (unsigned long long)u64a(f, PKTDEDUP_A_FILTER_MEM),
-		       u32a(b, PKTDEDUP_A_SBF_FPS) / 1e9,
-		       bits ? (1u << bits) - 1 : 0, u8a(b, PKTDEDUP_A_SBF_K),
-		       u32a(b, PKTDEDUP_A_SBF_P),
-		       (unsigned long long)u64a(b, PKTDEDUP_A_SBF_GAP));
-		if (active)
-			printf(",\"plan\":{\"max\":%u,\"bits\":%u,\"k\":%u,"
-			       "\"p\":%u,\"cells\":%llu,\"filters\":%u,"
-			       "\"mem_total\":%llu,\"fp_bound\":%.9g,"
-			       "\"stable_point\":%.9g,\"gap\":%llu,"
-			       "\"fn_at_gap\":%.9g}",
-			       u32a(sp, PKTDEDUP_A_SBF_PLAN_CELL_MAX),
-			       u32a(sp, PKTDEDUP_A_SBF_PLAN_BITS),
-			       u32a(sp, PKTDEDUP_A_SBF_PLAN_K),
-			       u32a(sp, PKTDEDUP_A_SBF_PLAN_P),
-			       (unsigned long long)u64a(sp, PKTDEDUP_A_SBF_PLAN_CELLS),
-			       u32a(pl, PKTDEDUP_A_PLAN_FILTERS),
-			       (unsigned long long)u64a(pl, PKTDEDUP_A_PLAN_MEM_TOTAL),
-			       u32a(sp, PKTDEDUP_A_SBF_PLAN_FP_BOUND) / 1e9,
-			       u32a(sp, PKTDEDUP_A_SBF_PLAN_STABLE_ZERO) / 1e9,
-			       (unsigned long long)u64a(sp, PKTDEDUP_A_SBF_PLAN_GAP),
-			       u32a(sp, PKTDEDUP_A_SBF_PLAN_FN) / 1e9);
-		print_budget(tb[PKTDEDUP_A_BUDGET]);
-		printf("}\n");
-		return MNL_CB_OK;
-	}
-	printf("key      %s", key);
-	if (!strcmp(key, "packet"))
-		printf(" (L4 header + %u payload bytes, tos %s)",
-		       u16a(c, PKTDEDUP_A_CONFIG_PAYLOAD),
-		       tos ? "ignored" : "counted");
-	printf("\naction   %s", action);
-	if (!strcmp(action, "mark"))
-		printf(" 0x%x/0x%x", u32a(c, PKTDEDUP_A_CONFIG_MARK_VALUE),
-		       u32a(c, PKTDEDUP_A_CONFIG_MARK_MASK));
-	printf("\nhook     %s, priority %d\n", hook, prio);
-	printf("memory   %s per filter (Stable Bloom Filter), target fp %s\n",
-	       size_str(b1, sizeof(b1), u64a(f, PKTDEDUP_A_FILTER_MEM)),
-	       pct(b2, sizeof(b2), u32a(b, PKTDEDUP_A_SBF_FPS)));
-	if (!active) {
-		printf("state    idle: no filters could be built\n");
-		print_budget(tb[PKTDEDUP_A_BUDGET]);
-		return MNL_CB_OK;
-	}
-	printf("filters  %u (%s), %s in all\n", u32a(pl, PKTDEDUP_A_PLAN_FILTERS),
-	       scope, size_str(b1, sizeof(b1),
-			       u64a(pl, PKTDEDUP_A_PLAN_MEM_TOTAL)));
-	printf("cells    %llu of %u bits: max %u, k %u, p %u\n",
-	       (unsigned long long)u64a(sp, PKTDEDUP_A_SBF_PLAN_CELLS),
-	       u32a(sp, PKTDEDUP_A_SBF_PLAN_BITS),
-	       u32a(sp, PKTDEDUP_A_SBF_PLAN_CELL_MAX),
-	       u32a(sp, PKTDEDUP_A_SBF_PLAN_K), u32a(sp, PKTDEDUP_A_SBF_PLAN_P));
-	printf("model    fp bound %s, stable zeros %s, fn at gap %llu: %s\n",
-	       pct(b2, sizeof(b2), u32a(sp, PKTDEDUP_A_SBF_PLAN_FP_BOUND)),
-	       pct(b3, sizeof(b3), u32a(sp, PKTDEDUP_A_SBF_PLAN_STABLE_ZERO)),
-	       (unsigned long long)u64a(sp, PKTDEDUP_A_SBF_PLAN_GAP),
-	       pct(b4, sizeof(b4), u32a(sp, PKTDEDUP_A_SBF_PLAN_FN)));
-	print_budget(tb[PKTDEDUP_A_BUDGET]);
-	return MNL_CB_OK;
-}
-
-static int cmd_show(int argc, char **argv)
-{
-	struct nl n;
-
-	if (argc)
-		usage_error("show: unexpected '%s'", argv[0]);
-	open_nl(&n);
-	talk(&n, nl_request(&n, PKTDEDUP_CMD_GET_CONFIG, false), show_cb, NULL);
-	return 0;
-}
-
-/* ---- set ---- */
-
-/* Where a setting lives in the request: its nest. */
-enum { IN_CONFIG, IN_FILTER, IN_SBF, NLEVELS };
-
-static int setting_level(const char *k)
-{
-	if (!strcmp(k, "mem"))
-		return IN_FILTER;
-	if (!strcmp(k, "fps") || !strcmp(k, "max") || !strcmp(k, "k") ||
-	    !strcmp(k, "p") || !strcmp(k, "gap"))
-		return IN_SBF;
-	return IN_CONFIG;
-}
-
-/* Put one setting of level `level`; a bad value exits with status 2. */
-static void put_setting(struct nlmsghdr *nlh, const char *k, const char *v)
-{
-	if (!strcmp(k, "key")) {
-		mnl_attr_put_u8(nlh, PKTDEDUP_A_CONFIG_KEY,
-				(uint8_t)name_arg(k, v, pd_key_mode_names,
-						  PD_KEY_NMODES));
-	} else if (!strcmp(k, "payload")) {
-		mnl_attr_put_u16(nlh, PKTDEDUP_A_CONFIG_PAYLOAD,
-				 (uint16_t)num_arg(k, v, 0, PKTDEDUP_PAYLOAD_MAX));
-	} else if (!strcmp(k, "ignore-tos")) {
-		mnl_attr_put_u32(nlh, PKTDEDUP_A_CONFIG_KEY_FLAGS,
-				 onoff_arg(k, v) ? PKTDEDUP_KEY_F_IGNORE_TOS : 0);
-	} else if (!strcmp(k, "action")) {
-		mnl_attr_put_u8(nlh, PKTDEDUP_A_CONFIG_ACTION,
-				(uint8_t)name_arg(k, v, pd_action_names,
-						  PD_NACTIONS));
-	} else if (!strcmp(k, "mark")) {
-		uint32_t value, mask;
-
-		mark_arg(v, &value, &mask);
-		mnl_attr_put_u32(nlh, PKTDEDUP_A_CONFIG_MARK_VALUE, value);
-		mnl_attr_put_u32(nlh, PKTDEDUP_A_CONFIG_MARK_MASK, mask);
-	} else if (!strcmp(k, "scope")) {
-		mnl_attr_put_u8(nlh, PKTDEDUP_A_CONFIG_SCOPE,
-				(uint8_t)name_arg(k, v, pd_scope_names,
-						  PD_NSCOPES));
-	} else if (!strcmp(k, "hook")) {
-		mnl_attr_put_u8(nlh, PKTDEDUP_A_CONFIG_HOOK,
-				(uint8_t)name_arg(k, v, pd_hook_names,
-						  PD_NHOOKS));
-	} else if (!strcmp(k, "priority")) {
-		char *end;
-		long p;
-
-		errno = 0;
-		p = strtol(v, &end, 0);
-		if (errno || *end || !*v || p <= INT32_MIN || p >= INT32_MAX)
-			usage_error("priority: '%s' is not a hook priority", v);
-		mnl_attr_put_u32(nlh, PKTDEDUP_A_CONFIG_PRIORITY, (uint32_t)p);
-	} else if (!strcmp(k, "mem")) {
-		mnl_attr_put_u64(nlh, PKTDEDUP_A_FILTER_MEM, size_arg(k, v));
-	} else if (!strcmp(k, "fps")) {
-		mnl_attr_put_u32(nlh, PKTDEDUP_A_SBF_FPS, ppb_arg(k, v));
-	} else if (!strcmp(k, "max")) {
-		uint32_t max = auto_arg(k, v, 0, 1, 255);
-		uint8_t bits = max ? pd_sbf_bits_for_max(max) : 0;
-
-		if (max && !bits)
-			usage_error("max: '%s' is not 2^j - 1 (1, 3, 7, 15, ... 255) or auto",
-				    v);
-		mnl_attr_put_u8(nlh, PKTDEDUP_A_SBF_CELL_BITS, bits);
-	} else if (!strcmp(k, "k")) {
-		mnl_attr_put_u8(nlh, PKTDEDUP_A_SBF_K,
-				(uint8_t)auto_arg(k, v, 0, 1, PKTDEDUP_K_MAX));
-	} else if (!strcmp(k, "p")) {
-		mnl_attr_put_u32(nlh, PKTDEDUP_A_SBF_P,
-				 auto_arg(k, v, PKTDEDUP_P_AUTO, 0,
-					  0xfffffffeu));
-	} else if (!strcmp(k, "gap")) {
-		mnl_attr_put_u64(nlh, PKTDEDUP_A_SBF_GAP,
-				 auto_arg(k, v, 0, 1, 1ULL << 32));
-	} else {
-		usage_error("set: unknown setting '%s'", k);
-	}
-}
-
-/*
- * Put the settings of argv into nlh, each in its nest (config, its filter,
- * the filter's sbf settings); a bad one exits with status 2.
- */
-static void put_settings(struct nlmsghdr *nlh, int argc, char **argv)
-{
-	static const uint16_t nest_type[NLEVELS] = {
-		PKTDEDUP_A_CONFIG, PKTDEDUP_A_CONFIG_FILTER,
-		PKTDEDUP_A_FILTER_SBF,
-	};
-	struct nlattr *nest[NLEVELS];
-	int level, i;
-
-	for (level = 0; level < NLEVELS; level++) {
-		nest[level] = mnl_attr_nest_start(nlh, nest_type[level]);
-		for (i = 0; i < argc; i += 2)
-			if (setting_level(argv[i]) == level)
-				put_setting(nlh, argv[i], argv[i + 1]);
-	}
-	while (level--)
-		mnl_attr_nest_end(nlh, nest[level]);
 }
 
 /* "N bytes (x.y MiB)" */
@@ -537,25 +279,6 @@ void talk_change(struct nl *n, struct nlmsghdr *req, nl_reply_cb cb,
 	nl_close(n);
 }
 
-static int cmd_set(int argc, char **argv)
-{
-	static char scratch[8192];
-	struct nlmsghdr *nlh;
-	struct nl n;
-
-	if (!argc)
-		usage_error("set: nothing to set");
-	if (argc % 2)
-		usage_error("set: '%s' needs a value", argv[argc - 1]);
-	/* check every value before the kernel sees any */
-	put_settings(mnl_nlmsg_put_header(scratch), argc, argv);
-	open_nl(&n);
-	nlh = nl_request(&n, PKTDEDUP_CMD_SET_CONFIG, false);
-	put_settings(nlh, argc, argv);
-	talk_change(&n, nlh, NULL, NULL);
-	return 0;
-}
-
 /* ---- stats ---- */
 
 struct stats_ctx {
@@ -563,14 +286,39 @@ struct stats_ctx {
 	unsigned int rows;
 };
 
-static int stats_cb(const struct nlattr **tb, void *data)
+/* The loads of a bit-array filter (repeated attributes), as a list. */
+static void print_loads(const struct nlattr *nest)
 {
-	struct stats_ctx *c = data;
-	const struct nlattr *st[PKTDEDUP_A_STATS_MAX + 1];
-	char cpu[16] = "total";
+	const struct nlattr *a;
+	unsigned int n = 0;
 
-	nl_nest(tb[PKTDEDUP_A_STATS], &nls_stats, st);
-	tb = st;
+	if (!nest)
+		return;
+	mnl_attr_for_each_nested(a, nest) {
+		if (mnl_attr_get_type(a) != PKTDEDUP_A_STATS_LOAD ||
+		    mnl_attr_get_payload_len(a) != 8)
+			continue;
+		printf(json ? "%s%llu" : "%s%llu", n ? (json ? "," : " ") :
+		       (json ? ",\"loads\":[" : "  loads "),
+		       (unsigned long long)mnl_attr_get_u64(a));
+		n++;
+	}
+	if (n && json)
+		printf("]");
+}
+
+static int stats_cb(const struct nlattr **top, void *data)
+{
+	const struct nlattr *tb[PKTDEDUP_A_STATS_MAX + 1];
+	struct stats_ctx *c = data;
+	char cpu[16] = "total";
+	bool bits;
+	u32 occ;
+
+	nl_nest(top[PKTDEDUP_A_STATS], &nls_stats, tb);
+	bits = tb[PKTDEDUP_A_STATS_SET_BITS];
+	occ = u32a(tb, bits ? PKTDEDUP_A_STATS_SET_BITS :
+		   PKTDEDUP_A_STATS_ZERO_CELLS);
 	if (tb[PKTDEDUP_A_STATS_CPU])
 		snprintf(cpu, sizeof(cpu), "%u", u32a(tb, PKTDEDUP_A_STATS_CPU));
 	if (json) {
@@ -578,27 +326,31 @@ static int stats_cb(const struct nlattr **tb, void *data)
 		if (tb[PKTDEDUP_A_STATS_CPU])
 			printf("\"cpu\":%s,", cpu);
 		printf("\"packets\":%llu,\"duplicates\":%llu,\"marked\":%llu,"
-		       "\"dropped\":%llu,\"unparsed\":%llu,\"zero_cells\":%.9g}",
+		       "\"dropped\":%llu,\"unparsed\":%llu,\"%s\":%.9g",
 		       (unsigned long long)u64a(tb, PKTDEDUP_A_STATS_PACKETS),
 		       (unsigned long long)u64a(tb, PKTDEDUP_A_STATS_DUPLICATES),
 		       (unsigned long long)u64a(tb, PKTDEDUP_A_STATS_MARKED),
 		       (unsigned long long)u64a(tb, PKTDEDUP_A_STATS_DROPPED),
 		       (unsigned long long)u64a(tb, PKTDEDUP_A_STATS_UNPARSED),
-		       u32a(tb, PKTDEDUP_A_STATS_ZERO_CELLS) / 1e9);
+		       bits ? "set_bits" : "zero_cells", occ / 1e9);
+		print_loads(top[PKTDEDUP_A_STATS]);
+		printf("}");
 		if (!c->percpu)
 			printf("\n");
 	} else {
 		if (!c->rows)
 			printf("%-6s %12s %12s %12s %12s %12s %11s\n", "cpu",
 			       "packets", "duplicates", "marked", "dropped",
-			       "unparsed", "zero cells");
-		printf("%-6s %12llu %12llu %12llu %12llu %12llu %10.2f%%\n", cpu,
+			       "unparsed", bits ? "set bits" : "zero cells");
+		printf("%-6s %12llu %12llu %12llu %12llu %12llu %10.2f%%", cpu,
 		       (unsigned long long)u64a(tb, PKTDEDUP_A_STATS_PACKETS),
 		       (unsigned long long)u64a(tb, PKTDEDUP_A_STATS_DUPLICATES),
 		       (unsigned long long)u64a(tb, PKTDEDUP_A_STATS_MARKED),
 		       (unsigned long long)u64a(tb, PKTDEDUP_A_STATS_DROPPED),
 		       (unsigned long long)u64a(tb, PKTDEDUP_A_STATS_UNPARSED),
-		       u32a(tb, PKTDEDUP_A_STATS_ZERO_CELLS) / 1e7);
+		       occ / 1e7);
+		print_loads(top[PKTDEDUP_A_STATS]);
+		printf("\n");
 	}
 	c->rows++;
 	return MNL_CB_OK;
@@ -762,74 +514,6 @@ static int cmd_query(int argc, char **argv)
 	}
 	mnl_attr_nest_end(nlh, nest);
 	talk(&n, nlh, query_cb, NULL);
-	return 0;
-}
-
-/* ---- plan ---- */
-
-static int cmd_plan(int argc, char **argv)
-{
-	struct pd_plan_req req = { .fps_ppb = PD_PLAN_DEFAULT_FPS_PPB,
-				   .max = PD_PLAN_AUTO, .k = PD_PLAN_AUTO,
-				   .p = PD_PLAN_AUTO };
-	struct pd_plan pl;
-	const char *why = NULL;
-	char b1[32], b2[32], b3[32], b4[32];
-	int i;
-
-	if (argc % 2)
-		usage_error("plan: '%s' needs a value", argv[argc - 1]);
-	for (i = 0; i < argc; i += 2) {
-		const char *k = argv[i], *v = argv[i + 1];
-
-		if (!strcmp(k, "mem"))
-			req.mem_bytes = size_arg(k, v);
-		else if (!strcmp(k, "fps"))
-			req.fps_ppb = ppb_arg(k, v);
-		else if (!strcmp(k, "max"))
-			req.max = auto_arg(k, v, PD_PLAN_AUTO, 1, 255);
-		else if (!strcmp(k, "k"))
-			req.k = auto_arg(k, v, PD_PLAN_AUTO, 1, PD_SBF_MAX_K);
-		else if (!strcmp(k, "p"))
-			req.p = auto_arg(k, v, PD_PLAN_AUTO, 0, 0xfffffffeu);
-		else if (!strcmp(k, "gap"))
-			req.gap = auto_arg(k, v, 0, 1, 1ULL << 32);
-		else
-			usage_error("plan: unknown setting '%s'", k);
-	}
-	if (!req.mem_bytes)
-		usage_error("plan: mem SIZE is required");
-	if (req.max != PD_PLAN_AUTO && !pd_sbf_bits_for_max(req.max))
-		usage_error("max: '%u' is not 2^j - 1 (1, 3, 7, 15, ... 255)",
-			    req.max);
-	if (pd_plan(&req, &pl, &why))
-		usage_error("plan: %s", why);
-	if (json) {
-		printf("{\"mem\":%llu,\"fps\":%.9g,\"max\":%u,\"bits\":%u,"
-		       "\"k\":%u,\"p\":%u,\"p_exact\":%.6f,\"cells\":%llu,"
-		       "\"fp_bound\":%.9g,\"stable_point\":%.9g,\"gap\":%llu,"
-		       "\"fn_at_gap\":%.9g}\n",
-		       (unsigned long long)req.mem_bytes, req.fps_ppb / 1e9,
-		       pl.max, pl.bits, pl.k, pl.p,
-		       (double)pl.p_exact_q32 / 4294967296.0,
-		       (unsigned long long)pl.cells,
-		       (double)pl.fp_bound / (double)PD_Q62_ONE,
-		       (double)pl.stable_zero / (double)PD_Q62_ONE,
-		       (unsigned long long)pl.gap,
-		       (double)pl.fn_rate / (double)PD_Q62_ONE);
-		return 0;
-	}
-	printf("memory   %s for a target fp of %s\n",
-	       size_str(b1, sizeof(b1), req.mem_bytes),
-	       pct(b2, sizeof(b2), req.fps_ppb));
-	printf("cells    %llu of %u bits: max %u, k %u, p %u (Eq. 17: %.2f)\n",
-	       (unsigned long long)pl.cells, pl.bits, pl.max, pl.k, pl.p,
-	       (double)pl.p_exact_q32 / 4294967296.0);
-	printf("model    fp bound %s, stable zeros %s, fn at gap %llu: %s\n",
-	       pct(b2, sizeof(b2), pd_q62_to_ppb(pl.fp_bound)),
-	       pct(b3, sizeof(b3), pd_q62_to_ppb(pl.stable_zero)),
-	       (unsigned long long)pl.gap,
-	       pct(b4, sizeof(b4), pd_q62_to_ppb(pl.fn_rate)));
 	return 0;
 }
 

@@ -24,6 +24,13 @@ void talk(struct nl *n, struct nlmsghdr *req, nl_reply_cb cb, void *data);
 void talk_change(struct nl *n, struct nlmsghdr *req, nl_reply_cb cb,
 		 void *data);
 
+int name_arg(const char *what, const char *v, const char *const *names,
+	     unsigned int n);
+uint32_t auto_arg(const char *what, const char *v, uint32_t autoval,
+		  uint64_t lo, uint64_t hi);
+void mark_arg(const char *v, uint32_t *value, uint32_t *mask);
+const char *pct(char *buf, size_t len, uint32_t ppb);
+const char *name_of(const char *const *names, unsigned int n, unsigned int i);
 uint32_t ppb_arg(const char *what, const char *v);
 uint64_t size_arg(const char *what, const char *v);
 uint64_t num_arg(const char *what, const char *v, uint64_t lo, uint64_t hi);
@@ -34,6 +41,12 @@ uint64_t u64a(const struct nlattr **tb, int t);
 uint16_t u16a(const struct nlattr **tb, int t);
 uint32_t u32a(const struct nlattr **tb, int t);
 uint8_t u8a(const struct nlattr **tb, int t);
+
+/* config.c */
+int cmd_show(int argc, char **argv);
+int cmd_set(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
+void print_plan(const struct nlattr *nest, const struct nlattr *plan_top);
 
 /* sources.c */
 int cmd_distinct(int argc, char **argv);

@@ -108,7 +108,7 @@ static int sources_cb(const struct nlattr **top, void *data)
 {
 	const struct nlattr *tb[PKTDEDUP_A_SOURCES_MAX + 1],
 		*st[PKTDEDUP_A_SOURCE_STATE_MAX + 1],
-		*ev[PKTDEDUP_A_EVENTS_MAX + 1], *nf[PKTDEDUP_A_SBF_PLAN_MAX + 1];
+		*ev[PKTDEDUP_A_EVENTS_MAX + 1], *nf[PKTDEDUP_A_FILTER_PLAN_MAX + 1];
 	unsigned long long sent, over, rate, fail, rep, seen, mem;
 	char b1[32], b2[32];
 	bool on;
@@ -117,7 +117,7 @@ static int sources_cb(const struct nlattr **top, void *data)
 	nl_nest(top[PKTDEDUP_A_SOURCES], &nls_sources, tb);
 	nl_nest(top[PKTDEDUP_A_SOURCE_STATE], &nls_source_state, st);
 	nl_nest(top[PKTDEDUP_A_EVENTS], &nls_events, ev);
-	nl_nest(st[PKTDEDUP_A_SOURCE_STATE_NEW_FILTER], &nls_sbf_plan, nf);
+	nl_nest(st[PKTDEDUP_A_SOURCE_STATE_NEW_FILTER], &nls_filter_plan, nf);
 	sent = u64a(ev, PKTDEDUP_A_EVENTS_SENT);
 	over = u64a(ev, PKTDEDUP_A_EVENTS_OVERRUN);
 	rate = u64a(ev, PKTDEDUP_A_EVENTS_RATELIMITED);
@@ -142,16 +142,16 @@ static int sources_cb(const struct nlattr **top, void *data)
 		       u32a(tb, PKTDEDUP_A_SOURCES_EVENT_RATE),
 		       u32a(tb, PKTDEDUP_A_SOURCES_RING), mem, seen, rep, sent,
 		       over, rate, fail);
-		if (nf[PKTDEDUP_A_SBF_PLAN_CELLS])
+		if (nf[PKTDEDUP_A_FILTER_PLAN_CELLS])
 			printf(",\"new_filter\":{\"max\":%u,\"k\":%u,\"p\":%u,"
 			       "\"cells\":%llu,\"fp_bound\":%.9g,"
 			       "\"fn_at_gap\":%.9g}",
-			       u32a(nf, PKTDEDUP_A_SBF_PLAN_CELL_MAX),
-			       u32a(nf, PKTDEDUP_A_SBF_PLAN_K),
-			       u32a(nf, PKTDEDUP_A_SBF_PLAN_P),
-			       (unsigned long long)u64a(nf, PKTDEDUP_A_SBF_PLAN_CELLS),
-			       u32a(nf, PKTDEDUP_A_SBF_PLAN_FP_BOUND) / 1e9,
-			       u32a(nf, PKTDEDUP_A_SBF_PLAN_FN) / 1e9);
+			       u32a(nf, PKTDEDUP_A_FILTER_PLAN_CELL_MAX),
+			       u32a(nf, PKTDEDUP_A_FILTER_PLAN_K),
+			       u32a(nf, PKTDEDUP_A_FILTER_PLAN_P),
+			       (unsigned long long)u64a(nf, PKTDEDUP_A_FILTER_PLAN_CELLS),
+			       u32a(nf, PKTDEDUP_A_FILTER_PLAN_FP_BOUND) / 1e9,
+			       u32a(nf, PKTDEDUP_A_FILTER_PLAN_FN) / 1e9);
 		printf("}\n");
 		return MNL_CB_OK;
 	}
@@ -166,16 +166,16 @@ static int sources_cb(const struct nlattr **top, void *data)
 	       u32a(tb, PKTDEDUP_A_SOURCES_RING),
 	       u32a(tb, PKTDEDUP_A_SOURCES_EVENT_RATE),
 	       size_str(b2, sizeof(b2), mem));
-	if (nf[PKTDEDUP_A_SBF_PLAN_CELLS])
+	if (nf[PKTDEDUP_A_FILTER_PLAN_CELLS])
 		printf("new filter  %llu cells, max %u, k %u, p %u: fp <= %.4g%%, "
 		       "fn %.4g%% for a source %llu packets apart\n",
-		       (unsigned long long)u64a(nf, PKTDEDUP_A_SBF_PLAN_CELLS),
-		       u32a(nf, PKTDEDUP_A_SBF_PLAN_CELL_MAX),
-		       u32a(nf, PKTDEDUP_A_SBF_PLAN_K),
-		       u32a(nf, PKTDEDUP_A_SBF_PLAN_P),
-		       u32a(nf, PKTDEDUP_A_SBF_PLAN_FP_BOUND) / 1e7,
-		       u32a(nf, PKTDEDUP_A_SBF_PLAN_FN) / 1e7,
-		       (unsigned long long)u64a(nf, PKTDEDUP_A_SBF_PLAN_GAP));
+		       (unsigned long long)u64a(nf, PKTDEDUP_A_FILTER_PLAN_CELLS),
+		       u32a(nf, PKTDEDUP_A_FILTER_PLAN_CELL_MAX),
+		       u32a(nf, PKTDEDUP_A_FILTER_PLAN_K),
+		       u32a(nf, PKTDEDUP_A_FILTER_PLAN_P),
+		       u32a(nf, PKTDEDUP_A_FILTER_PLAN_FP_BOUND) / 1e7,
+		       u32a(nf, PKTDEDUP_A_FILTER_PLAN_FN) / 1e7,
+		       (unsigned long long)u64a(nf, PKTDEDUP_A_FILTER_PLAN_GAP));
 	printf("events      %llu new to a CPU, %llu of them seen on another, "
 	       "%llu sent, %llu overrun, %llu over the rate, %llu failed\n",
 	       seen, rep, sent, over, rate, fail);

@@ -89,7 +89,7 @@ static struct pd_filters *pd_t_filters(struct kunit *test, u8 key, u8 action)
 {
 	struct pd_config cfg;
 	struct pd_filters *fs;
-	struct pd_plan plan;
+	struct pd_filter_plan plan;
 	int cpu;
 
 	pd_config_defaults(&cfg);
@@ -97,14 +97,15 @@ static struct pd_filters *pd_t_filters(struct kunit *test, u8 key, u8 action)
 	cfg.action = action;
 	cfg.mark_value = 0x10;
 	cfg.mark_mask = 0xff;
-	cfg.mem = 64 << 10;
-	cfg.k = 3;
-	cfg.p = 0;
+	cfg.filter.mem_bytes = 64 << 10;
+	cfg.filter.k = 3;
+	cfg.filter.p = 0;
 	KUNIT_ASSERT_EQ(test, pd_filters_plan(&cfg, &plan, NULL), 0);
 	fs = pd_filters_build(&cfg, &plan, NULL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(fs));
 	for_each_possible_cpu(cpu)
-		pd_sbf_set_seeds(pd_filters_get(fs, cpu), 11 + cpu, 23 + cpu, 5);
+		pd_filter_set_seeds(pd_filters_get(fs, cpu), 11 + cpu, 23 + cpu,
+				    5);
 	return fs;
 }
 
@@ -296,6 +297,55 @@ static void pd_t_actions(struct kunit *test)
 	}
 }
 
+/*
+ * Every family through the packet path: each packet followed at once by
+ * its copy (TTL - 1) is one duplicate, whatever the family (a family's own
+ * bits are set after its resets, and a copy probes before it changes
+ * anything); drop drops exactly the copies. Memory is large for 40 keys:
+ * a false positive has probability below 10^-7.
+ */
+static void pd_t_families(struct kunit *test)
+{
+	unsigned int kind, i;
+
+	for (kind = 0; kind < PD_FILTER_NKINDS; kind++) {
+		struct pd_net *pn = pd_t_net(test);
+		struct pd_filter_plan plan;
+		struct pd_filters *fs;
+		struct pd_config cfg;
+		struct pd_counts t;
+		u32 mark;
+		int cpu;
+
+		pd_config_defaults(&cfg);
+		cfg.action = PKTDEDUP_ACTION_DROP;
+		pd_filter_req_defaults(&cfg.filter, kind, 64 << 10);
+		KUNIT_ASSERT_EQ(test, pd_filters_plan(&cfg, &plan, NULL), 0);
+		fs = pd_filters_build(&cfg, &plan, NULL);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(fs));
+		for_each_possible_cpu(cpu) {
+			KUNIT_EXPECT_PTR_EQ(test, pd_filters_get(fs, cpu)->ops,
+					    pd_filter_family(kind));
+			pd_filter_set_seeds(pd_filters_get(fs, cpu), 3 + cpu,
+					    7 + cpu, 11 + kind);
+		}
+		for (i = 0; i < 20; i++) {
+			KUNIT_EXPECT_EQ_MSG(test, pd_t_run(test, pn, fs, i, 64, &mark),
+					    (unsigned int)NF_ACCEPT, "%s packet %u",
+					    pd_filter_family(kind)->name, i);
+			KUNIT_EXPECT_EQ_MSG(test, pd_t_run(test, pn, fs, i, 63, &mark),
+					    (unsigned int)NF_DROP, "%s copy %u",
+					    pd_filter_family(kind)->name, i);
+		}
+		pd_t_totals(pn, &t);
+		KUNIT_EXPECT_EQ(test, t.packets, 40ULL);
+		KUNIT_EXPECT_EQ(test, t.duplicates, 20ULL);
+		KUNIT_EXPECT_EQ(test, t.dropped, 20ULL);
+		pd_filters_free(fs);
+		pd_t_net_free(pn);
+	}
+}
+
 /* What cannot be parsed is counted and passed untouched, even in drop. */
 static void pd_t_unparsed(struct kunit *test)
 {
@@ -466,6 +516,7 @@ static void pd_t_reconfigure(struct kunit *test)
 	struct pd_net *pn = pd_pernet(&init_net);
 	struct pd_filters *before, *after;
 	struct pd_config saved, cfg;
+	struct pd_filter_occ occ;
 	struct pd_counts t;
 	u32 gen, mark, seed;
 	int err;
@@ -478,7 +529,7 @@ static void pd_t_reconfigure(struct kunit *test)
 
 	cfg = saved;
 	cfg.key = PKTDEDUP_KEY_FLOW;
-	cfg.mem = 128 << 10;
+	cfg.filter.mem_bytes = 128 << 10;
 	KUNIT_EXPECT_EQ(test, pd_net_apply(pn, &cfg, NULL), 0);
 	after = rcu_dereference_protected(pn->filters, true);
 	KUNIT_EXPECT_PTR_NE(test, after, before);
@@ -493,8 +544,19 @@ static void pd_t_reconfigure(struct kunit *test)
 	before = rcu_dereference_protected(pn->filters, true);
 	KUNIT_EXPECT_EQ(test, before->hook_gen, gen + 1);
 
+	/* another family: an RCU swap like any change, and back */
+	cfg.filter.kind = PKTDEDUP_FILTER_KIND_RLBSBF;
+	KUNIT_EXPECT_EQ(test, pd_net_apply(pn, &cfg, NULL), 0);
+	after = rcu_dereference_protected(pn->filters, true);
+	KUNIT_EXPECT_EQ(test, after->plan.kind, (u8)PKTDEDUP_FILTER_KIND_RLBSBF);
+	KUNIT_EXPECT_PTR_EQ(test, pd_filters_get(after, 0)->ops,
+			    pd_filter_family(PKTDEDUP_FILTER_KIND_RLBSBF));
+	cfg.filter.kind = PKTDEDUP_FILTER_KIND_SBF;
+	KUNIT_EXPECT_EQ(test, pd_net_apply(pn, &cfg, NULL), 0);
+	before = rcu_dereference_protected(pn->filters, true);
+
 	/* refused: too much memory; nothing changes */
-	cfg.mem = 1ULL << 33;
+	cfg.filter.mem_bytes = 1ULL << 33;
 	cfg.action = PKTDEDUP_ACTION_DROP;
 	err = pd_net_apply(pn, &cfg, NULL);
 	KUNIT_EXPECT_LT(test, err, 0);
@@ -513,7 +575,8 @@ static void pd_t_reconfigure(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t.packets, 0ULL);
 	after = rcu_dereference_protected(pn->filters, true);
 	KUNIT_EXPECT_PTR_NE(test, after, before);
-	KUNIT_EXPECT_EQ(test, pd_filters_zero_ppb(after, 0), 1000000000u);
+	pd_filters_occupancy(after, 0, &occ);
+	KUNIT_EXPECT_EQ(test, pd_occupancy_ppb(&occ, true), 1000000000u);
 	KUNIT_EXPECT_NE(test, pd_filters_get(after, 0)->seed[0], seed);
 
 	KUNIT_EXPECT_EQ(test, pd_net_apply(pn, &saved, NULL), 0);
@@ -523,7 +586,7 @@ static void pd_t_reconfigure(struct kunit *test)
 /* What the filters of cfg take, to the byte. */
 static u64 pd_t_need(struct kunit *test, const struct pd_config *cfg)
 {
-	struct pd_plan plan;
+	struct pd_filter_plan plan;
 
 	KUNIT_ASSERT_EQ(test, pd_filters_plan(cfg, &plan, NULL), 0);
 	return pd_filters_bytes(cfg, &plan);
@@ -550,7 +613,7 @@ static void pd_t_budget(struct kunit *test)
 	saved = pn->cfg;
 	saved_budget = pn->budget;
 	cfg = saved;
-	cfg.mem = 64 << 10;
+	cfg.filter.mem_bytes = 64 << 10;
 	KUNIT_ASSERT_EQ(test, pd_net_apply(pn, &cfg, NULL), 0);
 	KUNIT_EXPECT_EQ(test, pn->budget.held[PD_PART_FILTERS],
 			pd_t_need(test, &cfg));
@@ -558,7 +621,7 @@ static void pd_t_budget(struct kunit *test)
 		 pn->budget.held[PD_PART_FILTERS];
 
 	/* room for the others and the new filters, not for the old too */
-	cfg.mem = 128 << 10;
+	cfg.filter.mem_bytes = 128 << 10;
 	need = pd_t_need(test, &cfg);
 	pn->budget.cap = others + need + (need / 4);
 	pn->budget.peak = 0;
@@ -567,7 +630,7 @@ static void pd_t_budget(struct kunit *test)
 	after = rcu_dereference_protected(pn->filters, true);
 	KUNIT_EXPECT_PTR_NE(test, after, before);
 	KUNIT_ASSERT_NOT_NULL(test, after);
-	KUNIT_EXPECT_EQ(test, after->cfg.mem, 128ULL << 10);
+	KUNIT_EXPECT_EQ(test, after->cfg.filter.mem_bytes, 128ULL << 10);
 	KUNIT_EXPECT_EQ(test, pn->budget.held[PD_PART_FILTERS], need);
 	KUNIT_EXPECT_LE(test, pn->budget.peak, pn->budget.cap);
 	KUNIT_EXPECT_EQ(test, pn->budget.peak, others + need);
@@ -580,14 +643,14 @@ static void pd_t_budget(struct kunit *test)
 
 	/* too large for the cap even alone: refused, nothing changes */
 	before = rcu_dereference_protected(pn->filters, true);
-	cfg.mem = 1 << 20;
+	cfg.filter.mem_bytes = 1 << 20;
 	cfg.action = PKTDEDUP_ACTION_DROP;
 	err = pd_net_apply(pn, &cfg, NULL);
 	KUNIT_EXPECT_EQ(test, err, -E2BIG);
 	KUNIT_EXPECT_EQ(test, pn->budget.refused, pd_t_need(test, &cfg));
 	KUNIT_EXPECT_PTR_EQ(test, rcu_dereference_protected(pn->filters, true),
 			    before);
-	KUNIT_EXPECT_EQ(test, pn->cfg.mem, 128ULL << 10);
+	KUNIT_EXPECT_EQ(test, pn->cfg.filter.mem_bytes, 128ULL << 10);
 	KUNIT_EXPECT_EQ(test, pn->cfg.action, saved.action);
 	KUNIT_EXPECT_LE(test, pn->budget.peak, pn->budget.cap);
 
@@ -596,7 +659,7 @@ static void pd_t_budget(struct kunit *test)
 	pn->budget.peak = 0;
 	total = pd_budget_total(&pn->budget);
 	cfg = saved;
-	cfg.mem = 64 << 10;
+	cfg.filter.mem_bytes = 64 << 10;
 	need = pd_t_need(test, &cfg);
 	KUNIT_EXPECT_EQ(test, pd_net_apply(pn, &cfg, NULL), 0);
 	KUNIT_EXPECT_EQ(test, pn->budget.peak, total + need);
@@ -618,7 +681,7 @@ static void pd_t_budget_sources(struct kunit *test)
 	struct pd_src_cfg saved, cfg;
 	struct pd_srcs *before, *after;
 	struct pd_budget saved_budget;
-	struct pd_plan plan;
+	struct pd_filter_plan plan;
 	u64 others, need;
 
 	mutex_lock(&pn->lock);
@@ -659,6 +722,7 @@ static struct kunit_case pd_module_cases[] = {
 	KUNIT_CASE(pd_t_skb_keys),
 	KUNIT_CASE(pd_t_skb_truncated),
 	KUNIT_CASE(pd_t_actions),
+	KUNIT_CASE(pd_t_families),
 	KUNIT_CASE(pd_t_unparsed),
 	KUNIT_CASE(pd_t_distinct),
 	KUNIT_CASE(pd_t_sources),

@@ -1,0 +1,664 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dedupctl: the configuration commands, show, set and plan.
+ *
+ * Settings of the filter belong to its family: a request carries them in
+ * the nest of the family in force (the one the same command sets, or the
+ * kernel's), named after the family as the spec's filter set names them.
+ * A setting that family does not take goes in the nest of the first family
+ * that does, so that the kernel, which decides, refuses it by name.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../module/core/config.h"
+#include "../../module/core/filter.h"
+#include "../../module/core/fixed.h"
+#include "../../module/uapi/pktdedup.h"
+#include "dedupctl.h"
+
+/* ---- show ---- */
+
+static const char *const cap_sources[] = {
+	[PKTDEDUP_CAP_SOURCE_INIT_USERNS] = "max_netns_mem",
+	[PKTDEDUP_CAP_SOURCE_USERNS] = "max_userns_mem",
+};
+
+static const char *const cap_why[] = {
+	[PKTDEDUP_CAP_SOURCE_INIT_USERNS] =
+		"the namespace belongs to the initial user namespace",
+	[PKTDEDUP_CAP_SOURCE_USERNS] =
+		"the namespace belongs to another user namespace",
+};
+
+static const char *const importance_names[] = {
+	[PKTDEDUP_IMPORTANCE_DSCP] = "dscp",
+	[PKTDEDUP_IMPORTANCE_MARK] = "mark",
+};
+
+/* The budget nest of a reply: JSON members, or lines of text. */
+static void print_budget(const struct nlattr *nest)
+{
+	const struct nlattr *b[PKTDEDUP_A_BUDGET_MAX + 1];
+	uint8_t src;
+	unsigned long long filters, sources;
+	char b1[32], b2[32], b3[32], b4[32], b5[32];
+
+	nl_nest(nest, &nls_budget, b);
+	src = u8a(b, PKTDEDUP_A_BUDGET_CAP_SOURCE);
+	if (src > PKTDEDUP_CAP_SOURCE_MAX)
+		src = PKTDEDUP_CAP_SOURCE_INIT_USERNS;
+	filters = u64a(b, PKTDEDUP_A_BUDGET_FILTERS);
+	sources = u64a(b, PKTDEDUP_A_BUDGET_SOURCES);
+	if (json) {
+		printf(",\"budget\":{\"cap\":%llu,\"cap_source\":\"%s\","
+		       "\"held\":%llu,\"filters\":%llu,\"sources\":%llu,"
+		       "\"peak\":%llu,\"refused\":%llu}",
+		       (unsigned long long)u64a(b, PKTDEDUP_A_BUDGET_CAP),
+		       cap_sources[src], filters + sources, filters, sources,
+		       (unsigned long long)u64a(b, PKTDEDUP_A_BUDGET_PEAK),
+		       (unsigned long long)u64a(b, PKTDEDUP_A_BUDGET_REFUSED));
+		return;
+	}
+	printf("budget   %s held of a %s cap (filters %s, source windows %s), peak %s\n"
+	       "         the cap is %s: %s\n",
+	       size_str(b1, sizeof(b1), filters + sources),
+	       size_str(b2, sizeof(b2), u64a(b, PKTDEDUP_A_BUDGET_CAP)),
+	       size_str(b3, sizeof(b3), filters),
+	       size_str(b4, sizeof(b4), sources),
+	       size_str(b5, sizeof(b5), u64a(b, PKTDEDUP_A_BUDGET_PEAK)),
+	       cap_sources[src], cap_why[src]);
+}
+
+/* The nest attribute of family ops in the filter set (by its name). */
+static uint16_t family_nest(const struct pd_filter_ops *ops)
+{
+	uint16_t t;
+
+	for (t = 1; t <= nls_filter.max; t++)
+		if (nls_filter.attrs[t].name &&
+		    !strcmp(nls_filter.attrs[t].name, ops->name))
+			return t;
+	fprintf(stderr, "dedupctl: the protocol has no nest for filter %s\n",
+		ops->name);
+	exit(EXIT_REFUSED);
+}
+
+static const struct pd_filter_ops *kind_family(uint32_t kind)
+{
+	const struct pd_filter_ops *ops = pd_filter_family(kind);
+
+	if (!ops) {
+		fprintf(stderr, "dedupctl: the kernel's filter %u is unknown to this dedupctl\n",
+			kind);
+		exit(EXIT_REFUSED);
+	}
+	return ops;
+}
+
+/* A plan nest (filter-plan), as JSON members or text lines. */
+void print_plan(const struct nlattr *nest, const struct nlattr *plan_top)
+{
+	const struct nlattr *p[PKTDEDUP_A_FILTER_PLAN_MAX + 1];
+	const struct nlattr *t[PKTDEDUP_A_PLAN_MAX + 1];
+	const struct pd_filter_ops *ops;
+	char b1[32], b2[32], b3[32], b4[32];
+
+	nl_nest(nest, &nls_filter_plan, p);
+	nl_nest(plan_top, &nls_plan, t);
+	ops = kind_family(u32a(p, PKTDEDUP_A_FILTER_PLAN_KIND));
+	if (json) {
+		printf("\"kind\":\"%s\",\"k\":%u,\"cells\":%llu", ops->name,
+		       u32a(p, PKTDEDUP_A_FILTER_PLAN_K),
+		       (unsigned long long)u64a(p, PKTDEDUP_A_FILTER_PLAN_CELLS));
+		if (plan_top)
+			printf(",\"filters\":%u,\"mem_total\":%llu",
+			       u32a(t, PKTDEDUP_A_PLAN_FILTERS),
+			       (unsigned long long)u64a(t, PKTDEDUP_A_PLAN_MEM_TOTAL));
+		if (ops->counting)
+			printf(",\"max\":%u,\"bits\":%u,\"p\":%u",
+			       u32a(p, PKTDEDUP_A_FILTER_PLAN_CELL_MAX),
+			       u32a(p, PKTDEDUP_A_FILTER_PLAN_BITS),
+			       u32a(p, PKTDEDUP_A_FILTER_PLAN_P));
+		printf(",\"fp_bound\":%.9g",
+		       u32a(p, PKTDEDUP_A_FILTER_PLAN_FP_BOUND) / 1e9);
+		if (p[PKTDEDUP_A_FILTER_PLAN_STABLE_ZERO])
+			printf(",\"stable_point\":%.9g",
+			       u32a(p, PKTDEDUP_A_FILTER_PLAN_STABLE_ZERO) / 1e9);
+		if (p[PKTDEDUP_A_FILTER_PLAN_STABLE_LOAD])
+			printf(",\"stable_load\":%.9g",
+			       u32a(p, PKTDEDUP_A_FILTER_PLAN_STABLE_LOAD) / 1e9);
+		if (p[PKTDEDUP_A_FILTER_PLAN_FN])
+			printf(",\"gap\":%llu,\"fn_at_gap\":%.9g",
+			       (unsigned long long)u64a(p, PKTDEDUP_A_FILTER_PLAN_GAP),
+			       u32a(p, PKTDEDUP_A_FILTER_PLAN_FN) / 1e9);
+		if (p[PKTDEDUP_A_FILTER_PLAN_FN_LOW])
+			printf(",\"fn_low_at_gap\":%.9g",
+			       u32a(p, PKTDEDUP_A_FILTER_PLAN_FN_LOW) / 1e9);
+		if (p[PKTDEDUP_A_FILTER_PLAN_P_STAR])
+			printf(",\"p_star\":%.9g",
+			       u32a(p, PKTDEDUP_A_FILTER_PLAN_P_STAR) / 1e9);
+		return;
+	}
+	if (plan_top)
+		printf("filters  %u (%s), %s in all\n",
+		       u32a(t, PKTDEDUP_A_PLAN_FILTERS), ops->name,
+		       size_str(b1, sizeof(b1),
+				u64a(t, PKTDEDUP_A_PLAN_MEM_TOTAL)));
+	if (ops->counting)
+		printf("cells    %llu of %u bits: max %u, k %u, p %u\n",
+		       (unsigned long long)u64a(p, PKTDEDUP_A_FILTER_PLAN_CELLS),
+		       u32a(p, PKTDEDUP_A_FILTER_PLAN_BITS),
+		       u32a(p, PKTDEDUP_A_FILTER_PLAN_CELL_MAX),
+		       u32a(p, PKTDEDUP_A_FILTER_PLAN_K),
+		       u32a(p, PKTDEDUP_A_FILTER_PLAN_P));
+	else
+		printf("arrays   %u of %llu bits\n",
+		       u32a(p, PKTDEDUP_A_FILTER_PLAN_K),
+		       (unsigned long long)u64a(p, PKTDEDUP_A_FILTER_PLAN_CELLS));
+	if (p[PKTDEDUP_A_FILTER_PLAN_P_STAR])
+		printf("p*       %s (phase 3 after bits / p* packets)\n",
+		       pct(b1, sizeof(b1), u32a(p, PKTDEDUP_A_FILTER_PLAN_P_STAR)));
+	printf("model    fp bound %s",
+	       pct(b2, sizeof(b2), u32a(p, PKTDEDUP_A_FILTER_PLAN_FP_BOUND)));
+	if (p[PKTDEDUP_A_FILTER_PLAN_STABLE_ZERO])
+		printf(", stable zeros %s",
+		       pct(b3, sizeof(b3),
+			   u32a(p, PKTDEDUP_A_FILTER_PLAN_STABLE_ZERO)));
+	if (p[PKTDEDUP_A_FILTER_PLAN_STABLE_LOAD])
+		printf(", stable load %s (our model: the paper gives none)",
+		       pct(b3, sizeof(b3),
+			   u32a(p, PKTDEDUP_A_FILTER_PLAN_STABLE_LOAD)));
+	if (p[PKTDEDUP_A_FILTER_PLAN_FN])
+		printf(", fn at gap %llu: %s",
+		       (unsigned long long)u64a(p, PKTDEDUP_A_FILTER_PLAN_GAP),
+		       pct(b4, sizeof(b4), u32a(p, PKTDEDUP_A_FILTER_PLAN_FN)));
+	if (p[PKTDEDUP_A_FILTER_PLAN_FN_LOW])
+		printf(" (most important), %s (least)",
+		       pct(b4, sizeof(b4), u32a(p, PKTDEDUP_A_FILTER_PLAN_FN_LOW)));
+	printf("\n");
+}
+
+static int show_cb(const struct nlattr **tb, void *data)
+{
+	const struct nlattr *c[PKTDEDUP_A_CONFIG_MAX + 1],
+		*f[PKTDEDUP_A_FILTER_MAX + 1], *s[PKTDEDUP_A_SETTINGS_MAX + 1],
+		*pl[PKTDEDUP_A_PLAN_MAX + 1];
+	const char *key, *action, *scope, *hook;
+	const struct pd_filter_ops *ops;
+	bool tos, active = tb[PKTDEDUP_A_PLAN];
+	char b1[32], b2[32];
+	uint8_t bits, imp;
+	int32_t prio;
+
+	(void)data;
+	nl_nest(tb[PKTDEDUP_A_CONFIG], &nls_config, c);
+	nl_nest(c[PKTDEDUP_A_CONFIG_FILTER], &nls_filter, f);
+	ops = kind_family(u32a(f, PKTDEDUP_A_FILTER_KIND));
+	nl_nest(f[family_nest(ops)], nls_filter.attrs[family_nest(ops)].nested,
+		s);
+	nl_nest(tb[PKTDEDUP_A_PLAN], &nls_plan, pl);
+	key = name_of(pd_key_mode_names, PD_KEY_NMODES,
+		      u8a(c, PKTDEDUP_A_CONFIG_KEY));
+	action = name_of(pd_action_names, PD_NACTIONS,
+			 u8a(c, PKTDEDUP_A_CONFIG_ACTION));
+	scope = name_of(pd_scope_names, PD_NSCOPES,
+			u8a(c, PKTDEDUP_A_CONFIG_SCOPE));
+	hook = name_of(pd_hook_names, PD_NHOOKS, u8a(c, PKTDEDUP_A_CONFIG_HOOK));
+	tos = u32a(c, PKTDEDUP_A_CONFIG_KEY_FLAGS) & PKTDEDUP_KEY_F_IGNORE_TOS;
+	prio = (int32_t)u32a(c, PKTDEDUP_A_CONFIG_PRIORITY);
+	bits = u8a(s, PKTDEDUP_A_SETTINGS_CELL_BITS);
+	imp = u8a(s, PKTDEDUP_A_SETTINGS_IMPORTANCE) ? 1 : 0;
+	if (json) {
+		printf("{\"state\":\"%s\",\"key\":\"%s\",\"payload\":%u,"
+		       "\"ignore_tos\":%s,\"action\":\"%s\","
+		       "\"mark_value\":%u,\"mark_mask\":%u,\"hook\":\"%s\","
+		       "\"priority\":%d,\"scope\":\"%s\",\"filter\":\"%s\","
+		       "\"mem\":%llu",
+		       active ? "active" : "idle", key,
+		       u16a(c, PKTDEDUP_A_CONFIG_PAYLOAD), tos ? "true" : "false",
+		       action, u32a(c, PKTDEDUP_A_CONFIG_MARK_VALUE),
+		       u32a(c, PKTDEDUP_A_CONFIG_MARK_MASK), hook, prio, scope,
+		       ops->name,
+		       (unsigned long long)u64a(f, PKTDEDUP_A_FILTER_MEM));
+		if (s[PKTDEDUP_A_SETTINGS_FPS])
+			printf(",\"fps\":%.9g",
+			       u32a(s, PKTDEDUP_A_SETTINGS_FPS) / 1e9);
+		if (s[PKTDEDUP_A_SETTINGS_CELL_BITS])
+			printf(",\"max\":%u", bits ? (1u << bits) - 1 : 0);
+		if (s[PKTDEDUP_A_SETTINGS_K])
+			printf(",\"k\":%u", u8a(s, PKTDEDUP_A_SETTINGS_K));
+		if (s[PKTDEDUP_A_SETTINGS_P])
+			printf(",\"p\":%u", u32a(s, PKTDEDUP_A_SETTINGS_P));
+		if (s[PKTDEDUP_A_SETTINGS_GAP])
+			printf(",\"gap\":%llu",
+			       (unsigned long long)u64a(s, PKTDEDUP_A_SETTINGS_GAP));
+		if (s[PKTDEDUP_A_SETTINGS_P_STAR])
+			printf(",\"p_star\":%.9g",
+			       u32a(s, PKTDEDUP_A_SETTINGS_P_STAR) / 1e9);
+		if (s[PKTDEDUP_A_SETTINGS_IMPORTANCE])
+			printf(",\"importance\":\"%s\",\"importance_mask\":%u",
+			       importance_names[imp],
+			       u32a(s, PKTDEDUP_A_SETTINGS_IMPORTANCE_MASK));
+		if (active) {
+			printf(",\"plan\":{");
+			print_plan(pl[PKTDEDUP_A_PLAN_FILTER], tb[PKTDEDUP_A_PLAN]);
+			printf("}");
+		}
+		print_budget(tb[PKTDEDUP_A_BUDGET]);
+		printf("}\n");
+		return MNL_CB_OK;
+	}
+	printf("key      %s", key);
+	if (!strcmp(key, "packet"))
+		printf(" (L4 header + %u payload bytes, tos %s)",
+		       u16a(c, PKTDEDUP_A_CONFIG_PAYLOAD),
+		       tos ? "ignored" : "counted");
+	printf("\naction   %s", action);
+	if (!strcmp(action, "mark"))
+		printf(" 0x%x/0x%x", u32a(c, PKTDEDUP_A_CONFIG_MARK_VALUE),
+		       u32a(c, PKTDEDUP_A_CONFIG_MARK_MASK));
+	printf("\nhook     %s, priority %d\n", hook, prio);
+	printf("filter   %s, %s per filter", ops->name,
+	       size_str(b1, sizeof(b1), u64a(f, PKTDEDUP_A_FILTER_MEM)));
+	if (s[PKTDEDUP_A_SETTINGS_FPS])
+		printf(", target fp %s",
+		       pct(b2, sizeof(b2), u32a(s, PKTDEDUP_A_SETTINGS_FPS)));
+	printf("\n");
+	if (s[PKTDEDUP_A_SETTINGS_IMPORTANCE]) {
+		if (imp)
+			printf("import.  from the mark under 0x%x\n",
+			       u32a(s, PKTDEDUP_A_SETTINGS_IMPORTANCE_MASK));
+		else
+			printf("import.  from the DSCP: 7 levels, CS0/LE/CS1 lowest, CS6/CS7 highest%s\n",
+			       ops->kind == PKTDEDUP_FILTER_KIND_IBF_2C ?
+			       "; CS4/AF4x and above important" : "");
+	}
+	if (!active)
+		printf("state    idle: no filters could be built\n");
+	else
+		print_plan(pl[PKTDEDUP_A_PLAN_FILTER], tb[PKTDEDUP_A_PLAN]);
+	print_budget(tb[PKTDEDUP_A_BUDGET]);
+	return MNL_CB_OK;
+}
+
+int cmd_show(int argc, char **argv)
+{
+	struct nl n;
+
+	if (argc)
+		usage_error("show: unexpected '%s'", argv[0]);
+	open_nl(&n);
+	talk(&n, nl_request(&n, PKTDEDUP_CMD_GET_CONFIG, false), show_cb, NULL);
+	return 0;
+}
+
+/* ---- set and plan: the filter settings ---- */
+
+/* A filter setting: its name, the PD_SET_* it is, its values. */
+struct fsetting {
+	const char *name;
+	uint32_t flag;
+};
+
+static const struct fsetting fsettings[] = {
+	{ "fps", PD_SET_FPS }, { "max", PD_SET_MAX }, { "k", PD_SET_K },
+	{ "p", PD_SET_P }, { "gap", PD_SET_GAP }, { "p-star", PD_SET_PSTAR },
+	{ "importance", PD_SET_IMPORTANCE },
+};
+
+static uint32_t fsetting_flag(const char *k)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(fsettings) / sizeof(fsettings[0]); i++)
+		if (!strcmp(fsettings[i].name, k))
+			return fsettings[i].flag;
+	return 0;
+}
+
+/* The arguments a setting takes: importance mark takes a mask too. */
+static int setting_args(int argc, char **argv, int i)
+{
+	if (i + 1 >= argc)
+		usage_error("'%s' needs a value", argv[i]);
+	if (!strcmp(argv[i], "importance") && !strcmp(argv[i + 1], "mark")) {
+		if (i + 2 >= argc)
+			usage_error("importance mark: needs a MASK (e.g. 0xff)");
+		return 3;
+	}
+	return 2;
+}
+
+/* The filter family a command names with "filter F", or NULL. */
+static const struct pd_filter_ops *named_family(int argc, char **argv)
+{
+	const struct pd_filter_ops *ops = NULL;
+	int i;
+
+	for (i = 0; i < argc; i += setting_args(argc, argv, i)) {
+		if (strcmp(argv[i], "filter"))
+			continue;
+		ops = pd_filter_family_by_name(argv[i + 1]);
+		if (!ops)
+			usage_error("filter: '%s' is not one of sbf, rsbf, bsbf, bsbfsd, rlbsbf, ibf-2c, ibf-mc",
+				    argv[i + 1]);
+	}
+	return ops;
+}
+
+/* A filter setting into req (the values, validated; exits 2 if bad). */
+static void fsetting_read(const char *k, char **v, struct pd_filter_req *req)
+{
+	if (!strcmp(k, "fps")) {
+		req->fps_ppb = ppb_arg(k, v[0]);
+	} else if (!strcmp(k, "max")) {
+		req->max = auto_arg(k, v[0], PD_FILTER_AUTO, 1, 255);
+		if (req->max != PD_FILTER_AUTO && !pd_sbf_bits_for_max(req->max))
+			usage_error("max: '%s' is not 2^j - 1 (1, 3, 7, 15, ... 255) or auto",
+				    v[0]);
+	} else if (!strcmp(k, "k")) {
+		req->k = auto_arg(k, v[0], PD_FILTER_AUTO, 1, PKTDEDUP_K_MAX);
+	} else if (!strcmp(k, "p")) {
+		req->p = auto_arg(k, v[0], PD_FILTER_AUTO, 0, 0xfffffffeu);
+	} else if (!strcmp(k, "gap")) {
+		req->gap = auto_arg(k, v[0], 0, 1, 1ULL << 32);
+	} else if (!strcmp(k, "p-star")) {
+		req->p_star_ppb = ppb_arg(k, v[0]);
+	} else if (!strcmp(k, "importance")) {
+		if (!strcmp(v[0], "dscp")) {
+			req->importance = PKTDEDUP_IMPORTANCE_DSCP;
+		} else if (!strcmp(v[0], "mark")) {
+			req->importance = PKTDEDUP_IMPORTANCE_MARK;
+			req->importance_mask =
+				(uint32_t)num_arg("importance mask", v[1], 1,
+						  0xffffffffu);
+		} else {
+			usage_error("importance: '%s' is not dscp or mark MASK",
+				    v[0]);
+		}
+	}
+}
+
+/* Put the settings of flags (PD_SET_*) from req into a settings nest. */
+static void fsettings_put(struct nlmsghdr *nlh, const struct pd_filter_req *r,
+			  uint32_t flags)
+{
+	if (flags & PD_SET_FPS)
+		mnl_attr_put_u32(nlh, PKTDEDUP_A_SETTINGS_FPS, r->fps_ppb);
+	if (flags & PD_SET_MAX)
+		mnl_attr_put_u8(nlh, PKTDEDUP_A_SETTINGS_CELL_BITS,
+				r->max == PD_FILTER_AUTO ? 0 :
+				(uint8_t)pd_sbf_bits_for_max(r->max));
+	if (flags & PD_SET_K)
+		mnl_attr_put_u8(nlh, PKTDEDUP_A_SETTINGS_K,
+				r->k == PD_FILTER_AUTO ? 0 : (uint8_t)r->k);
+	if (flags & PD_SET_P)
+		mnl_attr_put_u32(nlh, PKTDEDUP_A_SETTINGS_P,
+				 r->p == PD_FILTER_AUTO ? PKTDEDUP_P_AUTO : r->p);
+	if (flags & PD_SET_GAP)
+		mnl_attr_put_u64(nlh, PKTDEDUP_A_SETTINGS_GAP, r->gap);
+	if (flags & PD_SET_PSTAR)
+		mnl_attr_put_u32(nlh, PKTDEDUP_A_SETTINGS_P_STAR, r->p_star_ppb);
+	if (flags & PD_SET_IMPORTANCE) {
+		mnl_attr_put_u8(nlh, PKTDEDUP_A_SETTINGS_IMPORTANCE,
+				r->importance);
+		if (r->importance == PKTDEDUP_IMPORTANCE_MARK)
+			mnl_attr_put_u32(nlh, PKTDEDUP_A_SETTINGS_IMPORTANCE_MASK,
+					 r->importance_mask);
+	}
+}
+
+/* A configuration setting, into the config nest; exits 2 if bad. */
+static void put_setting(struct nlmsghdr *nlh, const char *k, const char *v)
+{
+	if (!strcmp(k, "key")) {
+		mnl_attr_put_u8(nlh, PKTDEDUP_A_CONFIG_KEY,
+				(uint8_t)name_arg(k, v, pd_key_mode_names,
+						  PD_KEY_NMODES));
+	} else if (!strcmp(k, "payload")) {
+		mnl_attr_put_u16(nlh, PKTDEDUP_A_CONFIG_PAYLOAD,
+				 (uint16_t)num_arg(k, v, 0, PKTDEDUP_PAYLOAD_MAX));
+	} else if (!strcmp(k, "ignore-tos")) {
+		mnl_attr_put_u32(nlh, PKTDEDUP_A_CONFIG_KEY_FLAGS,
+				 onoff_arg(k, v) ? PKTDEDUP_KEY_F_IGNORE_TOS : 0);
+	} else if (!strcmp(k, "action")) {
+		mnl_attr_put_u8(nlh, PKTDEDUP_A_CONFIG_ACTION,
+				(uint8_t)name_arg(k, v, pd_action_names,
+						  PD_NACTIONS));
+	} else if (!strcmp(k, "mark")) {
+		uint32_t value, mask;
+
+		mark_arg(v, &value, &mask);
+		mnl_attr_put_u32(nlh, PKTDEDUP_A_CONFIG_MARK_VALUE, value);
+		mnl_attr_put_u32(nlh, PKTDEDUP_A_CONFIG_MARK_MASK, mask);
+	} else if (!strcmp(k, "scope")) {
+		mnl_attr_put_u8(nlh, PKTDEDUP_A_CONFIG_SCOPE,
+				(uint8_t)name_arg(k, v, pd_scope_names,
+						  PD_NSCOPES));
+	} else if (!strcmp(k, "hook")) {
+		mnl_attr_put_u8(nlh, PKTDEDUP_A_CONFIG_HOOK,
+				(uint8_t)name_arg(k, v, pd_hook_names,
+						  PD_NHOOKS));
+	} else if (!strcmp(k, "priority")) {
+		char *end;
+		long p;
+
+		errno = 0;
+		p = strtol(v, &end, 0);
+		if (errno || *end || !*v || p <= INT32_MIN || p >= INT32_MAX)
+			usage_error("priority: '%s' is not a hook priority", v);
+		mnl_attr_put_u32(nlh, PKTDEDUP_A_CONFIG_PRIORITY, (uint32_t)p);
+	} else {
+		usage_error("set: unknown setting '%s'", k);
+	}
+}
+
+/*
+ * Put the settings of argv into nlh: the configuration's in its nest, the
+ * filter's kind and memory in the filter nest, and each family setting in
+ * the nest of family target if it takes it, else in that of the first
+ * family that does. Bad values exit with status 2 before anything is sent.
+ */
+static void put_settings(struct nlmsghdr *nlh, int argc, char **argv,
+			 const struct pd_filter_ops *target)
+{
+	struct pd_filter_req req;
+	struct nlattr *cfg, *filter, *fam;
+	uint32_t set[PD_FILTER_NKINDS] = { 0 };
+	unsigned int kind;
+	int i, n;
+
+	memset(&req, 0, sizeof(req));
+	cfg = mnl_attr_nest_start(nlh, PKTDEDUP_A_CONFIG);
+	for (i = 0; i < argc; i += n) {
+		n = setting_args(argc, argv, i);
+		if (!strcmp(argv[i], "filter") || !strcmp(argv[i], "mem") ||
+		    fsetting_flag(argv[i]))
+			continue;
+		put_setting(nlh, argv[i], argv[i + 1]);
+	}
+	filter = mnl_attr_nest_start(nlh, PKTDEDUP_A_CONFIG_FILTER);
+	for (i = 0; i < argc; i += n) {
+		uint32_t flag = fsetting_flag(argv[i]);
+
+		n = setting_args(argc, argv, i);
+		if (!strcmp(argv[i], "filter")) {
+			mnl_attr_put_u32(nlh, PKTDEDUP_A_FILTER_KIND,
+					 named_family(2, argv + i)->kind);
+		} else if (!strcmp(argv[i], "mem")) {
+			mnl_attr_put_u64(nlh, PKTDEDUP_A_FILTER_MEM,
+					 size_arg("mem", argv[i + 1]));
+		} else if (flag) {
+			fsetting_read(argv[i], argv + i + 1, &req);
+			if (target->settings & flag) {
+				set[target->kind] |= flag;
+				continue;
+			}
+			for (kind = 0; kind < PD_FILTER_NKINDS; kind++)
+				if (pd_filter_family(kind)->settings & flag)
+					break;
+			set[kind] |= flag;
+		}
+	}
+	for (kind = 0; kind < PD_FILTER_NKINDS; kind++) {
+		if (!set[kind])
+			continue;
+		fam = mnl_attr_nest_start(nlh,
+					  family_nest(pd_filter_family(kind)));
+		fsettings_put(nlh, &req, set[kind]);
+		mnl_attr_nest_end(nlh, fam);
+	}
+	mnl_attr_nest_end(nlh, filter);
+	mnl_attr_nest_end(nlh, cfg);
+}
+
+static int kind_cb(const struct nlattr **tb, void *data)
+{
+	const struct nlattr *c[PKTDEDUP_A_CONFIG_MAX + 1],
+		*f[PKTDEDUP_A_FILTER_MAX + 1];
+
+	nl_nest(tb[PKTDEDUP_A_CONFIG], &nls_config, c);
+	nl_nest(c[PKTDEDUP_A_CONFIG_FILTER], &nls_filter, f);
+	*(uint32_t *)data = u32a(f, PKTDEDUP_A_FILTER_KIND);
+	return MNL_CB_OK;
+}
+
+int cmd_set(int argc, char **argv)
+{
+	static char scratch[8192];
+	const struct pd_filter_ops *target;
+	struct nlmsghdr *nlh;
+	uint32_t kind = 0;
+	struct nl n;
+	int err;
+
+	if (!argc)
+		usage_error("set: nothing to set");
+	/* check every value before the kernel sees any */
+	target = named_family(argc, argv);
+	put_settings(mnl_nlmsg_put_header(scratch), argc, argv,
+		     target ? target : &pd_sbf_family);
+	open_nl(&n);
+	if (!target) {
+		/* the family in force decides where its settings go */
+		err = nl_talk(&n, nl_request(&n, PKTDEDUP_CMD_GET_CONFIG, false),
+			      kind_cb, &kind);
+		if (err)
+			refused(&n, err);
+		target = kind_family(kind);
+	}
+	nlh = nl_request(&n, PKTDEDUP_CMD_SET_CONFIG, false);
+	put_settings(nlh, argc, argv, target);
+	talk_change(&n, nlh, NULL, NULL);
+	return 0;
+}
+
+/* plan [filter F] mem SIZE [settings]: the family's planner, locally. */
+int cmd_plan(int argc, char **argv)
+{
+	const struct pd_filter_ops *ops = named_family(argc, argv);
+	struct pd_filter_plan pl;
+	struct pd_filter_req req;
+	const char *why = NULL;
+	char b1[32], b2[32];
+	bool have_mem = false;
+	int i, n;
+
+	if (!ops)
+		ops = &pd_sbf_family;
+	pd_filter_req_defaults(&req, ops->kind, 0);
+	for (i = 0; i < argc; i += n) {
+		uint32_t flag = fsetting_flag(argv[i]);
+
+		n = setting_args(argc, argv, i);
+		if (!strcmp(argv[i], "filter"))
+			continue;
+		if (!strcmp(argv[i], "mem")) {
+			req.mem_bytes = size_arg("mem", argv[i + 1]);
+			have_mem = true;
+		} else if (!flag) {
+			usage_error("plan: unknown setting '%s'", argv[i]);
+		} else if (!(ops->settings & flag)) {
+			usage_error("plan: %s is not a setting of the %s filter",
+				    argv[i], ops->name);
+		} else {
+			fsetting_read(argv[i], argv + i + 1, &req);
+		}
+	}
+	if (!have_mem)
+		usage_error("plan: mem SIZE is required");
+	if (pd_filter_plan(&req, &pl, &why))
+		usage_error("plan: %s", why);
+	if (json) {
+		printf("{\"filter\":\"%s\",\"mem\":%llu,\"mem_bytes\":%llu,"
+		       "\"fps\":%.9g,\"k\":%u,\"cells\":%llu", ops->name,
+		       (unsigned long long)req.mem_bytes,
+		       (unsigned long long)pl.bytes,
+		       (req.fps_ppb ? req.fps_ppb : ops->default_fps_ppb) / 1e9,
+		       pl.k, (unsigned long long)pl.cells);
+		if (ops->counting)
+			printf(",\"max\":%u,\"bits\":%u,\"p\":%u,\"p_exact\":%.6f",
+			       pl.max, pl.bits, pl.p,
+			       (double)pl.p_exact_q32 / 4294967296.0);
+		printf(",\"fp_bound\":%.9g",
+		       (double)pl.fp_bound / (double)PD_Q62_ONE);
+		if (pl.given & PD_PLAN_HAS_ZERO)
+			printf(",\"stable_point\":%.9g",
+			       (double)pl.stable_zero / (double)PD_Q62_ONE);
+		if (pl.given & PD_PLAN_HAS_LOAD)
+			printf(",\"stable_load\":%.9g",
+			       (double)pl.stable_load / (double)PD_Q62_ONE);
+		if (pl.given & PD_PLAN_HAS_FN)
+			printf(",\"gap\":%llu,\"fn_at_gap\":%.9g",
+			       (unsigned long long)pl.gap,
+			       (double)pl.fn_rate / (double)PD_Q62_ONE);
+		if (ops->settings & PD_SET_IMPORTANCE)
+			printf(",\"fn_low_at_gap\":%.9g",
+			       (double)pl.fn_low / (double)PD_Q62_ONE);
+		if (ops->settings & PD_SET_PSTAR)
+			printf(",\"p_star\":%.9g", pl.p_star_ppb / 1e9);
+		printf("}\n");
+		return 0;
+	}
+	printf("filter   %s, %s (uses %s)", ops->name,
+	       size_str(b1, sizeof(b1), req.mem_bytes),
+	       size_str(b2, sizeof(b2), pl.bytes));
+	if (ops->settings & PD_SET_FPS)
+		printf(", target fp %s",
+		       pct(b1, sizeof(b1), req.fps_ppb ? req.fps_ppb :
+			   ops->default_fps_ppb));
+	printf("\n");
+	if (ops->counting) {
+		printf("cells    %llu of %u bits: max %u, k %u, p %u",
+		       (unsigned long long)pl.cells, pl.bits, pl.max, pl.k,
+		       pl.p);
+		if (pl.p_exact_q32)
+			printf(" (Eq. 17: %.2f)",
+			       (double)pl.p_exact_q32 / 4294967296.0);
+		printf("\n");
+	}
+	else
+		printf("arrays   %u of %llu bits%s\n", pl.k,
+		       (unsigned long long)pl.cells,
+		       ops->settings & PD_SET_FPS ? "" :
+		       " (k: the paper's 2, chosen by measurement)");
+	printf("model    fp bound %s",
+	       pct(b1, sizeof(b1), pd_q62_to_ppb(pl.fp_bound)));
+	if (pl.given & PD_PLAN_HAS_ZERO)
+		printf(", stable zeros %s",
+		       pct(b2, sizeof(b2), pd_q62_to_ppb(pl.stable_zero)));
+	if (pl.given & PD_PLAN_HAS_LOAD)
+		printf(", stable load %s (our model: the paper gives none)",
+		       pct(b2, sizeof(b2), pd_q62_to_ppb(pl.stable_load)));
+	if (pl.given & PD_PLAN_HAS_FN)
+		printf(", fn at gap %llu: %s", (unsigned long long)pl.gap,
+		       pct(b2, sizeof(b2), pd_q62_to_ppb(pl.fn_rate)));
+	if (ops->settings & PD_SET_IMPORTANCE)
+		printf(" (most important), %s (least)",
+		       pct(b2, sizeof(b2), pd_q62_to_ppb(pl.fn_low)));
+	printf("\n");
+	return 0;
+}
