@@ -529,6 +529,8 @@ t_reconfigure_rmmod() {
 	i=0
 	for s in "mem 1M" "key flow" "scope shared" "hook input" "mem 256K" \
 		 "scope percpu" "hook prerouting" "key packet" "fps 0.001" \
+		 "filter rlbsbf" "filter rsbf scope shared" \
+		 "filter ibf-mc scope percpu" "filter bsbfsd" "filter sbf" \
 		 "action mark mark 0x1"; do
 		# shellcheck disable=SC2086
 		inns b dedupctl set $s || t_fail "set $s under traffic"
