@@ -334,6 +334,74 @@ static void sim_args(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, parse_duration_ms("1.5s", &v));
 }
 
+/*
+ * The importance stream: every class's share of the stream is binomial
+ * (n, pi_c), and the number of repeats is n minus an occupancy count
+ * (variance at most its mean): 5 sd each. Element ids carry their class.
+ */
+static void sim_stream_importance(struct kunit *test)
+{
+	static const double rep[] = { 0.1, 0.3, 0.5 };
+	unsigned int i, d, c;
+
+	for (d = 0; d < IMP_NDISTS; d++)
+		for (i = 0; i < 3; i++) {
+			struct stream_cfg cfg = { .kind = STREAM_IMPORTANCE,
+						  .n = 100000, .seed = 5,
+						  .imp_dist = (enum imp_dist)d,
+						  .repeat = rep[i] };
+			uint64_t per[IMP_CLASSES + 1] = { 0 }, n, dist;
+			struct stream s;
+			struct element e;
+			struct truth t;
+			struct truth_verdict v;
+			char err[128];
+
+			KUNIT_ASSERT_EQ(test, stream_open(&s, &cfg, err,
+							  sizeof(err)), 0);
+			KUNIT_ASSERT_EQ(test, truth_init(&t, cfg.n), 0);
+			n = 0;
+			dist = 0;
+			while (stream_next(&s, &e)) {
+				KUNIT_ASSERT_TRUE(test, e.imp >= 1 &&
+						  e.imp <= IMP_CLASSES);
+				KUNIT_ASSERT_EQ(test, e.id % IMP_CLASSES + 1,
+						(uint64_t)e.imp);
+				per[e.imp]++;
+				n++;
+				KUNIT_ASSERT_EQ(test, truth_add(&t, e.id, 0, &v),
+						0);
+				dist += !v.seen;
+			}
+			KUNIT_EXPECT_EQ(test, n, cfg.n);
+			for (c = 1; c <= IMP_CLASSES; c++) {
+				double pc = stream_imp_class_prob(cfg.imp_dist, c);
+				double mean = pc * (double)n;
+				double sd = sqrt(mean * (1 - pc));
+
+				KUNIT_EXPECT_LT_MSG(test, fabs((double)per[c] - mean),
+						    5 * sd + 1, "%s class %u",
+						    imp_dist_names[d], c);
+			}
+			kunit_info(test, "%s repeat %.1f: %llu repeats, expected %.0f",
+				   imp_dist_names[d], rep[i],
+				   (unsigned long long)(n - dist), rep[i] * (double)n);
+			KUNIT_EXPECT_LT(test, fabs((double)(n - dist) -
+						   rep[i] * (double)n),
+					5 * sqrt((double)n));
+			truth_free(&t);
+			stream_close(&s);
+		}
+	/* direct: class c is c times as likely as class 1 */
+	KUNIT_EXPECT_LT(test, fabs(stream_imp_class_prob(IMP_DIRECT, 50) /
+				   stream_imp_class_prob(IMP_DIRECT, 1) - 50), 1e-9);
+	KUNIT_EXPECT_LT(test, fabs(stream_imp_class_prob(IMP_INVERSE, 1) /
+				   stream_imp_class_prob(IMP_INVERSE, 50) - 50), 1e-9);
+	/* fewer distinct elements than classes: refused */
+	KUNIT_EXPECT_EQ(test, stream_imp_per_class(100, IMP_UNIFORM, 0.9),
+			(uint64_t)0);
+}
+
 static struct kunit_case sim_cases[] = {
 	KUNIT_CASE(sim_truth_hand_checked),
 	KUNIT_CASE(sim_truth_growth),
@@ -342,6 +410,7 @@ static struct kunit_case sim_cases[] = {
 	KUNIT_CASE(sim_stream_bmodel),
 	KUNIT_CASE(sim_stream_zipf),
 	KUNIT_CASE(sim_stream_pcap),
+	KUNIT_CASE(sim_stream_importance),
 	KUNIT_CASE(sim_args),
 	{}
 };
