@@ -10,6 +10,8 @@
 #   make kunit      KUnit suites in a UML kernel with KASAN
 #   make e2e        end-to-end scenarios in a QEMU guest
 #   make bench      SBF step cost (ns/element) against the textbook baseline
+#   make paper      the papers' comparisons on scaled-down streams (not in
+#                   make check: a few minutes)
 
 B ?= build
 CC ?= gcc
@@ -35,7 +37,7 @@ KDIR ?= /usr/src/linux-headers-$(KVER)
 KMOD := $(B)/kmod
 MODULE_SRC := Kbuild $(shell find module -name '*.[ch]')
 
-.PHONY: all check bench demo clean deps module module-check e2e vm kunit
+.PHONY: all check bench demo clean deps module module-check e2e vm kunit paper
 all: $(B)/dedup-sim $(B)/core-tests $(B)/bench $(B)/dedupctl
 
 deps:
@@ -95,6 +97,11 @@ bench: $(B)/bench
 	$(B)/bench
 	@echo
 	scripts/lines-touched.sh $(B)
+
+# PAPER_SEEDS=1 takes about a third of the time
+PAPER_SEEDS ?= 3
+paper: $(B)/dedup-sim
+	scripts/paper-tables.sh $(B) $(PAPER_SEEDS)
 
 $(B)/pdnet: tests/e2e/pdnet.c | $(B)
 	$(CC) $(CFLAGS_COMMON) -O2 -static -o $@ $<

@@ -277,6 +277,213 @@ def help_exits_0():
     assert r.returncode == 0 and "--stream" in r.stdout
 
 
+# ---- every filter family, FPBuffering, importance streams (issue 8) ----
+
+ALGOS = ["sbf", "rsbf", "bsbf", "bsbfsd", "rlbsbf", "ibf-2c", "ibf-mc",
+         "fpbuffering"]
+CORE = ["n", "distincts", "duplicates", "fp_rate", "fn_rate", "mem_bytes",
+        "k", "algo", "false_positives", "false_negatives"]
+
+
+def algo_run(algo, extra=(), stream=("uniform", "--n", "30000", "--distinct",
+                                     "0.5")):
+    return ["--algo", algo, "--mem", "64K"] + list(extra) + \
+        ["--stream"] + list(stream) + ["--seed", "3", "--json"]
+
+
+@test
+def sbf_numbers_unchanged():
+    # through the filter interface, the SBF gives the counts it gave when
+    # the simulator called sbf.c directly (same seeds, same hashes)
+    j = run_json(CONTRACT)
+    assert (j["false_positives"], j["false_negatives"]) == (3, 17066), j
+    assert j["mem_bytes"] == 1 << 20 and j["mem_asked"] == 1 << 20
+
+
+@test
+def contract_every_algo():
+    for a in ALGOS:
+        for extra in ([], ["--k", "2"], ["--fps", "0.05"]):
+            if extra[:1] == ["--k"] and a == "fpbuffering":
+                continue
+            if extra[:1] == ["--fps"] and a in ("bsbf", "bsbfsd", "rlbsbf"):
+                continue
+            j = run_json(algo_run(a, extra))
+            for f in CORE:
+                assert f in j, f"{a} {extra}: missing {f}"
+            assert j["algo"] == a and j["n"] == 30000, j
+            assert j["distincts"] + j["duplicates"] == j["n"], j
+            # rates are printed to 9 significant digits
+            assert math.isclose(j["fp_rate"], j["false_positives"] /
+                                j["distincts"], rel_tol=1e-8), j
+            assert math.isclose(j["fn_rate"], j["false_negatives"] /
+                                j["duplicates"], rel_tol=1e-8), j
+            assert 0 < j["mem_bytes"] <= 65536, j
+            if extra[:1] == ["--k"]:
+                assert j["k"] == 2, j
+    # the memory each really uses: whole 64-bit words of cells or bits
+    assert run_json(algo_run("bsbf"))["mem_bytes"] == 65536
+    j = run_json(algo_run("rsbf"))             # k = 3 from Eq. 6.1
+    assert j["k"] == 3 and j["mem_bytes"] == 3 * (65536 * 8 // 3 // 64 * 8), j
+    j = run_json(algo_run("ibf-mc"))           # Max 7 in 4-bit cells
+    assert (j["max"], j["bits"], j["cells"]) == (7, 4, 131072), j
+    j = run_json(algo_run("fpbuffering"))
+    assert (j["k"], j["capacity"], j["entry_bits"]) == (0, 16384, 32), j
+
+
+@test
+def every_algo_reproducible():
+    for a in ALGOS:
+        assert run(algo_run(a)).stdout == run(algo_run(a)).stdout, a
+
+
+@test
+def refusals_exit_2():
+    expect_usage_error(algo_run("lru"), "--algo", "lru")
+    for a, opt in (("bsbf", ["--max", "3"]), ("bsbfsd", ["--fps", "0.1"]),
+                   ("rlbsbf", ["--gap", "100"]), ("sbf", ["--p-star", "0.1"]),
+                   ("sbf", ["--importance", "mark"]),
+                   ("rsbf", ["--p", "4"]), ("ibf-mc", ["--entry-bits", "32"]),
+                   ("fpbuffering", ["--k", "2"]),
+                   ("fpbuffering", ["--max", "1"])):
+        expect_usage_error(algo_run(a, opt), opt[0], a, "does not take")
+    expect_usage_error(algo_run("sbf", ["--fps", "0"]), "--fps")
+    expect_usage_error(algo_run("ibf-mc", ["--importance", "tos"]),
+                       "--importance")
+    expect_usage_error(algo_run("ibf-mc", ["--max", "1"]), "cannot build")
+    expect_usage_error(algo_run("fpbuffering", ["--entry-bits", "12"]),
+                       "--entry-bits")
+    expect_usage_error(algo_run("fpbuffering", [], ["uniform", "--n", "10"])[:3] +
+                       ["2", "--stream", "uniform"], "cannot build")
+    expect_usage_error(algo_run("sbf", ["--repeat", "0.3"]), "--repeat")
+    expect_usage_error(algo_run("sbf", [], ["importance", "--imp-dist",
+                                            "square"]), "--imp-dist")
+    expect_usage_error(algo_run("sbf", [], ["importance", "--repeat", "1"]),
+                       "--repeat")
+
+
+IMP = ["importance", "--imp-dist", "direct", "--repeat", "0.3", "--n",
+       "40000"]
+
+
+@test
+def importance_per_class():
+    for a in ALGOS:
+        j = run_json(algo_run(a, [], IMP))
+        im = j["importance"]
+        cls = im["classes"]
+        assert [c["imp"] for c in cls] == list(range(1, 51)), a
+        for f in ("n", "distincts", "duplicates", "false_positives",
+                  "false_negatives"):
+            assert sum(c[f] for c in cls) == j[f], (a, f)
+        # the paper's wFP / wFN (Sec. IV-B): weighted over all elements
+        w = sum(c["imp"] * c["n"] for c in cls)
+        wfp = sum(c["imp"] * c["false_positives"] for c in cls) / w
+        wfn = sum(c["imp"] * c["false_negatives"] for c in cls) / w
+        assert math.isclose(im["wfp"], wfp, rel_tol=1e-8), (a, im, wfp)
+        assert math.isclose(im["wfn"], wfn, rel_tol=1e-8), (a, im, wfn)
+        wd = sum(c["imp"] * c["duplicates"] for c in cls)
+        assert math.isclose(im["wfn_duplicate"], wfn * w / wd,
+                            rel_tol=1e-8), a
+        r = run(algo_run(a, [], IMP)[:-1])
+        assert r.returncode == 0 and "wFP" in r.stdout, a
+        assert len([ln for ln in r.stdout.splitlines()
+                    if ln.split()[:1] == ["50"]]) == 1, r.stdout
+    # direct: class c is drawn c times as often as class 1
+    # (binomial counts, 5 sd)
+    n = j["n"]
+    for c in cls:
+        p = c["imp"] / (50 * 51 / 2)
+        assert abs(c["n"] - n * p) <= 5 * math.sqrt(n * p * (1 - p)) + 1, c
+    # 30% repeats: n minus an occupancy count, variance <= n (5 sd)
+    assert abs(j["duplicates"] - 0.3 * n) <= 5 * math.sqrt(n), j["duplicates"]
+
+
+@test
+def importance_reaches_ibf():
+    # the cell value each class raises cells to: ibf-mc spreads 1..50 over
+    # 1..Max, ibf-2c gives Max to the upper half and (Max + 1) / 2 below
+    j = run_json(algo_run("ibf-mc", [], IMP))
+    assert j["importance_source"] == "mark" and j["importance_mask"] == 255
+    assert [c["value"] for c in j["importance"]["classes"]] == \
+        [1 + (i - 1) * 7 // 50 for i in range(1, 51)]
+    j = run_json(algo_run("ibf-2c", [], IMP))
+    assert [c["value"] for c in j["importance"]["classes"]] == \
+        [7 if i >= 26 else 4 for i in range(1, 51)]
+    # from the DSCP: the module's 7-level table, levels 5..7 important
+    j = run_json(algo_run("ibf-2c", ["--importance", "dscp"], IMP))
+    assert j["importance_source"] == "dscp"
+    assert [c["value"] for c in j["importance"]["classes"]] == \
+        [7 if 1 + (i - 1) * 7 // 50 >= 5 else 4 for i in range(1, 51)]
+
+
+def fpbuf(extra, stream):
+    return run_json(["--algo", "fpbuffering"] + extra + ["--stream"] +
+                    stream + ["--seed", "5", "--json"])
+
+
+@test
+def fpbuffering_no_fn_within_capacity():
+    # LRU: a copy whose predecessor is at most `capacity` elements back has
+    # had fewer than `capacity` other elements since, so it is held. On a
+    # Zipf stream popular elements come back at every gap: a buffer that
+    # evicted them by age (FIFO) would miss some of those copies.
+    j = fpbuf(["--mem", "4K", "--fps", "0.1"],
+              ["zipf", "--universe", "50000", "--n", "100000"])
+    assert j["capacity"] == 1024 and j["mem_bytes"] == 4096
+    assert j["duplicates_within_capacity"] > 10000, j
+    assert j["false_negatives_within_capacity"] == 0, j
+    assert j["false_negatives"] > 0, j          # it does forget the rest
+    # a universe smaller than the buffer: no FN at all, whatever q
+    j = fpbuf(["--mem", "4K", "--fps", "0.3"],
+              ["uniform", "--n", "50000", "--distinct", "0.01"])
+    assert j["distincts"] < 1024 and j["false_negatives"] == 0, j
+
+
+@test
+def fpbuffering_exact_lru_on_a_capture():
+    # 3000 packets of 40 flows, the buffer holding 16: the simulator's
+    # verdicts against an LRU cache of 16 written here (q = 0: Buffering)
+    import random
+    rnd = random.Random(11)
+    flows = [rnd.choice(range(40)) if rnd.random() < 0.5 else
+             rnd.choice(range(8)) for _ in range(3000)]
+    cache, hits = [], 0
+    for f in flows:
+        if f in cache:
+            hits += 1
+            cache.remove(f)
+        elif len(cache) == 16:
+            cache.pop()
+        cache.insert(0, f)
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "t.pcap")
+        write_pcap(path, [ipv4_udp(64, 1000 + f, b"") for f in flows])
+        j = fpbuf(["--mem", "64"], ["pcap", "--pcap", path, "--key", "flow"])
+    assert j["capacity"] == 16 and j["distincts"] == 40, j
+    assert j["duplicates"] - j["false_negatives"] == hits, (j, hits)
+    assert j["false_positives"] == 0, j
+
+
+@test
+def fpbuffering_memory_and_q():
+    # mem_bytes: whole entries of entry-bits (rounded down)
+    base = ["uniform", "--n", "20000", "--distinct", "0.9"]
+    j = fpbuf(["--mem", "4099"], base)
+    assert (j["capacity"], j["mem_bytes"], j["mem_asked"]) == \
+        (1024, 4096, 4099), j
+    j = fpbuf(["--mem", "1000", "--entry-bits", "64"], base)
+    assert (j["capacity"], j["mem_bytes"]) == (125, 1000), j
+    # q is its FP rate: distincts are never held, each said duplicate with
+    # probability q (binomial, 5 sd; fingerprint collisions < 1024 / 2^32)
+    j = fpbuf(["--mem", "4K", "--fps", "0.2"], base)
+    d = j["distincts"]
+    assert abs(j["false_positives"] - 0.2 * d) <= 5 * math.sqrt(d * 0.16), j
+    assert j["q"] == 0.2
+    # q = 0 is plain Buffering: no false positive
+    assert fpbuf(["--mem", "4K"], base)["false_positives"] == 0
+
+
 def main():
     passed = failed = 0
     for t in TESTS:

@@ -11,7 +11,9 @@
 #include <pcap/pcap.h>
 #include <unistd.h>
 
+#include "../../module/core/rng.h"
 #include "../../userspace/common/args.h"
+#include "../../userspace/sim/fpbuf.h"
 #include "../../userspace/sim/streams.h"
 #include "../../userspace/sim/truth.h"
 
@@ -334,6 +336,139 @@ static void sim_args(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, parse_duration_ms("1.5s", &v));
 }
 
+/*
+ * The importance stream: every class's share of the stream is binomial
+ * (n, pi_c), and the number of repeats is n minus an occupancy count
+ * (variance at most its mean): 5 sd each. Element ids carry their class.
+ */
+static void sim_stream_importance(struct kunit *test)
+{
+	static const double rep[] = { 0.1, 0.3, 0.5 };
+	unsigned int i, d, c;
+
+	for (d = 0; d < IMP_NDISTS; d++)
+		for (i = 0; i < 3; i++) {
+			struct stream_cfg cfg = { .kind = STREAM_IMPORTANCE,
+						  .n = 100000, .seed = 5,
+						  .imp_dist = (enum imp_dist)d,
+						  .repeat = rep[i] };
+			uint64_t per[IMP_CLASSES + 1] = { 0 }, n, dist;
+			struct stream s;
+			struct element e;
+			struct truth t;
+			struct truth_verdict v;
+			char err[128];
+
+			KUNIT_ASSERT_EQ(test, stream_open(&s, &cfg, err,
+							  sizeof(err)), 0);
+			KUNIT_ASSERT_EQ(test, truth_init(&t, cfg.n), 0);
+			n = 0;
+			dist = 0;
+			while (stream_next(&s, &e)) {
+				KUNIT_ASSERT_TRUE(test, e.imp >= 1 &&
+						  e.imp <= IMP_CLASSES);
+				KUNIT_ASSERT_EQ(test, e.id % IMP_CLASSES + 1,
+						(uint64_t)e.imp);
+				per[e.imp]++;
+				n++;
+				KUNIT_ASSERT_EQ(test, truth_add(&t, e.id, 0, &v),
+						0);
+				dist += !v.seen;
+			}
+			KUNIT_EXPECT_EQ(test, n, cfg.n);
+			for (c = 1; c <= IMP_CLASSES; c++) {
+				double pc = stream_imp_class_prob(cfg.imp_dist, c);
+				double mean = pc * (double)n;
+				double sd = sqrt(mean * (1 - pc));
+
+				KUNIT_EXPECT_LT_MSG(test, fabs((double)per[c] - mean),
+						    5 * sd + 1, "%s class %u",
+						    imp_dist_names[d], c);
+			}
+			kunit_info(test, "%s repeat %.1f: %llu repeats, expected %.0f",
+				   imp_dist_names[d], rep[i],
+				   (unsigned long long)(n - dist), rep[i] * (double)n);
+			KUNIT_EXPECT_LT(test, fabs((double)(n - dist) -
+						   rep[i] * (double)n),
+					5 * sqrt((double)n));
+			truth_free(&t);
+			stream_close(&s);
+		}
+	/* direct: class c is c times as likely as class 1 */
+	KUNIT_EXPECT_LT(test, fabs(stream_imp_class_prob(IMP_DIRECT, 50) /
+				   stream_imp_class_prob(IMP_DIRECT, 1) - 50), 1e-9);
+	KUNIT_EXPECT_LT(test, fabs(stream_imp_class_prob(IMP_INVERSE, 1) /
+				   stream_imp_class_prob(IMP_INVERSE, 50) - 50), 1e-9);
+	/* fewer distinct elements than classes: refused */
+	KUNIT_EXPECT_EQ(test, stream_imp_per_class(100, IMP_UNIFORM, 0.9),
+			(uint64_t)0);
+}
+
+/*
+ * FPBuffering with q = 0 against a naive LRU list (an array, most recent
+ * first) on a stream with locality: the same verdict for every element.
+ * Then its memory and the share of "duplicate" answers for elements it
+ * does not hold, q (binomial, 5 sd).
+ */
+static void sim_fpbuf_lru(struct kunit *test)
+{
+	enum { CAP = 64, N = 200000 };
+	uint64_t lru[CAP], rng = 9, hits = 0, said = 0, misses = 0;
+	unsigned int used = 0, i, j;
+	struct fpbuf b;
+	char err[128];
+	bool found, dup;
+
+	KUNIT_ASSERT_EQ(test, fpbuf_init(&b, CAP * 4, 32, 0, 1, err,
+					 sizeof(err)), 0);
+	KUNIT_EXPECT_EQ(test, b.cap, (uint64_t)CAP);
+	KUNIT_EXPECT_EQ(test, fpbuf_bytes(&b), (uint64_t)CAP * 4);
+	for (i = 0; i < N; i++) {
+		/* ids 1..200, small ones far more often: reuse at all gaps */
+		uint64_t r = pd_rng_next(&rng);
+		uint64_t id = 1 + (r >> 40) % (1 + (r & 0xff) % 200);
+		bool model = false;
+
+		for (j = 0; j < used; j++)
+			if (lru[j] == id)
+				break;
+		if (j < used) {
+			model = true;
+		} else {
+			if (used < CAP)
+				used++;
+			j = used - 1;	/* the last one goes, if full */
+		}
+		memmove(&lru[1], &lru[0], j * sizeof(lru[0]));
+		lru[0] = id;
+		dup = fpbuf_step(&b, id, &found);
+		KUNIT_ASSERT_EQ_MSG(test, dup, model, "element %u", i);
+		KUNIT_ASSERT_EQ(test, found, model);
+		hits += model;
+	}
+	KUNIT_EXPECT_GT(test, hits, (uint64_t)N / 2);
+	KUNIT_EXPECT_LT(test, hits, (uint64_t)N);
+	fpbuf_free(&b);
+
+	/* memory: whole entries; q: the "duplicate" share of misses */
+	KUNIT_ASSERT_EQ(test, fpbuf_init(&b, 1003, 64, 0.2, 3, err,
+					 sizeof(err)), 0);
+	KUNIT_EXPECT_EQ(test, b.cap, (uint64_t)125);
+	KUNIT_EXPECT_EQ(test, fpbuf_bytes(&b), (uint64_t)1000);
+	for (i = 0; i < N; i++) {
+		dup = fpbuf_step(&b, 0x1000000 + i, &found);
+		KUNIT_ASSERT_FALSE(test, found);
+		misses++;
+		said += dup;
+	}
+	KUNIT_EXPECT_LT(test, fabs((double)said - 0.2 * (double)misses),
+			5 * sqrt(0.2 * 0.8 * (double)misses));
+	fpbuf_free(&b);
+	KUNIT_EXPECT_NE(test, fpbuf_init(&b, 3, 32, 0, 1, err, sizeof(err)), 0);
+	KUNIT_EXPECT_NE(test, fpbuf_init(&b, 64, 12, 0, 1, err, sizeof(err)), 0);
+	KUNIT_EXPECT_NE(test, fpbuf_init(&b, 64, 32, 1, 1, err, sizeof(err)), 0);
+}
+
 static struct kunit_case sim_cases[] = {
 	KUNIT_CASE(sim_truth_hand_checked),
 	KUNIT_CASE(sim_truth_growth),
@@ -342,6 +477,8 @@ static struct kunit_case sim_cases[] = {
 	KUNIT_CASE(sim_stream_bmodel),
 	KUNIT_CASE(sim_stream_zipf),
 	KUNIT_CASE(sim_stream_pcap),
+	KUNIT_CASE(sim_stream_importance),
+	KUNIT_CASE(sim_fpbuf_lru),
 	KUNIT_CASE(sim_args),
 	{}
 };

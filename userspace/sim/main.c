@@ -10,13 +10,13 @@
 #include <string.h>
 
 #include "../../module/core/config.h"
+#include "../../module/core/filter.h"
 #include "../../module/core/fixed.h"
 #include "../../module/core/hll.h"
-#include "../../module/core/plan.h"
 #include "../../module/core/rng.h"
-#include "../../module/core/sbf.h"
 #include "../../module/core/ss.h"
 #include "../common/args.h"
+#include "fpbuf.h"
 #include "sources.h"
 #include "streams.h"
 #include "truth.h"
@@ -25,24 +25,51 @@
 #define MAX_CPUS 64
 
 static const char usage[] =
-"usage: dedup-sim --algo sbf --mem BYTES [--max MAX] [--k K]\n"
-"                 [--p P | --fps F] [--gap G] [--window W] [--seed S]\n"
-"                 --stream KIND [stream options] [--checkpoints C] [--json]\n"
+"usage: dedup-sim --algo ALGO --mem BYTES [filter options] [--seed S]\n"
+"                 --stream KIND [stream options] [--window W]\n"
+"                 [--checkpoints C] [--json]\n"
 "\n"
-"Replays a stream through the Stable Bloom Filter of pktdedup's core and\n"
-"measures its false-positive and false-negative rates against exact\n"
-"ground truth (whole stream, and the last W elements with --window).\n"
+"Replays a stream through a de-duplication filter of pktdedup's core (or\n"
+"the SBF paper's FPBuffering baseline) and measures its false-positive and\n"
+"false-negative rates against exact ground truth (whole stream, and the\n"
+"last W elements with --window).\n"
 "\n"
-"filter:\n"
-"  --algo sbf         the Stable Bloom Filter (Deng & Rafiei 2006)\n"
-"  --mem BYTES        cell memory; K, M, G suffixes are powers of 1024\n"
-"  --max MAX          cell maximum: 1, 3, 7, 15 (default: the planner's)\n"
-"  --k K              probes per element, 1..16 (default: the planner's)\n"
-"  --p P              cells decremented per element (0: plain Bloom)\n"
-"  --fps F            target FP rate, 0 < F < 1 (default 0.01); with no\n"
-"                     --p, P comes from the planner (Eq. 17, rounded up)\n"
-"  --gap G            typical gap between copies, for the planner's choice\n"
-"                     of K and Max and its FN estimate (default: unknown)\n"
+"filter (--algo):\n"
+"  sbf                the Stable Bloom Filter (Deng & Rafiei 2006)\n"
+"  rsbf, bsbf, bsbfsd, rlbsbf\n"
+"                     the bit-array filters of Bera et al.: k arrays of\n"
+"                     8 mem / k bits\n"
+"  ibf-2c, ibf-mc     the importance-aware filters of Boraskar et al.\n"
+"  fpbuffering        the SBF paper's baseline: an LRU buffer of element\n"
+"                     fingerprints that reports an element it does not\n"
+"                     hold as a duplicate with probability q (--fps)\n"
+"  --mem BYTES        memory; K, M, G suffixes are powers of 1024\n"
+"  --max MAX          sbf, ibf: cell maximum 1, 3, 7, 15 (ibf: 3, 7, 15;\n"
+"                     default: the planner's, ibf 7)\n"
+"  --k K              sbf, ibf: probes per element; rsbf, bsbf, bsbfsd,\n"
+"                     rlbsbf: bit arrays (default: the planner's)\n"
+"  --p P              sbf, ibf: cells decremented per element (0: plain\n"
+"                     Bloom)\n"
+"  --fps F            sbf, ibf: target FP rate, 0 < F < 1 (default 0.01);\n"
+"                     with no --p, P comes from the planner (sbf: Eq. 17,\n"
+"                     rounded up). rsbf: the threshold FPR_t of Eq. 6.1\n"
+"                     that gives k (default 0.1). fpbuffering: q, 0 <= q < 1\n"
+"                     (default 0: plain Buffering)\n"
+"  --gap G            sbf, ibf: typical gap between copies, for the\n"
+"                     planner's choices and its FN estimate\n"
+"  --p-star R         rsbf: the insertion floor p* (default 0.03)\n"
+"  --importance SRC   ibf: mark (default) or dscp. The simulator gives the\n"
+"                     filter an element's importance (1..50, importance\n"
+"                     streams) in the packet mark, the filter reading it\n"
+"                     under mask 0xff: ibf-mc gets 1 + (imp - 1) Max / 50,\n"
+"                     ibf-2c gets 1 (important: imp 26..50) or 0. With dscp,\n"
+"                     imp maps to the 7 levels of the module's DSCP table\n"
+"                     (1 + (imp - 1) 7 / 50) and a DSCP of that level; pcap\n"
+"                     streams give the packet's own DSCP. Elements with no\n"
+"                     importance (other streams) have mark 0 and DSCP 0.\n"
+"  --entry-bits B     fpbuffering: bits per entry, 8..64 (default 32, the\n"
+"                     paper's size of an IP address; 64 for its URLs)\n"
+"A setting given to a family that does not take it is an error.\n"
 "streams (--stream KIND, --n N elements, --seed S):\n"
 "  uniform  --distinct F          i.i.d. uniform; F = expected distinct share\n"
 "  zipf     --universe U --zipf-s S\n"
@@ -50,6 +77,14 @@ static const char usage[] =
 "  bmodel   --bias B --levels L --volume V --u U\n"
 "  pcap     --pcap FILE --key packet|src|dst|pair|flow [--payload N]\n"
 "           [--ignore-tos]\n"
+"  importance --imp-dist uniform|direct|inverse --repeat F\n"
+"           the IBF paper's synthetic data: importance 1..50, the same\n"
+"           number of elements in each class, i.i.d. draws with an\n"
+"           element's probability uniform, proportional or inversely\n"
+"           proportional to its importance (default uniform), from a\n"
+"           universe sized so that a share F of the stream repeats an\n"
+"           element seen before (default 0.3). Scored per importance\n"
+"           class, with the paper's weighted wFP and wFN.\n"
 "output:\n"
 "  --window W         also score against a sliding window of W elements\n"
 "  --checkpoints C    rates in C equal segments of the stream\n"
@@ -81,14 +116,37 @@ struct checkpoint {
 	double zero_fraction;
 };
 
+/*
+ * What the run replays the stream through: a filter family of the core,
+ * through filter.h, or FPBuffering (fpbuf.h, the simulator's own).
+ */
+struct sim_filter {
+	const char *name;
+	const struct pd_filter_ops *ops;	/* NULL: FPBuffering */
+	struct pd_filter f;
+	struct pd_filter_plan plan;
+	struct fpbuf buf;
+	u32 seed[2];		/* the two hashes' seeds */
+	double q;		/* fpbuffering */
+	bool fps_used;		/* the family read --fps (or its default) */
+	double fps;		/* the FP target it read */
+};
+
+/* Per importance class, and the paper's weighted sums (Sec. IV-B). */
+struct imp_score {
+	struct score cls[IMP_CLASSES + 1];
+	uint64_t w_all, w_fp, w_fn, w_distinct, w_duplicate;
+};
+
 struct run {
 	struct pd_hll sketch[MAX_CPUS];	/* distinct count, one per "CPU" */
 	unsigned int cpus;
 	u64 sketch_seed;		/* from --seed, fixed for the run */
 	u64 distinct_estimate;
-	struct pd_plan plan;
-	struct pd_sbf f;
+	struct sim_filter sf;
 	struct score all, win;
+	struct imp_score imp;		/* importance streams */
+	uint64_t dup_in_cap, fn_in_cap;	/* fpbuffering: gap <= capacity */
 	struct checkpoint cp[MAX_CHECKPOINTS];
 	unsigned int ncp;
 	double zero_fraction;
@@ -209,30 +267,170 @@ static void print_sources(const struct src_result *sr)
 	print_pr("examined", &sr->rare_examined);
 }
 
-/* fps < 0: P was given, so there is no target and no Eq. 17 value */
+/* The memory the filter really uses: the core's plan, or the buffer's. */
+static uint64_t sim_bytes(const struct sim_filter *sf)
+{
+	return sf->ops ? sf->plan.bytes : fpbuf_bytes(&sf->buf);
+}
+
+/* Zero cells (counting), zero bits (bit arrays), or empty entries. */
+static double sim_zero_fraction(const struct sim_filter *sf)
+{
+	struct pd_filter_occ o;
+
+	if (!sf->ops)
+		return 1 - (double)sf->buf.used / (double)sf->buf.cap;
+	pd_filter_occupancy(&sf->f, &o);
+	if (sf->ops->counting)
+		return (double)o.zero / (double)o.units;
+	return 1 - (double)o.set / (double)o.units;
+}
+
+static bool sim_is_ibf(const struct sim_filter *sf)
+{
+	return sf->ops && (sf->ops->kind == PKTDEDUP_FILTER_KIND_IBF_2C ||
+			   sf->ops->kind == PKTDEDUP_FILTER_KIND_IBF_MC);
+}
+
+/*
+ * How an element's importance (1..50; 0: none) reaches an importance-aware
+ * filter, in the packet's mark (read under IMP_MARK_MASK) or DSCP:
+ *  - ibf-mc, mark: 1 + (imp - 1) Max / 50, the classes 1..50 spread evenly
+ *    over the cell values 1..Max;
+ *  - ibf-2c, mark: 1 for the upper half (imp >= IMP_IMPORTANT), else 0;
+ *  - dscp: the level 1 + (imp - 1) 7 / 50 of the module's DSCP table, as a
+ *    DSCP of that level (the table then decides; ibf-2c counts levels 5-7,
+ *    imp >= 30, as important);
+ *  - no importance: mark 0 and the stream's DSCP (pcap: the packet's).
+ */
+#define IMP_MARK_MASK 0xffu
+#define IMP_IMPORTANT 26
+
+static unsigned int imp_level(unsigned int imp)
+{
+	return 1 + (imp - 1) * PD_IBF_LEVELS / IMP_CLASSES;
+}
+
+static void sim_pktinfo(const struct sim_filter *sf, unsigned int imp,
+			unsigned int dscp, struct pd_pktinfo *pi)
+{
+	/* a DSCP of each level of pd_ibf_dscp_level(): CS0, AF11, AF21,
+	 * AF31, AF41, EF, CS6
+	 */
+	static const u8 level_dscp[PD_IBF_LEVELS + 1] = {
+		0, 0, 10, 18, 26, 34, 46, 48,
+	};
+
+	pi->dscp = (u8)dscp;
+	pi->mark = 0;
+	if (!imp || !sim_is_ibf(sf))
+		return;
+	if (sf->plan.importance == PKTDEDUP_IMPORTANCE_DSCP)
+		pi->dscp = level_dscp[imp_level(imp)];
+	else if (sf->ops->kind == PKTDEDUP_FILTER_KIND_IBF_2C)
+		pi->mark = imp >= IMP_IMPORTANT;
+	else
+		pi->mark = 1 + (imp - 1) * sf->plan.max / IMP_CLASSES;
+}
+
+/* The cell value an element of importance imp raises its cells to. */
+static unsigned int sim_ibf_value(const struct sim_filter *sf,
+				  unsigned int imp)
+{
+	struct pd_pktinfo pi;
+
+	sim_pktinfo(sf, imp, 0, &pi);
+	return pd_ibf_value(&sf->f.u.ibf, &pi);
+}
+
+/* fpbuffering: q, plus a distinct fingerprint matching a held one */
+static double fpbuf_fp_bound(const struct fpbuf *b, double q)
+{
+	double coll = ldexp((double)b->cap, -(int)b->entry_bits);
+
+	return q + (1 - q) * (coll < 1 ? coll : 1);
+}
+
+static void json_importance(const struct run *r, const struct stream_cfg *sc)
+{
+	const struct imp_score *is = &r->imp;
+	unsigned int c;
+
+	printf(",\"importance\":{\"dist\":\"%s\",\"repeat\":%.9g,"
+	       "\"classes_of\":%u,\"wfp\":%.9g,\"wfn\":%.9g,"
+	       "\"wfp_distinct\":%.9g,\"wfn_duplicate\":%.9g,\"classes\":[",
+	       imp_dist_names[sc->imp_dist], sc->repeat, IMP_CLASSES,
+	       rate(is->w_fp, is->w_all), rate(is->w_fn, is->w_all),
+	       rate(is->w_fp, is->w_distinct), rate(is->w_fn, is->w_duplicate));
+	for (c = 1; c <= IMP_CLASSES; c++) {
+		printf("%s{\"imp\":%u,\"n\":%llu,", c > 1 ? "," : "", c,
+		       (unsigned long long)is->cls[c].n);
+		json_score("", &is->cls[c]);
+		if (sim_is_ibf(&r->sf))
+			printf(",\"value\":%u", sim_ibf_value(&r->sf, c));
+		printf("}");
+	}
+	printf("]}");
+}
+
 static void print_json(const struct run *r, const struct stream_cfg *sc,
-		       const struct stream *st, uint64_t mem, double fps,
+		       const struct stream *st, uint64_t mem_asked,
 		       uint64_t window)
 {
-	const struct pd_plan *p = &r->plan;
+	const struct sim_filter *sf = &r->sf;
+	const struct pd_filter_plan *p = &sf->plan;
 	unsigned int i;
 
-	printf("{\"algo\":\"sbf\",\"stream\":\"%s\",\"seed\":%llu,"
-	       "\"mem_bytes\":%llu,\"n\":%llu,",
+	printf("{\"algo\":\"%s\",\"stream\":\"%s\",\"seed\":%llu,"
+	       "\"mem_bytes\":%llu,\"n\":%llu,", sf->name,
 	       stream_names[sc->kind], (unsigned long long)sc->seed,
-	       (unsigned long long)mem, (unsigned long long)r->all.n);
-	if (fps < 0)
+	       (unsigned long long)sim_bytes(sf), (unsigned long long)r->all.n);
+	if (!sf->fps_used)
 		printf("\"fps_target\":null,\"p_exact\":null,");
-	else
-		printf("\"fps_target\":%.9g,\"p_exact\":%.9g,", fps,
+	else if (sf->ops && sf->ops->kind == PKTDEDUP_FILTER_KIND_SBF)
+		printf("\"fps_target\":%.9g,\"p_exact\":%.9g,", sf->fps,
 		       (double)p->p_exact_q32 / (double)PD_Q32_ONE);
+	else
+		printf("\"fps_target\":%.9g,\"p_exact\":null,", sf->fps);
 	json_score("", &r->all);
-	printf(",\"fp_bound\":%.9g,\"zero_fraction\":%.9g,"
-	       "\"stable_point\":%.9g,\"max\":%u,\"bits\":%u,\"k\":%u,"
-	       "\"p\":%u,\"cells\":%llu,\"gap\":%llu,\"fn_model\":%.9g",
-	       q62(p->fp_bound), r->zero_fraction, q62(p->stable_zero),
-	       p->max, p->bits, p->k, p->p, (unsigned long long)p->cells,
-	       (unsigned long long)p->gap, q62(p->fn_rate));
+	if (!sf->ops) {
+		printf(",\"fp_bound\":%.9g,\"zero_fraction\":%.9g,"
+		       "\"stable_point\":null,\"max\":null,\"bits\":null,"
+		       "\"k\":0,\"p\":null,\"cells\":%llu,\"gap\":null,"
+		       "\"fn_model\":null,\"capacity\":%llu,\"entry_bits\":%u,"
+		       "\"q\":%.9g,\"duplicates_within_capacity\":%llu,"
+		       "\"false_negatives_within_capacity\":%llu",
+		       fpbuf_fp_bound(&sf->buf, sf->q), r->zero_fraction,
+		       (unsigned long long)sf->buf.cap,
+		       (unsigned long long)sf->buf.cap, sf->buf.entry_bits,
+		       sf->q, (unsigned long long)r->dup_in_cap,
+		       (unsigned long long)r->fn_in_cap);
+	} else if (sf->ops->counting) {
+		printf(",\"fp_bound\":%.9g,\"zero_fraction\":%.9g,"
+		       "\"stable_point\":%.9g,\"max\":%u,\"bits\":%u,\"k\":%u,"
+		       "\"p\":%u,\"cells\":%llu,\"gap\":%llu,\"fn_model\":%.9g",
+		       q62(p->fp_bound), r->zero_fraction, q62(p->stable_zero),
+		       p->max, p->bits, p->k, p->p, (unsigned long long)p->cells,
+		       (unsigned long long)p->gap, q62(p->fn_rate));
+		if (sim_is_ibf(sf))
+			printf(",\"fn_model_low\":%.9g,\"importance_source\":\"%s\","
+			       "\"importance_mask\":%u", q62(p->fn_low),
+			       p->importance == PKTDEDUP_IMPORTANCE_DSCP ?
+			       "dscp" : "mark", p->importance_mask);
+	} else {
+		printf(",\"fp_bound\":%.9g,\"zero_fraction\":%.9g,"
+		       "\"stable_point\":%.9g,\"stable_load\":%.9g,"
+		       "\"load\":%.9g,\"max\":null,\"bits\":null,\"k\":%u,"
+		       "\"p\":null,\"cells\":%llu,\"bits_per_array\":%llu,"
+		       "\"gap\":null,\"fn_model\":null",
+		       q62(p->fp_bound), r->zero_fraction,
+		       1 - q62(p->stable_load), q62(p->stable_load),
+		       1 - r->zero_fraction, p->k,
+		       (unsigned long long)(p->cells * p->k),
+		       (unsigned long long)p->cells);
+		if (sf->ops->kind == PKTDEDUP_FILTER_KIND_RSBF)
+			printf(",\"p_star\":%.9g", p->p_star_ppb / 1e9);
+	}
 	if (window) {
 		printf(",\"window\":%llu,", (unsigned long long)window);
 		json_score("window_", &r->win);
@@ -269,6 +467,9 @@ static void print_json(const struct run *r, const struct stream_cfg *sc,
 		}
 		printf("]");
 	}
+	printf(",\"mem_asked\":%llu", (unsigned long long)mem_asked);
+	if (sc->kind == STREAM_IMPORTANCE)
+		json_importance(r, sc);
 	printf("}\n");
 }
 
@@ -281,27 +482,105 @@ static void print_score(const char *what, const struct score *s)
 	       (unsigned long long)s->fn, (unsigned long long)s->duplicates);
 }
 
-static void print_table(const struct run *r, const struct stream_cfg *sc,
-			const struct stream *st, uint64_t mem, double fps,
-			uint64_t window)
+static void print_filter(const struct run *r)
 {
-	const struct pd_plan *p = &r->plan;
-	unsigned int i;
-	char eq17[48] = "given";
+	const struct sim_filter *sf = &r->sf;
+	const struct pd_filter_plan *p = &sf->plan;
+	char eq17[64] = "given";
 
-	if (fps >= 0)
-		snprintf(eq17, sizeof(eq17), "Eq. 17 for fps %g: %.2f", fps,
+	if (!sf->ops) {
+		printf("%-10s LRU buffer of %llu fingerprints of %u bits "
+		       "(its hash table and list not counted)  q %g\n",
+		       "filter", (unsigned long long)sf->buf.cap,
+		       sf->buf.entry_bits, sf->q);
+		printf("%-10s fp %.4f%% (q, and fingerprints that collide)  "
+		       "no fn for a copy at most %llu elements back\n", "model",
+		       100 * fpbuf_fp_bound(&sf->buf, sf->q),
+		       (unsigned long long)sf->buf.cap);
+		return;
+	}
+	if (!sf->ops->counting) {
+		printf("%-10s k %u arrays of %llu bits", "filter", p->k,
+		       (unsigned long long)p->cells);
+		if (sf->ops->kind == PKTDEDUP_FILTER_KIND_RSBF)
+			printf("  p* %g%s", p->p_star_ppb / 1e9,
+			       sf->fps_used ? "  (k from Eq. 6.1)" : "");
+		printf("\n%-10s fp bound %.4f%% (stable load^k)  stable load "
+		       "%.2f%% (our model)\n", "model", 100 * q62(p->fp_bound),
+		       100 * q62(p->stable_load));
+		return;
+	}
+	if (sf->fps_used && sf->ops->kind == PKTDEDUP_FILTER_KIND_SBF)
+		snprintf(eq17, sizeof(eq17), "Eq. 17 for fps %g: %.2f", sf->fps,
 			 (double)p->p_exact_q32 / (double)PD_Q32_ONE);
-	printf("dedup-sim: sbf over %llu bytes, %s stream, seed %llu\n",
-	       (unsigned long long)mem, stream_names[sc->kind],
-	       (unsigned long long)sc->seed);
+	else if (sf->fps_used)
+		snprintf(eq17, sizeof(eq17), "least for fps %g", sf->fps);
 	printf("%-10s max %u (%u-bit cells)  k %u  p %u (%s)  cells %llu\n",
 	       "filter", p->max, p->bits, p->k, p->p, eq17,
 	       (unsigned long long)p->cells);
-	printf("%-10s fp bound %.4f%% (Eq. 8)  stable zeros %.2f%% (Thm 3)  "
-	       "fn at gap %llu: %.4f%% (Eq. 16)\n", "model",
-	       100 * q62(p->fp_bound), 100 * q62(p->stable_zero),
-	       (unsigned long long)p->gap, 100 * q62(p->fn_rate));
+	if (!sim_is_ibf(sf)) {
+		printf("%-10s fp bound %.4f%% (Eq. 8)  stable zeros %.2f%% "
+		       "(Thm 3)  fn at gap %llu: %.4f%% (Eq. 16)\n", "model",
+		       100 * q62(p->fp_bound), 100 * q62(p->stable_zero),
+		       (unsigned long long)p->gap, 100 * q62(p->fn_rate));
+		return;
+	}
+	printf("%-10s importance from the %s", "", p->importance ==
+	       PKTDEDUP_IMPORTANCE_DSCP ? "DSCP" : "mark");
+	if (p->importance == PKTDEDUP_IMPORTANCE_MARK)
+		printf(" (mask 0x%x)", p->importance_mask);
+	printf("\n%-10s fp bound %.4f%% (stable chain)  stable zeros %.2f%%  "
+	       "fn at gap %llu: %.4f%% most, %.4f%% least important\n",
+	       "model", 100 * q62(p->fp_bound), 100 * q62(p->stable_zero),
+	       (unsigned long long)p->gap, 100 * q62(p->fn_rate),
+	       100 * q62(p->fn_low));
+}
+
+static void print_importance(const struct run *r, const struct stream_cfg *sc)
+{
+	const struct imp_score *is = &r->imp;
+	bool ibf = sim_is_ibf(&r->sf);
+	unsigned int c;
+
+	printf("%-10s %s, repeat %g: wFP %.4f%%  wFN %.4f%% (the paper's: "
+	       "weighted by importance over all elements)\n", "importance",
+	       imp_dist_names[sc->imp_dist], sc->repeat,
+	       100 * rate(is->w_fp, is->w_all), 100 * rate(is->w_fn, is->w_all));
+	printf("%-10s weighted over distincts: fp %.4f%%; over duplicates: "
+	       "fn %.4f%%\n", "", 100 * rate(is->w_fp, is->w_distinct),
+	       100 * rate(is->w_fn, is->w_duplicate));
+	printf("%-10s %9s %9s %9s %9s %9s%s\n", "class", "elements",
+	       "distinct", "duplicate", "fp", "fn", ibf ? "  value" : "");
+	for (c = 1; c <= IMP_CLASSES; c++) {
+		const struct score *s = &is->cls[c];
+
+		printf("%-10u %9llu %9llu %9llu %8.3f%% %8.3f%%", c,
+		       (unsigned long long)s->n,
+		       (unsigned long long)s->distincts,
+		       (unsigned long long)s->duplicates,
+		       100 * rate(s->fp, s->distincts),
+		       100 * rate(s->fn, s->duplicates));
+		if (ibf)
+			printf("  %5u", sim_ibf_value(&r->sf, c));
+		printf("\n");
+	}
+}
+
+static void print_table(const struct run *r, const struct stream_cfg *sc,
+			const struct stream *st, uint64_t mem_asked,
+			uint64_t window)
+{
+	const struct sim_filter *sf = &r->sf;
+	uint64_t bytes = sim_bytes(sf);
+	unsigned int i;
+
+	printf("dedup-sim: %s over %llu bytes", sf->name,
+	       (unsigned long long)bytes);
+	if (bytes != mem_asked)
+		printf(" (of %llu asked)", (unsigned long long)mem_asked);
+	printf(", %s stream, seed %llu\n", stream_names[sc->kind],
+	       (unsigned long long)sc->seed);
+	print_filter(r);
 	printf("%-10s %llu elements: %llu distinct, %llu duplicates\n",
 	       "stream", (unsigned long long)r->all.n,
 	       (unsigned long long)r->all.distincts,
@@ -316,7 +595,19 @@ static void print_table(const struct run *r, const struct stream_cfg *sc,
 		       pd_key_mode_names[sc->key.mode], (unsigned long long)bad);
 	}
 	print_score("measured", &r->all);
-	printf("%-10s zeros %.2f%% at the end\n", "", 100 * r->zero_fraction);
+	if (!sf->ops)
+		printf("%-10s %.2f%% of the entries used at the end; fn %llu "
+		       "of %llu duplicates at most %llu back\n", "",
+		       100 * (1 - r->zero_fraction),
+		       (unsigned long long)r->fn_in_cap,
+		       (unsigned long long)r->dup_in_cap,
+		       (unsigned long long)sf->buf.cap);
+	else if (sf->ops->counting)
+		printf("%-10s zeros %.2f%% at the end\n", "",
+		       100 * r->zero_fraction);
+	else
+		printf("%-10s set bits %.2f%% at the end\n", "",
+		       100 * (1 - r->zero_fraction));
 	printf("%-10s %llu estimated by HyperLogLog (%u sketch%s merged), "
 	       "exact %llu: error %+.3f%%\n", "distinct",
 	       (unsigned long long)r->distinct_estimate, r->cpus,
@@ -336,6 +627,8 @@ static void print_table(const struct run *r, const struct stream_cfg *sc,
 	}
 	if (r->src)
 		print_sources(&r->sres);
+	if (sc->kind == STREAM_IMPORTANCE)
+		print_importance(r, sc);
 }
 
 enum opt {
@@ -344,7 +637,7 @@ enum opt {
 	O_LEVELS, O_VOLUME, O_PCAP, O_KEY, O_PAYLOAD, O_IGNORE_TOS,
 	O_CHECKPOINTS, O_JSON, O_HELP, O_CPUS, O_SOURCES, O_SUBWINDOWS,
 	O_SUB_ELEMS, O_COUNTERS, O_HH_PHI, O_RARE_SUPPORT, O_RING, O_NEW_MEM,
-	O_NEW_GAP,
+	O_NEW_GAP, O_PSTAR, O_IMPORTANCE, O_ENTRY_BITS, O_IMP_DIST, O_REPEAT,
 };
 
 static const struct option options[] = {
@@ -355,6 +648,9 @@ static const struct option options[] = {
 	{ "p", required_argument, NULL, O_P },
 	{ "fps", required_argument, NULL, O_FPS },
 	{ "gap", required_argument, NULL, O_GAP },
+	{ "p-star", required_argument, NULL, O_PSTAR },
+	{ "importance", required_argument, NULL, O_IMPORTANCE },
+	{ "entry-bits", required_argument, NULL, O_ENTRY_BITS },
 	{ "window", required_argument, NULL, O_WINDOW },
 	{ "seed", required_argument, NULL, O_SEED },
 	{ "stream", required_argument, NULL, O_STREAM },
@@ -371,6 +667,8 @@ static const struct option options[] = {
 	{ "key", required_argument, NULL, O_KEY },
 	{ "payload", required_argument, NULL, O_PAYLOAD },
 	{ "ignore-tos", no_argument, NULL, O_IGNORE_TOS },
+	{ "imp-dist", required_argument, NULL, O_IMP_DIST },
+	{ "repeat", required_argument, NULL, O_REPEAT },
 	{ "checkpoints", required_argument, NULL, O_CHECKPOINTS },
 	{ "cpus", required_argument, NULL, O_CPUS },
 	{ "sources", no_argument, NULL, O_SOURCES },
@@ -399,45 +697,166 @@ static const char *optname(int o)
 
 #define BAD(o, what) usage_error("--%s: '%s' is not %s", optname(o), optarg, what)
 
+#define ALGO_FPBUF "fpbuffering"
+#define ALGOS "sbf, rsbf, bsbf, bsbfsd, rlbsbf, ibf-2c, ibf-mc, fpbuffering"
+/* fpbuffering's own setting, beside filter.h's PD_SET_* */
+#define SIM_SET_ENTRY_BITS 0x10000
+
+/* The family-specific options and the setting each gives. */
+static const struct {
+	int opt;
+	u32 set;
+} setting_opts[] = {
+	{ O_MAX, PD_SET_MAX }, { O_K, PD_SET_K }, { O_P, PD_SET_P },
+	{ O_FPS, PD_SET_FPS }, { O_GAP, PD_SET_GAP }, { O_PSTAR, PD_SET_PSTAR },
+	{ O_IMPORTANCE, PD_SET_IMPORTANCE },
+	{ O_ENTRY_BITS, SIM_SET_ENTRY_BITS },
+};
+
+static u32 setting_of(int o)
+{
+	unsigned int i;
+
+	for (i = 0; i < PD_ARRAY_SIZE(setting_opts); i++)
+		if (setting_opts[i].opt == o)
+			return setting_opts[i].set;
+	return 0;
+}
+
+/* Refuse a setting the family does not take, saying which it takes. */
+static void check_settings(const char *algo, u32 takes, u32 given)
+{
+	char list[256] = "";
+	unsigned int i;
+
+	for (i = 0; i < PD_ARRAY_SIZE(setting_opts); i++)
+		if (takes & setting_opts[i].set)
+			snprintf(list + strlen(list), sizeof(list) - strlen(list),
+				 " --%s", optname(setting_opts[i].opt));
+	for (i = 0; i < PD_ARRAY_SIZE(setting_opts); i++)
+		if (given & setting_opts[i].set & ~takes)
+			usage_error("--%s: %s does not take it (%s takes --mem%s)",
+				    optname(setting_opts[i].opt), algo, algo,
+				    list);
+}
+
+/*
+ * Build the run's filter. Seeds derive from --seed as they always have,
+ * so that an sbf run gives the same numbers as before the filter
+ * interface: the simulator used to draw them as the three arguments of
+ * one call, which GCC evaluates right to left, so the generator state
+ * comes first, then the second hash seed, then the first; then the
+ * sketch's seed (the caller's).
+ */
+static void sim_filter_build(struct sim_filter *sf, struct pd_filter_req *req,
+			     unsigned int entry_bits, u64 *seed)
+{
+	const char *why = NULL;
+	char err[256];
+	u64 rng;
+
+	rng = pd_rng_next(seed);
+	sf->seed[1] = (u32)pd_rng_next(seed);
+	sf->seed[0] = (u32)pd_rng_next(seed);
+	if (!sf->ops) {
+		if (fpbuf_init(&sf->buf, req->mem_bytes, entry_bits, sf->q, rng,
+			       err, sizeof(err)))
+			usage_error("cannot build this filter: %s", err);
+		return;
+	}
+	if (pd_filter_create(&sf->f, req, &sf->plan, &why))
+		usage_error("cannot build this filter: %s", why);
+	pd_filter_set_seeds(&sf->f, sf->seed[0], sf->seed[1], rng);
+}
+
+/* One element: the verdict (true: duplicate); *found for fpbuffering. */
+static bool sim_filter_step(struct sim_filter *sf, const struct element *e,
+			    bool *found)
+{
+	struct pd_pktinfo pi;
+	u32 h1, h2;
+
+	if (e->key) {
+		h1 = pd_key_hash(e->key, sf->seed[0]);
+		h2 = pd_key_hash(e->key, sf->seed[1]);
+	} else {
+		h1 = pd_jhash(&e->id, sizeof(e->id), sf->seed[0]);
+		h2 = pd_jhash(&e->id, sizeof(e->id), sf->seed[1]);
+	}
+	if (!sf->ops)
+		return fpbuf_step(&sf->buf, (u64)h2 << 32 | h1, found);
+	sim_pktinfo(sf, e->imp, e->dscp, &pi);
+	return pd_filter_step(&sf->f, h1, h2, &pi);
+}
+
+static void sim_filter_free(struct sim_filter *sf)
+{
+	if (sf->ops)
+		pd_filter_destroy(&sf->f);
+	else
+		fpbuf_free(&sf->buf);
+}
+
+static void imp_add(struct imp_score *is, unsigned int imp, bool truth_dup,
+		    bool said_dup)
+{
+	score_add(&is->cls[imp], truth_dup, said_dup);
+	is->w_all += imp;
+	if (truth_dup) {
+		is->w_duplicate += imp;
+		is->w_fn += said_dup ? 0 : imp;
+	} else {
+		is->w_distinct += imp;
+		is->w_fp += said_dup ? imp : 0;
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct stream_cfg sc = {
 		.kind = STREAM_UNIFORM, .n = 1000000, .distinct = 0.5,
 		.zipf_s = 1.0, .lambda = 0.5, .bias = 0.7, .levels = 6,
-		.volume = 0.1, .u = 0.001, .seed = 1,
+		.volume = 0.1, .u = 0.001, .seed = 1, .imp_dist = IMP_UNIFORM,
+		.repeat = 0.3,
 		.key = { .mode = PKTDEDUP_KEY_PACKET, .payload = PD_KEY_DEFAULT_PAYLOAD },
 	};
-	struct pd_plan_req req = {
-		.max = PD_PLAN_AUTO, .k = PD_PLAN_AUTO, .p = PD_PLAN_AUTO,
-	};
-	bool json = false, have_mem = false, have_algo = false, have_fps = false;
+	struct pd_filter_req req;
+	bool json = false, have_mem = false, have_algo = false;
 	bool have_stream = false, have_universe = false, sources = false;
+	bool have_imp_opts = false;
 	struct src_cfg srcc = {
 		.nsub = 12, .counters = 128, .ring = 1024, .new_mem = 65536,
 		.new_gap = 1000,
 		.phi_ppb = 1000000, .support_ppb = 100000,
 	};
-	uint64_t v, window = 0, ncp = 0, cpus = 1;
-	double fps = 0.01;
+	uint64_t v, window = 0, ncp = 0, cpus = 1, mem = 0;
+	uint64_t gap = 0, entry_bits = FPBUF_DEFAULT_ENTRY_BITS;
+	u32 max = PD_FILTER_AUTO, k = PD_FILTER_AUTO, p = PD_FILTER_AUTO;
+	u32 given = 0, takes;
+	u8 importance = PKTDEDUP_IMPORTANCE_MARK;
+	double fps = -1, p_star = 0;
+	const char *algo = NULL;
 	struct run *r;
 	struct stream st;
 	struct truth truth;
 	struct element e;
-	const char *why = NULL;
 	char err[512];
 	int o;
 
 	opterr = 0;
 	while ((o = getopt_long(argc, argv, ":", options, NULL)) != -1) {
+		given |= setting_of(o);
 		switch (o) {
 		case O_ALGO:
-			if (strcmp(optarg, "sbf"))
-				usage_error("--algo: '%s' is not an algorithm this simulator knows (sbf)",
+			if (strcmp(optarg, ALGO_FPBUF) &&
+			    !pd_filter_family_by_name(optarg))
+				usage_error("--algo: '%s' is not an algorithm this simulator knows (" ALGOS ")",
 					    optarg);
+			algo = optarg;
 			have_algo = true;
 			break;
 		case O_MEM:
-			if (!parse_size(optarg, &req.mem_bytes) || !req.mem_bytes)
+			if (!parse_size(optarg, &mem) || !mem)
 				BAD(o, "a size (e.g. 65536, 64K, 1M, 2G)");
 			have_mem = true;
 			break;
@@ -445,27 +864,44 @@ int main(int argc, char **argv)
 			if (!parse_u64(optarg, 1, 255, &v) ||
 			    !pd_sbf_bits_for_max((unsigned int)v))
 				BAD(o, "a cell maximum (1, 3, 7, 15, 31, 63, 127, 255)");
-			req.max = (u32)v;
+			max = (u32)v;
 			break;
 		case O_K:
 			if (!parse_u64(optarg, 1, PD_SBF_MAX_K, &v))
-				BAD(o, "a probe count from 1 to 16");
-			req.k = (u32)v;
+				BAD(o, "a probe or array count from 1 to 16");
+			k = (u32)v;
 			break;
 		case O_P:
 			if (!parse_u64(optarg, 0, 0xfffffffeu, &v))
 				BAD(o, "a cell count");
-			req.p = (u32)v;
+			p = (u32)v;
 			break;
 		case O_FPS:
-			if (!parse_real(optarg, 0, 1, &fps) || fps <= 0 ||
-			    fps >= 1 || llround(fps * 1e9) < 1)
+			/* 0 is fpbuffering's plain Buffering only (below) */
+			if (!parse_real(optarg, 0, 1, &fps) || fps >= 1)
 				BAD(o, "a probability between 1e-9 and 1 (exclusive)");
-			have_fps = true;
 			break;
 		case O_GAP:
-			if (!parse_u64(optarg, 1, 1ULL << 48, &req.gap))
+			if (!parse_u64(optarg, 1, 1ULL << 48, &gap))
 				BAD(o, "a gap of at least 1 element");
+			break;
+		case O_PSTAR:
+			if (!parse_real(optarg, 0, 1, &p_star) ||
+			    llround(p_star * 1e9) < 1 || llround(p_star * 1e9) >= 1000000000)
+				BAD(o, "a probability between 1e-9 and 1 (exclusive)");
+			break;
+		case O_IMPORTANCE:
+			if (!strcmp(optarg, "dscp"))
+				importance = PKTDEDUP_IMPORTANCE_DSCP;
+			else if (!strcmp(optarg, "mark"))
+				importance = PKTDEDUP_IMPORTANCE_MARK;
+			else
+				BAD(o, "an importance source (dscp, mark)");
+			break;
+		case O_ENTRY_BITS:
+			if (!parse_u64(optarg, 8, 64, &entry_bits) ||
+			    entry_bits % 8)
+				BAD(o, "a whole number of bytes in bits (8, 16, ... 64)");
 			break;
 		case O_WINDOW:
 			if (!parse_u64(optarg, 1, UINT64_MAX, &window))
@@ -476,9 +912,9 @@ int main(int argc, char **argv)
 				BAD(o, "a whole number");
 			break;
 		case O_STREAM:
-			o = parse_name(optarg, stream_names, STREAM_PCAP + 1);
+			o = parse_name(optarg, stream_names, STREAM_NKINDS);
 			if (o < 0)
-				usage_error("--stream: '%s' is not a stream (uniform, zipf, poisson, bmodel, pcap)",
+				usage_error("--stream: '%s' is not a stream (uniform, zipf, poisson, bmodel, pcap, importance)",
 					    optarg);
 			sc.kind = (enum stream_kind)o;
 			have_stream = true;
@@ -539,6 +975,20 @@ int main(int argc, char **argv)
 			break;
 		case O_IGNORE_TOS:
 			sc.key.flags |= PKTDEDUP_KEY_F_IGNORE_TOS;
+			break;
+		case O_IMP_DIST:
+			o = parse_name(optarg, imp_dist_names, IMP_NDISTS);
+			if (o < 0)
+				usage_error("--imp-dist: '%s' is not a distribution (uniform, direct, inverse)",
+					    optarg);
+			sc.imp_dist = (enum imp_dist)o;
+			have_imp_opts = true;
+			break;
+		case O_REPEAT:
+			if (!parse_real(optarg, 0, 1, &sc.repeat) ||
+			    sc.repeat <= 0 || sc.repeat >= 1)
+				BAD(o, "a fraction in (0, 1)");
+			have_imp_opts = true;
 			break;
 		case O_CHECKPOINTS:
 			if (!parse_u64(optarg, 1, MAX_CHECKPOINTS, &ncp))
@@ -601,17 +1051,37 @@ int main(int argc, char **argv)
 	if (optind < argc)
 		usage_error("unexpected argument '%s'", argv[optind]);
 	if (!have_algo)
-		usage_error("--algo is required (sbf)");
+		usage_error("--algo is required (" ALGOS ")");
 	if (!have_mem)
 		usage_error("--mem is required");
 	if (!have_stream)
 		usage_error("--stream is required");
-	if (have_fps && req.p != PD_PLAN_AUTO)
+
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return 1;
+	r->sf.name = algo;
+	r->sf.ops = pd_filter_family_by_name(algo);
+	takes = r->sf.ops ? r->sf.ops->settings :
+		PD_SET_FPS | SIM_SET_ENTRY_BITS;
+	check_settings(algo, takes, given);
+	if (fps == 0 && r->sf.ops)
+		usage_error("--fps: '0' is not a probability between 1e-9 and 1 (exclusive); only fpbuffering takes 0");
+	if (fps > 0 && r->sf.ops && llround(fps * 1e9) < 1)
+		usage_error("--fps: %g is not a probability between 1e-9 and 1 (exclusive)",
+			    fps);
+	if ((given & PD_SET_FPS) && p != PD_FILTER_AUTO)
 		usage_error("give either --p or --fps, not both");
 	if (sc.kind == STREAM_PCAP && !sc.pcap_path)
 		usage_error("--stream pcap needs --pcap FILE");
 	if (sc.kind != STREAM_PCAP && sc.pcap_path)
 		usage_error("--pcap needs --stream pcap");
+	if (sc.kind != STREAM_IMPORTANCE && have_imp_opts)
+		usage_error("--imp-dist and --repeat need --stream importance");
+	if (sc.kind == STREAM_IMPORTANCE &&
+	    !stream_imp_per_class(sc.n, sc.imp_dist, sc.repeat))
+		usage_error("--repeat %g: no universe of %u importance classes gives that share of repeats among %llu elements",
+			    sc.repeat, IMP_CLASSES, (unsigned long long)sc.n);
 	if (sc.kind == STREAM_UNIFORM && sc.distinct * (double)sc.n < 1)
 		usage_error("--distinct %g of %llu elements is less than one element",
 			    sc.distinct, (unsigned long long)sc.n);
@@ -621,26 +1091,43 @@ int main(int argc, char **argv)
 	    sc.levels > log(sc.volume) / log(0.5 / sc.bias) + 1e-9)
 		usage_error("--levels %u is infeasible: the paper's constraint is l <= ln(v) / ln(1/(2b)) = %.2f",
 			    sc.levels, log(sc.volume) / log(0.5 / sc.bias));
-	req.fps_ppb = (u32)llround(fps * 1e9);
 
-	r = calloc(1, sizeof(*r));
-	if (!r)
-		return 1;
+	/* the request: what was given, the rest left to the family */
+	if (r->sf.ops) {
+		pd_filter_req_defaults(&req, r->sf.ops->kind, mem);
+		req.max = max;
+		req.k = k;
+		req.p = p;
+		req.gap = gap;
+		req.importance = importance;
+		req.importance_mask = IMP_MARK_MASK;
+		if (p_star > 0)
+			req.p_star_ppb = (u32)llround(p_star * 1e9);
+		/* the SBF's default target, as the simulator always had */
+		if (fps < 0 && r->sf.ops->kind == PKTDEDUP_FILTER_KIND_SBF)
+			fps = 0.01;
+		if (fps > 0)
+			req.fps_ppb = (u32)llround(fps * 1e9);
+		/* does the family read the target? */
+		if (r->sf.ops->settings & PD_SET_FPS) {
+			if (r->sf.ops->counting)
+				r->sf.fps_used = p == PD_FILTER_AUTO;
+			else
+				r->sf.fps_used = k == PD_FILTER_AUTO;
+			r->sf.fps = (req.fps_ppb ? req.fps_ppb :
+				     r->sf.ops->default_fps_ppb) / 1e9;
+		}
+	} else {
+		memset(&req, 0, sizeof(req));
+		req.mem_bytes = mem;
+		r->sf.q = fps > 0 ? fps : 0;
+	}
 	r->cpus = (unsigned int)cpus;
-	if (pd_plan(&req, &r->plan, &why))
-		usage_error("cannot build this filter: %s", why);
 	{
-		struct pd_sbf_params prm = {
-			.cells = r->plan.cells, .max = (u8)r->plan.max,
-			.k = (u8)r->plan.k, .p = r->plan.p,
-		};
 		u64 seed = sc.seed;
 
-		if (pd_sbf_create(&r->f, &prm, &why))
-			usage_error("cannot build this filter: %s", why);
 		/* reproducible: filter seeds derive from --seed */
-		pd_sbf_set_seeds(&r->f, (u32)pd_rng_next(&seed),
-				 (u32)pd_rng_next(&seed), pd_rng_next(&seed));
+		sim_filter_build(&r->sf, &req, (unsigned int)entry_bits, &seed);
 		r->sketch_seed = pd_rng_next(&seed);
 	}
 	if (stream_open(&st, &sc, err, sizeof(err))) {
@@ -670,17 +1157,9 @@ int main(int argc, char **argv)
 
 		while (stream_next(&st, &e)) {
 			struct truth_verdict tv;
-			u32 h1, h2;
-			bool said;
+			bool said, found = false;
 
-			if (e.key) {
-				h1 = pd_key_hash(e.key, r->f.seed[0]);
-				h2 = pd_key_hash(e.key, r->f.seed[1]);
-			} else {
-				h1 = pd_jhash(&e.id, sizeof(e.id), r->f.seed[0]);
-				h2 = pd_jhash(&e.id, sizeof(e.id), r->f.seed[1]);
-			}
-			said = pd_sbf_step(&r->f, h1, h2);
+			said = sim_filter_step(&r->sf, &e, &found);
 			{
 				/* 64 uniform bits of the id, seeded per run
 				 * (the kernel seeds per instance) */
@@ -699,19 +1178,24 @@ int main(int argc, char **argv)
 			score_add(&seg, tv.seen, said);
 			if (window)
 				score_add(&r->win, tv.in_window, said);
+			if (e.imp)
+				imp_add(&r->imp, e.imp, tv.seen, said);
+			if (!r->sf.ops && tv.seen && tv.gap <= r->sf.buf.cap) {
+				r->dup_in_cap++;
+				r->fn_in_cap += !said;
+			}
 			if (r->all.n == next_cp && r->ncp < ncp) {
 				struct checkpoint *c = &r->cp[r->ncp++];
 
 				c->upto = r->all.n;
 				c->s = seg;
-				c->zero_fraction = (double)pd_sbf_zero_cells(&r->f) /
-						   r->f.cells;
+				c->zero_fraction = sim_zero_fraction(&r->sf);
 				memset(&seg, 0, sizeof(seg));
 				next_cp = PD_MIN(total, next_cp + (total + ncp - 1) / ncp);
 			}
 		}
 	}
-	r->zero_fraction = (double)pd_sbf_zero_cells(&r->f) / r->f.cells;
+	r->zero_fraction = sim_zero_fraction(&r->sf);
 	{
 		unsigned int i;
 
@@ -723,15 +1207,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "dedup-sim: out of memory\n");
 		return 1;
 	}
-	if (req.p != PD_PLAN_AUTO)
-		fps = -1;
 	if (json)
-		print_json(r, &sc, &st, req.mem_bytes, fps, window);
+		print_json(r, &sc, &st, mem, window);
 	else
-		print_table(r, &sc, &st, req.mem_bytes, fps, window);
+		print_table(r, &sc, &st, mem, window);
 	truth_free(&truth);
 	stream_close(&st);
-	pd_sbf_destroy(&r->f);
+	sim_filter_free(&r->sf);
 	src_sim_free(r->src);
 	free(r);
 	return 0;

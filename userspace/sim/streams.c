@@ -16,6 +16,13 @@ const char *const stream_names[] = {
 	[STREAM_POISSON] = "poisson",
 	[STREAM_BMODEL] = "bmodel",
 	[STREAM_PCAP] = "pcap",
+	[STREAM_IMPORTANCE] = "importance",
+};
+
+const char *const imp_dist_names[] = {
+	[IMP_UNIFORM] = "uniform",
+	[IMP_DIRECT] = "direct",
+	[IMP_INVERSE] = "inverse",
 };
 
 /* Distinct ids outside the small range used by frequent integers. */
@@ -42,6 +49,59 @@ uint64_t stream_uniform_universe(uint64_t n, double distinct)
 		double d = mid * -expm1(-(double)n / mid);
 
 		if (d < target)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (uint64_t)llround(hi);
+}
+
+static double imp_weight(enum imp_dist dist, unsigned int c)
+{
+	switch (dist) {
+	case IMP_DIRECT:
+		return c;
+	case IMP_INVERSE:
+		return 1.0 / c;
+	default:
+		return 1;
+	}
+}
+
+double stream_imp_class_prob(enum imp_dist dist, unsigned int c)
+{
+	double sum = 0;
+	unsigned int i;
+
+	for (i = 1; i <= IMP_CLASSES; i++)
+		sum += imp_weight(dist, i);
+	return imp_weight(dist, c) / sum;
+}
+
+/* Expected distinct elements among n draws, j elements per class. */
+static double imp_expected_distinct(uint64_t n, enum imp_dist dist, double j)
+{
+	double d = 0;
+	unsigned int c;
+
+	for (c = 1; c <= IMP_CLASSES; c++)
+		d += j * -expm1(-(double)n * stream_imp_class_prob(dist, c) / j);
+	return d;
+}
+
+uint64_t stream_imp_per_class(uint64_t n, enum imp_dist dist, double repeat)
+{
+	double lo = 1, hi = 1e15, target = (1 - repeat) * (double)n;
+	int i;
+
+	/* the expected distinct count grows with j from 50 towards n: bisect */
+	if (imp_expected_distinct(n, dist, lo) >= target ||
+	    imp_expected_distinct(n, dist, hi) <= target)
+		return 0;
+	for (i = 0; i < 200; i++) {
+		double mid = sqrt(lo * hi);
+
+		if (imp_expected_distinct(n, dist, mid) < target)
 			lo = mid;
 		else
 			hi = mid;
@@ -217,6 +277,28 @@ int stream_open(struct stream *s, const struct stream_cfg *cfg, char *err,
 		return 0;
 	case STREAM_PCAP:
 		return pcap_load(s, err, errlen);
+	case STREAM_IMPORTANCE: {
+		double sum = 0;
+		unsigned int c;
+
+		s->per_class = stream_imp_per_class(cfg->n, cfg->imp_dist,
+						    cfg->repeat);
+		if (!s->per_class) {
+			snprintf(err, errlen,
+				 "no universe gives %g repeats among %llu elements of %u classes",
+				 cfg->repeat, (unsigned long long)cfg->n,
+				 IMP_CLASSES);
+			return -1;
+		}
+		for (c = 1; c <= IMP_CLASSES; c++) {
+			sum += stream_imp_class_prob(cfg->imp_dist, c);
+			s->imp_cdf[c - 1] = sum;
+		}
+		s->imp_cdf[IMP_CLASSES - 1] = 1;
+		return 0;
+	}
+	default:
+		break;
 	}
 	snprintf(err, errlen, "unknown stream");
 	return -1;
@@ -225,13 +307,18 @@ int stream_open(struct stream *s, const struct stream_cfg *cfg, char *err,
 bool stream_next(struct stream *s, struct element *e)
 {
 	e->key = NULL;
+	e->imp = 0;
+	e->dscp = 0;
 	if (s->cfg.kind == STREAM_PCAP) {
 		while (s->i < s->npkts) {
 			uint64_t i = s->i++;
 			enum pd_parse_result r;
+			struct pd_pkt pkt;
 
-			r = pd_key_extract(s->pkts + s->offs[i], s->lens[i],
-					   &s->cfg.key, &e->keybuf);
+			r = pd_parse(s->pkts + s->offs[i], s->lens[i], &pkt);
+			if (r == PD_PARSE_OK)
+				r = pd_key_from_pkt(&pkt, &s->cfg.key,
+						    &e->keybuf);
 			if (r != PD_PARSE_OK) {
 				s->unparsed[r]++;
 				continue;
@@ -240,6 +327,7 @@ bool stream_next(struct stream *s, struct element *e)
 			e->id = (uint64_t)pd_key_hash(&e->keybuf, 0x0ddba11) << 32 |
 				pd_key_hash(&e->keybuf, 0xcafef00d);
 			e->key = &e->keybuf;
+			e->dscp = pkt.dscp;
 			return true;
 		}
 		return false;
@@ -272,6 +360,17 @@ bool stream_next(struct stream *s, struct element *e)
 	case STREAM_BMODEL:
 		e->id = s->marks[s->i] ? frequent_id(s) : FRESH_BASE + s->i;
 		break;
+	case STREAM_IMPORTANCE: {
+		double x = unit(&s->rng);
+		unsigned int c = 0;
+
+		while (c < IMP_CLASSES - 1 && s->imp_cdf[c] < x)
+			c++;
+		/* element j of class c + 1: id = c + 50 j */
+		e->id = c + IMP_CLASSES * below64(&s->rng, s->per_class);
+		e->imp = (uint8_t)(c + 1);
+		break;
+	}
 	default:
 		return false;
 	}

@@ -16,6 +16,14 @@
  *            volume b : 1-b between its halves (which half gets b is
  *            random), then arrivals fall at random inside the leaves
  *   pcap     packets from a capture, keyed by the module's key extraction
+ *   importance  the IBF paper's synthetic data (Boraskar et al., Sec. IV-D):
+ *            every element has an importance 1..50 (IMP_CLASSES), the same
+ *            number of elements in each class; draws are i.i.d., an element
+ *            of importance c drawn with probability proportional to 1
+ *            (uniform), c (direct) or 1/c (inverse), from a universe sized
+ *            so that the expected share of repeats (elements seen before)
+ *            is `repeat` (the paper's 10%, 30% or 50% "of the elements
+ *            repeating")
  * For poisson and bmodel, each frequent arrival becomes integer j with
  * probability q_j = (1 - e^-u) e^(-u j) (the paper's "exponential
  * distribution with parameter u", discretised).
@@ -34,6 +42,17 @@ enum stream_kind {
 	STREAM_POISSON,
 	STREAM_BMODEL,
 	STREAM_PCAP,
+	STREAM_IMPORTANCE,
+	STREAM_NKINDS,
+};
+
+#define IMP_CLASSES 50
+
+enum imp_dist {
+	IMP_UNIFORM,
+	IMP_DIRECT,
+	IMP_INVERSE,
+	IMP_NDISTS,
 };
 
 struct stream_cfg {
@@ -47,6 +66,8 @@ struct stream_cfg {
 	unsigned int levels;	/* bmodel l */
 	double volume;		/* bmodel v */
 	double u;		/* poisson, bmodel: spread of frequent ids */
+	enum imp_dist imp_dist;	/* importance */
+	double repeat;		/* importance: expected share of repeats */
 	const char *pcap_path;
 	struct pd_key_opts key;
 	uint64_t seed;
@@ -59,6 +80,8 @@ struct stream {
 	uint64_t uni;		/* uniform: universe size */
 	double *cdf;		/* zipf */
 	uint8_t *marks;		/* bmodel: frequent positions */
+	double imp_cdf[IMP_CLASSES];	/* importance: class probabilities */
+	uint64_t per_class;	/* importance: elements in each class */
 	/* pcap: the packets read, kept for replay */
 	uint8_t *pkts;
 	uint64_t *offs;
@@ -72,6 +95,8 @@ struct element {
 	uint64_t id;
 	const struct pd_key *key;	/* pcap only */
 	struct pd_key keybuf;
+	uint8_t imp;		/* importance stream: 1..50; others 0 */
+	uint8_t dscp;		/* pcap: the packet's DSCP; others 0 */
 };
 
 /* Returns 0 or -1 with a message in err. */
@@ -82,7 +107,15 @@ bool stream_next(struct stream *s, struct element *e);
 void stream_close(struct stream *s);
 /* Universe size for which n uniform draws give `distinct` * n distincts. */
 uint64_t stream_uniform_universe(uint64_t n, double distinct);
+/*
+ * Importance stream: the probability of drawing an element of class c
+ * (1..50) under dist, and the elements per class for which n draws repeat
+ * an element with expected share `repeat` (0 if none can).
+ */
+double stream_imp_class_prob(enum imp_dist dist, unsigned int c);
+uint64_t stream_imp_per_class(uint64_t n, enum imp_dist dist, double repeat);
 
 extern const char *const stream_names[];
+extern const char *const imp_dist_names[];
 
 #endif /* PD_SIM_STREAMS_H */
