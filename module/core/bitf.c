@@ -270,10 +270,10 @@ u64 pd_bitf_set_bits(const struct pd_bitf *f)
 
 /* ---- the families, for filter.h ---- */
 
-/* Stable loads, Q62 (to double precision): see pd_bitf_plan(). */
-#define PD_Q62_GOLDEN 2850178704830799872ULL	/* (sqrt 5 - 1) / 2 */
+/* Q62 constants, to double precision */
 #define PD_Q62_1_1E 2915141543110166528ULL	/* 1 - 1/e */
-#define PD_Q62_HALF_1E 609298533896472576ULL	/* 1/2 - 1/e: 1 - 1/e - 1/2 */
+#define PD_Q62_LN2 3196577161300663808ULL	/* ln 2 */
+#define PD_RSBF_ODE_STEPS 512			/* see pd_bitf_load() */
 
 #define PD_BITF_DEFAULT_K 2		/* the paper's, after its Tables 1-3 */
 
@@ -292,30 +292,82 @@ static u32 pd_rsbf_k(u32 fps_ppb)
 }
 
 /*
- * The fraction of set bits a family settles at on a stream of distinct
+ * The fraction of set bits x a family settles at on a stream of distinct
  * elements (our derivation; the paper gives none but RSBF's 1 - 1/e, its
- * load after phase 1): per insertion and array, a bit is cleared with
- * probability x (BSBF), x/k (BSBFSD) or x^2 (RLBSBF: a set bit, kept with
- * probability L/s = x) and the element's own bit set with probability
- * 1 - x; the balance gives 1/2, k/(k+1) and (sqrt 5 - 1)/2. RSBF ends
- * phase 1 at 1 - 1/e, then phase 2's s ln(1/p*) insertions, each clearing
- * and setting, bring it to 1/2 + (1/2 - 1/e) p*^2, and phase 3 keeps it.
+ * load after phase 1). Only an element reported DISTINCT is inserted, and
+ * such an element has at least one zero bit: given that, its bit in an
+ * array is zero with probability (1 - x) / (1 - x^k), not 1 - x. Per
+ * insertion and array a set bit is cleared with probability r(x) = x
+ * (BSBF), x/k (BSBFSD) or x^2 (RLBSBF: a set bit, kept with probability
+ * L/s = x), so the load is stable where
+ *
+ *   r(x) (1 - x^k) = 1 - x,  i.e.  r(x) (1 + x + ... + x^(k-1)) = 1:
+ *
+ * BSBF  x + ... + x^k = 1        (k = 2: (sqrt 5 - 1)/2; k = 3: 0.5437)
+ * RLBSBF x^2 + ... + x^(k+1) = 1 (k = 2: 0.7549; k = 3: 0.6823)
+ * BSBFSD (x + ... + x^k) / k = 1: only x = 1. It has no stable load below
+ *       1: the load keeps rising (1 - x is about 2s / ((k + 1) n) after n
+ *       distinct elements) and so does the FP rate.
+ *
+ * RSBF ends phase 1 at 1 - 1/e. In phase 2 element iter is inserted with
+ * probability (s / iter)(1 - x^k), clearing one random bit per array as
+ * BSBF does, so with u = ln(iter / s), dx/du = 1 - 2x + x^(k+1) (BSBF's
+ * balance), from u = 0 to ln(1/p*); phase 3 keeps the load it ends at.
+ * That is integrated here (the midpoint rule, PD_RSBF_ODE_STEPS steps):
+ * for k = 3 and p* = 0.03, 0.5446 (k = 1: 0.8394; k = 2: 0.6188).
  */
+
+/* The largest x in [0, 1] (Q62) with x^first + ... + x^(first+k-1) <= 1. */
+static u64 pd_bitf_root(u32 first, u32 k)
+{
+	u64 lo = 0, hi = PD_Q62_ONE;
+
+	while (lo < hi) {
+		u64 mid = lo + (hi - lo + 1) / 2, t = pd_pow_q62(mid, first);
+		u64 sum = 0;
+		u32 j;
+
+		for (j = 0; j < k && sum <= PD_Q62_ONE; j++) {
+			sum += t;
+			t = pd_mul_q62(t, mid);
+		}
+		if (sum <= PD_Q62_ONE)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+/* x + h (1 - 2y + y^(k+1)), Q62 */
+static u64 pd_rsbf_ode(u64 x, u64 h, u64 y, u32 k)
+{
+	u64 up = PD_Q62_ONE + pd_pow_q62(y, k + 1), down = 2 * y;
+
+	if (up >= down)
+		return x + pd_mul_q62(h, up - down);
+	return x - pd_mul_q62(h, down - up);
+}
+
 static u64 pd_bitf_load(u8 kind, u32 k, u32 p_star_ppb)
 {
-	u64 ps;
+	u64 x = PD_Q62_1_1E, h;
+	u32 i;
 
 	switch (kind) {
 	case PKTDEDUP_FILTER_KIND_BSBFSD:
-		return pd_muldiv(k, PD_Q62_ONE, k + 1);
+		return PD_Q62_ONE;
 	case PKTDEDUP_FILTER_KIND_RLBSBF:
-		return PD_Q62_GOLDEN;
+		return pd_bitf_root(2, k);
 	case PKTDEDUP_FILTER_KIND_RSBF:
-		ps = pd_q62_from_ppb(p_star_ppb);
-		return PD_Q62_ONE / 2 +
-		       pd_mul_q62(PD_Q62_HALF_1E, pd_mul_q62(ps, ps));
+		/* h = ln(1/p*) / steps: -log2(p*) (Q32.32) times ln 2 */
+		h = pd_muldiv(pd_neglog2_q62(pd_q62_from_ppb(p_star_ppb)),
+			      PD_Q62_LN2, PD_Q32_ONE * PD_RSBF_ODE_STEPS);
+		for (i = 0; i < PD_RSBF_ODE_STEPS; i++)
+			x = pd_rsbf_ode(x, h, pd_rsbf_ode(x, h / 2, x, k), k);
+		return PD_MIN(x, PD_Q62_ONE);
 	default:
-		return PD_Q62_ONE / 2;
+		return pd_bitf_root(1, k);
 	}
 }
 
