@@ -118,6 +118,11 @@ static int pd_ibf_plan(const struct pd_filter_req *req,
 		*why = "ibf: max must be 3, 7 or 15 (classes need room)";
 		return -EINVAL;
 	}
+	/* before P is searched with it, and before (u8) would wrap it */
+	if (c->k < 1 || c->k > PD_SBF_MAX_K) {
+		*why = "k must be between 1 and 16";
+		return -EINVAL;
+	}
 	if (req->mem_bytes > PD_U64_MAX / 8) {
 		*why = "memory too large";
 		return -ERANGE;
