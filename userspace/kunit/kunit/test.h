@@ -156,6 +156,8 @@ void *kunit_kmalloc_array(struct kunit *test, size_t n, size_t size,
 #define KUNIT_EXPECT_LE_MSG(t, l, r, ...) PD_KUNIT_BINARY(t, false, l, <=, r, __VA_ARGS__)
 #define KUNIT_EXPECT_GT_MSG(t, l, r, ...) PD_KUNIT_BINARY(t, false, l, >, r, __VA_ARGS__)
 #define KUNIT_EXPECT_GE_MSG(t, l, r, ...) PD_KUNIT_BINARY(t, false, l, >=, r, __VA_ARGS__)
+#define KUNIT_EXPECT_NULL_MSG(t, p, ...) PD_KUNIT_PTR(t, false, p, ==, NULL, __VA_ARGS__)
+#define KUNIT_EXPECT_NOT_NULL_MSG(t, p, ...) PD_KUNIT_PTR(t, false, p, !=, NULL, __VA_ARGS__)
 
 #define KUNIT_ASSERT_TRUE(t, c) PD_KUNIT_TRUE(t, true, c, true)
 #define KUNIT_ASSERT_FALSE(t, c) PD_KUNIT_TRUE(t, true, c, false)
@@ -167,5 +169,12 @@ void *kunit_kmalloc_array(struct kunit *test, size_t n, size_t size,
 #define KUNIT_ASSERT_GE(t, l, r) PD_KUNIT_BINARY(t, true, l, >=, r)
 #define KUNIT_ASSERT_NOT_NULL(t, p) PD_KUNIT_PTR(t, true, p, !=, NULL)
 #define KUNIT_ASSERT_EQ_MSG(t, l, r, ...) PD_KUNIT_BINARY(t, true, l, ==, r, __VA_ARGS__)
+#define KUNIT_ASSERT_NE_MSG(t, l, r, ...) PD_KUNIT_BINARY(t, true, l, !=, r, __VA_ARGS__)
+#define KUNIT_ASSERT_LT_MSG(t, l, r, ...) PD_KUNIT_BINARY(t, true, l, <, r, __VA_ARGS__)
+#define KUNIT_ASSERT_LE_MSG(t, l, r, ...) PD_KUNIT_BINARY(t, true, l, <=, r, __VA_ARGS__)
+#define KUNIT_ASSERT_GT_MSG(t, l, r, ...) PD_KUNIT_BINARY(t, true, l, >, r, __VA_ARGS__)
+#define KUNIT_ASSERT_GE_MSG(t, l, r, ...) PD_KUNIT_BINARY(t, true, l, >=, r, __VA_ARGS__)
+#define KUNIT_ASSERT_TRUE_MSG(t, c, ...) PD_KUNIT_TRUE(t, true, c, true, __VA_ARGS__)
+#define KUNIT_ASSERT_NOT_NULL_MSG(t, p, ...) PD_KUNIT_PTR(t, true, p, !=, NULL, __VA_ARGS__)
 
 #endif /* PD_KUNIT_SHIM_TEST_H */
