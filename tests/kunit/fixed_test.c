@@ -69,12 +69,54 @@ static void pd_fixed_ppb(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pd_q62_from_ppb(500000000), PD_Q62_ONE / 2);
 }
 
+/*
+ * -log2 in Q32.32 against values known to more digits than it keeps:
+ * exact for powers of two, within 2^-28 (16 units) otherwise.
+ */
+static void pd_fixed_neglog2(struct kunit *test)
+{
+	static const struct { u64 x, want; } near[] = {
+		/* 0.1: 3.3219280948873623 */
+		{ 461168601842738790ULL, 14267572527ULL },
+		/* 0.01: 6.6438561897747247 */
+		{ 46116860184273879ULL, 28535145054ULL },
+		/* 1 - 1/e: 0.6617283576289673 (Eq. 6.1's denominator) */
+		{ 2915141543110166585ULL, 2842101654ULL },
+		/* 0.9: 0.1520030934450500 */
+		{ 4150517416584649113ULL, 652848315ULL },
+	};
+	unsigned int i;
+	u64 prev = 0;
+
+	KUNIT_EXPECT_EQ(test, pd_neglog2_q62(PD_Q62_ONE), (u64)0);
+	KUNIT_EXPECT_EQ(test, pd_neglog2_q62(0), PD_U64_MAX);
+	KUNIT_EXPECT_EQ(test, pd_neglog2_q62(PD_Q62_ONE / 2), PD_Q32_ONE);
+	KUNIT_EXPECT_EQ(test, pd_neglog2_q62(PD_Q62_ONE / 4), 2 * PD_Q32_ONE);
+	KUNIT_EXPECT_EQ(test, pd_neglog2_q62(1), 62 * PD_Q32_ONE);
+	KUNIT_EXPECT_EQ(test, pd_q62_from_ppb(100000000), near[0].x);
+	for (i = 0; i < PD_ARRAY_SIZE(near); i++) {
+		u64 got = pd_neglog2_q62(near[i].x);
+
+		KUNIT_EXPECT_LE_MSG(test, got, near[i].want + 16, "case %u", i);
+		KUNIT_EXPECT_GE_MSG(test, got + 16, near[i].want, "case %u", i);
+	}
+	/* decreasing in x */
+	for (i = 1; i <= 64; i++) {
+		u64 got = pd_neglog2_q62(PD_Q62_ONE / 64 * i);
+
+		if (i > 1)
+			KUNIT_EXPECT_LT(test, got, prev);
+		prev = got;
+	}
+}
+
 static struct kunit_case pd_fixed_cases[] = {
 	KUNIT_CASE(pd_fixed_mul),
 	KUNIT_CASE(pd_fixed_muldiv),
 	KUNIT_CASE(pd_fixed_pow_root),
 	KUNIT_CASE(pd_fixed_isqrt),
 	KUNIT_CASE(pd_fixed_ppb),
+	KUNIT_CASE(pd_fixed_neglog2),
 	{}
 };
 

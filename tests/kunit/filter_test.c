@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of the filter interface (filter.h): the registry, and what
+ * every family promises through it: a plan within the memory asked, a
+ * working filter, queries that change nothing, runs reproducible from
+ * fixed seeds, and bad settings refused with -EINVAL and a message.
+ */
+#include <kunit/test.h>
+
+#include "../../module/core/filter.h"
+#include "../../module/core/fixed.h"
+#include "../../module/core/rng.h"
+
+/* The hashes of element id: splitmix64 of the id, split in two. */
+static void pd_ft_elem(u64 id, u32 *h1, u32 *h2)
+{
+	u64 x = pd_rng_next(&id);
+
+	*h1 = (u32)x;
+	*h2 = (u32)(x >> 32);
+}
+
+/* A DSCP and a mark that vary with the element (IBF classes). */
+static struct pd_pktinfo pd_ft_info(u64 id)
+{
+	struct pd_pktinfo pi = { .dscp = (u8)(id * 7 % 64),
+				 .mark = (u32)(id % 5) };
+
+	return pi;
+}
+
+static int pd_ft_new(struct kunit *test, struct pd_filter *f,
+		     const struct pd_filter_req *req,
+		     struct pd_filter_plan *plan, u64 rng)
+{
+	const char *why = NULL;
+	int err = pd_filter_create(f, req, plan, &why);
+
+	if (err)
+		kunit_err(test, "kind %u: %s", req->kind, why);
+	else
+		pd_filter_set_seeds(f, 0x12345678, 0x9abcdef0, rng);
+	return err;
+}
+
+/*
+ * Every uAPI kind has a family whose kind is its index; names are unique
+ * and found again by name; every operation is there.
+ */
+static void pd_filter_registry(struct kunit *test)
+{
+	unsigned int i, j;
+
+	KUNIT_EXPECT_EQ(test, (unsigned int)PD_FILTER_NKINDS,
+			(unsigned int)PKTDEDUP_FILTER_KIND_MAX + 1);
+	for (i = 0; i <= PKTDEDUP_FILTER_KIND_MAX; i++) {
+		const struct pd_filter_ops *ops = pd_filter_family(i);
+
+		KUNIT_ASSERT_NOT_NULL(test, ops);
+		KUNIT_EXPECT_PTR_EQ(test, ops, pd_filter_families[i]);
+		KUNIT_EXPECT_EQ_MSG(test, (unsigned int)ops->kind, i,
+				    "family %s", ops->name);
+		KUNIT_ASSERT_NOT_NULL(test, ops->name);
+		KUNIT_EXPECT_GT(test, strlen(ops->name), (size_t)0);
+		KUNIT_EXPECT_PTR_EQ(test, pd_filter_family_by_name(ops->name),
+				    ops);
+		KUNIT_EXPECT_TRUE(test, ops->plan && ops->init &&
+				  ops->set_rng && ops->step && ops->query &&
+				  ops->clear && ops->occupancy);
+		/* every family takes k (probes or arrays) */
+		KUNIT_EXPECT_TRUE(test, ops->settings & PD_SET_K);
+		for (j = 0; j < i; j++)
+			KUNIT_EXPECT_NE_MSG(test,
+					    strcmp(ops->name,
+						   pd_filter_families[j]->name),
+					    0, "kinds %u and %u", i, j);
+	}
+	KUNIT_EXPECT_NULL(test, pd_filter_family(PD_FILTER_NKINDS));
+	KUNIT_EXPECT_NULL(test, pd_filter_family(~0u));
+	KUNIT_EXPECT_NULL(test, pd_filter_family_by_name("no-such-filter"));
+	KUNIT_EXPECT_NULL(test, pd_filter_family_by_name(""));
+	KUNIT_EXPECT_NULL(test, pd_filter_family_by_name("SBF"));
+	KUNIT_EXPECT_PTR_EQ(test, pd_filter_family_by_name("sbf"),
+			    &pd_sbf_family);
+	KUNIT_EXPECT_PTR_EQ(test, pd_filter_family_by_name("rlbsbf"),
+			    &pd_rlbsbf_family);
+	KUNIT_EXPECT_PTR_EQ(test, pd_filter_family_by_name("ibf-mc"),
+			    &pd_ibfmc_family);
+}
+
+/*
+ * Every family plans 1 MiB with its defaults within the memory asked,
+ * and the filter works: empty, it reports nothing; an element just
+ * stepped is a duplicate (1000 elements stay in every family's first
+ * phase at 1 MiB); its occupancy counts what was set; reset empties it.
+ */
+static void pd_filter_defaults(struct kunit *test)
+{
+	unsigned int kind;
+
+	for (kind = 0; kind < PD_FILTER_NKINDS; kind++) {
+		const struct pd_filter_ops *ops = pd_filter_family(kind);
+		struct pd_filter_req req;
+		struct pd_filter_plan plan;
+		struct pd_filter_occ o;
+		struct pd_filter f;
+		u64 i, units, seen = 0;
+		u32 h1, h2;
+
+		pd_filter_req_defaults(&req, kind, 1 << 20);
+		KUNIT_ASSERT_EQ(test, pd_ft_new(test, &f, &req, &plan, 1), 0);
+		KUNIT_EXPECT_EQ(test, (unsigned int)plan.kind, kind);
+		KUNIT_EXPECT_LE_MSG(test, plan.bytes, (u64)(1 << 20), "%s",
+				    ops->name);
+		/* whole words are all a family may leave unused */
+		KUNIT_EXPECT_GT_MSG(test, plan.bytes, (u64)(1 << 20) - 8 * 16,
+				    "%s", ops->name);
+		KUNIT_EXPECT_GE(test, plan.k, 1u);
+		KUNIT_EXPECT_LE(test, plan.k, 16u);
+		KUNIT_EXPECT_TRUE(test, plan.given & PD_PLAN_HAS_FP);
+		KUNIT_EXPECT_TRUE(test, plan.fp_bound > 0 &&
+				  plan.fp_bound <= PD_Q62_ONE);
+		KUNIT_EXPECT_TRUE_MSG(test, plan.given &
+				      (ops->counting ? PD_PLAN_HAS_ZERO :
+				       PD_PLAN_HAS_LOAD), "%s", ops->name);
+		units = ops->counting ? plan.cells : plan.cells * plan.k;
+
+		pd_filter_occupancy(&f, &o);
+		KUNIT_EXPECT_EQ(test, o.units, units);
+		KUNIT_EXPECT_EQ(test, ops->counting ? o.zero : o.set,
+				ops->counting ? units : 0);
+		for (i = 0; i < 1000; i++) {
+			struct pd_pktinfo pi = pd_ft_info(i);
+
+			pd_ft_elem(i, &h1, &h2);
+			KUNIT_EXPECT_FALSE(test, pd_filter_query(&f, h1 ^ 1,
+								 h2));
+			seen += pd_filter_step(&f, h1, h2, &pi);
+			KUNIT_EXPECT_TRUE_MSG(test, pd_filter_query(&f, h1, h2),
+					      "%s element %llu", ops->name,
+					      (unsigned long long)i);
+		}
+		/* 1000 of ~2^23 units: a false positive is a 10^-5 event */
+		KUNIT_EXPECT_LE(test, seen, (u64)1);
+		pd_filter_occupancy(&f, &o);
+		KUNIT_EXPECT_EQ(test, o.units, units);
+		if (ops->counting) {
+			/* at most k cells per element left zero */
+			KUNIT_EXPECT_LT(test, o.zero, units);
+			KUNIT_EXPECT_GE(test, o.zero, units - 1000 * plan.k);
+		} else {
+			u64 sum = 0;
+
+			KUNIT_EXPECT_EQ(test, o.arrays, plan.k);
+			for (i = 0; i < o.arrays; i++) {
+				sum += o.load[i];
+				KUNIT_EXPECT_GT(test, o.load[i], 990u);
+				KUNIT_EXPECT_LE(test, o.load[i], 1000u);
+			}
+			KUNIT_EXPECT_EQ(test, sum, o.set);
+		}
+		pd_filter_reset(&f);
+		pd_filter_occupancy(&f, &o);
+		KUNIT_EXPECT_EQ(test, ops->counting ? o.zero : o.set,
+				ops->counting ? units : 0);
+		pd_ft_elem(3, &h1, &h2);
+		KUNIT_EXPECT_FALSE(test, pd_filter_query(&f, h1, h2));
+		pd_filter_destroy(&f);
+	}
+}
+
+/* Step n elements from a universe of u (repeats); count duplicates. */
+static u64 pd_ft_run(struct pd_filter *f, u64 *rng, u64 n, u64 u)
+{
+	u64 i, dups = 0;
+	u32 h1, h2;
+
+	for (i = 0; i < n; i++) {
+		u64 id = pd_rng_next(rng) % u;
+		struct pd_pktinfo pi = pd_ft_info(id);
+
+		pd_ft_elem(id, &h1, &h2);
+		dups += pd_filter_step(f, h1, h2, &pi);
+	}
+	return dups;
+}
+
+/*
+ * A query changes nothing: not the cells or bits, not the filter's
+ * struct (generator state, loads, RSBF's iter). The filter is small and
+ * busy (4 KiB, 20000 elements from a universe of 5000) so that both
+ * verdicts come up.
+ */
+static void pd_filter_query_pure(struct kunit *test)
+{
+	unsigned int kind;
+
+	for (kind = 0; kind < PD_FILTER_NKINDS; kind++) {
+		struct pd_filter_req req;
+		struct pd_filter_plan plan;
+		struct pd_filter f, fcopy;
+		u64 rng = 17 + kind, i, yes = 0;
+		void *mem;
+		u32 h1, h2;
+
+		pd_filter_req_defaults(&req, kind, 4096);
+		KUNIT_ASSERT_EQ(test, pd_ft_new(test, &f, &req, &plan, 5), 0);
+		pd_ft_run(&f, &rng, 20000, 5000);
+		mem = kunit_kzalloc(test, plan.bytes, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, mem);
+		memcpy(mem, f.mem, plan.bytes);
+		memcpy(&fcopy, &f, sizeof(f));
+		for (i = 0; i < 10000; i++) {
+			pd_ft_elem(i, &h1, &h2);
+			yes += pd_filter_query(&f, h1, h2);
+		}
+		KUNIT_EXPECT_GT_MSG(test, yes, (u64)0, "%s", f.ops->name);
+		KUNIT_EXPECT_LT_MSG(test, yes, (u64)10000, "%s", f.ops->name);
+		KUNIT_EXPECT_EQ_MSG(test, memcmp(mem, f.mem, plan.bytes), 0,
+				    "%s", f.ops->name);
+		KUNIT_EXPECT_EQ_MSG(test, memcmp(&fcopy, &f, sizeof(f)), 0,
+				    "%s", f.ops->name);
+		pd_filter_destroy(&f);
+	}
+}
+
+/*
+ * pd_filter_set_seeds makes a run reproducible: two filters of one plan
+ * with the same seeds give the same verdicts and end in the same state,
+ * whether stepped by pd_filter_step() (the SBF's direct call) or by the
+ * family's ops; a different generator state ends elsewhere (every family
+ * draws random numbers once it is busy). The seeds are the ones given.
+ */
+static void pd_filter_reproducible(struct kunit *test)
+{
+	unsigned int kind;
+
+	for (kind = 0; kind < PD_FILTER_NKINDS; kind++) {
+		struct pd_filter_req req;
+		struct pd_filter_plan plan;
+		struct pd_filter a, b, c;
+		u64 i, diff = 0, rng = 99;
+		u32 h1, h2;
+
+		pd_filter_req_defaults(&req, kind, 2048);
+		KUNIT_ASSERT_EQ(test, pd_ft_new(test, &a, &req, &plan, 7), 0);
+		KUNIT_ASSERT_EQ(test, pd_ft_new(test, &b, &req, &plan, 7), 0);
+		KUNIT_ASSERT_EQ(test, pd_ft_new(test, &c, &req, &plan, 8), 0);
+		KUNIT_EXPECT_EQ(test, a.seed[0], 0x12345678u);
+		KUNIT_EXPECT_EQ(test, a.seed[1], 0x9abcdef0u);
+		for (i = 0; i < 30000; i++) {
+			u64 id = pd_rng_next(&rng) % 8000;
+			struct pd_pktinfo pi = pd_ft_info(id);
+			bool va, vb;
+
+			pd_ft_elem(id, &h1, &h2);
+			va = pd_filter_step(&a, h1, h2, &pi);
+			vb = b.ops->step(&b, h1, h2, &pi);
+			pd_filter_step(&c, h1, h2, &pi);
+			if (va != vb)
+				diff++;
+		}
+		KUNIT_EXPECT_EQ_MSG(test, diff, (u64)0, "%s", a.ops->name);
+		KUNIT_EXPECT_EQ_MSG(test, memcmp(a.mem, b.mem, plan.bytes), 0,
+				    "%s", a.ops->name);
+		KUNIT_EXPECT_NE_MSG(test, memcmp(a.mem, c.mem, plan.bytes), 0,
+				    "%s", a.ops->name);
+		pd_filter_destroy(&a);
+		pd_filter_destroy(&b);
+		pd_filter_destroy(&c);
+	}
+}
+
+/* pd_filter_plan(req) fails with -EINVAL and a message containing what. */
+static void pd_ft_refused(struct kunit *test, const struct pd_filter_req *req,
+			  const char *what)
+{
+	struct pd_filter_plan plan;
+	const char *why = NULL;
+
+	KUNIT_EXPECT_EQ_MSG(test, pd_filter_plan(req, &plan, &why), -EINVAL,
+			    "kind %u k %u max %u p* %u", req->kind, req->k,
+			    req->max, req->p_star_ppb);
+	KUNIT_ASSERT_NOT_NULL(test, why);
+	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(why, what), "\"%s\"", why);
+}
+
+/* pd_filter_create(req) fails with -EINVAL and a message containing what. */
+static void pd_ft_create_refused(struct kunit *test,
+				 const struct pd_filter_req *req,
+				 const char *what)
+{
+	struct pd_filter_plan plan;
+	struct pd_filter f;
+	const char *why = NULL;
+
+	KUNIT_EXPECT_EQ(test, pd_filter_create(&f, req, &plan, &why), -EINVAL);
+	KUNIT_ASSERT_NOT_NULL(test, why);
+	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(why, what), "\"%s\"", why);
+}
+
+/* Bad settings: -EINVAL, and a message that names the setting. */
+static void pd_filter_refuses(struct kunit *test)
+{
+	static const u32 bad_k[] = { 0, 17, 257, PD_FILTER_AUTO - 1 };
+	struct pd_filter_req req;
+	struct pd_filter_plan plan;
+	struct pd_filter f;
+	const char *why;
+	unsigned int kind, i;
+
+	for (kind = 0; kind < PD_FILTER_NKINDS; kind++) {
+		for (i = 0; i < PD_ARRAY_SIZE(bad_k); i++) {
+			pd_filter_req_defaults(&req, kind, 1 << 20);
+			req.k = bad_k[i];
+			pd_ft_refused(test, &req, "k ");
+		}
+		pd_filter_req_defaults(&req, kind, 1 << 20);
+		req.fps_ppb = 1000000000;
+		pd_ft_refused(test, &req, "fps");
+	}
+	/* rsbf: p* in (0, 1) */
+	pd_filter_req_defaults(&req, PKTDEDUP_FILTER_KIND_RSBF, 1 << 20);
+	req.p_star_ppb = 1000000000;
+	pd_ft_refused(test, &req, "p-star");
+	req.p_star_ppb = ~0u;
+	pd_ft_refused(test, &req, "p-star");
+	/* counting families: max is 2^j - 1; ibf's classes need max >= 3 */
+	for (kind = 0; kind < PD_FILTER_NKINDS; kind++) {
+		if (!pd_filter_family(kind)->counting)
+			continue;
+		pd_filter_req_defaults(&req, kind, 1 << 20);
+		req.max = 5;
+		pd_ft_refused(test, &req, "max");
+		if (kind == PKTDEDUP_FILTER_KIND_SBF)
+			continue;
+		req.max = 1;
+		pd_ft_refused(test, &req, "max");
+		req.max = 31;	/* beyond the chains the planner solves */
+		pd_ft_refused(test, &req, "max");
+		/* an importance the uAPI does not have; a mark without mask */
+		pd_filter_req_defaults(&req, kind, 1 << 20);
+		req.importance = PKTDEDUP_IMPORTANCE_MAX + 1;
+		pd_ft_create_refused(test, &req, "importance");
+		req.importance = PKTDEDUP_IMPORTANCE_MARK;
+		pd_ft_create_refused(test, &req, "mask");
+	}
+	/* no such family */
+	pd_filter_req_defaults(&req, PD_FILTER_NKINDS, 1 << 20);
+	pd_ft_refused(test, &req, "family");
+	pd_filter_req_defaults(&req, PKTDEDUP_FILTER_KIND_SBF, 1 << 20);
+	KUNIT_ASSERT_EQ(test, pd_filter_plan(&req, &plan, &why), 0);
+	plan.kind = PD_FILTER_NKINDS;
+	why = NULL;
+	KUNIT_EXPECT_EQ(test, pd_filter_init(&f, &plan, NULL, &why), -EINVAL);
+	KUNIT_EXPECT_NOT_NULL(test, why);
+	/* too little memory is refused by every family (not always EINVAL) */
+	for (kind = 0; kind < PD_FILTER_NKINDS; kind++) {
+		pd_filter_req_defaults(&req, kind, 4);
+		why = NULL;
+		KUNIT_EXPECT_LT(test, pd_filter_plan(&req, &plan, &why), 0);
+		KUNIT_EXPECT_NOT_NULL(test, why);
+	}
+}
+
+static struct kunit_case pd_filter_cases[] = {
+	KUNIT_CASE(pd_filter_registry),
+	KUNIT_CASE(pd_filter_defaults),
+	KUNIT_CASE(pd_filter_query_pure),
+	KUNIT_CASE(pd_filter_reproducible),
+	KUNIT_CASE(pd_filter_refuses),
+	{}
+};
+
+static struct kunit_suite pd_filter_suite = {
+	.name = "pktdedup-filter",
+	.test_cases = pd_filter_cases,
+};
+
+kunit_test_suite(pd_filter_suite);
