@@ -1,23 +1,34 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Memory each packet touches in the source analytics, measured: runs
-# `bench --trace-sources N` under valgrind's lackey (every load and store
-# the program makes, with its address) and counts, per packet, the distinct
-# 64-byte lines of each structure that the packet's loads and stores hit:
-# the dedup filter, the source window (HyperLogLog sketch + Space-Saving
-# summary), the destination window, the new-source filter. Prints the mean
-# and the largest count per packet.
+# Memory each packet touches, measured: runs the benchmark's tracing modes
+# under valgrind's lackey (every load and store the program makes, with
+# its address) and counts, per packet, the distinct 64-byte lines of each
+# structure that the packet's loads and stores hit.
 #
-# Usage: scripts/lines-touched.sh [BUILD_DIR] [PACKETS]
+#  1. the source analytics (`bench --trace-sources N`): the dedup filter,
+#     the source window (HyperLogLog sketch + Space-Saving summary), the
+#     destination window, the new-source filter; the mean and the largest
+#     count per packet;
+#  2. every filter family at 64 KiB, 1 MiB and 64 MiB (`bench
+#     --trace-filter FAMILY MEM N`, FAMILY_PACKETS packets each, in the
+#     state bench's family table starts from): the family's memory, mean
+#     and largest per packet, and the mean against the SBF's.
+#
+# Usage: scripts/lines-touched.sh [BUILD_DIR] [PACKETS] [FAMILY_PACKETS]
 set -euo pipefail
 B=${1:-build}
 N=${2:-3000}
+NF=${3:-1000}
 command -v valgrind > /dev/null || { echo "lines-touched: no valgrind" >&2; exit 1; }
 ranges=$(mktemp)
-trap 'rm -f "$ranges"' EXIT
-valgrind --tool=lackey --trace-mem=yes --log-fd=3 "$B/bench" \
-	--trace-sources "$N" 3>&1 > "$ranges" | python3 -c '
+rows=$(mktemp)
+trap 'rm -f "$ranges" "$rows"' EXIT
+
+# stdin: lackey's trace; argv: the ranges file the traced program writes,
+# and "table" (one line per structure) or "row LABEL" (one line: LABEL,
+# the mean and the largest count of the first structure)
+parser='
 import sys
 ranges, marker = [], None
 # the traced program writes the ranges file once set up; until then the
@@ -64,9 +75,46 @@ for line in sys.stdin:
             cur[n].add(addr >> 6)
             break
 close()
+if sys.argv[2] == "row":
+    n = names[0]
+    print("%s %.3f %d %d" % (sys.argv[3], total[n] / packets, peak[n], packets))
+    sys.exit(0)
 print("cache lines touched per packet (%d packets, lackey)" % packets)
 print("%-22s %8s %6s" % ("structure", "mean", "max"))
 for n in names:
     print("%-22s %8.2f %6d" % (n, total[n] / packets, peak[n]))
 print("%-22s %8.2f" % ("all", sum(total.values()) / packets))
-' "$ranges"
+'
+
+# trace MODE... -- BENCH-ARGS...
+trace() {
+	local mode=()
+	while [ "$1" != -- ]; do mode+=("$1"); shift; done
+	shift
+	: > "$ranges"
+	valgrind --tool=lackey --trace-mem=yes --log-fd=3 "$B/bench" "$@" \
+		3>&1 > "$ranges" | python3 -c "$parser" "$ranges" "${mode[@]}"
+}
+
+trace table -- --trace-sources "$N"
+
+echo
+for mem in 65536 1048576 67108864; do
+	for fam in sbf rsbf bsbf bsbfsd rlbsbf ibf-2c ibf-mc; do
+		trace row "$mem $fam" -- --trace-filter "$fam" "$mem" "$NF" >> "$rows"
+	done
+done
+python3 - "$rows" <<'EOF'
+import sys
+rows = [l.split() for l in open(sys.argv[1])]
+print("cache lines of the filter touched per packet, every family "
+      "(%s packets each, lackey; from bench's family-table state)" % rows[0][4])
+print("%-8s %-8s %8s %5s %7s" % ("memory", "family", "mean", "max", "ratio"))
+names = {"65536": "64 KiB", "1048576": "1 MiB", "67108864": "64 MiB"}
+sbf = {}
+for mem, fam, mean, peak, _ in rows:
+    if fam == "sbf":
+        sbf[mem] = float(mean)
+    print("%-8s %-8s %8.3f %5s %6.2fx" % (names[mem], fam, float(mean), peak,
+                                          float(mean) / sbf[mem]))
+EOF

@@ -6,18 +6,25 @@
  * measured in the same run that decrements P independent random cells
  * (the textbook reading of Algorithm 1). Also: cache lines the decrements
  * touch per element (from the addresses the code touches), and the cost of
- * packet-mode key extraction plus hashing by payload bytes N.
+ * packet-mode key extraction plus hashing by payload bytes N. Then every
+ * filter family through filter.h (pd_filter_step(), as the module runs
+ * it), against the SBF in the same run, which is also stepped directly
+ * (pd_sbf_step()) to show what the interface costs it.
  *
  * Timings are native userspace ones of the same core the module compiles;
  * read the ratios, not the absolute numbers, across machines.
  */
+#define _GNU_SOURCE	/* memfd_create */
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "../../module/core/filter.h"
 #include "../../module/core/fixed.h"
 #include "../../module/core/key.h"
 #include "../../module/core/plan.h"
@@ -499,13 +506,251 @@ static int trace_sources(u32 n)
 	return 0;
 }
 
+/*
+ * Every family through the interface, at the module's defaults for it
+ * (pd_filter_req_defaults: the planner's choices for fps 1% where a
+ * family plans), as the module runs it: flow key, two seeded hashes,
+ * pd_filter_step(). Each packet is a new flow. The bit families start at
+ * their stable state, as a filter that has run for a while: arrays filled
+ * to the plan's stable load (a 64 KiB random block of that density,
+ * repeated), RSBF in phase 3; BSBFSD, which has no stable load below 1,
+ * at its load after 16 s distinct elements, 1 - 2/(16 (k + 1)). The SBF
+ * and the IBFs do the same work whatever their state.
+ */
+#define FAM_ROWS (PD_FILTER_NKINDS + 1)	/* and the SBF stepped directly */
+#define FAM_BLOCK 8192			/* words of the random block */
+
+static const u64 fam_mems[] = { 64 << 10, 1 << 20, 64 << 20 };
+
+static const char *mem_name(u64 mem)
+{
+	return mem == 64 << 10 ? "64 KiB" : mem == 1 << 20 ? "1 MiB" :
+	       "64 MiB";
+}
+
+/* A word whose bits are set with probability x (Q62) to 2^-8. */
+static u64 density_word(u64 *rng, u64 x)
+{
+	u64 w = 0;
+	int j;
+
+	/* x's binary digits, the 8th first: w = digit ? w/2 + 1/2 : w/2 */
+	for (j = 8; j >= 1; j--) {
+		u64 r = pd_rng_next(rng);
+
+		w = (x >> (62 - j)) & 1 ? (r | w) : (r & w);
+	}
+	return w;
+}
+
+/*
+ * Each array: a block of random words of density x, repeated over it. The
+ * repeats are copied by pread() from a memory file holding the block: the
+ * kernel copies, so valgrind's lackey (lines-touched.sh) does not trace
+ * 64 MiB of stores; the loads are the block's, counted once.
+ */
+static void fam_prefill(struct pd_filter *f, const struct pd_filter_plan *pl)
+{
+	struct pd_bitf *b = &f->u.bitf;
+	u64 x = pl->stable_load, rng = 4242, ones, head;
+	int fd = memfd_create("bench-block", 0);
+	unsigned int a;
+	u32 w, n;
+
+	if (fd < 0) {
+		perror("bench: memfd_create");
+		exit(1);
+	}
+	if (pl->kind == PKTDEDUP_FILTER_KIND_BSBFSD)
+		x = PD_Q62_ONE - PD_Q62_ONE / (8 * (b->k + 1));
+	n = b->nwords < FAM_BLOCK ? b->nwords : FAM_BLOCK;
+	for (a = 0; a < b->k; a++) {
+		u64 *arr = &b->words[(size_t)a * b->nwords];
+		u32 rest = b->nwords % n;
+
+		for (w = 0, ones = 0, head = 0; w < n; w++) {
+			arr[w] = density_word(&rng, x);
+			ones += pd_popcount64(arr[w]);
+			if (w < rest)
+				head += pd_popcount64(arr[w]);
+		}
+		if (pwrite(fd, arr, (size_t)n * 8, 0) != (ssize_t)n * 8)
+			goto fail;
+		for (w = n; w < b->nwords; w += n) {
+			size_t len = (size_t)PD_MIN(n, b->nwords - w) * 8;
+
+			if (pread(fd, &arr[w], len, 0) != (ssize_t)len)
+				goto fail;
+		}
+		b->load[a] = (u32)(ones * (b->nwords / n) + head);
+	}
+	close(fd);
+	if (pl->kind == PKTDEDUP_FILTER_KIND_RSBF)
+		b->iter = b->iter3;
+	return;
+fail:
+	perror("bench: the block's copies");
+	exit(1);
+}
+
+static void fam_create(struct pd_filter *f, struct pd_filter_plan *pl,
+		       unsigned int kind, u64 mem)
+{
+	struct pd_filter_req req;
+	const char *why;
+
+	pd_filter_req_defaults(&req, (u8)kind, mem);
+	if (pd_filter_create(f, &req, pl, &why)) {
+		fprintf(stderr, "bench: %s: %s\n",
+			pd_filter_family(kind)->name, why);
+		exit(1);
+	}
+	pd_filter_set_seeds(f, 0x1234567, 0x89abcdef, 99);
+	if (!pd_filter_family(kind)->counting)
+		fam_prefill(f, pl);
+}
+
+/* n new flows from *next on, through the interface or pd_sbf_step() */
+static double fam_run(struct pd_filter *f, u64 *next, u32 n, bool direct,
+		      u64 *distinct, bool trace)
+{
+	u8 src[4] = { 10, 0, 0, 0 }, dst[4] = { 192, 0, 2, 1 };
+	u32 i, dups = 0;
+	double t0 = now_ns();
+
+	for (i = 0; i < n; i++) {
+		u64 id = *next + i;
+		struct pd_pktinfo pi = { .dscp = (u8)(id & 63) };
+		struct pd_key key;
+		u32 h1, h2;
+
+		if (trace)
+			trace_marker = i;
+		memcpy(src + 1, &id, 3);
+		dst[2] = (u8)(id >> 24);
+		pd_key_build(&key, PKTDEDUP_KEY_FLOW, PD_FAMILY_IPV4, src, dst,
+			     IPPROTO_TCP, (u16)(id * 40503u), 443);
+		h1 = pd_key_hash(&key, f->seed[0]);
+		h2 = pd_key_hash(&key, f->seed[1]);
+		if (direct)
+			dups += pd_sbf_step(&f->u.sbf, h1, h2);
+		else
+			dups += pd_filter_step(f, h1, h2, &pi);
+	}
+	*next += n;
+	if (distinct)
+		*distinct += n - dups;
+	return (now_ns() - t0) / n;
+}
+
+static const char *fam_name(unsigned int row)
+{
+	return row == 1 ? "sbf-direct" : pd_filter_family(row ? row - 1 : 0)->name;
+}
+
+static void bench_families(void)
+{
+	unsigned int mi, row, r;
+
+	printf("\nevery filter family through filter.h, ns per packet (median "
+	       "of %u runs of %u new flows: key + 2 jhash + pd_filter_step), "
+	       "at the module's defaults;\nbit families from their stable "
+	       "state (load), RSBF in phase 3; sbf-direct: the same SBF "
+	       "stepped by pd_sbf_step(); ratio: against sbf\n", REPEAT, STEPS);
+	printf("%-8s %-10s %-7s %6s %9s %8s %7s\n", "memory", "family",
+	       "k/K, P", "load", "distinct", "ns", "ratio");
+	for (mi = 0; mi < PD_ARRAY_SIZE(fam_mems); mi++) {
+		double t[FAM_ROWS][REPEAT], med[FAM_ROWS];
+		u64 dist[FAM_ROWS] = { 0 }, load[FAM_ROWS] = { 0 };
+		struct pd_filter_plan pl[FAM_ROWS];
+		struct pd_filter f;
+
+		for (row = 0; row < FAM_ROWS; row++) {
+			struct pd_filter_occ o;
+			u64 next = 0;
+
+			if (row == 1)	/* runs with row 0, alternating */
+				continue;
+			fam_create(&f, &pl[row], row ? row - 1 : 0, fam_mems[mi]);
+			pd_filter_occupancy(&f, &o);
+			if (o.set)
+				load[row] = o.set * 1000 / o.units;
+			fam_run(&f, &next, STEPS, false, NULL, false);	/* warm */
+			for (r = 0; r < REPEAT; r++) {
+				t[row][r] = fam_run(&f, &next, STEPS, false,
+						    &dist[row], false);
+				if (!row)
+					t[1][r] = fam_run(&f, &next, STEPS, true,
+							  &dist[1], false);
+			}
+			if (!row)
+				pl[1] = pl[0];
+			pd_filter_destroy(&f);
+		}
+		for (row = 0; row < FAM_ROWS; row++) {
+			qsort(t[row], REPEAT, sizeof(t[row][0]), cmp_double);
+			med[row] = t[row][REPEAT / 2];
+		}
+		for (row = 0; row < FAM_ROWS; row++) {
+			char par[16], ld[16] = "-";
+
+			if (pl[row].p || pd_filter_family(pl[row].kind)->counting)
+				snprintf(par, sizeof(par), "%u, %u", pl[row].k,
+					 pl[row].p);
+			else
+				snprintf(par, sizeof(par), "%u", pl[row].k);
+			if (load[row])
+				snprintf(ld, sizeof(ld), "%.3f",
+					 load[row] / 1000.0);
+			printf("%-8s %-10s %-7s %6s %8.1f%% %8.1f %6.2fx\n",
+			       mem_name(fam_mems[mi]), fam_name(row), par, ld,
+			       100.0 * dist[row] / ((double)REPEAT * STEPS),
+			       med[row], med[row] / med[0]);
+		}
+	}
+}
+
+/*
+ * bench --trace-filter FAMILY MEM N: for scripts/lines-touched.sh, as
+ * --trace-sources: the family's memory range and the marker, 2000 packets
+ * of warm-up, then N marked packets.
+ */
+static int trace_filter(const char *name, u64 mem, u32 n)
+{
+	const struct pd_filter_ops *ops = pd_filter_family_by_name(name);
+	struct pd_filter_plan pl;
+	struct pd_filter f;
+	u64 next = 0;
+
+	if (!ops) {
+		fprintf(stderr, "bench: no family %s\n", name);
+		return 1;
+	}
+	fam_create(&f, &pl, ops->kind, mem);
+	range(name, f.mem, pl.bytes);
+	printf("marker %lx\n", (unsigned long)&trace_marker);
+	fflush(stdout);
+	fam_run(&f, &next, 2000, false, NULL, false);
+	fam_run(&f, &next, n, false, NULL, true);
+	pd_filter_destroy(&f);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--trace-sources"))
 		return trace_sources((u32)strtoul(argv[2], NULL, 10));
+	if (argc == 5 && !strcmp(argv[1], "--trace-filter"))
+		return trace_filter(argv[2], strtoull(argv[3], NULL, 0),
+				    (u32)strtoul(argv[4], NULL, 10));
+	if (argc == 2 && !strcmp(argv[1], "--families")) {
+		bench_families();
+		return 0;
+	}
 	bench_filters();
 	bench_payload();
 	bench_scope();
 	bench_sources();
+	bench_families();
 	return 0;
 }
