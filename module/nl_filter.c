@@ -128,12 +128,12 @@ static int pd_settings_put(struct sk_buff *msg, const struct pd_filter_req *r)
 {
 	const struct pd_filter_ops *ops = pd_filter_family(r->kind);
 	struct nlattr *nest = nla_nest_start(msg, pd_family_nest[r->kind]);
-	u32 s = ops->settings;
+	u32 s = ops->settings, fps = r->fps_ppb ?: ops->default_fps_ppb;
 
+	/* fps is left out where the family has no target (bit arrays) */
 	if (!nest ||
-	    ((s & PD_SET_FPS) &&
-	     nla_put_u32(msg, PKTDEDUP_A_SETTINGS_FPS,
-			 r->fps_ppb ? r->fps_ppb : ops->default_fps_ppb)) ||
+	    ((s & PD_SET_FPS) && fps &&
+	     nla_put_u32(msg, PKTDEDUP_A_SETTINGS_FPS, fps)) ||
 	    ((s & PD_SET_MAX) &&
 	     nla_put_u8(msg, PKTDEDUP_A_SETTINGS_CELL_BITS,
 			r->max == PD_FILTER_AUTO ? 0 :

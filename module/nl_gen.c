@@ -38,6 +38,11 @@ static struct netlink_range_validation pd_rsbf_p_star_range __ro_after_init = {
 	.max = 999999999U,
 };
 
+static struct netlink_range_validation pd_bitf_fps_range __ro_after_init = {
+	.min = 1U,
+	.max = 999999999U,
+};
+
 static struct netlink_range_validation pd_ibf_fps_range __ro_after_init = {
 	.min = 1U,
 	.max = 999999999U,
@@ -128,6 +133,7 @@ const struct nla_policy pd_rsbf_nl_policy[PKTDEDUP_A_SETTINGS_MAX + 1] = {
 };
 
 const struct nla_policy pd_bitf_nl_policy[PKTDEDUP_A_SETTINGS_MAX + 1] = {
+	[PKTDEDUP_A_SETTINGS_FPS] = NLA_POLICY_FULL_RANGE(NLA_U32, &pd_bitf_fps_range),
 	[PKTDEDUP_A_SETTINGS_K] = NLA_POLICY_MAX(NLA_U8, PKTDEDUP_K_MAX),
 };
 

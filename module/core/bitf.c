@@ -371,6 +371,34 @@ static u64 pd_bitf_load(u8 kind, u32 k, u32 p_star_ppb)
 	}
 }
 
+/*
+ * BSBF, BSBFSD and RLBSBF, whose paper gives no planner, with a target:
+ * the least k whose FP at the stable load (load^k, our model) meets it.
+ * BSBF's tends to 2^-k, RLBSBF's to ((sqrt 5 - 1)/2)^k; where no k up to
+ * 16 meets the target (BSBFSD never does: its load tends to 1), the k of
+ * the lowest FP, the paper's 2 on a tie. Best effort, unlike the SBF's
+ * planner, which more memory always satisfies: here memory does not move
+ * the stable load, and the plan reports the FP it reaches.
+ */
+static u32 pd_bitf_k_for_fps(u8 kind, u32 fps_ppb)
+{
+	u64 fps = pd_q62_from_ppb(fps_ppb), best_fp;
+	u32 k, best = PD_BITF_DEFAULT_K;
+
+	best_fp = pd_pow_q62(pd_bitf_load(kind, best, 0), best);
+	for (k = 1; k <= PD_BITF_MAX_K; k++) {
+		u64 fp = pd_pow_q62(pd_bitf_load(kind, k, 0), k);
+
+		if (fp <= fps)
+			return k;
+		if (fp < best_fp) {
+			best = k;
+			best_fp = fp;
+		}
+	}
+	return best;
+}
+
 static int pd_bitf_plan(const struct pd_filter_req *req,
 			struct pd_filter_plan *c, const char **why)
 {
@@ -382,6 +410,8 @@ static int pd_bitf_plan(const struct pd_filter_req *req,
 		c->k = req->k;
 	else if (req->kind == PKTDEDUP_FILTER_KIND_RSBF)
 		c->k = pd_rsbf_k(req->fps_ppb);
+	else if (req->fps_ppb)
+		c->k = pd_bitf_k_for_fps(req->kind, req->fps_ppb);
 	else
 		c->k = PD_BITF_DEFAULT_K;
 	if (c->k < 1 || c->k > PD_BITF_MAX_K) {
@@ -474,8 +504,10 @@ const struct pd_filter_ops fam = {					\
 /* RSBF's FPR threshold, Eq. 6.1: the paper's 0.1 */
 PD_BITF_FAMILY(pd_rsbf_family, "rsbf", PKTDEDUP_FILTER_KIND_RSBF,
 	       PD_SET_FPS | PD_SET_K | PD_SET_PSTAR, 100000000u);
-PD_BITF_FAMILY(pd_bsbf_family, "bsbf", PKTDEDUP_FILTER_KIND_BSBF, PD_SET_K, 0);
+/* no target by default: k is the paper's 2 */
+PD_BITF_FAMILY(pd_bsbf_family, "bsbf", PKTDEDUP_FILTER_KIND_BSBF,
+	       PD_SET_FPS | PD_SET_K, 0);
 PD_BITF_FAMILY(pd_bsbfsd_family, "bsbfsd", PKTDEDUP_FILTER_KIND_BSBFSD,
-	       PD_SET_K, 0);
+	       PD_SET_FPS | PD_SET_K, 0);
 PD_BITF_FAMILY(pd_rlbsbf_family, "rlbsbf", PKTDEDUP_FILTER_KIND_RLBSBF,
-	       PD_SET_K, 0);
+	       PD_SET_FPS | PD_SET_K, 0);

@@ -478,10 +478,14 @@ enum {
  */
 
 /*
- * Attribute set "bitf": of set "settings", k
+ * Attribute set "bitf": of set "settings", fps, k
  *
  * Settings of BSBF, BSBFSD and RLBSBF: k arrays (auto: 2, the paper's
- * choice by measurement; the paper gives these families no planner).
+ * choice by measurement; the paper gives these families no planner)
+ * and fps, an FP target without a default (given, an auto k is the
+ * least whose FP at the stable load, our model, meets it; where none
+ * up to 16 does, as for BSBFSD, the k of the lowest such FP). A reply
+ * carries fps only where one was set.
  */
 
 /*
@@ -553,9 +557,11 @@ enum {
 	/* u32: IBF, the same for the least important class. */
 	PKTDEDUP_A_FILTER_PLAN_FN_LOW,
 	/*
-	 * u32: Bit arrays, the fraction of set bits the family settles at, ppb:
-	 * 1/2 (BSBF), k/(k+1) (BSBFSD), (sqrt 5 - 1)/2 (RLBSBF), 1 - 1/e
-	 * (RSBF).
+	 * u32: Bit arrays, the fraction of set bits the family settles at on
+	 * distinct elements, ppb (our model): the root of x + ... + x^k = 1
+	 * (BSBF; 0.618 for k = 2), of x^2 + ... + x^(k+1) = 1 (RLBSBF; 0.755
+	 * for k = 2), 1 (BSBFSD: its load keeps rising), and RSBF's load after
+	 * phase 2 (0.545 for k = 3, p* = 0.03).
 	 */
 	PKTDEDUP_A_FILTER_PLAN_STABLE_LOAD,
 	/* u32: RSBF, the insertion floor, ppb. */

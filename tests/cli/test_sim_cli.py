@@ -306,8 +306,6 @@ def contract_every_algo():
         for extra in ([], ["--k", "2"], ["--fps", "0.05"]):
             if extra[:1] == ["--k"] and a == "fpbuffering":
                 continue
-            if extra[:1] == ["--fps"] and a in ("bsbf", "bsbfsd", "rlbsbf"):
-                continue
             j = run_json(algo_run(a, extra))
             for f in CORE:
                 assert f in j, f"{a} {extra}: missing {f}"
@@ -332,6 +330,39 @@ def contract_every_algo():
 
 
 @test
+def bit_families_plan_k_for_fps():
+    # no target: the paper's k = 2, and fps_target null
+    for a in ("bsbf", "bsbfsd", "rlbsbf"):
+        j = run_json(algo_run(a))
+        assert j["k"] == 2 and j["fps_target"] is None, j
+    # a target: the least k whose stable-load FP (load^k) meets it, so
+    # k - 1 does not; the load is the root of the family's balance
+    for a, first in (("bsbf", 1), ("rlbsbf", 2)):
+        for fps in (0.2, 0.05, 0.01):
+            j = run_json(algo_run(a, ["--fps", str(fps)]))
+            k = j["k"]
+
+            def load(k):
+                lo, hi = 0.0, 1.0
+                for _ in range(60):
+                    x = (lo + hi) / 2
+                    if sum(x ** (first + i) for i in range(k)) <= 1:
+                        lo = x
+                    else:
+                        hi = x
+                return lo
+            assert j["fps_target"] == fps, j
+            assert math.isclose(j["stable_load"], load(k), abs_tol=1e-6), j
+            assert load(k) ** k <= fps < load(k - 1) ** (k - 1), (a, fps, k)
+            assert math.isclose(j["fp_bound"], load(k) ** k, abs_tol=1e-6), j
+    # bsbfsd: no k meets a target (its load tends to 1): the paper's 2
+    j = run_json(algo_run("bsbfsd", ["--fps", "0.05"]))
+    assert j["k"] == 2 and j["fp_bound"] == 1, j
+    # a given k wins over the target
+    assert run_json(algo_run("bsbf", ["--fps", "0.01", "--k", "3"]))["k"] == 3
+
+
+@test
 def every_algo_reproducible():
     for a in ALGOS:
         assert run(algo_run(a)).stdout == run(algo_run(a)).stdout, a
@@ -340,7 +371,7 @@ def every_algo_reproducible():
 @test
 def refusals_exit_2():
     expect_usage_error(algo_run("lru"), "--algo", "lru")
-    for a, opt in (("bsbf", ["--max", "3"]), ("bsbfsd", ["--fps", "0.1"]),
+    for a, opt in (("bsbf", ["--max", "3"]), ("bsbfsd", ["--p", "4"]),
                    ("rlbsbf", ["--gap", "100"]), ("sbf", ["--p-star", "0.1"]),
                    ("sbf", ["--importance", "mark"]),
                    ("rsbf", ["--p", "4"]), ("ibf-mc", ["--entry-bits", "32"]),

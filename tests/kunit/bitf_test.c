@@ -487,10 +487,58 @@ static void pd_bsbfsd_rises(struct kunit *test)
 }
 
 /*
+ * BSBF, BSBFSD and RLBSBF with a target: the least k whose FP at the
+ * stable load (load^k) meets it, so k - 1 does not. BSBF's FP falls
+ * towards 2^-k (k = 3 0.161, 5 0.0340, 7 0.00804), RLBSBF's towards
+ * 0.618^k (k = 10 0.00832); where no k up to 16 meets it, the k of the
+ * lowest FP (16); BSBFSD, whose FP is 1 at every k, keeps the paper's 2.
+ */
+static void pd_bitf_planner_fps(struct kunit *test)
+{
+	static const struct { u8 kind; u32 fps_ppb, k; } want[] = {
+		{ PKTDEDUP_FILTER_KIND_BSBF, 200000000, 3 },
+		{ PKTDEDUP_FILTER_KIND_BSBF, 50000000, 5 },
+		{ PKTDEDUP_FILTER_KIND_BSBF, 10000000, 7 },
+		{ PKTDEDUP_FILTER_KIND_BSBF, 1000, 16 },
+		{ PKTDEDUP_FILTER_KIND_RLBSBF, 10000000, 10 },
+		{ PKTDEDUP_FILTER_KIND_RLBSBF, 1000, 16 },
+		{ PKTDEDUP_FILTER_KIND_BSBFSD, 10000000, 2 },
+		{ PKTDEDUP_FILTER_KIND_BSBFSD, 1000, 2 },
+	};
+	struct pd_filter_plan plan;
+	struct pd_filter_req req;
+	const char *why = NULL;
+	unsigned int i;
+	u64 fps;
+
+	for (i = 0; i < PD_ARRAY_SIZE(want); i++) {
+		pd_filter_req_defaults(&req, want[i].kind, 1 << 20);
+		req.fps_ppb = want[i].fps_ppb;
+		fps = pd_q62_from_ppb(want[i].fps_ppb);
+		KUNIT_ASSERT_EQ(test, pd_filter_plan(&req, &plan, &why), 0);
+		KUNIT_EXPECT_EQ_MSG(test, plan.k, want[i].k, "kind %u fps %u",
+				    want[i].kind, want[i].fps_ppb);
+		if (want[i].kind == PKTDEDUP_FILTER_KIND_BSBFSD ||
+		    want[i].k == PD_BITF_MAX_K)
+			continue;
+		KUNIT_EXPECT_LE(test, plan.fp_bound, fps);
+		req.k = plan.k - 1;
+		KUNIT_ASSERT_EQ(test, pd_filter_plan(&req, &plan, &why), 0);
+		KUNIT_EXPECT_GT(test, plan.fp_bound, fps);
+	}
+	/* a given k wins */
+	pd_filter_req_defaults(&req, PKTDEDUP_FILTER_KIND_BSBF, 1 << 20);
+	req.fps_ppb = 10000000;
+	req.k = 3;
+	KUNIT_ASSERT_EQ(test, pd_filter_plan(&req, &plan, &why), 0);
+	KUNIT_EXPECT_EQ(test, plan.k, 3u);
+}
+
+/*
  * The planner: RSBF's k is the mean of 1 and Eq. 6.1's
  * ln(FPR_t) / ln(1 - 1/e), rounded: 3 for the paper's FPR_t = 0.1
  * (mean of 1 and 5.02), its default; BSBF, BSBFSD and RLBSBF default to
- * the paper's k = 2 whatever the fps. Arrays take all the memory they
+ * the paper's k = 2 when no fps is given. Arrays take all the memory they
  * can in whole words; the model's stable loads are the roots named in
  * bitf.c.
  */
@@ -525,10 +573,8 @@ static void pd_bitf_planner(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, plan.k, 2u);
 		KUNIT_EXPECT_EQ(test, plan.cells, (u64)(4 << 20));
 		KUNIT_EXPECT_EQ(test, plan.bytes, (u64)(1 << 20));
-		req.fps_ppb = 1000;
-		KUNIT_ASSERT_EQ(test, pd_filter_plan(&req, &plan, &why), 0);
-		KUNIT_EXPECT_EQ(test, plan.k, 2u);
 	}
+	pd_bitf_planner_fps(test);
 	/* 1000 bytes in 3 arrays: 2666 bits each, 2624 in whole words */
 	pd_filter_req_defaults(&req, PKTDEDUP_FILTER_KIND_RSBF, 1000);
 	KUNIT_ASSERT_EQ(test, pd_filter_plan(&req, &plan, &why), 0);

@@ -83,6 +83,7 @@ static const struct nls_attr nls_rsbf_attrs[PKTDEDUP_A_SETTINGS_MAX + 1] = {
 };
 
 static const struct nls_attr nls_bitf_attrs[PKTDEDUP_A_SETTINGS_MAX + 1] = {
+	[PKTDEDUP_A_SETTINGS_FPS] = { .name = "fps", .type = NLS_U32 },
 	[PKTDEDUP_A_SETTINGS_K] = { .name = "k", .type = NLS_U8 },
 };
 

@@ -53,7 +53,10 @@ static const char usage[] =
 "  --fps F            sbf, ibf: target FP rate, 0 < F < 1 (default 0.01);\n"
 "                     with no --p, P comes from the planner (sbf: Eq. 17,\n"
 "                     rounded up). rsbf: the threshold FPR_t of Eq. 6.1\n"
-"                     that gives k (default 0.1). fpbuffering: q, 0 <= q < 1\n"
+"                     that gives k (default 0.1). bsbf, bsbfsd, rlbsbf: with\n"
+"                     no --k, k is the least whose FP at the stable load\n"
+"                     (our model) meets F, else the k of the lowest such FP\n"
+"                     (default: no target, k 2). fpbuffering: q, 0 <= q < 1\n"
 "                     (default 0: plain Buffering)\n"
 "  --gap G            sbf, ibf: typical gap between copies, for the\n"
 "                     planner's choices and its FN estimate\n"
@@ -505,6 +508,9 @@ static void print_filter(const struct run *r)
 		if (sf->ops->kind == PKTDEDUP_FILTER_KIND_RSBF)
 			printf("  p* %g%s", p->p_star_ppb / 1e9,
 			       sf->fps_used ? "  (k from Eq. 6.1)" : "");
+		else if (sf->fps_used)
+			printf("  (k planned for fps %g, our stable-load model)",
+			       sf->fps);
 		printf("\n%-10s fp bound %.4f%% (stable load^k)  stable load "
 		       "%.2f%% (our model)\n", "model", 100 * q62(p->fp_bound),
 		       100 * q62(p->stable_load));
@@ -1110,12 +1116,15 @@ int main(int argc, char **argv)
 			req.fps_ppb = (u32)llround(fps * 1e9);
 		/* does the family read the target? */
 		if (r->sf.ops->settings & PD_SET_FPS) {
+			u32 t = req.fps_ppb ? req.fps_ppb :
+				r->sf.ops->default_fps_ppb;
+
+			/* bsbf, bsbfsd, rlbsbf have no target unless given */
 			if (r->sf.ops->counting)
-				r->sf.fps_used = p == PD_FILTER_AUTO;
+				r->sf.fps_used = p == PD_FILTER_AUTO && t;
 			else
-				r->sf.fps_used = k == PD_FILTER_AUTO;
-			r->sf.fps = (req.fps_ppb ? req.fps_ppb :
-				     r->sf.ops->default_fps_ppb) / 1e9;
+				r->sf.fps_used = k == PD_FILTER_AUTO && t;
+			r->sf.fps = t / 1e9;
 		}
 	} else {
 		memset(&req, 0, sizeof(req));
