@@ -95,13 +95,13 @@ u64 pd_isqrt64(u64 x)
 
 u64 pd_q62_from_ppb(u32 ppb)
 {
-	return pd_muldiv(ppb, PD_Q62_ONE, 1000000000);
+	return pd_muldiv(ppb, PD_Q62_ONE, PD_PPB_ONE);
 }
 
 u32 pd_q62_to_ppb(u64 q)
 {
-	return (u32)pd_muldiv(q, 1000000000, PD_Q62_ONE) +
-	       (pd_muldiv(q, 2000000000, PD_Q62_ONE) & 1);
+	return (u32)pd_muldiv(q, PD_PPB_ONE, PD_Q62_ONE) +
+	       (pd_muldiv(q, 2ULL * PD_PPB_ONE, PD_Q62_ONE) & 1);
 }
 
 u64 pd_neglog2_q62(u64 x)

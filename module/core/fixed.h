@@ -28,6 +28,9 @@ u64 pd_root_q62(u64 x, unsigned int n);
 u64 pd_neglog2_q62(u64 x);
 /* floor(sqrt(x)). */
 u64 pd_isqrt64(u64 x);
+/* Probabilities on the wire are in parts per 10^9 (ppb). */
+#define PD_PPB_ONE 1000000000u
+
 /* A probability given in parts per 10^9, as Q62. */
 u64 pd_q62_from_ppb(u32 ppb);
 /* A Q62 probability in parts per 10^9, rounded to nearest. */

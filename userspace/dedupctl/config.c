@@ -98,87 +98,152 @@ static const struct pd_filter_ops *kind_family(uint32_t kind)
 	return ops;
 }
 
-/* A plan nest (filter-plan), as JSON members or text lines. */
-void print_plan(const struct nlattr *nest, const struct nlattr *plan_top)
+/*
+ * A filter's plan as dedupctl prints it, from the kernel's filter-plan nest
+ * or from the local planner: its model values in ppb, converted from the
+ * planner's Q62 as the kernel converts them, so both print the same.
+ */
+struct plan_view {
+	const struct pd_filter_ops *ops;
+	uint32_t k, max, bits, p, p_star, given;
+	uint64_t cells, gap, p_exact_q32;
+	uint32_t fp, zero, load, fn, fn_low;	/* ppb */
+};
+
+static void plan_view_nl(const struct nlattr *nest, struct plan_view *v)
 {
 	const struct nlattr *p[PKTDEDUP_A_FILTER_PLAN_MAX + 1];
-	const struct nlattr *t[PKTDEDUP_A_PLAN_MAX + 1];
-	const struct pd_filter_ops *ops;
-	char b1[32], b2[32], b3[32], b4[32];
+	static const struct {
+		uint16_t attr;
+		uint32_t given;
+	} model[] = {
+		{ PKTDEDUP_A_FILTER_PLAN_FP_BOUND, PD_PLAN_HAS_FP },
+		{ PKTDEDUP_A_FILTER_PLAN_STABLE_ZERO, PD_PLAN_HAS_ZERO },
+		{ PKTDEDUP_A_FILTER_PLAN_STABLE_LOAD, PD_PLAN_HAS_LOAD },
+		{ PKTDEDUP_A_FILTER_PLAN_FN, PD_PLAN_HAS_FN },
+	};
+	unsigned int i;
 
 	nl_nest(nest, &nls_filter_plan, p);
-	nl_nest(plan_top, &nls_plan, t);
-	ops = kind_family(u32a(p, PKTDEDUP_A_FILTER_PLAN_KIND));
+	memset(v, 0, sizeof(*v));
+	v->ops = kind_family(u32a(p, PKTDEDUP_A_FILTER_PLAN_KIND));
+	v->k = u32a(p, PKTDEDUP_A_FILTER_PLAN_K);
+	v->cells = u64a(p, PKTDEDUP_A_FILTER_PLAN_CELLS);
+	v->max = u32a(p, PKTDEDUP_A_FILTER_PLAN_CELL_MAX);
+	v->bits = u32a(p, PKTDEDUP_A_FILTER_PLAN_BITS);
+	v->p = u32a(p, PKTDEDUP_A_FILTER_PLAN_P);
+	v->p_star = u32a(p, PKTDEDUP_A_FILTER_PLAN_P_STAR);
+	for (i = 0; i < sizeof(model) / sizeof(model[0]); i++)
+		if (p[model[i].attr])
+			v->given |= model[i].given;
+	v->fp = u32a(p, PKTDEDUP_A_FILTER_PLAN_FP_BOUND);
+	v->zero = u32a(p, PKTDEDUP_A_FILTER_PLAN_STABLE_ZERO);
+	v->load = u32a(p, PKTDEDUP_A_FILTER_PLAN_STABLE_LOAD);
+	v->fn = u32a(p, PKTDEDUP_A_FILTER_PLAN_FN);
+	v->fn_low = u32a(p, PKTDEDUP_A_FILTER_PLAN_FN_LOW);
+	v->gap = u64a(p, PKTDEDUP_A_FILTER_PLAN_GAP);
+}
+
+static void plan_view_local(const struct pd_filter_ops *ops,
+			    const struct pd_filter_plan *pl,
+			    struct plan_view *v)
+{
+	*v = (struct plan_view){
+		.ops = ops, .k = pl->k, .max = pl->max, .bits = pl->bits,
+		.p = pl->p, .p_star = pl->p_star_ppb, .given = pl->given,
+		.cells = pl->cells, .gap = pl->gap,
+		.p_exact_q32 = pl->p_exact_q32,
+		.fp = pd_q62_to_ppb(pl->fp_bound),
+		.zero = pd_q62_to_ppb(pl->stable_zero),
+		.load = pd_q62_to_ppb(pl->stable_load),
+		.fn = pd_q62_to_ppb(pl->fn_rate),
+		.fn_low = pd_q62_to_ppb(pl->fn_low),
+	};
+}
+
+/* JSON members (each after a comma), or the lines of text of a plan. */
+static void print_plan_view(const struct plan_view *v)
+{
+	const struct pd_filter_ops *ops = v->ops;
+	bool fn_low = (v->given & PD_PLAN_HAS_FN) &&
+		      (ops->settings & PD_SET_IMPORTANCE);
+	char b1[32], b2[32];
+
 	if (json) {
-		printf("\"kind\":\"%s\",\"k\":%u,\"cells\":%llu", ops->name,
-		       u32a(p, PKTDEDUP_A_FILTER_PLAN_K),
-		       (unsigned long long)u64a(p, PKTDEDUP_A_FILTER_PLAN_CELLS));
-		if (plan_top)
-			printf(",\"filters\":%u,\"mem_total\":%llu",
-			       u32a(t, PKTDEDUP_A_PLAN_FILTERS),
-			       (unsigned long long)u64a(t, PKTDEDUP_A_PLAN_MEM_TOTAL));
+		printf(",\"k\":%u,\"cells\":%llu", v->k,
+		       (unsigned long long)v->cells);
 		if (ops->counting)
-			printf(",\"max\":%u,\"bits\":%u,\"p\":%u",
-			       u32a(p, PKTDEDUP_A_FILTER_PLAN_CELL_MAX),
-			       u32a(p, PKTDEDUP_A_FILTER_PLAN_BITS),
-			       u32a(p, PKTDEDUP_A_FILTER_PLAN_P));
-		printf(",\"fp_bound\":%.9g",
-		       u32a(p, PKTDEDUP_A_FILTER_PLAN_FP_BOUND) / 1e9);
-		if (p[PKTDEDUP_A_FILTER_PLAN_STABLE_ZERO])
-			printf(",\"stable_point\":%.9g",
-			       u32a(p, PKTDEDUP_A_FILTER_PLAN_STABLE_ZERO) / 1e9);
-		if (p[PKTDEDUP_A_FILTER_PLAN_STABLE_LOAD])
-			printf(",\"stable_load\":%.9g",
-			       u32a(p, PKTDEDUP_A_FILTER_PLAN_STABLE_LOAD) / 1e9);
-		if (p[PKTDEDUP_A_FILTER_PLAN_FN])
+			printf(",\"max\":%u,\"bits\":%u,\"p\":%u", v->max,
+			       v->bits, v->p);
+		if (v->p_exact_q32)
+			printf(",\"p_exact\":%.6f",
+			       (double)v->p_exact_q32 / 4294967296.0);
+		printf(",\"fp_bound\":%.9g", v->fp / 1e9);
+		if (v->given & PD_PLAN_HAS_ZERO)
+			printf(",\"stable_point\":%.9g", v->zero / 1e9);
+		if (v->given & PD_PLAN_HAS_LOAD)
+			printf(",\"stable_load\":%.9g", v->load / 1e9);
+		if (v->given & PD_PLAN_HAS_FN)
 			printf(",\"gap\":%llu,\"fn_at_gap\":%.9g",
-			       (unsigned long long)u64a(p, PKTDEDUP_A_FILTER_PLAN_GAP),
-			       u32a(p, PKTDEDUP_A_FILTER_PLAN_FN) / 1e9);
-		if (p[PKTDEDUP_A_FILTER_PLAN_FN_LOW])
-			printf(",\"fn_low_at_gap\":%.9g",
-			       u32a(p, PKTDEDUP_A_FILTER_PLAN_FN_LOW) / 1e9);
-		if (p[PKTDEDUP_A_FILTER_PLAN_P_STAR])
-			printf(",\"p_star\":%.9g",
-			       u32a(p, PKTDEDUP_A_FILTER_PLAN_P_STAR) / 1e9);
+			       (unsigned long long)v->gap, v->fn / 1e9);
+		if (fn_low)
+			printf(",\"fn_low_at_gap\":%.9g", v->fn_low / 1e9);
+		if (ops->settings & PD_SET_PSTAR)
+			printf(",\"p_star\":%.9g", v->p_star / 1e9);
 		return;
 	}
-	if (plan_top)
+	if (ops->counting) {
+		printf("cells    %llu of %u bits: max %u, k %u, p %u",
+		       (unsigned long long)v->cells, v->bits, v->max, v->k,
+		       v->p);
+		if (v->p_exact_q32)
+			printf(" (Eq. 17: %.2f)",
+			       (double)v->p_exact_q32 / 4294967296.0);
+		printf("\n");
+	} else {
+		printf("arrays   %u of %llu bits\n", v->k,
+		       (unsigned long long)v->cells);
+	}
+	if (ops->settings & PD_SET_PSTAR)
+		printf("p*       %s (phase 3 after bits / p* packets)\n",
+		       pct(b1, sizeof(b1), v->p_star));
+	printf("model    fp bound %s", pct(b1, sizeof(b1), v->fp));
+	if (v->given & PD_PLAN_HAS_ZERO)
+		printf(", stable zeros %s", pct(b2, sizeof(b2), v->zero));
+	if ((v->given & PD_PLAN_HAS_LOAD) && v->load >= PD_PPB_ONE)
+		printf(", no stable load: the load and fp rise towards 100%% (our model)");
+	else if (v->given & PD_PLAN_HAS_LOAD)
+		printf(", stable load %s (our model: the paper gives none)",
+		       pct(b2, sizeof(b2), v->load));
+	if (v->given & PD_PLAN_HAS_FN)
+		printf(", fn at gap %llu: %s", (unsigned long long)v->gap,
+		       pct(b2, sizeof(b2), v->fn));
+	if (fn_low)
+		printf(" (most important), %s (least)",
+		       pct(b2, sizeof(b2), v->fn_low));
+	printf("\n");
+}
+
+/* The kernel's plan: the plan nest of a reply, its filter-plan within. */
+static void print_plan(const struct nlattr *nest, const struct nlattr *plan_top)
+{
+	const struct nlattr *t[PKTDEDUP_A_PLAN_MAX + 1];
+	struct plan_view v;
+	char b1[32];
+
+	plan_view_nl(nest, &v);
+	nl_nest(plan_top, &nls_plan, t);
+	if (json) {
+		printf("\"kind\":\"%s\",\"filters\":%u,\"mem_total\":%llu",
+		       v.ops->name, u32a(t, PKTDEDUP_A_PLAN_FILTERS),
+		       (unsigned long long)u64a(t, PKTDEDUP_A_PLAN_MEM_TOTAL));
+	} else {
 		printf("filters  %u (%s), %s in all\n",
-		       u32a(t, PKTDEDUP_A_PLAN_FILTERS), ops->name,
+		       u32a(t, PKTDEDUP_A_PLAN_FILTERS), v.ops->name,
 		       size_str(b1, sizeof(b1),
 				u64a(t, PKTDEDUP_A_PLAN_MEM_TOTAL)));
-	if (ops->counting)
-		printf("cells    %llu of %u bits: max %u, k %u, p %u\n",
-		       (unsigned long long)u64a(p, PKTDEDUP_A_FILTER_PLAN_CELLS),
-		       u32a(p, PKTDEDUP_A_FILTER_PLAN_BITS),
-		       u32a(p, PKTDEDUP_A_FILTER_PLAN_CELL_MAX),
-		       u32a(p, PKTDEDUP_A_FILTER_PLAN_K),
-		       u32a(p, PKTDEDUP_A_FILTER_PLAN_P));
-	else
-		printf("arrays   %u of %llu bits\n",
-		       u32a(p, PKTDEDUP_A_FILTER_PLAN_K),
-		       (unsigned long long)u64a(p, PKTDEDUP_A_FILTER_PLAN_CELLS));
-	if (p[PKTDEDUP_A_FILTER_PLAN_P_STAR])
-		printf("p*       %s (phase 3 after bits / p* packets)\n",
-		       pct(b1, sizeof(b1), u32a(p, PKTDEDUP_A_FILTER_PLAN_P_STAR)));
-	printf("model    fp bound %s",
-	       pct(b2, sizeof(b2), u32a(p, PKTDEDUP_A_FILTER_PLAN_FP_BOUND)));
-	if (p[PKTDEDUP_A_FILTER_PLAN_STABLE_ZERO])
-		printf(", stable zeros %s",
-		       pct(b3, sizeof(b3),
-			   u32a(p, PKTDEDUP_A_FILTER_PLAN_STABLE_ZERO)));
-	if (p[PKTDEDUP_A_FILTER_PLAN_STABLE_LOAD])
-		printf(", stable load %s (our model: the paper gives none)",
-		       pct(b3, sizeof(b3),
-			   u32a(p, PKTDEDUP_A_FILTER_PLAN_STABLE_LOAD)));
-	if (p[PKTDEDUP_A_FILTER_PLAN_FN])
-		printf(", fn at gap %llu: %s",
-		       (unsigned long long)u64a(p, PKTDEDUP_A_FILTER_PLAN_GAP),
-		       pct(b4, sizeof(b4), u32a(p, PKTDEDUP_A_FILTER_PLAN_FN)));
-	if (p[PKTDEDUP_A_FILTER_PLAN_FN_LOW])
-		printf(" (most important), %s (least)",
-		       pct(b4, sizeof(b4), u32a(p, PKTDEDUP_A_FILTER_PLAN_FN_LOW)));
-	printf("\n");
+	}
+	print_plan_view(&v);
 }
 
 static int show_cb(const struct nlattr **tb, void *data)
@@ -526,6 +591,45 @@ static int kind_cb(const struct nlattr **tb, void *data)
 	return MNL_CB_OK;
 }
 
+/*
+ * The reply to a change: with action drop, warn when the model's FP of a
+ * new packet in the filter's steady state exceeds the target in force (1%,
+ * the SBF's default, for the families that take none): such packets are
+ * dropped as copies. The change is made; the warning says what it costs.
+ */
+static int set_cb(const struct nlattr **tb, void *data)
+{
+	const struct nlattr *c[PKTDEDUP_A_CONFIG_MAX + 1],
+		*f[PKTDEDUP_A_FILTER_MAX + 1], *s[PKTDEDUP_A_SETTINGS_MAX + 1],
+		*pl[PKTDEDUP_A_PLAN_MAX + 1];
+	const struct pd_filter_ops *ops;
+	struct plan_view v;
+	uint32_t target;
+	char b1[32], b2[32];
+
+	(void)data;
+	if (!tb[PKTDEDUP_A_CONFIG] || !tb[PKTDEDUP_A_PLAN])
+		return MNL_CB_OK;
+	nl_nest(tb[PKTDEDUP_A_CONFIG], &nls_config, c);
+	if (u8a(c, PKTDEDUP_A_CONFIG_ACTION) != PKTDEDUP_ACTION_DROP)
+		return MNL_CB_OK;
+	nl_nest(c[PKTDEDUP_A_CONFIG_FILTER], &nls_filter, f);
+	ops = kind_family(u32a(f, PKTDEDUP_A_FILTER_KIND));
+	nl_nest(f[family_nest(ops)], nls_filter.attrs[family_nest(ops)].nested,
+		s);
+	target = s[PKTDEDUP_A_SETTINGS_FPS] ?
+		 u32a(s, PKTDEDUP_A_SETTINGS_FPS) :
+		 pd_sbf_family.default_fps_ppb;
+	nl_nest(tb[PKTDEDUP_A_PLAN], &nls_plan, pl);
+	plan_view_nl(pl[PKTDEDUP_A_PLAN_FILTER], &v);
+	if (v.fp > target)
+		fprintf(stderr,
+			"dedupctl: warning: action drop with %s: by the model, %s of new packets are taken for copies and dropped once the filter is in its steady state (target %s; see 'dedupctl show')\n",
+			ops->name, pct(b1, sizeof(b1), v.fp),
+			pct(b2, sizeof(b2), target));
+	return MNL_CB_OK;
+}
+
 int cmd_set(int argc, char **argv)
 {
 	static char scratch[8192];
@@ -552,7 +656,7 @@ int cmd_set(int argc, char **argv)
 	}
 	nlh = nl_request(&n, PKTDEDUP_CMD_SET_CONFIG, false);
 	put_settings(nlh, argc, argv, target);
-	talk_change(&n, nlh, NULL, NULL);
+	talk_change(&n, nlh, set_cb, NULL);
 	return 0;
 }
 
@@ -561,7 +665,9 @@ int cmd_plan(int argc, char **argv)
 {
 	const struct pd_filter_ops *ops = named_family(argc, argv);
 	struct pd_filter_plan pl;
+	struct plan_view v;
 	struct pd_filter_req req;
+	uint32_t fps;
 	const char *why = NULL;
 	char b1[32], b2[32];
 	bool have_mem = false;
@@ -592,73 +698,29 @@ int cmd_plan(int argc, char **argv)
 		usage_error("plan: mem SIZE is required");
 	if (pd_filter_plan(&req, &pl, &why))
 		usage_error("plan: %s", why);
+	plan_view_local(ops, &pl, &v);
+	/* the target, where the family has one (the bit arrays: if given) */
+	fps = ops->settings & PD_SET_FPS ?
+	      (req.fps_ppb ? req.fps_ppb : ops->default_fps_ppb) : 0;
 	if (json) {
-		printf("{\"filter\":\"%s\",\"mem\":%llu,\"mem_bytes\":%llu,"
-		       "\"fps\":%.9g,\"k\":%u,\"cells\":%llu", ops->name,
-		       (unsigned long long)req.mem_bytes,
-		       (unsigned long long)pl.bytes,
-		       (req.fps_ppb ? req.fps_ppb : ops->default_fps_ppb) / 1e9,
-		       pl.k, (unsigned long long)pl.cells);
-		if (ops->counting)
-			printf(",\"max\":%u,\"bits\":%u,\"p\":%u,\"p_exact\":%.6f",
-			       pl.max, pl.bits, pl.p,
-			       (double)pl.p_exact_q32 / 4294967296.0);
-		printf(",\"fp_bound\":%.9g",
-		       (double)pl.fp_bound / (double)PD_Q62_ONE);
-		if (pl.given & PD_PLAN_HAS_ZERO)
-			printf(",\"stable_point\":%.9g",
-			       (double)pl.stable_zero / (double)PD_Q62_ONE);
-		if (pl.given & PD_PLAN_HAS_LOAD)
-			printf(",\"stable_load\":%.9g",
-			       (double)pl.stable_load / (double)PD_Q62_ONE);
-		if (pl.given & PD_PLAN_HAS_FN)
-			printf(",\"gap\":%llu,\"fn_at_gap\":%.9g",
-			       (unsigned long long)pl.gap,
-			       (double)pl.fn_rate / (double)PD_Q62_ONE);
-		if (ops->settings & PD_SET_IMPORTANCE)
-			printf(",\"fn_low_at_gap\":%.9g",
-			       (double)pl.fn_low / (double)PD_Q62_ONE);
-		if (ops->settings & PD_SET_PSTAR)
-			printf(",\"p_star\":%.9g", pl.p_star_ppb / 1e9);
-		printf("}\n");
-		return 0;
-	}
-	printf("filter   %s, %s (uses %s)", ops->name,
-	       size_str(b1, sizeof(b1), req.mem_bytes),
-	       size_str(b2, sizeof(b2), pl.bytes));
-	if (ops->settings & PD_SET_FPS)
-		printf(", target fp %s",
-		       pct(b1, sizeof(b1), req.fps_ppb ? req.fps_ppb :
-			   ops->default_fps_ppb));
-	printf("\n");
-	if (ops->counting) {
-		printf("cells    %llu of %u bits: max %u, k %u, p %u",
-		       (unsigned long long)pl.cells, pl.bits, pl.max, pl.k,
-		       pl.p);
-		if (pl.p_exact_q32)
-			printf(" (Eq. 17: %.2f)",
-			       (double)pl.p_exact_q32 / 4294967296.0);
+		printf("{\"filter\":\"%s\",\"mem\":%llu,\"mem_bytes\":%llu",
+		       ops->name, (unsigned long long)req.mem_bytes,
+		       (unsigned long long)pl.bytes);
+		if (fps)
+			printf(",\"fps\":%.9g", fps / 1e9);
+		else
+			printf(",\"fps\":null");
+	} else {
+		printf("filter   %s, %s (uses %s)", ops->name,
+		       size_str(b1, sizeof(b1), req.mem_bytes),
+		       size_str(b2, sizeof(b2), pl.bytes));
+		if (fps)
+			printf(", target fp %s%s", pct(b1, sizeof(b1), fps),
+			       v.fp > fps ? " (not met by the model)" : "");
 		printf("\n");
 	}
-	else
-		printf("arrays   %u of %llu bits%s\n", pl.k,
-		       (unsigned long long)pl.cells,
-		       ops->settings & PD_SET_FPS ? "" :
-		       " (k: the paper's 2, chosen by measurement)");
-	printf("model    fp bound %s",
-	       pct(b1, sizeof(b1), pd_q62_to_ppb(pl.fp_bound)));
-	if (pl.given & PD_PLAN_HAS_ZERO)
-		printf(", stable zeros %s",
-		       pct(b2, sizeof(b2), pd_q62_to_ppb(pl.stable_zero)));
-	if (pl.given & PD_PLAN_HAS_LOAD)
-		printf(", stable load %s (our model: the paper gives none)",
-		       pct(b2, sizeof(b2), pd_q62_to_ppb(pl.stable_load)));
-	if (pl.given & PD_PLAN_HAS_FN)
-		printf(", fn at gap %llu: %s", (unsigned long long)pl.gap,
-		       pct(b2, sizeof(b2), pd_q62_to_ppb(pl.fn_rate)));
-	if (ops->settings & PD_SET_IMPORTANCE)
-		printf(" (most important), %s (least)",
-		       pct(b2, sizeof(b2), pd_q62_to_ppb(pl.fn_low)));
-	printf("\n");
+	print_plan_view(&v);
+	if (json)
+		printf("}\n");
 	return 0;
 }

@@ -46,7 +46,6 @@ uint8_t u8a(const struct nlattr **tb, int t);
 int cmd_show(int argc, char **argv);
 int cmd_set(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
-void print_plan(const struct nlattr *nest, const struct nlattr *plan_top);
 
 /* sources.c */
 int cmd_distinct(int argc, char **argv);
