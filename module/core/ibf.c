@@ -252,32 +252,23 @@ static void pd_ibf_occupancy(const struct pd_filter *f,
 #define PD_IBF_SETTINGS (PD_SET_FPS | PD_SET_MAX | PD_SET_K | PD_SET_P | \
 			 PD_SET_GAP | PD_SET_IMPORTANCE)
 
-const struct pd_filter_ops pd_ibf2c_family = {
-	.name = "ibf-2c",
-	.kind = PKTDEDUP_FILTER_KIND_IBF_2C,
-	.counting = true,
-	.settings = PD_IBF_SETTINGS,
-	.default_fps_ppb = PD_PLAN_DEFAULT_FPS_PPB,
-	.plan = pd_ibf2c_plan,
-	.init = pd_ibf_init,
-	.set_rng = pd_ibf_set_rng,
-	.step = pd_ibf_fstep,
-	.query = pd_ibf_query,
-	.clear = pd_ibf_clear,
-	.occupancy = pd_ibf_occupancy,
-};
+#define PD_IBF_FAMILY(fam, nm, kd, planner)				\
+const struct pd_filter_ops fam = {					\
+	.name = nm,							\
+	.kind = kd,							\
+	.counting = true,						\
+	.settings = PD_IBF_SETTINGS,					\
+	.default_fps_ppb = PD_PLAN_DEFAULT_FPS_PPB,			\
+	.plan = planner,						\
+	.init = pd_ibf_init,						\
+	.set_rng = pd_ibf_set_rng,					\
+	.step = pd_ibf_fstep,						\
+	.query = pd_ibf_query,						\
+	.clear = pd_ibf_clear,						\
+	.occupancy = pd_ibf_occupancy,					\
+}
 
-const struct pd_filter_ops pd_ibfmc_family = {
-	.name = "ibf-mc",
-	.kind = PKTDEDUP_FILTER_KIND_IBF_MC,
-	.counting = true,
-	.settings = PD_IBF_SETTINGS,
-	.default_fps_ppb = PD_PLAN_DEFAULT_FPS_PPB,
-	.plan = pd_ibfmc_plan,
-	.init = pd_ibf_init,
-	.set_rng = pd_ibf_set_rng,
-	.step = pd_ibf_fstep,
-	.query = pd_ibf_query,
-	.clear = pd_ibf_clear,
-	.occupancy = pd_ibf_occupancy,
-};
+PD_IBF_FAMILY(pd_ibf2c_family, "ibf-2c", PKTDEDUP_FILTER_KIND_IBF_2C,
+	      pd_ibf2c_plan);
+PD_IBF_FAMILY(pd_ibfmc_family, "ibf-mc", PKTDEDUP_FILTER_KIND_IBF_MC,
+	      pd_ibfmc_plan);

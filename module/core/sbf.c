@@ -262,9 +262,10 @@ static void pd_sbf_raise_cells(struct pd_sbf *f, const u32 *pos,
 	}
 }
 
-bool pd_sbf_step_value(struct pd_sbf *f, u32 h1, u32 h2, unsigned int value)
+/* The verdict on the element at pos, then the P decrements of a step. */
+static inline bool pd_sbf_verdict_decrement(struct pd_sbf *f, u32 h1, u32 h2,
+					    u32 *pos)
 {
-	u32 pos[PD_SBF_MAX_K];
 	bool dup = true;
 	unsigned int i;
 
@@ -273,6 +274,14 @@ bool pd_sbf_step_value(struct pd_sbf *f, u32 h1, u32 h2, unsigned int value)
 		dup &= pd_sbf_cell(f, pos[i]) != 0;
 	if (f->p)
 		pd_sbf_decrement(f, pd_rng_below(&f->rng, f->cells), f->p);
+	return dup;
+}
+
+bool pd_sbf_step_value(struct pd_sbf *f, u32 h1, u32 h2, unsigned int value)
+{
+	u32 pos[PD_SBF_MAX_K];
+	bool dup = pd_sbf_verdict_decrement(f, h1, h2, pos);
+
 	pd_sbf_raise_cells(f, pos, value);
 	return dup;
 }
@@ -280,14 +289,8 @@ bool pd_sbf_step_value(struct pd_sbf *f, u32 h1, u32 h2, unsigned int value)
 bool pd_sbf_step(struct pd_sbf *f, u32 h1, u32 h2)
 {
 	u32 pos[PD_SBF_MAX_K];
-	bool dup = true;
-	unsigned int i;
+	bool dup = pd_sbf_verdict_decrement(f, h1, h2, pos);
 
-	pd_sbf_positions(f, h1, h2, pos);
-	for (i = 0; i < f->k; i++)
-		dup &= pd_sbf_cell(f, pos[i]) != 0;
-	if (f->p)
-		pd_sbf_decrement(f, pd_rng_below(&f->rng, f->cells), f->p);
 	pd_sbf_set_cells(f, pos);
 	return dup;
 }
