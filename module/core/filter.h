@@ -176,4 +176,9 @@ static inline bool pd_filter_query(const struct pd_filter *f, u32 h1, u32 h2)
 
 void pd_filter_occupancy(const struct pd_filter *f, struct pd_filter_occ *o);
 
+/* The counting families' SBF, set up for a plan, and its occupancy. */
+int pd_sbf_init_plan(struct pd_sbf *s, const struct pd_filter_plan *plan,
+		     void *mem, const char **why);
+void pd_sbf_occ(const struct pd_sbf *s, struct pd_filter_occ *o);
+
 #endif /* PD_FILTER_H */

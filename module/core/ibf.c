@@ -105,7 +105,7 @@ static int pd_ibf_plan(const struct pd_filter_req *req,
 		       struct pd_filter_plan *c, bool two_class,
 		       const char **why)
 {
-	u64 vprob[PD_PLAN_STATES], fps, fp, zero = 0, lo, hi;
+	u64 vprob[PD_PLAN_STATES], fps, fp, zero = 0, lo, hi, pm, km;
 	struct pd_sbf_params prm;
 	u32 vmin;
 	int err;
@@ -178,10 +178,10 @@ static int pd_ibf_plan(const struct pd_filter_req *req,
 	/* FN at the gap of the most and the least important class */
 	for (vmin = 1; vmin < c->max && !vprob[vmin]; vmin++)
 		;
-	lo = pd_plan_chain(c->max, vprob, pd_muldiv(c->p, PD_Q62_ONE, c->cells),
-			   pd_muldiv(c->k, PD_Q62_ONE, c->cells), c->max, c->gap);
-	hi = pd_plan_chain(c->max, vprob, pd_muldiv(c->p, PD_Q62_ONE, c->cells),
-			   pd_muldiv(c->k, PD_Q62_ONE, c->cells), vmin, c->gap);
+	pm = pd_muldiv(c->p, PD_Q62_ONE, c->cells);
+	km = pd_muldiv(c->k, PD_Q62_ONE, c->cells);
+	lo = pd_plan_chain(c->max, vprob, pm, km, c->max, c->gap);
+	hi = pd_plan_chain(c->max, vprob, pm, km, vmin, c->gap);
 	if (lo == PD_U64_MAX || hi == PD_U64_MAX) {
 		*why = "out of memory";
 		return -ENOMEM;
@@ -207,11 +207,7 @@ static int pd_ibfmc_plan(const struct pd_filter_req *req,
 static int pd_ibf_init(struct pd_filter *f, const struct pd_filter_plan *plan,
 		       void *mem, const char **why)
 {
-	struct pd_sbf_params prm = {
-		.cells = plan->cells, .max = (u8)plan->max, .k = (u8)plan->k,
-		.p = plan->p,
-	};
-	int err = pd_sbf_init(&f->u.ibf.sbf, &prm, mem, why);
+	int err = pd_sbf_init_plan(&f->u.ibf.sbf, plan, mem, why);
 
 	if (err)
 		return err;
@@ -237,16 +233,13 @@ static bool pd_ibf_query(const struct pd_filter *f, u32 h1, u32 h2)
 
 static void pd_ibf_clear(struct pd_filter *f)
 {
-	const struct pd_sbf *s = &f->u.ibf.sbf;
-
-	memset(s->words, 0, (size_t)s->nwords * sizeof(u64));
+	pd_sbf_clear(&f->u.ibf.sbf);
 }
 
 static void pd_ibf_occupancy(const struct pd_filter *f,
 			     struct pd_filter_occ *o)
 {
-	o->units = f->u.ibf.sbf.cells;
-	o->zero = pd_sbf_zero_cells(&f->u.ibf.sbf);
+	pd_sbf_occ(&f->u.ibf.sbf, o);
 }
 
 #define PD_IBF_SETTINGS (PD_SET_FPS | PD_SET_MAX | PD_SET_K | PD_SET_P | \

@@ -92,9 +92,14 @@ void pd_sbf_set_seeds(struct pd_sbf *f, u32 seed1, u32 seed2, u64 rng)
 	f->rng = rng;
 }
 
-void pd_sbf_reset(struct pd_sbf *f)
+void pd_sbf_clear(struct pd_sbf *f)
 {
 	memset(f->words, 0, (size_t)f->nwords * sizeof(u64));
+}
+
+void pd_sbf_reset(struct pd_sbf *f)
+{
+	pd_sbf_clear(f);
 	pd_sbf_set_seeds(f, pd_random_u32(), pd_random_u32(),
 			 ((u64)pd_random_u32() << 32) | pd_random_u32());
 }

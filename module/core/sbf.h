@@ -71,6 +71,8 @@ int pd_sbf_init(struct pd_sbf *f, const struct pd_sbf_params *prm, u64 *words,
 void pd_sbf_set_seeds(struct pd_sbf *f, u32 seed1, u32 seed2, u64 rng);
 /* New random seeds and all cells zero. */
 void pd_sbf_reset(struct pd_sbf *f);
+/* Every cell zero (same seeds). */
+void pd_sbf_clear(struct pd_sbf *f);
 
 /* Userspace and test convenience: init plus allocation; free. */
 int pd_sbf_create(struct pd_sbf *f, const struct pd_sbf_params *prm,

@@ -40,15 +40,27 @@ static int pd_sbf_fplan(const struct pd_filter_req *req,
 	return 0;
 }
 
-static int pd_sbf_finit(struct pd_filter *f, const struct pd_filter_plan *plan,
-			void *mem, const char **why)
+int pd_sbf_init_plan(struct pd_sbf *s, const struct pd_filter_plan *plan,
+		     void *mem, const char **why)
 {
 	struct pd_sbf_params prm = {
 		.cells = plan->cells, .max = (u8)plan->max, .k = (u8)plan->k,
 		.p = plan->p,
 	};
 
-	return pd_sbf_init(&f->u.sbf, &prm, mem, why);
+	return pd_sbf_init(s, &prm, mem, why);
+}
+
+void pd_sbf_occ(const struct pd_sbf *s, struct pd_filter_occ *o)
+{
+	o->units = s->cells;
+	o->zero = pd_sbf_zero_cells(s);
+}
+
+static int pd_sbf_finit(struct pd_filter *f, const struct pd_filter_plan *plan,
+			void *mem, const char **why)
+{
+	return pd_sbf_init_plan(&f->u.sbf, plan, mem, why);
 }
 
 static void pd_sbf_fset_rng(struct pd_filter *f, u64 rng)
@@ -69,16 +81,13 @@ static bool pd_sbf_fquery(const struct pd_filter *f, u32 h1, u32 h2)
 
 static void pd_sbf_fclear(struct pd_filter *f)
 {
-	const struct pd_sbf *s = &f->u.sbf;
-
-	memset(s->words, 0, (size_t)s->nwords * sizeof(u64));
+	pd_sbf_clear(&f->u.sbf);
 }
 
 static void pd_sbf_occupancy(const struct pd_filter *f,
 			     struct pd_filter_occ *o)
 {
-	o->units = f->u.sbf.cells;
-	o->zero = pd_sbf_zero_cells(&f->u.sbf);
+	pd_sbf_occ(&f->u.sbf, o);
 }
 
 const struct pd_filter_ops pd_sbf_family = {
