@@ -53,6 +53,36 @@ static struct netlink_range_validation pd_ibf_gap_range __ro_after_init = {
 	.max = 281474976710656ULL,
 };
 
+static struct netlink_range_validation pd_sliding_fps_range __ro_after_init = {
+	.min = 1U,
+	.max = 999999999U,
+};
+
+static struct netlink_range_validation pd_sliding_window_ns_range __ro_after_init = {
+	.min = 1000ULL,
+	.max = 3600000000000ULL,
+};
+
+static struct netlink_range_validation pd_sliding_window_packets_range __ro_after_init = {
+	.min = 1U,
+	.max = 2147483648U,
+};
+
+static struct netlink_range_validation pd_jumping_fps_range __ro_after_init = {
+	.min = 1U,
+	.max = 999999999U,
+};
+
+static struct netlink_range_validation pd_jumping_window_ns_range __ro_after_init = {
+	.min = 1000ULL,
+	.max = 3600000000000ULL,
+};
+
+static struct netlink_range_validation pd_jumping_window_packets_range __ro_after_init = {
+	.min = 1U,
+	.max = 2147483648U,
+};
+
 static struct netlink_range_validation pd_window_last_ms_range __ro_after_init = {
 	.min = 1U,
 	.max = 3600000U,
@@ -116,6 +146,9 @@ const struct nla_policy pd_filter_nl_policy[PKTDEDUP_A_FILTER_MAX + 1] = {
 	[PKTDEDUP_A_FILTER_RLBSBF] = NLA_POLICY_NESTED(pd_bitf_nl_policy),
 	[PKTDEDUP_A_FILTER_IBF_2C] = NLA_POLICY_NESTED(pd_ibf_nl_policy),
 	[PKTDEDUP_A_FILTER_IBF_MC] = NLA_POLICY_NESTED(pd_ibf_nl_policy),
+	[PKTDEDUP_A_FILTER_SLIDING] = NLA_POLICY_NESTED(pd_sliding_nl_policy),
+	[PKTDEDUP_A_FILTER_JUMPING] = NLA_POLICY_NESTED(pd_jumping_nl_policy),
+	[PKTDEDUP_A_FILTER_LANDMARK] = NLA_POLICY_NESTED(pd_sliding_nl_policy),
 };
 
 const struct nla_policy pd_sbf_nl_policy[PKTDEDUP_A_SETTINGS_MAX + 1] = {
@@ -145,6 +178,27 @@ const struct nla_policy pd_ibf_nl_policy[PKTDEDUP_A_SETTINGS_MAX + 1] = {
 	[PKTDEDUP_A_SETTINGS_GAP] = NLA_POLICY_FULL_RANGE(NLA_U64, &pd_ibf_gap_range),
 	[PKTDEDUP_A_SETTINGS_IMPORTANCE] = NLA_POLICY_MAX(NLA_U8, PKTDEDUP_IMPORTANCE_MAX),
 	[PKTDEDUP_A_SETTINGS_IMPORTANCE_MASK] = { .type = NLA_U32, },
+};
+
+const struct nla_policy pd_sliding_nl_policy[PKTDEDUP_A_SETTINGS_MAX + 1] = {
+	[PKTDEDUP_A_SETTINGS_FPS] = NLA_POLICY_FULL_RANGE(NLA_U32, &pd_sliding_fps_range),
+	[PKTDEDUP_A_SETTINGS_WINDOW_NS] =
+		NLA_POLICY_FULL_RANGE(NLA_U64, &pd_sliding_window_ns_range),
+	[PKTDEDUP_A_SETTINGS_WINDOW_PACKETS] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &pd_sliding_window_packets_range),
+	[PKTDEDUP_A_SETTINGS_RATE] = { .type = NLA_U32, },
+	[PKTDEDUP_A_SETTINGS_WARN_BELOW] = NLA_POLICY_MAX(NLA_U8, 100),
+};
+
+const struct nla_policy pd_jumping_nl_policy[PKTDEDUP_A_SETTINGS_MAX + 1] = {
+	[PKTDEDUP_A_SETTINGS_FPS] = NLA_POLICY_FULL_RANGE(NLA_U32, &pd_jumping_fps_range),
+	[PKTDEDUP_A_SETTINGS_WINDOW_NS] =
+		NLA_POLICY_FULL_RANGE(NLA_U64, &pd_jumping_window_ns_range),
+	[PKTDEDUP_A_SETTINGS_WINDOW_PACKETS] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &pd_jumping_window_packets_range),
+	[PKTDEDUP_A_SETTINGS_RATE] = { .type = NLA_U32, },
+	[PKTDEDUP_A_SETTINGS_SUBWINDOWS] = NLA_POLICY_MAX(NLA_U8, 63),
+	[PKTDEDUP_A_SETTINGS_WARN_BELOW] = NLA_POLICY_MAX(NLA_U8, 100),
 };
 
 const struct nla_policy pd_query_nl_policy[PKTDEDUP_A_QUERY_MAX + 1] = {

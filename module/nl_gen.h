@@ -15,6 +15,8 @@ extern const struct nla_policy pd_sbf_nl_policy[PKTDEDUP_A_SETTINGS_MAX + 1];
 extern const struct nla_policy pd_rsbf_nl_policy[PKTDEDUP_A_SETTINGS_MAX + 1];
 extern const struct nla_policy pd_bitf_nl_policy[PKTDEDUP_A_SETTINGS_MAX + 1];
 extern const struct nla_policy pd_ibf_nl_policy[PKTDEDUP_A_SETTINGS_MAX + 1];
+extern const struct nla_policy pd_sliding_nl_policy[PKTDEDUP_A_SETTINGS_MAX + 1];
+extern const struct nla_policy pd_jumping_nl_policy[PKTDEDUP_A_SETTINGS_MAX + 1];
 extern const struct nla_policy pd_query_nl_policy[PKTDEDUP_A_QUERY_MAX + 1];
 extern const struct nla_policy pd_window_nl_policy[PKTDEDUP_A_WINDOW_MAX + 1];
 extern const struct nla_policy pd_sources_nl_policy[PKTDEDUP_A_SOURCES_MAX + 1];

@@ -11,6 +11,9 @@ const struct pd_filter_ops *const pd_filter_families[PD_FILTER_NKINDS] = {
 	[PKTDEDUP_FILTER_KIND_RLBSBF] = &pd_rlbsbf_family,
 	[PKTDEDUP_FILTER_KIND_IBF_2C] = &pd_ibf2c_family,
 	[PKTDEDUP_FILTER_KIND_IBF_MC] = &pd_ibfmc_family,
+	[PKTDEDUP_FILTER_KIND_SLIDING] = &pd_sliding_family,
+	[PKTDEDUP_FILTER_KIND_JUMPING] = &pd_jumping_family,
+	[PKTDEDUP_FILTER_KIND_LANDMARK] = &pd_landmark_family,
 };
 
 const struct pd_filter_ops *pd_filter_family(unsigned int kind)
@@ -38,6 +41,7 @@ void pd_filter_req_defaults(struct pd_filter_req *req, u8 kind, u64 mem)
 	req->k = PD_FILTER_AUTO;
 	req->p = PD_FILTER_AUTO;
 	req->importance = PKTDEDUP_IMPORTANCE_DSCP;
+	req->warn_below = PD_TW_DEFAULT_WARN;
 }
 
 int pd_filter_plan(const struct pd_filter_req *req,
@@ -127,4 +131,13 @@ void pd_filter_occupancy(const struct pd_filter *f, struct pd_filter_occ *o)
 {
 	memset(o, 0, sizeof(*o));
 	f->ops->occupancy(f, o);
+}
+
+bool pd_filter_window(const struct pd_filter *f, struct pd_filter_win *w)
+{
+	if (!f->ops->window)
+		return false;
+	memset(w, 0, sizeof(*w));
+	f->ops->window(f, w);
+	return true;
 }

@@ -9,8 +9,9 @@
  * pd_filter_families[] (filter.c) and nothing else names it.
  *
  * Families: sbf (Deng & Rafiei), rsbf, bsbf, bsbfsd, rlbsbf (Bera et al.,
- * bitf.h), ibf-2c, ibf-mc (Boraskar et al., ibf.h). The numbers are the
- * uAPI's (enum pktdedup_filter_kind).
+ * bitf.h), ibf-2c, ibf-mc (Boraskar et al., ibf.h), and the window
+ * families sliding, jumping, landmark (Metwally et al., timewin.h). The
+ * numbers are the uAPI's (enum pktdedup_filter_kind).
  */
 #ifndef PD_FILTER_H
 #define PD_FILTER_H
@@ -21,6 +22,7 @@
 #include "ibf.h"
 #include "key.h"
 #include "sbf.h"
+#include "timewin.h"
 
 #define PD_FILTER_NKINDS (PKTDEDUP_FILTER_KIND_MAX + 1)
 #define PD_FILTER_AUTO 0xffffffffu	/* "choose for me" */
@@ -42,6 +44,11 @@ struct pd_filter_req {
 	u32 p_star_ppb;		/* rsbf: the insertion floor; 0: 0.03 */
 	u8 importance;		/* ibf: PKTDEDUP_IMPORTANCE_* */
 	u32 importance_mask;	/* ibf, mark source */
+	u64 window_ns;		/* windows: a time window, or 0 */
+	u64 window_pkts;	/* windows: a packet window, or 0 */
+	u32 rate;		/* time windows: packets/s; 0: size from mem */
+	u32 subwindows;		/* jumping: s; 0: PD_TW_DEFAULT_SUBWIN */
+	u32 warn_below;		/* windows: percent; 0: never */
 };
 
 /* Which model values of a plan are given (pd_filter_plan.given). */
@@ -49,6 +56,7 @@ struct pd_filter_req {
 #define PD_PLAN_HAS_ZERO	0x2	/* stable_zero */
 #define PD_PLAN_HAS_FN		0x4	/* fn_rate (and fn_low for IBF) */
 #define PD_PLAN_HAS_LOAD	0x8	/* stable_load */
+#define PD_PLAN_HAS_WINDOW	0x10	/* window_*, capacity, subwindows */
 
 /* What a family made of a request; probabilities are Q62. */
 struct pd_filter_plan {
@@ -70,6 +78,12 @@ struct pd_filter_plan {
 	u64 gap;		/* the gap fn_rate is given for */
 	u64 fn_rate;		/* FN at gap (IBF: the most important class) */
 	u64 fn_low;		/* IBF: FN at gap of the least important class */
+	u64 window_ns;		/* windows: as asked (one of the two) */
+	u64 window_pkts;
+	u64 capacity;		/* windows: per window (jumping: subwindow) */
+	u32 subwindows;		/* windows: s (1: sliding, landmark) */
+	u64 rate;		/* time windows: packets/s the capacity holds */
+	u32 warn_below;		/* windows: percent */
 };
 
 /* Occupancy of one filter, in its family's terms. */
@@ -89,6 +103,9 @@ struct pd_filter_occ {
 #define PD_SET_GAP		0x10
 #define PD_SET_PSTAR		0x20
 #define PD_SET_IMPORTANCE	0x40
+#define PD_SET_WINDOW		0x80	/* window_ns or window_pkts, rate */
+#define PD_SET_SUBWIN		0x100
+#define PD_SET_WARN		0x200
 
 struct pd_filter;
 
@@ -96,6 +113,7 @@ struct pd_filter_ops {
 	const char *name;		/* "sbf", as dedupctl and /proc say */
 	u8 kind;
 	bool counting;			/* cells (zero cells) or bits (loads) */
+	bool timed;			/* its step reads pd_pktinfo.now */
 	u32 settings;			/* PD_SET_* it takes */
 	u32 default_fps_ppb;		/* when the request gives none */
 	/* Parameters and model for req; 0, or a negative errno with *why. */
@@ -114,6 +132,8 @@ struct pd_filter_ops {
 	/* Empty again (same seeds). */
 	void (*clear)(struct pd_filter *f);
 	void (*occupancy)(const struct pd_filter *f, struct pd_filter_occ *o);
+	/* Window families: the window's state; NULL for the others. */
+	void (*window)(const struct pd_filter *f, struct pd_filter_win *w);
 };
 
 /* A filter of any family. Not thread-safe: one writer at a time. */
@@ -121,16 +141,24 @@ struct pd_filter {
 	const struct pd_filter_ops *ops;
 	u32 seed[2];		/* the two key hashes' seeds */
 	void *mem;		/* the state's memory (plan->bytes) */
+	/*
+	 * Set by a window family when its window fell below warn_below (at
+	 * most once a second); the owner reports and clears it.
+	 */
+	bool alert;
 	union {
 		struct pd_sbf sbf;
 		struct pd_ibf ibf;
 		struct pd_bitf bitf;
+		struct pd_slide slide;
+		struct pd_jump jump;
 	} u;
 };
 
 extern const struct pd_filter_ops pd_sbf_family, pd_rsbf_family,
 	pd_bsbf_family, pd_bsbfsd_family, pd_rlbsbf_family, pd_ibf2c_family,
-	pd_ibfmc_family;
+	pd_ibfmc_family, pd_sliding_family, pd_jumping_family,
+	pd_landmark_family;
 extern const struct pd_filter_ops *const pd_filter_families[PD_FILTER_NKINDS];
 
 /* The family of kind, or NULL. */
@@ -175,6 +203,8 @@ static inline bool pd_filter_query(const struct pd_filter *f, u32 h1, u32 h2)
 }
 
 void pd_filter_occupancy(const struct pd_filter *f, struct pd_filter_occ *o);
+/* A window family's state; false (and *w untouched) for the others. */
+bool pd_filter_window(const struct pd_filter *f, struct pd_filter_win *w);
 
 /* The counting families' SBF, set up for a plan, and its occupancy. */
 int pd_sbf_init_plan(struct pd_sbf *s, const struct pd_filter_plan *plan,

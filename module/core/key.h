@@ -62,11 +62,14 @@ struct pd_pkt {
 /*
  * What a filter may learn of a packet besides its key: the importance-aware
  * filters take a packet's class from its DSCP or from skb->mark (the
- * simulator puts a stream's importance in mark).
+ * simulator puts a stream's importance in mark); the time windows its
+ * arrival time in ns (read only for the families that say they use it,
+ * pd_filter_ops.timed; any clock that does not go back).
  */
 struct pd_pktinfo {
 	u8 dscp;
 	u32 mark;
+	u64 now;
 };
 
 struct pd_key_opts {

@@ -236,6 +236,31 @@ enum pktdedup_filter_kind {
 	 * 1..Max by the packet's importance.
 	 */
 	PKTDEDUP_FILTER_KIND_IBF_MC,
+	/*
+	 * Sliding window with exact expiry (Metwally et al., WWW 2005): a
+	 * counting Bloom filter of 16-bit counters and a ring of the hashes and
+	 * arrival times of the packets inside the window; a packet leaving the
+	 * window has its counters decremented. No copy inside the window is
+	 * missed; when more packets arrive than the ring holds, the oldest
+	 * leave early (the window shortens) so the false-positive rate stays
+	 * under fps.
+	 */
+	PKTDEDUP_FILTER_KIND_SLIDING,
+	/*
+	 * Jumping window: the window cut into subwindows, each a plain Bloom
+	 * filter (the bits of one position interleaved); the verdict is the
+	 * union of the live ones, and the eldest is emptied (by a spare cleaned
+	 * a few words per packet) at each jump. No copy less than (s - 1) / s
+	 * of the window apart is missed; a subwindow that fills before its time
+	 * jumps early.
+	 */
+	PKTDEDUP_FILTER_KIND_JUMPING,
+	/*
+	 * Landmark window: one Bloom filter emptied at each landmark (every
+	 * window, or earlier when it fills). The cheapest; copies that straddle
+	 * a landmark are missed.
+	 */
+	PKTDEDUP_FILTER_KIND_LANDMARK,
 
 	__PKTDEDUP_FILTER_KIND_MAX,
 	PKTDEDUP_FILTER_KIND_MAX = (__PKTDEDUP_FILTER_KIND_MAX - 1)
@@ -416,6 +441,12 @@ enum {
 	PKTDEDUP_A_FILTER_IBF_2C,
 	/* nest: ibf */
 	PKTDEDUP_A_FILTER_IBF_MC,
+	/* nest: sliding */
+	PKTDEDUP_A_FILTER_SLIDING,
+	/* nest: jumping */
+	PKTDEDUP_A_FILTER_JUMPING,
+	/* nest: sliding */
+	PKTDEDUP_A_FILTER_LANDMARK,
 
 	__PKTDEDUP_A_FILTER_MAX,
 	PKTDEDUP_A_FILTER_MAX = (__PKTDEDUP_A_FILTER_MAX - 1)
@@ -458,6 +489,34 @@ enum {
 	PKTDEDUP_A_SETTINGS_IMPORTANCE,
 	/* u32: The bits of skb->mark that give the importance (mark source). */
 	PKTDEDUP_A_SETTINGS_IMPORTANCE_MASK,
+	/*
+	 * u64, min 1000, max 3600000000000: Time windows: the window, in
+	 * nanoseconds (1 us to 1 hour). Setting it clears window-packets.
+	 */
+	PKTDEDUP_A_SETTINGS_WINDOW_NS,
+	/*
+	 * u32, min 1, max 2147483648: Packet windows: the last window-packets
+	 * packets a filter saw. Setting it clears window-ns.
+	 */
+	PKTDEDUP_A_SETTINGS_WINDOW_PACKETS,
+	/*
+	 * u32: Time windows: packets per second one filter must hold (one CPU's
+	 * in scope percpu; all of them in scope shared); with it the planner
+	 * sizes the filter and mem is not used. 0: the capacity follows from
+	 * mem.
+	 */
+	PKTDEDUP_A_SETTINGS_RATE,
+	/*
+	 * u8, max 63: Jumping: subwindows s (2 to 63); s + 1 a power of two (3,
+	 * 7, 15, 31, 63) wastes no memory. 0: 7.
+	 */
+	PKTDEDUP_A_SETTINGS_SUBWINDOWS,
+	/*
+	 * u8, max 100: Window families: a rate-limited kernel message when the
+	 * effective window falls below this percentage of the window asked (0:
+	 * never; default 50).
+	 */
+	PKTDEDUP_A_SETTINGS_WARN_BELOW,
 
 	__PKTDEDUP_A_SETTINGS_MAX,
 	PKTDEDUP_A_SETTINGS_MAX = (__PKTDEDUP_A_SETTINGS_MAX - 1)
@@ -495,6 +554,20 @@ enum {
  * Max 7 and K 5, the paper's; P planned for fps from the cell's Markov
  * chain with the importance levels equally likely) and where importance
  * comes from.
+ */
+
+/*
+ * Attribute set "sliding": of set "settings", fps, window-ns, window-packets, rate, warn-below
+ *
+ * Settings of the sliding and landmark windows: the window (window-ns
+ * or window-packets), the target fps of the whole window (default
+ * 0.001), and rate or mem to size it; warn-below.
+ */
+
+/*
+ * Attribute set "jumping": of set "settings", fps, window-ns, window-packets, rate, subwindows, warn-below
+ *
+ * Settings of the jumping window; those of sliding and subwindows.
  */
 
 /*
@@ -570,6 +643,25 @@ enum {
 	PKTDEDUP_A_FILTER_PLAN_IMPORTANCE,
 	/* u32 */
 	PKTDEDUP_A_FILTER_PLAN_IMPORTANCE_MASK,
+	/* u64: Window families, a time window, ns. */
+	PKTDEDUP_A_FILTER_PLAN_WINDOW_NS,
+	/* u64: Window families, a packet window. */
+	PKTDEDUP_A_FILTER_PLAN_WINDOW_PACKETS,
+	/*
+	 * u64: Window families: the packets (distinct keys, for jumping and
+	 * landmark) a window (jumping: a subwindow) holds before it shortens;
+	 * fp-bound holds at this load.
+	 */
+	PKTDEDUP_A_FILTER_PLAN_CAPACITY,
+	/* u32: Window families, subwindows (1 for sliding and landmark). */
+	PKTDEDUP_A_FILTER_PLAN_SUBWINDOWS,
+	/*
+	 * u64: Time windows: the packets per second the capacity holds over the
+	 * whole window.
+	 */
+	PKTDEDUP_A_FILTER_PLAN_RATE,
+	/* u32: Window families, the warn-below percentage in force. */
+	PKTDEDUP_A_FILTER_PLAN_WARN_BELOW,
 
 	__PKTDEDUP_A_FILTER_PLAN_MAX,
 	PKTDEDUP_A_FILTER_PLAN_MAX = (__PKTDEDUP_A_FILTER_PLAN_MAX - 1)
@@ -644,6 +736,26 @@ enum {
 	 * each array, in order.
 	 */
 	PKTDEDUP_A_STATS_LOAD,
+	/*
+	 * u64: Window families: the packets the window remembers now (sliding:
+	 * the ring's length; jumping and landmark: keys inserted into the live
+	 * subwindows).
+	 */
+	PKTDEDUP_A_STATS_WINDOW_ENTRIES,
+	/*
+	 * u64: Window families: the window at the latest expiry (the span from
+	 * the packet or subwindow forgotten to the packet that made room), at
+	 * most the window asked, in its unit (ns or packets); of all CPUs, the
+	 * shortest.
+	 */
+	PKTDEDUP_A_STATS_WINDOW_EFFECTIVE,
+	/* u64: The shortest effective window since the filters were built. */
+	PKTDEDUP_A_STATS_WINDOW_SHORTEST,
+	/*
+	 * u64: Window families: packets (sliding) or subwindows (jumping,
+	 * landmark) forgotten before their time because the window was full.
+	 */
+	PKTDEDUP_A_STATS_EARLY_EXPIRIES,
 
 	__PKTDEDUP_A_STATS_MAX,
 	PKTDEDUP_A_STATS_MAX = (__PKTDEDUP_A_STATS_MAX - 1)

@@ -29,6 +29,18 @@ static struct pd_pktinfo pd_ft_info(u64 id)
 	return pi;
 }
 
+/*
+ * The defaults of kind for mem bytes; a window family also needs its
+ * window (one second: every test element here comes at time 0).
+ */
+static void pd_ft_defaults(struct pd_filter_req *req, unsigned int kind,
+			   u64 mem)
+{
+	pd_filter_req_defaults(req, (u8)kind, mem);
+	if (pd_filter_family(kind) && pd_filter_family(kind)->window)
+		req->window_ns = 1000000000ULL;
+}
+
 static int pd_ft_new(struct kunit *test, struct pd_filter *f,
 		     const struct pd_filter_req *req,
 		     struct pd_filter_plan *plan, u64 rng)
@@ -67,8 +79,11 @@ static void pd_filter_registry(struct kunit *test)
 		KUNIT_EXPECT_TRUE(test, ops->plan && ops->init &&
 				  ops->set_rng && ops->step && ops->query &&
 				  ops->clear && ops->occupancy);
-		/* every family takes k (probes or arrays) */
-		KUNIT_EXPECT_TRUE(test, ops->settings & PD_SET_K);
+		/* every family takes k (probes or arrays), or a window */
+		KUNIT_EXPECT_TRUE(test, ops->settings &
+				  (ops->window ? PD_SET_WINDOW : PD_SET_K));
+		/* a family that reads the time is a window family */
+		KUNIT_EXPECT_EQ(test, ops->timed, !!ops->window);
 		for (j = 0; j < i; j++)
 			KUNIT_EXPECT_NE_MSG(test,
 					    strcmp(ops->name,
@@ -107,7 +122,7 @@ static void pd_filter_defaults(struct kunit *test)
 		u64 i, units, seen = 0;
 		u32 h1, h2;
 
-		pd_filter_req_defaults(&req, kind, 1 << 20);
+		pd_ft_defaults(&req, kind, 1 << 20);
 		KUNIT_ASSERT_EQ(test, pd_ft_new(test, &f, &req, &plan, 1), 0);
 		KUNIT_EXPECT_EQ(test, (unsigned int)plan.kind, kind);
 		KUNIT_EXPECT_LE_MSG(test, plan.bytes, (u64)(1 << 20), "%s",
@@ -121,9 +136,12 @@ static void pd_filter_defaults(struct kunit *test)
 		KUNIT_EXPECT_TRUE(test, plan.fp_bound > 0 &&
 				  plan.fp_bound <= PD_Q62_ONE);
 		KUNIT_EXPECT_TRUE_MSG(test, plan.given &
-				      (ops->counting ? PD_PLAN_HAS_ZERO :
+				      (ops->window ? PD_PLAN_HAS_WINDOW :
+				       ops->counting ? PD_PLAN_HAS_ZERO :
 				       PD_PLAN_HAS_LOAD), "%s", ops->name);
-		units = ops->counting ? plan.cells : plan.cells * plan.k;
+		/* window families: cells, or the positions of one subwindow */
+		units = ops->counting || ops->window ? plan.cells :
+			plan.cells * plan.k;
 
 		pd_filter_occupancy(&f, &o);
 		KUNIT_EXPECT_EQ(test, o.units, units);
@@ -148,6 +166,10 @@ static void pd_filter_defaults(struct kunit *test)
 			/* at most k cells per element left zero */
 			KUNIT_EXPECT_LT(test, o.zero, units);
 			KUNIT_EXPECT_GE(test, o.zero, units - 1000 * plan.k);
+		} else if (ops->window) {
+			/* the current subwindow holds every element */
+			KUNIT_EXPECT_GE(test, o.set, (u64)1000);
+			KUNIT_EXPECT_LE(test, o.set, 1000 * (u64)plan.k);
 		} else {
 			u64 sum = 0;
 
@@ -203,7 +225,7 @@ static void pd_filter_query_pure(struct kunit *test)
 		void *mem;
 		u32 h1, h2;
 
-		pd_filter_req_defaults(&req, kind, 4096);
+		pd_ft_defaults(&req, kind, 4096);
 		KUNIT_ASSERT_EQ(test, pd_ft_new(test, &f, &req, &plan, 5), 0);
 		pd_ft_run(&f, &rng, 20000, 5000);
 		mem = kunit_kzalloc(test, plan.bytes, GFP_KERNEL);
@@ -242,7 +264,7 @@ static void pd_filter_reproducible(struct kunit *test)
 		u64 i, diff = 0, rng = 99;
 		u32 h1, h2;
 
-		pd_filter_req_defaults(&req, kind, 2048);
+		pd_ft_defaults(&req, kind, 2048);
 		KUNIT_ASSERT_EQ(test, pd_ft_new(test, &a, &req, &plan, 7), 0);
 		KUNIT_ASSERT_EQ(test, pd_ft_new(test, &b, &req, &plan, 7), 0);
 		KUNIT_ASSERT_EQ(test, pd_ft_new(test, &c, &req, &plan, 8), 0);
@@ -263,8 +285,11 @@ static void pd_filter_reproducible(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, diff, (u64)0, "%s", a.ops->name);
 		KUNIT_EXPECT_EQ_MSG(test, memcmp(a.mem, b.mem, plan.bytes), 0,
 				    "%s", a.ops->name);
-		KUNIT_EXPECT_NE_MSG(test, memcmp(a.mem, c.mem, plan.bytes), 0,
-				    "%s", a.ops->name);
+		/* the window families draw no random numbers */
+		if (!a.ops->window)
+			KUNIT_EXPECT_NE_MSG(test,
+					    memcmp(a.mem, c.mem, plan.bytes),
+					    0, "%s", a.ops->name);
 		pd_filter_destroy(&a);
 		pd_filter_destroy(&b);
 		pd_filter_destroy(&c);
@@ -310,7 +335,9 @@ static void pd_filter_refuses(struct kunit *test)
 	unsigned int kind, i;
 
 	for (kind = 0; kind < PD_FILTER_NKINDS; kind++) {
-		for (i = 0; i < PD_ARRAY_SIZE(bad_k); i++) {
+		bool takes_k = pd_filter_family(kind)->settings & PD_SET_K;
+
+		for (i = 0; takes_k && i < PD_ARRAY_SIZE(bad_k); i++) {
 			pd_filter_req_defaults(&req, kind, 1 << 20);
 			req.k = bad_k[i];
 			pd_ft_refused(test, &req, "k ");
@@ -327,7 +354,7 @@ static void pd_filter_refuses(struct kunit *test)
 	pd_ft_refused(test, &req, "p-star");
 	/* counting families: max is 2^j - 1; ibf's classes need max >= 3 */
 	for (kind = 0; kind < PD_FILTER_NKINDS; kind++) {
-		if (!pd_filter_family(kind)->counting)
+		if (!(pd_filter_family(kind)->settings & PD_SET_MAX))
 			continue;
 		pd_filter_req_defaults(&req, kind, 1 << 20);
 		req.max = 5;
@@ -356,7 +383,7 @@ static void pd_filter_refuses(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, why);
 	/* too little memory is refused by every family (not always EINVAL) */
 	for (kind = 0; kind < PD_FILTER_NKINDS; kind++) {
-		pd_filter_req_defaults(&req, kind, 4);
+		pd_ft_defaults(&req, kind, 4);
 		why = NULL;
 		KUNIT_EXPECT_LT(test, pd_filter_plan(&req, &plan, &why), 0);
 		KUNIT_EXPECT_NOT_NULL(test, why);

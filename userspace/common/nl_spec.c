@@ -54,6 +54,9 @@ static const struct nls_attr nls_filter_attrs[PKTDEDUP_A_FILTER_MAX + 1] = {
 	[PKTDEDUP_A_FILTER_RLBSBF] = { .name = "rlbsbf", .type = NLS_NEST, .nested = &nls_bitf },
 	[PKTDEDUP_A_FILTER_IBF_2C] = { .name = "ibf-2c", .type = NLS_NEST, .nested = &nls_ibf },
 	[PKTDEDUP_A_FILTER_IBF_MC] = { .name = "ibf-mc", .type = NLS_NEST, .nested = &nls_ibf },
+	[PKTDEDUP_A_FILTER_SLIDING] = { .name = "sliding", .type = NLS_NEST, .nested = &nls_sliding },
+	[PKTDEDUP_A_FILTER_JUMPING] = { .name = "jumping", .type = NLS_NEST, .nested = &nls_jumping },
+	[PKTDEDUP_A_FILTER_LANDMARK] = { .name = "landmark", .type = NLS_NEST, .nested = &nls_sliding },
 };
 
 static const struct nls_attr nls_settings_attrs[PKTDEDUP_A_SETTINGS_MAX + 1] = {
@@ -66,6 +69,11 @@ static const struct nls_attr nls_settings_attrs[PKTDEDUP_A_SETTINGS_MAX + 1] = {
 	[PKTDEDUP_A_SETTINGS_P_STAR] = { .name = "p-star", .type = NLS_U32 },
 	[PKTDEDUP_A_SETTINGS_IMPORTANCE] = { .name = "importance", .type = NLS_U8 },
 	[PKTDEDUP_A_SETTINGS_IMPORTANCE_MASK] = { .name = "importance-mask", .type = NLS_U32 },
+	[PKTDEDUP_A_SETTINGS_WINDOW_NS] = { .name = "window-ns", .type = NLS_U64 },
+	[PKTDEDUP_A_SETTINGS_WINDOW_PACKETS] = { .name = "window-packets", .type = NLS_U32 },
+	[PKTDEDUP_A_SETTINGS_RATE] = { .name = "rate", .type = NLS_U32 },
+	[PKTDEDUP_A_SETTINGS_SUBWINDOWS] = { .name = "subwindows", .type = NLS_U8 },
+	[PKTDEDUP_A_SETTINGS_WARN_BELOW] = { .name = "warn-below", .type = NLS_U8 },
 };
 
 static const struct nls_attr nls_sbf_attrs[PKTDEDUP_A_SETTINGS_MAX + 1] = {
@@ -97,6 +105,23 @@ static const struct nls_attr nls_ibf_attrs[PKTDEDUP_A_SETTINGS_MAX + 1] = {
 	[PKTDEDUP_A_SETTINGS_IMPORTANCE_MASK] = { .name = "importance-mask", .type = NLS_U32 },
 };
 
+static const struct nls_attr nls_sliding_attrs[PKTDEDUP_A_SETTINGS_MAX + 1] = {
+	[PKTDEDUP_A_SETTINGS_FPS] = { .name = "fps", .type = NLS_U32 },
+	[PKTDEDUP_A_SETTINGS_WINDOW_NS] = { .name = "window-ns", .type = NLS_U64 },
+	[PKTDEDUP_A_SETTINGS_WINDOW_PACKETS] = { .name = "window-packets", .type = NLS_U32 },
+	[PKTDEDUP_A_SETTINGS_RATE] = { .name = "rate", .type = NLS_U32 },
+	[PKTDEDUP_A_SETTINGS_WARN_BELOW] = { .name = "warn-below", .type = NLS_U8 },
+};
+
+static const struct nls_attr nls_jumping_attrs[PKTDEDUP_A_SETTINGS_MAX + 1] = {
+	[PKTDEDUP_A_SETTINGS_FPS] = { .name = "fps", .type = NLS_U32 },
+	[PKTDEDUP_A_SETTINGS_WINDOW_NS] = { .name = "window-ns", .type = NLS_U64 },
+	[PKTDEDUP_A_SETTINGS_WINDOW_PACKETS] = { .name = "window-packets", .type = NLS_U32 },
+	[PKTDEDUP_A_SETTINGS_RATE] = { .name = "rate", .type = NLS_U32 },
+	[PKTDEDUP_A_SETTINGS_SUBWINDOWS] = { .name = "subwindows", .type = NLS_U8 },
+	[PKTDEDUP_A_SETTINGS_WARN_BELOW] = { .name = "warn-below", .type = NLS_U8 },
+};
+
 static const struct nls_attr nls_plan_attrs[PKTDEDUP_A_PLAN_MAX + 1] = {
 	[PKTDEDUP_A_PLAN_PAD] = { .name = "pad", .type = NLS_PAD },
 	[PKTDEDUP_A_PLAN_FILTERS] = { .name = "filters", .type = NLS_U32 },
@@ -121,6 +146,12 @@ static const struct nls_attr nls_filter_plan_attrs[PKTDEDUP_A_FILTER_PLAN_MAX + 
 	[PKTDEDUP_A_FILTER_PLAN_P_STAR] = { .name = "p-star", .type = NLS_U32 },
 	[PKTDEDUP_A_FILTER_PLAN_IMPORTANCE] = { .name = "importance", .type = NLS_U8 },
 	[PKTDEDUP_A_FILTER_PLAN_IMPORTANCE_MASK] = { .name = "importance-mask", .type = NLS_U32 },
+	[PKTDEDUP_A_FILTER_PLAN_WINDOW_NS] = { .name = "window-ns", .type = NLS_U64 },
+	[PKTDEDUP_A_FILTER_PLAN_WINDOW_PACKETS] = { .name = "window-packets", .type = NLS_U64 },
+	[PKTDEDUP_A_FILTER_PLAN_CAPACITY] = { .name = "capacity", .type = NLS_U64 },
+	[PKTDEDUP_A_FILTER_PLAN_SUBWINDOWS] = { .name = "subwindows", .type = NLS_U32 },
+	[PKTDEDUP_A_FILTER_PLAN_RATE] = { .name = "rate", .type = NLS_U64 },
+	[PKTDEDUP_A_FILTER_PLAN_WARN_BELOW] = { .name = "warn-below", .type = NLS_U32 },
 };
 
 static const struct nls_attr nls_budget_attrs[PKTDEDUP_A_BUDGET_MAX + 1] = {
@@ -144,6 +175,10 @@ static const struct nls_attr nls_stats_attrs[PKTDEDUP_A_STATS_MAX + 1] = {
 	[PKTDEDUP_A_STATS_ZERO_CELLS] = { .name = "zero-cells", .type = NLS_U32 },
 	[PKTDEDUP_A_STATS_SET_BITS] = { .name = "set-bits", .type = NLS_U32 },
 	[PKTDEDUP_A_STATS_LOAD] = { .name = "load", .type = NLS_U64, .multi = 1 },
+	[PKTDEDUP_A_STATS_WINDOW_ENTRIES] = { .name = "window-entries", .type = NLS_U64 },
+	[PKTDEDUP_A_STATS_WINDOW_EFFECTIVE] = { .name = "window-effective", .type = NLS_U64 },
+	[PKTDEDUP_A_STATS_WINDOW_SHORTEST] = { .name = "window-shortest", .type = NLS_U64 },
+	[PKTDEDUP_A_STATS_EARLY_EXPIRIES] = { .name = "early-expiries", .type = NLS_U64 },
 };
 
 static const struct nls_attr nls_query_attrs[PKTDEDUP_A_QUERY_MAX + 1] = {
@@ -286,6 +321,18 @@ const struct nls_set nls_ibf = {
 	.name = "ibf",
 	.max = PKTDEDUP_A_SETTINGS_MAX,
 	.attrs = nls_ibf_attrs,
+};
+
+const struct nls_set nls_sliding = {
+	.name = "sliding",
+	.max = PKTDEDUP_A_SETTINGS_MAX,
+	.attrs = nls_sliding_attrs,
+};
+
+const struct nls_set nls_jumping = {
+	.name = "jumping",
+	.max = PKTDEDUP_A_SETTINGS_MAX,
+	.attrs = nls_jumping_attrs,
 };
 
 const struct nls_set nls_plan = {

@@ -41,6 +41,8 @@ extern const struct nls_set nls_sbf;
 extern const struct nls_set nls_rsbf;
 extern const struct nls_set nls_bitf;
 extern const struct nls_set nls_ibf;
+extern const struct nls_set nls_sliding;
+extern const struct nls_set nls_jumping;
 extern const struct nls_set nls_plan;
 extern const struct nls_set nls_filter_plan;
 extern const struct nls_set nls_budget;

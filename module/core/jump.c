@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The jumping and landmark windows: subwindows of Bloom filters, one lane
+ * bit per subwindow at every position, and a spare emptied as packets
+ * arrive (timewin.h).
+ */
+#include "filter.h"
+#include "timewin.h"
+
+static u32 pd_jump_s(const struct pd_filter_req *req)
+{
+	return req->subwindows ? req->subwindows : PD_TW_DEFAULT_SUBWIN;
+}
+
+static int pd_jump_plan(const struct pd_filter_req *req,
+			struct pd_filter_plan *plan, const char **why)
+{
+	u32 s = pd_jump_s(req);
+
+	if (s < 2) {
+		*why = "subwindows must be between 2 and 63 (one subwindow is the landmark window)";
+		return -EINVAL;
+	}
+	return pd_tw_plan(req, plan, false, s, why);
+}
+
+static int pd_landmark_plan(const struct pd_filter_req *req,
+			    struct pd_filter_plan *plan, const char **why)
+{
+	return pd_tw_plan(req, plan, false, 1, why);
+}
+
+static int pd_jump_init(struct pd_filter *f, const struct pd_filter_plan *plan,
+			void *mem, const char **why)
+{
+	struct pd_jump *j = &f->u.jump;
+	u32 s = plan->subwindows, shift;
+	u64 slot_bytes;
+
+	if (s < 1 || s > PD_TW_MAX_SUBWIN || plan->k < 1 ||
+	    plan->k > PD_TW_MAX_K || !plan->capacity ||
+	    plan->capacity > PD_TW_MAX_CAP || plan->cells > PD_SBF_MAX_CELLS) {
+		*why = "not a plan of a jumping or landmark window";
+		return -EINVAL;
+	}
+	shift = pd_tw_lane_shift(s);
+	if (!plan->cells || (plan->cells & ((64 >> shift) - 1))) {
+		*why = "not a plan of a jumping or landmark window";
+		return -EINVAL;
+	}
+	pd_tw_init(&j->w, plan);
+	slot_bytes = ((s + 1) * sizeof(struct pd_jslot) + 63) & ~63ULL;
+	j->slot = mem;
+	j->words = (u64 *)((u8 *)mem + slot_bytes);
+	j->m = (u32)plan->cells;
+	j->nwords = (u32)((plan->cells << shift) / 64);
+	j->k = (u8)plan->k;
+	j->s = (u8)s;
+	j->slots = (u8)(s + 1);
+	j->lane_shift = (u8)shift;
+	j->sub = (j->w.window + s - 1) / s;
+	/* the spare is clean before the current subwindow can fill */
+	j->clean_step = (u32)((j->nwords + plan->capacity - 1) / plan->capacity);
+	/* live: cur, cur - 1, ... cur - s + 1; the spare is cur + 1 */
+	j->cur = 0;
+	j->spare = 1;
+	j->clean_pos = j->nwords;	/* zeroed memory */
+	return 0;
+}
+
+static void pd_jump_set_rng(struct pd_filter *f, u64 rng)
+{
+}
+
+/* Lane bit `lane` of every position in words [from, to). */
+static void pd_jump_wipe(struct pd_jump *j, unsigned int lane, u32 from,
+			 u32 to)
+{
+	u64 keep = ~0ULL;
+	unsigned int b;
+
+	/* every position's bit `lane`: one bit per lane-width field */
+	for (b = lane; b < 64; b += 1u << j->lane_shift)
+		keep &= ~(1ULL << b);
+	for (; from < to; from++)
+		j->words[from] &= keep;
+}
+
+/* Empty more of the spare: its step, eight times that when a jump waits. */
+static void pd_jump_clean(struct pd_jump *j, bool overdue)
+{
+	u32 n = overdue ? 8 * j->clean_step : j->clean_step;
+	u32 to = j->nwords - j->clean_pos < n ? j->nwords : j->clean_pos + n;
+
+	pd_jump_wipe(j, j->spare, j->clean_pos, to);
+	j->clean_pos = to;
+}
+
+/*
+ * Jump if it is time (or the current subwindow is full) and the spare is
+ * clean: the spare becomes the current subwindow, the eldest live one
+ * the spare. True if the owner should be alerted.
+ */
+static bool pd_jump_maybe(struct pd_jump *j, u64 t)
+{
+	struct pd_jslot *c = &j->slot[j->cur], *old;
+	bool full = c->keys >= j->w.cap, due = t - c->start >= j->sub;
+	unsigned int eldest;
+	bool alert = false;
+
+	if (!full && !due)
+		return false;
+	if (j->clean_pos < j->nwords) {	/* wait for the spare */
+		pd_jump_clean(j, true);
+		if (j->clean_pos < j->nwords)
+			return false;
+	}
+	/* the eldest live subwindow: s - 1 before the current */
+	eldest = (j->cur + j->slots - (j->s - 1)) % j->slots;
+	old = &j->slot[eldest];
+	if (old->keys)
+		alert = pd_tw_forgot(&j->w, t - old->start, full && !due);
+	else if (full && !due)
+		alert = pd_tw_forgot(&j->w, t - c->start, true);
+	j->cur = j->spare;
+	j->slot[j->cur].start = t;
+	j->slot[j->cur].end = t;
+	j->slot[j->cur].keys = 0;
+	j->spare = (u8)eldest;
+	j->clean_pos = 0;
+	return alert;
+}
+
+/* The lanes that hold packets younger than the window. */
+static u64 pd_jump_live(const struct pd_jump *j, u64 t)
+{
+	u64 live = 0;
+	unsigned int i, l = j->cur;
+
+	for (i = 0; i < j->s; i++) {
+		const struct pd_jslot *sl = &j->slot[l];
+
+		if (sl->keys && t - sl->end < j->w.window)
+			live |= 1ULL << l;
+		l = l ? l - 1 : j->slots - 1u;
+	}
+	return live;
+}
+
+/*
+ * The lanes in which every probe of (h1, h2) is set; with set, also sets
+ * the current lane at every probe.
+ */
+static u64 pd_jump_probe(struct pd_jump *j, u32 h1, u32 h2, bool set)
+{
+	unsigned int i, per_word = 6 - j->lane_shift;
+	struct pd_tw_probe p;
+	u64 lanes = (1u << j->lane_shift) == 64 ? ~0ULL :
+		    (1ULL << (1u << j->lane_shift)) - 1;
+	u64 all = lanes;
+
+	pd_tw_probe_init(&p, h1, h2, j->m);
+	for (i = 0; i < j->k; i++, pd_tw_probe_next(&p)) {
+		u64 *w = &j->words[p.pos >> per_word];
+		unsigned int sh = (p.pos & ((1u << per_word) - 1)) <<
+				  j->lane_shift;
+
+		all &= (*w >> sh) & lanes;
+		if (set)
+			*w |= 1ULL << (sh + j->cur);
+	}
+	return all;
+}
+
+static bool pd_jump_step(struct pd_filter *f, u32 h1, u32 h2,
+			 const struct pd_pktinfo *pi)
+{
+	struct pd_jump *j = &f->u.jump;
+	u64 t = pd_tw_tick(&j->w, pi), live, all;
+
+	if (j->w.packets == 1) {	/* the first packet starts the clock */
+		j->slot[j->cur].start = t;
+		j->slot[j->cur].end = t;
+	}
+	if (j->clean_pos < j->nwords)
+		pd_jump_clean(j, false);
+	f->alert |= pd_jump_maybe(j, t);
+	live = pd_jump_live(j, t);
+	all = pd_jump_probe(j, h1, h2, true);
+	if (!(all & (1ULL << j->cur)))	/* a bit of the current one was 0 */
+		j->slot[j->cur].keys++;
+	j->slot[j->cur].end = t;
+	return all & live;
+}
+
+static bool pd_jump_query(const struct pd_filter *f, u32 h1, u32 h2)
+{
+	struct pd_jump *j = (struct pd_jump *)&f->u.jump;
+
+	return pd_jump_probe(j, h1, h2, false) & pd_jump_live(j, j->w.now);
+}
+
+static void pd_jump_clear(struct pd_filter *f)
+{
+	struct pd_jump *j = &f->u.jump;
+
+	memset(j->words, 0, (size_t)j->nwords * sizeof(u64));
+	memset(j->slot, 0, j->slots * sizeof(*j->slot));
+	j->cur = 0;
+	j->spare = 1;
+	j->clean_pos = j->nwords;
+	pd_tw_clear(&j->w);
+}
+
+/* Set bits of the current subwindow. */
+static void pd_jump_occupancy(const struct pd_filter *f,
+			      struct pd_filter_occ *o)
+{
+	const struct pd_jump *j = &f->u.jump;
+	u64 mask = 0;
+	unsigned int b;
+	u32 i;
+
+	for (b = j->cur; b < 64; b += 1u << j->lane_shift)
+		mask |= 1ULL << b;
+	o->units = j->m;
+	for (i = 0; i < j->nwords; i++)
+		o->set += pd_popcount64(j->words[i] & mask);
+}
+
+static void pd_jump_window(const struct pd_filter *f, struct pd_filter_win *w)
+{
+	const struct pd_jump *j = &f->u.jump;
+	u64 live = pd_jump_live(j, j->w.now);
+	unsigned int l;
+
+	pd_tw_report(&j->w, w);
+	for (l = 0; l < j->slots; l++)
+		if (live & (1ULL << l))
+			w->entries += j->slot[l].keys;
+	w->subwindows = j->s;
+}
+
+#define PD_JUMP_FAMILY(id, fname, KIND, planner, extra)			\
+const struct pd_filter_ops id = {					\
+	.name = fname,							\
+	.kind = PKTDEDUP_FILTER_KIND_##KIND,				\
+	.timed = true,							\
+	.settings = PD_SET_FPS | PD_SET_WINDOW | PD_SET_WARN | (extra),	\
+	.default_fps_ppb = PD_TW_DEFAULT_FPS_PPB,			\
+	.plan = planner,						\
+	.init = pd_jump_init,						\
+	.set_rng = pd_jump_set_rng,					\
+	.step = pd_jump_step,						\
+	.query = pd_jump_query,						\
+	.clear = pd_jump_clear,						\
+	.occupancy = pd_jump_occupancy,					\
+	.window = pd_jump_window,					\
+}
+
+PD_JUMP_FAMILY(pd_jumping_family, "jumping", JUMPING, pd_jump_plan,
+	       PD_SET_SUBWIN);
+PD_JUMP_FAMILY(pd_landmark_family, "landmark", LANDMARK, pd_landmark_plan, 0);

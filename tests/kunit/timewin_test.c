@@ -1,0 +1,444 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of the window families (timewin.h): expiry at the right tick
+ * with a fake clock, no missed copy inside the guaranteed window on
+ * fixed-seed streams, the FP rate at capacity within the Bloom bound, and
+ * floods that shorten the window instead of raising the FP rate.
+ *
+ * Tolerances: a count of n verdicts each positive with probability at most
+ * p is checked against n p + 5 sqrt(n p (1 - p)) (five binomial standard
+ * deviations; the verdicts of one filter are weakly dependent, which the
+ * margin covers), and against n p / 2 from below where the filter runs at
+ * its capacity (the bound is then the expected rate).
+ */
+#include <kunit/test.h>
+
+#include "../../module/core/filter.h"
+#include "../../module/core/fixed.h"
+#include "../../module/core/rng.h"
+
+#define NS_MS 1000000ULL
+
+static void tw_elem(u64 id, u32 *h1, u32 *h2)
+{
+	u64 x = pd_rng_next(&id);
+
+	*h1 = (u32)x;
+	*h2 = (u32)(x >> 32);
+}
+
+static const struct pd_filter_ops *const tw_kinds[] = {
+	&pd_sliding_family, &pd_jumping_family, &pd_landmark_family,
+};
+
+static int tw_new(struct kunit *test, struct pd_filter *f, u8 kind,
+		  u64 window_ns, u64 window_pkts, u32 rate, u32 fps_ppb,
+		  struct pd_filter_plan *plan)
+{
+	struct pd_filter_req req;
+	const char *why = NULL;
+	int err;
+
+	pd_filter_req_defaults(&req, kind, 1 << 20);
+	req.window_ns = window_ns;
+	req.window_pkts = window_pkts;
+	req.rate = rate;
+	req.fps_ppb = fps_ppb;
+	err = pd_filter_create(f, &req, plan, &why);
+	if (err)
+		kunit_err(test, "kind %u: %s", kind, why);
+	else
+		pd_filter_set_seeds(f, 0x2468ace0, 0x13579bdf, 1);
+	return err;
+}
+
+static bool tw_step(struct pd_filter *f, u64 id, u64 t)
+{
+	struct pd_pktinfo pi = { .now = t };
+	u32 h1, h2;
+
+	tw_elem(id, &h1, &h2);
+	return pd_filter_step(f, h1, h2, &pi);
+}
+
+/* The tolerance above for n verdicts at rate p (Q62). */
+static u64 tw_upper(u64 n, u64 p_q62)
+{
+	u64 np = pd_muldiv(n, p_q62, PD_Q62_ONE);
+	u64 var = pd_muldiv(np, PD_Q62_ONE - p_q62, PD_Q62_ONE);
+
+	return np + 5 * pd_isqrt64(var) + 5;
+}
+
+/*
+ * Sliding, fake clock: a copy 999 ns after its original (window 1000 ns)
+ * is a duplicate, one 1000 ns after is not; a packet window of 3 forgets
+ * the packet 3 back. Every copy is re-remembered (editcap -w's semantics).
+ */
+static void tw_sliding_expiry(struct kunit *test)
+{
+	struct pd_filter_plan plan;
+	struct pd_filter f;
+
+	KUNIT_ASSERT_EQ(test, tw_new(test, &f, PKTDEDUP_FILTER_KIND_SLIDING,
+				     1000, 0, 0, 0, &plan), 0);
+	KUNIT_EXPECT_FALSE(test, tw_step(&f, 1, 5000));
+	KUNIT_EXPECT_TRUE(test, tw_step(&f, 1, 5999));	/* 999 later */
+	KUNIT_EXPECT_TRUE(test, tw_step(&f, 1, 6998));	/* 999 after that */
+	KUNIT_EXPECT_FALSE(test, tw_step(&f, 1, 7998));	/* exactly 1000 */
+	KUNIT_EXPECT_FALSE(test, tw_step(&f, 2, 7998));
+	/* a clock that goes back counts as the latest time */
+	KUNIT_EXPECT_TRUE(test, tw_step(&f, 2, 10));
+	pd_filter_destroy(&f);
+
+	KUNIT_ASSERT_EQ(test, tw_new(test, &f, PKTDEDUP_FILTER_KIND_SLIDING,
+				     0, 3, 0, 0, &plan), 0);
+	KUNIT_EXPECT_EQ(test, plan.capacity, 3ULL);
+	KUNIT_EXPECT_FALSE(test, tw_step(&f, 1, 0));
+	KUNIT_EXPECT_FALSE(test, tw_step(&f, 2, 0));
+	KUNIT_EXPECT_FALSE(test, tw_step(&f, 3, 0));
+	KUNIT_EXPECT_TRUE(test, tw_step(&f, 2, 0));	/* 2 back */
+	KUNIT_EXPECT_FALSE(test, tw_step(&f, 1, 0));	/* 4 back */
+	pd_filter_destroy(&f);
+}
+
+/*
+ * Jumping (s = 4 of 250 ns) and landmark (1000 ns), fake clock: a copy
+ * inside the guaranteed span is caught; the landmark forgets at its
+ * landmark; after a quiet spell longer than the window nothing stale is
+ * reported (the subwindows are masked by their age, not yet emptied).
+ */
+static void tw_jumping_expiry(struct kunit *test)
+{
+	struct pd_filter_req req;
+	struct pd_filter_plan plan;
+	struct pd_filter f;
+	const char *why;
+
+	pd_filter_req_defaults(&req, PKTDEDUP_FILTER_KIND_JUMPING, 1 << 16);
+	req.window_ns = 1000;
+	req.subwindows = 4;
+	KUNIT_ASSERT_EQ(test, pd_filter_create(&f, &req, &plan, &why), 0);
+	KUNIT_EXPECT_EQ(test, plan.subwindows, 4u);
+	KUNIT_EXPECT_FALSE(test, tw_step(&f, 1, 100000));
+	/* 3 of 4 subwindows stay live: 750 ns are always remembered */
+	KUNIT_EXPECT_TRUE(test, tw_step(&f, 1, 100749));
+	KUNIT_EXPECT_FALSE(test, tw_step(&f, 1, 102000));	/* 1251 later */
+	/* quiet for 10 windows: the old key is not reported */
+	KUNIT_EXPECT_FALSE(test, tw_step(&f, 1, 112000));
+	KUNIT_EXPECT_TRUE(test, tw_step(&f, 1, 112001));
+	pd_filter_destroy(&f);
+
+	KUNIT_ASSERT_EQ(test, tw_new(test, &f, PKTDEDUP_FILTER_KIND_LANDMARK,
+				     1000, 0, 0, 0, &plan), 0);
+	KUNIT_EXPECT_EQ(test, plan.subwindows, 1u);
+	KUNIT_EXPECT_FALSE(test, tw_step(&f, 1, 0));
+	KUNIT_EXPECT_TRUE(test, tw_step(&f, 1, 999));
+	/* the landmark at 1000: a copy straddling it is missed */
+	KUNIT_EXPECT_FALSE(test, tw_step(&f, 1, 1001));
+	KUNIT_EXPECT_TRUE(test, tw_step(&f, 1, 1500));
+	pd_filter_destroy(&f);
+}
+
+/*
+ * A timed stream: packets every 1..2*mean ticks (uniform), each a fresh
+ * key with probability 1/2, else a copy of the key of a packet up to
+ * `reach` ticks back (uniform over those packets). Counts the copies
+ * missed at gaps below `sure` (must be none), the FPs of fresh keys, and
+ * the verdicts against the exact window truth.
+ */
+struct tw_counts {
+	u64 fresh, fp, copies, missed_sure, dup_truth;
+};
+
+#define TW_HIST 4096
+
+static void tw_run(struct pd_filter *f, u64 seed, u64 n, u64 mean,
+		   u64 reach, u64 window, u64 sure, struct tw_counts *c)
+{
+	static u64 hist_t[TW_HIST], hist_id[TW_HIST];
+	u64 rng = seed, t = 1000000, next_id = 1, i;
+
+	memset(c, 0, sizeof(*c));
+	for (i = 0; i < n; i++) {
+		u64 id, last = 0, j, back;
+		bool dup, have = false;
+
+		t += 1 + pd_rng_below(&rng, (u32)(2 * mean));
+		if (i < 16 || pd_rng_below(&rng, 2)) {
+			id = next_id++;
+		} else {
+			/* a packet within reach, among the last TW_HIST */
+			back = 1 + pd_rng_below(&rng, (u32)PD_MIN(i, (u64)TW_HIST - 1));
+			while (back > 1 && t - hist_t[(i - back) % TW_HIST] > reach)
+				back /= 2;
+			id = hist_id[(i - back) % TW_HIST];
+		}
+		/* the truth: the latest earlier packet with this key */
+		for (j = 1; j <= PD_MIN(i, (u64)TW_HIST - 1); j++) {
+			if (hist_id[(i - j) % TW_HIST] == id) {
+				last = hist_t[(i - j) % TW_HIST];
+				have = true;
+				break;
+			}
+		}
+		dup = tw_step(f, id, t);
+		if (!have) {
+			c->fresh++;
+			c->fp += dup;
+		} else {
+			c->copies++;
+			c->dup_truth += t - last < window;
+			if (t - last < sure && !dup)
+				c->missed_sure++;
+		}
+		hist_t[i % TW_HIST] = t;
+		hist_id[i % TW_HIST] = id;
+	}
+}
+
+/*
+ * Each model at half its planned rate on a fixed-seed stream with copies
+ * up to two windows back: no copy inside the guaranteed span (the window;
+ * (s - 1) / s of it for jumping) is missed, fresh keys are reported within
+ * the bound, and nothing expired early.
+ */
+static void tw_no_fn_inside(struct kunit *test)
+{
+	unsigned int i;
+
+	for (i = 0; i < PD_ARRAY_SIZE(tw_kinds); i++) {
+		const struct pd_filter_ops *ops = tw_kinds[i];
+		u64 w = NS_MS, sure;
+		struct pd_filter_plan plan;
+		struct pd_filter_win win;
+		struct tw_counts c;
+		struct pd_filter f;
+
+		/* 1 ms planned at 2 Mpps; the stream brings 1 Mpps */
+		KUNIT_ASSERT_EQ(test, tw_new(test, &f, ops->kind, w, 0,
+					     2000000, 10000000, &plan), 0);
+		sure = ops->kind == PKTDEDUP_FILTER_KIND_SLIDING ? w :
+		       ops->kind == PKTDEDUP_FILTER_KIND_JUMPING ?
+		       w / plan.subwindows * (plan.subwindows - 1) : 0;
+		tw_run(&f, 42 + i, 60000, 1000, 2 * w, w, sure, &c);
+		kunit_info(test, "%s: %llu copies (%llu inside the window), %llu missed inside %llu ns; %llu FP of %llu fresh",
+			   ops->name, (unsigned long long)c.copies,
+			   (unsigned long long)c.dup_truth,
+			   (unsigned long long)c.missed_sure,
+			   (unsigned long long)sure, (unsigned long long)c.fp,
+			   (unsigned long long)c.fresh);
+		KUNIT_EXPECT_EQ_MSG(test, c.missed_sure, 0ULL, "%s", ops->name);
+		KUNIT_EXPECT_GT(test, c.copies, 20000ULL);
+		KUNIT_EXPECT_GT(test, c.dup_truth, 5000ULL);
+		KUNIT_EXPECT_LE_MSG(test, c.fp, tw_upper(c.fresh, plan.fp_bound),
+				    "%s", ops->name);
+		KUNIT_ASSERT_TRUE(test, pd_filter_window(&f, &win));
+		KUNIT_EXPECT_EQ_MSG(test, win.early, 0ULL, "%s", ops->name);
+		KUNIT_EXPECT_EQ(test, win.shortest, w);
+		KUNIT_EXPECT_FALSE(test, f.alert);
+		pd_filter_destroy(&f);
+	}
+}
+
+/*
+ * At capacity: distinct keys only, exactly the planned rate (sliding: a
+ * packet window of C). The measured FP rate is the Bloom bound's within
+ * the tolerance, from above and below.
+ */
+static void tw_fp_at_capacity(struct kunit *test)
+{
+	unsigned int i;
+
+	for (i = 0; i < PD_ARRAY_SIZE(tw_kinds); i++) {
+		const struct pd_filter_ops *ops = tw_kinds[i];
+		struct pd_filter_plan plan;
+		struct pd_filter f;
+		u64 n = 100000, fp = 0, j, ppw;
+
+		/* a window of 7000 packets, fps 0.01 */
+		KUNIT_ASSERT_EQ(test, tw_new(test, &f, ops->kind, 0, 7000, 0,
+					     10000000, &plan), 0);
+		KUNIT_EXPECT_LE(test, plan.fp_bound,
+				pd_q62_from_ppb(10000000));
+		ppw = plan.capacity * plan.subwindows;
+		KUNIT_EXPECT_GE(test, ppw, 7000ULL);
+		for (j = 0; j < ppw; j++)	/* fill */
+			tw_step(&f, (u64)1 << 40 | j, 0);
+		for (j = 0; j < n; j++)
+			fp += tw_step(&f, j + 1, 0);
+		kunit_info(test, "%s: k %u cells %llu capacity %llu: %llu FP in %llu, bound %u ppb",
+			   ops->name, plan.k, (unsigned long long)plan.cells,
+			   (unsigned long long)plan.capacity,
+			   (unsigned long long)fp, (unsigned long long)n,
+			   pd_q62_to_ppb(plan.fp_bound));
+		KUNIT_EXPECT_LE_MSG(test, fp, tw_upper(n, plan.fp_bound), "%s",
+				    ops->name);
+		/*
+		 * jumping and landmark are at capacity only at the end of a
+		 * subwindow; their mean load is lower
+		 */
+		if (ops->kind == PKTDEDUP_FILTER_KIND_SLIDING)
+			KUNIT_EXPECT_GE(test, fp,
+					pd_muldiv(n, plan.fp_bound,
+						  2 * PD_Q62_ONE));
+		pd_filter_destroy(&f);
+	}
+}
+
+/*
+ * A flood: 1 ms planned for 1 Mpps receives 10 Mpps of distinct keys.
+ * The window shortens (early expiries, the shortest effective window
+ * about a tenth of the window), the FP rate stays within the bound, and
+ * the alert comes once (the flood lasts 10 ms of the filter's clock).
+ */
+static void tw_flood(struct kunit *test)
+{
+	unsigned int i;
+
+	for (i = 0; i < PD_ARRAY_SIZE(tw_kinds); i++) {
+		const struct pd_filter_ops *ops = tw_kinds[i];
+		struct pd_filter_plan plan;
+		struct pd_filter_win win;
+		struct pd_filter f;
+		u64 n = 100000, fp = 0, j, alerts = 0;
+
+		KUNIT_ASSERT_EQ(test, tw_new(test, &f, ops->kind, NS_MS, 0,
+					     1000000, 10000000, &plan), 0);
+		for (j = 0; j < n; j++) {
+			fp += tw_step(&f, j + 1, 5 * NS_MS + 100 * j);
+			alerts += f.alert;
+			f.alert = false;
+		}
+		KUNIT_EXPECT_LE_MSG(test, fp, tw_upper(n, plan.fp_bound), "%s",
+				    ops->name);
+		KUNIT_ASSERT_TRUE(test, pd_filter_window(&f, &win));
+		kunit_info(test, "%s flood: %llu FP in %llu (bound %u ppb), %llu early, shortest %llu ns",
+			   ops->name, (unsigned long long)fp,
+			   (unsigned long long)n, pd_q62_to_ppb(plan.fp_bound),
+			   (unsigned long long)win.early,
+			   (unsigned long long)win.shortest);
+		KUNIT_EXPECT_GT_MSG(test, win.early, 0ULL, "%s", ops->name);
+		/* ~1000 packets of 100 ns per window instead of 10000 */
+		KUNIT_EXPECT_LT_MSG(test, win.shortest, NS_MS / 5, "%s",
+				    ops->name);
+		KUNIT_EXPECT_LE(test, win.effective, NS_MS / 5);
+		KUNIT_EXPECT_EQ_MSG(test, alerts, 1ULL, "%s", ops->name);
+		/* calm again: the window recovers */
+		for (j = 0; j < 20000; j++)
+			tw_step(&f, n + j + 1, 20 * NS_MS + 2000 * j);
+		pd_filter_window(&f, &win);
+		KUNIT_EXPECT_EQ_MSG(test, win.effective, NS_MS, "%s",
+				    ops->name);
+		pd_filter_destroy(&f);
+	}
+}
+
+/*
+ * The planner: a rate sizes the filter (capacity rate x window, split over
+ * the subwindows) and memory does not; without a rate the filter fits
+ * the memory; bad windows are refused with a message.
+ */
+static void tw_planner(struct kunit *test)
+{
+	struct pd_filter_req req;
+	struct pd_filter_plan plan;
+	const char *why = NULL;
+	unsigned int i;
+
+	for (i = 0; i < PD_ARRAY_SIZE(tw_kinds); i++) {
+		u8 kind = tw_kinds[i]->kind;
+
+		pd_filter_req_defaults(&req, kind, 4096);
+		req.window_ns = 2 * NS_MS;
+		req.rate = 1000000;
+		KUNIT_ASSERT_EQ(test, pd_filter_plan(&req, &plan, &why), 0);
+		KUNIT_EXPECT_GE(test, plan.capacity * plan.subwindows, 2000ULL);
+		KUNIT_EXPECT_LE(test, plan.capacity * plan.subwindows,
+				2001ULL + plan.subwindows);
+		KUNIT_EXPECT_GT(test, plan.bytes, 4096ULL);
+		KUNIT_EXPECT_LE(test, plan.fp_bound,
+				pd_q62_from_ppb(PD_TW_DEFAULT_FPS_PPB));
+		KUNIT_EXPECT_GE(test, plan.rate, 1000000ULL);
+		req.rate = 0;	/* sized by the memory */
+		KUNIT_ASSERT_EQ(test, pd_filter_plan(&req, &plan, &why), 0);
+		KUNIT_EXPECT_LE(test, plan.bytes, 4096ULL);
+		KUNIT_EXPECT_GT(test, plan.capacity, 10ULL);
+		/* both, or neither, kinds of window */
+		req.window_pkts = 1000;
+		why = NULL;
+		KUNIT_EXPECT_EQ(test, pd_filter_plan(&req, &plan, &why),
+				-EINVAL);
+		KUNIT_EXPECT_NOT_NULL(test, strstr(why, "window"));
+		req.window_pkts = 0;
+		req.window_ns = 0;
+		KUNIT_EXPECT_EQ(test, pd_filter_plan(&req, &plan, &why),
+				-EINVAL);
+		req.window_ns = 999;
+		KUNIT_EXPECT_EQ(test, pd_filter_plan(&req, &plan, &why),
+				-ERANGE);
+		/* an hour at 4 Gpps does not fit 4 GiB */
+		req.window_ns = PD_TW_MAX_NS;
+		req.rate = 4000000000u;
+		KUNIT_EXPECT_EQ(test, pd_filter_plan(&req, &plan, &why),
+				-ERANGE);
+		KUNIT_EXPECT_NOT_NULL(test, why);
+	}
+	pd_filter_req_defaults(&req, PKTDEDUP_FILTER_KIND_JUMPING, 1 << 20);
+	req.window_ns = NS_MS;
+	req.subwindows = 1;
+	KUNIT_EXPECT_EQ(test, pd_filter_plan(&req, &plan, &why), -EINVAL);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(why, "subwindows"));
+	req.subwindows = 64;
+	KUNIT_EXPECT_EQ(test, pd_filter_plan(&req, &plan, &why), -EINVAL);
+	/* lanes: s + 1 a power of two fills them */
+	KUNIT_EXPECT_EQ(test, pd_tw_lane_shift(1), 1u);
+	KUNIT_EXPECT_EQ(test, pd_tw_lane_shift(7), 3u);
+	KUNIT_EXPECT_EQ(test, pd_tw_lane_shift(8), 4u);
+	KUNIT_EXPECT_EQ(test, pd_tw_lane_shift(63), 6u);
+}
+
+/* Clear forgets everything and restarts the window's report. */
+static void tw_clear(struct kunit *test)
+{
+	unsigned int i;
+
+	for (i = 0; i < PD_ARRAY_SIZE(tw_kinds); i++) {
+		struct pd_filter_plan plan;
+		struct pd_filter_win win;
+		struct pd_filter f;
+		u64 j;
+
+		KUNIT_ASSERT_EQ(test, tw_new(test, &f, tw_kinds[i]->kind,
+					     NS_MS, 0, 100000, 0, &plan), 0);
+		for (j = 0; j < 5000; j++)
+			tw_step(&f, j, 1000 * j);
+		pd_filter_reset(&f);
+		pd_filter_window(&f, &win);
+		KUNIT_EXPECT_EQ(test, win.entries, 0ULL);
+		KUNIT_EXPECT_EQ(test, win.early, 0ULL);
+		KUNIT_EXPECT_EQ(test, win.shortest, NS_MS);
+		pd_filter_set_seeds(&f, 0x2468ace0, 0x13579bdf, 1);
+		KUNIT_EXPECT_FALSE(test, tw_step(&f, 4999, 5000000));
+		KUNIT_EXPECT_TRUE(test, tw_step(&f, 4999, 5000001));
+		pd_filter_destroy(&f);
+	}
+}
+
+static struct kunit_case pd_timewin_cases[] = {
+	KUNIT_CASE(tw_sliding_expiry),
+	KUNIT_CASE(tw_jumping_expiry),
+	KUNIT_CASE(tw_no_fn_inside),
+	KUNIT_CASE(tw_fp_at_capacity),
+	KUNIT_CASE(tw_flood),
+	KUNIT_CASE(tw_planner),
+	KUNIT_CASE(tw_clear),
+	{}
+};
+
+static struct kunit_suite pd_timewin_suite = {
+	.name = "pktdedup-timewin",
+	.test_cases = pd_timewin_cases,
+};
+
+kunit_test_suite(pd_timewin_suite);
