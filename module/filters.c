@@ -118,6 +118,7 @@ struct pd_filters *pd_filters_build(const struct pd_config *cfg,
 	fs->kopts.flags = cfg->key_flags;
 	fs->kopts.payload = cfg->key == PKTDEDUP_KEY_PACKET ? cfg->payload : 0;
 	fs->copy_len = PD_HDR_ROOM + fs->kopts.payload;
+	fs->timed = pd_filter_plan_timed(plan);
 	spin_lock_init(&fs->lock);
 
 	if (cfg->scope == PKTDEDUP_SCOPE_SHARED) {
@@ -180,6 +181,54 @@ void pd_filters_occupancy(struct pd_filters *fs, int cpu,
 		 */
 		(void)data_race(pd_occ(f, occ));
 	}
+}
+
+/* One CPU's filter window state (window families); false for the others. */
+bool pd_filters_window(struct pd_filters *fs, int cpu,
+		       struct pd_filter_win *w)
+{
+	struct pd_filter *f = pd_filters_get(fs, cpu);
+	bool ok;
+
+	if (fs->shared) {
+		spin_lock_bh(&fs->lock);
+		ok = pd_filter_window(f, w);
+		spin_unlock_bh(&fs->lock);
+	} else {
+		/* a statistic read while the CPU writes: benign, as above */
+		ok = data_race(pd_filter_window(f, w));
+	}
+	return ok;
+}
+
+/*
+ * The window state of one CPU (cpu >= 0) or of all: entries and early
+ * expiries summed, the effective and shortest windows the least.
+ */
+bool pd_filters_window_of(struct pd_filters *fs, int cpu,
+			  struct pd_filter_win *w)
+{
+	struct pd_filter_win one;
+	bool any = false;
+	int i;
+
+	for_each_possible_cpu(i) {
+		if ((cpu >= 0 && i != cpu) || (fs->shared && any))
+			continue;
+		if (!pd_filters_window(fs, i, &one))
+			return false;
+		if (!any) {
+			*w = one;
+			any = true;
+			continue;
+		}
+		w->entries += one.entries;
+		w->early += one.early;
+		w->stuck += one.stuck;
+		w->effective = min(w->effective, one.effective);
+		w->shortest = min(w->shortest, one.shortest);
+	}
+	return any;
 }
 
 /* Zero cells (counting families) or set bits (bit arrays), in ppb. */

@@ -12,7 +12,12 @@
  * between CPUs, allocates nothing, and does bounded work: at most
  * PD_SCRATCH bytes are read, and the filter's step is bounded (K probes
  * and one run of P decrements for the counting families, k bits and k
- * resets for the bit-array ones, a bounded search in RSBF's phase 3).
+ * resets for the bit-array ones, a bounded search in RSBF's phase 3, K
+ * counters and at most five expiries for the sliding window, K words and
+ * a bounded cleaning run for jumping and landmark windows). A time window
+ * reads one clock per packet, ktime_get_mono_fast_ns(): nanoseconds, the
+ * same clock on every CPU (scope shared compares times taken on several
+ * CPUs), lock-free and NMI-safe.
  * BHs are disabled around the per-CPU state, as hooks also run in process
  * context (OUTPUT) where a softirq could otherwise interleave.
  */
@@ -20,7 +25,9 @@
 
 #include <linux/netfilter_ipv4.h>
 #include <linux/netfilter_ipv6.h>
+#include <linux/net.h>
 #include <linux/slab.h>
+#include <linux/timekeeping.h>
 #include <net/net_namespace.h>
 
 #include "pktdedup.h"
@@ -67,6 +74,25 @@ enum pd_parse_result pd_skb_key(struct sk_buff *skb,
 	return r == PD_PARSE_OK ? pd_key_from_pkt(pkt, &fs->kopts, key) : r;
 }
 
+/*
+ * A window filter's window fell below warn-below percent of the window
+ * asked (the filter says so at most once a second): say so, rate-limited.
+ */
+static void pd_window_alert(struct pd_net *pn, const struct pd_filters *fs,
+			    struct pd_filter *f)
+{
+	struct pd_filter_win w;
+
+	f->alert = false;
+	if (!pd_filter_window(f, &w))
+		return;
+	net_warn_ratelimited("netns %u: %s window at %llu us of the %llu us asked (%llu early expiries, capacity %llu): traffic above the planned rate; raise rate or mem\n",
+			     pn->net->ns.inum, f->ops->name,
+			     div_u64(w.effective, NSEC_PER_USEC),
+			     div_u64(w.window, NSEC_PER_USEC), w.early,
+			     w.capacity);
+}
+
 /* One packet through the filters fs of instance pn: the verdict. */
 unsigned int pd_process(struct pd_net *pn, struct pd_filters *fs,
 			struct sk_buff *skb)
@@ -98,12 +124,18 @@ unsigned int pd_process(struct pd_net *pn, struct pd_filters *fs,
 	h2 = pd_key_hash(&key, f->seed[1]);
 	pi.dscp = pkt.dscp;
 	pi.mark = skb->mark;
+	/* time windows: one clock read, ns, the same clock on every CPU */
+	pi.now = fs->timed ? ktime_get_mono_fast_ns() : 0;
 	if (fs->shared) {
 		spin_lock(&fs->lock);
 		dup = pd_filter_step(f, h1, h2, &pi);
+		if (unlikely(f->alert))
+			pd_window_alert(pn, fs, f);
 		spin_unlock(&fs->lock);
 	} else {
 		dup = pd_filter_step(f, h1, h2, &pi);
+		if (unlikely(f->alert))
+			pd_window_alert(pn, fs, f);
 	}
 
 	u64_stats_update_begin(&st->syncp);

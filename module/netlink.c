@@ -275,7 +275,29 @@ int pd_nl_reset_doit(struct sk_buff *skb, struct genl_info *info)
 
 /* ---- statistics ---- */
 
-/* Counters of one CPU, or the totals (cpu < 0); pn->lock held. */
+/* A window family's state: of one CPU, or of all (cpu < 0). */
+static int pd_window_stats_put(struct sk_buff *msg, struct pd_filters *fs,
+			       int cpu)
+{
+	struct pd_filter_win w;
+
+	if (!pd_filters_window_of(fs, cpu, &w))
+		return 0;
+	if (pd_nl_put_u64(msg, w.timed ? PKTDEDUP_A_STATS_WINDOW_NS :
+			  PKTDEDUP_A_STATS_WINDOW_PACKETS, w.window,
+			  PKTDEDUP_A_STATS_PAD) ||
+	    pd_nl_put_u64(msg, PKTDEDUP_A_STATS_WINDOW_ENTRIES, w.entries,
+			  PKTDEDUP_A_STATS_PAD) ||
+	    pd_nl_put_u64(msg, PKTDEDUP_A_STATS_WINDOW_EFFECTIVE, w.effective,
+			  PKTDEDUP_A_STATS_PAD) ||
+	    pd_nl_put_u64(msg, PKTDEDUP_A_STATS_WINDOW_SHORTEST, w.shortest,
+			  PKTDEDUP_A_STATS_PAD) ||
+	    pd_nl_put_u64(msg, PKTDEDUP_A_STATS_EARLY_EXPIRIES, w.early,
+			  PKTDEDUP_A_STATS_PAD))
+		return -EMSGSIZE;
+	return 0;
+}
+
 /*
  * Counters of one CPU, or the totals (cpu < 0), and the occupancy of the
  * filters in their family's terms (one CPU's dump also gives the loads of
@@ -322,6 +344,8 @@ static int pd_fill_stats_of(struct sk_buff *msg, struct pd_net *pn, int cpu)
 	    (n && nla_put_u32(msg, counting ? PKTDEDUP_A_STATS_ZERO_CELLS :
 			      PKTDEDUP_A_STATS_SET_BITS,
 			      (u32)div_u64(ppb, n))))
+		return -EMSGSIZE;
+	if (fs && pd_window_stats_put(msg, fs, cpu))
 		return -EMSGSIZE;
 	/* one filter's loads: a CPU's, or the shared one */
 	if (fs && !counting && (cpu >= 0 || fs->shared))

@@ -28,6 +28,9 @@ static const u16 pd_family_nest[PD_FILTER_NKINDS] = {
 	[PKTDEDUP_FILTER_KIND_RLBSBF] = PKTDEDUP_A_FILTER_RLBSBF,
 	[PKTDEDUP_FILTER_KIND_IBF_2C] = PKTDEDUP_A_FILTER_IBF_2C,
 	[PKTDEDUP_FILTER_KIND_IBF_MC] = PKTDEDUP_A_FILTER_IBF_MC,
+	[PKTDEDUP_FILTER_KIND_SLIDING] = PKTDEDUP_A_FILTER_SLIDING,
+	[PKTDEDUP_FILTER_KIND_JUMPING] = PKTDEDUP_A_FILTER_JUMPING,
+	[PKTDEDUP_FILTER_KIND_LANDMARK] = PKTDEDUP_A_FILTER_LANDMARK,
 };
 
 /* The family whose nest is attribute type, or -1. */
@@ -70,6 +73,22 @@ static void pd_settings_read(struct nlattr **tb, struct pd_filter_req *req)
 	if (tb[PKTDEDUP_A_SETTINGS_IMPORTANCE_MASK])
 		req->importance_mask =
 			nla_get_u32(tb[PKTDEDUP_A_SETTINGS_IMPORTANCE_MASK]);
+	/* a window is a time or a packet count: one replaces the other */
+	if (tb[PKTDEDUP_A_SETTINGS_WINDOW_NS]) {
+		req->window_ns = nla_get_u64(tb[PKTDEDUP_A_SETTINGS_WINDOW_NS]);
+		req->window_pkts = 0;
+	}
+	if (tb[PKTDEDUP_A_SETTINGS_WINDOW_PACKETS]) {
+		req->window_pkts =
+			nla_get_u32(tb[PKTDEDUP_A_SETTINGS_WINDOW_PACKETS]);
+		req->window_ns = 0;
+	}
+	if (tb[PKTDEDUP_A_SETTINGS_RATE])
+		req->rate = nla_get_u32(tb[PKTDEDUP_A_SETTINGS_RATE]);
+	if (tb[PKTDEDUP_A_SETTINGS_SUBWINDOWS])
+		req->subwindows = nla_get_u8(tb[PKTDEDUP_A_SETTINGS_SUBWINDOWS]);
+	if (tb[PKTDEDUP_A_SETTINGS_WARN_BELOW])
+		req->warn_below = nla_get_u8(tb[PKTDEDUP_A_SETTINGS_WARN_BELOW]);
 }
 
 /*
@@ -118,8 +137,39 @@ int pd_nl_filter_read(const struct nlattr *nest, struct pd_filter_req *req,
 			       extack);
 	if (err)
 		return err;
+	if (set[PKTDEDUP_A_SETTINGS_WINDOW_NS] &&
+	    set[PKTDEDUP_A_SETTINGS_WINDOW_PACKETS]) {
+		NL_SET_ERR_MSG_ATTR(extack, set[PKTDEDUP_A_SETTINGS_WINDOW_PACKETS],
+				    "a window is a time (window-ns) or a packet count (window-packets), not both");
+		return -EINVAL;
+	}
 	pd_settings_read(set, req);
 	*blame = nla_len(a) ? nla_data(a) : a;
+	return 0;
+}
+
+/* The window families' settings: the window (whichever is set), rate. */
+static int pd_window_settings_put(struct sk_buff *msg,
+				  const struct pd_filter_req *r)
+{
+	u32 s = pd_filter_family(r->kind)->settings;
+
+	if (!(s & PD_SET_WINDOW))
+		return 0;
+	if ((r->window_ns &&
+	     pd_nl_put_u64(msg, PKTDEDUP_A_SETTINGS_WINDOW_NS, r->window_ns,
+			   PKTDEDUP_A_SETTINGS_PAD)) ||
+	    (r->window_pkts &&
+	     nla_put_u32(msg, PKTDEDUP_A_SETTINGS_WINDOW_PACKETS,
+			 (u32)r->window_pkts)) ||
+	    nla_put_u32(msg, PKTDEDUP_A_SETTINGS_RATE, r->rate) ||
+	    ((s & PD_SET_SUBWIN) &&
+	     nla_put_u8(msg, PKTDEDUP_A_SETTINGS_SUBWINDOWS,
+			(u8)r->subwindows)) ||
+	    ((s & PD_SET_WARN) &&
+	     nla_put_u8(msg, PKTDEDUP_A_SETTINGS_WARN_BELOW,
+			(u8)r->warn_below)))
+		return -EMSGSIZE;
 	return 0;
 }
 
@@ -152,7 +202,8 @@ static int pd_settings_put(struct sk_buff *msg, const struct pd_filter_req *r)
 	    ((s & PD_SET_IMPORTANCE) &&
 	     (nla_put_u8(msg, PKTDEDUP_A_SETTINGS_IMPORTANCE, r->importance) ||
 	      nla_put_u32(msg, PKTDEDUP_A_SETTINGS_IMPORTANCE_MASK,
-			  r->importance_mask))))
+			  r->importance_mask))) ||
+	    pd_window_settings_put(msg, r))
 		return -EMSGSIZE;
 	nla_nest_end(msg, nest);
 	return 0;
@@ -190,7 +241,7 @@ int pd_nl_put_plan(struct sk_buff *msg, int type,
 	    nla_put_u32(msg, PKTDEDUP_A_FILTER_PLAN_K, p->k) ||
 	    pd_nl_put_u64(msg, PKTDEDUP_A_FILTER_PLAN_CELLS, p->cells,
 			  PKTDEDUP_A_FILTER_PLAN_PAD) ||
-	    (ops->counting &&
+	    ((ops->settings & PD_SET_MAX) &&
 	     (nla_put_u32(msg, PKTDEDUP_A_FILTER_PLAN_CELL_MAX, p->max) ||
 	      nla_put_u32(msg, PKTDEDUP_A_FILTER_PLAN_BITS, p->bits) ||
 	      nla_put_u32(msg, PKTDEDUP_A_FILTER_PLAN_P, p->p))) ||
@@ -213,7 +264,22 @@ int pd_nl_put_plan(struct sk_buff *msg, int type,
 	      nla_put_u8(msg, PKTDEDUP_A_FILTER_PLAN_IMPORTANCE,
 			 p->importance) ||
 	      nla_put_u32(msg, PKTDEDUP_A_FILTER_PLAN_IMPORTANCE_MASK,
-			  p->importance_mask))))
+			  p->importance_mask))) ||
+	    ((p->given & PD_PLAN_HAS_WINDOW) &&
+	     ((p->window_ns &&
+	       (pd_nl_put_u64(msg, PKTDEDUP_A_FILTER_PLAN_WINDOW_NS,
+			      p->window_ns, PKTDEDUP_A_FILTER_PLAN_PAD) ||
+		pd_nl_put_u64(msg, PKTDEDUP_A_FILTER_PLAN_RATE, p->rate,
+			      PKTDEDUP_A_FILTER_PLAN_PAD))) ||
+	      (p->window_pkts &&
+	       pd_nl_put_u64(msg, PKTDEDUP_A_FILTER_PLAN_WINDOW_PACKETS,
+			     p->window_pkts, PKTDEDUP_A_FILTER_PLAN_PAD)) ||
+	      pd_nl_put_u64(msg, PKTDEDUP_A_FILTER_PLAN_CAPACITY, p->capacity,
+			    PKTDEDUP_A_FILTER_PLAN_PAD) ||
+	      nla_put_u32(msg, PKTDEDUP_A_FILTER_PLAN_SUBWINDOWS,
+			  p->subwindows) ||
+	      nla_put_u32(msg, PKTDEDUP_A_FILTER_PLAN_WARN_BELOW,
+			  p->warn_below))))
 		return -EMSGSIZE;
 	nla_nest_end(msg, nest);
 	return 0;

@@ -69,6 +69,7 @@ struct pd_filters {
 	u64 bytes;			/* what they hold (pd_filters_bytes()) */
 	struct pd_key_opts kopts;
 	u32 copy_len;			/* bytes extraction may read */
+	bool timed;			/* the filter reads packets' times */
 	u32 hook_gen;			/* the hooks that may use these */
 	struct pd_filter __percpu *pcpu;	/* scope percpu */
 	struct pd_filter *shared;	/* scope shared */
@@ -211,6 +212,10 @@ void pd_filters_occupancy(struct pd_filters *fs, int cpu,
 			  struct pd_filter_occ *occ);
 u32 pd_occupancy_ppb(const struct pd_filter_occ *occ, bool counting);
 int pd_filters_query(struct pd_filters *fs, const struct pd_key *key);
+bool pd_filters_window(struct pd_filters *fs, int cpu,
+		       struct pd_filter_win *w);
+bool pd_filters_window_of(struct pd_filters *fs, int cpu,
+			  struct pd_filter_win *w);
 
 /* sources.c */
 void pd_srcs_defaults(struct pd_src_cfg *c);

@@ -41,6 +41,24 @@ static bool pd_counting(const struct pd_filters *fs)
 	return !fs || pd_filter_family(fs->plan.kind)->counting;
 }
 
+/*
+ * A window family's state over all CPUs, in the window's unit: entries
+ * and early expiries summed, effective and shortest the least.
+ */
+static void pd_window_show(struct seq_file *m, struct pd_filters *fs)
+{
+	struct pd_filter_win w;
+	const char *unit;
+
+	if (!pd_filters_window_of(fs, -1, &w))
+		return;
+	unit = w.timed ? "ns" : "packets";
+	seq_printf(m, "window_%s %llu\nwindow_capacity %llu\nwindow_entries %llu\n",
+		   unit, w.window, w.capacity, w.entries);
+	seq_printf(m, "window_effective_%s %llu\nwindow_shortest_%s %llu\nearly_expiries %llu\n",
+		   unit, w.effective, unit, w.shortest, w.early);
+}
+
 static int pd_stats_show(struct seq_file *m, void *v)
 {
 	struct pd_net *pn = pd_pernet(seq_file_single_net(m));
@@ -86,6 +104,7 @@ static int pd_stats_show(struct seq_file *m, void *v)
 				   pd_q62_to_ppb(fs->plan.stable_load));
 		pd_seq_ppb(m, "\nfp_bound ", pd_q62_to_ppb(fs->plan.fp_bound));
 		seq_putc(m, '\n');
+		pd_window_show(m, fs);
 	}
 	mutex_unlock(&pn->lock);
 	return 0;
@@ -98,7 +117,9 @@ static void pd_plan_show(struct seq_file *m, const struct pd_filters *fs)
 	const struct pd_filter_ops *ops = pd_filter_family(p->kind);
 
 	seq_printf(m, "filters %u\nk %u\n", pd_filters_count(fs), p->k);
-	if (ops->counting)
+	if (p->given & PD_PLAN_HAS_WINDOW)	/* counters, or positions */
+		seq_printf(m, "cells %llu\n", p->cells);
+	else if (ops->counting)
 		seq_printf(m, "cells %llu\nbits %u\nmax %u\np %u\n", p->cells,
 			   p->bits, p->max, p->p);
 	else
@@ -107,6 +128,15 @@ static void pd_plan_show(struct seq_file *m, const struct pd_filters *fs)
 		pd_seq_ppb(m, "p_star ", p->p_star_ppb);
 	if (ops->settings & PD_SET_PSTAR)
 		seq_putc(m, '\n');
+	if (p->given & PD_PLAN_HAS_WINDOW) {
+		if (p->window_ns)
+			seq_printf(m, "window_ns %llu\nrate %llu\n",
+				   p->window_ns, p->rate);
+		else
+			seq_printf(m, "window_packets %llu\n", p->window_pkts);
+		seq_printf(m, "capacity %llu\nsubwindows %u\nwarn_below %u\n",
+			   p->capacity, p->subwindows, p->warn_below);
+	}
 	if (ops->settings & PD_SET_IMPORTANCE)
 		seq_printf(m, "importance %s\nimportance_mask 0x%x\n",
 			   p->importance == PKTDEDUP_IMPORTANCE_MARK ?

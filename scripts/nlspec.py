@@ -496,9 +496,9 @@ def gen_uapi(sp):
     for s in sp.sets.values():
         if "sup" in s:
             L.append("/*")
-            L.append(f" * Attribute set \"{s['name']}\": of set "
-                     f"\"{s['sup']}\", " +
-                     ", ".join(a["name"] for a in s["attrs"]))
+            L += [" * " + w for w in textwrap.wrap(
+                f"Attribute set \"{s['name']}\": of set \"{s['sup']}\", " +
+                ", ".join(a["name"] for a in s["attrs"]), 76)]
             if s.get("doc"):
                 L.append(" *")
                 L += c_comment(s["doc"])

@@ -141,3 +141,10 @@ bool pd_filter_window(const struct pd_filter *f, struct pd_filter_win *w)
 	f->ops->window(f, w);
 	return true;
 }
+
+bool pd_filter_plan_timed(const struct pd_filter_plan *plan)
+{
+	const struct pd_filter_ops *ops = pd_filter_family(plan->kind);
+
+	return ops && ops->timed && plan->window_ns;
+}

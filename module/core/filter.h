@@ -203,6 +203,8 @@ static inline bool pd_filter_query(const struct pd_filter *f, u32 h1, u32 h2)
 }
 
 void pd_filter_occupancy(const struct pd_filter *f, struct pd_filter_occ *o);
+/* Whether filters of plan read pd_pktinfo.now (a time window). */
+bool pd_filter_plan_timed(const struct pd_filter_plan *plan);
 /* A window family's state; false (and *w untouched) for the others. */
 bool pd_filter_window(const struct pd_filter *f, struct pd_filter_win *w);
 

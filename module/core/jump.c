@@ -86,10 +86,21 @@ static void pd_jump_wipe(struct pd_jump *j, unsigned int lane, u32 from,
 		j->words[from] &= keep;
 }
 
-/* Empty more of the spare: its step, eight times that when a jump waits. */
-static void pd_jump_clean(struct pd_jump *j, bool overdue)
+/* The current subwindow holds nothing younger than the window. */
+static bool pd_jump_stale(const struct pd_jump *j, u64 t)
 {
-	u32 n = overdue ? 8 * j->clean_step : j->clean_step;
+	const struct pd_jslot *c = &j->slot[j->cur];
+
+	return c->keys && t - c->end >= j->w.window;
+}
+
+/*
+ * Empty n more words of the spare: its step; eight times that when a jump
+ * waits for it; PD_TW_CLEAN_FAST when, besides, everything remembered is
+ * older than the window (a quiet spell).
+ */
+static void pd_jump_clean(struct pd_jump *j, u32 n)
+{
 	u32 to = j->nwords - j->clean_pos < n ? j->nwords : j->clean_pos + n;
 
 	pd_jump_wipe(j, j->spare, j->clean_pos, to);
@@ -111,7 +122,11 @@ static bool pd_jump_maybe(struct pd_jump *j, u64 t)
 	if (!full && !due)
 		return false;
 	if (j->clean_pos < j->nwords) {	/* wait for the spare */
-		pd_jump_clean(j, true);
+		u32 n = 8 * j->clean_step;
+
+		if (pd_jump_stale(j, t) && n < PD_TW_CLEAN_FAST)
+			n = PD_TW_CLEAN_FAST;
+		pd_jump_clean(j, n);
 		if (j->clean_pos < j->nwords)
 			return false;
 	}
@@ -183,9 +198,18 @@ static bool pd_jump_step(struct pd_filter *f, u32 h1, u32 h2,
 		j->slot[j->cur].end = t;
 	}
 	if (j->clean_pos < j->nwords)
-		pd_jump_clean(j, false);
+		pd_jump_clean(j, j->clean_step);
 	f->alert |= pd_jump_maybe(j, t);
 	live = pd_jump_live(j, t);
+	/*
+	 * After a quiet spell the current subwindow may still be waiting for
+	 * its successor to be emptied: a packet inserted into it would bring
+	 * its old bits back to life (false positives outside the window).
+	 * Until the jump, packets are judged but not remembered: copies of
+	 * them may pass, none is dropped wrongly.
+	 */
+	if (pd_jump_stale(j, t))
+		return pd_jump_probe(j, h1, h2, false) & live;
 	all = pd_jump_probe(j, h1, h2, true);
 	if (!(all & (1ULL << j->cur)))	/* a bit of the current one was 0 */
 		j->slot[j->cur].keys++;

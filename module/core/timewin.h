@@ -36,7 +36,10 @@
  *             is not yet clean waits (the window is longer meanwhile). No
  *             copy less than (s - 1) W / s apart is missed while no jump
  *             comes early; each subwindow holds at most its capacity, planned
- *             so that the union's FP stays under fps.
+ *             so that the union's FP stays under fps. After a quiet
+ *             spell longer than the window, until the spare is empty (at
+ *             most PD_TW_CLEAN_FAST words a packet), packets are judged
+ *             but not remembered: their copies may pass.
  *   landmark  jumping with one subwindow: one Bloom filter emptied at each
  *             landmark (every window, or earlier when it fills); copies
  *             that straddle a landmark are missed.
@@ -63,6 +66,7 @@
 #define PD_TW_DEFAULT_WARN 50		/* percent */
 #define PD_TW_MAX_K 16
 #define PD_TW_EXPIRE_MAX 4		/* sliding: expiries by age per packet */
+#define PD_TW_CLEAN_FAST 64		/* jumping: words a packet empties at most */
 #define PD_TW_MIN_NS 1000ULL
 #define PD_TW_MAX_NS 3600000000000ULL	/* an hour */
 #define PD_TW_MAX_PACKETS 0x80000000ULL

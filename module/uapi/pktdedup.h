@@ -495,8 +495,8 @@ enum {
 	 */
 	PKTDEDUP_A_SETTINGS_WINDOW_NS,
 	/*
-	 * u32, min 1, max 2147483648: Packet windows: the last window-packets
-	 * packets a filter saw. Setting it clears window-ns.
+	 * u32, min 1, max 2147483648: Packet windows: the window is the last
+	 * window-packets a filter saw. Setting it clears window-ns.
 	 */
 	PKTDEDUP_A_SETTINGS_WINDOW_PACKETS,
 	/*
@@ -548,7 +548,8 @@ enum {
  */
 
 /*
- * Attribute set "ibf": of set "settings", fps, cell-bits, k, p, gap, importance, importance-mask
+ * Attribute set "ibf": of set "settings", fps, cell-bits, k, p, gap,
+ * importance, importance-mask
  *
  * Settings of the importance-aware filters: those of the SBF (auto:
  * Max 7 and K 5, the paper's; P planned for fps from the cell's Markov
@@ -557,7 +558,8 @@ enum {
  */
 
 /*
- * Attribute set "sliding": of set "settings", fps, window-ns, window-packets, rate, warn-below
+ * Attribute set "sliding": of set "settings", fps, window-ns, window-packets,
+ * rate, warn-below
  *
  * Settings of the sliding and landmark windows: the window (window-ns
  * or window-packets), the target fps of the whole window (default
@@ -565,7 +567,8 @@ enum {
  */
 
 /*
- * Attribute set "jumping": of set "settings", fps, window-ns, window-packets, rate, subwindows, warn-below
+ * Attribute set "jumping": of set "settings", fps, window-ns, window-packets,
+ * rate, subwindows, warn-below
  *
  * Settings of the jumping window; those of sliding and subwindows.
  */
@@ -736,6 +739,10 @@ enum {
 	 * each array, in order.
 	 */
 	PKTDEDUP_A_STATS_LOAD,
+	/* u64: Time windows, the window asked (ns). */
+	PKTDEDUP_A_STATS_WINDOW_NS,
+	/* u64: Packet windows, the window asked. */
+	PKTDEDUP_A_STATS_WINDOW_PACKETS,
 	/*
 	 * u64: Window families: the packets the window remembers now (sliding:
 	 * the ring's length; jumping and landmark: keys inserted into the live

@@ -530,7 +530,11 @@ t_reconfigure_rmmod() {
 	for s in "mem 1M" "key flow" "scope shared" "hook input" "mem 256K" \
 		 "scope percpu" "hook prerouting" "key packet" "fps 0.001" \
 		 "filter rlbsbf" "filter rsbf scope shared" \
-		 "filter ibf-mc scope percpu" "filter bsbfsd" "filter sbf" \
+		 "filter ibf-mc scope percpu" "filter bsbfsd" \
+		 "filter sliding window 2ms rate 100k" \
+		 "filter jumping window 10ms subwindows 4 scope shared" \
+		 "filter landmark window 1s scope percpu" \
+		 "filter sliding window 5000p" "filter sbf" \
 		 "action mark mark 0x1"; do
 		# shellcheck disable=SC2086
 		inns b dedupctl set $s || t_fail "set $s under traffic"
@@ -556,6 +560,99 @@ t_reconfigure_rmmod() {
 	expect_ok "insmod again" insmod /lib/pd/pktdedup.ko
 	expect_eq "fresh defaults in b" "action count" \
 		"$(inns b cat /proc/net/pktdedup/config | grep '^action')"
+	t_end
+}
+
+# A "name value" line of /proc/net/pktdedup/stats.
+proc_stat() {	# NS NAME
+	inns "$1" cat /proc/net/pktdedup/stats | awk -v k="$2" '$1 == k { print $2 }'
+}
+
+t_windows() {
+	t_begin "time windows: copies inside the window dropped, copies 300 ms apart passed; a flood shortens the window, not the FP bound"
+	for f in sliding jumping landmark; do
+		expect_ok "$f, window 50ms" inns b dedupctl set filter $f \
+			window 50ms rate 100k fps 0.001 action drop
+		fp=$(tolerance 400 "$(fp_rate b)")
+		# copies microseconds apart: each dropped (a landmark may fall
+		# between one packet and its copy: one miss allowed)
+		lo=0
+		[ $f = landmark ] && lo=1
+		inns b dedupctl reset
+		inns b pdnet recv 9000 1500 > /tmp/recv.out &
+		rp=$!
+		sleep 0.5
+		send -4 $A4 $B4 --count 200 --copies 2
+		wait $rp
+		expect_near "$f: received of 200 x 2" 200 \
+			"$(sed -n 's/^received //p' /tmp/recv.out)" "$fp" "$lo"
+		expect_near "$f: dropped" 200 "$(stat_of b dropped)" "$lo" "$fp"
+		# the same 200 again 300 ms later: outside the window, passed
+		d0=$(stat_of b duplicates)
+		send -4 $A4 $B4 --count 200
+		expect_near "$f: copies 300 ms apart taken as copies" 0 \
+			$(($(stat_of b duplicates) - d0)) 0 "$fp"
+		expect_eq "$f: no early expiry at 100 kpps" 0 \
+			"$(proc_stat b early_expiries)"
+		expect_eq "$f: the window in /proc" 50000000 \
+			"$(proc_stat b window_ns)"
+	done
+	# a packet window: the last 1000 packets
+	expect_ok "sliding, window 1000p" inns b dedupctl set filter sliding \
+		window 1000p action count
+	inns b dedupctl reset
+	send -4 $A4 $B4 --count 100 --copies 2
+	send -4 $A4 $B4 --count 2000 --first 1000
+	fp=$(tolerance 2200 "$(fp_rate b)")
+	expect_near "1000p: copies inside the window" 100 \
+		"$(stat_of b duplicates)" 0 "$fp"
+	d0=$(stat_of b duplicates)
+	send -4 $A4 $B4 --count 100
+	expect_near "1000p: copies 2100 packets apart" 0 \
+		$(($(stat_of b duplicates) - d0)) 0 "$fp"
+	# a flood: 2 s planned for 100 pps (capacity 201) receives 3000
+	# distinct packets in well under 2 s; the window shortens, FP stays
+	# bounded
+	expect_ok "sliding, 2s at 100 pps" inns b dedupctl set filter sliding \
+		window 2s rate 100 fps 0.001 warn-below 50 action count \
+		scope shared
+	inns b dedupctl reset
+	send -4 $A4 $B4 --count 3000 --first 5000
+	fp=$(tolerance 3000 "$(fp_rate b)")
+	expect_near "flood: distinct packets taken as copies" 0 \
+		"$(stat_of b duplicates)" 0 "$fp"
+	early=$(proc_stat b early_expiries)
+	expect_near "flood: early expiries (3000 - capacity 201)" 2799 \
+		"${early:-0}" 20 20
+	short=$(proc_stat b window_shortest_ns)
+	[ "${short:-2000000000}" -lt 1000000000 ] ||
+		t_fail "flood: shortest window $short ns, not below half of 2 s"
+	echo "#   flood: shortest window $short ns of 2000000000"
+	msg=$(dmesg | grep 'sliding window at' | tail -n 1)
+	case $msg in
+	*"of the 2000000 us asked"*) echo "#   kernel: ${msg#*] }" ;;
+	*) t_fail "flood: no kernel message: '$msg'" ;;
+	esac
+	st=$(inns b dedupctl stats)
+	case $st in
+	*"window 2 s: effective"*"early expiries"*) ;;
+	*) t_fail "dedupctl stats without the window: $st" ;;
+	esac
+	# refused, with the configuration unchanged
+	before=$(show_cfg b)
+	expect_fail "a window family without a window" 1 "give the window" \
+		inns b dedupctl set filter jumping
+	expect_fail "a window below 1us" 2 "not a time from 1us" \
+		inns b dedupctl set window 500ns
+	expect_fail "an hour at 4 Gpps" 1 "shorten it or lower rate" \
+		inns b dedupctl set window 1h rate 4G
+	expect_fail "one subwindow" 2 "subwindows" \
+		inns b dedupctl set filter jumping window 1s subwindows 1
+	expect_fail "window, a setting the sbf does not take" 1 \
+		"another filter family" inns b dedupctl set filter sbf window 1s
+	expect_eq "configuration unchanged" "$before" "$(show_cfg b)"
+	expect_ok "back to sbf" inns b dedupctl set filter sbf mem 256K \
+		action count scope percpu
 	t_end
 }
 
@@ -663,7 +760,15 @@ t_strict() {
 	refused_with "set-config: cell-bits 9" -34 "config.filter.sbf.cell-bits" \
 		send set-config config.filter.sbf.cell-bits=u8:9
 	refused_with "set-config: a filter kind there is none of" -34 \
-		"config.filter.kind" send set-config config.filter.kind=u32:7
+		"config.filter.kind" send set-config config.filter.kind=u32:10
+	refused_with "set-config: a window of both kinds" -22 \
+		"config.filter.sliding.window-packets" send set-config \
+		config.filter.kind=u32:7 \
+		config.filter.sliding.window-ns=u64:1000000 \
+		config.filter.sliding.window-packets=u32:100
+	refused_with "set-config: a window below 1us" -34 \
+		"config.filter.sliding.window-ns" send set-config \
+		config.filter.kind=u32:7 config.filter.sliding.window-ns=u64:999
 	refused_with "set-config: pad in a request" -22 "config.filter.pad" \
 		send set-config config.filter.pad=u32:0
 	refused_with "set-sources: unknown attribute beside counters" -22 \
@@ -928,6 +1033,7 @@ t_unprivileged
 t_bad_values
 t_families
 t_importance
+t_windows
 t_strict
 t_budget_init
 t_budget_userns

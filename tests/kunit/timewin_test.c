@@ -114,6 +114,7 @@ static void tw_jumping_expiry(struct kunit *test)
 	struct pd_filter_plan plan;
 	struct pd_filter f;
 	const char *why;
+	u32 i;
 
 	pd_filter_req_defaults(&req, PKTDEDUP_FILTER_KIND_JUMPING, 1 << 16);
 	req.window_ns = 1000;
@@ -126,7 +127,14 @@ static void tw_jumping_expiry(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, tw_step(&f, 1, 102000));	/* 1251 later */
 	/* quiet for 10 windows: the old key is not reported */
 	KUNIT_EXPECT_FALSE(test, tw_step(&f, 1, 112000));
-	KUNIT_EXPECT_TRUE(test, tw_step(&f, 1, 112001));
+	/*
+	 * and until the spare is empty (at most 64 words a packet) packets
+	 * are not remembered; then they are again
+	 */
+	for (i = 0; i < f.u.jump.nwords / 64 + 1; i++)
+		tw_step(&f, 100 + i, 112000);
+	KUNIT_EXPECT_FALSE(test, tw_step(&f, 2, 112001));
+	KUNIT_EXPECT_TRUE(test, tw_step(&f, 2, 112002));
 	pd_filter_destroy(&f);
 
 	KUNIT_ASSERT_EQ(test, tw_new(test, &f, PKTDEDUP_FILTER_KIND_LANDMARK,
@@ -425,7 +433,38 @@ static void tw_clear(struct kunit *test)
 	}
 }
 
+/*
+ * After a quiet spell, copies older than the window are not reported,
+ * even while the spare is still being emptied (a filter far larger than
+ * the 200 packets before the spell could clean): the stale subwindow is
+ * not brought back to life by new inserts.
+ */
+static void tw_quiet_spell(struct kunit *test)
+{
+	unsigned int i;
+
+	for (i = 0; i < PD_ARRAY_SIZE(tw_kinds); i++) {
+		struct pd_filter_plan plan;
+		struct pd_filter f;
+		u64 j, dups = 0, t = NS_MS;
+
+		/* 50 ms at 1 Mpps: ~50000 packets of capacity */
+		KUNIT_ASSERT_EQ(test, tw_new(test, &f, tw_kinds[i]->kind,
+					     50 * NS_MS, 0, 1000000, 0, &plan),
+				0);
+		for (j = 0; j < 200; j++)
+			dups += tw_step(&f, j, t + 1000 * j);
+		t += 300 * NS_MS;
+		for (j = 0; j < 200; j++)
+			dups += tw_step(&f, j, t + 1000 * j);
+		KUNIT_EXPECT_EQ_MSG(test, dups, 0ULL, "%s",
+				    tw_kinds[i]->name);
+		pd_filter_destroy(&f);
+	}
+}
+
 static struct kunit_case pd_timewin_cases[] = {
+	KUNIT_CASE(tw_quiet_spell),
 	KUNIT_CASE(tw_sliding_expiry),
 	KUNIT_CASE(tw_jumping_expiry),
 	KUNIT_CASE(tw_no_fn_inside),

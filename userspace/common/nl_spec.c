@@ -175,6 +175,8 @@ static const struct nls_attr nls_stats_attrs[PKTDEDUP_A_STATS_MAX + 1] = {
 	[PKTDEDUP_A_STATS_ZERO_CELLS] = { .name = "zero-cells", .type = NLS_U32 },
 	[PKTDEDUP_A_STATS_SET_BITS] = { .name = "set-bits", .type = NLS_U32 },
 	[PKTDEDUP_A_STATS_LOAD] = { .name = "load", .type = NLS_U64, .multi = 1 },
+	[PKTDEDUP_A_STATS_WINDOW_NS] = { .name = "window-ns", .type = NLS_U64 },
+	[PKTDEDUP_A_STATS_WINDOW_PACKETS] = { .name = "window-packets", .type = NLS_U64 },
 	[PKTDEDUP_A_STATS_WINDOW_ENTRIES] = { .name = "window-entries", .type = NLS_U64 },
 	[PKTDEDUP_A_STATS_WINDOW_EFFECTIVE] = { .name = "window-effective", .type = NLS_U64 },
 	[PKTDEDUP_A_STATS_WINDOW_SHORTEST] = { .name = "window-shortest", .type = NLS_U64 },

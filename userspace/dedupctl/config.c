@@ -108,7 +108,29 @@ struct plan_view {
 	uint32_t k, max, bits, p, p_star, given;
 	uint64_t cells, gap, p_exact_q32;
 	uint32_t fp, zero, load, fn, fn_low;	/* ppb */
+	/* window families */
+	uint64_t window_ns, window_pkts, capacity, rate;
+	uint32_t subwindows, warn_below;
 };
+
+/* A time in ns as people write it: "2 ms", "500 us", "1.5 s". */
+const char *time_str(char *buf, size_t len, uint64_t ns)
+{
+	static const struct { const char *unit; double ns; } units[] = {
+		{ "h", 3600e9 }, { "min", 60e9 }, { "s", 1e9 }, { "ms", 1e6 },
+		{ "us", 1e3 },
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (ns >= units[i].ns) {
+			snprintf(buf, len, "%.4g %s", ns / units[i].ns,
+				 units[i].unit);
+			return buf;
+		}
+	snprintf(buf, len, "%llu ns", (unsigned long long)ns);
+	return buf;
+}
 
 static void plan_view_nl(const struct nlattr *nest, struct plan_view *v)
 {
@@ -142,6 +164,14 @@ static void plan_view_nl(const struct nlattr *nest, struct plan_view *v)
 	v->fn = u32a(p, PKTDEDUP_A_FILTER_PLAN_FN);
 	v->fn_low = u32a(p, PKTDEDUP_A_FILTER_PLAN_FN_LOW);
 	v->gap = u64a(p, PKTDEDUP_A_FILTER_PLAN_GAP);
+	if (p[PKTDEDUP_A_FILTER_PLAN_CAPACITY])
+		v->given |= PD_PLAN_HAS_WINDOW;
+	v->window_ns = u64a(p, PKTDEDUP_A_FILTER_PLAN_WINDOW_NS);
+	v->window_pkts = u64a(p, PKTDEDUP_A_FILTER_PLAN_WINDOW_PACKETS);
+	v->capacity = u64a(p, PKTDEDUP_A_FILTER_PLAN_CAPACITY);
+	v->rate = u64a(p, PKTDEDUP_A_FILTER_PLAN_RATE);
+	v->subwindows = u32a(p, PKTDEDUP_A_FILTER_PLAN_SUBWINDOWS);
+	v->warn_below = u32a(p, PKTDEDUP_A_FILTER_PLAN_WARN_BELOW);
 }
 
 static void plan_view_local(const struct pd_filter_ops *ops,
@@ -158,7 +188,55 @@ static void plan_view_local(const struct pd_filter_ops *ops,
 		.load = pd_q62_to_ppb(pl->stable_load),
 		.fn = pd_q62_to_ppb(pl->fn_rate),
 		.fn_low = pd_q62_to_ppb(pl->fn_low),
+		.window_ns = pl->window_ns, .window_pkts = pl->window_pkts,
+		.capacity = pl->capacity, .rate = pl->rate,
+		.subwindows = pl->subwindows, .warn_below = pl->warn_below,
 	};
+}
+
+/* A window family's plan: JSON members, or its lines of text. */
+static void print_window_view(const struct plan_view *v)
+{
+	const char *what = v->ops->counting ? "packets" : "keys";
+	char b1[32];
+
+	if (json) {
+		printf(",\"k\":%u,\"cells\":%llu,\"capacity\":%llu,\"subwindows\":%u,\"warn_below\":%u,\"fp_bound\":%.9g",
+		       v->k, (unsigned long long)v->cells,
+		       (unsigned long long)v->capacity, v->subwindows,
+		       v->warn_below, v->fp / 1e9);
+		if (v->window_ns)
+			printf(",\"window_ns\":%llu,\"rate\":%llu",
+			       (unsigned long long)v->window_ns,
+			       (unsigned long long)v->rate);
+		else
+			printf(",\"window_packets\":%llu",
+			       (unsigned long long)v->window_pkts);
+		return;
+	}
+	if (v->window_ns)
+		printf("window   %s", time_str(b1, sizeof(b1), v->window_ns));
+	else
+		printf("window   the last %llu packets",
+		       (unsigned long long)v->window_pkts);
+	if (v->subwindows > 1)
+		printf(" in %u subwindows", v->subwindows);
+	printf("; holds %llu %s per %s", (unsigned long long)v->capacity,
+	       what, v->subwindows > 1 ? "subwindow" :
+	       v->ops->counting ? "window" : "period");
+	if (v->window_ns)
+		printf(" (%.4g Mpps over the window)", v->rate / 1e6);
+	printf("\n");
+	printf("cells    %llu %s, k %u\n", (unsigned long long)v->cells,
+	       v->ops->counting ? "16-bit counters (and a ring of the window's packets)" :
+	       v->subwindows > 1 ? "positions of one bit per subwindow and a spare" :
+	       "positions of two bits (the filter and its spare)", v->k);
+	printf("model    fp bound %s at capacity", pct(b1, sizeof(b1), v->fp));
+	if (v->window_ns)
+		printf("; beyond it the window shortens (early expiries)");
+	if (v->window_ns && v->warn_below)
+		printf(", logged below %u%% of the window", v->warn_below);
+	printf("\n");
 }
 
 /* JSON members (each after a comma), or the lines of text of a plan. */
@@ -169,6 +247,10 @@ static void print_plan_view(const struct plan_view *v)
 		      (ops->settings & PD_SET_IMPORTANCE);
 	char b1[32], b2[32];
 
+	if (v->given & PD_PLAN_HAS_WINDOW) {
+		print_window_view(v);
+		return;
+	}
 	if (json) {
 		printf(",\"k\":%u,\"cells\":%llu", v->k,
 		       (unsigned long long)v->cells);
@@ -307,6 +389,17 @@ static int show_cb(const struct nlattr **tb, void *data)
 			printf(",\"importance\":\"%s\",\"importance_mask\":%u",
 			       importance_names[imp],
 			       u32a(s, PKTDEDUP_A_SETTINGS_IMPORTANCE_MASK));
+		if (s[PKTDEDUP_A_SETTINGS_WINDOW_NS])
+			printf(",\"window_ns\":%llu", (unsigned long long)
+			       u64a(s, PKTDEDUP_A_SETTINGS_WINDOW_NS));
+		if (s[PKTDEDUP_A_SETTINGS_WINDOW_PACKETS])
+			printf(",\"window_packets\":%u",
+			       u32a(s, PKTDEDUP_A_SETTINGS_WINDOW_PACKETS));
+		if (s[PKTDEDUP_A_SETTINGS_RATE])
+			printf(",\"rate\":%u", u32a(s, PKTDEDUP_A_SETTINGS_RATE));
+		if (s[PKTDEDUP_A_SETTINGS_SUBWINDOWS])
+			printf(",\"subwindows\":%u",
+			       u8a(s, PKTDEDUP_A_SETTINGS_SUBWINDOWS));
 		if (active) {
 			printf(",\"plan\":{");
 			print_plan(pl[PKTDEDUP_A_PLAN_FILTER], tb[PKTDEDUP_A_PLAN]);
@@ -326,8 +419,13 @@ static int show_cb(const struct nlattr **tb, void *data)
 		printf(" 0x%x/0x%x", u32a(c, PKTDEDUP_A_CONFIG_MARK_VALUE),
 		       u32a(c, PKTDEDUP_A_CONFIG_MARK_MASK));
 	printf("\nhook     %s, priority %d\n", hook, prio);
-	printf("filter   %s, %s per filter", ops->name,
-	       size_str(b1, sizeof(b1), u64a(f, PKTDEDUP_A_FILTER_MEM)));
+	if (ops->window && (u32a(s, PKTDEDUP_A_SETTINGS_RATE) ||
+			    s[PKTDEDUP_A_SETTINGS_WINDOW_PACKETS]))
+		printf("filter   %s, sized by its %s", ops->name,
+		       s[PKTDEDUP_A_SETTINGS_WINDOW_PACKETS] ? "window" : "rate");
+	else
+		printf("filter   %s, %s per filter", ops->name,
+		       size_str(b1, sizeof(b1), u64a(f, PKTDEDUP_A_FILTER_MEM)));
 	if (s[PKTDEDUP_A_SETTINGS_FPS])
 		printf(", target fp %s",
 		       pct(b2, sizeof(b2), u32a(s, PKTDEDUP_A_SETTINGS_FPS)));
@@ -368,11 +466,25 @@ struct fsetting {
 	uint32_t flag;
 };
 
+/*
+ * The rate is a setting of the window families (PD_SET_WINDOW) but goes
+ * into a request on its own: a window given alone keeps the rate.
+ */
+#define DC_SET_RATE 0x10000
+
 static const struct fsetting fsettings[] = {
 	{ "fps", PD_SET_FPS }, { "max", PD_SET_MAX }, { "k", PD_SET_K },
 	{ "p", PD_SET_P }, { "gap", PD_SET_GAP }, { "p-star", PD_SET_PSTAR },
-	{ "importance", PD_SET_IMPORTANCE },
+	{ "importance", PD_SET_IMPORTANCE }, { "window", PD_SET_WINDOW },
+	{ "rate", DC_SET_RATE }, { "subwindows", PD_SET_SUBWIN },
+	{ "warn-below", PD_SET_WARN },
 };
+
+/* What a family must take for a setting's flag. */
+static uint32_t family_flag(uint32_t flag)
+{
+	return flag == DC_SET_RATE ? PD_SET_WINDOW : flag;
+}
 
 static uint32_t fsetting_flag(const char *k)
 {
@@ -397,6 +509,17 @@ static int setting_args(int argc, char **argv, int i)
 	return 2;
 }
 
+/* Whether argv has setting name. */
+static bool has_setting(int argc, char **argv, const char *name)
+{
+	int i;
+
+	for (i = 0; i < argc; i += setting_args(argc, argv, i))
+		if (!strcmp(argv[i], name))
+			return true;
+	return false;
+}
+
 /* The filter family a command names with "filter F", or NULL. */
 static const struct pd_filter_ops *named_family(int argc, char **argv)
 {
@@ -408,7 +531,7 @@ static const struct pd_filter_ops *named_family(int argc, char **argv)
 			continue;
 		ops = pd_filter_family_by_name(argv[i + 1]);
 		if (!ops)
-			usage_error("filter: '%s' is not one of sbf, rsbf, bsbf, bsbfsd, rlbsbf, ibf-2c, ibf-mc",
+			usage_error("filter: '%s' is not one of sbf, rsbf, bsbf, bsbfsd, rlbsbf, ibf-2c, ibf-mc, sliding, jumping, landmark",
 				    argv[i + 1]);
 	}
 	return ops;
@@ -432,6 +555,35 @@ static void fsetting_read(const char *k, char **v, struct pd_filter_req *req)
 		req->gap = auto_arg(k, v[0], 0, 1, 1ULL << 32);
 	} else if (!strcmp(k, "p-star")) {
 		req->p_star_ppb = ppb_arg(k, v[0]);
+	} else if (!strcmp(k, "window")) {
+		if (!parse_window(v[0], &req->window_ns, &req->window_pkts) ||
+		    (req->window_ns && (req->window_ns < PD_TW_MIN_NS ||
+					req->window_ns > PD_TW_MAX_NS)) ||
+		    req->window_pkts > PD_TW_MAX_PACKETS)
+			usage_error("window: '%s' is not a time from 1us to 1h (e.g. 2ms, 500us, 10s) or a packet count up to 2^31 (e.g. 100000p)",
+				    v[0]);
+	} else if (!strcmp(k, "rate")) {
+		uint64_t r;
+
+		if (!parse_rate(v[0], &r) || r > UINT32_MAX)
+			usage_error("rate: '%s' is not packets per second up to 4G (e.g. 2M, 500k, 0 to size by mem)",
+				    v[0]);
+		req->rate = (uint32_t)r;
+	} else if (!strcmp(k, "subwindows")) {
+		req->subwindows = (uint32_t)num_arg(k, v[0], 2,
+						    PD_TW_MAX_SUBWIN);
+	} else if (!strcmp(k, "warn-below")) {
+		char pct_buf[8];
+		size_t l = strlen(v[0]);
+
+		/* a percentage, "50" or "50%" */
+		if (l && l < sizeof(pct_buf) && v[0][l - 1] == '%') {
+			memcpy(pct_buf, v[0], l - 1);
+			pct_buf[l - 1] = '\0';
+			req->warn_below = (uint32_t)num_arg(k, pct_buf, 0, 100);
+		} else {
+			req->warn_below = (uint32_t)num_arg(k, v[0], 0, 100);
+		}
 	} else if (!strcmp(k, "importance")) {
 		if (!strcmp(v[0], "dscp")) {
 			req->importance = PKTDEDUP_IMPORTANCE_DSCP;
@@ -467,6 +619,19 @@ static void fsettings_put(struct nlmsghdr *nlh, const struct pd_filter_req *r,
 		mnl_attr_put_u64(nlh, PKTDEDUP_A_SETTINGS_GAP, r->gap);
 	if (flags & PD_SET_PSTAR)
 		mnl_attr_put_u32(nlh, PKTDEDUP_A_SETTINGS_P_STAR, r->p_star_ppb);
+	if ((flags & PD_SET_WINDOW) && r->window_ns)
+		mnl_attr_put_u64(nlh, PKTDEDUP_A_SETTINGS_WINDOW_NS, r->window_ns);
+	if ((flags & PD_SET_WINDOW) && r->window_pkts)
+		mnl_attr_put_u32(nlh, PKTDEDUP_A_SETTINGS_WINDOW_PACKETS,
+				 (uint32_t)r->window_pkts);
+	if (flags & DC_SET_RATE)
+		mnl_attr_put_u32(nlh, PKTDEDUP_A_SETTINGS_RATE, r->rate);
+	if (flags & PD_SET_SUBWIN)
+		mnl_attr_put_u8(nlh, PKTDEDUP_A_SETTINGS_SUBWINDOWS,
+				(uint8_t)r->subwindows);
+	if (flags & PD_SET_WARN)
+		mnl_attr_put_u8(nlh, PKTDEDUP_A_SETTINGS_WARN_BELOW,
+				(uint8_t)r->warn_below);
 	if (flags & PD_SET_IMPORTANCE) {
 		mnl_attr_put_u8(nlh, PKTDEDUP_A_SETTINGS_IMPORTANCE,
 				r->importance);
@@ -558,12 +723,13 @@ static void put_settings(struct nlmsghdr *nlh, int argc, char **argv,
 					 size_arg("mem", argv[i + 1]));
 		} else if (flag) {
 			fsetting_read(argv[i], argv + i + 1, &req);
-			if (target->settings & flag) {
+			if (target->settings & family_flag(flag)) {
 				set[target->kind] |= flag;
 				continue;
 			}
 			for (kind = 0; kind < PD_FILTER_NKINDS; kind++)
-				if (pd_filter_family(kind)->settings & flag)
+				if (pd_filter_family(kind)->settings &
+				    family_flag(flag))
 					break;
 			set[kind] |= flag;
 		}
@@ -673,8 +839,9 @@ int cmd_plan(int argc, char **argv)
 	bool have_mem = false;
 	int i, n;
 
-	if (!ops)
-		ops = &pd_sbf_family;
+	if (!ops)	/* a window asks for the sliding window */
+		ops = has_setting(argc, argv, "window") ? &pd_sliding_family :
+		      &pd_sbf_family;
 	pd_filter_req_defaults(&req, ops->kind, 0);
 	for (i = 0; i < argc; i += n) {
 		uint32_t flag = fsetting_flag(argv[i]);
@@ -687,15 +854,17 @@ int cmd_plan(int argc, char **argv)
 			have_mem = true;
 		} else if (!flag) {
 			usage_error("plan: unknown setting '%s'", argv[i]);
-		} else if (!(ops->settings & flag)) {
+		} else if (!(ops->settings & family_flag(flag))) {
 			usage_error("plan: %s is not a setting of the %s filter",
 				    argv[i], ops->name);
 		} else {
 			fsetting_read(argv[i], argv + i + 1, &req);
 		}
 	}
-	if (!have_mem)
-		usage_error("plan: mem SIZE is required");
+	if (!have_mem && !(ops->window && (req.rate || req.window_pkts)))
+		usage_error(ops->window ?
+			    "plan: mem SIZE or rate PPS is required (or a packet window)" :
+			    "plan: mem SIZE is required");
 	if (pd_filter_plan(&req, &pl, &why))
 		usage_error("plan: %s", why);
 	plan_view_local(ops, &pl, &v);
@@ -710,6 +879,10 @@ int cmd_plan(int argc, char **argv)
 			printf(",\"fps\":%.9g", fps / 1e9);
 		else
 			printf(",\"fps\":null");
+	} else if (!have_mem) {	/* a window family sized by rate or window */
+		printf("filter   %s, sized by its %s (uses %s)", ops->name,
+		       req.window_pkts ? "window" : "rate",
+		       size_str(b2, sizeof(b2), pl.bytes));
 	} else {
 		printf("filter   %s, %s (uses %s)", ops->name,
 		       size_str(b1, sizeof(b1), req.mem_bytes),

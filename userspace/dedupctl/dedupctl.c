@@ -307,6 +307,42 @@ static void print_loads(const struct nlattr *nest)
 		printf("]");
 }
 
+/* A window family's state: JSON members, or a line of text. */
+static void print_window_stats(const struct nlattr **tb)
+{
+	bool timed = tb[PKTDEDUP_A_STATS_WINDOW_NS];
+	uint64_t win = u64a(tb, timed ? PKTDEDUP_A_STATS_WINDOW_NS :
+			    PKTDEDUP_A_STATS_WINDOW_PACKETS);
+	uint64_t eff = u64a(tb, PKTDEDUP_A_STATS_WINDOW_EFFECTIVE);
+	uint64_t low = u64a(tb, PKTDEDUP_A_STATS_WINDOW_SHORTEST);
+	char b1[32], b2[32], b3[32];
+
+	if (!timed && !tb[PKTDEDUP_A_STATS_WINDOW_PACKETS])
+		return;
+	if (json) {
+		printf(",\"%s\":%llu,\"window_entries\":%llu,\"window_effective\":%llu,\"window_shortest\":%llu,\"early_expiries\":%llu",
+		       timed ? "window_ns" : "window_packets",
+		       (unsigned long long)win,
+		       (unsigned long long)u64a(tb, PKTDEDUP_A_STATS_WINDOW_ENTRIES),
+		       (unsigned long long)eff, (unsigned long long)low,
+		       (unsigned long long)u64a(tb, PKTDEDUP_A_STATS_EARLY_EXPIRIES));
+		return;
+	}
+	if (timed) {
+		time_str(b1, sizeof(b1), win);
+		time_str(b2, sizeof(b2), eff);
+		time_str(b3, sizeof(b3), low);
+	} else {
+		snprintf(b1, sizeof(b1), "%llu packets", (unsigned long long)win);
+		snprintf(b2, sizeof(b2), "%llu", (unsigned long long)eff);
+		snprintf(b3, sizeof(b3), "%llu", (unsigned long long)low);
+	}
+	printf("  window %s: effective %s, shortest %s, %llu early expiries, %llu remembered",
+	       b1, b2, b3,
+	       (unsigned long long)u64a(tb, PKTDEDUP_A_STATS_EARLY_EXPIRIES),
+	       (unsigned long long)u64a(tb, PKTDEDUP_A_STATS_WINDOW_ENTRIES));
+}
+
 static int stats_cb(const struct nlattr **top, void *data)
 {
 	const struct nlattr *tb[PKTDEDUP_A_STATS_MAX + 1];
@@ -334,6 +370,7 @@ static int stats_cb(const struct nlattr **top, void *data)
 		       (unsigned long long)u64a(tb, PKTDEDUP_A_STATS_UNPARSED),
 		       bits ? "set_bits" : "zero_cells", occ / 1e9);
 		print_loads(top[PKTDEDUP_A_STATS]);
+		print_window_stats(tb);
 		printf("}");
 		if (!c->percpu)
 			printf("\n");
@@ -350,6 +387,7 @@ static int stats_cb(const struct nlattr **top, void *data)
 		       (unsigned long long)u64a(tb, PKTDEDUP_A_STATS_UNPARSED),
 		       occ / 1e7);
 		print_loads(top[PKTDEDUP_A_STATS]);
+		print_window_stats(tb);
 		printf("\n");
 	}
 	c->rows++;

@@ -36,6 +36,7 @@ uint64_t size_arg(const char *what, const char *v);
 uint64_t num_arg(const char *what, const char *v, uint64_t lo, uint64_t hi);
 bool onoff_arg(const char *what, const char *v);
 const char *size_str(char *buf, size_t len, uint64_t b);
+const char *time_str(char *buf, size_t len, uint64_t ns);
 
 uint64_t u64a(const struct nlattr **tb, int t);
 uint16_t u16a(const struct nlattr **tb, int t);
