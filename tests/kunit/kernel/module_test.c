@@ -320,9 +320,13 @@ static void pd_t_families(struct kunit *test)
 		pd_config_defaults(&cfg);
 		cfg.action = PKTDEDUP_ACTION_DROP;
 		pd_filter_req_defaults(&cfg.filter, kind, 64 << 10);
+		/* the window families: a time window, on the kernel's clock */
+		if (pd_filter_family(kind)->window)
+			cfg.filter.window_ns = 50 * NSEC_PER_MSEC;
 		KUNIT_ASSERT_EQ(test, pd_filters_plan(&cfg, &plan, NULL), 0);
 		fs = pd_filters_build(&cfg, &plan, NULL);
 		KUNIT_ASSERT_FALSE(test, IS_ERR(fs));
+		KUNIT_EXPECT_EQ(test, fs->timed, !!pd_filter_family(kind)->window);
 		for_each_possible_cpu(cpu) {
 			KUNIT_EXPECT_PTR_EQ(test, pd_filters_get(fs, cpu)->ops,
 					    pd_filter_family(kind));
@@ -341,6 +345,18 @@ static void pd_t_families(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, t.packets, 40ULL);
 		KUNIT_EXPECT_EQ(test, t.duplicates, 20ULL);
 		KUNIT_EXPECT_EQ(test, t.dropped, 20ULL);
+		if (fs->timed) {
+			struct pd_filter_win w;
+
+			/* 40 packets (20 keys) well inside 50 ms, none early */
+			KUNIT_ASSERT_TRUE(test, pd_filters_window_of(fs, -1, &w));
+			KUNIT_EXPECT_TRUE(test, w.timed);
+			KUNIT_EXPECT_EQ(test, w.window, 50 * NSEC_PER_MSEC);
+			KUNIT_EXPECT_GE(test, w.entries, 20ULL);
+			KUNIT_EXPECT_LE(test, w.entries, 40ULL);
+			KUNIT_EXPECT_EQ(test, w.early, 0ULL);
+			KUNIT_EXPECT_EQ(test, w.shortest, w.window);
+		}
 		pd_filters_free(fs);
 		pd_t_net_free(pn);
 	}
