@@ -205,6 +205,7 @@ struct run {
 	struct src_result sres;
 	struct tw_run tw;		/* window families */
 	u64 last_t;			/* the last element's time, ns */
+	u64 flood_fp;			/* flood packets said duplicate */
 };
 
 /*
@@ -603,18 +604,23 @@ static void print_json(const struct run *r, const struct stream_cfg *sc,
 		       sc->distinct, (double)sc->copy_delay / 1e6,
 		       (double)r->last_t / 1e6);
 		if (sc->flood_pps) {
+			/* flood packets are all new: any "duplicate" is FP */
 			printf(",\"flood_pps\":%llu,\"flood_at_ms\":%.9g,"
-			       "\"flood_packets\":%llu",
+			       "\"flood_packets\":%llu,\"flood_fp\":%llu,"
+			       "\"flood_fp_rate\":%.9g",
 			       (unsigned long long)sc->flood_pps,
 			       (double)sc->flood_at / 1e6,
-			       (unsigned long long)st->flood);
+			       (unsigned long long)st->flood,
+			       (unsigned long long)r->flood_fp,
+			       rate(r->flood_fp, st->flood));
 			if (sc->flood_for >= UINT64_MAX / 2)	/* to the end */
 				printf(",\"flood_for_ms\":null");
 			else
 				printf(",\"flood_for_ms\":%.9g",
 				       (double)sc->flood_for / 1e6);
 		} else {
-			printf(",\"flood_pps\":0,\"flood_packets\":0");
+			printf(",\"flood_pps\":0,\"flood_packets\":0,"
+			       "\"flood_fp\":0,\"flood_fp_rate\":0");
 		}
 	}
 	if (sc->kind == STREAM_IMPORTANCE)
@@ -829,9 +835,10 @@ static void print_table(const struct run *r, const struct stream_cfg *sc,
 		       "timed", (unsigned long long)sc->pps, 100 * sc->distinct,
 		       (double)sc->copy_delay / 1e6);
 		if (sc->flood_pps)
-			printf("; flood of %llu pps: %llu packets",
+			printf("; flood of %llu pps: %llu packets, fp %.4f%%",
 			       (unsigned long long)sc->flood_pps,
-			       (unsigned long long)st->flood);
+			       (unsigned long long)st->flood,
+			       100 * rate(r->flood_fp, st->flood));
 		printf("; %.6g ms in all\n", (double)r->last_t / 1e6);
 	}
 	print_score("measured", &r->all);
@@ -1602,6 +1609,7 @@ int main(int argc, char **argv)
 				dup = tw_add(r, &tv, said);
 			score_add(&r->all, dup, said);
 			score_add(&seg, dup, said);
+			r->flood_fp += e.flood && said;
 			if (window)
 				score_add(&r->win, tv.in_window, said);
 			if (e.imp)

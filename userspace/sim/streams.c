@@ -351,6 +351,7 @@ static bool timed_next(struct stream *s, struct element *e)
 		if (c->flood_pps && fresh_t >= c->flood_at &&
 		    fresh_t - c->flood_at < c->flood_for) {
 			copyable = false;
+			e->flood = true;
 			s->flood++;
 		}
 		timed_next_fresh(s);
@@ -447,6 +448,7 @@ bool stream_next(struct stream *s, struct element *e)
 	e->imp = 0;
 	e->dscp = 0;
 	e->t_ns = 0;
+	e->flood = false;
 	if (s->cfg.kind == STREAM_PCAP) {
 		while (s->i < s->npkts) {
 			uint64_t i = s->i++;

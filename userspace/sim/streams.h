@@ -133,6 +133,7 @@ struct element {
 	uint8_t imp;		/* importance stream: 1..50; others 0 */
 	uint8_t dscp;		/* pcap: the packet's DSCP; others 0 */
 	uint64_t t_ns;		/* arrival (timed) or capture (pcap) time */
+	bool flood;		/* timed: a packet of the flood */
 };
 
 /* Returns 0 or -1 with a message in err. */
