@@ -13,7 +13,7 @@
 static bool scaled_decimal(const char *s, uint64_t scale, uint64_t *out,
 			   const char **end)
 {
-	uint64_t mant = 0, div = 1, v;
+	u64 mant = 0, div = 1, v;
 	bool digits = false, point = false;
 
 	for (; *s; s++) {
@@ -25,7 +25,7 @@ static bool scaled_decimal(const char *s, uint64_t scale, uint64_t *out,
 			break;
 		digits = true;
 		if (__builtin_mul_overflow(mant, 10, &mant) ||
-		    __builtin_add_overflow(mant, (uint64_t)(*s - '0'), &mant))
+		    __builtin_add_overflow(mant, (u64)(*s - '0'), &mant))
 			return false;
 		if (point && __builtin_mul_overflow(div, 10, &div))
 			return false;
@@ -56,7 +56,7 @@ bool parse_time_ns(const char *s, uint64_t *ns)
 	};
 	unsigned int i;
 	const char *end;
-	uint64_t v;
+	u64 v;
 
 	if (s && !strcmp(s, "0")) {
 		*ns = 0;
@@ -74,7 +74,7 @@ bool parse_time_ns(const char *s, uint64_t *ns)
 bool parse_window(const char *s, uint64_t *ns, uint64_t *pkts)
 {
 	const char *end;
-	uint64_t v;
+	u64 v;
 
 	if (s && scaled_decimal(s, 1, &v, &end) && !strcmp(end, "p")) {
 		*ns = 0;
@@ -96,7 +96,7 @@ bool parse_rate(const char *s, uint64_t *out)
 	};
 	unsigned int i;
 	const char *end;
-	uint64_t v;
+	u64 v;
 
 	for (i = 0; i < PD_ARRAY_SIZE(sfx); i++)
 		if (s && scaled_decimal(s, sfx[i].mul, &v, &end) &&
