@@ -13,6 +13,9 @@
 #                   every filter family against the SBF; cache lines touched
 #   make paper      the papers' comparisons on scaled-down streams (not in
 #                   make check: a few minutes)
+#   make editcap-compare  the sliding window against Wireshark's editcap -w
+#                   on one capture (not in make check; needs editcap, from
+#                   Debian's wireshark-common)
 
 B ?= build
 CC ?= gcc
@@ -38,7 +41,8 @@ KDIR ?= /usr/src/linux-headers-$(KVER)
 KMOD := $(B)/kmod
 MODULE_SRC := Kbuild $(shell find module -name '*.[ch]')
 
-.PHONY: all check bench demo clean deps module module-check e2e vm kunit paper
+.PHONY: all check bench demo clean deps module module-check e2e vm kunit paper \
+	editcap-compare
 all: $(B)/dedup-sim $(B)/core-tests $(B)/bench $(B)/dedupctl
 
 deps:
@@ -103,6 +107,9 @@ bench: $(B)/bench
 PAPER_SEEDS ?= 3
 paper: $(B)/dedup-sim
 	scripts/paper-tables.sh $(B) $(PAPER_SEEDS)
+
+editcap-compare: $(B)/dedup-sim
+	scripts/editcap-compare.sh $(B)
 
 $(B)/pdnet: tests/e2e/pdnet.c | $(B)
 	$(CC) $(CFLAGS_COMMON) -O2 -static -o $@ $<

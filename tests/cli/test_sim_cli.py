@@ -515,6 +515,203 @@ def fpbuffering_memory_and_q():
     assert fpbuf(["--mem", "4K"], base)["false_positives"] == 0
 
 
+# ---- the window families against the exact time-window truth (issue 9) ----
+#
+# Tolerances. A count X of n verdicts, each wrong with probability at most
+# p, is checked as X <= n p + 5 sqrt(n p (1 - p)) (+1 for tiny n p): five
+# binomial standard deviations, a false alarm below 1e-6 per check. The
+# FP of a key new to the filter is at most fp_bound, the Bloom bound at
+# capacity (the planner's), whatever the load below it; the verdicts of
+# one filter are weakly dependent (they share its state), which the margin
+# covers. Guarantees (no copy inside the window missed by the sliding
+# window, none inside (s-1)/s of it by the jumping one, while nothing
+# expires early) are exact: 0, no tolerance.
+#
+# The timed stream: 500k pps, 80% fresh, each packet copied with
+# probability 0.2 a delay uniform in [0, 4 ms] later; so a copy's gap to
+# its previous sighting is its delay, and half the copies (those under
+# 2 ms) are inside a 2 ms window. Windows are sized for 1 Mpps: a 2 ms
+# window holds ~1000 packets of the 2001 it can, no early expiry.
+
+WIN = ["--window", "2ms", "--rate", "1M", "--fps", "0.01"]
+TIMED = ["timed", "--n", "200000", "--pps", "500k", "--distinct", "0.8",
+         "--copy-delay", "4ms"]
+FLOOD = ["--flood", "10M", "--flood-at", "100ms", "--flood-for", "5ms"]
+WIN_FIELDS = ["fp_rate", "fn_rate", "fn_inside_window",
+              "window_effective_min_ms", "early_expiries", "mem_bytes",
+              "capacity", "k", "cells", "fp_bound", "window_ms",
+              "subwindows", "fn_inside_guaranteed",
+              "duplicates_inside_guaranteed", "guaranteed_ms"]
+
+
+def win_run(algo, extra=(), stream=TIMED, seed="1"):
+    return run_json(["--algo", algo] + WIN + list(extra) + ["--stream"] +
+                    list(stream) + ["--seed", seed, "--json"])
+
+
+def binom_upper(n, p):
+    return n * p + 5 * math.sqrt(n * p * (1 - p)) + 1
+
+
+@test
+def window_sliding_exact():
+    j = win_run("sliding")
+    for f in WIN_FIELDS:
+        assert f in j, f"missing {f}"
+    assert (j["window_ms"], j["subwindows"], j["guaranteed_ms"]) == \
+        (2, 1, 2), j
+    assert j["capacity"] == 2001 and j["rate"] >= 1000000, j  # 1M x 2ms + 1
+    assert j["early_expiries"] == 0 and j["window_effective_min_ms"] == 2, j
+    # about half the 20% copies are inside the window (5 sd of both)
+    assert abs(j["duplicates"] - 20000) <= 5 * math.sqrt(20000) + 600, j
+    # exact expiry, nothing early: no copy inside the window is missed
+    assert j["fn_inside_window"] == 0 and j["fn_rate"] == 0, j
+    assert j["fn_inside_guaranteed"] == 0, j
+    assert j["fp_rate"] <= binom_upper(j["distincts"], j["fp_bound"]) / \
+        j["distincts"], j
+    assert j["fp_new"] <= binom_upper(j["new"], j["fp_bound"]), j
+    # the human table says the same
+    r = run(["--algo", "sliding"] + WIN + ["--stream"] + TIMED)
+    assert r.returncode == 0, r.stderr
+    assert "effective 2 ms" in r.stdout and "0 early expiries" in r.stdout
+    assert "fn 0 of %d copies inside the window" % j["duplicates"] in \
+        r.stdout, r.stdout
+
+
+@test
+def window_jumping_guarantee():
+    j = win_run("jumping", ["--subwindows", "4"])
+    assert j["subwindows"] == 4 and j["guaranteed_ms"] == 1.5, j
+    # copies under 1.5 ms: 3/4 of those inside the window
+    assert j["duplicates_inside_guaranteed"] > 0.7 * j["duplicates"], j
+    assert j["early_expiries"] == 0, j
+    assert j["fn_inside_guaranteed"] == 0, j
+    # its union of s subwindows is planned for fp_bound at capacity
+    assert j["fp_new"] <= binom_upper(j["new"], j["fp_bound"]), j
+    j = win_run("jumping")                       # default s = 7
+    assert j["subwindows"] == 7 and j["fn_inside_guaranteed"] == 0, j
+    assert math.isclose(j["guaranteed_ms"], 2 * 6 / 7, rel_tol=1e-6), j
+
+
+@test
+def window_landmark_misses_straddlers():
+    # A copy g < W after its original is missed iff a landmark falls
+    # between them: probability g / P, landmarks P >= W apart (a jump
+    # waits for the first packet after W: P ~ W + 2 us here, nothing
+    # fills early). g is uniform on [0, W) for copies inside the window,
+    # so fn ~ E[g / P] = W / 2P <= 1/2; given the landmarks, copies miss
+    # independently: 5 binomial sd around 1/2, less the 0.1% of P > W,
+    # less the misses a false positive (<= fp_bound) turns into hits.
+    j = win_run("landmark")
+    assert j["guaranteed_ms"] == 0 and j["subwindows"] == 1, j
+    assert j["early_expiries"] == 0, j
+    d = j["duplicates"]
+    sd = math.sqrt(0.25 / d)
+    assert j["fn_rate"] > 0, j
+    assert j["fn_rate"] <= 0.5 + 5 * sd, j
+    assert j["fn_rate"] >= 0.5 * 0.999 - j["fp_bound"] - 5 * sd, j
+    assert j["fp_new"] <= binom_upper(j["new"], j["fp_bound"]), j
+
+
+@test
+def window_flood_shortens_not_fp():
+    # 10 Mpps of distinct packets for 5 ms into windows sized for 1 Mpps:
+    # they expire early (the window shortens, an alert below 50%) and the
+    # FP of the flood's packets (all new) stays within the bound
+    for algo in ("sliding", "jumping", "landmark"):
+        j = win_run(algo, FLOOD)
+        assert abs(j["flood_packets"] - 50000) <= 5 * math.sqrt(50000), j
+        assert j["early_expiries"] > 0, (algo, j)
+        assert j["window_effective_min_ms"] < j["window_ms"], (algo, j)
+        assert j["window_effective_min_ms"] < 0.5 * j["window_ms"], j
+        assert j["alerts"] >= 1, (algo, j)
+        assert j["flood_fp"] <= binom_upper(j["flood_packets"],
+                                            j["fp_bound"]), (algo, j)
+        assert j["fp_new"] <= binom_upper(j["new"], j["fp_bound"]), j
+    j = win_run("sliding", FLOOD)
+    assert j["fp_rate"] <= binom_upper(j["distincts"], j["fp_bound"]) / \
+        j["distincts"], j
+    # the sliding ring at capacity runs at the bound: the flood's FP is
+    # not far below it either (5 sd)
+    n, p = j["flood_packets"], j["fp_bound"]
+    assert j["flood_fp"] >= n * p / 2 - 5 * math.sqrt(n * p), j
+    # copies the flood pushed out are missed: allowed when flooded
+    assert j["fn_inside_window"] > 0, j
+
+
+@test
+def window_bad_values_exit_2():
+    base = ["--algo", "sliding", "--rate", "1M", "--stream", "timed", "--n",
+            "1000"]
+    for w in ("0", "2xs", "500ns", "0ms", "1.5ns", "2"):
+        expect_usage_error(base + ["--window", w], "--window", w)
+    expect_usage_error(base, "--window", "required")
+    expect_usage_error(["--algo", "sliding", "--window", "2ms", "--rate",
+                        "1M", "--stream", "uniform"], "--window 2ms",
+                       "timed")
+    expect_usage_error(base + ["--window", "100p"], "--rate", "packet")
+    expect_usage_error(base + ["--window", "2ms", "--subwindows", "3"],
+                       "--subwindows", "does not take")
+    expect_usage_error(["--algo", "jumping"] + base[2:] +
+                       ["--window", "2ms", "--subwindows", "1"],
+                       "--subwindows")
+    expect_usage_error(base + ["--window", "2ms", "--mem", "1K"],
+                       "--window 2ms", "--mem")
+    expect_usage_error(base + ["--window", "2ms", "--warn-below", "101"],
+                       "--warn-below")
+    expect_usage_error(algo_run("sbf", ["--rate", "1M"]), "--rate",
+                       "does not take")
+    expect_usage_error(algo_run("sbf", ["--window", "2ms"]), "--window",
+                       "sliding")
+    expect_usage_error(algo_run("sbf", ["--pps", "1M"]), "--pps", "timed")
+    expect_usage_error(["--algo", "sliding", "--window", "2ms", "--rate",
+                        "1M", "--stream", "timed", "--flood-at", "1ms"],
+                       "--flood")
+    for opt, bad in (("--pps", "0"), ("--copy-delay", "4"), ("--flood", "x"),
+                     ("--rate", "1.5")):
+        expect_usage_error(base + ["--window", "2ms", opt, bad], opt)
+
+
+@test
+def window_reproducible():
+    a = ["--algo", "jumping"] + WIN + ["--stream"] + TIMED + FLOOD + \
+        ["--seed", "9", "--json"]
+    assert run(a).stdout == run(a).stdout
+    b = a[:]
+    b[b.index("--seed") + 1] = "10"
+    assert run(b).stdout != run(a).stdout
+
+
+@test
+def window_packets_and_pcap_times():
+    # a packet window on an untimed stream: the truth in packets
+    j = run_json(["--algo", "sliding", "--window", "1000p", "--stream",
+                  "uniform", "--n", "50000", "--distinct", "0.5", "--json"])
+    assert j["window_packets"] == 1000 and j["capacity"] == 1000, j
+    assert j["fn_inside_window"] == 0 and j["early_expiries"] == 0, j
+    # capture times, micro- and nanosecond files: a, a 1.5 ms later, a
+    # 1.9999 ms after that, a 2 ms after that (out), b, b 2.1 ms later
+    a, b = ipv4_udp(64, 1000, b"x" * 20), ipv4_udp(64, 2000, b"y" * 20)
+    pk = [(0, a), (1500000, a), (3499900, a), (5499900, b),
+          (5499900, a), (7599900, b)]
+    for magic, div in ((0xa1b2c3d4, 1000), (0xa1b23c4d, 1)):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "t.pcap")
+            with open(path, "wb") as f:
+                f.write(struct.pack("<IHHiIII", magic, 2, 4, 0, 0, 65535,
+                                    101))
+                for t, p in pk:
+                    t += 10 ** 9
+                    f.write(struct.pack("<IIII", t // 10 ** 9,
+                                        t % 10 ** 9 // div, len(p), len(p))
+                            + p)
+            j = run_json(["--algo", "sliding", "--window", "2ms", "--mem",
+                          "64K", "--stream", "pcap", "--pcap", path,
+                          "--json"])
+            assert (j["duplicates"], j["false_negatives"],
+                    j["false_positives"]) == (2, 0, 0), (magic, j)
+
+
 def main():
     passed = failed = 0
     for t in TESTS:

@@ -16,6 +16,7 @@
 #include "../../userspace/sim/fpbuf.h"
 #include "../../userspace/sim/streams.h"
 #include "../../userspace/sim/truth.h"
+#include "../../userspace/sim/units.h"
 
 /* Worked by hand: ids 5 7 5 9 7 7 5 11 with a window of 2 elements. */
 static void sim_truth_hand_checked(struct kunit *test)
@@ -469,6 +470,164 @@ static void sim_fpbuf_lru(struct kunit *test)
 	KUNIT_EXPECT_NE(test, fpbuf_init(&b, 64, 32, 1, 1, err, sizeof(err)), 0);
 }
 
+/* Values with units: times, windows, rates; whole results only. */
+static void sim_units(struct kunit *test)
+{
+	uint64_t ns = 1, pk = 1, v = 0;
+
+	KUNIT_EXPECT_TRUE(test, parse_time_ns("2ms", &ns));
+	KUNIT_EXPECT_EQ(test, ns, (uint64_t)2000000);
+	KUNIT_EXPECT_TRUE(test, parse_time_ns("500us", &ns));
+	KUNIT_EXPECT_EQ(test, ns, (uint64_t)500000);
+	KUNIT_EXPECT_TRUE(test, parse_time_ns("1.5s", &ns));
+	KUNIT_EXPECT_EQ(test, ns, (uint64_t)1500000000);
+	KUNIT_EXPECT_TRUE(test, parse_time_ns("10ns", &ns));
+	KUNIT_EXPECT_EQ(test, ns, (uint64_t)10);
+	KUNIT_EXPECT_TRUE(test, parse_time_ns("0.25ms", &ns));
+	KUNIT_EXPECT_EQ(test, ns, (uint64_t)250000);
+	KUNIT_EXPECT_TRUE(test, parse_time_ns("0", &ns));
+	KUNIT_EXPECT_EQ(test, ns, (uint64_t)0);
+	KUNIT_EXPECT_FALSE(test, parse_time_ns("1.5ns", &ns));
+	KUNIT_EXPECT_FALSE(test, parse_time_ns("2", &ns));
+	KUNIT_EXPECT_FALSE(test, parse_time_ns("2xs", &ns));
+	KUNIT_EXPECT_FALSE(test, parse_time_ns("ms", &ns));
+	KUNIT_EXPECT_FALSE(test, parse_time_ns("2.ms", &ns));
+	KUNIT_EXPECT_FALSE(test, parse_time_ns("-2ms", &ns));
+	KUNIT_EXPECT_FALSE(test, parse_time_ns("2 ms", &ns));
+	KUNIT_EXPECT_FALSE(test, parse_time_ns("99999999999999999999s", &ns));
+	KUNIT_EXPECT_FALSE(test, parse_time_ns("18446744073709551615s", &ns));
+	KUNIT_EXPECT_TRUE(test, parse_window("100000p", &ns, &pk));
+	KUNIT_EXPECT_EQ(test, ns, (uint64_t)0);
+	KUNIT_EXPECT_EQ(test, pk, (uint64_t)100000);
+	KUNIT_EXPECT_TRUE(test, parse_window("2ms", &ns, &pk));
+	KUNIT_EXPECT_EQ(test, ns, (uint64_t)2000000);
+	KUNIT_EXPECT_EQ(test, pk, (uint64_t)0);
+	KUNIT_EXPECT_FALSE(test, parse_window("0", &ns, &pk));
+	KUNIT_EXPECT_FALSE(test, parse_window("1.5p", &ns, &pk));
+	KUNIT_EXPECT_FALSE(test, parse_window("100", &ns, &pk));
+	KUNIT_EXPECT_TRUE(test, parse_rate("1M", &v));
+	KUNIT_EXPECT_EQ(test, v, (uint64_t)1000000);
+	KUNIT_EXPECT_TRUE(test, parse_rate("2.5k", &v));
+	KUNIT_EXPECT_EQ(test, v, (uint64_t)2500);
+	KUNIT_EXPECT_TRUE(test, parse_rate("500000", &v));
+	KUNIT_EXPECT_EQ(test, v, (uint64_t)500000);
+	KUNIT_EXPECT_FALSE(test, parse_rate("1.5", &v));
+	KUNIT_EXPECT_FALSE(test, parse_rate("1X", &v));
+	KUNIT_EXPECT_FALSE(test, parse_rate("", &v));
+}
+
+/*
+ * The timed truth by hand (window 10 ns, the caller's gap < W): a at 0,
+ * a at 9 (dt 9), a at 19 (dt 10, every copy counts as seen), b at 5
+ * (earlier than the latest: counts as 19), b at 28 (dt 9).
+ */
+static void sim_truth_timed(struct kunit *test)
+{
+	static const struct { uint64_t id, t, dt; bool seen; } el[] = {
+		{ 1, 0, 0, 0 }, { 1, 9, 9, 1 }, { 1, 19, 10, 1 },
+		{ 2, 5, 0, 0 }, { 2, 28, 9, 1 },
+	};
+	struct truth t;
+	struct truth_verdict v;
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ(test, truth_init_timed(&t, 1), 0);
+	for (i = 0; i < PD_ARRAY_SIZE(el); i++) {
+		KUNIT_ASSERT_EQ(test, truth_add_at(&t, el[i].id, el[i].t, 0,
+						   &v), 0);
+		KUNIT_EXPECT_EQ_MSG(test, v.seen, el[i].seen, "element %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, v.dt, el[i].dt, "element %u", i);
+	}
+	/* times survive growth */
+	for (i = 0; i < 5000; i++)
+		KUNIT_ASSERT_EQ(test, truth_add_at(&t, 100 + i, 30, 0, &v), 0);
+	KUNIT_ASSERT_EQ(test, truth_add_at(&t, 2, 40, 0, &v), 0);
+	KUNIT_EXPECT_EQ(test, v.dt, (uint64_t)12);
+	truth_free(&t);
+}
+
+/*
+ * The timed stream: times never go back; every copy comes at most
+ * copy_delay after its previous sighting, uniform there (mean MAX / 2,
+ * sd MAX / sqrt(12 c) for c copies: 5 sd); the fresh share is the
+ * distinct share (each packet copied with probability 1 - F, so fresh
+ * packets are a share F in expectation; the count is a sum over chains,
+ * within 5 binomial sd plus slack for the chains' dependence); the
+ * duration is n / pps; a flood brings flood_pps * flood_for distinct
+ * packets (Poisson: 5 sd); the same seed, the same stream.
+ */
+static void sim_stream_timed(struct kunit *test)
+{
+	struct stream_cfg c = { .kind = STREAM_TIMED, .n = 200000,
+				.distinct = 0.8, .pps = 1000000,
+				.copy_delay = 1000000, .seed = 5 };
+	uint64_t n = 0, fresh = 0, copies = 0, last = 0, bad_gap = 0, h = 0;
+	double gaps = 0, sd, mean_gap;
+	struct truth t;
+	struct truth_verdict v;
+	struct stream s;
+	struct element e;
+	char err[128];
+	unsigned int run;
+
+	for (run = 0; run < 2; run++) {
+		uint64_t hash = 0;
+
+		KUNIT_ASSERT_EQ(test, stream_open(&s, &c, err, sizeof(err)), 0);
+		KUNIT_ASSERT_EQ(test, truth_init_timed(&t, c.n), 0);
+		n = 0;
+		fresh = 0;
+		copies = 0;
+		last = 0;
+		bad_gap = 0;
+		gaps = 0;
+		while (stream_next(&s, &e)) {
+			KUNIT_ASSERT_GE(test, e.t_ns, last);
+			last = e.t_ns;
+			KUNIT_ASSERT_EQ(test, truth_add_at(&t, e.id, e.t_ns, 0,
+							   &v), 0);
+			if (v.seen) {
+				copies++;
+				gaps += (double)v.dt;
+				bad_gap += v.dt > c.copy_delay;
+			} else {
+				fresh++;
+			}
+			hash = (hash ^ e.id ^ e.t_ns) * 0x100000001b3ULL;
+			n++;
+		}
+		KUNIT_EXPECT_FALSE(test, s.oom);
+		truth_free(&t);
+		stream_close(&s);
+		if (run)
+			KUNIT_EXPECT_EQ(test, hash, h);
+		h = hash;
+	}
+	KUNIT_EXPECT_EQ(test, n, c.n);
+	KUNIT_EXPECT_EQ(test, bad_gap, (uint64_t)0);
+	mean_gap = gaps / (double)copies;
+	sd = 1e6 / sqrt(12.0 * (double)copies);
+	kunit_info(test, "timed: %llu fresh, copies' mean gap %.0f ns, %.3f ms",
+		   (unsigned long long)fresh, mean_gap, (double)last / 1e6);
+	KUNIT_EXPECT_LT(test, fabs(mean_gap - 5e5), 5 * sd);
+	sd = sqrt(0.8 * 0.2 * (double)n);
+	KUNIT_EXPECT_LT(test, fabs((double)fresh - 0.8 * (double)n),
+			10 * sd);
+	/* n arrivals at 1M/s: 200 ms, sd sqrt(n) us (gamma): 5 sd, 10% slack */
+	KUNIT_EXPECT_LT(test, fabs((double)last - 2e8), 5 * sqrt(2e5) * 1e3 + 2e7);
+
+	/* a flood of 10M pps for 5 ms from 50 ms: ~50000 packets */
+	c.flood_pps = 10000000;
+	c.flood_at = 50000000;
+	c.flood_for = 5000000;
+	KUNIT_ASSERT_EQ(test, stream_open(&s, &c, err, sizeof(err)), 0);
+	while (stream_next(&s, &e))
+		;
+	kunit_info(test, "flood: %llu packets", (unsigned long long)s.flood);
+	KUNIT_EXPECT_LT(test, fabs((double)s.flood - 50000), 5 * sqrt(50000.0));
+	stream_close(&s);
+}
+
 static struct kunit_case sim_cases[] = {
 	KUNIT_CASE(sim_truth_hand_checked),
 	KUNIT_CASE(sim_truth_growth),
@@ -480,6 +639,9 @@ static struct kunit_case sim_cases[] = {
 	KUNIT_CASE(sim_stream_importance),
 	KUNIT_CASE(sim_fpbuf_lru),
 	KUNIT_CASE(sim_args),
+	KUNIT_CASE(sim_units),
+	KUNIT_CASE(sim_truth_timed),
+	KUNIT_CASE(sim_stream_timed),
 	{}
 };
 

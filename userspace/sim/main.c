@@ -20,6 +20,7 @@
 #include "sources.h"
 #include "streams.h"
 #include "truth.h"
+#include "units.h"
 
 #define MAX_CHECKPOINTS 64
 #define MAX_CPUS 64
@@ -72,6 +73,24 @@ static const char usage[] =
 "                     importance (other streams) have mark 0 and DSCP 0.\n"
 "  --entry-bits B     fpbuffering: bits per entry, 8..64 (default 32, the\n"
 "                     paper's size of an IP address; 64 for its URLs)\n"
+"window families (Metwally et al.): a packet is a duplicate iff its key\n"
+"was seen less than the window before it (editcap -w); scored against\n"
+"exactly that:\n"
+"  sliding            exact expiry (counting Bloom filter and a ring)\n"
+"  jumping            S subwindows of Bloom filters; no copy less than\n"
+"                     (S - 1) / S of the window apart is missed\n"
+"  landmark           one Bloom filter emptied every window\n"
+"  --window D         the window: a time (10ns, 500us, 2ms, 1.5s; at least\n"
+"                     1us) or a packet count (100000p). A time window needs\n"
+"                     a stream with times (timed, pcap)\n"
+"  --rate PPS         packets per second the window must hold (1M, 2.5k):\n"
+"                     sizes the filter; without it --mem does (a packet\n"
+"                     window holds its own count). With both, --mem is a\n"
+"                     limit the plan must fit\n"
+"  --fps F            FP rate at capacity (default 0.001)\n"
+"  --subwindows S     jumping: 2..63 (default 7)\n"
+"  --warn-below PCT   time windows: alert when the effective window falls\n"
+"                     below PCT% of it (default 50; 0: never)\n"
 "A setting given to a family that does not take it is an error.\n"
 "streams (--stream KIND, --n N elements, --seed S):\n"
 "  uniform  --distinct F          i.i.d. uniform; F = expected distinct share\n"
@@ -88,14 +107,24 @@ static const char usage[] =
 "           universe sized so that a share F of the stream repeats an\n"
 "           element seen before (default 0.3). Scored per importance\n"
 "           class, with the paper's weighted wFP and wFN.\n"
+"  timed    --pps PPS --distinct F --copy-delay MAX\n"
+"           [--flood PPS --flood-at T --flood-for T]\n"
+"           packets with arrival times: PPS per second (default 1M), a\n"
+"           share F fresh (exponential gaps); every packet is copied\n"
+"           with probability 1 - F, the copy a delay uniform in [0, MAX]\n"
+"           later (default 1ms). A flood replaces the fresh arrivals by\n"
+"           PPS distinct packets per second during [T, T + T'), from 0\n"
+"           and to the end by default\n"
 "output:\n"
-"  --window W         also score against a sliding window of W elements\n"
+"  --window W         counting and bit families, fpbuffering: also score\n"
+"                     against a sliding window of W elements\n"
 "  --checkpoints C    rates in C equal segments of the stream\n"
 "  --cpus N           count distinct elements with N HyperLogLog sketches\n"
 "                     (element i into sketch i mod N), merged as a union\n"
 "source analytics (--sources: ids stand for source addresses, element i\n"
 "on CPU i mod --cpus, as the module keeps them), against exact answers:\n"
-"  --subwindows S     sub-windows of the window (default 12)\n"
+"  --subwindows S     sub-windows of the window (default 12; with\n"
+"                     --sources, not jumping's subwindows)\n"
 "  --subwindow-elements E  elements per sub-window (default: n / S)\n"
 "  --counters C       Space-Saving counters per sub-window per CPU (128)\n"
 "  --hh-phi F         heavy hitters: sent more than F of the window (0.001)\n"
@@ -133,12 +162,31 @@ struct sim_filter {
 	double q;		/* fpbuffering */
 	bool fps_used;		/* the family read --fps (or its default) */
 	double fps;		/* the FP target it read */
+	const char *window_arg;	/* window families: --window as given */
+	u64 mem_limit;		/* window families sized by rate: --mem */
 };
 
 /* Per importance class, and the paper's weighted sums (Sec. IV-B). */
 struct imp_score {
 	struct score cls[IMP_CLASSES + 1];
 	uint64_t w_all, w_fp, w_fn, w_distinct, w_duplicate;
+};
+
+/*
+ * A window family's run: its window, and the verdicts split by what the
+ * exact time-window truth says and by the span the family guarantees.
+ */
+struct tw_run {
+	bool on;		/* a window family */
+	u64 window;		/* ticks: ns, or packets */
+	bool timed;
+	u32 s;			/* subwindows: the guarantee is (s-1)/s W */
+	u64 seen_before;	/* seen anywhere before (whole stream) */
+	u64 dup_guar, fn_guar;	/* copies inside the guaranteed span */
+	u64 fresh, fp_new;	/* never seen before, and said duplicate */
+	u64 stale, fp_stale;	/* seen, but a window or more before */
+	u64 alerts;		/* pd_filter.alert raised */
+	struct pd_filter_win win;	/* at the end */
 };
 
 struct run {
@@ -155,7 +203,19 @@ struct run {
 	double zero_fraction;
 	struct src_sim *src;		/* --sources */
 	struct src_result sres;
+	struct tw_run tw;		/* window families */
+	u64 last_t;			/* the last element's time, ns */
+	u64 flood_fp;			/* flood packets said duplicate */
 };
+
+/*
+ * Distinct ids in the stream (what the HyperLogLog sketches estimate): a
+ * window family's distincts are also the copies older than the window.
+ */
+static uint64_t distinct_exact(const struct run *r)
+{
+	return r->tw.on ? r->tw.fresh : r->all.distincts;
+}
 
 static double rate(uint64_t a, uint64_t b)
 {
@@ -326,6 +386,7 @@ static void sim_pktinfo(const struct sim_filter *sf, unsigned int imp,
 
 	pi->dscp = (u8)dscp;
 	pi->mark = 0;
+	pi->now = 0;
 	if (!imp || !sim_is_ibf(sf))
 		return;
 	if (sf->plan.importance == PKTDEDUP_IMPORTANCE_DSCP)
@@ -376,6 +437,67 @@ static void json_importance(const struct run *r, const struct stream_cfg *sc)
 	printf("]}");
 }
 
+/* Ticks as JSON: ms for a time window, packets for a packet window. */
+static void json_ticks(const struct tw_run *tw, const char *name, u64 v)
+{
+	if (tw->timed)
+		printf(",\"%s_ms\":%.9g", name, (double)v / 1e6);
+	else
+		printf(",\"%s_packets\":%llu", name, (unsigned long long)v);
+}
+
+/* The guaranteed span: no copy closer than this may be missed. */
+static u64 tw_guaranteed(const struct tw_run *tw)
+{
+	return tw->s ? tw->window * (tw->s - 1) / tw->s : tw->window;
+}
+
+/* Is a copy gap ticks after its previous sighting inside the guarantee? */
+static bool tw_in_guarantee(const struct tw_run *tw, u64 gap)
+{
+	if (tw->s <= 1)		/* sliding: the whole window; landmark: none */
+		return tw->s == 0 && gap < tw->window;
+	/* gap < (s - 1) W / s, exactly */
+	return (__uint128_t)gap * tw->s < (__uint128_t)tw->window * (tw->s - 1);
+}
+
+static void json_window(const struct run *r)
+{
+	const struct sim_filter *sf = &r->sf;
+	const struct pd_filter_plan *p = &sf->plan;
+	const struct tw_run *tw = &r->tw;
+
+	printf(",\"fp_bound\":%.9g,\"zero_fraction\":%.9g,\"k\":%u,"
+	       "\"cells\":%llu,\"capacity\":%llu,\"subwindows\":%u,"
+	       "\"rate\":%llu,\"warn_below\":%u",
+	       q62(p->fp_bound), r->zero_fraction, p->k,
+	       (unsigned long long)p->cells, (unsigned long long)p->capacity,
+	       p->subwindows, (unsigned long long)p->rate, p->warn_below);
+	if (tw->timed)
+		printf(",\"window_ns\":%llu", (unsigned long long)tw->window);
+	json_ticks(tw, "window", tw->window);
+	json_ticks(tw, "window_effective", tw->win.effective);
+	json_ticks(tw, "window_effective_min", tw->win.shortest);
+	json_ticks(tw, "guaranteed", tw_guaranteed(tw));
+	printf(",\"early_expiries\":%llu,\"stuck\":%llu,\"entries\":%llu,"
+	       "\"alerts\":%llu,\"seen_before\":%llu,"
+	       "\"fn_inside_window\":%llu,"
+	       "\"duplicates_inside_guaranteed\":%llu,"
+	       "\"fn_inside_guaranteed\":%llu,\"new\":%llu,\"fp_new\":%llu,"
+	       "\"fp_new_rate\":%.9g,\"stale\":%llu,\"fp_stale\":%llu",
+	       (unsigned long long)tw->win.early,
+	       (unsigned long long)tw->win.stuck,
+	       (unsigned long long)tw->win.entries,
+	       (unsigned long long)tw->alerts,
+	       (unsigned long long)tw->seen_before,
+	       (unsigned long long)r->all.fn,
+	       (unsigned long long)tw->dup_guar,
+	       (unsigned long long)tw->fn_guar,
+	       (unsigned long long)tw->fresh, (unsigned long long)tw->fp_new,
+	       rate(tw->fp_new, tw->fresh), (unsigned long long)tw->stale,
+	       (unsigned long long)tw->fp_stale);
+}
+
 static void print_json(const struct run *r, const struct stream_cfg *sc,
 		       const struct stream *st, uint64_t mem_asked,
 		       uint64_t window)
@@ -396,7 +518,9 @@ static void print_json(const struct run *r, const struct stream_cfg *sc,
 	else
 		printf("\"fps_target\":%.9g,\"p_exact\":null,", sf->fps);
 	json_score("", &r->all);
-	if (!sf->ops) {
+	if (r->tw.on) {
+		json_window(r);
+	} else if (!sf->ops) {
 		printf(",\"fp_bound\":%.9g,\"zero_fraction\":%.9g,"
 		       "\"stable_point\":null,\"max\":null,\"bits\":null,"
 		       "\"k\":0,\"p\":null,\"cells\":%llu,\"gap\":null,"
@@ -440,9 +564,9 @@ static void print_json(const struct run *r, const struct stream_cfg *sc,
 	}
 	printf(",\"cpus\":%u,\"distinct_exact\":%llu,\"distinct_estimate\":%llu,"
 	       "\"distinct_error\":%.9g", r->cpus,
-	       (unsigned long long)r->all.distincts,
+	       (unsigned long long)distinct_exact(r),
 	       (unsigned long long)r->distinct_estimate,
-	       rate(r->distinct_estimate, r->all.distincts) - 1);
+	       rate(r->distinct_estimate, distinct_exact(r)) - 1);
 	if (r->src)
 		json_sources(&r->sres);
 	if (sc->kind == STREAM_PCAP) {
@@ -470,7 +594,35 @@ static void print_json(const struct run *r, const struct stream_cfg *sc,
 		}
 		printf("]");
 	}
-	printf(",\"mem_asked\":%llu", (unsigned long long)mem_asked);
+	if (mem_asked)
+		printf(",\"mem_asked\":%llu", (unsigned long long)mem_asked);
+	else
+		printf(",\"mem_asked\":null");
+	if (sc->kind == STREAM_TIMED) {
+		printf(",\"pps\":%llu,\"distinct\":%.9g,\"copy_delay_ms\":%.9g,"
+		       "\"duration_ms\":%.9g", (unsigned long long)sc->pps,
+		       sc->distinct, (double)sc->copy_delay / 1e6,
+		       (double)r->last_t / 1e6);
+		if (sc->flood_pps) {
+			/* flood packets are all new: any "duplicate" is FP */
+			printf(",\"flood_pps\":%llu,\"flood_at_ms\":%.9g,"
+			       "\"flood_packets\":%llu,\"flood_fp\":%llu,"
+			       "\"flood_fp_rate\":%.9g",
+			       (unsigned long long)sc->flood_pps,
+			       (double)sc->flood_at / 1e6,
+			       (unsigned long long)st->flood,
+			       (unsigned long long)r->flood_fp,
+			       rate(r->flood_fp, st->flood));
+			if (sc->flood_for >= UINT64_MAX / 2)	/* to the end */
+				printf(",\"flood_for_ms\":null");
+			else
+				printf(",\"flood_for_ms\":%.9g",
+				       (double)sc->flood_for / 1e6);
+		} else {
+			printf(",\"flood_pps\":0,\"flood_packets\":0,"
+			       "\"flood_fp\":0,\"flood_fp_rate\":0");
+		}
+	}
 	if (sc->kind == STREAM_IMPORTANCE)
 		json_importance(r, sc);
 	printf("}\n");
@@ -485,12 +637,90 @@ static void print_score(const char *what, const struct score *s)
 	       (unsigned long long)s->fn, (unsigned long long)s->duplicates);
 }
 
+/* Ticks for people: a time with its unit, or packets. */
+static const char *fmt_ticks(const struct tw_run *tw, u64 v, char *buf,
+			     size_t len)
+{
+	if (!tw->timed)
+		snprintf(buf, len, "%llu packets", (unsigned long long)v);
+	else if (v >= 1000000000ULL)
+		snprintf(buf, len, "%.6g s", (double)v / 1e9);
+	else if (v >= 1000000)
+		snprintf(buf, len, "%.6g ms", (double)v / 1e6);
+	else if (v >= 1000)
+		snprintf(buf, len, "%.6g us", (double)v / 1e3);
+	else
+		snprintf(buf, len, "%llu ns", (unsigned long long)v);
+	return buf;
+}
+
+static void print_window_filter(const struct run *r)
+{
+	const struct sim_filter *sf = &r->sf;
+	const struct pd_filter_plan *p = &sf->plan;
+	const struct tw_run *tw = &r->tw;
+	char w[32], g[32];
+
+	printf("%-10s %s window of %s", "filter", sf->name,
+	       fmt_ticks(tw, tw->window, w, sizeof(w)));
+	if (p->subwindows > 1)
+		printf(" in %u subwindows", p->subwindows);
+	if (sf->ops->kind == PKTDEDUP_FILTER_KIND_SLIDING)
+		printf(": %llu counters, k %u, a ring of %llu packets\n",
+		       (unsigned long long)p->cells, p->k,
+		       (unsigned long long)p->capacity);
+	else
+		printf(": %llu positions, k %u, %llu keys per %s\n",
+		       (unsigned long long)p->cells, p->k,
+		       (unsigned long long)p->capacity,
+		       p->subwindows > 1 ? "subwindow" : "window");
+	printf("%-10s fp bound %.4f%% at capacity (fps %g)", "model",
+	       100 * q62(p->fp_bound), sf->fps);
+	if (tw->timed)
+		printf("  capacity holds %llu packets/s",
+		       (unsigned long long)p->rate);
+	printf("\n%-10s no copy less than %s apart missed while nothing "
+	       "expires early\n", "", tw_guaranteed(tw) ?
+	       fmt_ticks(tw, tw_guaranteed(tw), g, sizeof(g)) : "0 (none)");
+}
+
+/* The window's facts, after the scores. */
+static void print_window_run(const struct run *r)
+{
+	const struct tw_run *tw = &r->tw;
+	char a[32], b[32];
+
+	printf("%-10s effective %s at the latest expiry, shortest %s; "
+	       "%llu early expir%s, %llu alert%s\n", "window",
+	       fmt_ticks(tw, tw->win.effective, a, sizeof(a)),
+	       fmt_ticks(tw, tw->win.shortest, b, sizeof(b)),
+	       (unsigned long long)tw->win.early,
+	       tw->win.early == 1 ? "y" : "ies",
+	       (unsigned long long)tw->alerts, tw->alerts == 1 ? "" : "s");
+	printf("%-10s fn %llu of %llu copies inside the window; %llu of %llu "
+	       "inside the guaranteed span\n", "inside",
+	       (unsigned long long)r->all.fn,
+	       (unsigned long long)r->all.duplicates,
+	       (unsigned long long)tw->fn_guar,
+	       (unsigned long long)tw->dup_guar);
+	printf("%-10s fp %.4f%% (%llu of %llu never seen)   %llu of %llu "
+	       "copies older than the window said duplicate\n", "outside",
+	       100 * rate(tw->fp_new, tw->fresh),
+	       (unsigned long long)tw->fp_new, (unsigned long long)tw->fresh,
+	       (unsigned long long)tw->fp_stale,
+	       (unsigned long long)tw->stale);
+}
+
 static void print_filter(const struct run *r)
 {
 	const struct sim_filter *sf = &r->sf;
 	const struct pd_filter_plan *p = &sf->plan;
 	char eq17[64] = "given";
 
+	if (r->tw.on) {
+		print_window_filter(r);
+		return;
+	}
 	if (!sf->ops) {
 		printf("%-10s LRU buffer of %llu fingerprints of %u bits "
 		       "(its hash table and list not counted)  q %g\n",
@@ -582,7 +812,7 @@ static void print_table(const struct run *r, const struct stream_cfg *sc,
 
 	printf("dedup-sim: %s over %llu bytes", sf->name,
 	       (unsigned long long)bytes);
-	if (bytes != mem_asked)
+	if (mem_asked && bytes != mem_asked)
 		printf(" (of %llu asked)", (unsigned long long)mem_asked);
 	printf(", %s stream, seed %llu\n", stream_names[sc->kind],
 	       (unsigned long long)sc->seed);
@@ -600,7 +830,20 @@ static void print_table(const struct run *r, const struct stream_cfg *sc,
 		       "pcap", (unsigned long long)st->npkts,
 		       pd_key_mode_names[sc->key.mode], (unsigned long long)bad);
 	}
+	if (sc->kind == STREAM_TIMED) {
+		printf("%-10s %llu pps, %.4g%% fresh, copies up to %.6g ms later",
+		       "timed", (unsigned long long)sc->pps, 100 * sc->distinct,
+		       (double)sc->copy_delay / 1e6);
+		if (sc->flood_pps)
+			printf("; flood of %llu pps: %llu packets, fp %.4f%%",
+			       (unsigned long long)sc->flood_pps,
+			       (unsigned long long)st->flood,
+			       100 * rate(r->flood_fp, st->flood));
+		printf("; %.6g ms in all\n", (double)r->last_t / 1e6);
+	}
 	print_score("measured", &r->all);
+	if (r->tw.on)
+		print_window_run(r);
 	if (!sf->ops)
 		printf("%-10s %.2f%% of the entries used at the end; fn %llu "
 		       "of %llu duplicates at most %llu back\n", "",
@@ -617,8 +860,8 @@ static void print_table(const struct run *r, const struct stream_cfg *sc,
 	printf("%-10s %llu estimated by HyperLogLog (%u sketch%s merged), "
 	       "exact %llu: error %+.3f%%\n", "distinct",
 	       (unsigned long long)r->distinct_estimate, r->cpus,
-	       r->cpus == 1 ? "" : "es", (unsigned long long)r->all.distincts,
-	       100 * (rate(r->distinct_estimate, r->all.distincts) - 1));
+	       r->cpus == 1 ? "" : "es", (unsigned long long)distinct_exact(r),
+	       100 * (rate(r->distinct_estimate, distinct_exact(r)) - 1));
 	if (window) {
 		char w[32];
 
@@ -644,6 +887,8 @@ enum opt {
 	O_CHECKPOINTS, O_JSON, O_HELP, O_CPUS, O_SOURCES, O_SUBWINDOWS,
 	O_SUB_ELEMS, O_COUNTERS, O_HH_PHI, O_RARE_SUPPORT, O_RING, O_NEW_MEM,
 	O_NEW_GAP, O_PSTAR, O_IMPORTANCE, O_ENTRY_BITS, O_IMP_DIST, O_REPEAT,
+	O_RATE, O_WARN_BELOW, O_PPS, O_COPY_DELAY, O_FLOOD, O_FLOOD_AT,
+	O_FLOOD_FOR,
 };
 
 static const struct option options[] = {
@@ -686,6 +931,13 @@ static const struct option options[] = {
 	{ "ring", required_argument, NULL, O_RING },
 	{ "new-mem", required_argument, NULL, O_NEW_MEM },
 	{ "new-gap", required_argument, NULL, O_NEW_GAP },
+	{ "rate", required_argument, NULL, O_RATE },
+	{ "warn-below", required_argument, NULL, O_WARN_BELOW },
+	{ "pps", required_argument, NULL, O_PPS },
+	{ "copy-delay", required_argument, NULL, O_COPY_DELAY },
+	{ "flood", required_argument, NULL, O_FLOOD },
+	{ "flood-at", required_argument, NULL, O_FLOOD_AT },
+	{ "flood-for", required_argument, NULL, O_FLOOD_FOR },
 	{ "json", no_argument, NULL, O_JSON },
 	{ "help", no_argument, NULL, O_HELP },
 	{ NULL, 0, NULL, 0 },
@@ -704,11 +956,16 @@ static const char *optname(int o)
 #define BAD(o, what) usage_error("--%s: '%s' is not %s", optname(o), optarg, what)
 
 #define ALGO_FPBUF "fpbuffering"
-#define ALGOS "sbf, rsbf, bsbf, bsbfsd, rlbsbf, ibf-2c, ibf-mc, fpbuffering"
+#define ALGOS "sbf, rsbf, bsbf, bsbfsd, rlbsbf, ibf-2c, ibf-mc, sliding, jumping, landmark, fpbuffering"
 /* fpbuffering's own setting, beside filter.h's PD_SET_* */
 #define SIM_SET_ENTRY_BITS 0x10000
 
-/* The family-specific options and the setting each gives. */
+/*
+ * The family-specific options and the setting each gives. --window and
+ * --subwindows mean something to every family (a scoring window, the
+ * source analytics' sub-windows): they are listed for the families that
+ * take them but given by main() itself, not by setting_of().
+ */
 static const struct {
 	int opt;
 	u32 set;
@@ -717,12 +974,21 @@ static const struct {
 	{ O_FPS, PD_SET_FPS }, { O_GAP, PD_SET_GAP }, { O_PSTAR, PD_SET_PSTAR },
 	{ O_IMPORTANCE, PD_SET_IMPORTANCE },
 	{ O_ENTRY_BITS, SIM_SET_ENTRY_BITS },
+	{ O_WINDOW, PD_SET_WINDOW }, { O_RATE, PD_SET_WINDOW },
+	{ O_SUBWINDOWS, PD_SET_SUBWIN }, { O_WARN_BELOW, PD_SET_WARN },
 };
+
+static bool setting_given_by_main(int o)
+{
+	return o == O_WINDOW || o == O_SUBWINDOWS;
+}
 
 static u32 setting_of(int o)
 {
 	unsigned int i;
 
+	if (setting_given_by_main(o))
+		return 0;
 	for (i = 0; i < PD_ARRAY_SIZE(setting_opts); i++)
 		if (setting_opts[i].opt == o)
 			return setting_opts[i].set;
@@ -740,7 +1006,8 @@ static void check_settings(const char *algo, u32 takes, u32 given)
 			snprintf(list + strlen(list), sizeof(list) - strlen(list),
 				 " --%s", optname(setting_opts[i].opt));
 	for (i = 0; i < PD_ARRAY_SIZE(setting_opts); i++)
-		if (given & setting_opts[i].set & ~takes)
+		if ((given & setting_opts[i].set & ~takes) &&
+		    setting_opts[i].opt != O_WINDOW)
 			usage_error("--%s: %s does not take it (%s takes --mem%s)",
 				    optname(setting_opts[i].opt), algo, algo,
 				    list);
@@ -770,6 +1037,17 @@ static void sim_filter_build(struct sim_filter *sf, struct pd_filter_req *req,
 			usage_error("cannot build this filter: %s", err);
 		return;
 	}
+	if (sf->window_arg) {
+		/* the planner's refusals name the window they refuse */
+		if (pd_filter_plan(req, &sf->plan, &why))
+			usage_error("cannot build this filter (--window %s): %s",
+				    sf->window_arg, why);
+		if (sf->mem_limit && sf->plan.bytes > sf->mem_limit)
+			usage_error("cannot build this filter (--window %s): it needs %llu bytes, more than --mem %llu",
+				    sf->window_arg,
+				    (unsigned long long)sf->plan.bytes,
+				    (unsigned long long)sf->mem_limit);
+	}
 	if (pd_filter_create(&sf->f, req, &sf->plan, &why))
 		usage_error("cannot build this filter: %s", why);
 	pd_filter_set_seeds(&sf->f, sf->seed[0], sf->seed[1], rng);
@@ -792,6 +1070,7 @@ static bool sim_filter_step(struct sim_filter *sf, const struct element *e,
 	if (!sf->ops)
 		return fpbuf_step(&sf->buf, (u64)h2 << 32 | h1, found);
 	sim_pktinfo(sf, e->imp, e->dscp, &pi);
+	pi.now = e->t_ns;
 	return pd_filter_step(&sf->f, h1, h2, &pi);
 }
 
@@ -801,6 +1080,36 @@ static void sim_filter_free(struct sim_filter *sf)
 		pd_filter_destroy(&sf->f);
 	else
 		fpbuf_free(&sf->buf);
+}
+
+/*
+ * A window family's element against the exact time-window truth (editcap
+ * -w: seen less than the window before); the split by the guaranteed
+ * span and by why a distinct was one. True if it is a duplicate.
+ */
+static bool tw_add(struct run *r, const struct truth_verdict *tv, bool said)
+{
+	struct tw_run *tw = &r->tw;
+	u64 gap = tw->timed ? tv->dt : tv->gap;
+	bool dup = tv->seen && gap < tw->window;
+
+	if (r->sf.f.alert) {
+		tw->alerts++;
+		r->sf.f.alert = false;
+	}
+	if (!tv->seen) {
+		tw->fresh++;
+		tw->fp_new += said;
+	} else if (!dup) {
+		tw->stale++;
+		tw->fp_stale += said;
+	}
+	tw->seen_before += tv->seen;
+	if (dup && tw_in_guarantee(tw, gap)) {
+		tw->dup_guar++;
+		tw->fn_guar += !said;
+	}
+	return dup;
 }
 
 static void imp_add(struct imp_score *is, unsigned int imp, bool truth_dup,
@@ -823,7 +1132,8 @@ int main(int argc, char **argv)
 		.kind = STREAM_UNIFORM, .n = 1000000, .distinct = 0.5,
 		.zipf_s = 1.0, .lambda = 0.5, .bias = 0.7, .levels = 6,
 		.volume = 0.1, .u = 0.001, .seed = 1, .imp_dist = IMP_UNIFORM,
-		.repeat = 0.3,
+		.repeat = 0.3, .pps = 1000000, .copy_delay = 1000000,
+		.flood_for = UINT64_MAX / 2,
 		.key = { .mode = PKTDEDUP_KEY_PACKET, .payload = PD_KEY_DEFAULT_PAYLOAD },
 	};
 	struct pd_filter_req req;
@@ -840,6 +1150,11 @@ int main(int argc, char **argv)
 	u32 max = PD_FILTER_AUTO, k = PD_FILTER_AUTO, p = PD_FILTER_AUTO;
 	u32 given = 0, takes;
 	u8 importance = PKTDEDUP_IMPORTANCE_MARK;
+	const char *window_arg = NULL, *subwin_arg = NULL;
+	u64 window_ns = 0, window_pkts = 0, tw_rate = 0, subwin = 0;
+	u64 warn_below = PD_TW_DEFAULT_WARN;
+	bool have_rate = false, have_timed_opts = false, have_flood_opts = false;
+	bool winfam;
 	double fps = -1, p_star = 0;
 	const char *algo = NULL;
 	struct run *r;
@@ -909,9 +1224,48 @@ int main(int argc, char **argv)
 			    entry_bits % 8)
 				BAD(o, "a whole number of bytes in bits (8, 16, ... 64)");
 			break;
-		case O_WINDOW:
-			if (!parse_u64(optarg, 1, UINT64_MAX, &window))
-				BAD(o, "a window of at least 1 element");
+		case O_WINDOW:		/* its meaning depends on --algo */
+			window_arg = optarg;
+			break;
+		case O_RATE:
+			if (!parse_rate(optarg, &tw_rate) || !tw_rate ||
+			    tw_rate > UINT32_MAX)
+				BAD(o, "a rate in packets per second from 1 to 4G (500000, 2.5k, 1M)");
+			have_rate = true;
+			break;
+		case O_WARN_BELOW:
+			if (!parse_u64(optarg, 0, 100, &warn_below))
+				BAD(o, "a percentage from 0 to 100");
+			break;
+		case O_PPS:
+			if (!parse_rate(optarg, &sc.pps) || !sc.pps ||
+			    sc.pps > 1000000000000ULL)
+				BAD(o, "a rate in packets per second from 1 to 1T (500000, 2.5k, 1M)");
+			have_timed_opts = true;
+			break;
+		case O_COPY_DELAY:
+			if (!parse_time_ns(optarg, &sc.copy_delay) ||
+			    sc.copy_delay > PD_TW_MAX_NS)
+				BAD(o, "a time of at most 1h (0, 500us, 4ms, 1.5s)");
+			have_timed_opts = true;
+			break;
+		case O_FLOOD:
+			if (!parse_rate(optarg, &sc.flood_pps) || !sc.flood_pps ||
+			    sc.flood_pps > 1000000000000ULL)
+				BAD(o, "a rate in packets per second from 1 to 1T (10M)");
+			have_timed_opts = true;
+			break;
+		case O_FLOOD_AT:
+			if (!parse_time_ns(optarg, &sc.flood_at) ||
+			    sc.flood_at > PD_TW_MAX_NS * 24)
+				BAD(o, "a time of at most a day (0, 100ms, 2s)");
+			have_flood_opts = true;
+			break;
+		case O_FLOOD_FOR:
+			if (!parse_time_ns(optarg, &sc.flood_for) ||
+			    !sc.flood_for || sc.flood_for > PD_TW_MAX_NS * 24)
+				BAD(o, "a time from 1ns to a day (5ms, 1s)");
+			have_flood_opts = true;
 			break;
 		case O_SEED:
 			if (!parse_u64(optarg, 0, UINT64_MAX, &sc.seed))
@@ -920,7 +1274,7 @@ int main(int argc, char **argv)
 		case O_STREAM:
 			o = parse_name(optarg, stream_names, STREAM_NKINDS);
 			if (o < 0)
-				usage_error("--stream: '%s' is not a stream (uniform, zipf, poisson, bmodel, pcap, importance)",
+				usage_error("--stream: '%s' is not a stream (uniform, zipf, poisson, bmodel, pcap, importance, timed)",
 					    optarg);
 			sc.kind = (enum stream_kind)o;
 			have_stream = true;
@@ -1007,10 +1361,8 @@ int main(int argc, char **argv)
 		case O_SOURCES:
 			sources = true;
 			break;
-		case O_SUBWINDOWS:
-			if (!parse_u64(optarg, 1, SRC_MAX_SUB, &v))
-				BAD(o, "a count from 1 to 64");
-			srcc.nsub = (unsigned int)v;
+		case O_SUBWINDOWS:	/* --sources', or jumping's (below) */
+			subwin_arg = optarg;
 			break;
 		case O_SUB_ELEMS:
 			if (!parse_u64(optarg, 1, 1ULL << 32, &srcc.sub_elems))
@@ -1058,8 +1410,6 @@ int main(int argc, char **argv)
 		usage_error("unexpected argument '%s'", argv[optind]);
 	if (!have_algo)
 		usage_error("--algo is required (" ALGOS ")");
-	if (!have_mem)
-		usage_error("--mem is required");
 	if (!have_stream)
 		usage_error("--stream is required");
 
@@ -1070,7 +1420,55 @@ int main(int argc, char **argv)
 	r->sf.ops = pd_filter_family_by_name(algo);
 	takes = r->sf.ops ? r->sf.ops->settings :
 		PD_SET_FPS | SIM_SET_ENTRY_BITS;
+	winfam = takes & PD_SET_WINDOW;
+	if (subwin_arg && sources && (takes & PD_SET_SUBWIN))
+		usage_error("--subwindows %s: ambiguous with --sources and --algo %s (the source analytics' or the filter's?)",
+			    subwin_arg, algo);
+	if (subwin_arg && sources) {
+		if (!parse_u64(subwin_arg, 1, SRC_MAX_SUB, &v))
+			usage_error("--subwindows: '%s' is not a count from 1 to 64",
+				    subwin_arg);
+		srcc.nsub = (unsigned int)v;
+	} else if (subwin_arg) {
+		given |= PD_SET_SUBWIN;
+	}
 	check_settings(algo, takes, given);
+	if (subwin_arg && !sources &&
+	    (!parse_u64(subwin_arg, 2, PD_TW_MAX_SUBWIN, &subwin)))
+		usage_error("--subwindows: '%s' is not a subwindow count from 2 to 63 (one subwindow is the landmark window)",
+			    subwin_arg);
+	if (winfam) {
+		if (!window_arg)
+			usage_error("--window is required for %s: a time (2ms, 500us) or a packet count (100000p)",
+				    algo);
+		if (!parse_window(window_arg, &window_ns, &window_pkts))
+			usage_error("--window: '%s' is not a window: a time with a unit (10ns, 500us, 2ms, 1.5s) or a packet count (100000p)",
+				    window_arg);
+		if (!window_ns && !window_pkts)
+			usage_error("--window: '%s' is an empty window: give at least 1us or 1p",
+				    window_arg);
+		if (window_pkts && have_rate)
+			usage_error("--rate: a packet window (--window %s) holds its own count; --rate sizes time windows",
+				    window_arg);
+		if (window_ns && sc.kind != STREAM_TIMED &&
+		    sc.kind != STREAM_PCAP)
+			usage_error("--window %s: a time window needs packet times (--stream timed or pcap); give a packet window (e.g. 100000p)",
+				    window_arg);
+		if (window_ns && !have_rate && !have_mem)
+			usage_error("--rate or --mem is required: they size a time window");
+	} else {
+		if (window_arg && !parse_u64(window_arg, 1, UINT64_MAX, &window))
+			usage_error("--window: '%s' is not a window of at least 1 element%s",
+				    window_arg,
+				    parse_window(window_arg, &window_ns, &window_pkts) ?
+				    " (a time or packet window needs --algo sliding, jumping or landmark)" : "");
+		if (!have_mem)
+			usage_error("--mem is required");
+	}
+	if (sc.kind != STREAM_TIMED && have_timed_opts)
+		usage_error("--pps, --copy-delay and --flood need --stream timed");
+	if (!sc.flood_pps && have_flood_opts)
+		usage_error("--flood-at and --flood-for need --flood");
 	if (fps == 0 && r->sf.ops)
 		usage_error("--fps: '0' is not a probability between 1e-9 and 1 (exclusive); only fpbuffering takes 0");
 	if (fps > 0 && r->sf.ops && llround(fps * 1e9) < 1)
@@ -1109,6 +1507,19 @@ int main(int argc, char **argv)
 		req.importance_mask = IMP_MARK_MASK;
 		if (p_star > 0)
 			req.p_star_ppb = (u32)llround(p_star * 1e9);
+		req.window_ns = window_ns;
+		req.window_pkts = window_pkts;
+		req.rate = (u32)tw_rate;
+		req.subwindows = (u32)subwin;
+		req.warn_below = (u32)warn_below;
+		if (winfam) {
+			r->sf.window_arg = window_arg;
+			/* sized by the rate or the window: --mem, a limit */
+			if (have_rate || window_pkts) {
+				r->sf.mem_limit = mem;
+				req.mem_bytes = 0;
+			}
+		}
 		/* the SBF's default target, as the simulator always had */
 		if (fps < 0 && r->sf.ops->kind == PKTDEDUP_FILTER_KIND_SBF)
 			fps = 0.01;
@@ -1155,7 +1566,16 @@ int main(int argc, char **argv)
 		if (!r->src)
 			usage_error("--sources: %s", err);
 	}
-	if (truth_init(&truth, sc.kind == STREAM_PCAP ? st.npkts : sc.n)) {
+	if (winfam) {
+		r->tw.on = true;
+		r->tw.timed = window_ns != 0;
+		r->tw.window = window_ns ? window_ns : window_pkts;
+		/* the guaranteed span: all of it, (s-1)/s of it, none */
+		r->tw.s = r->sf.ops->kind == PKTDEDUP_FILTER_KIND_SLIDING ? 0 :
+			  r->sf.plan.subwindows;
+	}
+	v = sc.kind == STREAM_PCAP ? st.npkts : sc.n;
+	if (r->tw.timed ? truth_init_timed(&truth, v) : truth_init(&truth, v)) {
 		fprintf(stderr, "dedup-sim: out of memory\n");
 		return 1;
 	}
@@ -1166,9 +1586,10 @@ int main(int argc, char **argv)
 
 		while (stream_next(&st, &e)) {
 			struct truth_verdict tv;
-			bool said, found = false;
+			bool said, dup, found = false;
 
 			said = sim_filter_step(&r->sf, &e, &found);
+			r->last_t = e.t_ns;
 			{
 				/* 64 uniform bits of the id, seeded per run
 				 * (the kernel seeds per instance) */
@@ -1177,14 +1598,18 @@ int main(int argc, char **argv)
 				pd_hll_add(&r->sketch[r->all.n % r->cpus],
 					   pd_rng_next(&mix));
 			}
-			if (truth_add(&truth, e.id, window, &tv)) {
+			if (truth_add_at(&truth, e.id, e.t_ns, window, &tv)) {
 				fprintf(stderr, "dedup-sim: out of memory\n");
 				return 1;
 			}
 			if (r->src)
 				src_sim_add(r->src, e.id);
-			score_add(&r->all, tv.seen, said);
-			score_add(&seg, tv.seen, said);
+			dup = tv.seen;
+			if (r->tw.on)
+				dup = tw_add(r, &tv, said);
+			score_add(&r->all, dup, said);
+			score_add(&seg, dup, said);
+			r->flood_fp += e.flood && said;
 			if (window)
 				score_add(&r->win, tv.in_window, said);
 			if (e.imp)
@@ -1204,6 +1629,12 @@ int main(int argc, char **argv)
 			}
 		}
 	}
+	if (st.oom) {
+		fprintf(stderr, "dedup-sim: out of memory\n");
+		return 1;
+	}
+	if (r->tw.on)
+		pd_filter_window(&r->sf.f, &r->tw.win);
 	r->zero_fraction = sim_zero_fraction(&r->sf);
 	{
 		unsigned int i;

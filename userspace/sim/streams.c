@@ -17,6 +17,7 @@ const char *const stream_names[] = {
 	[STREAM_BMODEL] = "bmodel",
 	[STREAM_PCAP] = "pcap",
 	[STREAM_IMPORTANCE] = "importance",
+	[STREAM_TIMED] = "timed",
 };
 
 const char *const imp_dist_names[] = {
@@ -191,7 +192,9 @@ static int pcap_load(struct stream *s, char *err, unsigned int errlen)
 	struct pcap_pkthdr *h;
 	const u_char *data;
 	uint64_t bytes = 0, capn = 0, capb = 0;
-	pcap_t *pc = pcap_open_offline(s->cfg.pcap_path, ebuf);
+	/* times in ns whatever the file's precision */
+	pcap_t *pc = pcap_open_offline_with_tstamp_precision(s->cfg.pcap_path,
+						PCAP_TSTAMP_PRECISION_NANO, ebuf);
 	int dlt, r;
 
 	if (!pc) {
@@ -210,18 +213,21 @@ static int pcap_load(struct stream *s, char *err, unsigned int errlen)
 			capn = capn ? 2 * capn : 1024;
 			s->offs = realloc(s->offs, capn * sizeof(*s->offs));
 			s->lens = realloc(s->lens, capn * sizeof(*s->lens));
+			s->ts = realloc(s->ts, capn * sizeof(*s->ts));
 		}
 		while (bytes + h->caplen - off > capb) {
 			capb = capb ? 2 * capb : 1 << 20;
 			s->pkts = realloc(s->pkts, capb);
 		}
-		if (!s->offs || !s->lens || !s->pkts) {
+		if (!s->offs || !s->lens || !s->pkts || !s->ts) {
 			snprintf(err, errlen, "out of memory");
 			pcap_close(pc);
 			return -1;
 		}
 		memcpy(s->pkts + bytes, data + off, h->caplen - off);
 		s->offs[s->npkts] = bytes;
+		s->ts[s->npkts] = (uint64_t)h->ts.tv_sec * 1000000000ULL +
+				  (uint64_t)h->ts.tv_usec;
 		s->lens[s->npkts++] = h->caplen - (uint32_t)off;
 		bytes += h->caplen - off;
 	}
@@ -233,6 +239,130 @@ static int pcap_load(struct stream *s, char *err, unsigned int errlen)
 	}
 	pcap_close(pc);
 	return 0;
+}
+
+/* The timed stream's fresh packets per second at time t (ns). */
+static double timed_rate(const struct stream *s, double t)
+{
+	const struct stream_cfg *c = &s->cfg;
+
+	if (c->flood_pps && t >= (double)c->flood_at &&
+	    t < (double)c->flood_at + (double)c->flood_for)
+		return (double)c->flood_pps;
+	return c->distinct * (double)c->pps;
+}
+
+/* The first time after t at which the fresh rate may change. */
+static double timed_boundary(const struct stream *s, double t)
+{
+	const struct stream_cfg *c = &s->cfg;
+
+	if (!c->flood_pps || !c->flood_for)
+		return INFINITY;
+	if (t < (double)c->flood_at)
+		return (double)c->flood_at;
+	if (t < (double)c->flood_at + (double)c->flood_for)
+		return (double)c->flood_at + (double)c->flood_for;
+	return INFINITY;
+}
+
+/*
+ * The next fresh arrival: an exponential gap at the rate in force; one
+ * that would cross a change of rate restarts there at the new rate (the
+ * process is memoryless, so this is exact).
+ */
+static void timed_next_fresh(struct stream *s)
+{
+	double t = s->fresh_t;
+
+	for (;;) {
+		double gap = -log1p(-unit(&s->rng)) * 1e9 / timed_rate(s, t);
+		double b = timed_boundary(s, t);
+
+		if (t + gap < b) {
+			s->fresh_t = t + gap;
+			return;
+		}
+		t = b;
+	}
+}
+
+static bool pending_less(const struct pending *a, const struct pending *b)
+{
+	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+}
+
+static bool heap_push(struct stream *s, uint64_t t, uint64_t id)
+{
+	struct pending p = { .t = t, .seq = s->seq++, .id = id };
+	uint64_t i;
+
+	if (s->nheap == s->capheap) {
+		uint64_t cap = s->capheap ? 2 * s->capheap : 1024;
+		struct pending *h = realloc(s->heap, cap * sizeof(*h));
+
+		if (!h)
+			return false;
+		s->heap = h;
+		s->capheap = cap;
+	}
+	for (i = s->nheap++; i; i = (i - 1) / 2) {
+		if (!pending_less(&p, &s->heap[(i - 1) / 2]))
+			break;
+		s->heap[i] = s->heap[(i - 1) / 2];
+	}
+	s->heap[i] = p;
+	return true;
+}
+
+static struct pending heap_pop(struct stream *s)
+{
+	struct pending top = s->heap[0], last = s->heap[--s->nheap];
+	uint64_t i = 0, c;
+
+	while ((c = 2 * i + 1) < s->nheap) {
+		if (c + 1 < s->nheap && pending_less(&s->heap[c + 1], &s->heap[c]))
+			c++;
+		if (!pending_less(&s->heap[c], &last))
+			break;
+		s->heap[i] = s->heap[c];
+		i = c;
+	}
+	if (s->nheap)
+		s->heap[i] = last;
+	return top;
+}
+
+/* The timed stream's next packet: the earliest of a due copy and a fresh. */
+static bool timed_next(struct stream *s, struct element *e)
+{
+	const struct stream_cfg *c = &s->cfg;
+	uint64_t fresh_t = (uint64_t)llround(s->fresh_t);
+	bool copyable = true;
+
+	if (s->nheap && s->heap[0].t <= fresh_t) {
+		struct pending p = heap_pop(s);
+
+		e->id = p.id;
+		e->t_ns = p.t;
+	} else {
+		e->id = FRESH_BASE + s->fresh++;
+		e->t_ns = fresh_t;
+		if (c->flood_pps && fresh_t >= c->flood_at &&
+		    fresh_t - c->flood_at < c->flood_for) {
+			copyable = false;
+			e->flood = true;
+			s->flood++;
+		}
+		timed_next_fresh(s);
+	}
+	if (copyable && unit(&s->rng) >= c->distinct &&
+	    !heap_push(s, e->t_ns + below64(&s->rng, c->copy_delay + 1),
+		       e->id)) {
+		s->oom = true;
+		return false;
+	}
+	return true;
 }
 
 int stream_open(struct stream *s, const struct stream_cfg *cfg, char *err,
@@ -277,6 +407,14 @@ int stream_open(struct stream *s, const struct stream_cfg *cfg, char *err,
 		return 0;
 	case STREAM_PCAP:
 		return pcap_load(s, err, errlen);
+	case STREAM_TIMED:
+		if (!cfg->pps || cfg->distinct <= 0 || cfg->distinct > 1) {
+			snprintf(err, errlen,
+				 "a timed stream needs a rate and a distinct share in (0, 1]");
+			return -1;
+		}
+		timed_next_fresh(s);
+		return 0;
 	case STREAM_IMPORTANCE: {
 		double sum = 0;
 		unsigned int c;
@@ -309,6 +447,8 @@ bool stream_next(struct stream *s, struct element *e)
 	e->key = NULL;
 	e->imp = 0;
 	e->dscp = 0;
+	e->t_ns = 0;
+	e->flood = false;
 	if (s->cfg.kind == STREAM_PCAP) {
 		while (s->i < s->npkts) {
 			uint64_t i = s->i++;
@@ -328,6 +468,7 @@ bool stream_next(struct stream *s, struct element *e)
 				pd_key_hash(&e->keybuf, 0xcafef00d);
 			e->key = &e->keybuf;
 			e->dscp = pkt.dscp;
+			e->t_ns = s->ts[i];
 			return true;
 		}
 		return false;
@@ -360,6 +501,10 @@ bool stream_next(struct stream *s, struct element *e)
 	case STREAM_BMODEL:
 		e->id = s->marks[s->i] ? frequent_id(s) : FRESH_BASE + s->i;
 		break;
+	case STREAM_TIMED:
+		if (!timed_next(s, e))
+			return false;
+		break;
 	case STREAM_IMPORTANCE: {
 		double x = unit(&s->rng);
 		unsigned int c = 0;
@@ -385,5 +530,7 @@ void stream_close(struct stream *s)
 	free(s->pkts);
 	free(s->offs);
 	free(s->lens);
+	free(s->ts);
+	free(s->heap);
 	memset(s, 0, sizeof(*s));
 }

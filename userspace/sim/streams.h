@@ -24,6 +24,20 @@
  *            so that the expected share of repeats (elements seen before)
  *            is `repeat` (the paper's 10%, 30% or 50% "of the elements
  *            repeating")
+ *   timed    packets with arrival times: fresh packets arrive at
+ *            distinct * pps per second (exponential gaps), and every
+ *            packet, fresh or copy, is copied once with probability
+ *            1 - distinct, the copy arriving a delay uniform in
+ *            [0, copy_delay] ns after it (pending copies wait in a min-heap
+ *            by due time). So in the long run pps packets arrive per
+ *            second, a share `distinct` of them fresh, and each copy's
+ *            previous sighting is the packet it copies. During a flood,
+ *            [flood_at, flood_at + flood_for), the fresh arrivals switch
+ *            to flood_pps distinct packets per second (never copied);
+ *            copies already pending still arrive.
+ * Every element carries an arrival time in ns: the timed stream's, or a
+ * pcap packet's capture time (nanosecond files keep their precision);
+ * the other streams have none (0).
  * For poisson and bmodel, each frequent arrival becomes integer j with
  * probability q_j = (1 - e^-u) e^(-u j) (the paper's "exponential
  * distribution with parameter u", discretised).
@@ -43,6 +57,7 @@ enum stream_kind {
 	STREAM_BMODEL,
 	STREAM_PCAP,
 	STREAM_IMPORTANCE,
+	STREAM_TIMED,
 	STREAM_NKINDS,
 };
 
@@ -71,6 +86,18 @@ struct stream_cfg {
 	const char *pcap_path;
 	struct pd_key_opts key;
 	uint64_t seed;
+	uint64_t pps;		/* timed: packets per second */
+	uint64_t copy_delay;	/* timed: the longest delay of a copy, ns */
+	uint64_t flood_pps;	/* timed: 0, or distinct packets/s in a flood */
+	uint64_t flood_at;	/* ns */
+	uint64_t flood_for;	/* ns */
+};
+
+/* A copy the timed stream owes: id, due at t ns. */
+struct pending {
+	uint64_t t;
+	uint64_t seq;		/* ties: the earlier scheduled first */
+	uint64_t id;
 };
 
 struct stream {
@@ -86,8 +113,16 @@ struct stream {
 	uint8_t *pkts;
 	uint64_t *offs;
 	uint32_t *lens;
+	uint64_t *ts;		/* capture times, ns */
 	uint64_t npkts;
 	uint64_t unparsed[PD_PARSE_NRESULTS];
+	/* timed */
+	double fresh_t;		/* the next fresh arrival, ns */
+	uint64_t fresh;		/* fresh packets so far */
+	uint64_t flood;		/* of them in the flood */
+	struct pending *heap;	/* pending copies, a min-heap by (t, seq) */
+	uint64_t nheap, capheap, seq;
+	bool oom;		/* the stream ended for want of memory */
 	uint64_t unknown_link;
 };
 
@@ -97,12 +132,14 @@ struct element {
 	struct pd_key keybuf;
 	uint8_t imp;		/* importance stream: 1..50; others 0 */
 	uint8_t dscp;		/* pcap: the packet's DSCP; others 0 */
+	uint64_t t_ns;		/* arrival (timed) or capture (pcap) time */
+	bool flood;		/* timed: a packet of the flood */
 };
 
 /* Returns 0 or -1 with a message in err. */
 int stream_open(struct stream *s, const struct stream_cfg *cfg, char *err,
 		unsigned int errlen);
-/* Next element; false at the end. */
+/* Next element; false at the end (or out of memory: s->oom). */
 bool stream_next(struct stream *s, struct element *e);
 void stream_close(struct stream *s);
 /* Universe size for which n uniform draws give `distinct` * n distincts. */

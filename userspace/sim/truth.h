@@ -3,7 +3,11 @@
  * Exact ground truth for the simulator: for every element, was it seen
  * before in the whole stream (the papers' definition), and was it seen
  * among the last W elements (a sliding window)? One open-addressing hash
- * map from element id to the position it was last seen at.
+ * map from element id to the position it was last seen at, and for a
+ * timed truth (truth_init_timed) to the time too: a time window's
+ * verdict is then the caller's, from dt (editcap -w: a duplicate iff seen
+ * less than W before, every packet, duplicates included, counting as
+ * seen).
  */
 #ifndef PD_SIM_TRUTH_H
 #define PD_SIM_TRUTH_H
@@ -14,6 +18,8 @@
 struct truth {
 	uint64_t *ids;
 	uint64_t *last;		/* 1 + position last seen at; 0: empty slot */
+	uint64_t *when;		/* timed: time last seen at; else NULL */
+	uint64_t now;		/* timed: the latest time seen */
 	uint64_t cap;		/* power of two */
 	uint64_t used;
 	uint64_t pos;		/* elements seen so far */
@@ -23,12 +29,22 @@ struct truth_verdict {
 	bool seen;		/* anywhere before */
 	bool in_window;		/* within the last `window` elements */
 	uint64_t gap;		/* elements since the previous copy (if seen) */
+	uint64_t dt;		/* timed: time since the previous copy */
 };
 
 int truth_init(struct truth *t, uint64_t expected);
+/* A truth that also records times (truth_add_at). */
+int truth_init_timed(struct truth *t, uint64_t expected);
 void truth_free(struct truth *t);
 /* Record element id; window 0 means "no window" (in_window = seen). */
 int truth_add(struct truth *t, uint64_t id, uint64_t window,
 	      struct truth_verdict *v);
+/*
+ * Record element id arriving at time now (a time earlier than the latest
+ * counts as the latest, as the filters count it); v->dt is the time since
+ * id was last seen. A timed truth only.
+ */
+int truth_add_at(struct truth *t, uint64_t id, uint64_t now, uint64_t window,
+		 struct truth_verdict *v);
 
 #endif /* PD_SIM_TRUTH_H */
