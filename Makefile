@@ -63,7 +63,7 @@ $(B)/dedup-sim: $(CORE_SRC) $(CORE_HDR) $(SIM_SRC) $(SIM_HDR) | $(B)
 		$(CORE_SRC) -lpcap -lm
 
 CTL_SRC := $(wildcard userspace/dedupctl/*.c) userspace/common/args.c \
-	userspace/common/nl_spec.c
+	userspace/common/nl_spec.c userspace/common/units.c
 $(B)/dedupctl: $(CORE_SRC) $(CORE_HDR) $(CTL_SRC) $(wildcard userspace/dedupctl/*.h) \
 		module/uapi/pktdedup.h | $(B)
 	$(CC) $(CFLAGS_COMMON) -O2 -o $@ $(CTL_SRC) $(CORE_SRC) -lmnl

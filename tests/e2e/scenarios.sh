@@ -651,6 +651,18 @@ t_windows() {
 	expect_fail "window, a setting the sbf does not take" 1 \
 		"another filter family" inns b dedupctl set filter sbf window 1s
 	expect_eq "configuration unchanged" "$before" "$(show_cfg b)"
+	# the planner, locally: a rate sizes the window, mem is then a limit
+	j=$(dedupctl -j plan window 2ms rate 1M fps 0.01)
+	expect_eq "plan: sliding by default for a window" '"filter":"sliding"' \
+		"$(echo "$j" | grep -o '"filter":"[a-z]*"')"
+	expect_eq "plan: 2 ms at 1 Mpps holds 2001 packets" 2001 \
+		"$(echo "$j" | json_num capacity)"
+	expect_eq "plan: jumping, 8 subwindows" 8 \
+		"$(dedupctl -j plan filter jumping window 1s rate 1M subwindows 8 | json_num subwindows)"
+	expect_fail "plan: mem too small for the rate" 2 "more than mem" \
+		dedupctl plan filter jumping window 2ms rate 1M mem 1K
+	expect_fail "plan: an empty packet window" 2 "not a time from 1us" \
+		dedupctl plan window 0p
 	expect_ok "back to sbf" inns b dedupctl set filter sbf mem 256K \
 		action count scope percpu
 	t_end

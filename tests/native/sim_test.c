@@ -16,7 +16,7 @@
 #include "../../userspace/sim/fpbuf.h"
 #include "../../userspace/sim/streams.h"
 #include "../../userspace/sim/truth.h"
-#include "../../userspace/sim/units.h"
+#include "../../userspace/common/units.h"
 
 /* Worked by hand: ids 5 7 5 9 7 7 5 11 with a window of 2 elements. */
 static void sim_truth_hand_checked(struct kunit *test)

@@ -105,68 +105,6 @@ bool parse_duration_ms(const char *s, uint64_t *ms)
 	return false;
 }
 
-/* A decimal number s starts with, >= 0; *end follows it. */
-static bool leading_real(const char *s, double *v, char **end)
-{
-	if (!s || !(isdigit((unsigned char)*s) || *s == '.'))
-		return false;
-	errno = 0;
-	*v = strtod(s, end);
-	return !errno && isfinite(*v) && *end != s;
-}
-
-bool parse_window(const char *s, uint64_t *ns, uint64_t *pkts)
-{
-	static const struct { const char *unit; double ns; } units[] = {
-		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
-		{ "m", 60e9 }, { "h", 3600e9 },
-	};
-	unsigned long long n;
-	unsigned int i;
-	char *end;
-	double v;
-
-	if (leading_number(s, 10, &n, &end) && !strcmp(end, "p")) {
-		*pkts = n;
-		*ns = 0;
-		return n > 0;
-	}
-	if (!leading_real(s, &v, &end))
-		return false;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcmp(end, units[i].unit)) {
-			v *= units[i].ns;
-			if (v < 1 || v > 1e19)
-				return false;
-			*ns = (uint64_t)(v + 0.5);
-			*pkts = 0;
-			return true;
-		}
-	return false;
-}
-
-bool parse_rate(const char *s, uint64_t *out)
-{
-	double v, mul = 1;
-	char *end;
-
-	if (!leading_real(s, &v, &end))
-		return false;
-	if (*end == 'k' || *end == 'K')
-		mul = 1e3;
-	else if (*end == 'M')
-		mul = 1e6;
-	else if (*end == 'G')
-		mul = 1e9;
-	if (mul > 1)
-		end++;
-	v *= mul;
-	if (*end || v > 1.8e19)
-		return false;
-	*out = (uint64_t)(v + 0.5);
-	return true;
-}
-
 int parse_name(const char *s, const char *const *names, unsigned int n)
 {
 	unsigned int i;

@@ -20,14 +20,6 @@ bool parse_duration_ms(const char *s, uint64_t *ms);
  */
 void die_usage(const char *prog, const char *help, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4), noreturn));
-/*
- * A window: a time with a unit (ns, us, ms, s, m, h; decimals allowed:
- * "2ms", "0.5s", "250us") into *ns, or a packet count "100000p" into
- * *pkts; the other is set to 0. A bare number is refused (which unit?).
- */
-bool parse_window(const char *s, uint64_t *ns, uint64_t *pkts);
-/* A rate: a number with an optional k, M or G (powers of 1000): "2.5M". */
-bool parse_rate(const char *s, uint64_t *out);
 /* Index of s in names[0..n), or -1. */
 int parse_name(const char *s, const char *const *names, unsigned int n);
 

@@ -18,6 +18,7 @@
 #include "../../module/core/fixed.h"
 #include "../../module/uapi/pktdedup.h"
 #include "dedupctl.h"
+#include "units.h"
 
 /* ---- show ---- */
 
@@ -194,6 +195,18 @@ static void plan_view_local(const struct pd_filter_ops *ops,
 	};
 }
 
+/* Packets per second as people write them: "2.5 Mpps", "100 pps". */
+static const char *rate_str(char *buf, size_t len, uint64_t pps)
+{
+	if (pps >= 1000000)
+		snprintf(buf, len, "%.4g Mpps", pps / 1e6);
+	else if (pps >= 1000)
+		snprintf(buf, len, "%.4g kpps", pps / 1e3);
+	else
+		snprintf(buf, len, "%llu pps", (unsigned long long)pps);
+	return buf;
+}
+
 /* A window family's plan: JSON members, or its lines of text. */
 static void print_window_view(const struct plan_view *v)
 {
@@ -225,7 +238,7 @@ static void print_window_view(const struct plan_view *v)
 	       what, v->subwindows > 1 ? "subwindow" :
 	       v->ops->counting ? "window" : "period");
 	if (v->window_ns)
-		printf(" (%.4g Mpps over the window)", v->rate / 1e6);
+		printf(" (%s over the window)", rate_str(b1, sizeof(b1), v->rate));
 	printf("\n");
 	printf("cells    %llu %s, k %u\n", (unsigned long long)v->cells,
 	       v->ops->counting ? "16-bit counters (and a ring of the window's packets)" :
@@ -557,6 +570,7 @@ static void fsetting_read(const char *k, char **v, struct pd_filter_req *req)
 		req->p_star_ppb = ppb_arg(k, v[0]);
 	} else if (!strcmp(k, "window")) {
 		if (!parse_window(v[0], &req->window_ns, &req->window_pkts) ||
+		    (!req->window_ns && !req->window_pkts) ||
 		    (req->window_ns && (req->window_ns < PD_TW_MIN_NS ||
 					req->window_ns > PD_TW_MAX_NS)) ||
 		    req->window_pkts > PD_TW_MAX_PACKETS)
@@ -867,6 +881,11 @@ int cmd_plan(int argc, char **argv)
 			    "plan: mem SIZE is required");
 	if (pd_filter_plan(&req, &pl, &why))
 		usage_error("plan: %s", why);
+	/* sized by its rate or window, mem given is a limit (as dedup-sim's) */
+	if (have_mem && pl.bytes > req.mem_bytes)
+		usage_error("plan: the window needs %s per filter, more than mem %s: shorten it, lower rate or fps, or raise mem",
+			    size_str(b1, sizeof(b1), pl.bytes),
+			    size_str(b2, sizeof(b2), req.mem_bytes));
 	plan_view_local(ops, &pl, &v);
 	/* the target, where the family has one (the bit arrays: if given) */
 	fps = ops->settings & PD_SET_FPS ?
@@ -887,6 +906,8 @@ int cmd_plan(int argc, char **argv)
 		printf("filter   %s, %s (uses %s)", ops->name,
 		       size_str(b1, sizeof(b1), req.mem_bytes),
 		       size_str(b2, sizeof(b2), pl.bytes));
+	}
+	if (!json) {
 		if (fps)
 			printf(", target fp %s%s", pct(b1, sizeof(b1), fps),
 			       v.fp > fps ? " (not met by the model)" : "");
