@@ -84,6 +84,7 @@ struct pd_filter_plan {
 	u32 subwindows;		/* windows: s (1: sliding, landmark) */
 	u64 rate;		/* time windows: packets/s the capacity holds */
 	u32 warn_below;		/* windows: percent */
+	u64 clean_pkts;		/* jumping, landmark: packets to empty a spare in */
 };
 
 /* Occupancy of one filter, in its family's terms. */

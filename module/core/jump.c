@@ -35,7 +35,7 @@ static int pd_jump_init(struct pd_filter *f, const struct pd_filter_plan *plan,
 {
 	struct pd_jump *j = &f->u.jump;
 	u32 s = plan->subwindows, shift;
-	u64 slot_bytes;
+	u64 slot_bytes, n;
 
 	if (s < 1 || s > PD_TW_MAX_SUBWIN || plan->k < 1 ||
 	    plan->k > PD_TW_MAX_K || !plan->capacity ||
@@ -59,8 +59,13 @@ static int pd_jump_init(struct pd_filter *f, const struct pd_filter_plan *plan,
 	j->slots = (u8)(s + 1);
 	j->lane_shift = (u8)shift;
 	j->sub = (j->w.window + s - 1) / s;
-	/* the spare is clean before the current subwindow can fill */
-	j->clean_step = (u32)((j->nwords + plan->capacity - 1) / plan->capacity);
+	/*
+	 * the spare is clean within clean_pkts packets (at most the
+	 * capacity: before the current subwindow can fill)
+	 */
+	n = plan->clean_pkts && plan->clean_pkts < plan->capacity ?
+	    plan->clean_pkts : plan->capacity;
+	j->clean_step = (u32)((j->nwords + n - 1) / n);
 	/* live: cur, cur - 1, ... cur - s + 1; the spare is cur + 1 */
 	j->cur = 0;
 	j->spare = 1;

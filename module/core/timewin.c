@@ -4,7 +4,8 @@
  *
  * Planning: the capacity C (packets a window holds, or keys a subwindow
  * holds) comes from the window and the rate one filter must take
- * (C = rate W, split over s subwindows), from the window itself for a
+ * (C = rate W / s for s subwindows, plus four standard deviations of
+ * Poisson arrivals), from the window itself for a
  * packet window, or else from the memory given (the largest C that fits).
  * For C and the target fps it then picks, for every K of 1..16, the
  * fewest cells m with (1 - (1 - 1/m)^(K C))^K <= f (the Bloom bound at C
@@ -129,10 +130,21 @@ static u64 pd_tw_cap_for_mem(bool sliding, u32 s, u64 fps, u64 mem)
 	return lo;
 }
 
+/*
+ * Packets a time window must hold for a mean of n: arrivals at a steady
+ * rate still vary (Poisson: standard deviation sqrt(n)), so n plus four
+ * standard deviations, which a window exceeds with probability about
+ * 3 x 10^-5; beyond that the window shortens (early expiries).
+ */
+static u64 pd_tw_headroom(u64 n)
+{
+	return n + 4 * pd_isqrt64(n) + 1;
+}
+
 int pd_tw_plan(const struct pd_filter_req *req, struct pd_filter_plan *c,
 	       bool sliding, u32 s, const char **why)
 {
-	u64 fps = pd_q62_from_ppb(req->fps_ppb), total, cap;
+	u64 fps = pd_q62_from_ppb(req->fps_ppb), cap, mean = 0;
 	struct pd_tw_geom g;
 
 	if (!!req->window_ns == !!req->window_pkts) {
@@ -158,10 +170,11 @@ int pd_tw_plan(const struct pd_filter_req *req, struct pd_filter_plan *c,
 	}
 	memset(c, 0, sizeof(*c));
 	if (req->window_pkts || req->rate) {
-		total = req->window_pkts ? req->window_pkts :
-			pd_muldiv(req->rate, req->window_ns,
-				  PD_TW_NS_PER_SEC) + 1;
-		cap = (total + s - 1) / s;
+		/* a subwindow's share, with its own headroom */
+		mean = req->window_pkts ? (req->window_pkts + s - 1) / s :
+		       pd_muldiv(req->rate, req->window_ns,
+				 PD_TW_NS_PER_SEC * s);
+		cap = req->window_pkts ? mean : pd_tw_headroom(mean);
 		if (cap > PD_TW_MAX_CAP) {
 			*why = "window of over 2^31 packets: shorten it or lower rate";
 			return -ERANGE;
@@ -187,6 +200,12 @@ int pd_tw_plan(const struct pd_filter_req *req, struct pd_filter_plan *c,
 	c->window_ns = req->window_ns;
 	c->window_pkts = req->window_pkts;
 	c->warn_below = req->warn_below;
+	/*
+	 * A spare is emptied over half a subwindow's packets at the planned
+	 * rate (over its capacity when sized by memory): jumps come on time
+	 * down to half that rate, and are late below it.
+	 */
+	c->clean_pkts = mean / 2 ? mean / 2 : cap;
 	if (req->window_ns)
 		c->rate = pd_muldiv(cap * s, PD_TW_NS_PER_SEC, req->window_ns);
 	c->given = PD_PLAN_HAS_FP | PD_PLAN_HAS_WINDOW;

@@ -353,6 +353,7 @@ static void tw_planner(struct kunit *test)
 	struct pd_filter_plan plan;
 	const char *why = NULL;
 	unsigned int i;
+	u64 n;
 
 	for (i = 0; i < PD_ARRAY_SIZE(tw_kinds); i++) {
 		u8 kind = tw_kinds[i]->kind;
@@ -361,9 +362,14 @@ static void tw_planner(struct kunit *test)
 		req.window_ns = 2 * NS_MS;
 		req.rate = 1000000;
 		KUNIT_ASSERT_EQ(test, pd_filter_plan(&req, &plan, &why), 0);
-		KUNIT_EXPECT_GE(test, plan.capacity * plan.subwindows, 2000ULL);
-		KUNIT_EXPECT_LE(test, plan.capacity * plan.subwindows,
-				2001ULL + plan.subwindows);
+		/*
+		 * a subwindow's mean share n = 2000 / s and four Poisson
+		 * deviations of it, 4 sqrt(n) (rounded down), and one; at
+		 * least the whole window's headroom, 2000 + 4 sqrt(2000)
+		 */
+		n = 2000 / plan.subwindows;
+		KUNIT_EXPECT_EQ(test, plan.capacity, n + 4 * pd_isqrt64(n) + 1);
+		KUNIT_EXPECT_GE(test, plan.capacity * plan.subwindows, 2177ULL);
 		KUNIT_EXPECT_GT(test, plan.bytes, 4096ULL);
 		KUNIT_EXPECT_LE(test, plan.fp_bound,
 				pd_q62_from_ppb(PD_TW_DEFAULT_FPS_PPB));
