@@ -13,7 +13,16 @@
 #  2. every filter family at 64 KiB, 1 MiB and 64 MiB (`bench
 #     --trace-filter FAMILY MEM N`, FAMILY_PACKETS packets each, in the
 #     state bench's family table starts from): the family's memory, mean
-#     and largest per packet, and the mean against the SBF's.
+#     and largest per packet, and the mean against the SBF's;
+#  3. the window families sliding, jumping, landmark in each plan of
+#     bench's window table (2ms@1Mpps, 1s/64KiB, 1s/1MiB, 1s/64MiB; a new
+#     flow every 1000 ns): `bench --save-window` runs one natively to the
+#     state the table starts from (up to 1.25M packets, too many to trace)
+#     and saves it, `bench --trace-window` loads it and traces
+#     FAMILY_PACKETS packets from there (after 2000 more): the filter's
+#     memory (counters and ring, or lane words and subwindows), mean and
+#     largest per packet, and the mean against the SBF's at the plan's
+#     memory (from 2.).
 #
 # Usage: scripts/lines-touched.sh [BUILD_DIR] [PACKETS] [FAMILY_PACKETS]
 set -euo pipefail
@@ -23,7 +32,9 @@ NF=${3:-1000}
 command -v valgrind > /dev/null || { echo "lines-touched: no valgrind" >&2; exit 1; }
 ranges=$(mktemp)
 rows=$(mktemp)
-trap 'rm -f "$ranges" "$rows"' EXIT
+wrows=$(mktemp)
+state=$(mktemp)
+trap 'rm -f "$ranges" "$rows" "$wrows" "$state"' EXIT
 
 # stdin: lackey's trace; argv: the ranges file the traced program writes,
 # and "table" (one line per structure) or "row LABEL" (one line: LABEL,
@@ -117,4 +128,30 @@ for mem, fam, mean, peak, _ in rows:
         sbf[mem] = float(mean)
     print("%-8s %-8s %8.3f %5s %6.2fx" % (names[mem], fam, float(mean), peak,
                                           float(mean) / sbf[mem]))
+EOF
+
+echo
+for plan in 2ms@1Mpps 1s/64KiB 1s/1MiB 1s/64MiB; do
+	for fam in sliding jumping landmark; do
+		# prints the filter's bytes and the memory of its SBF
+		info=$("$B/bench" --save-window "$fam" "$plan" "$state")
+		trace row "$plan $fam $info" -- --trace-window "$fam" "$plan" \
+			"$NF" "$state" >> "$wrows"
+	done
+done
+python3 - "$rows" "$wrows" <<'EOF'
+import sys
+sbf = {l.split()[0]: float(l.split()[2]) for l in open(sys.argv[1])
+       if l.split()[1] == "sbf"}
+rows = [l.split() for l in open(sys.argv[2])]
+print("cache lines of the window filter touched per packet (%s packets each, "
+      "lackey; from bench's window-table state: a new flow every 1000 ns);\n"
+      "ratio: against the SBF at the plan's memory above" % rows[0][6])
+print("%-10s %-8s %9s %8s %5s %7s" % ("plan", "family", "memory", "mean",
+                                      "max", "ratio"))
+for plan, fam, nbytes, sbfmem, mean, peak, _ in rows:
+    b = int(nbytes)
+    mem = "%.3g MiB" % (b / 1048576) if b >= 1 << 20 else "%.3g KiB" % (b / 1024)
+    print("%-10s %-8s %9s %8.3f %5s %6.2fx" % (plan, fam, mem, float(mean),
+                                               peak, float(mean) / sbf[sbfmem]))
 EOF

@@ -9,12 +9,15 @@
  * packet-mode key extraction plus hashing by payload bytes N. Then every
  * filter family through filter.h (pd_filter_step(), as the module runs
  * it), against the SBF in the same run, which is also stepped directly
- * (pd_sbf_step()) to show what the interface costs it.
+ * (pd_sbf_step()) to show what the interface costs it; and the window
+ * families on a timed stream of new flows, against the SBF on the same
+ * stream.
  *
  * Timings are native userspace ones of the same core the module compiles;
  * read the ratios, not the absolute numbers, across machines.
  */
 #define _GNU_SOURCE	/* memfd_create */
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -32,7 +35,7 @@
 #include "../../module/core/sbf.h"
 #include "../../module/core/window.h"
 
-#define STEPS (1u << 20)
+#define STEPS 1048576u	/* 2^20 */
 #define REPEAT 3
 
 static double now_ns(void)
@@ -59,7 +62,21 @@ static bool step_scattered(struct pd_sbf *f, u32 h1, u32 h2)
 	return dup;
 }
 
-static volatile u32 sink;
+/*
+ * Results stored where the compiler cannot drop them, and the trace's
+ * per-packet marker (lines-touched.sh): stores that always happen.
+ */
+static u32 sink, trace_marker;
+
+static void keep(u32 v)
+{
+	__atomic_store_n(&sink, v, __ATOMIC_RELAXED);
+}
+
+static void mark(u32 i)
+{
+	__atomic_store_n(&trace_marker, i, __ATOMIC_RELAXED);
+}
 
 /* The module's two hashes of flow key i from src to dst. */
 static void flow_hashes(const struct pd_sbf *f, u8 *src, const u8 *dst,
@@ -95,7 +112,7 @@ static double run(struct pd_sbf *f, enum mode mode)
 		else
 			dups += h1 ^ h2;
 	}
-	sink = dups;
+	keep(dups);
 	return (now_ns() - t0) / STEPS;
 }
 
@@ -152,14 +169,15 @@ static void bench_filters(void)
 	static const u64 mems[] = { 64 << 10, 1 << 20, 64 << 20 };
 	static const u32 maxes[] = { 1, 3 };
 	unsigned int mi, xi, k;
+	const char *why;
 
-	printf("SBF step, ns per element (median of %u runs of %u flow keys), "
+	printf("SBF step, ns per element (median of %u runs of %u flow keys),\n"
 	       "P from Eq. 17 for fps 1%%\n"
-	       "hash: key + 2 jhash; adjacent: hash + the module's step "
-	       "(P adjacent decrements);\nscattered: hash + the baseline "
-	       "step (P independent random decrements); ratio = "
-	       "scattered / adjacent;\nlines: 64-byte cache lines the "
-	       "decrements touch per element\n", REPEAT, STEPS);
+	       "hash: key + 2 jhash; adjacent: hash + the module's step\n"
+	       "(P adjacent decrements); scattered: hash + the baseline step\n"
+	       "(P independent random decrements); ratio = scattered / adjacent;\n"
+	       "lines: 64-byte cache lines the decrements touch per element\n",
+	       REPEAT, STEPS);
 	printf("%-8s %-4s %-2s %-4s %7s %9s %10s %7s %10s %11s\n", "memory",
 	       "max", "k", "p", "hash", "adjacent", "scattered", "ratio",
 	       "lines(adj)", "lines(scat)");
@@ -174,19 +192,17 @@ static void bench_filters(void)
 				struct pd_sbf_params prm;
 				struct pd_plan pl;
 				struct pd_sbf f;
-				const char *why;
 				double h, a, s, la = 0, ls = 0;
 				u64 rng = 99;
 				unsigned int i;
 
-				if (pd_plan(&req, &pl, &why) ||
-				    (prm = (struct pd_sbf_params){
+				if (pd_plan(&req, &pl, &why))
+					goto fail;
+				prm = (struct pd_sbf_params){
 					.cells = pl.cells, .max = (u8)pl.max,
-					.k = (u8)pl.k, .p = pl.p },
-				     pd_sbf_create(&f, &prm, &why))) {
-					fprintf(stderr, "bench: %s\n", why);
-					exit(1);
-				}
+					.k = (u8)pl.k, .p = pl.p };
+				if (pd_sbf_create(&f, &prm, &why))
+					goto fail;
 				run(&f, ADJACENT);	/* warm: pages, caches */
 				h = median_run(&f, HASH_ONLY);
 				a = median_run(&f, ADJACENT);
@@ -196,13 +212,18 @@ static void bench_filters(void)
 							     f.p);
 					ls += lines_scattered(&f, &rng, f.p);
 				}
-				printf("%-8s %-4u %-2u %-4u %7.1f %9.1f %10.1f %6.2fx %10.3f %11.3f\n",
+				printf("%-8s %-4u %-2u %-4u %7.1f %9.1f %10.1f ",
 				       mems[mi] >= 1 << 20 ?
 				       (mems[mi] == 1 << 20 ? "1 MiB" : "64 MiB") :
-				       "64 KiB", pl.max, pl.k, pl.p, h, a, s, s / a,
+				       "64 KiB", pl.max, pl.k, pl.p, h, a, s);
+				printf("%6.2fx %10.3f %11.3f\n", s / a,
 				       la / 100000, ls / 100000);
 				pd_sbf_destroy(&f);
 			}
+	return;
+fail:
+	fprintf(stderr, "bench: %s\n", why);
+	exit(1);
 }
 
 /* Packet-mode key: extraction + two hashes, by payload bytes N. */
@@ -222,10 +243,11 @@ static void bench_payload(void)
 	pkt[8] = 64;
 	pkt[9] = IPPROTO_TCP;
 	pkt[20 + 12] = 5 << 4;
-	printf("\npacket key of a 1500-byte TCP/IPv4 packet: extraction + 2 "
-	       "hashes, ns per packet\n%-8s %10s %8s %10s\n", "payload N",
+	printf("\npacket key of a 1500-byte TCP/IPv4 packet: extraction + 2 hashes,\n"
+	       "ns per packet\n");
+	printf("%-8s %10s %8s %10s\n", "payload N",
 	       "ns", "vs N=0", "key bytes");
-	for (i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
+	for (i = 0; i < PD_ARRAY_SIZE(ns); i++) {
 		struct pd_key_opts o = { .mode = PKTDEDUP_KEY_PACKET, .payload = ns[i] };
 		struct pd_key key;
 		double t[REPEAT], t0;
@@ -240,7 +262,7 @@ static void bench_payload(void)
 			}
 			t[r] = (now_ns() - t0) / (STEPS / 4);
 		}
-		sink = acc;
+		keep(acc);
 		qsort(t, REPEAT, sizeof(t[0]), cmp_double);
 		if (!i)
 			base = t[REPEAT / 2];
@@ -283,7 +305,7 @@ static void *scope_worker(void *p)
 		if (a->lock)
 			pthread_spin_unlock(a->lock);
 	}
-	sink = dups;
+	keep(dups);
 	a->ns = (now_ns() - t0) / STEPS;
 	return NULL;
 }
@@ -328,8 +350,9 @@ static void bench_scope(void)
 	}
 	qsort(pc, REPEAT, sizeof(pc[0]), cmp_double);
 	qsort(sh, REPEAT, sizeof(sh[0]), cmp_double);
-	printf("\nscope, 2 threads stepping at once (1 MiB, max 1, k 3, p 11), "
-	       "ns per element per thread\n%-8s %10s %10s %7s\n", "", "percpu",
+	printf("\nscope, 2 threads stepping at once (1 MiB, max 1, k 3, p 11),\n"
+	       "ns per element per thread\n");
+	printf("%-8s %10s %10s %7s\n", "", "percpu",
 	       "shared", "ratio");
 	printf("%-8s %10.1f %10.1f %6.2fx\n", "", pc[REPEAT / 2], sh[REPEAT / 2],
 	       sh[REPEAT / 2] / pc[REPEAT / 2]);
@@ -360,8 +383,6 @@ struct src_bench {
 	void *ms, *md;
 };
 
-static volatile u32 trace_marker;	/* stored before each traced packet */
-
 /* n packets from `first` on (ns per packet); trace: mark each packet */
 static double src_run(struct src_bench *b, enum src_level level, u32 first,
 		      u32 n, bool trace)
@@ -378,7 +399,7 @@ static double src_run(struct src_bench *b, enum src_level level, u32 first,
 		u64 hs, hd;
 
 		if (trace)
-			trace_marker = i;
+			mark(i);
 		memcpy(src + 1, &id, 3);
 		flow_hashes(&b->f, src, dst, i, &h1, &h2);
 		dups += pd_sbf_step(&b->f, h1, h2);
@@ -401,7 +422,7 @@ static double src_run(struct src_bench *b, enum src_level level, u32 first,
 		if (level == SRC_NEW)
 			dups += pd_sbf_step(&b->nf, (u32)hs, (u32)(hs >> 32));
 	}
-	sink = dups;
+	keep(dups);
 	return (now_ns() - t0) / n;
 }
 
@@ -465,7 +486,7 @@ static void bench_sources(void)
 	for (r = 0; r < REPEAT; r++)
 		for (l = 0; l < SRC_NLEVELS; l++)
 			t[l][r] = src_run(&b, l, 0, STEPS, false);
-	printf("\nsource analytics per packet (1 MiB dedup filter, 12 sub-windows, "
+	printf("\nsource analytics per packet (1 MiB dedup filter, 12 sub-windows,\n"
 	       "skewed sources), ns per packet\n");
 	for (l = 0; l < SRC_NLEVELS; l++) {
 		qsort(t[l], REPEAT, sizeof(t[l][0]), cmp_double);
@@ -475,7 +496,7 @@ static void bench_sources(void)
 	src_teardown(&b);
 }
 
-static void range(const char *name, const void *p, size_t len)
+static void print_range(const char *name, const void *p, size_t len)
 {
 	printf("range %s %lx %lx\n", name, (unsigned long)p,
 	       (unsigned long)p + len);
@@ -492,12 +513,12 @@ static int trace_sources(u32 n)
 	struct src_bench b;
 
 	src_setup(&b);
-	range("dedup-filter", b.f.words, (size_t)b.f.nwords * 8);
-	range("distinct+top(src)", b.ms, pd_win_bytes(12, 128));
-	range("distinct+top(src)", &b.ws[0], sizeof(b.ws[0]));
-	range("distinct(dst)", b.md, pd_win_bytes(12, 0));
-	range("distinct(dst)", &b.ws[1], sizeof(b.ws[1]));
-	range("new-source-filter", b.nf.words, (size_t)b.nf.nwords * 8);
+	print_range("dedup-filter", b.f.words, (size_t)b.f.nwords * 8);
+	print_range("distinct+top(src)", b.ms, pd_win_bytes(12, 128));
+	print_range("distinct+top(src)", &b.ws[0], sizeof(b.ws[0]));
+	print_range("distinct(dst)", b.md, pd_win_bytes(12, 0));
+	print_range("distinct(dst)", &b.ws[1], sizeof(b.ws[1]));
+	print_range("new-source-filter", b.nf.words, (size_t)b.nf.nwords * 8);
 	printf("marker %lx\n", (unsigned long)&trace_marker);
 	fflush(stdout);
 	src_run(&b, SRC_NEW, 0, 20000, false);	/* counters full, filters busy */
@@ -519,6 +540,7 @@ static int trace_sources(u32 n)
  */
 #define FAM_ROWS (PD_FILTER_NKINDS + 1)	/* and the SBF stepped directly */
 #define FAM_BLOCK 8192			/* words of the random block */
+#define FAM_GAP_NS 1000			/* pd_pktinfo.now: 1 Mpps */
 
 static const u64 fam_mems[] = { 64 << 10, 1 << 20, 64 << 20 };
 
@@ -610,7 +632,10 @@ static void fam_create(struct pd_filter *f, struct pd_filter_plan *pl,
 		fam_prefill(f, pl);
 }
 
-/* n new flows from *next on, through the interface or pd_sbf_step() */
+/*
+ * n new flows from *next on, through the interface or pd_sbf_step(); flow
+ * id arrives at (id + 1) FAM_GAP_NS ns (read by the window families only)
+ */
 static double fam_run(struct pd_filter *f, u64 *next, u32 n, bool direct,
 		      u64 *distinct, bool trace)
 {
@@ -620,12 +645,13 @@ static double fam_run(struct pd_filter *f, u64 *next, u32 n, bool direct,
 
 	for (i = 0; i < n; i++) {
 		u64 id = *next + i;
-		struct pd_pktinfo pi = { .dscp = (u8)(id & 63) };
+		struct pd_pktinfo pi = { .dscp = (u8)(id & 63),
+					 .now = (id + 1) * FAM_GAP_NS };
 		struct pd_key key;
 		u32 h1, h2;
 
 		if (trace)
-			trace_marker = i;
+			mark(i);
 		memcpy(src + 1, &id, 3);
 		dst[2] = (u8)(id >> 24);
 		pd_key_build(&key, PKTDEDUP_KEY_FLOW, PD_FAMILY_IPV4, src, dst,
@@ -648,15 +674,21 @@ static const char *fam_name(unsigned int row)
 	return row == 1 ? "sbf-direct" : pd_filter_family(row ? row - 1 : 0)->name;
 }
 
+/* The window families have their own table (bench_windows()). */
+static bool fam_skip(unsigned int row)
+{
+	return row > 1 && pd_filter_family(row - 1)->timed;
+}
+
 static void bench_families(void)
 {
 	unsigned int mi, row, r;
 
-	printf("\nevery filter family through filter.h, ns per packet (median "
-	       "of %u runs of %u new flows: key + 2 jhash + pd_filter_step), "
-	       "at the module's defaults;\nbit families from their stable "
-	       "state (load), RSBF in phase 3; sbf-direct: the same SBF "
-	       "stepped by pd_sbf_step(); ratio: against sbf\n", REPEAT, STEPS);
+	printf("\nevery filter family through filter.h, ns per packet (median of %u\n"
+	       "runs of %u new flows: key + 2 jhash + pd_filter_step), at the\n"
+	       "module's defaults; bit families from their stable state (load),\n"
+	       "RSBF in phase 3; sbf-direct: the same SBF stepped by\n"
+	       "pd_sbf_step(); ratio: against sbf\n", REPEAT, STEPS);
 	printf("%-8s %-10s %-7s %6s %9s %8s %7s\n", "memory", "family",
 	       "k/K, P", "load", "distinct", "ns", "ratio");
 	for (mi = 0; mi < PD_ARRAY_SIZE(fam_mems); mi++) {
@@ -669,7 +701,7 @@ static void bench_families(void)
 			struct pd_filter_occ o;
 			u64 next = 0;
 
-			if (row == 1)	/* runs with row 0, alternating */
+			if (row == 1 || fam_skip(row))	/* 1: with row 0 */
 				continue;
 			fam_create(&f, &pl[row], row ? row - 1 : 0, fam_mems[mi]);
 			pd_filter_occupancy(&f, &o);
@@ -688,12 +720,16 @@ static void bench_families(void)
 			pd_filter_destroy(&f);
 		}
 		for (row = 0; row < FAM_ROWS; row++) {
+			if (fam_skip(row))
+				continue;
 			qsort(t[row], REPEAT, sizeof(t[row][0]), cmp_double);
 			med[row] = t[row][REPEAT / 2];
 		}
 		for (row = 0; row < FAM_ROWS; row++) {
 			char par[16], ld[16] = "-";
 
+			if (fam_skip(row))
+				continue;
 			if (pl[row].p || pd_filter_family(pl[row].kind)->counting)
 				snprintf(par, sizeof(par), "%u, %u", pl[row].k,
 					 pl[row].p);
@@ -722,16 +758,268 @@ static int trace_filter(const char *name, u64 mem, u32 n)
 	struct pd_filter f;
 	u64 next = 0;
 
-	if (!ops) {
-		fprintf(stderr, "bench: no family %s\n", name);
+	if (!ops || ops->timed) {
+		fprintf(stderr, "bench: no family %s (windows: --trace-window)\n",
+			name);
 		return 1;
 	}
 	fam_create(&f, &pl, ops->kind, mem);
-	range(name, f.mem, pl.bytes);
+	print_range(name, f.mem, pl.bytes);
 	printf("marker %lx\n", (unsigned long)&trace_marker);
 	fflush(stdout);
 	fam_run(&f, &next, 2000, false, NULL, false);
 	fam_run(&f, &next, n, false, NULL, true);
+	pd_filter_destroy(&f);
+	return 0;
+}
+
+/*
+ * The window families on a timed stream: a new flow every FAM_GAP_NS ns
+ * (1 Mpps), so that every duplicate verdict is a false positive, each
+ * family planned for fps 0.001 (their default) as one of these:
+ */
+struct win_plan {
+	const char *name;	/* as the table and lines-touched.sh say */
+	u64 window_ns;
+	u32 rate;		/* packets/s; 0: capacity from mem */
+	u64 mem;		/* and the SBF it is compared with */
+};
+
+static const struct win_plan win_plans[] = {
+	/* the capacity holds the stream: nothing leaves early */
+	{ "2ms@1Mpps", 2000000, 1000000, 64 << 10 },
+	/* the capacity (memory) is what expires: shorter effective windows */
+	{ "1s/64KiB", 1000000000, 0, 64 << 10 },
+	{ "1s/1MiB", 1000000000, 0, 1 << 20 },
+	{ "1s/64MiB", 1000000000, 0, 64 << 20 },
+};
+
+#define WIN_FPS_PPB 1000000	/* 0.001 */
+#define WIN_FAMS 3
+#define WIN_ROWS (WIN_FAMS + 1)	/* the SBF first */
+
+static const struct pd_filter_ops *const win_fams[WIN_FAMS] = {
+	&pd_sliding_family, &pd_jumping_family, &pd_landmark_family,
+};
+
+static const struct win_plan *win_plan_by_name(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < PD_ARRAY_SIZE(win_plans); i++)
+		if (!strcmp(win_plans[i].name, name))
+			return &win_plans[i];
+	fprintf(stderr, "bench: no window plan %s\n", name);
+	exit(1);
+}
+
+/* From the start to the steady state: 2^20 packets or 1.25 windows. */
+static u32 win_warm(const struct win_plan *wp)
+{
+	u64 n = wp->window_ns / FAM_GAP_NS * 5 / 4;
+
+	return (u32)(n > STEPS ? n : STEPS);
+}
+
+static void win_create(struct pd_filter *f, struct pd_filter_plan *pl,
+		       const struct pd_filter_ops *ops,
+		       const struct win_plan *wp)
+{
+	struct pd_filter_req req;
+	const char *why;
+
+	pd_filter_req_defaults(&req, ops->kind, wp->mem);
+	req.window_ns = wp->window_ns;
+	req.rate = wp->rate;
+	req.fps_ppb = WIN_FPS_PPB;
+	if (pd_filter_create(f, &req, pl, &why)) {
+		fprintf(stderr, "bench: %s %s: %s\n", ops->name, wp->name, why);
+		exit(1);
+	}
+	pd_filter_set_seeds(f, 0x1234567, 0x89abcdef, 99);
+}
+
+static void fmt_bytes(char *buf, size_t len, u64 b)
+{
+	if (b >= 1 << 20)
+		snprintf(buf, len, "%.3g MiB", b / 1048576.0);
+	else
+		snprintf(buf, len, "%.3g KiB", b / 1024.0);
+}
+
+static void fmt_ns(char *buf, size_t len, u64 ns)
+{
+	if (ns >= 1000000000)
+		snprintf(buf, len, "%.3g s", ns / 1e9);
+	else if (ns >= 1000000)
+		snprintf(buf, len, "%.3g ms", ns / 1e6);
+	else
+		snprintf(buf, len, "%.3g us", ns / 1e3);
+}
+
+static void bench_windows(void)
+{
+	unsigned int pi, row, r;
+
+	printf("\nwindow families through filter.h, ns per packet (median of %u runs\n"
+	       "of %u new flows: key + 2 jhash + pd_filter_step), fps 0.001;\n"
+	       "stream: a new flow every %u ns (1 Mpps: pd_pktinfo.now advances\n"
+	       "%u ns a packet), so every duplicate verdict is a false positive\n"
+	       "(fp); from the steady state (after 2^20 packets or 1.25 windows).\n"
+	       "plan 2ms@1Mpps: window 2 ms planned at rate 1 Mpps;\n"
+	       "plan 1s/MEM: window 1 s, capacity from memory MEM (at 1 Mpps it\n"
+	       "holds less: effective, the window at the latest expiry);\n"
+	       "holds: packets the window holds (jumping: subwindow's keys x s);\n"
+	       "sbf: the module's default SBF at MEM (64 KiB for 2ms@1Mpps) on\n"
+	       "the same stream; ratio: against it\n", REPEAT, STEPS, FAM_GAP_NS,
+	       FAM_GAP_NS);
+	printf("%-10s %-8s %9s %-7s %2s %8s %9s %7s %8s %7s\n", "plan",
+	       "family", "memory", "k/K, P", "s", "holds", "effective", "fp",
+	       "ns", "ratio");
+	for (pi = 0; pi < PD_ARRAY_SIZE(win_plans); pi++) {
+		const struct win_plan *wp = &win_plans[pi];
+		struct pd_filter_plan pl[WIN_ROWS];
+		struct pd_filter_win win[WIN_ROWS];
+		double t[WIN_ROWS][REPEAT], med[WIN_ROWS];
+		u64 dist[WIN_ROWS] = { 0 };
+		struct pd_filter f;
+
+		for (row = 0; row < WIN_ROWS; row++) {
+			u64 next = 0;
+
+			if (row)
+				win_create(&f, &pl[row], win_fams[row - 1], wp);
+			else
+				fam_create(&f, &pl[row], PKTDEDUP_FILTER_KIND_SBF,
+					   wp->mem);
+			fam_run(&f, &next, win_warm(wp), false, NULL, false);
+			for (r = 0; r < REPEAT; r++)
+				t[row][r] = fam_run(&f, &next, STEPS, false,
+						    &dist[row], false);
+			pd_filter_window(&f, &win[row]);
+			pd_filter_destroy(&f);
+			qsort(t[row], REPEAT, sizeof(t[row][0]), cmp_double);
+			med[row] = t[row][REPEAT / 2];
+		}
+		for (row = 0; row < WIN_ROWS; row++) {
+			char par[16], mem[16], s[8] = "-", holds[16] = "-",
+			     eff[16] = "-";
+
+			fmt_bytes(mem, sizeof(mem), pl[row].bytes);
+			if (row) {
+				snprintf(par, sizeof(par), "%u", pl[row].k);
+				snprintf(s, sizeof(s), "%u", pl[row].subwindows);
+				snprintf(holds, sizeof(holds), "%llu",
+					 (unsigned long long)(pl[row].capacity *
+							      pl[row].subwindows));
+				fmt_ns(eff, sizeof(eff), win[row].effective);
+			} else {
+				snprintf(par, sizeof(par), "%u, %u", pl[row].k,
+					 pl[row].p);
+			}
+			printf("%-10s %-8s %9s %-7s %2s %8s %9s %6.3f%% %8.1f %6.2fx\n",
+			       wp->name, row ? win_fams[row - 1]->name : "sbf",
+			       mem, par, s, holds, eff,
+			       100.0 - 100.0 * dist[row] / ((double)REPEAT * STEPS),
+			       med[row], med[row] / med[0]);
+		}
+	}
+}
+
+/*
+ * The window families' steady state takes up to 1.25 s of stream (1.25M
+ * packets) to reach, too many to trace under lackey: bench --save-window
+ * FAMILY PLAN FILE runs them natively and saves the filter, its memory and
+ * the next flow to FILE (and prints the filter's bytes and the memory of
+ * the SBF it is compared with); bench --trace-window FAMILY PLAN N FILE,
+ * for scripts/lines-touched.sh as --trace-filter, reads that state (by
+ * pread(): the kernel copies, so lackey traces no stores) and runs 2000
+ * packets, then N marked ones, from it.
+ */
+struct win_state {
+	u64 next;
+	u64 bytes;
+	u32 kind;
+	struct pd_filter f;	/* its pointers are the saving process's */
+};
+
+static const struct pd_filter_ops *win_family(const char *name)
+{
+	const struct pd_filter_ops *ops = pd_filter_family_by_name(name);
+
+	if (!ops || !ops->timed) {
+		fprintf(stderr, "bench: no window family %s\n", name);
+		exit(1);
+	}
+	return ops;
+}
+
+static int save_window(const char *name, const char *plan, const char *path)
+{
+	const struct win_plan *wp = win_plan_by_name(plan);
+	struct win_state st = { 0 };
+	struct pd_filter_plan pl;
+	FILE *out = fopen(path, "wb");
+
+	if (!out) {
+		perror(path);
+		return 1;
+	}
+	win_create(&st.f, &pl, win_family(name), wp);
+	fam_run(&st.f, &st.next, win_warm(wp), false, NULL, false);
+	st.bytes = pl.bytes;
+	st.kind = pl.kind;
+	if (fwrite(&st, sizeof(st), 1, out) != 1 ||
+	    fwrite(st.f.mem, pl.bytes, 1, out) != 1 || fclose(out)) {
+		perror(path);
+		return 1;
+	}
+	printf("%llu %llu\n", (unsigned long long)pl.bytes,
+	       (unsigned long long)wp->mem);
+	pd_filter_destroy(&st.f);
+	return 0;
+}
+
+static int trace_window(const char *name, const char *plan, u32 n,
+			const char *path)
+{
+	const struct win_plan *wp = win_plan_by_name(plan);
+	const struct pd_filter_ops *ops = win_family(name);
+	struct pd_filter_plan pl;
+	struct win_state st;
+	struct pd_filter f;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0) {
+		perror(path);
+		return 1;
+	}
+	win_create(&f, &pl, ops, wp);
+	if (pread(fd, &st, sizeof(st), 0) != (ssize_t)sizeof(st) ||
+	    st.bytes != pl.bytes || st.kind != ops->kind ||
+	    pread(fd, f.mem, pl.bytes, sizeof(st)) != (ssize_t)pl.bytes) {
+		fprintf(stderr, "bench: %s: not the state of %s %s\n", path,
+			name, plan);
+		return 1;
+	}
+	close(fd);
+	/* the saved state, over this process's memory and ops */
+	st.f.ops = f.ops;
+	st.f.mem = f.mem;
+	if (ops == &pd_sliding_family) {
+		st.f.u.slide.cnt = f.u.slide.cnt;
+		st.f.u.slide.ring = f.u.slide.ring;
+	} else {
+		st.f.u.jump.slot = f.u.jump.slot;
+		st.f.u.jump.words = f.u.jump.words;
+	}
+	f = st.f;
+	print_range(name, f.mem, pl.bytes);
+	printf("marker %lx\n", (unsigned long)&trace_marker);
+	fflush(stdout);
+	/* while lines-touched.sh notices the marker */
+	fam_run(&f, &st.next, 2000, false, NULL, false);
+	fam_run(&f, &st.next, n, false, NULL, true);
 	pd_filter_destroy(&f);
 	return 0;
 }
@@ -743,8 +1031,17 @@ int main(int argc, char **argv)
 	if (argc == 5 && !strcmp(argv[1], "--trace-filter"))
 		return trace_filter(argv[2], strtoull(argv[3], NULL, 0),
 				    (u32)strtoul(argv[4], NULL, 10));
+	if (argc == 5 && !strcmp(argv[1], "--save-window"))
+		return save_window(argv[2], argv[3], argv[4]);
+	if (argc == 6 && !strcmp(argv[1], "--trace-window"))
+		return trace_window(argv[2], argv[3],
+				    (u32)strtoul(argv[4], NULL, 10), argv[5]);
 	if (argc == 2 && !strcmp(argv[1], "--families")) {
 		bench_families();
+		return 0;
+	}
+	if (argc == 2 && !strcmp(argv[1], "--windows")) {
+		bench_windows();
 		return 0;
 	}
 	bench_filters();
@@ -752,5 +1049,6 @@ int main(int argc, char **argv)
 	bench_scope();
 	bench_sources();
 	bench_families();
+	bench_windows();
 	return 0;
 }
