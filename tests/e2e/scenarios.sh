@@ -21,6 +21,16 @@ send() {	# ARGS for pdnet send
 	sleep 0.3
 }
 
+# The datagrams b receives on port 9000 of what a sends (pdnet send ARGS).
+received_of() {	# ARGS for pdnet send
+	inns b pdnet recv 9000 1500 > /tmp/recv.out &
+	_rp=$!
+	sleep 0.5
+	send "$@"
+	wait $_rp
+	sed -n 's/^received //p' /tmp/recv.out
+}
+
 # reset b's instance, send D distinct packets C times each, check counts
 check_copies() {	# FAMILY D C [pdnet options]
 	_fam=$1
@@ -105,12 +115,7 @@ t_drop() {
 	t_begin "drop mode delivers each distinct packet once (300 x 3)"
 	inns b dedupctl set action drop
 	inns b dedupctl reset
-	inns b pdnet recv 9000 1500 > /tmp/recv.out &
-	rp=$!
-	sleep 0.5
-	send -4 $A4 $B4 --count 300 --copies 3
-	wait $rp
-	got=$(sed -n 's/^received //p' /tmp/recv.out)
+	got=$(received_of -4 $A4 $B4 --count 300 --copies 3)
 	fp=$(tolerance 300 "$(fp_rate b)")
 	fn=$(tolerance 600 "$(fn_rate b 1)")
 	expect_near "datagrams received" 300 "$got" "$fp" "$fn"
@@ -579,13 +584,9 @@ t_windows() {
 		lo=0
 		[ $f = landmark ] && lo=1
 		inns b dedupctl reset
-		inns b pdnet recv 9000 1500 > /tmp/recv.out &
-		rp=$!
-		sleep 0.5
-		send -4 $A4 $B4 --count 200 --copies 2
-		wait $rp
 		expect_near "$f: received of 200 x 2" 200 \
-			"$(sed -n 's/^received //p' /tmp/recv.out)" "$fp" "$lo"
+			"$(received_of -4 $A4 $B4 --count 200 --copies 2)" \
+			"$fp" "$lo"
 		expect_near "$f: dropped" 200 "$(stat_of b dropped)" "$lo" "$fp"
 		# the same 200 again 300 ms later: outside the window, passed
 		d0=$(stat_of b duplicates)
@@ -936,13 +937,9 @@ t_families() {
 		   esac ;;
 		esac
 		inns b dedupctl reset
-		inns b pdnet recv 9000 1500 > /tmp/recv.out &
-		rp=$!
-		sleep 0.5
-		send -4 $A4 $B4 --count 200 --copies 3
-		wait $rp
 		expect_near "$f: received of 200 x 3 (drop)" 200 \
-			"$(sed -n 's/^received //p' /tmp/recv.out)" "$fp" 0
+			"$(received_of -4 $A4 $B4 --count 200 --copies 3)" \
+			"$fp" 0
 		j=$(inns b dedupctl -j stats percpu)
 		case $f in
 		sbf|ibf-*) echo "$j" | grep -q '"zero_cells"' ||
