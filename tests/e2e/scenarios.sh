@@ -661,6 +661,9 @@ t_windows() {
 		"$(echo "$j" | json_num capacity)"
 	expect_eq "plan: jumping, 8 subwindows" 8 \
 		"$(dedupctl -j plan filter jumping window 1s rate 1M subwindows 8 | json_num subwindows)"
+	expect_eq "plan: landmark D, the landmark window's period" \
+		'"filter":"landmark"' \
+		"$(dedupctl -j plan landmark 10s mem 1M | grep -o '"filter":"[a-z]*"')"
 	expect_fail "plan: mem too small for the rate" 2 "more than mem" \
 		dedupctl plan filter jumping window 2ms rate 1M mem 1K
 	expect_fail "plan: an empty packet window" 2 "not a time from 1us" \

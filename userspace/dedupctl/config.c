@@ -810,6 +810,33 @@ static int set_cb(const struct nlattr **tb, void *data)
 	return MNL_CB_OK;
 }
 
+/*
+ * "landmark D" is the landmark window's own way to say it: "filter
+ * landmark window D". Returns argv with it spelled out (argc updated).
+ */
+static char **expand_landmark(int *argc, char **argv)
+{
+	static char *out[256];
+	int i, j, k, n = 0;
+
+	for (i = 0; i < *argc; i += k) {
+		k = setting_args(*argc, argv, i);
+		if (n + 4 > (int)(sizeof(out) / sizeof(out[0])))
+			usage_error("too many settings");
+		if (!strcmp(argv[i], "landmark")) {
+			out[n++] = "filter";
+			out[n++] = "landmark";
+			out[n++] = "window";
+			out[n++] = argv[i + 1];
+			continue;
+		}
+		for (j = 0; j < k; j++)
+			out[n++] = argv[i + j];
+	}
+	*argc = n;
+	return out;
+}
+
 int cmd_set(int argc, char **argv)
 {
 	static char scratch[8192];
@@ -821,6 +848,7 @@ int cmd_set(int argc, char **argv)
 
 	if (!argc)
 		usage_error("set: nothing to set");
+	argv = expand_landmark(&argc, argv);
 	/* check every value before the kernel sees any */
 	target = named_family(argc, argv);
 	put_settings(mnl_nlmsg_put_header(scratch), argc, argv,
@@ -843,7 +871,7 @@ int cmd_set(int argc, char **argv)
 /* plan [filter F] mem SIZE [settings]: the family's planner, locally. */
 int cmd_plan(int argc, char **argv)
 {
-	const struct pd_filter_ops *ops = named_family(argc, argv);
+	const struct pd_filter_ops *ops;
 	struct pd_filter_plan pl;
 	struct plan_view v;
 	struct pd_filter_req req;
@@ -853,6 +881,8 @@ int cmd_plan(int argc, char **argv)
 	bool have_mem = false;
 	int i, n;
 
+	argv = expand_landmark(&argc, argv);
+	ops = named_family(argc, argv);
 	if (!ops)	/* a window asks for the sliding window */
 		ops = has_setting(argc, argv, "window") ? &pd_sliding_family :
 		      &pd_sbf_family;
