@@ -6,7 +6,9 @@
  *
  * Module parameters give the configuration every network namespace starts
  * with; it only observes (action count) until an administrator changes it
- * through the "pktdedup" generic netlink family (dedupctl).
+ * through the "pktdedup" generic netlink family (dedupctl). Only the
+ * namespaces the netns parameter names start active (by default the
+ * initial one): the others hold nothing and hook nothing until configured.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -48,6 +50,16 @@ module_param(max_userns_mem, charp, 0444);
 MODULE_PARM_DESC(max_userns_mem,
 		 "memory cap of a namespace owned by any other user namespace (auto: 1/32 of RAM, at most max_netns_mem)");
 
+static char *netns = "init";
+module_param(netns, charp, 0444);
+MODULE_PARM_DESC(netns,
+		 "namespaces that start active: init (the initial one), all, or none; the others are idle until configured (init)");
+
+static char *max_total_mem = "auto";
+module_param(max_total_mem, charp, 0444);
+MODULE_PARM_DESC(max_total_mem,
+		 "memory cap of the module across all namespaces (auto: 1/16 of RAM)");
+
 unsigned int pd_distinct_window_s = 60;
 module_param_named(distinct_window, pd_distinct_window_s, uint, 0444);
 MODULE_PARM_DESC(distinct_window,
@@ -58,7 +70,16 @@ module_param_named(distinct_subwindows, pd_distinct_subwindows, uint, 0444);
 MODULE_PARM_DESC(distinct_subwindows,
 		 "sub-windows of that window, 1..64 (12); memory: 2 x this x 16 KiB per CPU");
 
-u64 pd_max_netns_mem, pd_max_userns_mem;
+u64 pd_max_netns_mem, pd_max_userns_mem, pd_max_total_mem;
+
+enum pd_start { PD_START_INIT, PD_START_ALL, PD_START_NONE, PD_NSTARTS };
+
+static const char *const pd_start_names[PD_NSTARTS] = {
+	[PD_START_INIT] = "init", [PD_START_ALL] = "all",
+	[PD_START_NONE] = "none",
+};
+
+static int pd_start;
 
 static struct pd_config pd_default_cfg;
 static unsigned int pd_net_id __read_mostly;
@@ -73,7 +94,10 @@ struct pd_net *pd_pernet(const struct net *net)
 
 static int __net_init pd_net_init(struct net *net)
 {
-	return pd_net_setup(pd_pernet(net), net, &pd_default_cfg);
+	bool active = pd_start == PD_START_ALL ||
+		      (pd_start == PD_START_INIT && net_eq(net, &init_net));
+
+	return pd_net_setup(pd_pernet(net), net, &pd_default_cfg, active);
 }
 
 static void __net_exit pd_net_pre_exit(struct net *net)
@@ -104,7 +128,7 @@ static int __init pd_parse_params(void)
 
 	pd_config_defaults(&pd_default_cfg);
 	if (!ops) {
-		pr_err("filter=%s: not sbf, rsbf, bsbf, bsbfsd, rlbsbf, ibf-2c or ibf-mc\n",
+		pr_err("filter=%s: not a filter family (sbf, rsbf, bsbf, bsbfsd, rlbsbf, ibf-2c, ibf-mc, sliding, jumping, landmark)\n",
 		       filter);
 		return -EINVAL;
 	}
@@ -151,6 +175,21 @@ static int __init pd_parse_params(void)
 			return -EINVAL;
 		}
 	}
+	pd_start = pd_name_index(netns, pd_start_names, PD_NSTARTS);
+	if (pd_start < 0) {
+		pr_err("netns=%s: not init, all or none\n", netns);
+		return -EINVAL;
+	}
+	if (!strcmp(max_total_mem, "auto")) {
+		pd_max_total_mem = ((u64)totalram_pages() << PAGE_SHIFT) / 16;
+	} else {
+		pd_max_total_mem = memparse(max_total_mem, &end);
+		if (*end) {
+			pr_err("max_total_mem=%s: not a size (e.g. 1G) or auto\n",
+			       max_total_mem);
+			return -EINVAL;
+		}
+	}
 	pd_budget_msgs_init();
 	if (pd_filter_plan(&pd_default_cfg.filter, &plan, &why)) {
 		pr_err("filter=%s mem=%s fps=%s: %s\n", filter, mem, fps, why);
@@ -174,10 +213,10 @@ static int __init pd_init(void)
 	err = pd_netlink_init();
 	if (err)
 		goto out_pernet;
-	pr_info("loaded: key %s, filter %s of %llu bytes, action count; namespace caps %llu (initial user namespace), %llu (others)\n",
+	pr_info("loaded: key %s, filter %s of %llu bytes, action count; active at load: %s namespaces; namespace caps %llu (initial user namespace), %llu (others); %llu in all\n",
 		pd_key_mode_names[pd_default_cfg.key], filter,
-		pd_default_cfg.filter.mem_bytes, pd_max_netns_mem,
-		pd_max_userns_mem);
+		pd_default_cfg.filter.mem_bytes, netns, pd_max_netns_mem,
+		pd_max_userns_mem, pd_max_total_mem);
 	return 0;
 out_pernet:
 	unregister_pernet_subsys(&pd_net_ops);

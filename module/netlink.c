@@ -147,6 +147,8 @@ static int pd_act_set_config(struct pd_nl_req *req)
 	struct nlattr *tb[PKTDEDUP_A_CONFIG_MAX + 1], *blame;
 	struct pd_net *pn = req->pn;
 	struct pd_config cfg = pn->cfg;
+	struct pd_filter_plan plan;
+	u8 state;
 	int err;
 
 	err = pd_nl_nest(req, PKTDEDUP_A_CONFIG, pd_config_nl_policy,
@@ -165,19 +167,45 @@ static int pd_act_set_config(struct pd_nl_req *req)
 				    "mark: the value has bits outside the mask (the mask must cover the value)");
 		return -EINVAL;
 	}
-	err = pd_net_apply(pn, &cfg, req->extack);
+	state = tb[PKTDEDUP_A_CONFIG_STATE] ?
+		nla_get_u8(tb[PKTDEDUP_A_CONFIG_STATE]) : PKTDEDUP_STATE_ACTIVE;
+	if (state == PKTDEDUP_STATE_IDLE) {
+		/* the settings are checked and kept; everything is freed */
+		err = pd_filters_plan(&cfg, &plan, req->extack);
+		if (err) {
+			NL_SET_BAD_ATTR(req->extack, blame ?:
+					tb[PKTDEDUP_A_CONFIG_SCOPE]);
+			return err;
+		}
+		err = pd_budget_check_alone(pn, PD_PART_FILTERS,
+					    pd_filters_bytes(&cfg, &plan),
+					    req->extack);
+		if (err)
+			return err;
+		pd_net_disable(pn);
+		pn->cfg = cfg;
+		return 0;
+	}
+	/* "enable" on an active instance with nothing else: nothing to do */
+	if (pn->active && tb[PKTDEDUP_A_CONFIG_STATE] &&
+	    !memcmp(&cfg, &pn->cfg, sizeof(cfg)))
+		return 0;
+	err = pd_net_enable(pn, &cfg, req->extack);
 	/* the extack message is set; point at the likely culprit */
 	if (err && err != -ENOMEM && err != -E2BIG && !req->extack->bad_attr)
 		NL_SET_BAD_ATTR(req->extack, blame ?: tb[PKTDEDUP_A_CONFIG_SCOPE]);
 	return err;
 }
 
-static int pd_fill_settings(struct sk_buff *msg, const struct pd_config *c)
+static int pd_fill_settings(struct sk_buff *msg, const struct pd_config *c,
+			    bool active)
 {
 	struct nlattr *cfg;
 
 	cfg = nla_nest_start(msg, PKTDEDUP_A_CONFIG);
 	if (!cfg ||
+	    nla_put_u8(msg, PKTDEDUP_A_CONFIG_STATE, active ?
+		       PKTDEDUP_STATE_ACTIVE : PKTDEDUP_STATE_IDLE) ||
 	    nla_put_u8(msg, PKTDEDUP_A_CONFIG_KEY, c->key) ||
 	    nla_put_u32(msg, PKTDEDUP_A_CONFIG_KEY_FLAGS, c->key_flags) ||
 	    nla_put_u16(msg, PKTDEDUP_A_CONFIG_PAYLOAD, c->payload) ||
@@ -208,7 +236,11 @@ static int pd_fill_budget(struct sk_buff *msg, const struct pd_budget *b)
 	    pd_nl_put_u64(msg, PKTDEDUP_A_BUDGET_PEAK, b->peak,
 			  PKTDEDUP_A_BUDGET_PAD) ||
 	    pd_nl_put_u64(msg, PKTDEDUP_A_BUDGET_REFUSED, b->refused,
-			  PKTDEDUP_A_BUDGET_PAD))
+			  PKTDEDUP_A_BUDGET_PAD) ||
+	    pd_nl_put_u64(msg, PKTDEDUP_A_BUDGET_TOTAL_CAP, pd_max_total_mem,
+			  PKTDEDUP_A_BUDGET_PAD) ||
+	    pd_nl_put_u64(msg, PKTDEDUP_A_BUDGET_TOTAL_HELD,
+			  pd_budget_total_held(), PKTDEDUP_A_BUDGET_PAD))
 		return -EMSGSIZE;
 	nla_nest_end(msg, nest);
 	return 0;
@@ -221,9 +253,9 @@ static int pd_fill_config(struct sk_buff *msg, struct pd_nl_req *req)
 	struct nlattr *plan;
 
 	fs = rcu_dereference_protected(pn->filters, lockdep_is_held(&pn->lock));
-	if (pd_fill_settings(msg, &pn->cfg))
+	if (pd_fill_settings(msg, &pn->cfg, pn->active))
 		return -EMSGSIZE;
-	if (fs) {	/* absent while idle: no filters could be built */
+	if (fs) {	/* absent while idle */
 		plan = nla_nest_start(msg, PKTDEDUP_A_PLAN);
 		if (!plan ||
 		    nla_put_u32(msg, PKTDEDUP_A_PLAN_FILTERS,
@@ -505,7 +537,8 @@ static int pd_prepare_query(struct pd_nl_req *req)
 
 	fs = rcu_dereference_protected(pn->filters, lockdep_is_held(&pn->lock));
 	if (!fs) {
-		NL_SET_ERR_MSG(req->extack, "no filters: the instance is idle");
+		NL_SET_ERR_MSG(req->extack,
+			       "no filters: the instance is idle in this namespace (dedupctl enable starts it)");
 		return -ENODATA;
 	}
 	err = pd_query_key(req, fs, &key);

@@ -106,6 +106,7 @@ static int pd_net_rebuild(struct pd_net *pn, const struct pd_config *cfg,
 		if (IS_ERR(hooks)) {
 			NL_SET_ERR_MSG(extack,
 				       "cannot register the netfilter hooks");
+			pd_budget_settle(pn);
 			return PTR_ERR(hooks);
 		}
 	}
@@ -120,6 +121,7 @@ static int pd_net_rebuild(struct pd_net *pn, const struct pd_config *cfg,
 		}
 		if (way == PD_BUDGET_IN_PLACE)
 			pd_net_restore(pn);
+		pd_budget_settle(pn);
 		return PTR_ERR(fs);
 	}
 	fs->hook_gen = pn->hook_gen + !!hooks;
@@ -139,10 +141,16 @@ int pd_net_apply(struct pd_net *pn, const struct pd_config *cfg,
 /* The counters of one CPU since the last reset. */
 void pd_net_counts(struct pd_net *pn, int cpu, struct pd_counts *c)
 {
-	const struct pd_cpu_stats *st = per_cpu_ptr(pn->stats, cpu);
-	const struct pd_counts *base = per_cpu_ptr(pn->base, cpu);
+	const struct pd_cpu_stats *st;
+	const struct pd_counts *base;
 	unsigned int seq;
 
+	if (!pn->stats) {	/* idle: nothing counted */
+		memset(c, 0, sizeof(*c));
+		return;
+	}
+	st = per_cpu_ptr(pn->stats, cpu);
+	base = per_cpu_ptr(pn->base, cpu);
 	do {
 		seq = u64_stats_fetch_begin(&st->syncp);
 		c->packets = u64_stats_read(&st->packets);
@@ -177,6 +185,8 @@ int pd_net_reset(struct pd_net *pn, struct netlink_ext_ack *extack)
 	int cpu, err;
 
 	lockdep_assert_held(&pn->lock);
+	if (!pn->active)
+		return 0;	/* nothing held, nothing counted */
 	if (rcu_access_pointer(pn->filters)) {
 		err = pd_net_rebuild(pn, &pn->cfg, false, extack);
 		if (err)
@@ -191,38 +201,97 @@ int pd_net_reset(struct pd_net *pn, struct netlink_ext_ack *extack)
 	return 0;
 }
 
-int pd_net_setup(struct pd_net *pn, struct net *net,
-		 const struct pd_config *cfg)
+/*
+ * Make an idle instance active with cfg: its counters, its filters and
+ * hooks (all or nothing: on failure it stays idle, nothing held), then
+ * its source windows as pn->src_cfg says, if there is room for them (the
+ * filters come first; without room the namespace has no windows, as
+ * dedupctl sources says). pn->lock held.
+ */
+int pd_net_enable(struct pd_net *pn, const struct pd_config *cfg,
+		  struct netlink_ext_ack *extack)
 {
 	int cpu, err;
+
+	lockdep_assert_held(&pn->lock);
+	if (pn->active)
+		return pd_net_apply(pn, cfg, extack);
+	pn->stats = alloc_percpu_gfp(struct pd_cpu_stats, PD_GFP);
+	pn->base = alloc_percpu_gfp(struct pd_counts, PD_GFP);
+	if (!pn->stats || !pn->base) {
+		NL_SET_ERR_MSG(extack, "out of memory for the counters");
+		err = -ENOMEM;
+		goto fail;
+	}
+	for_each_possible_cpu(cpu)
+		u64_stats_init(&per_cpu_ptr(pn->stats, cpu)->syncp);
+	err = pd_net_apply(pn, cfg, extack);
+	if (err)
+		goto fail;
+	pn->active = true;
+	if (pd_srcs_apply(pn, &pn->src_cfg, NULL))
+		pr_warn_ratelimited("no source windows in a namespace: no room for them\n");
+	return 0;
+fail:
+	free_percpu(pn->stats);
+	free_percpu(pn->base);
+	pn->stats = NULL;
+	pn->base = NULL;
+	return err;
+}
+
+/*
+ * Back to idle: hooks removed, filters, source windows and counters freed
+ * (the settings are kept). pn->lock held; may sleep (grace periods).
+ */
+void pd_net_disable(struct pd_net *pn)
+{
+	struct pd_cpu_stats __percpu *stats = pn->stats;
+	struct pd_counts __percpu *base = pn->base;
+
+	lockdep_assert_held(&pn->lock);
+	if (!pn->active)
+		return;
+	if (pn->hooks)
+		pd_hooks_detach(pn->hooks);
+	pd_srcs_withdraw(pn);
+	pd_net_drop_filters(pn);
+	/* no packet is inside pd_process() any more */
+	synchronize_rcu();
+	kfree(pn->hooks);
+	pn->hooks = NULL;
+	pn->active = false;
+	pn->stats = NULL;
+	pn->base = NULL;
+	free_percpu(stats);
+	free_percpu(base);
+}
+
+/*
+ * Every namespace gets an instance; only those `active` says start with
+ * state (the netns module parameter): the others hold nothing and have no
+ * hook until configured. A failure to activate leaves the namespace idle
+ * rather than failing it.
+ */
+int pd_net_setup(struct pd_net *pn, struct net *net,
+		 const struct pd_config *cfg, bool active)
+{
+	int err;
 
 	pn->net = net;
 	mutex_init(&pn->lock);
 	pn->cfg = *cfg;
+	pd_srcs_defaults(&pn->src_cfg);
 	pd_budget_init(&pn->budget, net);
 	pd_events_init(pn);
-	pn->stats = alloc_percpu_gfp(struct pd_cpu_stats, PD_GFP);
-	pn->base = alloc_percpu_gfp(struct pd_counts, PD_GFP);
-	if (!pn->stats || !pn->base) {
-		free_percpu(pn->stats);
-		free_percpu(pn->base);
-		return -ENOMEM;
+	if (active) {
+		mutex_lock(&pn->lock);
+		err = pd_net_enable(pn, cfg, NULL);
+		mutex_unlock(&pn->lock);
+		if (err)
+			pr_warn_ratelimited("idle in a namespace: default filters failed (%d)\n",
+					    err);
 	}
-	for_each_possible_cpu(cpu)
-		u64_stats_init(&per_cpu_ptr(pn->stats, cpu)->syncp);
-
-	/*
-	 * Without room for its filters an instance stays idle (no hooks)
-	 * rather than failing the namespace; a later change may succeed.
-	 * The filters come first: the source windows take what is left.
-	 */
-	mutex_lock(&pn->lock);
-	err = pd_net_apply(pn, cfg, NULL);
-	mutex_unlock(&pn->lock);
-	if (err)
-		pr_warn_ratelimited("idle in a namespace: default filters failed (%d)\n",
-				    err);
-	pd_srcs_setup(pn);
 	err = pd_proc_init(pn);
 	if (err)
 		pr_warn_ratelimited("no /proc/net/pktdedup in a namespace (%d)\n",
@@ -249,5 +318,6 @@ void pd_net_teardown(struct pd_net *pn)
 	free_percpu(pn->stats);
 	free_percpu(pn->base);
 	pd_srcs_teardown(pn);
+	pd_budget_release(pn);
 	mutex_destroy(&pn->lock);
 }

@@ -134,6 +134,7 @@ const struct nla_policy pd_config_nl_policy[PKTDEDUP_A_CONFIG_MAX + 1] = {
 	[PKTDEDUP_A_CONFIG_PRIORITY] =
 		NLA_POLICY_FULL_RANGE_SIGNED(NLA_S32, &pd_config_priority_range),
 	[PKTDEDUP_A_CONFIG_FILTER] = NLA_POLICY_NESTED(pd_filter_nl_policy),
+	[PKTDEDUP_A_CONFIG_STATE] = NLA_POLICY_MAX(NLA_U8, PKTDEDUP_STATE_MAX),
 };
 
 const struct nla_policy pd_filter_nl_policy[PKTDEDUP_A_FILTER_MAX + 1] = {

@@ -47,8 +47,12 @@ static int pd_src_span(struct pd_nl_req *req)
 	a = tb[PKTDEDUP_A_WINDOW_LAST_MS];
 	r->s = rcu_dereference_protected(pn->srcs, lockdep_is_held(&pn->lock));
 	if (!r->s) {
-		NL_SET_ERR_MSG(req->extack,
-			       "no source windows in this namespace (no room for them)");
+		if (pn->active)
+			NL_SET_ERR_MSG(req->extack,
+				       "no source windows in this namespace (no room for them)");
+		else
+			NL_SET_ERR_MSG(req->extack,
+				       "the instance is idle in this namespace: no source windows (dedupctl enable starts it)");
 		return -ENODATA;
 	}
 	if (a && nla_get_u32(a) > r->s->cfg.window_ms) {

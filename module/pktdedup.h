@@ -142,6 +142,7 @@ struct pd_budget {
 	u64 held[PD_NPARTS];
 	u64 peak;			/* most ever held, transients included */
 	u64 refused;			/* need of the last change refused */
+	u64 charged;			/* counted in the module's total */
 };
 
 /* The new-source event worker's state (nl_events.c). */
@@ -154,6 +155,7 @@ struct pd_events {
 struct pd_net {
 	struct net *net;
 	struct mutex lock;		/* serialises configuration changes */
+	bool active;			/* under lock; idle: nothing held */
 	struct pd_filters __rcu *filters;
 	struct pd_config cfg;		/* in force; under lock */
 	struct pd_hooks *hooks;		/* under lock */
@@ -186,7 +188,7 @@ static inline void pd_set_err_msg(struct netlink_ext_ack *extack,
 
 /* main.c */
 struct pd_net *pd_pernet(const struct net *net);
-extern u64 pd_max_netns_mem, pd_max_userns_mem;
+extern u64 pd_max_netns_mem, pd_max_userns_mem, pd_max_total_mem;
 extern unsigned int pd_distinct_window_s, pd_distinct_subwindows;
 
 /* budget.c */
@@ -196,6 +198,11 @@ int pd_budget_admit(struct pd_net *pn, enum pd_part part, u64 need,
 void pd_budget_held(struct pd_net *pn, enum pd_part part, u64 bytes);
 u64 pd_budget_total(const struct pd_budget *b);
 int pd_budget_msgs_init(void);
+u64 pd_budget_total_held(void);
+void pd_budget_settle(struct pd_net *pn);
+int pd_budget_check_alone(struct pd_net *pn, enum pd_part part, u64 need,
+			  struct netlink_ext_ack *extack);
+void pd_budget_release(struct pd_net *pn);
 
 /* filters.c */
 int pd_filters_plan(const struct pd_config *cfg, struct pd_filter_plan *plan,
@@ -228,7 +235,7 @@ struct pd_srcs *pd_srcs_build(const struct pd_src_cfg *cfg,
 void pd_srcs_free(struct pd_srcs *s);
 int pd_srcs_apply(struct pd_net *pn, const struct pd_src_cfg *cfg,
 		  struct netlink_ext_ack *extack);
-void pd_srcs_setup(struct pd_net *pn);
+void pd_srcs_withdraw(struct pd_net *pn);
 void pd_srcs_teardown(struct pd_net *pn);
 void pd_srcs_add(struct pd_net *pn, const struct pd_pkt *pkt);
 u64 pd_srcs_mem(const struct pd_srcs *s);
@@ -256,7 +263,10 @@ int pd_net_reset(struct pd_net *pn, struct netlink_ext_ack *extack);
 void pd_net_counts(struct pd_net *pn, int cpu, struct pd_counts *c);
 void pd_counts_add(struct pd_counts *sum, const struct pd_counts *c);
 int pd_net_setup(struct pd_net *pn, struct net *net,
-		 const struct pd_config *cfg);
+		 const struct pd_config *cfg, bool active);
+int pd_net_enable(struct pd_net *pn, const struct pd_config *cfg,
+		  struct netlink_ext_ack *extack);
+void pd_net_disable(struct pd_net *pn);
 void pd_net_detach(struct pd_net *pn);
 void pd_net_teardown(struct pd_net *pn);
 

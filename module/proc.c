@@ -7,8 +7,10 @@
  * (zero_cells: the measured fraction of zero cells of that CPU's filter;
  * for the total, their mean), then "name value" lines for the current
  * settings: stable_point (Theorem 3) and fp_bound (Eq. 8).
+ * (An idle instance's stats is one line saying so.)
  * config: "name value" lines: state, settings, filter parameters and the
- * namespace's memory (cap, where the cap comes from, what is held).
+ * namespace's memory (cap, where the cap comes from, what is held), and
+ * the module's across all namespaces.
  * distinct: distinct sources and destinations over three spans.
  * sources: the source-window settings, memory and new-source events.
  */
@@ -71,6 +73,11 @@ static int pd_stats_show(struct seq_file *m, void *v)
 	bool counting;
 
 	mutex_lock(&pn->lock);
+	if (!pn->active) {
+		seq_puts(m, "idle: no filters and no hook in this namespace; dedupctl enable (or any dedupctl set) starts it\n");
+		mutex_unlock(&pn->lock);
+		return 0;
+	}
 	fs = rcu_dereference_protected(pn->filters, lockdep_is_held(&pn->lock));
 	counting = pd_counting(fs);
 	seq_printf(m, "%-6s %12s %12s %12s %12s %12s %12s\n", "cpu",
@@ -167,7 +174,9 @@ static int pd_config_show(struct seq_file *m, void *v)
 
 	mutex_lock(&pn->lock);
 	fs = rcu_dereference_protected(pn->filters, lockdep_is_held(&pn->lock));
-	seq_printf(m, "state %s\n", fs ? "active" : "idle");
+	seq_printf(m, "state %s\n", pn->active ? "active" :
+		   "idle (no filters, no hook: dedupctl enable starts it)");
+	seq_printf(m, "netfilter_hooks %s\n", pn->hooks ? "registered" : "none");
 	seq_printf(m, "key %s\n", pd_key_mode_names[c->key]);
 	if (c->key == PKTDEDUP_KEY_PACKET)
 		seq_printf(m, "payload %u\nignore_tos %s\n", c->payload,
@@ -191,6 +200,8 @@ static int pd_config_show(struct seq_file *m, void *v)
 		   "max_userns_mem" : "max_netns_mem",
 		   pn->budget.held[PD_PART_FILTERS],
 		   pn->budget.held[PD_PART_SOURCES], pn->budget.peak);
+	seq_printf(m, "mem_total_cap %llu\nmem_total_held %llu\n",
+		   pd_max_total_mem, pd_budget_total_held());
 	mutex_unlock(&pn->lock);
 	return 0;
 }

@@ -542,6 +542,13 @@ int pd_srcs_apply(struct pd_net *pn, const struct pd_src_cfg *cfg,
 	err = pd_srcs_check(cfg, &plan, extack);
 	if (err)
 		return err;
+	if (!pn->active) {	/* kept for the next activation */
+		err = pd_budget_check_alone(pn, PD_PART_SOURCES,
+					    pd_srcs_bytes(cfg, &plan), extack);
+		if (!err)
+			pn->src_cfg = *cfg;
+		return err;
+	}
 	way = pd_budget_admit(pn, PD_PART_SOURCES, pd_srcs_bytes(cfg, &plan),
 			      extack);
 	if (way < 0)
@@ -557,23 +564,18 @@ int pd_srcs_apply(struct pd_net *pn, const struct pd_src_cfg *cfg,
 			if (!IS_ERR(back))
 				pd_srcs_publish(pn, back);
 		}
+		pd_budget_settle(pn);
 		return PTR_ERR(s);
 	}
 	pd_srcs_publish(pn, s);
 	return 0;
 }
 
-/* The namespace's defaults; without room for them it has no windows. */
-void pd_srcs_setup(struct pd_net *pn)
+/* The instance goes idle: its source state is freed, its settings kept. */
+void pd_srcs_withdraw(struct pd_net *pn)
 {
-	struct pd_src_cfg cfg;
-
-	pd_srcs_defaults(&cfg);
-	pn->src_cfg = cfg;
-	mutex_lock(&pn->lock);
-	if (pd_srcs_apply(pn, &cfg, NULL))
-		pr_warn_ratelimited("no source windows in a namespace: no room for them\n");
-	mutex_unlock(&pn->lock);
+	lockdep_assert_held(&pn->lock);
+	pd_srcs_drop(pn);
 }
 
 void pd_srcs_teardown(struct pd_net *pn)

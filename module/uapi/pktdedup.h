@@ -295,6 +295,23 @@ enum pktdedup_header_flags {
 };
 
 /*
+ * Whether an instance works in its namespace.
+ */
+enum pktdedup_state {
+	/*
+	 * Nothing allocated and no hook: the namespace's packets do not reach
+	 * pktdedup. Namespaces start idle unless the netns module parameter
+	 * says otherwise (default: only the initial namespace starts active).
+	 */
+	PKTDEDUP_STATE_IDLE,
+	/* Filters, source windows and hooks in place. */
+	PKTDEDUP_STATE_ACTIVE,
+
+	__PKTDEDUP_STATE_MAX,
+	PKTDEDUP_STATE_MAX = (__PKTDEDUP_STATE_MAX - 1)
+};
+
+/*
  * Which module parameter gives a namespace its memory cap.
  */
 enum pktdedup_cap_source {
@@ -406,6 +423,13 @@ enum {
 	PKTDEDUP_A_CONFIG_PRIORITY,
 	/* nest: filter */
 	PKTDEDUP_A_CONFIG_FILTER,
+	/*
+	 * u8, enum state: A SET_CONFIG on an idle instance makes it active (the
+	 * settings it carries applied) unless it says idle; idle on an active
+	 * instance frees its filters, source windows and counters and removes
+	 * its hooks. The source settings are kept for the next activation.
+	 */
+	PKTDEDUP_A_CONFIG_STATE,
 
 	__PKTDEDUP_A_CONFIG_MAX,
 	PKTDEDUP_A_CONFIG_MAX = (__PKTDEDUP_A_CONFIG_MAX - 1)
@@ -697,6 +721,14 @@ enum {
 	 * if none was refused).
 	 */
 	PKTDEDUP_A_BUDGET_REFUSED,
+	/*
+	 * u64: Bytes the module may hold across all namespaces (max_total_mem);
+	 * a change that would exceed it is refused like one over the
+	 * namespace's cap.
+	 */
+	PKTDEDUP_A_BUDGET_TOTAL_CAP,
+	/* u64: Bytes the module holds across all namespaces now. */
+	PKTDEDUP_A_BUDGET_TOTAL_HELD,
 
 	__PKTDEDUP_A_BUDGET_MAX,
 	PKTDEDUP_A_BUDGET_MAX = (__PKTDEDUP_A_BUDGET_MAX - 1)

@@ -19,7 +19,10 @@ mkns receiver
 link sender receiver 1
 inns sender ping -c 1 -W 2 10.1.0.2 > /dev/null
 
-say "pktdedup is loaded; in every network namespace it only observes (action count)"
+say "pktdedup is loaded: active in the initial namespace only; the receiver's is idle (nothing allocated, no hook)"
+inns receiver dedupctl show | sed -n 's/^state/   state/p; /^         /s/^/   /p'
+say "dedupctl enable in the receiver's namespace: it only observes (action count)"
+inns receiver dedupctl enable
 echo "   dedupctl show, in the receiver's namespace:"
 inns receiver dedupctl show | sed 's/^/   /'
 

@@ -82,7 +82,16 @@ setup() {
 	for i in 3 4 5 6 7 8 9 10 11; do
 		inns e $IP addr add 10.2.0.$i/24 dev pb2
 	done
+	# only the initial namespace starts active (netns=init): the hosts
+	# under test are enabled, a and d (senders) stay idle
+	enable_hosts
 	sleep 2	# let MLD reports from link-up pass
+}
+
+enable_hosts() {
+	for _h in b c e; do
+		inns $_h dedupctl enable || echo "# setup: cannot enable $_h"
+	done
 }
 
 # ARP for e's ten addresses, so that d's traffic is the only IP traffic
@@ -343,6 +352,7 @@ t_distinct_expiry() {
 	expect_ok "rmmod" rmmod pktdedup
 	expect_ok "insmod with a 2 s window" insmod /lib/pd/pktdedup.ko \
 		distinct_window=2 distinct_subwindows=4
+	enable_hosts
 	resolve_e
 	inns d pdnet send -4 10.2.0.1 10.2.0.2 --count 300 --srcs 100 > /dev/null
 	sleep 0.3
@@ -351,6 +361,7 @@ t_distinct_expiry() {
 	expect_eq "after the window, no traffic" 0 "$(distinct_of e src)"
 	expect_ok "rmmod" rmmod pktdedup
 	expect_ok "insmod" insmod /lib/pd/pktdedup.ko
+	enable_hosts
 	t_end
 }
 
@@ -565,6 +576,133 @@ t_reconfigure_rmmod() {
 	expect_ok "insmod again" insmod /lib/pd/pktdedup.ko
 	expect_eq "fresh defaults in b" "action count" \
 		"$(inns b cat /proc/net/pktdedup/config | grep '^action')"
+	expect_eq "b idle again" "state idle" \
+		"$(inns b cat /proc/net/pktdedup/config | grep -o '^state [a-z]*')"
+	t_end
+}
+
+# A "name value" line of NS's /proc/net/pktdedup/config.
+cfg_val() {	# NS NAME
+	inns "$1" cat /proc/net/pktdedup/config | awk -v k="$2" '$1 == k { print $2 }'
+}
+
+# Whether NS's instance has its netfilter hooks registered.
+has_hook() {	# NS
+	[ "$(cfg_val "$1" netfilter_hooks)" = registered ]
+}
+
+t_idle() {
+	t_begin "a namespace is idle until configured: nothing held, no hook; enable, disable, set"
+	mkns f
+	expect_eq "f starts idle" "state idle" \
+		"$(inns f cat /proc/net/pktdedup/config | grep -o '^state [a-z]*')"
+	expect_eq "its stats say so" \
+		"idle: no filters and no hook in this namespace; dedupctl enable (or any dedupctl set) starts it" \
+		"$(inns f cat /proc/net/pktdedup/stats)"
+	expect_eq "it holds nothing" "0 0" \
+		"$(cfg_val f mem_filters) $(cfg_val f mem_sources)"
+	has_hook b || t_fail "b (active) has no hook"
+	echo "#   nft list hooks in b: $(inns b nft list hooks 2>&1 | grep -c pd_hook) pd_hook entries, in f: $(inns f nft list hooks 2>&1 | grep -c pd_hook)"
+	has_hook f && t_fail "idle f has a hook"
+	case $(inns f dedupctl show) in
+	*"state    idle: nothing allocated and no hook"*"dedupctl enable"*) ;;
+	*) t_fail "dedupctl show does not say f is idle" ;;
+	esac
+	expect_fail "query in an idle namespace" 1 "idle" \
+		inns f dedupctl query src 10.0.0.1
+	expect_fail "distinct in an idle namespace" 1 "idle" \
+		inns f dedupctl distinct
+	# sources settings are kept for later; filters too large are refused
+	expect_ok "sources window 2s while idle" inns f dedupctl sources window 2s
+	expect_fail "sources too large for the cap, idle" 1 "memory cap" \
+		inns f dedupctl sources new on new-mem 300M
+	total0=$(cfg_val f mem_total_held)
+	expect_ok "enable" inns f dedupctl enable
+	expect_eq "active" "state active" \
+		"$(inns f cat /proc/net/pktdedup/config | grep -o '^state [a-z]*')"
+	has_hook f || t_fail "enabled f has no hook"
+	expect_eq "the window kept while idle" 2000 \
+		"$(inns f dedupctl -j sources | json_num window_ms)"
+	held=$(($(cfg_val f mem_filters) + $(cfg_val f mem_sources)))
+	[ "$held" -gt 0 ] || t_fail "enabled f holds nothing"
+	expect_eq "the module's total grew by what f holds" \
+		$((total0 + held)) "$(cfg_val f mem_total_held)"
+	expect_ok "enable again: nothing to do" inns f dedupctl enable
+	expect_ok "disable" inns f dedupctl disable
+	expect_eq "idle again, nothing held" "0 0 $total0" \
+		"$(cfg_val f mem_filters) $(cfg_val f mem_sources) $(cfg_val f mem_total_held)"
+	has_hook f && t_fail "disabled f still has a hook"
+	expect_ok "set key flow on an idle instance starts it" \
+		inns f dedupctl set key flow
+	expect_eq "active with key flow" "state active flow" \
+		"$(inns f cat /proc/net/pktdedup/config | grep -o '^state [a-z]*') $(cfg_val f key)"
+	expect_ok "set state idle keeps the settings" \
+		inns f dedupctl set state idle key pair
+	expect_eq "idle with key pair" "state idle pair" \
+		"$(inns f cat /proc/net/pktdedup/config | grep -o '^state [a-z]*') $(cfg_val f key)"
+	expect_fail "disable as nobody" 1 "CAP_NET_ADMIN" \
+		inns f pdnet asuser 65534 dedupctl disable
+	kill "$(nspid f)"
+	t_end
+}
+
+t_idle_cost() {
+	t_begin "1000 idle namespaces: what the loaded module adds, against not loaded"
+	n=1000
+	# pdnet netns: KiB of Slab + Percpu + VmallocUsed while they live,
+	# ms to create them, ms to release them
+	set -- $(pdnet netns $n)
+	with_kib=${1:-0}
+	echo "#   module loaded: $n namespaces take $1 KiB, created in $2 ms, released in $3 ms"
+	sleep 5	# the namespaces' cleanup work
+	expect_ok "rmmod" rmmod pktdedup
+	set -- $(pdnet netns $n)
+	without_kib=${1:-0}
+	echo "#   module not loaded: $n namespaces take $1 KiB, created in $2 ms, released in $3 ms"
+	sleep 5
+	expect_ok "insmod" insmod /lib/pd/pktdedup.ko
+	enable_hosts
+	per=$(((with_kib - without_kib) * 1024 / n))
+	echo "#   an idle namespace costs $per bytes more with the module loaded"
+	[ "$with_kib" -gt 0 ] && [ "$without_kib" -gt 0 ] ||
+		t_fail "no measurement"
+	[ "$per" -le 8192 ] ||
+		t_fail "an idle namespace costs $per bytes (more than 8 KiB)"
+	t_end
+}
+
+t_total_cap() {
+	t_begin "the module's cap across namespaces: a namespace that would exceed it is refused with the numbers"
+	# what one namespace holds with the defaults (the initial one's)
+	filters=$(awk '$1 == "mem_filters" { print $2 }' /proc/net/pktdedup/config)
+	one=$((filters + $(awk '$1 == "mem_sources" { print $2 }' /proc/net/pktdedup/config)))
+	# two namespaces, and half the filters of a third
+	cap=$((2 * one + filters / 2))
+	expect_ok "rmmod" rmmod pktdedup
+	expect_ok "insmod max_total_mem=$cap" insmod /lib/pd/pktdedup.ko \
+		max_total_mem=$cap
+	expect_ok "b enabled: two namespaces of the cap's two and a bit" \
+		inns b dedupctl enable
+	out=$(inns e dedupctl enable 2>&1)
+	rc=$?
+	echo "#   e: exit $rc: $out"
+	[ $rc = 1 ] || t_fail "a third namespace enabled over the cap (exit $rc)"
+	case $out in
+	*"memory cap across all namespaces, $cap bytes (max_total_mem)"*) ;;
+	*) t_fail "no module cap in the message: $out" ;;
+	esac
+	expect_eq "e stays idle" "state idle" \
+		"$(inns e cat /proc/net/pktdedup/config | grep -o '^state [a-z]*')"
+	case $(inns e dedupctl show) in
+	*"held in all namespaces of a"*"cap (max_total_mem)"*) ;;
+	*) t_fail "dedupctl show without the module's cap" ;;
+	esac
+	expect_eq "/proc: the module's cap" "$cap" "$(cfg_val e mem_total_cap)"
+	expect_ok "b disabled" inns b dedupctl disable
+	expect_ok "then e fits" inns e dedupctl enable
+	expect_ok "rmmod" rmmod pktdedup
+	expect_ok "insmod" insmod /lib/pd/pktdedup.ko
+	enable_hosts
 	t_end
 }
 
@@ -1032,6 +1170,8 @@ t_importance() {
 setup
 t_policy
 t_defaults
+t_idle
+t_total_cap
 t_count
 t_drop
 t_mark
@@ -1057,6 +1197,7 @@ t_monitor
 t_events_bounded
 t_top
 t_rare
+t_idle_cost
 t_reconfigure_rmmod
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" = 0 ]

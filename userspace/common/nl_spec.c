@@ -41,6 +41,7 @@ static const struct nls_attr nls_config_attrs[PKTDEDUP_A_CONFIG_MAX + 1] = {
 	[PKTDEDUP_A_CONFIG_HOOK] = { .name = "hook", .type = NLS_U8 },
 	[PKTDEDUP_A_CONFIG_PRIORITY] = { .name = "priority", .type = NLS_S32 },
 	[PKTDEDUP_A_CONFIG_FILTER] = { .name = "filter", .type = NLS_NEST, .nested = &nls_filter },
+	[PKTDEDUP_A_CONFIG_STATE] = { .name = "state", .type = NLS_U8 },
 };
 
 static const struct nls_attr nls_filter_attrs[PKTDEDUP_A_FILTER_MAX + 1] = {
@@ -162,6 +163,8 @@ static const struct nls_attr nls_budget_attrs[PKTDEDUP_A_BUDGET_MAX + 1] = {
 	[PKTDEDUP_A_BUDGET_SOURCES] = { .name = "sources", .type = NLS_U64 },
 	[PKTDEDUP_A_BUDGET_PEAK] = { .name = "peak", .type = NLS_U64 },
 	[PKTDEDUP_A_BUDGET_REFUSED] = { .name = "refused", .type = NLS_U64 },
+	[PKTDEDUP_A_BUDGET_TOTAL_CAP] = { .name = "total-cap", .type = NLS_U64 },
+	[PKTDEDUP_A_BUDGET_TOTAL_HELD] = { .name = "total-held", .type = NLS_U64 },
 };
 
 static const struct nls_attr nls_stats_attrs[PKTDEDUP_A_STATS_MAX + 1] = {

@@ -56,11 +56,14 @@ static void print_budget(const struct nlattr *nest)
 	if (json) {
 		printf(",\"budget\":{\"cap\":%llu,\"cap_source\":\"%s\","
 		       "\"held\":%llu,\"filters\":%llu,\"sources\":%llu,"
-		       "\"peak\":%llu,\"refused\":%llu}",
+		       "\"peak\":%llu,\"refused\":%llu,\"total_cap\":%llu,"
+		       "\"total_held\":%llu}",
 		       (unsigned long long)u64a(b, PKTDEDUP_A_BUDGET_CAP),
 		       cap_sources[src], filters + sources, filters, sources,
 		       (unsigned long long)u64a(b, PKTDEDUP_A_BUDGET_PEAK),
-		       (unsigned long long)u64a(b, PKTDEDUP_A_BUDGET_REFUSED));
+		       (unsigned long long)u64a(b, PKTDEDUP_A_BUDGET_REFUSED),
+		       (unsigned long long)u64a(b, PKTDEDUP_A_BUDGET_TOTAL_CAP),
+		       (unsigned long long)u64a(b, PKTDEDUP_A_BUDGET_TOTAL_HELD));
 		return;
 	}
 	printf("budget   %s held of a %s cap (filters %s, source windows %s), peak %s\n"
@@ -71,6 +74,10 @@ static void print_budget(const struct nlattr *nest)
 	       size_str(b4, sizeof(b4), sources),
 	       size_str(b5, sizeof(b5), u64a(b, PKTDEDUP_A_BUDGET_PEAK)),
 	       cap_sources[src], cap_why[src]);
+	printf("module   %s held in all namespaces of a %s cap (max_total_mem)\n",
+	       size_str(b1, sizeof(b1),
+			u64a(b, PKTDEDUP_A_BUDGET_TOTAL_HELD)),
+	       size_str(b2, sizeof(b2), u64a(b, PKTDEDUP_A_BUDGET_TOTAL_CAP)));
 }
 
 /* The nest attribute of family ops in the filter set (by its name). */
@@ -348,7 +355,7 @@ static int show_cb(const struct nlattr **tb, void *data)
 		*pl[PKTDEDUP_A_PLAN_MAX + 1];
 	const char *key, *action, *scope, *hook;
 	const struct pd_filter_ops *ops;
-	bool tos, active = tb[PKTDEDUP_A_PLAN];
+	bool tos, active;
 	char b1[32], b2[32];
 	uint8_t bits, imp;
 	int32_t prio;
@@ -360,6 +367,7 @@ static int show_cb(const struct nlattr **tb, void *data)
 	nl_nest(f[family_nest(ops)], nls_filter.attrs[family_nest(ops)].nested,
 		s);
 	nl_nest(tb[PKTDEDUP_A_PLAN], &nls_plan, pl);
+	active = u8a(c, PKTDEDUP_A_CONFIG_STATE) == PKTDEDUP_STATE_ACTIVE;
 	key = name_of(pd_key_mode_names, PD_KEY_NMODES,
 		      u8a(c, PKTDEDUP_A_CONFIG_KEY));
 	action = name_of(pd_action_names, PD_NACTIONS,
@@ -413,7 +421,7 @@ static int show_cb(const struct nlattr **tb, void *data)
 		if (s[PKTDEDUP_A_SETTINGS_SUBWINDOWS])
 			printf(",\"subwindows\":%u",
 			       u8a(s, PKTDEDUP_A_SETTINGS_SUBWINDOWS));
-		if (active) {
+		if (active && tb[PKTDEDUP_A_PLAN]) {
 			printf(",\"plan\":{");
 			print_plan(pl[PKTDEDUP_A_PLAN_FILTER], tb[PKTDEDUP_A_PLAN]);
 			printf("}");
@@ -453,7 +461,10 @@ static int show_cb(const struct nlattr **tb, void *data)
 			       "; CS4/AF4x and above important" : "");
 	}
 	if (!active)
-		printf("state    idle: no filters could be built\n");
+		printf("state    idle: nothing allocated and no hook in this namespace;\n"
+		       "         'dedupctl enable' (or any 'dedupctl set') starts it with these settings\n");
+	else if (!tb[PKTDEDUP_A_PLAN])
+		printf("state    active, but its filters could not be rebuilt: see dmesg\n");
 	else
 		print_plan(pl[PKTDEDUP_A_PLAN_FILTER], tb[PKTDEDUP_A_PLAN]);
 	print_budget(tb[PKTDEDUP_A_BUDGET]);
@@ -686,6 +697,14 @@ static void put_setting(struct nlmsghdr *nlh, const char *k, const char *v)
 		mnl_attr_put_u8(nlh, PKTDEDUP_A_CONFIG_HOOK,
 				(uint8_t)name_arg(k, v, pd_hook_names,
 						  PD_NHOOKS));
+	} else if (!strcmp(k, "state")) {
+		static const char *const states[] = {
+			[PKTDEDUP_STATE_IDLE] = "idle",
+			[PKTDEDUP_STATE_ACTIVE] = "active",
+		};
+
+		mnl_attr_put_u8(nlh, PKTDEDUP_A_CONFIG_STATE,
+				(uint8_t)name_arg(k, v, states, 2));
 	} else if (!strcmp(k, "priority")) {
 		char *end;
 		long p;
@@ -866,6 +885,25 @@ int cmd_set(int argc, char **argv)
 	put_settings(nlh, argc, argv, target);
 	talk_change(&n, nlh, set_cb, NULL);
 	return 0;
+}
+
+/* enable, disable: the instance of this namespace active, or idle. */
+int cmd_enable(int argc, char **argv)
+{
+	char *set[] = { "state", "active" };
+
+	if (argc)
+		usage_error("enable: unexpected '%s'", argv[0]);
+	return cmd_set(2, set);
+}
+
+int cmd_disable(int argc, char **argv)
+{
+	char *set[] = { "state", "idle" };
+
+	if (argc)
+		usage_error("disable: unexpected '%s'", argv[0]);
+	return cmd_set(2, set);
 }
 
 /* plan [filter F] mem SIZE [settings]: the family's planner, locally. */

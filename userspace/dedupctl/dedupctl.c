@@ -34,14 +34,19 @@ static const char usage_text[] =
 "usage: dedupctl [-j] COMMAND\n"
 "\n"
 "  show                          the configuration and filter parameters\n"
-"  set SETTING VALUE ...         change settings (all or nothing):\n"
+"  enable, disable               start this namespace's instance, or free\n"
+"                                everything it holds and remove its hooks\n"
+"  set SETTING VALUE ...         change settings (all or nothing; an idle\n"
+"                                instance starts unless state idle is given):\n"
 "      key packet|src|dst|pair|flow    payload BYTES    ignore-tos on|off\n"
 "      action count|mark|drop          mark VALUE[/MASK]\n"
-"      scope percpu|shared\n"
-"      filter sbf|rsbf|bsbf|bsbfsd|rlbsbf|ibf-2c|ibf-mc    mem SIZE\n"
-"      and the filter family's own: fps RATE    max auto|N    k auto|N\n"
-"      p auto|N    gap auto|PACKETS    p-star RATE (rsbf)\n"
+"      scope percpu|shared             state idle|active\n"
+"      filter sbf|rsbf|bsbf|bsbfsd|rlbsbf|ibf-2c|ibf-mc|sliding|jumping|landmark\n"
+"      mem SIZE, and the filter family's own: fps RATE    max auto|N\n"
+"      k auto|N    p auto|N    gap auto|PACKETS    p-star RATE (rsbf)\n"
 "      importance dscp|mark MASK (ibf-2c, ibf-mc)\n"
+"      window DURATION|Np    rate PPS    warn-below PCT (windows)\n"
+"      subwindows N (jumping)    landmark DURATION (filter landmark window)\n"
 "      hook prerouting|input|forward|output|postrouting    priority N\n"
 "  stats [percpu]                counters (totals, or one row per CPU)\n"
 "  reset                         empty the filters, new seeds, zero counters\n"
@@ -566,6 +571,7 @@ int main(int argc, char **argv)
 		{ "distinct", cmd_distinct }, { "plan", cmd_plan },
 		{ "sources", cmd_sources }, { "top", cmd_top },
 		{ "rare", cmd_rare }, { "monitor", cmd_monitor },
+		{ "enable", cmd_enable }, { "disable", cmd_disable },
 	};
 	unsigned int i;
 

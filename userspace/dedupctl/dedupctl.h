@@ -47,6 +47,8 @@ uint8_t u8a(const struct nlattr **tb, int t);
 int cmd_show(int argc, char **argv);
 int cmd_set(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
+int cmd_enable(int argc, char **argv);
+int cmd_disable(int argc, char **argv);
 
 /* sources.c */
 int cmd_distinct(int argc, char **argv);

@@ -687,6 +687,84 @@ static void pd_t_budget(struct kunit *test)
 }
 
 /*
+ * The live instance of init_net goes idle and back: idle, it holds
+ * nothing (no filters, source windows, counters or hooks) and the
+ * module's total drops by what it held; a reset does nothing; enabled
+ * again, everything is back. The module's cap across namespaces refuses
+ * what the namespace's own cap allows, naming max_total_mem, charging
+ * and changing nothing; with room for the new filters but not for old
+ * and new at once, they are rebuilt in the old ones' room.
+ */
+static void pd_t_idle_and_total(struct kunit *test)
+{
+	struct pd_net *pn = pd_pernet(&init_net);
+	struct netlink_ext_ack extack = {};
+	u64 held, total, saved_cap = pd_max_total_mem, need;
+	struct pd_config saved, cfg;
+	struct pd_filters *before;
+	struct pd_counts c;
+
+	mutex_lock(&pn->lock);
+	saved = pn->cfg;
+	KUNIT_ASSERT_TRUE(test, pn->active);
+	held = pd_budget_total(&pn->budget);
+	total = pd_budget_total_held();
+	KUNIT_EXPECT_GE(test, total, held);
+	KUNIT_EXPECT_EQ(test, pn->budget.charged, held);
+
+	pd_net_disable(pn);
+	KUNIT_EXPECT_FALSE(test, pn->active);
+	KUNIT_EXPECT_NULL(test, rcu_access_pointer(pn->filters));
+	KUNIT_EXPECT_NULL(test, rcu_access_pointer(pn->srcs));
+	KUNIT_EXPECT_NULL(test, pn->hooks);
+	KUNIT_EXPECT_NULL(test, pn->stats);
+	KUNIT_EXPECT_EQ(test, pd_budget_total(&pn->budget), 0ULL);
+	KUNIT_EXPECT_EQ(test, pn->budget.charged, 0ULL);
+	KUNIT_EXPECT_EQ(test, pd_budget_total_held(), total - held);
+	KUNIT_EXPECT_EQ(test, pd_net_reset(pn, NULL), 0);
+	pd_net_counts(pn, 0, &c);
+	KUNIT_EXPECT_EQ(test, c.packets, 0ULL);
+
+	KUNIT_ASSERT_EQ(test, pd_net_enable(pn, &saved, NULL), 0);
+	KUNIT_EXPECT_TRUE(test, pn->active);
+	KUNIT_EXPECT_NOT_NULL(test, pn->hooks);
+	KUNIT_EXPECT_NOT_NULL(test, pn->stats);
+	KUNIT_EXPECT_NOT_NULL(test, rcu_access_pointer(pn->filters));
+	KUNIT_EXPECT_NOT_NULL(test, rcu_access_pointer(pn->srcs));
+	KUNIT_EXPECT_EQ(test, pd_budget_total(&pn->budget), held);
+	KUNIT_EXPECT_EQ(test, pd_budget_total_held(), total);
+
+	/* within the namespace's cap, beyond the module's: refused */
+	before = rcu_dereference_protected(pn->filters, true);
+	cfg = saved;
+	cfg.filter.mem_bytes = 4 << 20;
+	need = pd_t_need(test, &cfg);
+	KUNIT_ASSERT_LE(test, held - pn->budget.held[PD_PART_FILTERS] + need,
+			pn->budget.cap);
+	pd_max_total_mem = total - pn->budget.held[PD_PART_FILTERS] + need / 2;
+	KUNIT_EXPECT_EQ(test, pd_net_apply(pn, &cfg, &extack), -E2BIG);
+	KUNIT_ASSERT_NOT_NULL(test, extack._msg);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(extack._msg, "max_total_mem"));
+	KUNIT_EXPECT_PTR_EQ(test, rcu_dereference_protected(pn->filters, true),
+			    before);
+	KUNIT_EXPECT_EQ(test, pn->budget.refused, need);
+	KUNIT_EXPECT_EQ(test, pd_budget_total_held(), total);
+
+	/* room for the new filters alone: rebuilt in place, never over */
+	need = pn->budget.held[PD_PART_FILTERS];
+	pd_max_total_mem = total + need / 2;
+	KUNIT_EXPECT_EQ(test, pd_net_apply(pn, &saved, NULL), 0);
+	KUNIT_EXPECT_PTR_NE(test, rcu_dereference_protected(pn->filters, true),
+			    before);
+	KUNIT_EXPECT_EQ(test, pd_budget_total_held(), total);
+	KUNIT_EXPECT_EQ(test, pn->budget.charged, held);
+
+	pd_max_total_mem = saved_cap;
+	pn->budget.refused = 0;
+	mutex_unlock(&pn->lock);
+}
+
+/*
  * The source windows share the budget: with a cap that holds the filters
  * and the new windows but not the old windows too, the windows are
  * rebuilt in the old ones' room; beyond it, refused and unchanged.
@@ -744,6 +822,7 @@ static struct kunit_case pd_module_cases[] = {
 	KUNIT_CASE(pd_t_sources),
 	KUNIT_CASE(pd_t_reconfigure),
 	KUNIT_CASE(pd_t_budget),
+	KUNIT_CASE(pd_t_idle_and_total),
 	KUNIT_CASE(pd_t_budget_sources),
 	{}
 };
