@@ -84,7 +84,7 @@ static uint16_t family_nest(const struct pd_filter_ops *ops)
 			return t;
 	fprintf(stderr, "dedupctl: the protocol has no nest for filter %s\n",
 		ops->name);
-	exit(EXIT_REFUSED);
+	dedupctl_exit(EXIT_REFUSED);
 }
 
 static const struct pd_filter_ops *kind_family(uint32_t kind)
@@ -94,7 +94,7 @@ static const struct pd_filter_ops *kind_family(uint32_t kind)
 	if (!ops) {
 		fprintf(stderr, "dedupctl: the kernel's filter %u is unknown to this dedupctl\n",
 			kind);
-		exit(EXIT_REFUSED);
+		dedupctl_exit(EXIT_REFUSED);
 	}
 	return ops;
 }
@@ -706,8 +706,8 @@ static void put_setting(struct nlmsghdr *nlh, const char *k, const char *v)
  * the nest of family target if it takes it, else in that of the first
  * family that does. Bad values exit with status 2 before anything is sent.
  */
-static void put_settings(struct nlmsghdr *nlh, int argc, char **argv,
-			 const struct pd_filter_ops *target)
+void put_settings(struct nlmsghdr *nlh, int argc, char **argv,
+		  const struct pd_filter_ops *target)
 {
 	struct pd_filter_req req;
 	struct nlattr *cfg, *filter, *fam;
