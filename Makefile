@@ -125,7 +125,7 @@ module-check: $(KMOD)/.stamp
 	! grep -E 'warning:|error:' $(KMOD)/check.log
 
 check: deps
-	$(MAKE) all vm
+	$(MAKE) all fuzz-build vm
 	scripts/check.sh $(B)
 
 kunit:
