@@ -81,6 +81,90 @@ void nl_nest(const struct nlattr *nest, const struct nls_set *set,
 	__builtin_trap();
 }
 
+/*
+ * The number the last "name N" of argv gives (auto: autoval), as dedupctl
+ * reads it; false if argv has none. Settings are pairs, but importance mark
+ * MASK (see setting_args() in config.c); put_settings() checked the rest.
+ */
+static bool last_number(int argc, char **argv, const char *name,
+			uint64_t autoval, uint64_t *out)
+{
+	bool found = false;
+	int i;
+
+	for (i = 0; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], name)) {
+			found = true;
+			*out = strcmp(argv[i + 1], "auto") ?
+			       strtoull(argv[i + 1], NULL, 0) : autoval;
+		}
+		if (!strcmp(argv[i], "importance") &&
+		    !strcmp(argv[i + 1], "mark"))
+			i++;
+	}
+	return found;
+}
+
+/* The value of an integer attribute (u8 to u64) */
+static uint64_t attr_uint(const struct nlattr *a)
+{
+	switch (mnl_attr_get_payload_len(a)) {
+	case 1:
+		return mnl_attr_get_u8(a);
+	case 2:
+		return mnl_attr_get_u16(a);
+	case 4:
+		return mnl_attr_get_u32(a);
+	case 8:
+		return mnl_attr_get_u64(a);
+	}
+	__builtin_trap();
+}
+
+/*
+ * Each number the command line gave a filter setting is the number in
+ * every family nest of the request that carries it: none is cut down to
+ * the attribute's width, or to another meaning (auto).
+ */
+static void check_numbers(const struct nlmsghdr *nlh, int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		uint16_t attr;
+		uint64_t autoval;
+	} nums[] = {
+		{ "gap", PKTDEDUP_A_SETTINGS_GAP, 0 },
+		{ "p", PKTDEDUP_A_SETTINGS_P, PKTDEDUP_P_AUTO },
+		{ "k", PKTDEDUP_A_SETTINGS_K, 0 },
+		{ "subwindows", PKTDEDUP_A_SETTINGS_SUBWINDOWS, 0 },
+	};
+	const struct nlattr *cfg, *filter, *fam, *a;
+	uint64_t want[4];
+	bool given[4];
+	unsigned int i;
+
+	for (i = 0; i < 4; i++)
+		given[i] = last_number(argc, argv, nums[i].name,
+				       nums[i].autoval, &want[i]);
+	mnl_attr_for_each(cfg, nlh, sizeof(struct genlmsghdr)) {
+		CHECK(mnl_attr_get_type(cfg) == PKTDEDUP_A_CONFIG);
+		mnl_attr_for_each_nested(filter, cfg) {
+			if (mnl_attr_get_type(filter) != PKTDEDUP_A_CONFIG_FILTER)
+				continue;
+			mnl_attr_for_each_nested(fam, filter) {
+				/* the kind and mem; then the family nests */
+				if (mnl_attr_get_type(fam) <= PKTDEDUP_A_FILTER_MEM)
+					continue;
+				mnl_attr_for_each_nested(a, fam)
+					for (i = 0; i < 4; i++)
+						if (mnl_attr_get_type(a) == nums[i].attr)
+							CHECK(given[i] &&
+							      attr_uint(a) == want[i]);
+			}
+		}
+	}
+}
+
 /* put_settings() for "set" with the family target in force */
 static void fuzz_put_settings(int argc, char **argv,
 			      const struct pd_filter_ops *target)
@@ -97,6 +181,7 @@ static void fuzz_put_settings(int argc, char **argv,
 		CHECK(nlh->nlmsg_len <= REQ_BUF);
 		/* the attributes are well formed as libmnl walks them */
 		CHECK(mnl_nlmsg_ok(nlh, (int)nlh->nlmsg_len));
+		check_numbers(nlh, argc, argv);
 	}
 	free(buf);
 }

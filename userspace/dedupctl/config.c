@@ -565,7 +565,9 @@ static void fsetting_read(const char *k, char **v, struct pd_filter_req *req)
 	} else if (!strcmp(k, "p")) {
 		req->p = auto_arg(k, v[0], PD_FILTER_AUTO, 0, 0xfffffffeu);
 	} else if (!strcmp(k, "gap")) {
-		req->gap = auto_arg(k, v[0], 0, 1, 1ULL << 32);
+		/* a u64: through auto_arg(), 2^32 came out as 0, auto */
+		req->gap = strcmp(v[0], "auto") ?
+			   num_arg(k, v[0], 1, 1ULL << 32) : 0;
 	} else if (!strcmp(k, "p-star")) {
 		req->p_star_ppb = ppb_arg(k, v[0]);
 	} else if (!strcmp(k, "window")) {
