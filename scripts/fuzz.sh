@@ -19,7 +19,7 @@ secs=${3:-600}
 cd "$(dirname "$0")/.."
 targets="fuzz_key fuzz_args fuzz_dedupctl"
 # the short run: executions per target, and the seed
-FUZZ_RUNS=${FUZZ_RUNS:-100000}
+FUZZ_RUNS=${FUZZ_RUNS:-200000}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # the targets print dedupctl's output and errors: not worth reading here
