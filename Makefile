@@ -17,6 +17,8 @@
 #   make editcap-compare  the sliding window against Wireshark's editcap -w
 #                   on one capture (not in make check; needs editcap, from
 #                   Debian's wireshark-common)
+#   make fuzz       each libFuzzer target (tests/fuzz) for FUZZ_SECONDS
+#                   (600); make check runs them briefly
 
 B ?= build
 CC ?= gcc
@@ -43,7 +45,7 @@ KMOD := $(B)/kmod
 MODULE_SRC := Kbuild $(shell find module -name '*.[ch]')
 
 .PHONY: all check bench demo clean deps module module-check e2e vm kunit paper \
-	editcap-compare
+	editcap-compare fuzz fuzz-build
 all: $(B)/dedup-sim $(B)/core-tests $(B)/bench $(B)/dedupctl
 
 deps:
@@ -75,6 +77,36 @@ $(B)/bench: $(CORE_SRC) $(CORE_HDR) userspace/bench/bench.c | $(B)
 $(B):
 	mkdir -p $@
 
+# libFuzzer targets (tests/fuzz), with ASan and UBSan, built by clang
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 600
+FUZZ_TARGETS := fuzz_key fuzz_args fuzz_dedupctl
+FUZZ_CFLAGS := -std=gnu11 -g -O1 $(WARN) -Iuserspace/common \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+FUZZ_BIN := $(addprefix $(B)/fuzz/,$(FUZZ_TARGETS))
+CTL_LIB_SRC := $(filter-out userspace/dedupctl/main.c userspace/dedupctl/nl.c,\
+	$(CTL_SRC))
+
+$(B)/fuzz:
+	mkdir -p $@
+
+$(B)/fuzz/fuzz_key $(B)/fuzz/fuzz_args: $(B)/fuzz/%: tests/fuzz/%.c \
+		$(CORE_SRC) $(CORE_HDR) userspace/common/args.c \
+		userspace/common/units.c $(wildcard userspace/common/*.h) | $(B)/fuzz
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(CORE_SRC) userspace/common/args.c \
+		userspace/common/units.c
+
+# dedupctl's commands without main.c and nl.c (the target stands in for both)
+$(B)/fuzz/fuzz_dedupctl: tests/fuzz/fuzz_dedupctl.c $(CTL_SRC) $(CORE_SRC) \
+		$(CORE_HDR) $(wildcard userspace/dedupctl/*.h) | $(B)/fuzz
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(CTL_LIB_SRC) $(CORE_SRC) -lmnl
+
+fuzz-build: $(FUZZ_BIN)
+
+fuzz: fuzz-build
+	scripts/fuzz.sh long $(B) $(FUZZ_SECONDS)
+
 # Kbuild writes objects beside the sources, so the module builds from a
 # mirror of them in $(KMOD).
 $(KMOD)/.stamp: $(MODULE_SRC) | $(B)
@@ -93,7 +125,7 @@ module-check: $(KMOD)/.stamp
 	! grep -E 'warning:|error:' $(KMOD)/check.log
 
 check: deps
-	$(MAKE) all vm
+	$(MAKE) all fuzz-build vm
 	scripts/check.sh $(B)
 
 kunit:

@@ -59,6 +59,9 @@ suite() {
 # Core tests (KUnit API) and simulator tests, natively with ASan + UBSan.
 suite native env ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 "$B/core-tests"
+# libFuzzer (ASan, UBSan): key extraction, the value parsers, dedupctl's
+# command line; the regression inputs, then a fixed run from the seeds.
+suite fuzz scripts/fuzz.sh short "$B"
 # The dedup-sim command-line contract.
 suite sim-cli python3 tests/cli/test_sim_cli.py "$B"
 # The netlink spec and what is generated from it (uAPI, policies, tables).

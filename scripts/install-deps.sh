@@ -22,6 +22,7 @@ pkgs=(
 	nftables          # e2e: nft rules that match the marks
 	cpio              # packs the e2e initramfs
 	valgrind          # make bench: lackey counts the cache lines a packet touches
+	clang libclang-rt-14-dev # the fuzz targets: clang 14 and its libFuzzer
 )
 
 missing=()

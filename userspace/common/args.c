@@ -115,14 +115,20 @@ int parse_name(const char *s, const char *const *names, unsigned int n)
 	return -1;
 }
 
+void vusage_msg(const char *prog, const char *help, const char *fmt,
+		va_list ap)
+{
+	fprintf(stderr, "%s: ", prog);
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n(see %s)\n", help);
+}
+
 void die_usage(const char *prog, const char *help, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vusage_msg(prog, help, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\n(see %s)\n", help);
 	exit(2);
 }

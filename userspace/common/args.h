@@ -3,6 +3,7 @@
 #ifndef PD_ARGS_H
 #define PD_ARGS_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -20,6 +21,9 @@ bool parse_duration_ms(const char *s, uint64_t *ms);
  */
 void die_usage(const char *prog, const char *help, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4), noreturn));
+/* die_usage()'s message alone, for a tool that exits its own way */
+void vusage_msg(const char *prog, const char *help, const char *fmt,
+		va_list ap) __attribute__((format(printf, 3, 0)));
 /* Index of s in names[0..n), or -1. */
 int parse_name(const char *s, const char *const *names, unsigned int n);
 

@@ -91,7 +91,7 @@ static uint16_t family_nest(const struct pd_filter_ops *ops)
 			return t;
 	fprintf(stderr, "dedupctl: the protocol has no nest for filter %s\n",
 		ops->name);
-	exit(EXIT_REFUSED);
+	dedupctl_exit(EXIT_REFUSED);
 }
 
 static const struct pd_filter_ops *kind_family(uint32_t kind)
@@ -101,7 +101,7 @@ static const struct pd_filter_ops *kind_family(uint32_t kind)
 	if (!ops) {
 		fprintf(stderr, "dedupctl: the kernel's filter %u is unknown to this dedupctl\n",
 			kind);
-		exit(EXIT_REFUSED);
+		dedupctl_exit(EXIT_REFUSED);
 	}
 	return ops;
 }
@@ -576,7 +576,9 @@ static void fsetting_read(const char *k, char **v, struct pd_filter_req *req)
 	} else if (!strcmp(k, "p")) {
 		req->p = auto_arg(k, v[0], PD_FILTER_AUTO, 0, 0xfffffffeu);
 	} else if (!strcmp(k, "gap")) {
-		req->gap = auto_arg(k, v[0], 0, 1, 1ULL << 32);
+		/* a u64: through auto_arg(), 2^32 came out as 0, auto */
+		req->gap = strcmp(v[0], "auto") ?
+			   num_arg(k, v[0], 1, 1ULL << 32) : 0;
 	} else if (!strcmp(k, "p-star")) {
 		req->p_star_ppb = ppb_arg(k, v[0]);
 	} else if (!strcmp(k, "window")) {
@@ -725,8 +727,8 @@ static void put_setting(struct nlmsghdr *nlh, const char *k, const char *v)
  * the nest of family target if it takes it, else in that of the first
  * family that does. Bad values exit with status 2 before anything is sent.
  */
-static void put_settings(struct nlmsghdr *nlh, int argc, char **argv,
-			 const struct pd_filter_ops *target)
+void put_settings(struct nlmsghdr *nlh, int argc, char **argv,
+		  const struct pd_filter_ops *target)
 {
 	struct pd_filter_req req;
 	struct nlattr *cfg, *filter, *fam;

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,14 +79,14 @@ void __attribute__((noreturn)) refused(const struct nl *n, int err)
 	else
 		fprintf(stderr, "dedupctl: %s\n", n->err[0] ? n->err :
 			strerror(-err));
-	exit(EXIT_REFUSED);
+	dedupctl_exit(EXIT_REFUSED);
 }
 
 void open_nl(struct nl *n)
 {
 	if (nl_open(n)) {
 		fprintf(stderr, "dedupctl: %s\n", n->err);
-		exit(EXIT_REFUSED);
+		dedupctl_exit(EXIT_REFUSED);
 	}
 }
 
@@ -102,6 +103,16 @@ void talk(struct nl *n, struct nlmsghdr *req, nl_reply_cb cb,
 
 /* ---- values ---- */
 
+void usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vusage_msg("dedupctl", "dedupctl help", fmt, ap);
+	va_end(ap);
+	dedupctl_exit(EXIT_USAGE);
+}
+
 int name_arg(const char *what, const char *v, const char *const *names,
 		    unsigned int n)
 {
@@ -114,7 +125,7 @@ int name_arg(const char *what, const char *v, const char *const *names,
 	for (j = 0; j < n; j++)
 		fprintf(stderr, " %s", names[j]);
 	fprintf(stderr, "\n");
-	exit(EXIT_USAGE);
+	dedupctl_exit(EXIT_USAGE);
 }
 
 uint32_t ppb_arg(const char *what, const char *v)
@@ -277,7 +288,7 @@ void talk_change(struct nl *n, struct nlmsghdr *req, nl_reply_cb cb,
 		fprintf(stderr, "dedupctl: %s\n", n->err);
 		nl_talk(n, nl_request(n, PKTDEDUP_CMD_GET_CONFIG, false),
 			budget_cb, NULL);
-		exit(EXIT_REFUSED);
+		dedupctl_exit(EXIT_REFUSED);
 	}
 	if (err)
 		refused(n, err);
@@ -560,7 +571,7 @@ static int cmd_query(int argc, char **argv)
 	return 0;
 }
 
-int main(int argc, char **argv)
+int dedupctl_main(int argc, char **argv)
 {
 	static const struct {
 		const char *name;

@@ -12,9 +12,19 @@
 #define EXIT_REFUSED 1
 #define EXIT_USAGE 2
 
-#define usage_error(...) die_usage("dedupctl", "dedupctl help", __VA_ARGS__)
-
 extern bool json;
+
+/*
+ * The end of a run that cannot go on: exit(status) in dedupctl (main.c);
+ * the fuzzer (tests/fuzz/fuzz_dedupctl.c) links its own, which returns to
+ * it instead.
+ */
+void __attribute__((noreturn)) dedupctl_exit(int status);
+/* "dedupctl: message" and "(see dedupctl help)", then exit 2 */
+void usage_error(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2), noreturn));
+/* dedupctl's main, the commands (dedupctl.c) */
+int dedupctl_main(int argc, char **argv);
 
 void __attribute__((noreturn)) refused(const struct nl *n, int err);
 void open_nl(struct nl *n);
@@ -49,6 +59,13 @@ int cmd_set(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_enable(int argc, char **argv);
 int cmd_disable(int argc, char **argv);
+struct pd_filter_ops;
+/*
+ * The settings of "set argv" into nlh, a family's in its nest if target
+ * takes them; exits 2 if a value is bad.
+ */
+void put_settings(struct nlmsghdr *nlh, int argc, char **argv,
+		  const struct pd_filter_ops *target);
 
 /* sources.c */
 int cmd_distinct(int argc, char **argv);

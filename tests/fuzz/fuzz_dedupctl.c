@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target: dedupctl's command line, as far as it goes without a
+ * kernel. The input is its arguments (after "dedupctl"), separated by NUL
+ * bytes: "plan\0filter\0sliding\0window\02ms\0rate\01M" plans a sliding
+ * window locally (every family's planner, with any settings), "set\0..."
+ * checks and builds the request of a change.
+ *
+ * dedupctl's commands are linked as they are (userspace/dedupctl/, all but
+ * main.c) with this file's dedupctl_exit(): a usage error (exit 2) returns
+ * here, any other exit traps. The netlink layer (nl.c) is not linked: its
+ * nl_open() here ends the run where dedupctl would reach the kernel, and
+ * the rest of it traps, as nothing may call it before nl_open().
+ *
+ * For "set", the request is also built by put_settings() for each family
+ * the kernel could have in force, into a buffer of the size dedupctl sends
+ * from (struct nl's), allocated to the byte: ASan sees any write past it.
+ */
+#include <setjmp.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/genetlink.h>
+
+#include "../../module/core/filter.h"
+#include "../../userspace/dedupctl/dedupctl.h"
+
+#define CHECK(c) do { if (!(c)) __builtin_trap(); } while (0)
+#define MAX_ARGS 64
+#define REQ_BUF sizeof(((struct nl *)0)->buf)
+
+int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size);
+
+static jmp_buf fuzz_jb;
+
+void dedupctl_exit(int status)
+{
+	/* only a bad command line may end a run that has no kernel */
+	CHECK(status == EXIT_USAGE);
+	longjmp(fuzz_jb, 1);
+}
+
+int nl_open(struct nl *n)
+{
+	/* the command line was good: dedupctl would talk to the kernel now */
+	longjmp(fuzz_jb, 2);
+}
+
+void nl_close(struct nl *n)
+{
+	__builtin_trap();
+}
+
+struct nlmsghdr *nl_request(struct nl *n, uint8_t cmd, bool dump)
+{
+	__builtin_trap();
+}
+
+int nl_talk(struct nl *n, struct nlmsghdr *req, nl_reply_cb cb, void *data)
+{
+	__builtin_trap();
+}
+
+int nl_talk_entries(struct nl *n, struct nlmsghdr *req, nl_reply_cb cb,
+		    nl_reply_cb entry_cb, void *data)
+{
+	__builtin_trap();
+}
+
+int nl_listen(struct nl *n, nl_reply_cb cb, void *data)
+{
+	__builtin_trap();
+}
+
+void nl_nest(const struct nlattr *nest, const struct nls_set *set,
+	     const struct nlattr **tb)
+{
+	__builtin_trap();
+}
+
+/*
+ * The number the last "name N" of argv gives (auto: autoval), as dedupctl
+ * reads it; false if argv has none. Settings are pairs, but importance mark
+ * MASK (see setting_args() in config.c); put_settings() checked the rest.
+ */
+static bool last_number(int argc, char **argv, const char *name,
+			uint64_t autoval, uint64_t *out)
+{
+	bool found = false;
+	int i;
+
+	for (i = 0; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], name)) {
+			found = true;
+			*out = strcmp(argv[i + 1], "auto") ?
+			       strtoull(argv[i + 1], NULL, 0) : autoval;
+		}
+		if (!strcmp(argv[i], "importance") &&
+		    !strcmp(argv[i + 1], "mark"))
+			i++;
+	}
+	return found;
+}
+
+/* The value of an integer attribute (u8 to u64) */
+static uint64_t attr_uint(const struct nlattr *a)
+{
+	switch (mnl_attr_get_payload_len(a)) {
+	case 1:
+		return mnl_attr_get_u8(a);
+	case 2:
+		return mnl_attr_get_u16(a);
+	case 4:
+		return mnl_attr_get_u32(a);
+	case 8:
+		return mnl_attr_get_u64(a);
+	}
+	__builtin_trap();
+}
+
+/*
+ * Each number the command line gave a filter setting is the number in
+ * every family nest of the request that carries it: none is cut down to
+ * the attribute's width, or to another meaning (auto).
+ */
+static void check_numbers(const struct nlmsghdr *nlh, int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		uint16_t attr;
+		uint64_t autoval;
+	} nums[] = {
+		{ "gap", PKTDEDUP_A_SETTINGS_GAP, 0 },
+		{ "p", PKTDEDUP_A_SETTINGS_P, PKTDEDUP_P_AUTO },
+		{ "k", PKTDEDUP_A_SETTINGS_K, 0 },
+		{ "subwindows", PKTDEDUP_A_SETTINGS_SUBWINDOWS, 0 },
+	};
+	const struct nlattr *cfg, *filter, *fam, *a;
+	uint64_t want[4];
+	bool given[4];
+	unsigned int i;
+
+	for (i = 0; i < 4; i++)
+		given[i] = last_number(argc, argv, nums[i].name,
+				       nums[i].autoval, &want[i]);
+	mnl_attr_for_each(cfg, nlh, sizeof(struct genlmsghdr)) {
+		CHECK(mnl_attr_get_type(cfg) == PKTDEDUP_A_CONFIG);
+		mnl_attr_for_each_nested(filter, cfg) {
+			if (mnl_attr_get_type(filter) != PKTDEDUP_A_CONFIG_FILTER)
+				continue;
+			mnl_attr_for_each_nested(fam, filter) {
+				/* the kind and mem; then the family nests */
+				if (mnl_attr_get_type(fam) <= PKTDEDUP_A_FILTER_MEM)
+					continue;
+				mnl_attr_for_each_nested(a, fam)
+					for (i = 0; i < 4; i++)
+						if (mnl_attr_get_type(a) == nums[i].attr)
+							CHECK(given[i] &&
+							      attr_uint(a) == want[i]);
+			}
+		}
+	}
+}
+
+/* put_settings() for "set" with the family target in force */
+static void fuzz_put_settings(int argc, char **argv,
+			      const struct pd_filter_ops *target)
+{
+	struct nlmsghdr *volatile nlh;
+	char *buf = malloc(REQ_BUF);
+
+	CHECK(buf);
+	/* as nl_request() starts a request: the netlink and genl headers */
+	nlh = mnl_nlmsg_put_header(buf);
+	mnl_nlmsg_put_extra_header(nlh, sizeof(struct genlmsghdr));
+	if (!setjmp(fuzz_jb)) {
+		put_settings(nlh, argc, argv, target);
+		CHECK(nlh->nlmsg_len <= REQ_BUF);
+		/* the attributes are well formed as libmnl walks them */
+		CHECK(mnl_nlmsg_ok(nlh, (int)nlh->nlmsg_len));
+		check_numbers(nlh, argc, argv);
+	}
+	free(buf);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
+{
+	char *argv[MAX_ARGS + 2], *copy;
+	unsigned int kind;
+	int argc = 0;
+	size_t i, start;
+
+	if (size > 4096)
+		return 0;
+	copy = malloc(size + 1);
+	if (!copy)
+		return 0;
+	memcpy(copy, in, size);
+	copy[size] = '\0';
+	argv[argc++] = "dedupctl";
+	for (i = start = 0; i <= size && argc <= MAX_ARGS; i++)
+		if (copy[i] == '\0') {
+			argv[argc++] = copy + start;
+			start = i + 1;
+		}
+	argv[argc] = NULL;
+
+	json = false;
+	if (!setjmp(fuzz_jb))
+		(void)dedupctl_main(argc, argv);
+	if (argc >= 2 && !strcmp(argv[1], "set"))
+		for (kind = 0; kind < PD_FILTER_NKINDS; kind++)
+			fuzz_put_settings(argc - 2, argv + 2,
+					  pd_filter_family(kind));
+	free(copy);
+	return 0;
+}

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target: the core's parser and key extraction (module/core/key.c)
+ * on arbitrary bytes as an L3 packet.
+ *
+ * Input: byte 0 picks the packet-mode payload length (its low bit and the
+ * next byte: 0 to PD_KEY_MAX_PAYLOAD and a few past it), then the packet.
+ * Every key mode runs with ignore-tos off and on, and every result is
+ * checked against what key.h promises; a broken promise traps.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../module/core/key.h"
+
+#define CHECK(c) do { if (!(c)) __builtin_trap(); } while (0)
+
+int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size);
+
+/* Within [lo, hi], as an inclusive byte range of the packet (or empty). */
+static void check_inside(const u8 *p, size_t n, const u8 *lo, const u8 *hi)
+{
+	if (!n)
+		return;
+	CHECK(p >= lo && p + n <= hi);
+}
+
+static void check_pkt(const u8 *data, u32 len, const struct pd_pkt *pkt)
+{
+	CHECK(pkt->data == data);
+	CHECK(pkt->family == PD_FAMILY_IPV4 || pkt->family == PD_FAMILY_IPV6);
+	CHECK(pkt->addr_len == (pkt->family == PD_FAMILY_IPV4 ? 4 : 16));
+	CHECK(pkt->fixed_len == (pkt->family == PD_FAMILY_IPV4 ? 20 : 40));
+	CHECK(pkt->len >= pkt->fixed_len && pkt->len <= len);
+	CHECK(pkt->l4off >= pkt->fixed_len && pkt->l4off <= pkt->len);
+	check_inside(pkt->src, pkt->addr_len, data, data + pkt->fixed_len);
+	check_inside(pkt->dst, pkt->addr_len, data, data + pkt->fixed_len);
+	CHECK(pkt->dscp < 64);
+	if (pkt->family == PD_FAMILY_IPV4)
+		CHECK(pkt->l4off == (data[0] & 0x0f) * 4u);
+}
+
+static void check_key(const u8 *data, const struct pd_pkt *pkt,
+		      const struct pd_key_opts *o, const struct pd_key *key)
+{
+	u32 alen = pkt->addr_len;
+
+	CHECK(key->len <= PD_KEY_BUF && key->len >= 1);
+	if (o->mode != PKTDEDUP_KEY_PACKET) {
+		static const u32 fields[] = {
+			[PKTDEDUP_KEY_SRC] = 1, [PKTDEDUP_KEY_DST] = 1,
+			[PKTDEDUP_KEY_PAIR] = 2, [PKTDEDUP_KEY_FLOW] = 2,
+		};
+
+		CHECK(!key->tail && !key->tail_len);
+		CHECK(key->buf[0] == pkt->family);
+		CHECK(key->len == 1 + fields[o->mode] * alen +
+		      (o->mode == PKTDEDUP_KEY_FLOW ? 5 : 0));
+		if (o->mode == PKTDEDUP_KEY_FLOW)
+			CHECK(key->buf[1] == pkt->proto);
+		return;
+	}
+	/* packet mode: the fixed header, then a tail inside the packet */
+	CHECK(key->len == pkt->fixed_len);
+	CHECK(key->tail == data + pkt->fixed_len);
+	CHECK((u32)key->tail_len + pkt->fixed_len <= pkt->len);
+	/* the options or extension headers are always in it */
+	CHECK((u32)key->tail_len + pkt->fixed_len >= pkt->l4off);
+	/* at most the L4 header (TCP's 60 at most) and payload after them */
+	CHECK((u32)key->tail_len + pkt->fixed_len <= pkt->l4off + 60 + o->payload);
+	if (pkt->family == PD_FAMILY_IPV4)
+		CHECK(key->buf[8] == 0 && key->buf[10] == 0 && key->buf[11] == 0);
+	else
+		CHECK(key->buf[7] == 0);
+	if (o->flags & PKTDEDUP_KEY_F_IGNORE_TOS) {
+		if (pkt->family == PD_FAMILY_IPV4)
+			CHECK(key->buf[1] == 0);
+		else
+			CHECK((key->buf[0] & 0x0f) == 0 && (key->buf[1] & 0xf0) == 0);
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
+{
+	struct pd_key_opts o = { 0 };
+	struct pd_key key, again;
+	enum pd_parse_result r, rk;
+	struct pd_pkt pkt;
+	u8 *data;
+	u32 len;
+	u16 payload;
+
+	if (size < 2)
+		return 0;
+	payload = (u16)(((in[0] & 1) << 8 | in[1]) * 6);	/* 0..3066 */
+	if (in[0] & 2)
+		payload = (u16)(payload % (PD_KEY_MAX_PAYLOAD + 1));
+	in += 2;
+	size -= 2;
+	if (size > 0x20000)
+		return 0;
+	len = (u32)size;
+	/* a copy of exactly len bytes: ASan sees a read past the end */
+	data = malloc(len ? len : 1);
+	if (!data)
+		return 0;
+	memcpy(data, in, len);
+
+	r = pd_parse(data, len, &pkt);
+	CHECK(r < PD_PARSE_NRESULTS && pd_parse_result_names[r]);
+	if (r == PD_PARSE_OK)
+		check_pkt(data, len, &pkt);
+	for (o.mode = 0; o.mode < PD_KEY_NMODES; o.mode++) {
+		for (o.flags = 0; o.flags <= PKTDEDUP_KEY_F_IGNORE_TOS;
+		     o.flags += PKTDEDUP_KEY_F_IGNORE_TOS) {
+			o.payload = payload;
+			memset(&key, 0xa5, sizeof(key));
+			rk = pd_key_extract(data, len, &o, &key);
+			CHECK(rk < PD_PARSE_NRESULTS);
+			/* a packet the parser refuses has no key */
+			if (r != PD_PARSE_OK) {
+				CHECK(rk == r);
+				continue;
+			}
+			/* only packet and flow keys read past the IP header */
+			if (o.mode != PKTDEDUP_KEY_PACKET &&
+			    o.mode != PKTDEDUP_KEY_FLOW)
+				CHECK(rk == PD_PARSE_OK);
+			if (rk != PD_PARSE_OK)
+				continue;
+			check_key(data, &pkt, &o, &key);
+			/* the same key from the parsed packet, the same hash */
+			memset(&again, 0x5a, sizeof(again));
+			CHECK(pd_key_from_pkt(&pkt, &o, &again) == PD_PARSE_OK);
+			CHECK(again.len == key.len &&
+			      again.tail_len == key.tail_len &&
+			      again.tail == key.tail &&
+			      !memcmp(again.buf, key.buf, key.len));
+			CHECK(pd_key_hash(&key, 1) == pd_key_hash(&again, 1));
+			(void)pd_key_hash(&key, 0);
+		}
+	}
+	free(data);
+	return 0;
+}

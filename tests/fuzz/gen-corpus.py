@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Writes the seed corpora of the fuzz targets (tests/fuzz/corpus/TARGET/).
+
+fuzz_key: two bytes of payload choice (see fuzz_key.c), then an L3 packet,
+built like tests/kunit/key_test.c builds its packets. fuzz_args: value
+strings. fuzz_dedupctl: dedupctl argument vectors, NUL-separated.
+Usage: tests/fuzz/gen-corpus.py (from anywhere; rewrites the seeds).
+"""
+import os
+import struct
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC4, DST4 = bytes([10, 0, 0, 1]), bytes([192, 0, 2, 7])
+SRC6 = bytes([0x20, 0x01, 0x0d, 0xb8] + [0] * 11 + [1])
+DST6 = bytes([0x20, 0x01, 0x0d, 0xb8, 0xff] + [0] * 10 + [2])
+
+
+def ip4(proto, body, ihl=5, frag=0, tos=0, tot=None):
+    opts = bytes(ihl * 4 - 20)
+    tot = 20 + len(opts) + len(body) if tot is None else tot
+    return struct.pack('!BBHHHBBH4s4s', 0x40 | ihl, tos, tot, 0x1234, frag,
+                       64, proto, 0xbeef, SRC4, DST4) + opts + body
+
+
+def ip6(nh, body, tclass=0, plen=None):
+    plen = len(body) if plen is None else plen
+    return struct.pack('!IHBB16s16s', 0x60000000 | tclass << 20 | 0xabcd,
+                       plen, nh, 64, SRC6, DST6) + body
+
+
+def tcp(sport=1234, dport=80, doff=5, data=b'hello'):
+    h = struct.pack('!HHIIBBHHH', sport, dport, 1, 0, doff << 4, 0x18,
+                    512, 0, 0)
+    return h + bytes(max(0, doff * 4 - 20)) + data
+
+
+def udp(sport=5353, dport=53, data=b'query'):
+    return struct.pack('!HHHH', sport, dport, 8 + len(data), 0) + data
+
+
+def icmp(typ, ident=0x77, data=b'ping'):
+    return struct.pack('!BBHHH', typ, 0, 0, ident, 1) + data
+
+
+def ext(nh, hdrlen=0):
+    return bytes([nh, hdrlen]) + bytes(6 + hdrlen * 8)
+
+
+def frag6(nh, off=0, more=1):
+    return struct.pack('!BBHI', nh, 0, off << 3 | more, 0xcafe)
+
+
+def ah(nh):
+    return bytes([nh, 4]) + bytes(22)	# (4 + 2) * 4 bytes
+
+
+PAY = b'\x02\x0a'	# 60 payload bytes
+packets = {
+    'v4-tcp': ip4(6, tcp()),
+    'v4-tcp-opts': ip4(6, tcp(doff=8), ihl=7),
+    'v4-udp': ip4(17, udp()),
+    'v4-icmp-echo': ip4(1, icmp(8)),
+    'v4-icmp-unreach': ip4(1, icmp(3)),
+    'v4-sctp': ip4(132, bytes(range(16))),
+    'v4-dccp': ip4(33, bytes(range(16))),
+    'v4-udplite': ip4(136, udp()),
+    'v4-gre': ip4(47, bytes(8)),
+    'v4-frag-first': ip4(17, udp(data=b'x' * 40), frag=0x2000),
+    'v4-frag-later': ip4(17, b'y' * 24, frag=0x0005),
+    'v4-tos': ip4(6, tcp(), tos=0xb8),
+    'v4-short-tot': ip4(6, tcp(), tot=30),
+    'v4-trunc-tcp': ip4(6, tcp())[:30],
+    'v4-bad-doff': ip4(6, tcp(doff=2)),
+    'v4-payload-long': ip4(17, udp(data=bytes(range(256)) * 6)),
+    'v6-tcp': ip6(6, tcp()),
+    'v6-udp': ip6(17, udp()),
+    'v6-icmp-echo': ip6(58, icmp(128)),
+    'v6-icmp-reply': ip6(58, icmp(129)),
+    'v6-icmp-other': ip6(58, icmp(1)),
+    'v6-hbh-tcp': ip6(0, ext(6) + tcp()),
+    'v6-rt-dst-udp': ip6(43, ext(60, 1) + ext(17) + udp()),
+    'v6-frag-first': ip6(44, frag6(17) + udp()),
+    'v6-frag-later': ip6(44, frag6(17, off=10, more=0) + b'z' * 16),
+    'v6-ah-tcp': ip6(51, ah(6) + tcp()),
+    'v6-mh': ip6(135, ext(59)),
+    'v6-ext-limit': ip6(0, b''.join(ext(60) for _ in range(8)) + ext(6) + tcp()),
+    'v6-jumbo': ip6(17, udp(data=b'j' * 100), plen=0),
+    'v6-tclass': ip6(6, tcp(), tclass=0xb8),
+    'v6-trunc-ext': ip6(60, ext(6, 4))[:50],
+    'v6-plen-short': ip6(17, udp(), plen=4),
+    'v5-bad-version': b'\x50' + bytes(39),
+    'empty': b'',
+}
+
+args = [
+    '0', '1', '42', '0x10', '0777', '18446744073709551615',
+    '18446744073709551616', '256K', '4M', '1G', '64KiB', '1MB', '1.5',
+    '-1', '1e-3', '0.01', '.5', '1%', '0.5%', '99.9%', '1e2%', 'inf', 'nan',
+    '2ms', '500us', '1.5s', '10ns', '2min', '1h', '10s', '1.5us', '1.5ns',
+    '0s', '100000p', '2147483648p', '0p', '1M', '2.5k', '500000', '4G',
+    '30m', '5', '0.0000001', '1e-9', '1E+0%', '5.', '00.001',
+]
+
+plans = [
+    'plan mem 256K',
+    'plan filter sbf mem 1M fps 0.01',
+    'plan filter sbf mem 4M max 7 k 4 p auto',
+    'plan filter rsbf mem 1M p-star 0.1%',
+    'plan filter bsbf mem 256K k 3',
+    'plan filter bsbfsd mem 1M fps 1%',
+    'plan filter rlbsbf mem 1M gap 100000',
+    'plan filter ibf-2c mem 1M importance dscp',
+    'plan filter ibf-mc mem 1M importance mark 0xff gap 5000',
+    'plan filter sliding window 2ms rate 1M',
+    'plan filter sliding window 100000p',
+    'plan filter jumping window 10ms rate 2M subwindows 8',
+    'plan filter jumping window 1s mem 1M warn-below 25%',
+    'plan landmark 10s mem 1M',
+    'plan filter landmark window 1s rate 0 mem 64K',
+    'plan window 500us rate 10M fps 0.001',
+    '-j plan filter sbf mem 1M',
+    '-j plan filter sliding window 2ms rate 1M',
+    'plan filter sbf',
+    'plan filter nosuch mem 1M',
+    'set key flow',
+    'set key packet payload 128 ignore-tos on',
+    'set action mark mark 0x10/0xff',
+    'set scope shared hook input priority -300',
+    'set filter sbf mem 1M fps 0.01 max 3 k 2',
+    'set filter rsbf mem 512K p-star 0.5%',
+    'set filter ibf-2c importance mark 0x3',
+    'set filter sliding window 2ms rate 1M',
+    'set landmark 10s mem 1M',
+    'set fps 0.02 gap 300',
+    'set window 100000p subwindows 4',
+    'query flow tcp 10.0.0.1 1234 192.0.2.7 80',
+    'query packet-hex 4500001c000000004001000000000000000000000000000000',
+    'sources window 10s subwindows 8 new on',
+    'top 5 window 2s',
+    'rare support 0.001 window 1s limit 3',
+    'distinct window 5s',
+    'stats percpu',
+    'help',
+]
+
+
+def write(target, name, data):
+    d = os.path.join(HERE, 'corpus', target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name), 'wb') as f:
+        f.write(data)
+
+
+for name, p in packets.items():
+    write('fuzz_key', name, PAY + p)
+write('fuzz_key', 'v4-tcp-payload0', b'\x00\x00' + packets['v4-tcp'])
+write('fuzz_key', 'v4-tcp-payload-max', b'\x03\xfa' + packets['v4-payload-long'])
+for i, a in enumerate(args):
+    write('fuzz_args', 'a%02d' % i, a.encode())
+for i, a in enumerate(plans):
+    write('fuzz_dedupctl', '%02d-%s' % (i, a.split()[0].lstrip('-')),
+          '\0'.join(a.split()).encode())
