@@ -74,6 +74,10 @@ configure() {
 build() {
 	local h start
 	h=$(want_hash)
+	# one build at a time: other work trees share the cache
+	mkdir -p "$CACHE"
+	exec 9>"$top.lock"
+	flock 9
 	if [ -f "$out/arch/x86/boot/bzImage" ] && [ "$(cat "$out/.pd-hash" 2>/dev/null)" = "$h" ]; then
 		echo "debug-kernel: cached bzImage ($out)" >&2
 		echo "$out"
