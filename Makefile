@@ -9,6 +9,9 @@
 #   make module     pktdedup.ko against Debian's headers (KDIR= overrides)
 #   make kunit      KUnit suites in a UML kernel with KASAN
 #   make e2e        end-to-end scenarios in a QEMU guest
+#   make e2e-debug  the same scenarios on a debug kernel (KASAN, UBSAN,
+#                   lockdep, kmemleak) built from linux-source-6.1 and cached
+#   make e2e-debug-selftest  that kernel reports faults made on purpose
 #   make bench      SBF step cost (ns/element) against the textbook baseline;
 #                   every filter family against the SBF; the window families
 #                   on a 1 Mpps stream against it; cache lines touched
@@ -44,8 +47,8 @@ KDIR ?= /usr/src/linux-headers-$(KVER)
 KMOD := $(B)/kmod
 MODULE_SRC := Kbuild $(shell find module -name '*.[ch]')
 
-.PHONY: all check bench demo clean deps module module-check e2e vm kunit paper \
-	editcap-compare fuzz fuzz-build
+.PHONY: all check bench demo clean deps module module-check e2e e2e-debug \
+	e2e-debug-selftest vm kunit paper editcap-compare fuzz fuzz-build
 all: $(B)/dedup-sim $(B)/core-tests $(B)/bench $(B)/dedupctl
 
 deps:
@@ -162,6 +165,13 @@ vm: module $(B)/dedupctl $(B)/pdnet $(B)/pdnl $(B)/policy.expected
 
 e2e: vm
 	scripts/vm.sh boot $(B) e2e 600
+
+# The debug kernel, pktdedup.ko against it and its guest: scripts/e2e-debug.sh
+e2e-debug: $(B)/dedupctl $(B)/pdnet $(B)/pdnl $(B)/policy.expected
+	scripts/e2e-debug.sh $(B)
+
+e2e-debug-selftest: $(B)/dedupctl $(B)/pdnet $(B)/pdnl $(B)/policy.expected
+	scripts/e2e-debug.sh $(B) selftest
 
 demo: deps
 	$(MAKE) vm

@@ -17,6 +17,7 @@ pkgs=(
 	sparse            # make module C=1
 	libmnl-dev        # dedupctl speaks generic netlink through libmnl
 	flex bison bc     # building the UML kernel for KUnit
+	libelf-dev        # objtool, for the x86_64 debug kernel of make e2e-debug
 	qemu-system-x86   # boots Debian's kernel for the end-to-end tests
 	busybox-static    # the e2e guest's userland
 	nftables          # e2e: nft rules that match the marks

@@ -15,6 +15,16 @@
 #                                    the debug-exit device, printed its
 #                                    result line and the kernel logged no
 #                                    oops, BUG or WARNING.
+#
+# With a last argument "debug", both use the debug kernel of
+# scripts/debug-kernel.sh instead (make e2e-debug): the initramfs
+# (vm/initramfs-debug.gz) holds BUILD_DIR/kmod-debug/pktdedup.ko and no
+# Debian modules (the debug kernel has what the e2e needs built in); the
+# guest gets 3 GiB for KASAN, reports every KASAN error, does not panic on
+# a WARN (so one report does not hide the next), and runs a kmemleak scan
+# after its job; the console goes to BUILD_DIR/vm/RUN-debug.log, and any
+# KASAN, UBSAN, lockdep, RCU, debug-objects or kmemleak report fails the
+# run ("vm.sh: the kernel reported" heads the excerpt).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -38,11 +48,18 @@ copy_bin() {	# ROOT BINARY DEST: the binary and the libraries it loads
 }
 
 initramfs() {
-	local B=$1 img kver mdir root order=() seen=" " queue m f dep
-	img=$(scripts/kernel-tools.sh image)
-	kver=$(scripts/kernel-tools.sh kver)
-	mdir="$img/lib/modules/$kver/kernel"
+	local B=$1 debug=${2:-} img kver mdir root order=() seen=" " queue m f dep
+	local kmod="$B/kmod" out="$B/vm/initramfs.gz"
 	root="$B/vm/root"
+	if [ "$debug" = debug ]; then
+		kmod="$B/kmod-debug"
+		out="$B/vm/initramfs-debug.gz"
+		root="$B/vm/root-debug"
+	else
+		img=$(scripts/kernel-tools.sh image)
+		kver=$(scripts/kernel-tools.sh kver)
+		mdir="$img/lib/modules/$kver/kernel"
+	fi
 	rm -rf "$root"
 	mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,run,etc,lib/pd,usr/sbin}
 
@@ -55,7 +72,10 @@ initramfs() {
 	copy_bin "$root" "$B/pdnl" /bin/pdnl
 	cp "$B/pdnet" "$root/bin/pdnet"
 	cp "$B/policy.expected" "$root/lib/pd/policy.expected"
-	cp "$B/kmod/pktdedup.ko" "$root/lib/pd/pktdedup.ko"
+	cp "$kmod/pktdedup.ko" "$root/lib/pd/pktdedup.ko"
+	if [ "$debug" = debug ] && [ -f "$B/kmod-selftest/pdselftest.ko" ]; then
+		cp "$B/kmod-selftest/pdselftest.ko" "$root/lib/pd/"
+	fi
 
 	# kernel modules, dependencies first
 	visit() {
@@ -70,30 +90,48 @@ initramfs() {
 		cp "$file" "$root/lib/pd/"
 		order+=("$(basename "$file")")
 	}
-	for m in $GUEST_MODULES; do
-		visit "$m"
-	done
-	printf '%s\n' "${order[@]}" > "$root/lib/pd/order"
+	if [ "$debug" != debug ]; then
+		for m in $GUEST_MODULES; do
+			visit "$m"
+		done
+	fi
+	printf '%s\n' "${order[@]}" | sed '/^$/d' > "$root/lib/pd/order"
 
 	cp tests/e2e/init.sh "$root/init"
 	cp tests/e2e/lib.sh tests/e2e/scenarios.sh tests/e2e/demo.sh "$root/lib/pd/"
 	chmod +x "$root/init"
 	echo "root:x:0:0:root:/:/bin/sh" > "$root/etc/passwd"
 	echo "nobody:x:65534:65534:nobody:/:/bin/sh" >> "$root/etc/passwd"
-	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$B/vm/initramfs.gz"
-	echo "$B/vm/initramfs.gz ($(du -h "$B/vm/initramfs.gz" | cut -f1))"
+	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$out"
+	echo "$out ($(du -h "$out" | cut -f1))"
 }
 
+# What the debug kernel must never say: KASAN, UBSAN, lockdep and RCU
+# splats (lockdep's and RCU's start with "WARNING:"), debug objects, list
+# corruption, kmemleak's report, and everything the plain e2e fails on.
+DEBUG_REPORTS='BUG: KASAN|UBSAN:|WARNING:|BUG:|Oops|Call Trace|Kernel panic|inconsistent lock state|possible recursive locking|possible circular locking|suspicious RCU usage|rcu: INFO|self-detected stall|ODEBUG:|list_(add|del) corruption|unreferenced object 0x|kmemleak: [0-9]+ new suspected|soft lockup|invoked oom-killer|Out of memory'
+
 boot() {
-	local B=$1 run=$2 secs=$3 img kver log rc=0
-	img=$(scripts/kernel-tools.sh image)
-	kver=$(scripts/kernel-tools.sh kver)
-	log="$B/vm/$run.log"
+	local B=$1 run=$2 secs=$3 debug=${4:-} img kver log rc=0 kernel initrd mem append
+	if [ "$debug" = debug ]; then
+		kernel="$(scripts/debug-kernel.sh dir)/arch/x86/boot/bzImage"
+		initrd="$B/vm/initramfs-debug.gz"
+		log="$B/vm/$run-debug.log"
+		mem=3072
+		append="console=ttyS0 panic=-1 oops=panic kasan_multi_shot loglevel=5 pd.run=$run pd.debug=1"
+	else
+		img=$(scripts/kernel-tools.sh image)
+		kver=$(scripts/kernel-tools.sh kver)
+		kernel="$img/boot/vmlinuz-$kver"
+		initrd="$B/vm/initramfs.gz"
+		log="$B/vm/$run.log"
+		mem=768
+		append="console=ttyS0 panic=-1 oops=panic panic_on_warn=1 softlockup_panic=1 loglevel=5 pd.run=$run"
+	fi
 	set +e
 	timeout --foreground "$secs" qemu-system-x86_64 -accel tcg,thread=single -cpu max \
-		-smp 2 -m 768 -nographic -no-reboot -monitor none \
-		-kernel "$img/boot/vmlinuz-$kver" -initrd "$B/vm/initramfs.gz" \
-		-append "console=ttyS0 panic=-1 oops=panic panic_on_warn=1 softlockup_panic=1 loglevel=5 pd.run=$run" \
+		-smp 2 -m "$mem" -nographic -no-reboot -monitor none \
+		-kernel "$kernel" -initrd "$initrd" -append "$append" \
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04 < /dev/null |
 		tee "$log" | if [ "$run" = demo ]; then
 			awk 'f || /^== / { f = 1 } f && !/^pd-result/'
@@ -105,6 +143,11 @@ boot() {
 	# the guest writes 0 (pass) or 1 (fail) to the port: QEMU exits 1 or 3
 	if [ "$rc" -eq 124 ]; then
 		echo "vm.sh: the guest did not finish in $secs s (hang)" >&2
+		return 1
+	fi
+	if [ "$debug" = debug ] && grep -aqE "$DEBUG_REPORTS" "$log"; then
+		echo "vm.sh: the kernel reported (KASAN, UBSAN, lockdep, RCU, debug objects, kmemleak, WARN or BUG); first lines:" >&2
+		grep -aE -A 30 "$DEBUG_REPORTS" "$log" | head -n 150 >&2
 		return 1
 	fi
 	if grep -aqE 'Oops|BUG:|WARNING:|Kernel panic|Call Trace|soft lockup|rcu_preempt self-detected stall|invoked oom-killer|Out of memory' "$log"; then
@@ -119,7 +162,7 @@ boot() {
 }
 
 case "${1:-}" in
-initramfs) initramfs "$2" ;;
-boot) boot "$2" "$3" "$4" ;;
-*) echo "usage: vm.sh initramfs BUILD_DIR | boot BUILD_DIR RUN SECONDS" >&2; exit 2 ;;
+initramfs) initramfs "$2" "${3:-}" ;;
+boot) boot "$2" "$3" "$4" "${5:-}" ;;
+*) echo "usage: vm.sh initramfs BUILD_DIR [debug] | boot BUILD_DIR RUN SECONDS [debug]" >&2; exit 2 ;;
 esac

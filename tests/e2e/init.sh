@@ -4,6 +4,9 @@
 # /init of the e2e/demo guest: mount, load the kernel modules the
 # scenarios need, run the job named by pd.run= on the kernel command line,
 # then report through the console and QEMU's debug-exit device.
+# With pd.debug=1 (the debug kernel of make e2e-debug) kmemleak forgets
+# what boot left before the module loads, and after the job the module is
+# unloaded and kmemleak scans and prints what leaked.
 /bin/busybox --install -s /bin
 # Debian's ip and nft before busybox's applets
 export PATH=/usr/sbin:/bin:/sbin:/usr/bin
@@ -15,6 +18,16 @@ mount -t tmpfs tmp /tmp
 mount -t tmpfs run /run
 echo 1 > /proc/sys/kernel/printk_ratelimit_burst 2>/dev/null
 
+debug=0
+grep -q 'pd\.debug=1' /proc/cmdline && debug=1
+KMEMLEAK=/sys/kernel/debug/kmemleak
+if [ $debug = 1 ]; then
+	mount -t debugfs debugfs /sys/kernel/debug
+	# as syzkaller does: what boot left is not the module's
+	echo scan > $KMEMLEAK
+	echo clear > $KMEMLEAK
+fi
+
 while read -r m; do
 	insmod "/lib/pd/$m" || echo "init: cannot load $m"
 done < /lib/pd/order
@@ -25,13 +38,48 @@ status=1
 case "$run" in
 e2e) sh /lib/pd/scenarios.sh && status=0 ;;
 demo) sh /lib/pd/demo.sh && status=0 ;;
+# make e2e-debug-selftest: faults on purpose, which the debug kernel reports
+selftest)
+	# lockdep first: a KASAN report turns lock debugging off
+	for w in lockdep kasan ubsan leak warn; do
+		insmod /lib/pd/pdselftest.ko what=$w 2>/dev/null
+	done
+	status=0
+	;;
 *) echo "init: unknown job '$run'" ;;
 esac
 
+problems='Oops|BUG:|WARNING:|Call Trace|invoked oom-killer|Out of memory'
+if [ $debug = 1 ]; then
+	problems="$problems|UBSAN:|ODEBUG:|corruption|rcu: INFO|stall"
+	t0=$(cut -d. -f1 /proc/uptime)
+	# a first scan while the module's symbols still name its frames
+	echo scan > $KMEMLEAK
+	if grep -q '^pktdedup ' /proc/modules; then
+		# after rmmod a backtrace shows raw addresses: .text + offset
+		echo "init: pktdedup .text at $(cat /sys/module/pktdedup/sections/.text)"
+		grep -q '^unreferenced object' $KMEMLEAK && cat $KMEMLEAK
+		# unloading frees everything the module holds: what stays leaked
+		rmmod pktdedup || { echo "init: rmmod pktdedup failed"; status=1; }
+	fi
+	# kmemleak ignores objects younger than 5 s; scan twice, as
+	# syzkaller does, so stale pointers on stacks hide nothing
+	sleep 6
+	echo scan > $KMEMLEAK
+	sleep 1
+	echo scan > $KMEMLEAK
+	leaks=$(grep -c '^unreferenced object' $KMEMLEAK)
+	echo "init: kmemleak: $leaks unreferenced objects (scan: $(($(cut -d. -f1 /proc/uptime) - t0)) s)"
+	if [ "$leaks" -gt 0 ]; then
+		head -n 200 $KMEMLEAK
+		status=1
+	fi
+fi
+
 # the kernel's own verdict on the run: anything it would not say calmly
-if dmesg | grep -qE 'Oops|BUG:|WARNING:|Call Trace|invoked oom-killer|Out of memory'; then
+if dmesg | grep -qE "$problems"; then
 	echo "init: the kernel logged a problem:"
-	dmesg | grep -E -A 20 'Oops|BUG:|WARNING:|Call Trace|invoked oom-killer|Out of memory' | head -n 60
+	dmesg | grep -E -A 20 "$problems" | head -n 60
 	status=1
 fi
 [ $status -eq 0 ] && echo "pd-result: $run pass" || echo "pd-result: $run fail"
