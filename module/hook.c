@@ -93,6 +93,18 @@ static void pd_window_alert(struct pd_net *pn, const struct pd_filters *fs,
 			     w.capacity);
 }
 
+/* One step of filter f, and its window's alert if it raised one. */
+static inline bool pd_step(struct pd_net *pn, const struct pd_filters *fs,
+			   struct pd_filter *f, u32 h1, u32 h2,
+			   const struct pd_pktinfo *pi)
+{
+	bool dup = pd_filter_step(f, h1, h2, pi);
+
+	if (unlikely(f->alert))
+		pd_window_alert(pn, fs, f);
+	return dup;
+}
+
 /* One packet through the filters fs of instance pn: the verdict. */
 unsigned int pd_process(struct pd_net *pn, struct pd_filters *fs,
 			struct sk_buff *skb)
@@ -128,14 +140,10 @@ unsigned int pd_process(struct pd_net *pn, struct pd_filters *fs,
 	pi.now = fs->timed ? ktime_get_mono_fast_ns() : 0;
 	if (fs->shared) {
 		spin_lock(&fs->lock);
-		dup = pd_filter_step(f, h1, h2, &pi);
-		if (unlikely(f->alert))
-			pd_window_alert(pn, fs, f);
+		dup = pd_step(pn, fs, f, h1, h2, &pi);
 		spin_unlock(&fs->lock);
 	} else {
-		dup = pd_filter_step(f, h1, h2, &pi);
-		if (unlikely(f->alert))
-			pd_window_alert(pn, fs, f);
+		dup = pd_step(pn, fs, f, h1, h2, &pi);
 	}
 
 	u64_stats_update_begin(&st->syncp);

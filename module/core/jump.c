@@ -171,7 +171,7 @@ static u64 pd_jump_live(const struct pd_jump *j, u64 t)
  * The lanes in which every probe of (h1, h2) is set; with set, also sets
  * the current lane at every probe.
  */
-static u64 pd_jump_probe(struct pd_jump *j, u32 h1, u32 h2, bool set)
+static u64 pd_jump_probe(const struct pd_jump *j, u32 h1, u32 h2, bool set)
 {
 	unsigned int i, per_word = 6 - j->lane_shift;
 	struct pd_tw_probe p;
@@ -224,7 +224,7 @@ static bool pd_jump_step(struct pd_filter *f, u32 h1, u32 h2,
 
 static bool pd_jump_query(const struct pd_filter *f, u32 h1, u32 h2)
 {
-	struct pd_jump *j = (struct pd_jump *)&f->u.jump;
+	const struct pd_jump *j = &f->u.jump;
 
 	return pd_jump_probe(j, h1, h2, false) & pd_jump_live(j, j->w.now);
 }
