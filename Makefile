@@ -48,7 +48,7 @@ KMOD := $(B)/kmod
 MODULE_SRC := Kbuild $(shell find module -name '*.[ch]')
 
 .PHONY: all check bench demo clean deps module module-check e2e e2e-debug \
-	e2e-debug-selftest vm kunit paper editcap-compare fuzz fuzz-build
+	e2e-debug-selftest e2e-one vm kunit paper editcap-compare fuzz fuzz-build
 all: $(B)/dedup-sim $(B)/core-tests $(B)/bench $(B)/dedupctl
 
 deps:
@@ -165,6 +165,10 @@ vm: module $(B)/dedupctl $(B)/pdnet $(B)/pdnl $(B)/policy.expected
 
 e2e: vm
 	scripts/vm.sh boot $(B) e2e 600
+
+# One scenario (after the setup): make e2e-one T=t_drop
+e2e-one: vm
+	VM_APPEND="pd.only=$(T)" scripts/vm.sh boot $(B) e2e 600
 
 # The debug kernel, pktdedup.ko against it and its guest: scripts/e2e-debug.sh
 e2e-debug: $(B)/dedupctl $(B)/pdnet $(B)/pdnl $(B)/policy.expected

@@ -16,6 +16,10 @@
 #                                    result line and the kernel logged no
 #                                    oops, BUG or WARNING.
 #
+# VM_APPEND adds to the guest's kernel command line, e.g. "pd.only=t_drop"
+# (run one scenario) or "pd.scale=20" (the fuzzing and stress scenarios
+# twenty times longer, as make fuzz does).
+#
 # With a last argument "debug", both use the debug kernel of
 # scripts/debug-kernel.sh instead (make e2e-debug): the initramfs
 # (vm/initramfs-debug.gz) holds BUILD_DIR/kmod-debug/pktdedup.ko and no
@@ -98,7 +102,9 @@ initramfs() {
 	printf '%s\n' "${order[@]}" | sed '/^$/d' > "$root/lib/pd/order"
 
 	cp tests/e2e/init.sh "$root/init"
-	cp tests/e2e/lib.sh tests/e2e/scenarios.sh tests/e2e/demo.sh "$root/lib/pd/"
+	# the scenarios: lib.sh, scenarios.sh (which sources scen-*.sh), demo.sh
+	cp tests/e2e/*.sh "$root/lib/pd/"
+	rm "$root/lib/pd/init.sh"
 	chmod +x "$root/init"
 	echo "root:x:0:0:root:/:/bin/sh" > "$root/etc/passwd"
 	echo "nobody:x:65534:65534:nobody:/:/bin/sh" >> "$root/etc/passwd"
@@ -128,6 +134,7 @@ boot() {
 		mem=768
 		append="console=ttyS0 panic=-1 oops=panic panic_on_warn=1 softlockup_panic=1 loglevel=5 pd.run=$run"
 	fi
+	append="$append ${VM_APPEND:-}"
 	set +e
 	timeout --foreground "$secs" qemu-system-x86_64 -accel tcg,thread=single -cpu max \
 		-smp 2 -m "$mem" -nographic -no-reboot -monitor none \

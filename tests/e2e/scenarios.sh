@@ -9,6 +9,10 @@
 # Expected counts are exact except where the filter may err; there the
 # tolerance comes from the instance's own FP bound and FN rate bound.
 . /lib/pd/lib.sh
+# scenarios kept in files of their own (fuzzing, stress)
+for _f in /lib/pd/scen-*.sh; do
+	[ -e "$_f" ] && . "$_f"
+done
 
 A4=10.1.0.1
 B4=10.1.0.2
@@ -974,6 +978,10 @@ t_budget_init() {
 userns_script() {
 	cat <<-'EOF'
 	. /lib/pd/lib.sh
+# scenarios kept in files of their own (fuzzing, stress)
+for _f in /lib/pd/scen-*.sh; do
+	[ -e "$_f" ] && . "$_f"
+done
 	fail() { echo "FAIL $*"; }
 	cap=$(dedupctl -j show | sed -n 's/.*"cap":\([0-9]*\).*/\1/p')
 	src=$(dedupctl -j show | grep -o '"cap_source":"[a-z_]*"')
@@ -1181,37 +1189,43 @@ t_importance() {
 	t_end
 }
 
+# Run scenario T unless pd.only names another.
+run() {	# T
+	[ -z "${PD_ONLY:-}" ] || [ "$PD_ONLY" = "$1" ] || return 0
+	"$1"
+}
+
 setup
-t_policy
-t_defaults
-t_idle
-t_total_cap
-t_count
-t_drop
-t_mark
-t_ipv6
-t_keys
-t_query
-t_scope_hook
-t_percpu_caveat
-t_proc
-t_netns
-t_unprivileged
-t_bad_values
-t_families
-t_importance
-t_windows
-t_strict
-t_budget_init
-t_budget_userns
-t_distinct
-t_distinct_expiry
-t_sources_config
-t_monitor
-t_events_bounded
-t_top
-t_rare
-t_idle_cost
-t_reconfigure_rmmod
+run t_policy
+run t_defaults
+run t_idle
+run t_total_cap
+run t_count
+run t_drop
+run t_mark
+run t_ipv6
+run t_keys
+run t_query
+run t_scope_hook
+run t_percpu_caveat
+run t_proc
+run t_netns
+run t_unprivileged
+run t_bad_values
+run t_families
+run t_importance
+run t_windows
+run t_strict
+run t_budget_init
+run t_budget_userns
+run t_distinct
+run t_distinct_expiry
+run t_sources_config
+run t_monitor
+run t_events_bounded
+run t_top
+run t_rare
+run t_idle_cost
+run t_reconfigure_rmmod
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" = 0 ]
