@@ -21,7 +21,9 @@
 #                   on one capture (not in make check; needs editcap, from
 #                   Debian's wireshark-common)
 #   make fuzz       each libFuzzer target (tests/fuzz) for FUZZ_SECONDS
-#                   (600); make check runs them briefly
+#                   (600), then the guest's netlink and packet fuzzers and
+#                   lifecycle stress FUZZ_SCALE (20) times longer than in
+#                   make check; make check runs them all briefly
 
 B ?= build
 CC ?= gcc
@@ -107,8 +109,14 @@ $(B)/fuzz/fuzz_dedupctl: tests/fuzz/fuzz_dedupctl.c $(CTL_SRC) $(CORE_SRC) \
 
 fuzz-build: $(FUZZ_BIN)
 
-fuzz: fuzz-build
+# the guest's fuzzing and stress scenarios (tests/e2e/scen-*.sh)
+FUZZ_SCALE ?= 20
+FUZZ_GUEST := t_nl_fuzz,t_pkt_fuzz,t_lifecycle
+
+fuzz: fuzz-build vm
 	scripts/fuzz.sh long $(B) $(FUZZ_SECONDS)
+	VM_APPEND="pd.only=$(FUZZ_GUEST) pd.scale=$(FUZZ_SCALE)" \
+		scripts/vm.sh boot $(B) e2e $$((600 + 400 * $(FUZZ_SCALE)))
 
 # Kbuild writes objects beside the sources, so the module builds from a
 # mirror of them in $(KMOD).
@@ -166,7 +174,7 @@ vm: module $(B)/dedupctl $(B)/pdnet $(B)/pdnl $(B)/policy.expected
 e2e: vm
 	scripts/vm.sh boot $(B) e2e 600
 
-# One scenario (after the setup): make e2e-one T=t_drop
+# Some scenarios (after the setup): make e2e-one T=t_drop,t_mark
 e2e-one: vm
 	VM_APPEND="pd.only=$(T)" scripts/vm.sh boot $(B) e2e 600
 

@@ -16,8 +16,8 @@
 #                                    result line and the kernel logged no
 #                                    oops, BUG or WARNING.
 #
-# VM_APPEND adds to the guest's kernel command line, e.g. "pd.only=t_drop"
-# (run one scenario) or "pd.scale=20" (the fuzzing and stress scenarios
+# VM_APPEND adds to the guest's kernel command line, e.g. "pd.only=t_drop,t_mark"
+# (run those scenarios only) or "pd.scale=20" (the fuzzing and stress scenarios
 # twenty times longer, as make fuzz does).
 #
 # With a last argument "debug", both use the debug kernel of

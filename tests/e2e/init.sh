@@ -34,9 +34,9 @@ done < /lib/pd/order
 insmod /lib/pd/pktdedup.ko || echo "init: cannot load pktdedup.ko"
 
 run=$(sed -n 's/.*pd\.run=\([a-z0-9]*\).*/\1/p' /proc/cmdline)
-# pd.only=t_NAME runs one scenario (after the setup); pd.scale=N makes the
+# pd.only=t_A,t_B runs those scenarios only (after the setup); pd.scale=N makes the
 # fuzzing and stress scenarios N times longer (make fuzz)
-PD_ONLY=$(sed -n 's/.*pd\.only=\([a-z0-9_]*\).*/\1/p' /proc/cmdline)
+PD_ONLY=$(sed -n 's/.*pd\.only=\([a-z0-9_,]*\).*/\1/p' /proc/cmdline)
 PD_SCALE=$(sed -n 's/.*pd\.scale=\([0-9]*\).*/\1/p' /proc/cmdline)
 export PD_ONLY PD_SCALE="${PD_SCALE:-1}" PD_DEBUG=$debug
 status=1

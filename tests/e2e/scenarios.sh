@@ -1189,10 +1189,11 @@ t_importance() {
 	t_end
 }
 
-# Run scenario T unless pd.only names another.
+# Run scenario T unless pd.only names others only.
 run() {	# T
-	[ -z "${PD_ONLY:-}" ] || [ "$PD_ONLY" = "$1" ] || return 0
-	"$1"
+	case ",${PD_ONLY:-$1}," in
+	*",$1,"*) "$1" ;;
+	esac
 }
 
 setup
