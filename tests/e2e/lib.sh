@@ -97,9 +97,14 @@ fn_rate() {	# NS GAP
 		r = v["k"] * v["p"] * g / v["cells"]; if (r > 1) r = 1; print r }'
 }
 
+uptime_s() {
+	cut -d. -f1 /proc/uptime
+}
+
 t_begin() {
 	T_NAME=$1
 	T_BAD=0
+	T_T0=$(uptime_s)
 	echo "# $T_NAME"
 }
 
@@ -109,6 +114,7 @@ t_fail() {
 }
 
 t_end() {
+	echo "#   time: $(($(uptime_s) - T_T0)) s"
 	if [ "$T_BAD" = 0 ]; then
 		PASS=$((PASS + 1))
 		echo "ok $((PASS + FAIL)) $T_NAME"
