@@ -18,12 +18,12 @@
 # be reported (console: BUILD_DIR/vm/selftest-debug.log).
 #
 # Usage: scripts/e2e-debug.sh BUILD_DIR [selftest]
-# E2E_DEBUG_TIMEOUT (seconds, default 1500) bounds the guest.
+# E2E_DEBUG_TIMEOUT (seconds, default 2700) bounds the guest.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 B=${1:-build}
 mode=${2:-e2e}
-secs=${E2E_DEBUG_TIMEOUT:-1500}
+secs=${E2E_DEBUG_TIMEOUT:-2700}
 kmod="$B/kmod-debug"
 log="$B/vm/e2e-debug.log"
 out_txt="$B/vm/e2e-debug.host.txt"
