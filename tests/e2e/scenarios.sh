@@ -978,10 +978,6 @@ t_budget_init() {
 userns_script() {
 	cat <<-'EOF'
 	. /lib/pd/lib.sh
-# scenarios kept in files of their own (fuzzing, stress)
-for _f in /lib/pd/scen-*.sh; do
-	[ -e "$_f" ] && . "$_f"
-done
 	fail() { echo "FAIL $*"; }
 	cap=$(dedupctl -j show | sed -n 's/.*"cap":\([0-9]*\).*/\1/p')
 	src=$(dedupctl -j show | grep -o '"cap_source":"[a-z_]*"')
@@ -1210,6 +1206,7 @@ run t_query
 run t_scope_hook
 run t_percpu_caveat
 run t_proc
+run t_stats_readers
 run t_netns
 run t_unprivileged
 run t_bad_values
