@@ -163,24 +163,18 @@ static u64 pd_occ(const struct pd_filter *f, struct pd_filter_occ *occ)
 
 /*
  * The occupancy of one CPU's filter (or the shared one): zero cells or set
- * bits, in the family's terms.
+ * bits, in the family's terms. It reads the whole filter (up to the
+ * namespace's cap) and anyone may ask (/proc, GET_STATS), so it never
+ * takes the shared filter's lock, which would stall every CPU's packets
+ * for the length of the scan: the filter is written while it is read, a
+ * word is read whole and the answer is a statistic, so the race is benign
+ * (as for a per-CPU filter, which its CPU writes meanwhile). The filters
+ * cannot go away: the caller holds the namespace's lock.
  */
 void pd_filters_occupancy(struct pd_filters *fs, int cpu,
 			  struct pd_filter_occ *occ)
 {
-	struct pd_filter *f = pd_filters_get(fs, cpu);
-
-	if (fs->shared) {
-		spin_lock_bh(&fs->lock);
-		pd_occ(f, occ);
-		spin_unlock_bh(&fs->lock);
-	} else {
-		/*
-		 * The CPU may be writing its filter: a word is read whole
-		 * and the answer is a statistic, so the race is benign.
-		 */
-		(void)data_race(pd_occ(f, occ));
-	}
+	(void)data_race(pd_occ(pd_filters_get(fs, cpu), occ));
 }
 
 /* One CPU's filter window state (window families); false for the others. */

@@ -68,6 +68,7 @@ static int pd_stats_show(struct seq_file *m, void *v)
 	struct pd_filter_occ occ;
 	struct pd_filters *fs;
 	u64 occ_sum = 0;
+	u32 ppb = 0;
 	char name[16];
 	int cpu, n = 0;
 	bool counting;
@@ -84,9 +85,8 @@ static int pd_stats_show(struct seq_file *m, void *v)
 		   "packets", "duplicates", "marked", "dropped", "unparsed",
 		   counting ? "zero_cells" : "set_bits");
 	for_each_possible_cpu(cpu) {
-		u32 ppb = 0;
-
-		if (fs) {
+		/* a shared filter is read once (it may be large) */
+		if (fs && (!fs->shared || !n)) {
 			pd_filters_occupancy(fs, cpu, &occ);
 			ppb = pd_occupancy_ppb(&occ, counting);
 		}
