@@ -174,6 +174,7 @@ static u64 pd_occ(const struct pd_filter *f, struct pd_filter_occ *occ)
 void pd_filters_occupancy(struct pd_filters *fs, int cpu,
 			  struct pd_filter_occ *occ)
 {
+	/* a statistic read while its CPUs write: benign, as above */
 	(void)data_race(pd_occ(pd_filters_get(fs, cpu), occ));
 }
 
