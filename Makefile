@@ -159,9 +159,10 @@ $(B)/pdnet: tests/e2e/pdnet.c | $(B)
 	$(CC) $(CFLAGS_COMMON) -O2 -static -o $@ $<
 
 # the e2e suite's raw netlink client, and the policy dump the spec promises
-$(B)/pdnl: tests/e2e/pdnl.c userspace/common/nl_spec.c \
-		userspace/common/nl_spec.h module/uapi/pktdedup.h | $(B)
-	$(CC) $(CFLAGS_COMMON) -O2 -o $@ tests/e2e/pdnl.c \
+$(B)/pdnl: tests/e2e/pdnl.c tests/e2e/pdnl_fuzz.c tests/e2e/pdnl.h \
+		userspace/common/nl_spec.c userspace/common/nl_spec.h \
+		module/uapi/pktdedup.h | $(B)
+	$(CC) $(CFLAGS_COMMON) -O2 -o $@ tests/e2e/pdnl.c tests/e2e/pdnl_fuzz.c \
 		userspace/common/nl_spec.c -lmnl
 
 $(B)/policy.expected: $(SPEC) scripts/nlspec.py | $(B)

@@ -81,8 +81,11 @@ int pd_filter_init(struct pd_filter *f, const struct pd_filter_plan *plan,
 	f->ops = ops;
 	f->mem = mem;
 	err = ops->init(f, plan, mem, why);
-	if (err)
+	if (err) {
+		/* mem stays the caller's, who frees it */
+		f->mem = NULL;
 		return err;
+	}
 	pd_filter_set_seeds(f, pd_random_u32(), pd_random_u32(),
 			    ((u64)pd_random_u32() << 32) | pd_random_u32());
 	return 0;

@@ -18,6 +18,25 @@
  *	Prints "ok" and the reply's attributes as PATH=VALUE lines, or
  *	"error ERRNO: MESSAGE [at PATH]" and exits 1.
  *
+ *   pdnl fuzz [--seed S] [--messages N] [--procs P] [--seconds T] [--unpriv]
+ *	Fuzz the family (pdnl_fuzz.c), deterministically for a seed (1).
+ *	Phase 1, one socket, N messages (1000): every command number (the
+ *	spec's, 0, unknown ones) as do or dump, built from the spec's tables
+ *	with the ranges of the kernel's policy dump: extremes and values just
+ *	outside, unknown attributes, wrong lengths, garbage and deep nests,
+ *	NLA_F_NESTED wrong, duplicates, other versions, a nonzero reserved
+ *	field, nlmsg_len cut short; 30% plausible SET_CONFIG, SET_SOURCES and
+ *	RESET that change the state. After each request GET_CONFIG and
+ *	GET_SOURCES are read: a refused request (or a read) must leave the
+ *	configuration as it was, the budget within its caps.
+ *	Phase 2, P processes (2; 0: none), N/P messages each or T seconds
+ *	(0: no limit): changes, reads and dumps at once, some dumps
+ *	abandoned half-way; every reply must be well-formed, no process die.
+ *	--unpriv: the caller lacks CAP_NET_ADMIN: every privileged command
+ *	must be refused with EPERM, plain reads work, nothing changes.
+ *	Findings are printed with the request in hex ("# FINDING ..."); the
+ *	last line counts messages, checks and findings; exit 1 if any.
+ *
  * Exit status: 0 done, 1 the kernel refused, 2 bad usage.
  */
 #include <errno.h>
@@ -31,40 +50,27 @@
 #include <time.h>
 
 #include "../../module/uapi/pktdedup.h"
-#include "../../userspace/common/nl_spec.h"
+#include "pdnl.h"
 
-#define MAX_POLICIES 64
-#define MAX_ATTRS 64
-
-static char buf[1 << 16];
-static struct mnl_socket *sock;
-static unsigned int seq;
-static uint16_t family_id;
+char buf[1 << 16];
+struct mnl_socket *sock;
+unsigned int seq;
+uint16_t family_id;
 
 static void __attribute__((noreturn)) usage(const char *why)
 {
-	fprintf(stderr, "pdnl: %s\nusage: pdnl policy [OP] | pdnl [-V VERSION] [-R RESERVED] [-d] send OP [PATH=TYPE:VALUE ...]\n",
+	fprintf(stderr, "pdnl: %s\nusage: pdnl policy [OP] | pdnl [-V VERSION] [-R RESERVED] [-d] send OP [PATH=TYPE:VALUE ...] | pdnl fuzz [OPTIONS]\n",
 		why);
 	exit(2);
 }
 
-static void __attribute__((noreturn)) die(const char *what)
+void __attribute__((noreturn)) die(const char *what)
 {
 	fprintf(stderr, "pdnl: %s: %s\n", what, strerror(errno));
 	exit(1);
 }
 
 /* ---- talking ---- */
-
-struct talk {
-	mnl_cb_t cb;
-	void *data;
-	int error;
-	char msg[512];
-	uint32_t offs;		/* of the bad attribute, 0 if none */
-	uint32_t miss;		/* type of a missing attribute, 0 if none */
-	const struct nlmsghdr *req;
-};
 
 static int ext_attr(const struct nlattr *a, void *data)
 {
@@ -117,7 +123,7 @@ static int talk_cb(const struct nlmsghdr *nlh, void *data)
 	return t->cb ? t->cb(nlh, t->data) : MNL_CB_OK;
 }
 
-static int run(struct talk *t, const struct nlmsghdr *req)
+int run(struct talk *t, const struct nlmsghdr *req)
 {
 	mnl_cb_t ctl[NLMSG_MIN_TYPE] = {
 		[NLMSG_ERROR] = error_cb, [NLMSG_DONE] = done_cb,
@@ -136,11 +142,13 @@ static int run(struct talk *t, const struct nlmsghdr *req)
 				mnl_socket_get_portid(sock), talk_cb, t, ctl,
 				NLMSG_MIN_TYPE);
 	} while (r > 0);
+	if (r < 0)
+		t->broken = errno;
 	return t->error;
 }
 
-static struct nlmsghdr *request(char *mem, uint16_t type, uint16_t flags,
-				uint8_t cmd, uint8_t version, uint16_t reserved)
+struct nlmsghdr *request(char *mem, uint16_t type, uint16_t flags,
+			 uint8_t cmd, uint8_t version, uint16_t reserved)
 {
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(mem);
 	struct genlmsghdr *g;
@@ -168,7 +176,7 @@ static int family_cb(const struct nlmsghdr *nlh, void *data)
 	return mnl_attr_parse(nlh, GENL_HDRLEN, family_attr, data);
 }
 
-static void open_family(void)
+void open_family(void)
 {
 	static char mem[4096];
 	struct talk t = { .cb = family_cb, .data = &family_id };
@@ -190,24 +198,6 @@ static void open_family(void)
 }
 
 /* ---- policy dumps ---- */
-
-struct pol_attr {
-	bool present;
-	uint32_t type;			/* enum netlink_attribute_type */
-	bool has_umin, has_umax, has_smin, has_smax, has_mask;
-	uint64_t umin, umax, mask;
-	int64_t smin, smax;
-	uint32_t min_len, max_len, idx, maxtype;
-	bool has_min_len, has_max_len, has_idx;
-};
-
-struct dump {
-	struct pol_attr pol[MAX_POLICIES][MAX_ATTRS];
-	bool have[MAX_POLICIES];
-	struct { bool seen, has_do, has_dump; uint32_t do_idx, dump_idx; }
-		op[256];
-	bool bad;			/* something not understood */
-};
 
 static void policy_info(struct dump *d, const struct nlattr *info,
 			struct pol_attr *p)
@@ -370,13 +360,25 @@ static void print_policy(const struct dump *d, uint32_t idx,
 	}
 }
 
-static int cmd_policy(int argc, char **argv)
+int policy_fetch(struct dump *d, const struct nls_op *only, struct talk *t)
 {
 	static char mem[4096];
-	static struct dump d;
-	struct talk t = { .cb = policy_cb, .data = &d };
-	const struct nls_op *only = NULL;
 	struct nlmsghdr *nlh;
+
+	t->cb = policy_cb;
+	t->data = d;
+	nlh = request(mem, GENL_ID_CTRL, NLM_F_DUMP, CTRL_CMD_GETPOLICY, 1, 0);
+	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, PKTDEDUP_GENL_NAME);
+	if (only)
+		mnl_attr_put_u32(nlh, CTRL_ATTR_OP, only->cmd);
+	return run(t, nlh);
+}
+
+static int cmd_policy(int argc, char **argv)
+{
+	static struct dump d;
+	struct talk t = {};
+	const struct nls_op *only = NULL;
 	unsigned int i;
 
 	if (argc > 1)
@@ -386,11 +388,7 @@ static int cmd_policy(int argc, char **argv)
 		if (!only)
 			usage("policy: no such operation");
 	}
-	nlh = request(mem, GENL_ID_CTRL, NLM_F_DUMP, CTRL_CMD_GETPOLICY, 1, 0);
-	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, PKTDEDUP_GENL_NAME);
-	if (only)
-		mnl_attr_put_u32(nlh, CTRL_ATTR_OP, only->cmd);
-	if (run(&t, nlh)) {
+	if (policy_fetch(&d, only, &t)) {
 		printf("error %d: %s\n", t.error, t.msg[0] ? t.msg :
 		       strerror(-t.error));
 		return 1;
@@ -523,8 +521,8 @@ static void put_attr(struct nlmsghdr *nlh, const struct nls_set *top,
 }
 
 /* Print the attributes of a reply as PATH=VALUE lines. */
-static void print_attrs(const struct nlattr *first, size_t len,
-			const struct nls_set *set, const char *prefix)
+void print_attrs(FILE *f, const struct nlattr *first, size_t len,
+		 const struct nls_set *set, const char *prefix)
 {
 	const char *end = (const char *)first + len;
 	const struct nlattr *a;
@@ -545,12 +543,12 @@ static void print_attrs(const struct nlattr *first, size_t len,
 		if (sa && sa->type == NLS_PAD)
 			continue;
 		if (sa && sa->type == NLS_NEST) {
-			print_attrs(mnl_attr_get_payload(a), plen, sa->nested,
+			print_attrs(f, mnl_attr_get_payload(a), plen, sa->nested,
 				    path);
 			continue;
 		}
 		if (sa && sa->type == NLS_S32 && plen == 4) {
-			printf("%s=%d\n", path, (int32_t)mnl_attr_get_u32(a));
+			fprintf(f, "%s=%d\n", path, (int32_t)mnl_attr_get_u32(a));
 		} else if (plen == 1 || plen == 2 || plen == 4 || plen == 8) {
 			unsigned long long x = plen == 1 ? mnl_attr_get_u8(a) :
 				plen == 2 ? mnl_attr_get_u16(a) :
@@ -559,14 +557,14 @@ static void print_attrs(const struct nlattr *first, size_t len,
 
 			if (sa && sa->type == NLS_BINARY)
 				goto hex;
-			printf("%s=%llu\n", path, x);
+			fprintf(f, "%s=%llu\n", path, x);
 		} else {
 			uint16_t k;
 hex:
-			printf("%s=", path);
+			fprintf(f, "%s=", path);
 			for (k = 0; k < plen; k++)
-				printf("%02x", v[k]);
-			printf("\n");
+				fprintf(f, "%02x", v[k]);
+			fprintf(f, "\n");
 		}
 	}
 }
@@ -574,15 +572,15 @@ hex:
 static int reply_cb(const struct nlmsghdr *nlh, void *data)
 {
 	(void)data;
-	print_attrs(mnl_nlmsg_get_payload_offset(nlh, GENL_HDRLEN),
+	print_attrs(stdout, mnl_nlmsg_get_payload_offset(nlh, GENL_HDRLEN),
 		    nlh->nlmsg_len - MNL_NLMSG_HDRLEN - GENL_HDRLEN,
 		    &nls_pktdedup, "");
 	return MNL_CB_OK;
 }
 
 /* The path of the attribute at offset offs of the request, by name. */
-static void bad_path(const struct nlmsghdr *req, uint32_t offs, char *out,
-		     size_t room)
+void bad_path(const struct nlmsghdr *req, uint32_t offs, char *out,
+	      size_t room)
 {
 	const struct nls_set *set = &nls_pktdedup;
 	const char *base = (const char *)req;
@@ -685,5 +683,7 @@ int main(int argc, char **argv)
 		return cmd_policy(argc - 1, argv + 1);
 	if (!strcmp(argv[0], "send"))
 		return cmd_send(argc - 1, argv + 1, version, reserved, dump);
+	if (!strcmp(argv[0], "fuzz"))
+		return cmd_fuzz(argc - 1, argv + 1);
 	usage("unknown command");
 }

@@ -1224,6 +1224,7 @@ run t_events_bounded
 run t_top
 run t_rare
 run t_idle_cost
+run t_nl_fuzz
 run t_reconfigure_rmmod
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" = 0 ]
