@@ -1226,6 +1226,7 @@ run t_events_bounded
 run t_top
 run t_rare
 run t_idle_cost
+run t_pkt_fuzz
 run t_reconfigure_rmmod
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" = 0 ]
