@@ -19,6 +19,7 @@
 #   nft before = what pdnet predicts reaches the hook, exactly;
 #   before = packets + unparsed: every packet looked at once;
 #   unparsed = the prediction, exactly: nothing unparsable is parsed;
+#   unparsed = 0 under src, dst and pair: their addresses are always there;
 #   after = before - dropped, dropped = duplicates;
 #   dropped = the predicted repeats within the filter's FP/FN tolerance,
 #   and 0 where nothing that reached the hook could be parsed.
@@ -97,6 +98,14 @@ fz_round() {	# LABEL CLASS PDNET-KEY-ARGS...
 		t_fail "$_lbl $_cls: before $_bef != packets $_pk + unparsed $_unp"
 	[ "$_unp" = "$_wu" ] ||
 		t_fail "$_lbl $_cls: unparsed $_unp, $_wu predicted"
+	# what passes ip_rcv / ipv6_rcv has its addresses: the address keys
+	# parse it all, whatever follows (IPv6 extension chains included)
+	case $_lbl in
+	src | dst | pair)
+		[ "$_unp" = 0 ] ||
+			t_fail "$_lbl $_cls: $_unp unparsed under an address key"
+		;;
+	esac
 	[ "$_aft" = $((_bef - _drop)) ] ||
 		t_fail "$_lbl $_cls: after $_aft != before $_bef - dropped $_drop"
 	[ "$_drop" = "$_dup" ] ||
