@@ -51,11 +51,6 @@ fz_round() {	# LABEL CLASS PDNET-KEY-ARGS...
 	_cls=$2
 	shift 2
 	inns b dedupctl reset
-	# shellcheck disable=SC2046
-	set -- $(fz_nft) "$@"
-	_b0=$1
-	_a0=$2
-	shift 2
 	_out=$(inns a pdnet fuzz pa1 "$FZ_MAC" --seed "$FZ_SEED" \
 		--count "$FZ_COUNT" --class "$_cls" "$@" | grep "^class $_cls ")
 	if [ -z "$_out" ]; then
@@ -69,17 +64,16 @@ fz_round() {	# LABEL CLASS PDNET-KEY-ARGS...
 	# b's softirq has usually handled them when sendto() returns
 	_i=0
 	while :; do
+		sleep 0.05
 		# shellcheck disable=SC2046
-		set -- $(fz_nft)
-		[ $(($1 - _b0)) -ge "$_reach" ] || [ $_i -ge 20 ] && break
-		sleep 0.1
+		set -- $(fz_nft) $(fz_stats)
+		[ $(($1 - FZ_B0)) -ge "$_reach" ] || [ $_i -ge 40 ] && break
 		_i=$((_i + 1))
 	done
-	sleep 0.05
-	# shellcheck disable=SC2046
-	set -- $(fz_nft) $(fz_stats)
-	_bef=$(($1 - _b0))
-	_aft=$(($2 - _a0))
+	_bef=$(($1 - FZ_B0))
+	_aft=$(($2 - FZ_A0))
+	FZ_B0=$1
+	FZ_A0=$2
 	_pk=$3
 	_dup=$4
 	_drop=$5
@@ -149,6 +143,8 @@ t_pkt_fuzz() {
 		}
 	}
 	EOF
+	FZ_B0=0
+	FZ_A0=0
 	expect_ok "action drop at prerouting -450" \
 		inns b dedupctl set action drop hook prerouting priority -450
 	echo "#   seed $FZ_SEED, $FZ_COUNT packets per class, each sent twice"
