@@ -155,8 +155,10 @@ paper: $(B)/dedup-sim
 editcap-compare: $(B)/dedup-sim
 	scripts/editcap-compare.sh $(B)
 
-$(B)/pdnet: tests/e2e/pdnet.c | $(B)
-	$(CC) $(CFLAGS_COMMON) -O2 -static -o $@ $<
+# the guest's traffic tool; its fuzzer predicts with the core's parser
+PDNET_SRC := tests/e2e/pdnet.c tests/e2e/pdnet_fuzz.c module/core/key.c
+$(B)/pdnet: $(PDNET_SRC) tests/e2e/pdnet.h $(CORE_HDR) module/uapi/pktdedup.h | $(B)
+	$(CC) $(CFLAGS_COMMON) -O2 -static -o $@ $(PDNET_SRC)
 
 # the e2e suite's raw netlink client, and the policy dump the spec promises
 $(B)/pdnl: tests/e2e/pdnl.c tests/e2e/pdnl_fuzz.c tests/e2e/pdnl.h \

@@ -92,14 +92,22 @@ static enum pd_parse_result pd_parse_v6(const u8 *d, u32 len,
 	pkt->dst = d + 24;
 	pkt->later_fragment = false;
 	nh = d[6];
+	/*
+	 * A chain that does not lead to the L4 header fails only the keys
+	 * that need it (pd_key_from_pkt): the addresses are read already.
+	 */
 	for (n = 0; pd_ipv6_ext(nh); n++) {
 		const u8 *h = d + off;
 		u32 hlen;
 
-		if (n == PD_IPV6_MAX_EXT)
-			return PD_PARSE_EXT_LIMIT;
-		if (off + 8 > pkt->len)
-			return PD_PARSE_TRUNCATED;
+		if (n == PD_IPV6_MAX_EXT) {
+			pkt->l4_err = PD_PARSE_EXT_LIMIT;
+			break;
+		}
+		if (off + 8 > pkt->len) {
+			pkt->l4_err = PD_PARSE_TRUNCATED;
+			break;
+		}
 		if (nh == IPPROTO_FRAGMENT) {
 			hlen = 8;
 			pkt->later_fragment = (pd_be16(h + 2) & 0xfff8) != 0;
@@ -108,8 +116,10 @@ static enum pd_parse_result pd_parse_v6(const u8 *d, u32 len,
 		} else {
 			hlen = (h[1] + 1u) * 8;
 		}
-		if (off + hlen > pkt->len)
-			return PD_PARSE_TRUNCATED;
+		if (off + hlen > pkt->len) {
+			pkt->l4_err = PD_PARSE_TRUNCATED;
+			break;
+		}
 		nh = h[0];
 		off += hlen;
 		if (pkt->later_fragment)
@@ -271,6 +281,9 @@ enum pd_parse_result pd_key_from_pkt(const struct pd_pkt *pkt,
 {
 	u16 sport = 0, dport = 0;
 
+	if ((o->mode == PKTDEDUP_KEY_PACKET || o->mode == PKTDEDUP_KEY_FLOW) &&
+	    pkt->l4_err != PD_PARSE_OK)
+		return (enum pd_parse_result)pkt->l4_err;
 	if (o->mode == PKTDEDUP_KEY_PACKET)
 		return pd_key_packet(pkt, o, key);
 	if (o->mode == PKTDEDUP_KEY_FLOW && !pkt->later_fragment) {

@@ -52,6 +52,12 @@ struct pd_pkt {
 	u8 proto;		/* upper-layer protocol */
 	u8 addr_len;		/* 4 or 16 */
 	bool later_fragment;	/* a non-first fragment: no L4 header */
+	/*
+	 * PD_PARSE_OK, or why the IPv6 extension headers do not lead to the
+	 * L4 header (truncated, ext-limit): the packet and flow keys fail
+	 * with it, the address keys do not need it.
+	 */
+	u8 l4_err;
 	u16 fixed_len;		/* 20 or 40: the fixed IP header */
 	u32 l4off;		/* offset of the L4 header (or payload) */
 	const u8 *src;
@@ -87,7 +93,10 @@ struct pd_key {
 	u8 buf[PD_KEY_BUF];
 };
 
-/* Parse the IP header(s). */
+/*
+ * Parse the IP header(s): OK once the fixed header is read, even if the
+ * IPv6 extension headers after it are not (pkt->l4_err says why).
+ */
 enum pd_parse_result pd_parse(const u8 *data, u32 len, struct pd_pkt *pkt);
 /* The key for opts of a parsed packet; the key may point into its data. */
 enum pd_parse_result pd_key_from_pkt(const struct pd_pkt *pkt,

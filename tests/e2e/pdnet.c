@@ -32,6 +32,8 @@
  *	                                  they lived (caches dropped first),
  *	                                  and how long until the kernel gave
  *	                                  99% of it back (30 s at most)
+ *   pdnet fuzz IFACE DST_MAC [options]   malformed IPv4/IPv6 frames, each
+ *	                                  sent twice (pdnet_fuzz.c)
  *
  * Packets are UDP with an IP ID / flow label and a payload unique to each
  * distinct packet; copies are byte-identical (raw IP with IP_HDRINCL /
@@ -54,17 +56,19 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pdnet.h"
+
 #ifndef IPV6_HDRINCL
 #define IPV6_HDRINCL 36
 #endif
 
-static void die(const char *what)
+void die(const char *what)
 {
 	perror(what);
 	exit(1);
 }
 
-static uint32_t sum16(const uint8_t *p, size_t len, uint32_t s)
+uint32_t sum16(const uint8_t *p, size_t len, uint32_t s)
 {
 	size_t i;
 
@@ -75,14 +79,14 @@ static uint32_t sum16(const uint8_t *p, size_t len, uint32_t s)
 	return s;
 }
 
-static uint16_t fold(uint32_t s)
+uint16_t fold(uint32_t s)
 {
 	while (s >> 16)
 		s = (s & 0xffff) + (s >> 16);
 	return (uint16_t)~s;
 }
 
-static void put16(uint8_t *p, uint16_t v)
+void put16(uint8_t *p, uint16_t v)
 {
 	p[0] = (uint8_t)(v >> 8);
 	p[1] = (uint8_t)v;
@@ -95,7 +99,7 @@ struct opts {
 	unsigned long srcs, src_first;
 };
 
-static void pin(unsigned long cpu)
+void pin(unsigned long cpu)
 {
 	cpu_set_t set;
 
@@ -387,6 +391,8 @@ int main(int argc, char **argv)
 		return cmd_asuser(argc - 2, argv + 2);
 	if (argc >= 2 && !strcmp(argv[1], "netns"))
 		return cmd_netns(argc - 2, argv + 2);
-	fprintf(stderr, "usage: pdnet send|recv|asuser|netns ...\n");
+	if (argc >= 2 && !strcmp(argv[1], "fuzz"))
+		return cmd_fuzz(argc - 2, argv + 2);
+	fprintf(stderr, "usage: pdnet send|recv|asuser|netns|fuzz ...\n");
 	return 2;
 }

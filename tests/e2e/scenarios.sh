@@ -1225,6 +1225,7 @@ run t_top
 run t_rare
 run t_idle_cost
 run t_nl_fuzz
+run t_pkt_fuzz
 run t_reconfigure_rmmod
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" = 0 ]

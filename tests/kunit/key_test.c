@@ -279,6 +279,25 @@ static void pd_key_ipv6_ext_headers(struct kunit *test)
 			built(PKTDEDUP_KEY_FLOW, 6, IPPROTO_UDP, 0, 0));
 }
 
+/*
+ * An extension chain that does not lead to L4 (fails with want) fails the
+ * keys that need L4, not those that need only the addresses.
+ */
+static void ext_keys(struct kunit *test, const u8 *b, u32 len,
+		     enum pd_parse_result want)
+{
+	u8 mode;
+
+	for (mode = 0; mode < PD_KEY_NMODES; mode++) {
+		struct pd_key_opts o = { .mode = mode, .payload = 64 };
+		struct pd_key key;
+		bool l4 = mode == PKTDEDUP_KEY_PACKET || mode == PKTDEDUP_KEY_FLOW;
+
+		KUNIT_EXPECT_EQ(test, (int)pd_key_extract(b, len, &o, &key),
+				(int)(l4 ? want : PD_PARSE_OK));
+	}
+}
+
 static void pd_key_ipv6_ext_limit(struct kunit *test)
 {
 	u8 b[40 + 8 * (PD_IPV6_MAX_EXT + 1) + 8];
@@ -292,7 +311,13 @@ static void pd_key_ipv6_ext_limit(struct kunit *test)
 	}
 	memset(b + o, 0, 8);
 	o += 8;
-	KUNIT_EXPECT_EQ(test, (int)pd_parse(b, o, &pkt), PD_PARSE_EXT_LIMIT);
+	KUNIT_EXPECT_EQ(test, (int)pd_parse(b, o, &pkt), PD_PARSE_OK);
+	KUNIT_EXPECT_EQ(test, (int)pkt.l4_err, PD_PARSE_EXT_LIMIT);
+	ext_keys(test, b, o, PD_PARSE_EXT_LIMIT);
+	/* a header's length past the packet: the same */
+	b[40 + 1] = 200;
+	ext_keys(test, b, o, PD_PARSE_TRUNCATED);
+	b[40 + 1] = 0;
 	/* one fewer header is within the bound */
 	b[6] = IPPROTO_UDP;
 	memmove(b + 40, b + 48, o - 48);
