@@ -25,11 +25,13 @@ unsigned int pd_ibf_level_value(unsigned int level, unsigned int max)
 	return 1 + (level - 1) * (max - 1) / (PD_IBF_LEVELS - 1);
 }
 
-int pd_ibf_setup(struct pd_ibf *f, bool two_class, u8 importance, u32 mask,
-		 const char **why)
+/*
+ * Where the importance comes from: checked by the planner, so that a
+ * setting the filter would refuse is refused before anything is kept
+ * (an idle instance keeps a plan it does not build), and again here.
+ */
+static int pd_ibf_check_importance(u8 importance, u32 mask, const char **why)
 {
-	unsigned int max = f->sbf.max, d;
-
 	if (importance > PKTDEDUP_IMPORTANCE_MAX) {
 		*why = "importance: dscp or mark";
 		return -EINVAL;
@@ -38,6 +40,17 @@ int pd_ibf_setup(struct pd_ibf *f, bool two_class, u8 importance, u32 mask,
 		*why = "importance mark needs a mask of the bits that give it";
 		return -EINVAL;
 	}
+	return 0;
+}
+
+int pd_ibf_setup(struct pd_ibf *f, bool two_class, u8 importance, u32 mask,
+		 const char **why)
+{
+	unsigned int max = f->sbf.max, d;
+	int err = pd_ibf_check_importance(importance, mask, why);
+
+	if (err)
+		return err;
 	f->two_class = two_class;
 	f->importance = importance;
 	f->mask = mask;
@@ -111,6 +124,10 @@ static int pd_ibf_plan(const struct pd_filter_req *req,
 	int err;
 
 	memset(c, 0, sizeof(*c));
+	err = pd_ibf_check_importance(req->importance, req->importance_mask,
+				      why);
+	if (err)
+		return err;
 	c->max = req->max == PD_FILTER_AUTO ? PD_IBF_DEFAULT_MAX : req->max;
 	c->k = req->k == PD_FILTER_AUTO ? PD_IBF_DEFAULT_K : req->k;
 	c->bits = pd_sbf_bits_for_max(c->max);

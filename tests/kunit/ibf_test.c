@@ -586,6 +586,34 @@ static void pd_ibf_planner(struct kunit *test)
 			}
 }
 
+/*
+ * Importance from a mark with no mask bits is refused by the planner, not
+ * only when the filter is built: an idle instance keeps a plan unbuilt.
+ */
+static void pd_ibf_plan_refuses_no_mask(struct kunit *test)
+{
+	u8 kind;
+
+	for (kind = PKTDEDUP_FILTER_KIND_IBF_2C;
+	     kind <= PKTDEDUP_FILTER_KIND_IBF_MC; kind++) {
+		struct pd_filter_req req;
+		struct pd_filter_plan plan;
+		const char *why = NULL;
+
+		pd_filter_req_defaults(&req, kind, 64 << 10);
+		req.importance = PKTDEDUP_IMPORTANCE_MARK;
+		req.importance_mask = 0;
+		KUNIT_EXPECT_EQ(test, pd_filter_plan(&req, &plan, &why),
+				-EINVAL);
+		KUNIT_EXPECT_NOT_NULL(test, why);
+		req.importance_mask = 0x7;
+		KUNIT_EXPECT_EQ(test, pd_filter_plan(&req, &plan, &why), 0);
+		req.importance = PKTDEDUP_IMPORTANCE_MAX + 1;
+		KUNIT_EXPECT_EQ(test, pd_filter_plan(&req, &plan, &why),
+				-EINVAL);
+	}
+}
+
 static struct kunit_case pd_ibf_cases[] = {
 	KUNIT_CASE(pd_ibf_dscp_table),
 	KUNIT_CASE(pd_ibf_class_values),
@@ -594,6 +622,7 @@ static struct kunit_case pd_ibf_cases[] = {
 	KUNIT_CASE(pd_ibf_stable_zero),
 	KUNIT_CASE(pd_ibf_important_outlive),
 	KUNIT_CASE(pd_ibf_planner),
+	KUNIT_CASE(pd_ibf_plan_refuses_no_mask),
 	{}
 };
 
