@@ -1227,5 +1227,6 @@ run t_top
 run t_rare
 run t_idle_cost
 run t_reconfigure_rmmod
+run t_lifecycle
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" = 0 ]
