@@ -16,6 +16,8 @@
  *	               the address's last two bytes
  *	--pause-every N  sleep 1 ms after every N packets (default 64)
  *	--loop         repeat until killed (background traffic)
+ *	--keep-going   a packet refused (EPERM: a netfilter drop at the
+ *	               sender's output hook; no route) is skipped, not fatal
  *	--cpu N        send everything from CPU N (default 0): veth hands a
  *	               packet to the stack on the sending CPU, so this is
  *	               what RSS/RPS flow steering does to copies of a flow
@@ -93,7 +95,7 @@ void put16(uint8_t *p, uint16_t v)
 }
 
 struct opts {
-	bool v6, ttl_step, loop, alternate;
+	bool v6, ttl_step, loop, alternate, keep_going;
 	uint8_t src[16], dst[16];
 	unsigned long count, copies, flows, port, dsts, pause_every, cpu, first;
 	unsigned long srcs, src_first;
@@ -186,6 +188,8 @@ static int cmd_send(int argc, char **argv)
 			o.ttl_step = true;
 		else if (!strcmp(argv[a], "--loop"))
 			o.loop = true;
+		else if (!strcmp(argv[a], "--keep-going"))
+			o.keep_going = true;
 		else if (!strcmp(argv[a], "--alternate-cpus"))
 			o.alternate = true;
 		else if (!strcmp(argv[a], "--cpu"))
@@ -253,7 +257,8 @@ static int cmd_send(int argc, char **argv)
 					memcpy(&s4->sin_addr, dst, 4);
 					sl = sizeof(*s4);
 				}
-				if (sendto(fd, pkt, len, 0, (void *)&ss, sl) < 0)
+				if (sendto(fd, pkt, len, 0, (void *)&ss, sl) < 0 &&
+				    !o.keep_going)
 					die("sendto");
 				if (++sent % o.pause_every == 0)
 					usleep(1000);

@@ -1227,5 +1227,6 @@ run t_idle_cost
 run t_nl_fuzz
 run t_pkt_fuzz
 run t_reconfigure_rmmod
+run t_lifecycle
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" = 0 ]

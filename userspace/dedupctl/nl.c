@@ -373,11 +373,61 @@ int nl_talk_entries(struct nl *n, struct nlmsghdr *req, nl_reply_cb cb,
 	return run(n, req, reply_msg, &r);
 }
 
+/* Whether nlh is the controller's news that family id went away. */
+static bool family_gone(const struct nlmsghdr *nlh, uint16_t id)
+{
+	const struct genlmsghdr *g;
+	struct resolve r = { 0 };
+
+	if (nlh->nlmsg_type != GENL_ID_CTRL ||
+	    nlh->nlmsg_len < MNL_NLMSG_HDRLEN + GENL_HDRLEN)
+		return false;
+	g = mnl_nlmsg_get_payload(nlh);
+	if (g->cmd != CTRL_CMD_DELFAMILY)
+		return false;
+	family_cb(nlh, &r);
+	return r.id == id;
+}
+
+struct listen {
+	struct reply r;
+	uint16_t family;
+	bool gone;
+};
+
+static int listen_msg(const struct nlmsghdr *nlh, void *data)
+{
+	struct listen *l = data;
+
+	if (family_gone(nlh, l->family)) {
+		l->gone = true;
+		return MNL_CB_STOP;
+	}
+	if (nlh->nlmsg_type != l->family)
+		return MNL_CB_OK;	/* other news of the controller */
+	return reply_msg(nlh, &l->r);
+}
+
+static int join(struct nl *n, unsigned int group, const char *what)
+{
+	if (mnl_socket_setsockopt(n->sock, NETLINK_ADD_MEMBERSHIP, &group,
+				  sizeof(group)) < 0) {
+		snprintf(n->err, sizeof(n->err), "join the %s group: %s", what,
+			 strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+#define UNLOADED "the pktdedup module was unloaded"
+
 int nl_listen(struct nl *n, nl_reply_cb cb, void *data)
 {
 	static char rbuf[65536];
-	struct reply r = { .cb = cb, .data = data };
+	struct listen l = { .r = { .cb = cb, .data = data },
+			    .family = n->family };
 	unsigned int group = n->events;
+	struct nl again;
 	ssize_t len;
 	int ret;
 
@@ -386,11 +436,23 @@ int nl_listen(struct nl *n, nl_reply_cb cb, void *data)
 			 "the module has no \"%s\" group", PKTDEDUP_MCGRP_EVENTS);
 		return -ENOENT;
 	}
-	if (mnl_socket_setsockopt(n->sock, NETLINK_ADD_MEMBERSHIP, &group,
-				  sizeof(group)) < 0) {
-		snprintf(n->err, sizeof(n->err), "join the events group: %s",
-			 strerror(errno));
-		return -errno;
+	/*
+	 * The family's groups go with it, silently for their members: the
+	 * controller's "notify" group (its id is GENL_ID_CTRL) tells when.
+	 */
+	ret = join(n, group, "events");
+	if (!ret)
+		ret = join(n, GENL_ID_CTRL, "controller's notify");
+	if (ret)
+		return ret;
+	/* unloaded, or unloaded and loaded again, before we joined */
+	ret = nl_open(&again);
+	if (ret || again.family != n->family)
+		ret = -ENOENT;
+	nl_close(&again);
+	if (ret) {
+		snprintf(n->err, sizeof(n->err), UNLOADED);
+		return ret;
 	}
 	for (;;) {
 		len = mnl_socket_recvfrom(n->sock, rbuf, sizeof(rbuf));
@@ -406,7 +468,11 @@ int nl_listen(struct nl *n, nl_reply_cb cb, void *data)
 				 strerror(errno));
 			return -errno;
 		}
-		ret = mnl_cb_run(rbuf, (size_t)len, 0, 0, reply_msg, &r);
+		ret = mnl_cb_run(rbuf, (size_t)len, 0, 0, listen_msg, &l);
+		if (l.gone) {
+			snprintf(n->err, sizeof(n->err), UNLOADED);
+			return -ENOENT;
+		}
 		if (ret <= 0)
 			return 0;
 	}

@@ -43,6 +43,7 @@ int nl_talk_entries(struct nl *n, struct nlmsghdr *req, nl_reply_cb cb,
 /*
  * Join the "events" group and run cb on every event until it returns
  * other than MNL_CB_OK; cb(NULL) when the socket overflowed (events lost).
+ * -ENOENT once the family is gone (the module unloaded).
  */
 int nl_listen(struct nl *n, nl_reply_cb cb, void *data);
 
