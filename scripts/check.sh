@@ -84,7 +84,7 @@ suite module single "module builds clean (W=1, C=1)" make --no-print-directory m
 # KUnit on UML with KASAN: the core's suites and the module's.
 suite kunit scripts/kunit.sh "$B"
 # The scenarios in a QEMU guest running Debian's kernel.
-suite e2e scripts/vm.sh boot "$B" e2e 900
+suite e2e scripts/vm.sh boot "$B" e2e 1200
 # The same scenarios on a debug kernel (KASAN, UBSAN, lockdep, kmemleak):
 # started above; its console is kept in $B/vm/e2e-debug.log.
 wait "$debug_pid"
