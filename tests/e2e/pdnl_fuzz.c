@@ -441,12 +441,21 @@ static void gen_fuzzed(struct msg *m)
 		g->reserved = m->reserved;
 	}
 	if (chance(3)) {
+		uint16_t f;
+
 		m->nlh->nlmsg_flags |= NLM_F_ECHO;
-		if (chance(50)) {
+		if (chance(50))
 			m->nlh->nlmsg_flags |= (uint16_t)PICK(NLM_F_EXCL,
 				NLM_F_CREATE, NLM_F_APPEND, NLM_F_ATOMIC);
-			m->bad_flags = true;
-		}
+		/*
+		 * genetlink's header check: only REQUEST, ACK, ECHO and the
+		 * whole of DUMP (whose MATCH bit is EXCL's: a dump with
+		 * EXCL is a plain dump)
+		 */
+		f = m->nlh->nlmsg_flags;
+		if ((f & NLM_F_DUMP) == NLM_F_DUMP)
+			f &= (uint16_t)~NLM_F_DUMP;
+		m->bad_flags = f & ~(NLM_F_REQUEST | NLM_F_ACK | NLM_F_ECHO);
 	}
 	if (op && (m->dump ? pol.op[cmd].has_dump : pol.op[cmd].has_do))
 		idx = (int)(m->dump ? pol.op[cmd].dump_idx : pol.op[cmd].do_idx);
