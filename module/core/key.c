@@ -319,11 +319,14 @@ enum pd_parse_result pd_key_extract(const u8 *data, u32 len,
 	return r == PD_PARSE_OK ? pd_key_from_pkt(&pkt, o, key) : r;
 }
 
-u32 pd_key_hash(const struct pd_key *key, u32 seed)
+u64 pd_key_hash64(const struct pd_key *key, const struct pd_hkey *hk)
 {
-	u32 h = pd_jhash(key->buf, key->len, seed);
+	struct pd_sip s;
 
-	if (key->tail_len)
-		h = pd_jhash(key->tail, key->tail_len, h);
-	return h;
+	if (!key->tail_len)
+		return pd_hash64(hk, key->buf, key->len);
+	pd_sip_init(&s, hk);
+	pd_sip_update(&s, key->buf, key->len);
+	pd_sip_update(&s, key->tail, key->tail_len);
+	return pd_sip_final(&s);
 }

@@ -24,6 +24,7 @@
 
 #include "pd_port.h"
 #include "../uapi/pktdedup.h"
+#include "hash.h"
 
 #define PD_KEY_NMODES (PKTDEDUP_KEY_MAX + 1)
 /* Payload bytes hashed in packet mode by default: see README, "Keys". */
@@ -112,8 +113,11 @@ enum pd_parse_result pd_key_extract(const u8 *data, u32 len,
  */
 int pd_key_build(struct pd_key *key, u8 mode, u8 family, const u8 *src,
 		 const u8 *dst, u8 proto, u16 sport, u16 dport);
-/* Seeded hash of a key (jhash over buf, chained over the tail). */
-u32 pd_key_hash(const struct pd_key *key, u32 seed);
+/*
+ * A key's 64-bit keyed hash: SipHash-1-3 (hash.h) of its bytes followed
+ * by its tail, in one pass.
+ */
+u64 pd_key_hash64(const struct pd_key *key, const struct pd_hkey *hk);
 
 extern const char *const pd_key_mode_names[PD_KEY_NMODES];
 extern const char *const pd_parse_result_names[PD_PARSE_NRESULTS];

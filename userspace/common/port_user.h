@@ -11,6 +11,7 @@
 #ifndef PD_PORT_USER_H
 #define PD_PORT_USER_H
 
+#include <endian.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -88,6 +89,23 @@ static inline u64 pd_div64(u64 a, u64 b)
 static inline u32 pd_rol32(u32 w, unsigned int s)
 {
 	return (w << s) | (w >> ((-s) & 31));
+}
+
+/* Little-endian loads from any alignment, as get_unaligned_le64(). */
+static inline u64 pd_load_le64(const u8 *p)
+{
+	u64 v;
+
+	memcpy(&v, p, sizeof(v));
+	return le64toh(v);
+}
+
+static inline u32 pd_load_le32(const u8 *p)
+{
+	u32 v;
+
+	memcpy(&v, p, sizeof(v));
+	return le32toh(v);
 }
 
 #define PD_JHASH_INITVAL 0xdeadbeef

@@ -158,7 +158,7 @@ struct sim_filter {
 	struct pd_filter f;
 	struct pd_filter_plan plan;
 	struct fpbuf buf;
-	u32 seed[2];		/* the two hashes' seeds */
+	struct pd_hkey hkey;	/* the key hash's secret, from --seed */
 	double q;		/* fpbuffering */
 	bool fps_used;		/* the family read --fps (or its default) */
 	double fps;		/* the FP target it read */
@@ -1014,12 +1014,10 @@ static void check_settings(const char *algo, u32 takes, u32 given)
 }
 
 /*
- * Build the run's filter. Seeds derive from --seed as they always have,
- * so that an sbf run gives the same numbers as before the filter
- * interface: the simulator used to draw them as the three arguments of
- * one call, which GCC evaluates right to left, so the generator state
- * comes first, then the second hash seed, then the first; then the
- * sketch's seed (the caller's).
+ * Build the run's filter. Its generator state and hash key derive from
+ * --seed: the generator state first, then the key's second and first
+ * words (the order the seeds were drawn in before the filter interface);
+ * then the sketch's seed (the caller's).
  */
 static void sim_filter_build(struct sim_filter *sf, struct pd_filter_req *req,
 			     unsigned int entry_bits, u64 *seed)
@@ -1029,8 +1027,8 @@ static void sim_filter_build(struct sim_filter *sf, struct pd_filter_req *req,
 	u64 rng;
 
 	rng = pd_rng_next(seed);
-	sf->seed[1] = (u32)pd_rng_next(seed);
-	sf->seed[0] = (u32)pd_rng_next(seed);
+	sf->hkey.k[1] = pd_rng_next(seed);
+	sf->hkey.k[0] = pd_rng_next(seed);
 	if (!sf->ops) {
 		if (fpbuf_init(&sf->buf, req->mem_bytes, entry_bits, sf->q, rng,
 			       err, sizeof(err)))
@@ -1050,7 +1048,7 @@ static void sim_filter_build(struct sim_filter *sf, struct pd_filter_req *req,
 	}
 	if (pd_filter_create(&sf->f, req, &sf->plan, &why))
 		usage_error("cannot build this filter: %s", why);
-	pd_filter_set_seeds(&sf->f, sf->seed[0], sf->seed[1], rng);
+	pd_filter_set_seeds(&sf->f, sf->hkey.k[0], sf->hkey.k[1], rng);
 }
 
 /* One element: the verdict (true: duplicate); *found for fpbuffering. */
@@ -1058,20 +1056,18 @@ static bool sim_filter_step(struct sim_filter *sf, const struct element *e,
 			    bool *found)
 {
 	struct pd_pktinfo pi;
-	u32 h1, h2;
+	u64 h;
 
-	if (e->key) {
-		h1 = pd_key_hash(e->key, sf->seed[0]);
-		h2 = pd_key_hash(e->key, sf->seed[1]);
-	} else {
-		h1 = pd_jhash(&e->id, sizeof(e->id), sf->seed[0]);
-		h2 = pd_jhash(&e->id, sizeof(e->id), sf->seed[1]);
-	}
+	/* as the module does: one keyed pass (a synthetic element: its id) */
+	if (e->key)
+		h = pd_key_hash64(e->key, &sf->hkey);
+	else
+		h = pd_hash64(&sf->hkey, &e->id, sizeof(e->id));
 	if (!sf->ops)
-		return fpbuf_step(&sf->buf, (u64)h2 << 32 | h1, found);
+		return fpbuf_step(&sf->buf, h, found);
 	sim_pktinfo(sf, e->imp, e->dscp, &pi);
 	pi.now = e->t_ns;
-	return pd_filter_step(&sf->f, h1, h2, &pi);
+	return pd_filter_step_hash(&sf->f, h, &pi);
 }
 
 static void sim_filter_free(struct sim_filter *sf)

@@ -119,7 +119,9 @@ static void pd_t_skb_keys_one(struct kunit *test, u8 *buf, u8 *scratch,
 {
 	static const u32 splits[] = { 8, 20, 28, 40, 60, 100 };
 	struct pd_filters *fs = pd_t_filters(test, mode, PKTDEDUP_ACTION_COUNT);
-	u32 len = pd_t_packet(buf, v6, 7, 64), want, s;
+	static const struct pd_hkey hk = { { 1, 2 } };
+	u32 len = pd_t_packet(buf, v6, 7, 64), s;
+	u64 want;
 	struct pd_key flat, k;
 	struct pd_pkt pkt;
 	enum pd_parse_result r;
@@ -132,13 +134,13 @@ static void pd_t_skb_keys_one(struct kunit *test, u8 *buf, u8 *scratch,
 	KUNIT_ASSERT_EQ(test, (int)r, PD_PARSE_OK);
 	if (frag && mode == PKTDEDUP_KEY_FLOW)	/* no ports in a later fragment */
 		KUNIT_EXPECT_EQ(test, flat.buf[2] | flat.buf[3], 0);
-	want = pd_key_hash(&flat, 1);
+	want = pd_key_hash64(&flat, &hk);
 	for (s = 0; s < ARRAY_SIZE(splits); s++) {
 		struct sk_buff *skb = pd_t_skb(test, buf, len, splits[s]);
 
 		r = pd_skb_key(skb, fs, scratch, &pkt, &k);
 		KUNIT_EXPECT_EQ(test, (int)r, PD_PARSE_OK);
-		KUNIT_EXPECT_EQ_MSG(test, pd_key_hash(&k, 1), want,
+		KUNIT_EXPECT_EQ_MSG(test, pd_key_hash64(&k, &hk), want,
 				    "v6 %d frag %d mode %u linear %u", v6, frag,
 				    mode, splits[s]);
 		kfree_skb(skb);
@@ -534,7 +536,8 @@ static void pd_t_reconfigure(struct kunit *test)
 	struct pd_config saved, cfg;
 	struct pd_filter_occ occ;
 	struct pd_counts t;
-	u32 gen, mark, seed;
+	u32 gen, mark;
+	u64 seed;
 	int err;
 
 	mutex_lock(&pn->lock);
@@ -585,7 +588,7 @@ static void pd_t_reconfigure(struct kunit *test)
 	pd_t_run(test, pn, before, 1, 64, &mark);
 	pd_t_totals(pn, &t);
 	KUNIT_EXPECT_GT(test, t.packets, 0ULL);
-	seed = pd_filters_get(before, 0)->seed[0];
+	seed = pd_filters_get(before, 0)->hkey.k[0];
 	KUNIT_EXPECT_EQ(test, pd_net_reset(pn, NULL), 0);
 	pd_t_totals(pn, &t);
 	KUNIT_EXPECT_EQ(test, t.packets, 0ULL);
@@ -593,7 +596,7 @@ static void pd_t_reconfigure(struct kunit *test)
 	KUNIT_EXPECT_PTR_NE(test, after, before);
 	pd_filters_occupancy(after, 0, &occ);
 	KUNIT_EXPECT_EQ(test, pd_occupancy_ppb(&occ, true), 1000000000u);
-	KUNIT_EXPECT_NE(test, pd_filters_get(after, 0)->seed[0], seed);
+	KUNIT_EXPECT_NE(test, pd_filters_get(after, 0)->hkey.k[0], seed);
 
 	KUNIT_EXPECT_EQ(test, pd_net_apply(pn, &saved, NULL), 0);
 	mutex_unlock(&pn->lock);
