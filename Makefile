@@ -143,7 +143,7 @@ kunit:
 	scripts/kunit.sh $(B)
 
 bench: $(B)/bench
-	$(B)/bench
+	$(B)/bench --json $(B)/bench.json
 	@echo
 	scripts/lines-touched.sh $(B)
 

@@ -121,6 +121,61 @@ static double run(struct pd_sbf *f, enum mode mode)
 	return (now_ns() - t0) / STEPS;
 }
 
+/*
+ * Machine-readable results (--json FILE): one row per measured figure,
+ * {"name", "ns_per_packet", "lines_per_packet" (where measured), "bytes"
+ * (memory, where it applies)}; checks and the README rely on the names.
+ */
+#define JSON_MAX_ROWS 256
+#define JSON_NONE -1.0
+
+static struct json_row {
+	char name[48];
+	double ns, lines, bytes;
+} json_rows[JSON_MAX_ROWS];
+static unsigned int json_n;
+
+/* Record a row; lines or bytes JSON_NONE where they do not apply. */
+static void json_row(const char *name, double ns, double lines, double bytes)
+{
+	struct json_row *r;
+
+	if (json_n == JSON_MAX_ROWS) {
+		fprintf(stderr, "bench: more than %u JSON rows\n", JSON_MAX_ROWS);
+		exit(1);
+	}
+	r = &json_rows[json_n++];
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	r->ns = ns;
+	r->lines = lines;
+	r->bytes = bytes;
+}
+
+static int json_write(const char *path)
+{
+	FILE *out = fopen(path, "w");
+	unsigned int i;
+
+	if (!out) {
+		perror(path);
+		return 1;
+	}
+	fprintf(out, "[\n");
+	for (i = 0; i < json_n; i++) {
+		const struct json_row *r = &json_rows[i];
+
+		fprintf(out, "  {\"name\": \"%s\", \"ns_per_packet\": %.2f",
+			r->name, r->ns);
+		if (r->lines != JSON_NONE)
+			fprintf(out, ", \"lines_per_packet\": %.3f", r->lines);
+		if (r->bytes != JSON_NONE)
+			fprintf(out, ", \"bytes\": %.0f", r->bytes);
+		fprintf(out, "}%s\n", i + 1 < json_n ? "," : "");
+	}
+	fprintf(out, "]\n");
+	return fclose(out) ? 1 : 0;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -169,6 +224,57 @@ static unsigned int lines_scattered(const struct pd_sbf *f, u64 *rng, u32 p)
 	return n;
 }
 
+/*
+ * Distinct 64-byte lines one step touches (its K cells, its decrement
+ * run), from the addresses it computes; scripts/lines-touched.sh checks
+ * the same under valgrind.
+ */
+static unsigned int lines_step(const struct pd_sbf *f, u32 h1, u32 h2,
+			       u32 start)
+{
+	u64 seen[PD_SBF_MAX_K + 2];
+	u32 pos[PD_SBF_MAX_K];
+	unsigned int n = 0, i, j;
+
+	pd_sbf_positions(f, h1, h2, pos);
+	for (j = 0; j < f->k; j++) {
+		u64 line = pos[j] * (u64)f->d / 512;
+
+		for (i = 0; i < n && seen[i] != line; i++)
+			;
+		if (i == n)
+			seen[n++] = line;
+	}
+	/* the run's lines: its first and last cell (a run spans <= 2) */
+	for (j = 0; j < 2; j++) {
+		u64 cell = j ? ((u64)start + f->p - 1) % f->cells : start;
+		u64 line = cell * f->d / 512;
+
+		if (!f->p)
+			break;
+		for (i = 0; i < n && seen[i] != line; i++)
+			;
+		if (i == n)
+			seen[n++] = line;
+	}
+	return n;
+}
+
+/* Mean lines per step over n random elements. */
+static double mean_lines_step(const struct pd_sbf *f, u32 n)
+{
+	u64 rng = 77, sum = 0;
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		u64 h = pd_rng_next(&rng);
+
+		sum += lines_step(f, (u32)h, (u32)(h >> 32),
+				  pd_rng_below(&rng, f->cells));
+	}
+	return (double)sum / n;
+}
+
 static void bench_filters(void)
 {
 	static const u64 mems[] = { 64 << 10, 1 << 20, 64 << 20 };
@@ -178,7 +284,7 @@ static void bench_filters(void)
 
 	printf("SBF step, ns per element (median of %u runs of %u flow keys),\n"
 	       "P from Eq. 17 for fps 1%%\n"
-	       "hash: key + 2 jhash; adjacent: hash + the module's step\n"
+	       "hash: key + one SipHash-1-3 pass; adjacent: hash + the module's step\n"
 	       "(P adjacent decrements); scattered: hash + the baseline step\n"
 	       "(P independent random decrements); ratio = scattered / adjacent;\n"
 	       "lines: 64-byte cache lines the decrements touch per element\n",
@@ -223,6 +329,14 @@ static void bench_filters(void)
 				       "64 KiB", pl.max, pl.k, pl.p, h, a, s);
 				printf("%6.2fx %10.3f %11.3f\n", s / a,
 				       la / 100000, ls / 100000);
+				if (pl.max == 1 && pl.k == 3 && mi) {
+					json_row(mi == 1 ? "sbf-1m" : "sbf-64m", a,
+						 mean_lines_step(&f, 100000),
+						 (double)pd_sbf_bytes(&prm));
+					if (mi == 1)
+						json_row("flow-hash", h, JSON_NONE,
+							 JSON_NONE);
+				}
 				pd_sbf_destroy(&f);
 			}
 	return;
@@ -248,7 +362,7 @@ static void bench_payload(void)
 	pkt[8] = 64;
 	pkt[9] = IPPROTO_TCP;
 	pkt[20 + 12] = 5 << 4;
-	printf("\npacket key of a 1500-byte TCP/IPv4 packet: extraction + 2 hashes,\n"
+	printf("\npacket key of a 1500-byte TCP/IPv4 packet: extraction + hash,\n"
 	       "ns per packet\n");
 	printf("%-8s %10s %8s %10s\n", "payload N",
 	       "ns", "vs N=0", "key bytes");
@@ -1030,6 +1144,13 @@ static int trace_window(const char *name, const char *plan, u32 n,
 
 int main(int argc, char **argv)
 {
+	const char *json = NULL;
+
+	if (argc >= 3 && !strcmp(argv[1], "--json")) {
+		json = argv[2];
+		argc -= 2;
+		argv += 2;
+	}
 	if (argc == 3 && !strcmp(argv[1], "--trace-sources"))
 		return trace_sources((u32)strtoul(argv[2], NULL, 10));
 	if (argc == 5 && !strcmp(argv[1], "--trace-filter"))
@@ -1042,17 +1163,18 @@ int main(int argc, char **argv)
 				    (u32)strtoul(argv[4], NULL, 10), argv[5]);
 	if (argc == 2 && !strcmp(argv[1], "--families")) {
 		bench_families();
-		return 0;
-	}
-	if (argc == 2 && !strcmp(argv[1], "--windows")) {
+	} else if (argc == 2 && !strcmp(argv[1], "--windows")) {
 		bench_windows();
-		return 0;
+	} else if (argc == 1) {
+		bench_filters();
+		bench_payload();
+		bench_scope();
+		bench_sources();
+		bench_families();
+		bench_windows();
+	} else {
+		fprintf(stderr, "usage: bench [--json FILE] [--families | --windows]\n");
+		return 2;
 	}
-	bench_filters();
-	bench_payload();
-	bench_scope();
-	bench_sources();
-	bench_families();
-	bench_windows();
-	return 0;
+	return json ? json_write(json) : 0;
 }
