@@ -133,6 +133,7 @@ unsigned int pd_process(struct pd_net *pn, struct pd_filters *fs,
 	/* a filter's hash key never changes: hash outside the shared lock */
 	f = fs->shared ? fs->shared : this_cpu_ptr(fs->pcpu);
 	h = pd_filter_hash(f, &key);
+	pd_filter_prefetch(f, h);
 	pi.dscp = pkt.dscp;
 	pi.mark = skb->mark;
 	/* time windows: one clock read, ns, the same clock on every CPU */

@@ -158,6 +158,7 @@ const struct nla_policy pd_sbf_nl_policy[PKTDEDUP_A_SETTINGS_MAX + 1] = {
 	[PKTDEDUP_A_SETTINGS_K] = NLA_POLICY_MAX(NLA_U8, PKTDEDUP_K_MAX),
 	[PKTDEDUP_A_SETTINGS_P] = { .type = NLA_U32, },
 	[PKTDEDUP_A_SETTINGS_GAP] = NLA_POLICY_FULL_RANGE(NLA_U64, &pd_sbf_gap_range),
+	[PKTDEDUP_A_SETTINGS_LAYOUT] = NLA_POLICY_MAX(NLA_U8, PKTDEDUP_LAYOUT_MAX),
 };
 
 const struct nla_policy pd_rsbf_nl_policy[PKTDEDUP_A_SETTINGS_MAX + 1] = {

@@ -111,7 +111,7 @@ trace table -- --trace-sources "$N"
 
 echo
 for mem in 65536 1048576 67108864; do
-	for fam in sbf rsbf bsbf bsbfsd rlbsbf ibf-2c ibf-mc; do
+	for fam in sbf sbf-blocked rsbf bsbf bsbfsd rlbsbf ibf-2c ibf-mc; do
 		trace row "$mem $fam" -- --trace-filter "$fam" "$mem" "$NF" >> "$rows"
 	done
 done
@@ -120,13 +120,13 @@ import sys
 rows = [l.split() for l in open(sys.argv[1])]
 print("cache lines of the filter touched per packet, every family "
       "(%s packets each, lackey; from bench's family-table state)" % rows[0][4])
-print("%-8s %-8s %8s %5s %7s" % ("memory", "family", "mean", "max", "ratio"))
+print("%-8s %-11s %8s %5s %7s" % ("memory", "family", "mean", "max", "ratio"))
 names = {"65536": "64 KiB", "1048576": "1 MiB", "67108864": "64 MiB"}
 sbf = {}
 for mem, fam, mean, peak, _ in rows:
     if fam == "sbf":
         sbf[mem] = float(mean)
-    print("%-8s %-8s %8.3f %5s %6.2fx" % (names[mem], fam, float(mean), peak,
+    print("%-8s %-11s %8.3f %5s %6.2fx" % (names[mem], fam, float(mean), peak,
                                           float(mean) / sbf[mem]))
 EOF
 

@@ -49,6 +49,7 @@ struct pd_filter_req {
 	u32 rate;		/* time windows: packets/s; 0: size from mem */
 	u32 subwindows;		/* jumping: s; 0: PD_TW_DEFAULT_SUBWIN */
 	u32 warn_below;		/* windows: percent; 0: never */
+	u8 layout;		/* sbf: PKTDEDUP_LAYOUT_* */
 };
 
 /* Which model values of a plan are given (pd_filter_plan.given). */
@@ -85,6 +86,7 @@ struct pd_filter_plan {
 	u64 rate;		/* time windows: packets/s the capacity holds */
 	u32 warn_below;		/* windows: percent */
 	u64 clean_pkts;		/* jumping, landmark: packets to empty a spare in */
+	u8 layout;		/* sbf: PKTDEDUP_LAYOUT_* */
 };
 
 /* Occupancy of one filter, in its family's terms. */
@@ -107,6 +109,7 @@ struct pd_filter_occ {
 #define PD_SET_WINDOW		0x80	/* window_ns or window_pkts, rate */
 #define PD_SET_SUBWIN		0x100
 #define PD_SET_WARN		0x200
+#define PD_SET_LAYOUT		0x400
 
 struct pd_filter;
 
@@ -214,6 +217,17 @@ static inline u64 pd_filter_hash(const struct pd_filter *f,
 				 const struct pd_key *key)
 {
 	return pd_key_hash64(key, &f->hkey);
+}
+
+/*
+ * Start fetching the memory a step of hash h will touch (the SBF's; the
+ * other families do nothing): between hashing and stepping, e.g. before
+ * a shared filter's lock.
+ */
+static inline void pd_filter_prefetch(const struct pd_filter *f, u64 h)
+{
+	if (f->ops == &pd_sbf_family)
+		pd_sbf_prefetch(&f->u.sbf, (u32)h, (u32)(h >> 32));
 }
 
 /* pd_filter_step() and pd_filter_query() by a pd_filter_hash() value. */

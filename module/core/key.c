@@ -200,6 +200,20 @@ static int pd_l4_hdr_len(const struct pd_pkt *pkt)
 	return need <= avail ? (int)need : PD_L4_TRUNCATED;
 }
 
+/*
+ * Copy an address of alen (4 or 16) bytes to b: constant sizes, so the
+ * compiler moves them inline instead of calling memcpy (the key is built
+ * for every packet).
+ */
+static inline u8 *pd_key_addr(u8 *b, const u8 *a, u8 alen)
+{
+	if (alen == 4)
+		memcpy(b, a, 4);
+	else
+		memcpy(b, a, 16);
+	return b + alen;
+}
+
 int pd_key_build(struct pd_key *key, u8 mode, u8 family, const u8 *src,
 		 const u8 *dst, u8 proto, u16 sport, u16 dport)
 {
@@ -213,17 +227,14 @@ int pd_key_build(struct pd_key *key, u8 mode, u8 family, const u8 *src,
 	*b++ = family;
 	switch (mode) {
 	case PKTDEDUP_KEY_SRC:
-		memcpy(b, src, alen);
-		b += alen;
+		b = pd_key_addr(b, src, alen);
 		break;
 	case PKTDEDUP_KEY_DST:
-		memcpy(b, dst, alen);
-		b += alen;
+		b = pd_key_addr(b, dst, alen);
 		break;
 	case PKTDEDUP_KEY_PAIR:
-		memcpy(b, src, alen);
-		memcpy(b + alen, dst, alen);
-		b += 2 * alen;
+		b = pd_key_addr(b, src, alen);
+		b = pd_key_addr(b, dst, alen);
 		break;
 	case PKTDEDUP_KEY_FLOW:
 		*b++ = proto;
@@ -231,9 +242,8 @@ int pd_key_build(struct pd_key *key, u8 mode, u8 family, const u8 *src,
 		*b++ = (u8)sport;
 		*b++ = (u8)(dport >> 8);
 		*b++ = (u8)dport;
-		memcpy(b, src, alen);
-		memcpy(b + alen, dst, alen);
-		b += 2 * alen;
+		b = pd_key_addr(b, src, alen);
+		b = pd_key_addr(b, dst, alen);
 		break;
 	default:
 		return -EINVAL;

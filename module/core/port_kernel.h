@@ -16,6 +16,7 @@
 #include <linux/in6.h>
 #include <linux/icmp.h>
 #include <linux/icmpv6.h>
+#include <linux/prefetch.h>
 #include <asm/unaligned.h>
 
 static inline void *pd_zalloc(size_t size)
@@ -58,6 +59,12 @@ static inline u64 pd_load_le64(const u8 *p)
 static inline u32 pd_load_le32(const u8 *p)
 {
 	return get_unaligned_le32(p);
+}
+
+/* The line of p, soon to be written. */
+static inline void pd_prefetchw(const void *p)
+{
+	prefetchw(p);
 }
 
 static inline unsigned int pd_popcount64(u64 x)

@@ -1211,6 +1211,7 @@ run t_netns
 run t_unprivileged
 run t_bad_values
 run t_families
+run t_layout
 run t_importance
 run t_windows
 run t_strict

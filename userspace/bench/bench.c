@@ -329,20 +329,117 @@ static void bench_filters(void)
 				       "64 KiB", pl.max, pl.k, pl.p, h, a, s);
 				printf("%6.2fx %10.3f %11.3f\n", s / a,
 				       la / 100000, ls / 100000);
-				if (pl.max == 1 && pl.k == 3 && mi) {
-					json_row(mi == 1 ? "sbf-1m" : "sbf-64m", a,
-						 mean_lines_step(&f, 100000),
-						 (double)pd_sbf_bytes(&prm));
-					if (mi == 1)
-						json_row("flow-hash", h, JSON_NONE,
-							 JSON_NONE);
-				}
+
 				pd_sbf_destroy(&f);
 			}
 	return;
 fail:
 	fprintf(stderr, "bench: %s\n", why);
 	exit(1);
+}
+
+static const char *mem_name(u64 mem);
+
+/*
+ * The module's whole per-packet filter work, through filter.h as the hook
+ * runs it: an IPv4 flow key, its hash, the prefetch, the step. n new
+ * flows from *next on; hash_only stops after the hash.
+ */
+static double path_run(struct pd_filter *f, u64 *next, u32 n, bool hash_only)
+{
+	u8 src[4] = { 10, 0, 0, 0 }, dst[4] = { 192, 0, 2, 1 };
+	struct pd_pktinfo pi = { 0 };
+	u64 acc = 0;
+	double t0 = now_ns();
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		u64 id = *next + i, h;
+		struct pd_key key;
+
+		memcpy(src + 1, &id, 3);
+		dst[2] = (u8)(id >> 24);
+		pd_key_build(&key, PKTDEDUP_KEY_FLOW, PD_FAMILY_IPV4, src, dst,
+			     IPPROTO_TCP, (u16)(id * 40503u), 443);
+		h = pd_filter_hash(f, &key);
+		if (hash_only) {
+			acc += h;
+			continue;
+		}
+		pd_filter_prefetch(f, h);
+		acc += pd_filter_step_hash(f, h, &pi);
+	}
+	*next += n;
+	keep((u32)acc);
+	return (now_ns() - t0) / n;
+}
+
+/*
+ * The SBF's layouts: flat (the paper's) and blocked (sbf.h), K 3 and P
+ * planned for fps 1%, at 64 KiB, 1 MiB and 64 MiB, median of REPEAT runs
+ * of STEPS new flows after a warm-up run; lines from the step's addresses.
+ * JSON rows flow-hash, sbf-<mem>, sbf-blocked-<mem>.
+ */
+static void bench_layouts(void)
+{
+	static const u64 mems[] = { 64 << 10, 1 << 20, 64 << 20 };
+	static const char *const mnames[] = { "64k", "1m", "64m" };
+	unsigned int mi, lay, r;
+	double hash = 0;
+
+	printf("\nSBF layouts, the module's path per packet (IPv4 flow key, one\n"
+	       "SipHash-1-3 pass, prefetch, step; K 3, P for fps 1%%), ns (median\n"
+	       "of %u runs of %u new flows); lines: 64-byte lines a step touches\n",
+	       REPEAT, STEPS);
+	printf("%-8s %-8s %-3s %-8s %8s %8s %10s\n", "memory", "layout", "p",
+	       "fp", "ns", "lines", "vs flat");
+	for (mi = 0; mi < PD_ARRAY_SIZE(mems); mi++) {
+		double flat_ns = 0;
+
+		for (lay = 0; lay <= PKTDEDUP_LAYOUT_MAX; lay++) {
+			struct pd_filter_plan pl;
+			struct pd_filter_req req;
+			double t[REPEAT], ns, lines;
+			struct pd_filter f;
+			const char *why;
+			char name[32];
+			u64 next = 0;
+
+			pd_filter_req_defaults(&req, PKTDEDUP_FILTER_KIND_SBF,
+					       mems[mi]);
+			req.k = 3;
+			req.layout = (u8)lay;
+			if (pd_filter_create(&f, &req, &pl, &why)) {
+				fprintf(stderr, "bench: %s\n", why);
+				exit(1);
+			}
+			pd_filter_set_seeds(&f, 0x1234567, 0x89abcdef, 99);
+			path_run(&f, &next, STEPS, false);	/* warm */
+			if (!mi && !lay) {
+				for (r = 0; r < REPEAT; r++)
+					t[r] = path_run(&f, &next, STEPS, true);
+				qsort(t, REPEAT, sizeof(t[0]), cmp_double);
+				hash = t[REPEAT / 2];
+			}
+			for (r = 0; r < REPEAT; r++)
+				t[r] = path_run(&f, &next, STEPS, false);
+			qsort(t, REPEAT, sizeof(t[0]), cmp_double);
+			ns = t[REPEAT / 2];
+			if (!lay)
+				flat_ns = ns;
+			lines = mean_lines_step(&f.u.sbf, 100000);
+			printf("%-8s %-8s %-3u %7.3f%% %8.1f %8.3f %9.2fx\n",
+			       mem_name(mems[mi]), lay ? "blocked" : "flat", pl.p,
+			       100.0 * (double)pl.fp_bound / (double)PD_Q62_ONE,
+			       ns, lines, ns / flat_ns);
+			snprintf(name, sizeof(name), "sbf-%s%s",
+				 lay ? "blocked-" : "", mnames[mi]);
+			json_row(name, ns, lines, (double)pl.bytes);
+			pd_filter_destroy(&f);
+		}
+	}
+	printf("flow key + hash alone: %.1f ns\n", hash);
+	json_row("flow-hash", hash, JSON_NONE, JSON_NONE);
 }
 
 /* Packet-mode key: extraction + two hashes, by payload bytes N. */
@@ -371,6 +468,7 @@ static void bench_payload(void)
 		struct pd_key key;
 		double t[REPEAT], t0;
 		u32 acc = 0, j;
+		char name[32];
 
 		for (r = 0; r < REPEAT; r++) {
 			t0 = now_ns();
@@ -387,6 +485,8 @@ static void bench_payload(void)
 			base = t[REPEAT / 2];
 		printf("%-8u %10.1f %7.2fx %10u\n", ns[i], t[REPEAT / 2],
 		       t[REPEAT / 2] / base, key.len + key.tail_len);
+		snprintf(name, sizeof(name), "packet-hash-%u", ns[i]);
+		json_row(name, t[REPEAT / 2], JSON_NONE, JSON_NONE);
 	}
 }
 
@@ -429,7 +529,8 @@ static void *scope_worker(void *p)
 	return NULL;
 }
 
-static double scope_run(struct pd_sbf *f, bool shared)
+/* nthreads (1 or 2) at once; ns per element per thread */
+static double scope_run(struct pd_sbf *f, bool shared, int nthreads)
 {
 	pthread_spinlock_t lock;
 	struct scope_arg a[2];
@@ -437,24 +538,24 @@ static double scope_run(struct pd_sbf *f, bool shared)
 	int i;
 
 	pthread_spin_init(&lock, PTHREAD_PROCESS_PRIVATE);
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < nthreads; i++) {
 		a[i] = (struct scope_arg){ .f = shared ? &f[0] : &f[i],
 					   .lock = shared ? &lock : NULL,
 					   .base = (u32)i << 24 };
 		pthread_create(&t[i], NULL, scope_worker, &a[i]);
 	}
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < nthreads; i++)
 		pthread_join(t[i], NULL);
 	pthread_spin_destroy(&lock);
-	return (a[0].ns + a[1].ns) / 2;
+	return nthreads == 1 ? a[0].ns : (a[0].ns + a[1].ns) / 2;
 }
 
 static void bench_scope(void)
 {
 	struct pd_sbf_params prm = { .cells = 8 << 20, .max = 1, .k = 3,
 				     .p = 11 };
+	double pc[REPEAT], sh[REPEAT], one[REPEAT];
 	struct pd_sbf f[2];
-	double pc[REPEAT], sh[REPEAT];
 	const char *why;
 	unsigned int r;
 
@@ -462,19 +563,28 @@ static void bench_scope(void)
 		fprintf(stderr, "bench: %s\n", why);
 		exit(1);
 	}
-	scope_run(f, false);	/* warm */
+	scope_run(f, false, 2);	/* warm */
 	for (r = 0; r < REPEAT; r++) {
-		pc[r] = scope_run(f, false);
-		sh[r] = scope_run(f, true);
+		one[r] = scope_run(f, false, 1);
+		pc[r] = scope_run(f, false, 2);
+		sh[r] = scope_run(f, true, 2);
 	}
+	qsort(one, REPEAT, sizeof(one[0]), cmp_double);
 	qsort(pc, REPEAT, sizeof(pc[0]), cmp_double);
 	qsort(sh, REPEAT, sizeof(sh[0]), cmp_double);
-	printf("\nscope, 2 threads stepping at once (1 MiB, max 1, k 3, p 11),\n"
-	       "ns per element per thread\n");
-	printf("%-8s %10s %10s %7s\n", "", "percpu",
-	       "shared", "ratio");
-	printf("%-8s %10.1f %10.1f %6.2fx\n", "", pc[REPEAT / 2], sh[REPEAT / 2],
-	       sh[REPEAT / 2] / pc[REPEAT / 2]);
+	printf("\nscope (1 MiB, max 1, k 3, p 11): ns per element per thread,\n"
+	       "one thread on its filter; two at once (the two CPUs), each on\n"
+	       "its own filter (percpu) or both on one under a spinlock (shared)\n");
+	printf("%-10s %12s %12s %10s %12s\n", "", "1 thread", "2 percpu",
+	       "2 shared", "shared/pcpu");
+	printf("%-10s %12.1f %12.1f %10.1f %11.2fx\n", "", one[REPEAT / 2],
+	       pc[REPEAT / 2], sh[REPEAT / 2], sh[REPEAT / 2] / pc[REPEAT / 2]);
+	json_row("scope-percpu-1thread", one[REPEAT / 2], JSON_NONE,
+		 (double)pd_sbf_bytes(&prm));
+	json_row("scope-percpu-2threads", pc[REPEAT / 2], JSON_NONE,
+		 (double)pd_sbf_bytes(&prm));
+	json_row("scope-shared-2threads", sh[REPEAT / 2], JSON_NONE,
+		 (double)pd_sbf_bytes(&prm));
 	pd_sbf_destroy(&f[0]);
 	pd_sbf_destroy(&f[1]);
 }
@@ -562,6 +672,7 @@ static void src_setup(struct src_bench *b)
 
 	if (pd_plan(&req, &np, &why))
 		goto fail;
+	memset(&nprm, 0, sizeof(nprm));
 	nprm.cells = np.cells;
 	nprm.max = (u8)np.max;
 	nprm.k = (u8)np.k;
@@ -735,12 +846,13 @@ fail:
 }
 
 static void fam_create(struct pd_filter *f, struct pd_filter_plan *pl,
-		       unsigned int kind, u64 mem)
+		       unsigned int kind, u64 mem, u8 layout)
 {
 	struct pd_filter_req req;
 	const char *why;
 
 	pd_filter_req_defaults(&req, (u8)kind, mem);
+	req.layout = layout;
 	if (pd_filter_create(f, &req, pl, &why)) {
 		fprintf(stderr, "bench: %s: %s\n",
 			pd_filter_family(kind)->name, why);
@@ -821,7 +933,8 @@ static void bench_families(void)
 
 			if (row == 1 || fam_skip(row))	/* 1: with row 0 */
 				continue;
-			fam_create(&f, &pl[row], row ? row - 1 : 0, fam_mems[mi]);
+			fam_create(&f, &pl[row], row ? row - 1 : 0, fam_mems[mi],
+				   PKTDEDUP_LAYOUT_FLAT);
 			pd_filter_occupancy(&f, &o);
 			if (o.set)
 				load[row] = o.set * 1000 / o.units;
@@ -871,7 +984,10 @@ static void bench_families(void)
  */
 static int trace_filter(const char *name, u64 mem, u32 n)
 {
-	const struct pd_filter_ops *ops = pd_filter_family_by_name(name);
+	/* sbf-blocked: the sbf family with layout blocked */
+	bool blocked = !strcmp(name, "sbf-blocked");
+	const struct pd_filter_ops *ops =
+		pd_filter_family_by_name(blocked ? "sbf" : name);
 	struct pd_filter_plan pl;
 	struct pd_filter f;
 	u64 next = 0;
@@ -881,7 +997,8 @@ static int trace_filter(const char *name, u64 mem, u32 n)
 			name);
 		return 1;
 	}
-	fam_create(&f, &pl, ops->kind, mem);
+	fam_create(&f, &pl, ops->kind, mem,
+		   blocked ? PKTDEDUP_LAYOUT_BLOCKED : PKTDEDUP_LAYOUT_FLAT);
 	print_range(name, f.mem, pl.bytes);
 	printf("marker %lx\n", (unsigned long)&trace_marker);
 	fflush(stdout);
@@ -1009,7 +1126,7 @@ static void bench_windows(void)
 				win_create(&f, &pl[row], win_fams[row - 1], wp);
 			else
 				fam_create(&f, &pl[row], PKTDEDUP_FILTER_KIND_SBF,
-					   wp->mem);
+					   wp->mem, PKTDEDUP_LAYOUT_FLAT);
 			fam_run(&f, &next, win_warm(wp), false, NULL, false);
 			for (r = 0; r < REPEAT; r++)
 				t[row][r] = fam_run(&f, &next, STEPS, false,
@@ -1163,17 +1280,20 @@ int main(int argc, char **argv)
 				    (u32)strtoul(argv[4], NULL, 10), argv[5]);
 	if (argc == 2 && !strcmp(argv[1], "--families")) {
 		bench_families();
+	} else if (argc == 2 && !strcmp(argv[1], "--layouts")) {
+		bench_layouts();
 	} else if (argc == 2 && !strcmp(argv[1], "--windows")) {
 		bench_windows();
 	} else if (argc == 1) {
 		bench_filters();
+		bench_layouts();
 		bench_payload();
 		bench_scope();
 		bench_sources();
 		bench_families();
 		bench_windows();
 	} else {
-		fprintf(stderr, "usage: bench [--json FILE] [--families | --windows]\n");
+		fprintf(stderr, "usage: bench [--json FILE] [--layouts | --families | --windows]\n");
 		return 2;
 	}
 	return json ? json_write(json) : 0;

@@ -11,6 +11,7 @@
 
 #include "../../module/core/config.h"
 #include "../../module/core/filter.h"
+#include "../../module/core/plan.h"
 #include "../../module/core/fixed.h"
 #include "../../module/core/hll.h"
 #include "../../module/core/rng.h"
@@ -62,6 +63,9 @@ static const char usage[] =
 "  --gap G            sbf, ibf: typical gap between copies, for the\n"
 "                     planner's choices and its FN estimate\n"
 "  --p-star R         rsbf: the insertion floor p* (default 0.03)\n"
+"  --layout L         sbf: flat (default, the paper's) or blocked (a key's\n"
+"                     K cells in one 64-byte line, the decrements in\n"
+"                     another; Max 1; P planned for the blocked FP model)\n"
 "  --importance SRC   ibf: mark (default) or dscp. The simulator gives the\n"
 "                     filter an element's importance (1..50, importance\n"
 "                     streams) in the packet mark, the filter reading it\n"
@@ -539,6 +543,12 @@ static void print_json(const struct run *r, const struct stream_cfg *sc,
 		       q62(p->fp_bound), r->zero_fraction, q62(p->stable_zero),
 		       p->max, p->bits, p->k, p->p, (unsigned long long)p->cells,
 		       (unsigned long long)p->gap, q62(p->fn_rate));
+		if (sf->ops->kind == PKTDEDUP_FILTER_KIND_SBF)
+			printf(",\"layout\":\"%s\",\"fp_bound_flat\":%.9g",
+			       p->layout == PKTDEDUP_LAYOUT_BLOCKED ?
+			       "blocked" : "flat",
+			       q62(pd_plan_fp_bound(p->max, p->k, p->p,
+						    p->cells)));
 		if (sim_is_ibf(sf))
 			printf(",\"fn_model_low\":%.9g,\"importance_source\":\"%s\","
 			       "\"importance_mask\":%u", q62(p->fn_low),
@@ -755,10 +765,18 @@ static void print_filter(const struct run *r)
 	       "filter", p->max, p->bits, p->k, p->p, eq17,
 	       (unsigned long long)p->cells);
 	if (!sim_is_ibf(sf)) {
-		printf("%-10s fp bound %.4f%% (Eq. 8)  stable zeros %.2f%% "
+		bool blocked = p->layout == PKTDEDUP_LAYOUT_BLOCKED;
+
+		printf("%-10s fp bound %.4f%% (%s)  stable zeros %.2f%% "
 		       "(Thm 3)  fn at gap %llu: %.4f%% (Eq. 16)\n", "model",
-		       100 * q62(p->fp_bound), 100 * q62(p->stable_zero),
+		       100 * q62(p->fp_bound),
+		       blocked ? "blocked lines, plan.c" : "Eq. 8",
+		       100 * q62(p->stable_zero),
 		       (unsigned long long)p->gap, 100 * q62(p->fn_rate));
+		if (blocked)
+			printf("%-10s flat layout at this P: fp bound %.4f%% (Eq. 8)\n",
+			       "", 100 * q62(pd_plan_fp_bound(p->max, p->k, p->p,
+							      p->cells)));
 		return;
 	}
 	printf("%-10s importance from the %s", "", p->importance ==
@@ -888,7 +906,7 @@ enum opt {
 	O_SUB_ELEMS, O_COUNTERS, O_HH_PHI, O_RARE_SUPPORT, O_RING, O_NEW_MEM,
 	O_NEW_GAP, O_PSTAR, O_IMPORTANCE, O_ENTRY_BITS, O_IMP_DIST, O_REPEAT,
 	O_RATE, O_WARN_BELOW, O_PPS, O_COPY_DELAY, O_FLOOD, O_FLOOD_AT,
-	O_FLOOD_FOR,
+	O_FLOOD_FOR, O_LAYOUT,
 };
 
 static const struct option options[] = {
@@ -933,6 +951,7 @@ static const struct option options[] = {
 	{ "new-gap", required_argument, NULL, O_NEW_GAP },
 	{ "rate", required_argument, NULL, O_RATE },
 	{ "warn-below", required_argument, NULL, O_WARN_BELOW },
+	{ "layout", required_argument, NULL, O_LAYOUT },
 	{ "pps", required_argument, NULL, O_PPS },
 	{ "copy-delay", required_argument, NULL, O_COPY_DELAY },
 	{ "flood", required_argument, NULL, O_FLOOD },
@@ -976,6 +995,7 @@ static const struct {
 	{ O_ENTRY_BITS, SIM_SET_ENTRY_BITS },
 	{ O_WINDOW, PD_SET_WINDOW }, { O_RATE, PD_SET_WINDOW },
 	{ O_SUBWINDOWS, PD_SET_SUBWIN }, { O_WARN_BELOW, PD_SET_WARN },
+	{ O_LAYOUT, PD_SET_LAYOUT },
 };
 
 static bool setting_given_by_main(int o)
@@ -1149,6 +1169,7 @@ int main(int argc, char **argv)
 	const char *window_arg = NULL, *subwin_arg = NULL;
 	u64 window_ns = 0, window_pkts = 0, tw_rate = 0, subwin = 0;
 	u64 warn_below = PD_TW_DEFAULT_WARN;
+	u8 layout = PKTDEDUP_LAYOUT_FLAT;
 	bool have_rate = false, have_timed_opts = false, have_flood_opts = false;
 	bool winfam;
 	double fps = -1, p_star = 0;
@@ -1232,6 +1253,14 @@ int main(int argc, char **argv)
 		case O_WARN_BELOW:
 			if (!parse_u64(optarg, 0, 100, &warn_below))
 				BAD(o, "a percentage from 0 to 100");
+			break;
+		case O_LAYOUT:
+			if (!strcmp(optarg, "flat"))
+				layout = PKTDEDUP_LAYOUT_FLAT;
+			else if (!strcmp(optarg, "blocked"))
+				layout = PKTDEDUP_LAYOUT_BLOCKED;
+			else
+				BAD(o, "flat or blocked");
 			break;
 		case O_PPS:
 			if (!parse_rate(optarg, &sc.pps) || !sc.pps ||
@@ -1508,6 +1537,7 @@ int main(int argc, char **argv)
 		req.rate = (u32)tw_rate;
 		req.subwindows = (u32)subwin;
 		req.warn_below = (u32)warn_below;
+		req.layout = layout;
 		if (winfam) {
 			r->sf.window_arg = window_arg;
 			/* sized by the rate or the window: --mem, a limit */

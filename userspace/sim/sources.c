@@ -108,6 +108,7 @@ struct src_sim *src_sim_new(const struct src_cfg *cfg, char *err,
 		snprintf(err, errlen, "new-source filter: %s", why);
 		return NULL;
 	}
+	memset(&prm, 0, sizeof(prm));
 	prm.cells = plan.cells;
 	prm.max = (u8)plan.max;
 	prm.k = (u8)plan.k;
@@ -135,7 +136,7 @@ struct src_sim *src_sim_new(const struct src_cfg *cfg, char *err,
 			src_sim_free(s);
 			return NULL;
 		}
-		pd_sbf_set_seeds(&p->newsrc, 0, 0, pd_rng_next(&seed));
+		pd_sbf_set_rng(&p->newsrc, pd_rng_next(&seed));
 	}
 	return s;
 nomem:
