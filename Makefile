@@ -13,8 +13,11 @@
 #                   lockdep, kmemleak) built from linux-source-6.1 and cached
 #   make e2e-debug-selftest  that kernel reports faults made on purpose
 #   make bench      SBF step cost (ns/element) against the textbook baseline;
+#                   the layouts (flat, blocked) on the module's whole path;
 #                   every filter family against the SBF; the window families
-#                   on a 1 Mpps stream against it; cache lines touched
+#                   on a 1 Mpps stream against it; cache lines touched; the
+#                   layouts' FP/FN on the simulator's streams. Writes
+#                   build/bench.json
 #   make paper      the papers' comparisons on scaled-down streams (not in
 #                   make check: a few minutes)
 #   make editcap-compare  the sliding window against Wireshark's editcap -w
@@ -146,6 +149,8 @@ bench: $(B)/bench
 	$(B)/bench --json $(B)/bench.json
 	@echo
 	scripts/lines-touched.sh $(B)
+	@echo
+	scripts/layout-table.sh $(B)
 
 # PAPER_SEEDS=1 takes about a third of the time
 PAPER_SEEDS ?= 3

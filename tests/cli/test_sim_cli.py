@@ -295,6 +295,27 @@ def algo_run(algo, extra=(), stream=("uniform", "--n", "30000", "--distinct",
 
 
 @test
+def layout_blocked():
+    # the SBF's blocked layout: planned for the blocked model, which holds
+    # fps; flat and blocked measure within their own bounds (+4 sd)
+    flat = run_json(CONTRACT)
+    blk = run_json(CONTRACT + ["--layout", "blocked"])
+    assert (flat["layout"], blk["layout"]) == ("flat", "blocked"), blk
+    assert blk["p"] >= flat["p"] and blk["max"] == 1, blk
+    assert blk["fp_bound"] <= 0.01 and blk["fp_bound"] > blk["fp_bound_flat"]
+    assert flat["fp_bound"] == flat["fp_bound_flat"], flat
+    for j in (flat, blk):
+        sd = math.sqrt(j["fp_bound"] * (1 - j["fp_bound"]) / j["distincts"])
+        assert j["fp_rate"] <= j["fp_bound"] + 4 * sd, j
+    # what it cannot take is a usage error (exit 2) or a refusal (exit 2)
+    expect_usage_error(CONTRACT + ["--layout", "striped"], "--layout")
+    expect_usage_error(["--algo", "bsbf"] + CONTRACT[2:] +
+                       ["--layout", "blocked"], "--layout")
+    r = run(CONTRACT + ["--layout", "blocked", "--max", "3"])
+    assert r.returncode == 2 and "cell maximum 1" in r.stderr, r.stderr
+
+
+@test
 def contract_every_algo():
     for a in ALGOS:
         for extra in ([], ["--k", "2"], ["--fps", "0.05"]):
