@@ -72,10 +72,13 @@ static inline u64 pd_sip_last(const u8 *p, u32 left, u32 len)
  * SipHash-c-d of len bytes at p. The packet path's 1-3 gets its rounds
  * written out and this inlined with constant rounds (pd_hash64()): at -O2
  * GCC keeps round loops and does not inline a function used twice.
+ * padded: the word holding the last len % 8 bytes may be read whole (the
+ * bytes past len are ignored), which spares the byte-by-byte tail.
  */
 static __always_inline u64 pd_sip_oneshot(const struct pd_hkey *key,
 					  const u8 *p, u32 len,
-					  unsigned int c, unsigned int d)
+					  unsigned int c, unsigned int d,
+					  bool padded)
 {
 	u64 v0 = key->k[0] ^ PD_SIP_C0, v1 = key->k[1] ^ PD_SIP_C1;
 	u64 v2 = key->k[0] ^ PD_SIP_C2, v3 = key->k[1] ^ PD_SIP_C3;
@@ -94,7 +97,11 @@ static __always_inline u64 pd_sip_oneshot(const struct pd_hkey *key,
 				pd_sipround(&v0, &v1, &v2, &v3);
 		v0 ^= m;
 	}
-	m = pd_sip_last(p, len & 7, len);
+	if (padded)
+		m = (len & 7 ? pd_load_le64(p) &
+		     (((u64)1 << (8 * (len & 7))) - 1) : 0) | (u64)len << 56;
+	else
+		m = pd_sip_last(p, len & 7, len);
 	v3 ^= m;
 	for (i = 0; i < c; i++)
 		pd_sipround(&v0, &v1, &v2, &v3);
@@ -113,13 +120,18 @@ static __always_inline u64 pd_sip_oneshot(const struct pd_hkey *key,
 
 u64 pd_hash64(const struct pd_hkey *key, const void *data, u32 len)
 {
-	return pd_sip_oneshot(key, data, len, 1, 3);
+	return pd_sip_oneshot(key, data, len, 1, 3, false);
+}
+
+u64 pd_hash64_padded(const struct pd_hkey *key, const void *data, u32 len)
+{
+	return pd_sip_oneshot(key, data, len, 1, 3, true);
 }
 
 u64 pd_siphash_cd(const struct pd_hkey *key, const void *data, u32 len,
 		  unsigned int c, unsigned int d)
 {
-	return pd_sip_oneshot(key, data, len, c, d);
+	return pd_sip_oneshot(key, data, len, c, d, false);
 }
 
 /* One SipHash-1-3 compression of word m into a stored state. */

@@ -15,9 +15,11 @@
  *          for echo messages; zero where a packet has no ports, e.g. a
  *          non-first fragment, as the kernel's flow dissector does).
  *
- * A key is a small canonical byte string (family, then fields in network
- * order) plus, in packet mode, a tail that points into the packet. Parsing
- * never reads outside [pkt, pkt + len).
+ * A key is a small canonical byte string plus, in packet mode, a tail that
+ * points into the packet. Address and flow keys: the address(es), source
+ * first, then the family and, for flow keys, the protocol and the ports
+ * in network order (built in whole words: pd_key_build()). Parsing never
+ * reads outside [pkt, pkt + len).
  */
 #ifndef PD_KEY_H
 #define PD_KEY_H
@@ -85,6 +87,7 @@ struct pd_key_opts {
 	u16 payload;	/* packet mode: payload bytes after the L4 header */
 };
 
+/* a multiple of 8: pd_key_hash64() reads the last partial word whole */
 #define PD_KEY_BUF 40
 
 struct pd_key {

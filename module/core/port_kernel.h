@@ -61,6 +61,11 @@ static inline u32 pd_load_le32(const u8 *p)
 	return get_unaligned_le32(p);
 }
 
+static inline void pd_store_le64(u8 *p, u64 v)
+{
+	put_unaligned_le64(v, p);
+}
+
 /* The line of p, soon to be written. */
 static inline void pd_prefetchw(const void *p)
 {

@@ -70,6 +70,20 @@ static void pd_hash_sip_pieces(struct kunit *test)
 		}
 }
 
+/* A padded buffer's cheaper tail ignores the bytes past the input. */
+static void pd_hash_sip_padded(struct kunit *test)
+{
+	u8 in[PD_SIP_VEC_N + 8];
+	unsigned int n, i;
+
+	for (n = 0; n < PD_SIP_VEC_N; n++) {
+		for (i = 0; i < sizeof(in); i++)
+			in[i] = i < n ? (u8)i : (u8)(0xa5 ^ n);
+		KUNIT_EXPECT_EQ_MSG(test, pd_hash64_padded(&pd_sip_vec_key, in, n),
+				    pd_sip_vectors[n][0], "%u bytes", n);
+	}
+}
+
 /*
  * A key's hash is one SipHash-1-3 pass over its bytes and then its tail;
  * another secret key gives another hash.
@@ -160,6 +174,7 @@ static struct kunit_case pd_hash_cases[] = {
 	KUNIT_CASE(pd_hash_vectors),
 	KUNIT_CASE(pd_hash_sip_vectors),
 	KUNIT_CASE(pd_hash_sip_pieces),
+	KUNIT_CASE(pd_hash_sip_padded),
 	KUNIT_CASE(pd_hash_key_pass),
 	KUNIT_CASE(pd_hash_halves_uniform),
 	KUNIT_CASE(pd_hash_double_hashing),

@@ -123,6 +123,12 @@ static inline u32 pd_load_le32(const u8 *p)
 	return le32toh(v);
 }
 
+static inline void pd_store_le64(u8 *p, u64 v)
+{
+	v = htole64(v);
+	memcpy(p, &v, sizeof(v));
+}
+
 /* The line of p, soon to be written (prefetchw in the kernel). */
 static inline void pd_prefetchw(const void *p)
 {
