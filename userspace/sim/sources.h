@@ -6,6 +6,7 @@
  * counts them in time). Per CPU, as in module/sources.c: a jumping window
  * of HyperLogLog sketches and Space-Saving summaries (core/window.c), and
  * a new-source Stable Bloom Filter feeding a ring of `ring` entries.
+ * Addresses are hashed as the module hashes them (core/addrhash.h).
  */
 #ifndef PD_SIM_SOURCES_H
 #define PD_SIM_SOURCES_H

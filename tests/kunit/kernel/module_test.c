@@ -492,6 +492,9 @@ static void pd_t_sources(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a->it[0].addr[3], 0);
 	KUNIT_EXPECT_EQ(test, a->it[0].count, 50ULL);	/* 11 sources, 16 counters */
 	KUNIT_EXPECT_EQ(test, a->it[0].err, 0ULL);
+	/* the summary's hash is the one the rare-source query looks up */
+	KUNIT_EXPECT_EQ(test, a->it[0].hash,
+			pd_srcs_hash(s, a->it[0].addr, a->it[0].len));
 	kvfree(a);
 
 	/* each source was new once, on whichever CPU ran this test */
