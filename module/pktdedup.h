@@ -85,7 +85,7 @@ struct pd_hooks {
 };
 
 /* What is learnt of addresses in the recent window (sources.c). */
-#define PD_SRC_DEFAULT_COUNTERS PD_WIN_DEFAULT_COUNTERS
+#define PD_SRC_DEFAULT_COUNTERS PD_WIN_DEFAULT_COUNTERS	/* 0: top talkers off */
 #define PD_SRC_DEFAULT_NEW_MEM (64 * 1024)
 #define PD_SRC_DEFAULT_NEW_GAP 1000	/* packets a source is remembered for */
 #define PD_SRC_DEFAULT_EVENT_RATE 1000
@@ -94,7 +94,7 @@ struct pd_hooks {
 struct pd_src_cfg {
 	u32 window_ms;
 	u32 nsub;		/* sub-windows */
-	u32 counters;		/* top-talker counters per sub-window, per CPU */
+	u32 counters;		/* top-talker counters per sub-window, per CPU; 0: off */
 	u32 newsrc;		/* 1: new-source filter, events, rare sources */
 	u64 newsrc_mem;		/* bytes of cells of each CPU's filter */
 	u64 newsrc_gap;		/* its planner's gap (packets); 0: auto */

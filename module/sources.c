@@ -4,8 +4,8 @@
  * in a recent time window, per network namespace.
  *
  * Each CPU keeps a jumping window (core/window.c) of HyperLogLog sketches
- * of the sources and of the destinations and of Space-Saving summaries of
- * the sources (top talkers); addresses are
+ * of the sources and of the destinations and, if `counters` is not 0, of
+ * Space-Saving summaries of the sources (top talkers); addresses are
  * hashed with a keyed SipHash-1-3 (core/addrhash.h), one key per state,
  * drawn when it is built. Readers merge the
  * sketches and summaries of every CPU and of the sub-windows asked about:
@@ -119,8 +119,9 @@ int pd_srcs_check(const struct pd_src_cfg *c, struct pd_filter_plan *plan,
 		NL_SET_ERR_MSG(extack, "sub-windows must be 1 to 64");
 		return -ERANGE;
 	}
-	if (c->counters < PD_SS_MIN_CAP || c->counters > PD_SS_MAX_CAP) {
-		NL_SET_ERR_MSG(extack, "top-talker counters must be 8 to 4096");
+	if (c->counters &&
+	    (c->counters < PD_SS_MIN_CAP || c->counters > PD_SS_MAX_CAP)) {
+		NL_SET_ERR_MSG(extack, "top-talker counters must be 0 (off) or 8 to 4096");
 		return -ERANGE;
 	}
 	if (!c->event_rate || c->event_rate > 1000000) {
@@ -345,7 +346,7 @@ int pd_srcs_distinct(struct pd_srcs *s, u32 last, u64 *src, u64 *dst)
 
 /*
  * The merged top-talker summary over the last `last` sub-windows, keeping
- * `keep` addresses. A summary being
+ * `keep` addresses (top talkers must be on: cfg.counters). A summary being
  * written by its CPU is copied first: the merge then reads a consistent
  * (if a packet or two old) summary.
  */

@@ -268,6 +268,12 @@ int src_sim_finish(struct src_sim *s, struct src_result *r)
 				       PD_WIN_SRC, u);
 		r->estimate[k] = pd_hll_estimate(u);
 	}
+	r->window_elems = s->n - first;
+	r->top = c->counters != 0;
+	if (!r->top) {		/* top talkers off: no heavy or rare sources */
+		ret = 0;
+		goto out;
+	}
 	/* the merged summary of the whole window: no address dropped */
 	amem = malloc(pd_ss_agg_bytes(c->counters * c->nsub * c->cpus,
 				      c->counters));

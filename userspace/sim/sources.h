@@ -20,7 +20,7 @@ struct src_cfg {
 	unsigned int cpus;
 	unsigned int nsub;		/* sub-windows */
 	uint64_t sub_elems;		/* elements per sub-window */
-	unsigned int counters;		/* Space-Saving counters per sub-window */
+	unsigned int counters;		/* Space-Saving counters per sub-window; 0: off */
 	unsigned int ring;		/* new sources remembered per CPU */
 	uint64_t new_mem;		/* new-source filter bytes per CPU */
 	uint64_t new_gap;		/* its planner's gap; 0: auto */
@@ -40,6 +40,7 @@ struct src_result {
 	uint64_t exact[SRC_MAX_SUB];	/* distinct in the last k + 1 sub-windows */
 	uint64_t estimate[SRC_MAX_SUB];
 	uint64_t window_elems;		/* N over the whole window */
+	bool top;			/* top talkers on (counters): the rest */
 	uint64_t ss_error;		/* merged Space-Saving error bound */
 	struct src_pr hh;
 	struct src_pr rare;
