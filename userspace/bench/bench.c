@@ -508,14 +508,23 @@ static const char *const src_rows[SRC_NLEVELS] = {
 /* What a CPU's pd_src_cpu holds for a level: the window first. */
 struct src_cpu {
 	struct pd_win win;
-	bool newsrc;
 	struct pd_sbf nf;		/* new-source filter */
 	void *mem;
 };
 
+/*
+ * What the module's pd_srcs holds for a level, laid out as pd_srcs_add()
+ * reads it: the per-CPU pointers and the new-source switch in the first
+ * line, the pointers themselves in an array of their own.
+ */
+struct src_state {
+	struct src_cpu **cpu;		/* one CPU here */
+	u32 newsrc;
+};
+
 struct src_bench {
 	struct pd_sbf f;		/* the dedup filter */
-	struct src_cpu *lv[SRC_NLEVELS];	/* NULL for SRC_NONE */
+	struct src_state *lv[SRC_NLEVELS];	/* NULL for SRC_NONE */
 	u32 cap[SRC_NLEVELS];
 };
 
@@ -529,7 +538,6 @@ static double src_run(struct src_bench *b, enum src_level level, u32 first,
 		      u32 n, u32 *marker)
 {
 	u8 src[4] = { 10, 0, 0, 0 }, dst[4] = { 192, 0, 2, 1 };
-	struct src_cpu *c = b->lv[level];
 	u64 rng = 42 + first;
 	u32 i, dups = 0;
 	double t0;
@@ -538,6 +546,8 @@ static double src_run(struct src_bench *b, enum src_level level, u32 first,
 	for (i = first; i < first + n; i++) {
 		u64 x = pd_rng_below(&rng, 100000), y = pd_rng_below(&rng, 100000);
 		u32 id = (u32)(x * y / 100000), h1, h2;
+		struct src_state *s;
+		struct src_cpu *c;
 		u64 hs;
 
 		if (marker)
@@ -545,11 +555,13 @@ static double src_run(struct src_bench *b, enum src_level level, u32 first,
 		memcpy(src + 1, &id, 3);
 		flow_hashes(&b->f, src, dst, i, &h1, &h2);
 		dups += pd_sbf_step(&b->f, h1, h2);
-		if (!c)
+		/* pd_srcs_add(): rcu_dereference(pn->srcs), its CPU's part */
+		s = __atomic_load_n(&b->lv[level], __ATOMIC_RELAXED);
+		if (!s)
 			continue;
-		/* pd_srcs_add() */
+		c = s->cpu[0];
 		hs = pd_win_add(&c->win, i, src, dst, 4);
-		if (c->newsrc)
+		if (s->newsrc)
 			dups += pd_sbf_step(&c->nf, (u32)hs, (u32)(hs >> 32));
 	}
 	keep(dups);
@@ -585,13 +597,19 @@ static void src_setup(struct src_bench *b)
 	b->cap[SRC_NEW] = SRC_TOPCAP;
 	for (l = SRC_DISTINCT; l < SRC_NLEVELS; l++) {
 		/* cache-line aligned, as the module's allocations are */
+		struct src_state *st = aligned_alloc(64, 64);
 		struct src_cpu *c = aligned_alloc(64, sizeof(*c));
 
 		why = "no memory";
-		if (!c)
+		if (!st || !c)
 			goto fail;
 		memset(c, 0, sizeof(*c));
-		b->lv[l] = c;
+		memset(st, 0, sizeof(*st));
+		b->lv[l] = st;
+		st->cpu = aligned_alloc(64, 64);
+		if (!st->cpu)
+			goto fail;
+		st->cpu[0] = c;
 		c->mem = aligned_alloc(64, pd_win_bytes(SRC_NSUB, b->cap[l]));
 		if (!c->mem)
 			goto fail;
@@ -600,8 +618,8 @@ static void src_setup(struct src_bench *b)
 		if (pd_win_init(&c->win, SRC_NSUB, b->cap[l], SRC_TICK, &src_akey,
 				c->mem))
 			goto fail;
-		c->newsrc = l == SRC_NEW;
-		if (c->newsrc && pd_sbf_create(&c->nf, &nprm, &why))
+		st->newsrc = l == SRC_NEW;
+		if (st->newsrc && pd_sbf_create(&c->nf, &nprm, &why))
 			goto fail;
 	}
 	return;
@@ -616,14 +634,16 @@ static void src_teardown(struct src_bench *b)
 
 	pd_sbf_destroy(&b->f);
 	for (l = 0; l < SRC_NLEVELS; l++) {
-		struct src_cpu *c = b->lv[l];
+		struct src_state *st = b->lv[l];
 
-		if (!c)
+		if (!st)
 			continue;
-		if (c->newsrc)
-			pd_sbf_destroy(&c->nf);
-		free(c->mem);
-		free(c);
+		if (st->newsrc)
+			pd_sbf_destroy(&st->cpu[0]->nf);
+		free(st->cpu[0]->mem);
+		free(st->cpu[0]);
+		free(st->cpu);
+		free(st);
 	}
 }
 
@@ -733,15 +753,18 @@ static int trace_sources(u32 n)
 	src_setup(&b);
 	print_range("dedup-filter", b.f.words, (size_t)b.f.nwords * 8);
 	for (l = SRC_DISTINCT; l < SRC_NLEVELS; l++) {
-		struct src_cpu *c = b.lv[l];
+		struct src_state *st = b.lv[l];
+		struct src_cpu *c = st->cpu[0];
 		size_t sk = (size_t)SRC_NSUB * 2 * sizeof(struct pd_hll);
 
-		print_range("window", c, sizeof(*c));
+		print_range("state", st, sizeof(*st));
+		print_range("state", st->cpu, sizeof(*st->cpu));
+		print_range("window", &c->win, sizeof(c->win));
 		print_range("sketches", c->mem, sk);
 		if (b.cap[l])
 			print_range("top-talkers", (u8 *)c->mem + sk,
 				    pd_win_bytes(SRC_NSUB, b.cap[l]) - sk);
-		if (c->newsrc)
+		if (st->newsrc)
 			print_range("new-source-filter", c->nf.words,
 				    (size_t)c->nf.nwords * 8);
 	}
