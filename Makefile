@@ -159,7 +159,8 @@ editcap-compare: $(B)/dedup-sim
 	scripts/editcap-compare.sh $(B)
 
 # the guest's traffic tool; its fuzzer predicts with the core's parser
-PDNET_SRC := tests/e2e/pdnet.c tests/e2e/pdnet_fuzz.c module/core/key.c
+PDNET_SRC := tests/e2e/pdnet.c tests/e2e/pdnet_fuzz.c module/core/key.c \
+	module/core/hash.c
 $(B)/pdnet: $(PDNET_SRC) tests/e2e/pdnet.h $(CORE_HDR) module/uapi/pktdedup.h | $(B)
 	$(CC) $(CFLAGS_COMMON) -O2 -static -o $@ $(PDNET_SRC)
 
