@@ -6,7 +6,7 @@
  * Each CPU keeps a jumping window (core/window.c) of HyperLogLog sketches
  * of the sources and of the destinations and, if `counters` is not 0, of
  * Space-Saving summaries of the sources (top talkers); addresses are
- * hashed with a keyed SipHash-1-3 (core/addrhash.h), one key per state,
+ * hashed with a cheap keyed hash (core/addrhash.h), one key per state,
  * drawn when it is built. Readers merge the
  * sketches and summaries of every CPU and of the sub-windows asked about:
  * distinct counts are the cardinality of the union, never a sum of

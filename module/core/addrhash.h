@@ -2,9 +2,9 @@
 /*
  * The keyed hash of one address (4 or 16 bytes) for the source analytics:
  * every packet hashes its source and its destination, so the hash must
- * cost little. SipHash-1-3 (hash.h), a PRF, cost 15 ns per packet for the
- * two addresses on top of the de-duplication step (make bench), the whole
- * budget of the always-on analytics; this costs a few.
+ * cost little. With SipHash-1-3 (hash.h), a PRF, for both addresses the
+ * distinct counts cost 25 ns per packet over the de-duplication step
+ * (make bench), with this 10 ns: the always-on analytics' budget is 15.
  *
  * An address is a pair of 64-bit words x1, x2 (its 16 bytes read
  * little-endian; an IPv4 address as the IPv4-mapped IPv6 address
