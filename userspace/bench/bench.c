@@ -673,6 +673,17 @@ static void src_read_lines(const char *path)
 	fclose(in);
 }
 
+/* Bytes of a level's state for one CPU: the window's, the filter's. */
+static size_t src_bytes(const struct src_bench *b, unsigned int l)
+{
+	const struct src_state *st = b->lv[l];
+	size_t n = sizeof(struct src_cpu) + pd_win_bytes(SRC_NSUB, b->cap[l]);
+
+	if (st->newsrc)
+		n += (size_t)st->cpu[0]->nf.nwords * 8;
+	return n;
+}
+
 static void bench_sources(void)
 {
 	static const char *const names[SRC_NLEVELS] = {
@@ -721,7 +732,9 @@ static void bench_sources(void)
 		if (src_lines[l] != JSON_NONE)
 			printf(" %6.2f", src_lines[l]);
 		printf("\n");
-		json_row(src_rows[l], m, src_lines[l], JSON_NONE);
+		/* bytes: the level's analytics state of one CPU */
+		json_row(src_rows[l], m, src_lines[l],
+			 b.lv[l] ? (double)src_bytes(&b, l) : JSON_NONE);
 	}
 	src_teardown(&b);
 }
