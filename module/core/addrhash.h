@@ -14,16 +14,17 @@
  *   h = fmix64(floor(((a1 x1 + a2 x2) mod 2^128) / 2^64) + b  mod 2^64)
  *
  * with a key of two uniformly random 128-bit multipliers a1, a2 and a
- * 64-bit offset b: Dietzfelbinger's multiply-add-shift for vectors, then
- * MurmurHash3's 64-bit finalizer, a fixed bijection, to spread the bits
- * (HyperLogLog reads the top 14 bits and the run of zeros after them, the
- * Space-Saving index the low bits). Over the key, two different addresses
- * get the same hash with probability below 2^-63 and each address's hash
- * is uniform (b): an adversary who does not know the key cannot choose
- * addresses that collide, in a sketch register or anywhere else, more
- * often than chance. It is not a PRF: its values are linear in the key
- * before the public finalizer, so one who can watch the estimates while
- * choosing addresses may learn the key (README, "Security").
+ * 64-bit offset b: Dietzfelbinger's multiply-shift for vectors plus the
+ * offset, then MurmurHash3's 64-bit finalizer, a fixed bijection, to
+ * spread the bits (HyperLogLog reads the top 14 bits and the run of zeros
+ * after them, the Space-Saving index the low bits). Over the key, two
+ * different addresses get the same hash with probability below 2^-63 and
+ * each address's hash is uniform (b): an adversary who does not know the
+ * key cannot choose addresses that collide, in a sketch register or
+ * anywhere else, more often than chance. It is not a PRF: its values are
+ * linear in the key before the public finalizer, so one who can watch the
+ * estimates while choosing addresses may learn the key (README,
+ * "Security").
  */
 #ifndef PD_ADDRHASH_H
 #define PD_ADDRHASH_H
