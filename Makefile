@@ -145,10 +145,13 @@ check: deps
 kunit:
 	scripts/kunit.sh $(B)
 
+# the analytics' lines per packet first: bench puts them in bench.json
 bench: $(B)/bench
-	$(B)/bench --json $(B)/bench.json
+	LINES_PARTS=sources scripts/lines-touched.sh $(B)
 	@echo
-	scripts/lines-touched.sh $(B)
+	$(B)/bench --json $(B)/bench.json --lines $(B)/lines-sources.txt
+	@echo
+	LINES_PARTS=filters scripts/lines-touched.sh $(B)
 	@echo
 	scripts/layout-table.sh $(B)
 

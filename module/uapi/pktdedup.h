@@ -918,7 +918,11 @@ enum {
 	PKTDEDUP_A_SOURCES_WINDOW_MS,
 	/* u32, min 1, max 64 */
 	PKTDEDUP_A_SOURCES_SUBWINDOWS,
-	/* u32, min 8, max 4096: Top-talker counters per sub-window per CPU. */
+	/*
+	 * u32, min 0, max 4096: Top-talker counters per sub-window per CPU: 0
+	 * (the default) turns top talkers off, otherwise 8 to 4096 (1 to 7 is
+	 * refused).
+	 */
 	PKTDEDUP_A_SOURCES_COUNTERS,
 	/*
 	 * u8, max 1: 1 turns on the new-source filter, events and rare sources.

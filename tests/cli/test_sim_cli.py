@@ -257,6 +257,22 @@ def sources_rare():
 
 
 @test
+def sources_top_talkers_off():
+    # --counters 0, the module's default: distinct counts only, the same
+    # ones (the sketches do not depend on the summaries)
+    on = run_json(ZIPF)["sources"]
+    off = run_json(ZIPF + ["--counters", "0"])["sources"]
+    assert on["top_talkers"] is True and off["top_talkers"] is False, off
+    assert off["subwindows"] == on["subwindows"], (off, on)
+    assert off["window_elements"] == on["window_elements"], (off, on)
+    for k in ("heavy_hitters", "rare", "ss_error", "candidates"):
+        assert k in on and k not in off, (k, off)
+    text = run(ZIPF[:-1] + ["--counters", "0"])
+    assert text.returncode == 0 and "off (--counters 0)" in text.stdout, text
+    expect_usage_error(ZIPF + ["--counters", "7"], "--counters")
+
+
+@test
 def sources_bad_values():
     expect_usage_error(ZIPF + ["--counters", "4"], "--counters")
     expect_usage_error(ZIPF + ["--subwindows", "0"], "--subwindows")

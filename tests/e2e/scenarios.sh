@@ -386,7 +386,16 @@ t_sources_config() {
 	t_begin "source windows: settings at run time, refused ones change nothing"
 	j=$(inns e dedupctl -j sources)
 	expect_eq "default window" 60000 "$(echo "$j" | json_num window_ms)"
-	expect_eq "default counters" 128 "$(echo "$j" | json_num counters)"
+	# top talkers are opt-in (they cost more than the rest per packet)
+	expect_eq "default counters: top talkers off" 0 \
+		"$(echo "$j" | json_num counters)"
+	expect_fail "top with top talkers off" 1 "counters 128 turns them on" \
+		inns e dedupctl top
+	expect_eq "dedupctl sources says how to turn them on" \
+		"top         off (dedupctl sources counters 128 turns them on)" \
+		"$(inns e dedupctl sources | grep '^top ')"
+	expect_fail "1 to 7 counters" 2 "0 (top talkers off) or 8" \
+		inns e dedupctl sources counters 4
 	expect_eq "new-source filter off" '"new":false' \
 		"$(echo "$j" | grep -o '"new":[a-z]*')"
 	expect_fail "window over an hour" 2 "window" \
@@ -512,6 +521,9 @@ t_top() {
 		"$(inns e dedupctl top 1 | awk 'NR == 4 { print $1 }')"
 	expect_fail "unprivileged" 1 "CAP_NET_ADMIN" \
 		inns e pdnet asuser 65534 dedupctl top
+	expect_ok "top talkers off again" inns e dedupctl sources counters 0
+	expect_fail "top with top talkers off" 1 "top talkers are off" \
+		inns e dedupctl top
 	t_end
 }
 
@@ -536,6 +548,10 @@ t_rare() {
 	inns e dedupctl sources new off > /dev/null
 	expect_fail "needs the new-source filter" 1 "new-source filter" \
 		inns e dedupctl rare
+	inns e dedupctl sources new on counters 0 > /dev/null
+	expect_fail "needs the top talkers' counts" 1 "counters 128" \
+		inns e dedupctl rare
+	expect_ok "defaults again" inns e dedupctl sources new off
 	t_end
 }
 

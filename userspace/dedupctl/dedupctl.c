@@ -61,6 +61,7 @@ static const char usage_text[] =
 "      window DURATION    subwindows N    counters N    new on|off\n"
 "      new-mem SIZE    new-gap auto|PACKETS    event-rate N    ring N\n"
 "  top [N] [window DURATION]     the N heaviest sources (10), with bounds\n"
+"                                (needs sources counters N: off by default)\n"
 "  rare [support S] [window DURATION] [limit N]\n"
 "                                sources that sent at most S x all packets\n"
 "  monitor [count N]             print new sources as the module reports them\n"

@@ -130,7 +130,8 @@ static const char usage[] =
 "  --subwindows S     sub-windows of the window (default 12; with\n"
 "                     --sources, not jumping's subwindows)\n"
 "  --subwindow-elements E  elements per sub-window (default: n / S)\n"
-"  --counters C       Space-Saving counters per sub-window per CPU (128)\n"
+"  --counters C       Space-Saving counters per sub-window per CPU (128;\n"
+"                     0: top talkers off, the module's default)\n"
 "  --hh-phi F         heavy hitters: sent more than F of the window (0.001)\n"
 "  --rare-support S   rare: sent at most S of the window (0.0001)\n"
 "  --ring R           new sources remembered per CPU (1024)\n"
@@ -292,7 +293,12 @@ static void json_sources(const struct src_result *sr)
 		       (unsigned long long)sr->exact[k],
 		       (unsigned long long)sr->estimate[k],
 		       rate(sr->estimate[k], sr->exact[k]) - 1);
-	printf("],\"ss_error\":%llu,\"support_count\":%llu,"
+	printf("],\"top_talkers\":%s", sr->top ? "true" : "false");
+	if (!sr->top) {		/* --counters 0: the module's default */
+		printf("}");
+		return;
+	}
+	printf(",\"ss_error\":%llu,\"support_count\":%llu,"
 	       "\"candidates\":%llu,", (unsigned long long)sr->ss_error,
 	       (unsigned long long)sr->support_count,
 	       (unsigned long long)sr->candidates);
@@ -323,6 +329,11 @@ static void print_sources(const struct src_result *sr)
 		       k ? "s" : "", (unsigned long long)sr->estimate[k],
 		       (unsigned long long)sr->exact[k],
 		       100 * (rate(sr->estimate[k], sr->exact[k]) - 1));
+	if (!sr->top) {
+		printf("%-10s off (--counters 0), so no heavy or rare sources\n",
+		       "top");
+		return;
+	}
 	printf("%-10s %llu elements in the window, summary error <= %llu\n",
 	       "top", (unsigned long long)sr->window_elems,
 	       (unsigned long long)sr->ss_error);
@@ -1394,8 +1405,9 @@ int main(int argc, char **argv)
 				BAD(o, "an element count from 1 to 2^32");
 			break;
 		case O_COUNTERS:
-			if (!parse_u64(optarg, PD_SS_MIN_CAP, PD_SS_MAX_CAP, &v))
-				BAD(o, "a count from 8 to 4096");
+			if (!parse_u64(optarg, 0, PD_SS_MAX_CAP, &v) ||
+			    (v && v < PD_SS_MIN_CAP))
+				BAD(o, "0 (off) or a count from 8 to 4096");
 			srcc.counters = (unsigned int)v;
 			break;
 		case O_HH_PHI:

@@ -493,6 +493,9 @@ static void pd_t_sources(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a->it[0].addr[3], 0);
 	KUNIT_EXPECT_EQ(test, a->it[0].count, 50ULL);	/* 11 sources, 16 counters */
 	KUNIT_EXPECT_EQ(test, a->it[0].err, 0ULL);
+	/* the summary's hash is the one the rare-source query looks up */
+	KUNIT_EXPECT_EQ(test, a->it[0].hash,
+			pd_srcs_hash(s, a->it[0].addr, a->it[0].len));
 	kvfree(a);
 
 	/* each source was new once, on whichever CPU ran this test */
@@ -520,6 +523,61 @@ static void pd_t_sources(struct kunit *test)
 	n = pd_srcs_candidates(s, cfg.nsub, &cand);
 	KUNIT_EXPECT_EQ(test, n, 16);
 	kvfree(cand);
+	RCU_INIT_POINTER(pn->srcs, NULL);
+	pd_srcs_free(s);
+	pd_t_net_free(pn);
+}
+
+/*
+ * A namespace starts without top talkers (counters 0: they cost more per
+ * packet than the rest of the analytics together); 1 to 7 counters are
+ * refused. The packet path then fills the sketches of the current tick,
+ * whose end it keeps so as to divide the time only once per tick, and no
+ * summary; the state is smaller by every summary.
+ */
+static void pd_t_sources_defaults(struct kunit *test)
+{
+	struct pd_net *pn = pd_t_net(test);
+	struct pd_filter_plan plan;
+	struct pd_src_cfg cfg, top;
+	static const u8 a[4] = { 10, 9, 0, 1 };
+	struct pd_src_cpu *c;
+	struct pd_srcs *s;
+	u64 t0, src, dst, bytes;
+	u32 i;
+
+	pd_srcs_defaults(&cfg);
+	KUNIT_EXPECT_EQ(test, cfg.counters, 0u);
+	KUNIT_EXPECT_EQ(test, cfg.newsrc, 0u);
+	KUNIT_EXPECT_EQ(test, pd_srcs_check(&cfg, &plan, NULL), 0);
+	bytes = pd_srcs_bytes(&cfg, &plan);
+	top = cfg;
+	top.counters = 7;
+	KUNIT_EXPECT_EQ(test, pd_srcs_check(&top, &plan, NULL), -ERANGE);
+	top.counters = 8;
+	KUNIT_EXPECT_EQ(test, pd_srcs_check(&top, &plan, NULL), 0);
+	top.counters = 128;
+	KUNIT_EXPECT_EQ(test, pd_srcs_bytes(&top, &plan) - bytes,
+			(u64)num_possible_cpus() * cfg.nsub * pd_ss_bytes(128));
+
+	s = pd_t_srcs(test, pn, &cfg);
+	t0 = get_jiffies_64();
+	for (i = 0; i < 30; i++)
+		pd_t_src(pn, i);
+	c = s->cpu[raw_smp_processor_id()];
+	/* (unless the test moved to another CPU in between) */
+	if (c->win.cur) {
+		KUNIT_EXPECT_NULL(test, c->win.top);
+		KUNIT_EXPECT_GT(test, c->win.end, t0);
+		KUNIT_EXPECT_LE(test, c->win.end,
+				(pd_srcs_tick(s) + 1) * s->tick_j);
+		KUNIT_EXPECT_EQ(test, c->win.len, s->tick_j);
+	}
+	KUNIT_ASSERT_EQ(test, pd_srcs_distinct(s, cfg.nsub, &src, &dst), 0);
+	KUNIT_EXPECT_GE(test, src, 28ULL);	/* a register collision or two */
+	KUNIT_EXPECT_LE(test, src, 30ULL);
+	KUNIT_EXPECT_EQ(test, dst, 1ULL);
+	KUNIT_EXPECT_EQ(test, pd_srcs_hash(s, a, 4), pd_addr_hash(&s->key, a, 4));
 	RCU_INIT_POINTER(pn->srcs, NULL);
 	pd_srcs_free(s);
 	pd_t_net_free(pn);
@@ -824,6 +882,7 @@ static struct kunit_case pd_module_cases[] = {
 	KUNIT_CASE(pd_t_unparsed),
 	KUNIT_CASE(pd_t_distinct),
 	KUNIT_CASE(pd_t_sources),
+	KUNIT_CASE(pd_t_sources_defaults),
 	KUNIT_CASE(pd_t_reconfigure),
 	KUNIT_CASE(pd_t_budget),
 	KUNIT_CASE(pd_t_idle_and_total),
