@@ -36,14 +36,14 @@ struct pd_akey {
 	u64 b;
 };
 
-/* A random key (pd_random_u32() underneath). */
+/* A random key (pd_random_u64() underneath). */
 static inline void pd_akey_random(struct pd_akey *k)
 {
 	unsigned int i;
 
 	for (i = 0; i < 4; i++)
-		k->a[i] = ((u64)pd_random_u32() << 32) | pd_random_u32();
-	k->b = ((u64)pd_random_u32() << 32) | pd_random_u32();
+		k->a[i] = pd_random_u64();
+	k->b = pd_random_u64();
 }
 
 /* The 128-bit product of x and y, portably (the fallback, and tests). */

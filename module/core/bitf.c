@@ -71,7 +71,7 @@ int pd_bitf_init(struct pd_bitf *f, const struct pd_bitf_params *prm,
 
 		f->iter3 = q;
 	}
-	pd_bitf_set_rng(f, ((u64)pd_random_u32() << 32) | pd_random_u32());
+	pd_bitf_set_rng(f, pd_random_u64());
 	return 0;
 }
 

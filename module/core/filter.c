@@ -71,7 +71,7 @@ int pd_filter_plan(const struct pd_filter_req *req,
 static void pd_filter_reseed(struct pd_filter *f)
 {
 	pd_hkey_random(&f->hkey);
-	f->ops->set_rng(f, ((u64)pd_random_u32() << 32) | pd_random_u32());
+	f->ops->set_rng(f, pd_random_u64());
 }
 
 int pd_filter_init(struct pd_filter *f, const struct pd_filter_plan *plan,

@@ -220,14 +220,14 @@ static inline u64 pd_filter_hash(const struct pd_filter *f,
 }
 
 /*
- * Start fetching the memory a step of hash h will touch (the SBF's; the
+ * Start fetching the line a step of hash h will probe (a blocked SBF's; the
  * other families do nothing): between hashing and stepping, e.g. before
  * a shared filter's lock.
  */
 static inline void pd_filter_prefetch(const struct pd_filter *f, u64 h)
 {
 	if (f->ops == &pd_sbf_family)
-		pd_sbf_prefetch(&f->u.sbf, (u32)h, (u32)(h >> 32));
+		pd_sbf_prefetch(&f->u.sbf, (u32)h);
 }
 
 /* pd_filter_step() and pd_filter_query() by a pd_filter_hash() value. */

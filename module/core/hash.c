@@ -196,6 +196,6 @@ u64 pd_sip_final(struct pd_sip *s)
 
 void pd_hkey_random(struct pd_hkey *key)
 {
-	key->k[0] = ((u64)pd_random_u32() << 32) | pd_random_u32();
-	key->k[1] = ((u64)pd_random_u32() << 32) | pd_random_u32();
+	key->k[0] = pd_random_u64();
+	key->k[1] = pd_random_u64();
 }

@@ -53,7 +53,7 @@ u64 pd_hash64_padded(const struct pd_hkey *key, const void *data, u32 len);
 u64 pd_siphash_cd(const struct pd_hkey *key, const void *data, u32 len,
 		  unsigned int c, unsigned int d);
 
-/* A random key (pd_random_u32() underneath). */
+/* A random key (pd_random_u64() underneath). */
 void pd_hkey_random(struct pd_hkey *key);
 
 #endif /* PD_HASH_H */

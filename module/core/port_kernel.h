@@ -40,9 +40,9 @@ static inline void pd_free_large(void *p)
 	kvfree(p);
 }
 
-static inline u32 pd_random_u32(void)
+static inline u64 pd_random_u64(void)
 {
-	return get_random_u32();
+	return get_random_u64();
 }
 
 static inline u32 pd_jhash(const void *key, u32 len, u32 seed)

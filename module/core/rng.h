@@ -4,7 +4,7 @@
  * it for the start of its decrement run (one per filter, so per CPU: no
  * shared state on the packet path); tests and the simulator use it for
  * reproducible streams from a fixed seed. Not for secrets: hash seeds come
- * from pd_random_u32().
+ * from pd_random_u64().
  */
 #ifndef PD_RNG_H
 #define PD_RNG_H

@@ -96,7 +96,7 @@ int pd_sbf_init(struct pd_sbf *f, const struct pd_sbf_params *prm, u64 *words,
 		f->cpl_shift = (u8)(f->cpw_shift + 3);	/* 8 words a line */
 		f->lines = f->cells >> f->cpl_shift;
 	}
-	pd_sbf_set_rng(f, ((u64)pd_random_u32() << 32) | pd_random_u32());
+	pd_sbf_set_rng(f, pd_random_u64());
 	return 0;
 }
 
@@ -114,7 +114,7 @@ void pd_sbf_clear(struct pd_sbf *f)
 void pd_sbf_reset(struct pd_sbf *f)
 {
 	pd_sbf_clear(f);
-	pd_sbf_set_rng(f, ((u64)pd_random_u32() << 32) | pd_random_u32());
+	pd_sbf_set_rng(f, pd_random_u64());
 }
 
 int pd_sbf_create(struct pd_sbf *f, const struct pd_sbf_params *prm,
@@ -281,20 +281,16 @@ void pd_sbf_decrement(struct pd_sbf *f, u32 start, u32 count)
 	pd_sbf_dec_run(f, start, count);
 }
 
-void pd_sbf_prefetch(const struct pd_sbf *f, u32 h1, u32 h2)
+void pd_sbf_prefetch(const struct pd_sbf *f, u32 h1)
 {
-	u32 pos[PD_SBF_MAX_K];
-	unsigned int i;
-
-	if (f->blocked) {
-		u32 line = (u32)(((u64)h1 * f->lines) >> 32);
-
-		pd_prefetchw(&f->words[line * PD_SBF_LINE_WORDS]);
-		return;
-	}
-	pd_sbf_positions(f, h1, h2, pos);
-	for (i = 0; i < f->k; i++)
-		pd_prefetchw(&f->words[pos[i] >> f->cpw_shift]);
+	/*
+	 * Blocked: the key's one line, one multiply away. Flat: nothing;
+	 * prefetching its K cells would compute their positions twice, and
+	 * the step issues their K loads back to back anyway.
+	 */
+	if (f->blocked)
+		pd_prefetchw(&f->words[(u32)(((u64)h1 * f->lines) >> 32) *
+				       PD_SBF_LINE_WORDS]);
 }
 
 bool pd_sbf_query(const struct pd_sbf *f, u32 h1, u32 h2)

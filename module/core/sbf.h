@@ -111,10 +111,10 @@ bool pd_sbf_step(struct pd_sbf *f, u32 h1, u32 h2);
  */
 bool pd_sbf_step_value(struct pd_sbf *f, u32 h1, u32 h2, unsigned int value);
 /*
- * Prefetch the lines an element's step will touch (its K cells; blocked:
- * its one line), as soon as its hashes are known.
+ * Blocked layout: prefetch the line an element's step will probe, as soon
+ * as its hashes are known (the flat layout's K loads need no hint).
  */
-void pd_sbf_prefetch(const struct pd_sbf *f, u32 h1, u32 h2);
+void pd_sbf_prefetch(const struct pd_sbf *f, u32 h1);
 /* The verdict step 1 would give, without changing the filter. */
 bool pd_sbf_query(const struct pd_sbf *f, u32 h1, u32 h2);
 /* Step 1 positions of an element (k of them), for tests and tools. */

@@ -355,36 +355,55 @@ fail:
 
 static const char *mem_name(u64 mem);
 
+
+#define FAM_GAP_NS 1000			/* pd_pktinfo.now: 1 Mpps */
+
+/* What a run does with each packet's key. */
+enum run_mode {
+	RUN_STEP,	/* the hook's path: hash, prefetch, pd_filter_step() */
+	RUN_DIRECT,	/* hash, then pd_sbf_step() without the interface */
+	RUN_HASH,	/* the hash alone */
+};
+
 /*
- * The module's whole per-packet filter work, through filter.h as the hook
- * runs it: an IPv4 flow key, its hash, the prefetch, the step. n new
- * flows from *next on; hash_only stops after the hash.
+ * n new flows from *next on (IPv4 flow keys); flow id arrives at (id + 1)
+ * FAM_GAP_NS ns (read by the window families only). distinct, if given,
+ * adds the packets called new; trace marks each packet.
  */
-static double path_run(struct pd_filter *f, u64 *next, u32 n, bool hash_only)
+static double fam_run(struct pd_filter *f, u64 *next, u32 n,
+		      enum run_mode mode, u64 *distinct, bool trace)
 {
 	u8 src[4] = { 10, 0, 0, 0 }, dst[4] = { 192, 0, 2, 1 };
-	struct pd_pktinfo pi = { 0 };
+	u32 i, dups = 0;
 	u64 acc = 0;
 	double t0 = now_ns();
-	u32 i;
 
 	for (i = 0; i < n; i++) {
-		u64 id = *next + i, h;
+		u64 id = *next + i;
+		struct pd_pktinfo pi = { .dscp = (u8)(id & 63),
+					 .now = (id + 1) * FAM_GAP_NS };
 		struct pd_key key;
+		u64 h;
 
+		if (trace)
+			mark(i);
 		flow_addrs(src, dst, id);
 		pd_key_build(&key, PKTDEDUP_KEY_FLOW, PD_FAMILY_IPV4, src, dst,
 			     IPPROTO_TCP, (u16)(id * 40503u), 443);
 		h = pd_filter_hash(f, &key);
-		if (hash_only) {
+		if (mode == RUN_HASH) {
 			acc += h;
-			continue;
+		} else if (mode == RUN_DIRECT) {
+			dups += pd_sbf_step(&f->u.sbf, (u32)h, (u32)(h >> 32));
+		} else {
+			pd_filter_prefetch(f, h);
+			dups += pd_filter_step_hash(f, h, &pi);
 		}
-		pd_filter_prefetch(f, h);
-		acc += pd_filter_step_hash(f, h, &pi);
 	}
 	*next += n;
 	keep((u32)acc);
+	if (distinct)
+		*distinct += n - dups;
 	return (now_ns() - t0) / n;
 }
 
@@ -428,15 +447,17 @@ static void bench_layouts(void)
 				exit(1);
 			}
 			pd_filter_set_seeds(&f, 0x1234567, 0x89abcdef, 99);
-			path_run(&f, &next, STEPS, false);	/* warm */
+			fam_run(&f, &next, STEPS, RUN_STEP, NULL, false);	/* warm */
 			if (!mi && !lay) {
 				for (r = 0; r < REPEAT; r++)
-					t[r] = path_run(&f, &next, STEPS, true);
+					t[r] = fam_run(&f, &next, STEPS, RUN_HASH,
+						       NULL, false);
 				qsort(t, REPEAT, sizeof(t[0]), cmp_double);
 				hash = t[REPEAT / 2];
 			}
 			for (r = 0; r < REPEAT; r++)
-				t[r] = path_run(&f, &next, STEPS, false);
+				t[r] = fam_run(&f, &next, STEPS, RUN_STEP, NULL,
+					       false);
 			qsort(t, REPEAT, sizeof(t[0]), cmp_double);
 			ns = t[REPEAT / 2];
 			if (!lay)
@@ -934,7 +955,6 @@ static int trace_sources(u32 n)
  */
 #define FAM_ROWS (PD_FILTER_NKINDS + 1)	/* and the SBF stepped directly */
 #define FAM_BLOCK 8192			/* words of the random block */
-#define FAM_GAP_NS 1000			/* pd_pktinfo.now: 1 Mpps */
 
 static const u64 fam_mems[] = { 64 << 10, 1 << 20, 64 << 20 };
 
@@ -1027,41 +1047,6 @@ static void fam_create(struct pd_filter *f, struct pd_filter_plan *pl,
 		fam_prefill(f, pl);
 }
 
-/*
- * n new flows from *next on, through the interface or pd_sbf_step(); flow
- * id arrives at (id + 1) FAM_GAP_NS ns (read by the window families only)
- */
-static double fam_run(struct pd_filter *f, u64 *next, u32 n, bool direct,
-		      u64 *distinct, bool trace)
-{
-	u8 src[4] = { 10, 0, 0, 0 }, dst[4] = { 192, 0, 2, 1 };
-	u32 i, dups = 0;
-	double t0 = now_ns();
-
-	for (i = 0; i < n; i++) {
-		u64 id = *next + i;
-		struct pd_pktinfo pi = { .dscp = (u8)(id & 63),
-					 .now = (id + 1) * FAM_GAP_NS };
-		struct pd_key key;
-		u64 h;
-
-		if (trace)
-			mark(i);
-		flow_addrs(src, dst, id);
-		pd_key_build(&key, PKTDEDUP_KEY_FLOW, PD_FAMILY_IPV4, src, dst,
-			     IPPROTO_TCP, (u16)(id * 40503u), 443);
-		h = pd_filter_hash(f, &key);
-		if (direct)
-			dups += pd_sbf_step(&f->u.sbf, (u32)h, (u32)(h >> 32));
-		else
-			dups += pd_filter_step_hash(f, h, &pi);
-	}
-	*next += n;
-	if (distinct)
-		*distinct += n - dups;
-	return (now_ns() - t0) / n;
-}
-
 static const char *fam_name(unsigned int row)
 {
 	return row == 1 ? "sbf-direct" : pd_filter_family(row ? row - 1 : 0)->name;
@@ -1101,12 +1086,12 @@ static void bench_families(void)
 			pd_filter_occupancy(&f, &o);
 			if (o.set)
 				load[row] = o.set * 1000 / o.units;
-			fam_run(&f, &next, STEPS, false, NULL, false);	/* warm */
+			fam_run(&f, &next, STEPS, RUN_STEP, NULL, false);	/* warm */
 			for (r = 0; r < REPEAT; r++) {
-				t[row][r] = fam_run(&f, &next, STEPS, false,
+				t[row][r] = fam_run(&f, &next, STEPS, RUN_STEP,
 						    &dist[row], false);
 				if (!row)
-					t[1][r] = fam_run(&f, &next, STEPS, true,
+					t[1][r] = fam_run(&f, &next, STEPS, RUN_DIRECT,
 							  &dist[1], false);
 			}
 			if (!row)
@@ -1165,8 +1150,8 @@ static int trace_filter(const char *name, u64 mem, u32 n)
 	print_range(name, f.mem, pl.bytes);
 	printf("marker %lx\n", (unsigned long)&trace_marker);
 	fflush(stdout);
-	fam_run(&f, &next, 2000, false, NULL, false);
-	fam_run(&f, &next, n, false, NULL, true);
+	fam_run(&f, &next, 2000, RUN_STEP, NULL, false);
+	fam_run(&f, &next, n, RUN_STEP, NULL, true);
 	pd_filter_destroy(&f);
 	return 0;
 }
@@ -1290,9 +1275,9 @@ static void bench_windows(void)
 			else
 				fam_create(&f, &pl[row], PKTDEDUP_FILTER_KIND_SBF,
 					   wp->mem, PKTDEDUP_LAYOUT_FLAT);
-			fam_run(&f, &next, win_warm(wp), false, NULL, false);
+			fam_run(&f, &next, win_warm(wp), RUN_STEP, NULL, false);
 			for (r = 0; r < REPEAT; r++)
-				t[row][r] = fam_run(&f, &next, STEPS, false,
+				t[row][r] = fam_run(&f, &next, STEPS, RUN_STEP,
 						    &dist[row], false);
 			pd_filter_window(&f, &win[row]);
 			pd_filter_destroy(&f);
@@ -1364,7 +1349,7 @@ static int save_window(const char *name, const char *plan, const char *path)
 		return 1;
 	}
 	win_create(&st.f, &pl, win_family(name), wp);
-	fam_run(&st.f, &st.next, win_warm(wp), false, NULL, false);
+	fam_run(&st.f, &st.next, win_warm(wp), RUN_STEP, NULL, false);
 	st.bytes = pl.bytes;
 	st.kind = pl.kind;
 	if (fwrite(&st, sizeof(st), 1, out) != 1 ||
@@ -1416,8 +1401,8 @@ static int trace_window(const char *name, const char *plan, u32 n,
 	printf("marker %lx\n", (unsigned long)&trace_marker);
 	fflush(stdout);
 	/* while lines-touched.sh notices the marker */
-	fam_run(&f, &st.next, 2000, false, NULL, false);
-	fam_run(&f, &st.next, n, false, NULL, true);
+	fam_run(&f, &st.next, 2000, RUN_STEP, NULL, false);
+	fam_run(&f, &st.next, n, RUN_STEP, NULL, true);
 	pd_filter_destroy(&f);
 	return 0;
 }

@@ -82,9 +82,9 @@ static inline void pd_free_large(void *p)
 	free(p);
 }
 
-static inline u32 pd_random_u32(void)
+static inline u64 pd_random_u64(void)
 {
-	u32 v;
+	u64 v;
 
 	if (getrandom(&v, sizeof(v), 0) != sizeof(v))
 		abort();	/* the kernel's CSPRNG does not fail */
