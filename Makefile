@@ -13,8 +13,11 @@
 #                   lockdep, kmemleak) built from linux-source-6.1 and cached
 #   make e2e-debug-selftest  that kernel reports faults made on purpose
 #   make bench      SBF step cost (ns/element) against the textbook baseline;
+#                   the layouts (flat, blocked) on the module's whole path;
 #                   every filter family against the SBF; the window families
-#                   on a 1 Mpps stream against it; cache lines touched
+#                   on a 1 Mpps stream against it; cache lines touched; the
+#                   layouts' FP/FN on the simulator's streams. Writes
+#                   build/bench.json
 #   make bench-kernel  the module's whole packet path in a UML kernel (built
 #                   from linux-source-6.1 and cached): pktgen over veth, ns
 #                   per packet against no hook, nft sets and xt_recent
@@ -146,10 +149,15 @@ check: deps
 kunit:
 	scripts/kunit.sh $(B)
 
+# the analytics' lines per packet first: bench puts them in bench.json
 bench: $(B)/bench
-	$(B)/bench
+	LINES_PARTS=sources scripts/lines-touched.sh $(B)
 	@echo
-	scripts/lines-touched.sh $(B)
+	$(B)/bench --json $(B)/bench.json --lines $(B)/lines-sources.txt
+	@echo
+	LINES_PARTS=filters scripts/lines-touched.sh $(B)
+	@echo
+	scripts/layout-table.sh $(B)
 
 # pktgen in a UML kernel; the table and $(B)/bench-kernel.json
 # (scripts/bench-kernel.sh BUILD short is the quick check make check runs)
@@ -165,7 +173,8 @@ editcap-compare: $(B)/dedup-sim
 	scripts/editcap-compare.sh $(B)
 
 # the guest's traffic tool; its fuzzer predicts with the core's parser
-PDNET_SRC := tests/e2e/pdnet.c tests/e2e/pdnet_fuzz.c module/core/key.c
+PDNET_SRC := tests/e2e/pdnet.c tests/e2e/pdnet_fuzz.c module/core/key.c \
+	module/core/hash.c
 $(B)/pdnet: $(PDNET_SRC) tests/e2e/pdnet.h $(CORE_HDR) module/uapi/pktdedup.h | $(B)
 	$(CC) $(CFLAGS_COMMON) -O2 -static -o $@ $(PDNET_SRC)
 

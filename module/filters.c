@@ -244,8 +244,7 @@ int pd_filters_query(struct pd_filters *fs, const struct pd_key *key)
 		struct pd_filter *f = fs->shared;
 
 		spin_lock_bh(&fs->lock);
-		n = pd_filter_query(f, pd_key_hash(key, f->seed[0]),
-				    pd_key_hash(key, f->seed[1]));
+		n = pd_filter_query_hash(f, pd_filter_hash(f, key));
 		spin_unlock_bh(&fs->lock);
 		return n;
 	}
@@ -253,8 +252,7 @@ int pd_filters_query(struct pd_filters *fs, const struct pd_key *key)
 		struct pd_filter *f = per_cpu_ptr(fs->pcpu, cpu);
 
 		/* racing with the filter's CPU is benign, as above */
-		n += data_race(pd_filter_query(f, pd_key_hash(key, f->seed[0]),
-					       pd_key_hash(key, f->seed[1])));
+		n += data_race(pd_filter_query_hash(f, pd_filter_hash(f, key)));
 	}
 	return n;
 }

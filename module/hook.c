@@ -95,10 +95,10 @@ static void pd_window_alert(struct pd_net *pn, const struct pd_filters *fs,
 
 /* One step of filter f, and its window's alert if it raised one. */
 static inline bool pd_step(struct pd_net *pn, const struct pd_filters *fs,
-			   struct pd_filter *f, u32 h1, u32 h2,
+			   struct pd_filter *f, u64 h,
 			   const struct pd_pktinfo *pi)
 {
-	bool dup = pd_filter_step(f, h1, h2, pi);
+	bool dup = pd_filter_step_hash(f, h, pi);
 
 	if (unlikely(f->alert))
 		pd_window_alert(pn, fs, f);
@@ -116,8 +116,8 @@ unsigned int pd_process(struct pd_net *pn, struct pd_filters *fs,
 	struct pd_pktinfo pi;
 	struct pd_filter *f;
 	struct pd_key key;
-	u32 h1, h2;
 	bool dup;
+	u64 h;
 
 	local_bh_disable();
 	st = this_cpu_ptr(pn->stats);
@@ -130,20 +130,20 @@ unsigned int pd_process(struct pd_net *pn, struct pd_filters *fs,
 		u64_stats_update_end(&st->syncp);
 		goto out;
 	}
-	/* a filter's seeds never change: hash outside the shared lock */
+	/* a filter's hash key never changes: hash outside the shared lock */
 	f = fs->shared ? fs->shared : this_cpu_ptr(fs->pcpu);
-	h1 = pd_key_hash(&key, f->seed[0]);
-	h2 = pd_key_hash(&key, f->seed[1]);
+	h = pd_filter_hash(f, &key);
+	pd_filter_prefetch(f, h);
 	pi.dscp = pkt.dscp;
 	pi.mark = skb->mark;
 	/* time windows: one clock read, ns, the same clock on every CPU */
 	pi.now = fs->timed ? ktime_get_mono_fast_ns() : 0;
 	if (fs->shared) {
 		spin_lock(&fs->lock);
-		dup = pd_step(pn, fs, f, h1, h2, &pi);
+		dup = pd_step(pn, fs, f, h, &pi);
 		spin_unlock(&fs->lock);
 	} else {
-		dup = pd_step(pn, fs, f, h1, h2, &pi);
+		dup = pd_step(pn, fs, f, h, &pi);
 	}
 
 	u64_stats_update_begin(&st->syncp);

@@ -89,6 +89,8 @@ static void pd_settings_read(struct nlattr **tb, struct pd_filter_req *req)
 		req->subwindows = nla_get_u8(tb[PKTDEDUP_A_SETTINGS_SUBWINDOWS]);
 	if (tb[PKTDEDUP_A_SETTINGS_WARN_BELOW])
 		req->warn_below = nla_get_u8(tb[PKTDEDUP_A_SETTINGS_WARN_BELOW]);
+	if (tb[PKTDEDUP_A_SETTINGS_LAYOUT])
+		req->layout = nla_get_u8(tb[PKTDEDUP_A_SETTINGS_LAYOUT]);
 }
 
 /*
@@ -203,6 +205,8 @@ static int pd_settings_put(struct sk_buff *msg, const struct pd_filter_req *r)
 	     (nla_put_u8(msg, PKTDEDUP_A_SETTINGS_IMPORTANCE, r->importance) ||
 	      nla_put_u32(msg, PKTDEDUP_A_SETTINGS_IMPORTANCE_MASK,
 			  r->importance_mask))) ||
+	    ((s & PD_SET_LAYOUT) &&
+	     nla_put_u8(msg, PKTDEDUP_A_SETTINGS_LAYOUT, r->layout)) ||
 	    pd_window_settings_put(msg, r))
 		return -EMSGSIZE;
 	nla_nest_end(msg, nest);

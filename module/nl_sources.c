@@ -19,6 +19,10 @@
 #include "nl_gen.h"
 #include "pktdedup.h"
 
+/* Top talkers are opt-in: counters 0, the default, is off. */
+#define PD_TOP_OFF_MSG \
+	"top talkers are off in this namespace (dedupctl sources counters 128 turns them on)"
+
 /* What a reading command gathers under the lock. */
 struct pd_src_req {
 	struct pd_srcs *s;
@@ -313,6 +317,10 @@ static int pd_prepare_top(struct pd_nl_req *req)
 		return err;
 	r->count = tb[PKTDEDUP_A_TOP_COUNT] ?
 		   nla_get_u32(tb[PKTDEDUP_A_TOP_COUNT]) : 10;
+	if (!r->s->cfg.counters) {
+		NL_SET_ERR_MSG(req->extack, PD_TOP_OFF_MSG);
+		return -ENODATA;
+	}
 	/* keep more than asked for, so that cutting the list costs little */
 	r->agg = pd_srcs_top(r->s, r->last,
 			     max_t(u32, 4 * r->count, 2 * r->s->cfg.counters));
@@ -387,6 +395,11 @@ static int pd_prepare_rare(struct pd_nl_req *req)
 	if (!r->s->cfg.newsrc) {
 		NL_SET_ERR_MSG(req->extack,
 			       "rare sources need the new-source filter (dedupctl sources new on)");
+		return -ENODATA;
+	}
+	if (!r->s->cfg.counters) {
+		NL_SET_ERR_MSG(req->extack,
+			       "rare sources need the top talkers' counts, which are off in this namespace (dedupctl sources counters 128 turns them on)");
 		return -ENODATA;
 	}
 	/* every listed address keeps its bounds: room for all summaries */

@@ -85,7 +85,7 @@ struct pd_hooks {
 };
 
 /* What is learnt of addresses in the recent window (sources.c). */
-#define PD_SRC_DEFAULT_COUNTERS 128
+#define PD_SRC_DEFAULT_COUNTERS PD_WIN_DEFAULT_COUNTERS	/* 0: top talkers off */
 #define PD_SRC_DEFAULT_NEW_MEM (64 * 1024)
 #define PD_SRC_DEFAULT_NEW_GAP 1000	/* packets a source is remembered for */
 #define PD_SRC_DEFAULT_EVENT_RATE 1000
@@ -94,7 +94,7 @@ struct pd_hooks {
 struct pd_src_cfg {
 	u32 window_ms;
 	u32 nsub;		/* sub-windows */
-	u32 counters;		/* top-talker counters per sub-window, per CPU */
+	u32 counters;		/* top-talker counters per sub-window, per CPU; 0: off */
 	u32 newsrc;		/* 1: new-source filter, events, rare sources */
 	u64 newsrc_mem;		/* bytes of cells of each CPU's filter */
 	u64 newsrc_gap;		/* its planner's gap (packets); 0: auto */
@@ -110,22 +110,26 @@ struct pd_src_event {
 	u64 when;		/* jiffies64 */
 };
 
+/*
+ * A CPU's state; its first cache line is what every packet reads (the
+ * window's, core/window.h).
+ */
 struct pd_src_cpu {
-	struct pd_win src;	/* with the top-talker summaries */
-	struct pd_win dst;
+	struct pd_win win;	/* sources, destinations; top talkers */
 	struct pd_sbf newsrc;	/* if cfg.newsrc */
 	struct pd_src_event *ring;
 	u32 head;		/* entries pushed; this CPU's, store-release */
 	u32 tail;		/* the event worker's cursor */
-	void *mem;		/* of both windows */
+	void *mem;		/* of the window's sketches and summaries */
 };
 
 struct pd_srcs {
+	/* what every packet reads first */
+	struct pd_src_cpu **cpu;	/* [nr_cpu_ids] */
 	struct pd_src_cfg cfg;
 	struct pd_filter_plan plan;	/* of the new-source filters (SBF) */
 	u64 tick_j;		/* jiffies per sub-window */
-	u32 seed[2];		/* address hashes: sources, destinations */
-	struct pd_src_cpu **cpu;	/* [nr_cpu_ids] */
+	struct pd_akey key;	/* of the address hash (core/addrhash.h) */
 	/*
 	 * The event worker's own filter, over what the CPUs report: a source
 	 * new to two CPUs is one event. Only the worker touches it.

@@ -129,6 +129,9 @@ static void pd_plan_show(struct seq_file *m, const struct pd_filters *fs)
 	else if (ops->counting)
 		seq_printf(m, "cells %llu\nbits %u\nmax %u\np %u\n", p->cells,
 			   p->bits, p->max, p->p);
+	if (ops->settings & PD_SET_LAYOUT)
+		seq_printf(m, "layout %s\n", p->layout == PKTDEDUP_LAYOUT_BLOCKED ?
+			   "blocked" : "flat");
 	else
 		seq_printf(m, "bits_per_array %llu\n", p->cells);
 	if (ops->settings & PD_SET_PSTAR)

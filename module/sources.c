@@ -3,9 +3,11 @@
  * pktdedup: what the module learns about source and destination addresses
  * in a recent time window, per network namespace.
  *
- * Each CPU keeps, for sources and for destinations, a jumping window of
- * HyperLogLog sketches (core/window.c); the source window also keeps a
- * Space-Saving summary per sub-window (top talkers). Readers merge the
+ * Each CPU keeps a jumping window (core/window.c) of HyperLogLog sketches
+ * of the sources and of the destinations and, if `counters` is not 0, of
+ * Space-Saving summaries of the sources (top talkers); addresses are
+ * hashed with a cheap keyed hash (core/addrhash.h), one key per state,
+ * drawn when it is built. Readers merge the
  * sketches and summaries of every CPU and of the sub-windows asked about:
  * distinct counts are the cardinality of the union, never a sum of
  * per-CPU counts; top-talker bounds are those of the merged summary.
@@ -31,7 +33,6 @@
 #include <linux/sort.h>
 #include <linux/timekeeping.h>
 
-#include "core/rng.h"
 #include "pktdedup.h"
 
 void pd_srcs_defaults(struct pd_src_cfg *c)
@@ -83,8 +84,7 @@ static u64 pd_src_sbf_bytes(const struct pd_filter_plan *plan)
 static u64 pd_src_cpu_bytes(const struct pd_src_cfg *c,
 			    const struct pd_filter_plan *plan)
 {
-	u64 b = sizeof(struct pd_src_cpu) + pd_win_bytes(c->nsub, c->counters) +
-		pd_win_bytes(c->nsub, 0);
+	u64 b = sizeof(struct pd_src_cpu) + pd_win_bytes(c->nsub, c->counters);
 
 	if (c->newsrc)
 		b += pd_src_sbf_bytes(plan) +
@@ -119,8 +119,9 @@ int pd_srcs_check(const struct pd_src_cfg *c, struct pd_filter_plan *plan,
 		NL_SET_ERR_MSG(extack, "sub-windows must be 1 to 64");
 		return -ERANGE;
 	}
-	if (c->counters < PD_SS_MIN_CAP || c->counters > PD_SS_MAX_CAP) {
-		NL_SET_ERR_MSG(extack, "top-talker counters must be 8 to 4096");
+	if (c->counters &&
+	    (c->counters < PD_SS_MIN_CAP || c->counters > PD_SS_MAX_CAP)) {
+		NL_SET_ERR_MSG(extack, "top-talker counters must be 0 (off) or 8 to 4096");
 		return -ERANGE;
 	}
 	if (!c->event_rate || c->event_rate > 1000000) {
@@ -141,20 +142,22 @@ int pd_srcs_check(const struct pd_src_cfg *c, struct pd_filter_plan *plan,
 	return 0;
 }
 
-static struct pd_src_cpu *pd_src_cpu_alloc(const struct pd_src_cfg *c,
-					   const struct pd_filter_plan *plan, int cpu)
+static struct pd_src_cpu *pd_src_cpu_alloc(const struct pd_srcs *s, int cpu)
 {
+	const struct pd_filter_plan *plan = &s->plan;
+	const struct pd_src_cfg *c = &s->cfg;
 	int node = cpu_to_node(cpu);
-	size_t sb = pd_win_bytes(c->nsub, c->counters);
 	struct pd_src_cpu *pc;
 	const char *why;
 
+	/* a slab object of a few KiB: its first line is the window's hot one */
 	pc = kvzalloc_node(sizeof(*pc), PD_GFP, node);
 	if (!pc)
 		return NULL;
-	pc->mem = kvzalloc_node(sb + pd_win_bytes(c->nsub, 0), PD_GFP, node);
-	if (!pc->mem || pd_win_init(&pc->src, c->nsub, c->counters, pc->mem) ||
-	    pd_win_init(&pc->dst, c->nsub, 0, (u8 *)pc->mem + sb))
+	pc->mem = kvzalloc_node(pd_win_bytes(c->nsub, c->counters), PD_GFP,
+				node);
+	if (!pc->mem || pd_win_init(&pc->win, c->nsub, c->counters, s->tick_j,
+				    &s->key, pc->mem))
 		goto fail;
 	if (c->newsrc) {
 		struct pd_sbf_params prm = {
@@ -194,13 +197,12 @@ struct pd_srcs *pd_srcs_build(const struct pd_src_cfg *cfg,
 	s->plan = plan;
 	s->tick_j = max_t(u64, 1, div_u64((u64)cfg->window_ms * HZ,
 					  1000 * cfg->nsub));
-	s->seed[0] = get_random_u32();
-	s->seed[1] = get_random_u32();
+	pd_akey_random(&s->key);
 	s->cpu = kcalloc(nr_cpu_ids, sizeof(*s->cpu), PD_GFP);
 	if (!s->cpu)
 		goto nomem;
 	for_each_possible_cpu(cpu) {
-		s->cpu[cpu] = pd_src_cpu_alloc(cfg, &plan, cpu);
+		s->cpu[cpu] = pd_src_cpu_alloc(s, cpu);
 		if (!s->cpu[cpu])
 			goto nomem;
 		cond_resched();
@@ -235,18 +237,10 @@ u64 pd_srcs_tick(const struct pd_srcs *s)
 	return div64_u64(get_jiffies_64(), s->tick_j);
 }
 
-/* 64 well-mixed bits of an address: one seeded jhash, then splitmix64. */
-static u64 pd_addr_hash(const u8 *addr, u8 len, u32 seed)
-{
-	u32 h = jhash(addr, len, seed);
-	u64 s = ((u64)h << 32) | h;
-
-	return pd_rng_next(&s);
-}
-
+/* The hash the packet path gave a source (pd_win_add()). */
 u64 pd_srcs_hash(const struct pd_srcs *s, const u8 *addr, u8 len)
 {
-	return pd_addr_hash(addr, len, s->seed[0]);
+	return pd_addr_hash(&s->key, addr, len);
 }
 
 /*
@@ -271,22 +265,23 @@ static void pd_ring_push(struct pd_src_cpu *c, u32 ring, const u8 *addr,
 	smp_store_release(&c->head, h + 1);
 }
 
-/* Count pkt's addresses on this CPU; BHs are off, RCU read side held. */
+/*
+ * Count pkt's addresses on this CPU; BHs are off, RCU read side held.
+ * Lines: s's first, the CPU pointer's, the window's first and one sketch
+ * register per address (with top talkers or the new-source filter on,
+ * theirs too); the time is jiffies, divided into ticks once per tick.
+ */
 void pd_srcs_add(struct pd_net *pn, const struct pd_pkt *pkt)
 {
 	struct pd_srcs *s = rcu_dereference(pn->srcs);
 	struct pd_src_cpu *c;
-	u64 tick, hs;
+	u64 hs;
 
 	if (!s)
 		return;
 	c = s->cpu[smp_processor_id()];
-	tick = pd_srcs_tick(s);
-	hs = pd_addr_hash(pkt->src, pkt->addr_len, s->seed[0]);
-	pd_win_add(&c->src, tick, hs, pkt->src, pkt->addr_len);
-	pd_win_add(&c->dst, tick, pd_addr_hash(pkt->dst, pkt->addr_len,
-					       s->seed[1]),
-		   pkt->dst, pkt->addr_len);
+	hs = pd_win_add(&c->win, get_jiffies_64(), pkt->src, pkt->dst,
+			pkt->addr_len);
 	/* the address hash's halves serve as the filter's two hashes */
 	if (s->cfg.newsrc && !pd_sbf_step(&c->newsrc, (u32)hs, (u32)(hs >> 32)))
 		pd_ring_push(c, s->cfg.ring, pkt->src, pkt->addr_len);
@@ -339,9 +334,9 @@ int pd_srcs_distinct(struct pd_srcs *s, u32 last, u64 *src, u64 *dst)
 		struct pd_src_cpu *c = s->cpu[cpu];
 
 		/* racing with the sketches' CPU is benign, as said above */
-		data_race(pd_win_collect(&c->src, now, last, &u[0]));
+		data_race(pd_win_collect(&c->win, now, last, PD_WIN_SRC, &u[0]));
 		/* and here too */
-		data_race(pd_win_collect(&c->dst, now, last, &u[1]));
+		data_race(pd_win_collect(&c->win, now, last, PD_WIN_DST, &u[1]));
 	}
 	*src = pd_hll_estimate(&u[0]);
 	*dst = pd_hll_estimate(&u[1]);
@@ -351,8 +346,9 @@ int pd_srcs_distinct(struct pd_srcs *s, u32 last, u64 *src, u64 *dst)
 
 /*
  * The merged top-talker summary over the last `last` sub-windows, keeping
- * `keep` addresses. A summary being written by its CPU is copied first:
- * the merge then reads a consistent (if a packet or two old) summary.
+ * `keep` addresses (top talkers must be on: cfg.counters). A summary being
+ * written by its CPU is copied first: the merge then reads a consistent
+ * (if a packet or two old) summary.
  */
 struct pd_ss_agg *pd_srcs_top(struct pd_srcs *s, u32 last, u32 keep)
 {
@@ -373,9 +369,9 @@ struct pd_ss_agg *pd_srcs_top(struct pd_srcs *s, u32 last, u32 keep)
 		goto fail;
 	now = pd_srcs_tick(s);
 	for_each_possible_cpu(cpu) {
-		const struct pd_win *w = &s->cpu[cpu]->src;
+		const struct pd_win *w = &s->cpu[cpu]->win;
 
-		for (slot = 0; slot < w->nsub; slot++) {
+		for (slot = 0; w->cap && slot < w->nsub; slot++) {
 			const struct pd_ss *ss = &w->ss[slot];
 
 			if (!pd_win_within(READ_ONCE(w->stamp[slot]), now, last))

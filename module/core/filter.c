@@ -67,6 +67,13 @@ int pd_filter_plan(const struct pd_filter_req *req,
 	return err;
 }
 
+/* A new random hash key and generator state. */
+static void pd_filter_reseed(struct pd_filter *f)
+{
+	pd_hkey_random(&f->hkey);
+	f->ops->set_rng(f, ((u64)pd_random_u32() << 32) | pd_random_u32());
+}
+
 int pd_filter_init(struct pd_filter *f, const struct pd_filter_plan *plan,
 		   void *mem, const char **why)
 {
@@ -86,23 +93,21 @@ int pd_filter_init(struct pd_filter *f, const struct pd_filter_plan *plan,
 		f->mem = NULL;
 		return err;
 	}
-	pd_filter_set_seeds(f, pd_random_u32(), pd_random_u32(),
-			    ((u64)pd_random_u32() << 32) | pd_random_u32());
+	pd_filter_reseed(f);
 	return 0;
 }
 
-void pd_filter_set_seeds(struct pd_filter *f, u32 seed1, u32 seed2, u64 rng)
+void pd_filter_set_seeds(struct pd_filter *f, u64 k0, u64 k1, u64 rng)
 {
-	f->seed[0] = seed1;
-	f->seed[1] = seed2;
+	f->hkey.k[0] = k0;
+	f->hkey.k[1] = k1;
 	f->ops->set_rng(f, rng);
 }
 
 void pd_filter_reset(struct pd_filter *f)
 {
 	f->ops->clear(f);
-	pd_filter_set_seeds(f, pd_random_u32(), pd_random_u32(),
-			    ((u64)pd_random_u32() << 32) | pd_random_u32());
+	pd_filter_reseed(f);
 }
 
 int pd_filter_create(struct pd_filter *f, const struct pd_filter_req *req,

@@ -49,6 +49,7 @@ struct pd_filter_req {
 	u32 rate;		/* time windows: packets/s; 0: size from mem */
 	u32 subwindows;		/* jumping: s; 0: PD_TW_DEFAULT_SUBWIN */
 	u32 warn_below;		/* windows: percent; 0: never */
+	u8 layout;		/* sbf: PKTDEDUP_LAYOUT_* */
 };
 
 /* Which model values of a plan are given (pd_filter_plan.given). */
@@ -85,6 +86,7 @@ struct pd_filter_plan {
 	u64 rate;		/* time windows: packets/s the capacity holds */
 	u32 warn_below;		/* windows: percent */
 	u64 clean_pkts;		/* jumping, landmark: packets to empty a spare in */
+	u8 layout;		/* sbf: PKTDEDUP_LAYOUT_* */
 };
 
 /* Occupancy of one filter, in its family's terms. */
@@ -107,6 +109,7 @@ struct pd_filter_occ {
 #define PD_SET_WINDOW		0x80	/* window_ns or window_pkts, rate */
 #define PD_SET_SUBWIN		0x100
 #define PD_SET_WARN		0x200
+#define PD_SET_LAYOUT		0x400
 
 struct pd_filter;
 
@@ -140,7 +143,7 @@ struct pd_filter_ops {
 /* A filter of any family. Not thread-safe: one writer at a time. */
 struct pd_filter {
 	const struct pd_filter_ops *ops;
-	u32 seed[2];		/* the two key hashes' seeds */
+	struct pd_hkey hkey;	/* the key hash's secret (pd_filter_hash()) */
 	void *mem;		/* the state's memory (plan->bytes) */
 	/*
 	 * Set by a window family when its window fell below warn_below (at
@@ -177,8 +180,11 @@ int pd_filter_plan(const struct pd_filter_req *req,
  */
 int pd_filter_init(struct pd_filter *f, const struct pd_filter_plan *plan,
 		   void *mem, const char **why);
-/* Fixed seeds and generator state (tests, the simulator). */
-void pd_filter_set_seeds(struct pd_filter *f, u32 seed1, u32 seed2, u64 rng);
+/*
+ * A fixed hash key (k0, k1) and generator state: tests, the simulator,
+ * and an administrator who wants a predictable filter.
+ */
+void pd_filter_set_seeds(struct pd_filter *f, u64 k0, u64 k1, u64 rng);
 /* Empty, with new random seeds. */
 void pd_filter_reset(struct pd_filter *f);
 /* Userspace and tests: plan, allocate and init; free. */
@@ -201,6 +207,39 @@ static inline bool pd_filter_step(struct pd_filter *f, u32 h1, u32 h2,
 static inline bool pd_filter_query(const struct pd_filter *f, u32 h1, u32 h2)
 {
 	return f->ops->query(f, h1, h2);
+}
+
+/*
+ * A key's hash under f's secret key: one pass. Its low and high halves
+ * are the two hashes h1, h2 of the filters' double hashing.
+ */
+static inline u64 pd_filter_hash(const struct pd_filter *f,
+				 const struct pd_key *key)
+{
+	return pd_key_hash64(key, &f->hkey);
+}
+
+/*
+ * Start fetching the memory a step of hash h will touch (the SBF's; the
+ * other families do nothing): between hashing and stepping, e.g. before
+ * a shared filter's lock.
+ */
+static inline void pd_filter_prefetch(const struct pd_filter *f, u64 h)
+{
+	if (f->ops == &pd_sbf_family)
+		pd_sbf_prefetch(&f->u.sbf, (u32)h, (u32)(h >> 32));
+}
+
+/* pd_filter_step() and pd_filter_query() by a pd_filter_hash() value. */
+static inline bool pd_filter_step_hash(struct pd_filter *f, u64 h,
+				       const struct pd_pktinfo *pi)
+{
+	return pd_filter_step(f, (u32)h, (u32)(h >> 32), pi);
+}
+
+static inline bool pd_filter_query_hash(const struct pd_filter *f, u64 h)
+{
+	return pd_filter_query(f, (u32)h, (u32)(h >> 32));
 }
 
 void pd_filter_occupancy(const struct pd_filter *f, struct pd_filter_occ *o);

@@ -144,6 +144,7 @@ static int pd_ibf_plan(const struct pd_filter_req *req,
 		*why = "memory too large";
 		return -ERANGE;
 	}
+	memset(&prm, 0, sizeof(prm));	/* layout flat */
 	prm.max = (u8)c->max;
 	prm.cells = req->mem_bytes * 8 / c->bits;
 	c->cells = pd_sbf_usable_cells(&prm);
@@ -234,7 +235,7 @@ static int pd_ibf_init(struct pd_filter *f, const struct pd_filter_plan *plan,
 
 static void pd_ibf_set_rng(struct pd_filter *f, u64 rng)
 {
-	f->u.ibf.sbf.rng = rng;
+	pd_sbf_set_rng(&f->u.ibf.sbf, rng);
 }
 
 static bool pd_ibf_fstep(struct pd_filter *f, u32 h1, u32 h2,

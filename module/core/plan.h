@@ -14,7 +14,12 @@
  *    a larger K or Max (more work per packet) must beat a smaller one by
  *    more than 1% (relative), so near-ties go to the cheaper setting;
  *  - the FP bound of Eq. 8 and the stable zero fraction of Theorem 3 for
- *    the final parameters, and the expected FN rate at the gap.
+ *    the final parameters, and the expected FN rate at the gap;
+ *  - with the blocked layout (sbf.h; Max 1 only), P rises until the FP
+ *    rate of blocked cells (pd_plan_fp_blocked()) meets FPS, and that
+ *    model is the FP bound; the FN rate is the flat filter's with that P
+ *    (a cell's own chain does not change: each cell is still set with
+ *    probability K/m and decremented with probability P/m per element).
  * All arithmetic is integer (Q62 probabilities) so the same function runs
  * in the kernel and in userspace.
  */
@@ -35,6 +40,7 @@ struct pd_plan_req {
 	u32 k;		/* PD_PLAN_AUTO or 1..16 */
 	u32 p;		/* PD_PLAN_AUTO (Eq. 17) or an explicit P, 0 allowed */
 	u64 gap;	/* typical gap between copies; 0 = unknown */
+	u8 layout;	/* PKTDEDUP_LAYOUT_FLAT or _BLOCKED */
 };
 
 struct pd_plan {
@@ -48,6 +54,7 @@ struct pd_plan {
 	u64 stable_zero;	/* Theorem 3, Q62 */
 	u64 gap;		/* gap the FN rate is given for */
 	u64 fn_rate;		/* Eq. 16 at that gap, Q62 */
+	u8 layout;
 };
 
 /* Returns 0, or a negative errno with *why set; *out is untouched then. */
@@ -60,6 +67,11 @@ u64 pd_plan_p_exact(u64 fps_q62, u32 max, u32 k, u64 m);
 u64 pd_plan_stable_zero(u32 max, u32 k, u32 p, u64 m);
 /* Eq. 8: the FP bound (Q62). */
 u64 pd_plan_fp_bound(u32 max, u32 k, u32 p, u64 m);
+/*
+ * The FP rate of a blocked filter with Max 1 at its stable point (Q62):
+ * K cells of a line of cpl cells, P decrements per element. See plan.c.
+ */
+u64 pd_plan_fp_blocked(u32 k, u32 p, u32 cpl);
 /*
  * Eq. 9-16: average FN rate for a duplicate whose predecessor is gap
  * elements back (Q62). Returns PD_U64_MAX when out of memory.

@@ -16,6 +16,8 @@
 #include <linux/in6.h>
 #include <linux/icmp.h>
 #include <linux/icmpv6.h>
+#include <linux/prefetch.h>
+#include <asm/unaligned.h>
 
 static inline void *pd_zalloc(size_t size)
 {
@@ -46,6 +48,28 @@ static inline u32 pd_random_u32(void)
 static inline u32 pd_jhash(const void *key, u32 len, u32 seed)
 {
 	return jhash(key, len, seed);
+}
+
+/* Little-endian loads from any alignment (SipHash's input words). */
+static inline u64 pd_load_le64(const u8 *p)
+{
+	return get_unaligned_le64(p);
+}
+
+static inline u32 pd_load_le32(const u8 *p)
+{
+	return get_unaligned_le32(p);
+}
+
+static inline void pd_store_le64(u8 *p, u64 v)
+{
+	put_unaligned_le64(v, p);
+}
+
+/* The line of p, soon to be written. */
+static inline void pd_prefetchw(const void *p)
+{
+	prefetchw(p);
 }
 
 static inline unsigned int pd_popcount64(u64 x)

@@ -18,10 +18,12 @@ unsigned int pd_sbf_bits_for_max(unsigned int max)
 u64 pd_sbf_usable_cells(const struct pd_sbf_params *prm)
 {
 	unsigned int d = pd_sbf_bits_for_max(prm->max);
+	unsigned int unit = prm->layout == PKTDEDUP_LAYOUT_BLOCKED ?
+			    PD_SBF_LINE_BITS : 64;
 
 	if (!d)
 		return 0;
-	return prm->cells & ~(u64)(64 / d - 1);
+	return prm->cells & ~(u64)(unit / d - 1);
 }
 
 int pd_sbf_check(const struct pd_sbf_params *prm, const char **why)
@@ -46,6 +48,15 @@ int pd_sbf_check(const struct pd_sbf_params *prm, const char **why)
 	}
 	if (prm->p > m) {
 		*why = "p must not exceed the number of cells";
+		return -EINVAL;
+	}
+	if (prm->layout > PKTDEDUP_LAYOUT_MAX) {
+		*why = "no such layout";
+		return -EINVAL;
+	}
+	if (prm->layout == PKTDEDUP_LAYOUT_BLOCKED &&
+	    prm->p > PD_SBF_LINE_BITS / pd_sbf_bits_for_max(prm->max)) {
+		*why = "layout blocked: p must not exceed the cells of a line (512 / cell bits)";
 		return -EINVAL;
 	}
 	return 0;
@@ -80,16 +91,19 @@ int pd_sbf_init(struct pd_sbf *f, const struct pd_sbf_params *prm, u64 *words,
 	f->cpw_shift = (u8)s;
 	for (s = 0; s < 64; s += d)
 		f->lowmask |= (u64)1 << s;
-	pd_sbf_set_seeds(f, pd_random_u32(), pd_random_u32(),
-			 ((u64)pd_random_u32() << 32) | pd_random_u32());
+	if (prm->layout == PKTDEDUP_LAYOUT_BLOCKED) {
+		f->blocked = true;
+		f->cpl_shift = (u8)(f->cpw_shift + 3);	/* 8 words a line */
+		f->lines = f->cells >> f->cpl_shift;
+	}
+	pd_sbf_set_rng(f, ((u64)pd_random_u32() << 32) | pd_random_u32());
 	return 0;
 }
 
-void pd_sbf_set_seeds(struct pd_sbf *f, u32 seed1, u32 seed2, u64 rng)
+void pd_sbf_set_rng(struct pd_sbf *f, u64 rng)
 {
-	f->seed[0] = seed1;
-	f->seed[1] = seed2;
 	f->rng = rng;
+	f->next_dec = f->p ? pd_rng_below(&f->rng, f->cells) : 0;
 }
 
 void pd_sbf_clear(struct pd_sbf *f)
@@ -100,8 +114,7 @@ void pd_sbf_clear(struct pd_sbf *f)
 void pd_sbf_reset(struct pd_sbf *f)
 {
 	pd_sbf_clear(f);
-	pd_sbf_set_seeds(f, pd_random_u32(), pd_random_u32(),
-			 ((u64)pd_random_u32() << 32) | pd_random_u32());
+	pd_sbf_set_rng(f, ((u64)pd_random_u32() << 32) | pd_random_u32());
 }
 
 int pd_sbf_create(struct pd_sbf *f, const struct pd_sbf_params *prm,
@@ -131,10 +144,49 @@ static inline u32 pd_sbf_map(const struct pd_sbf *f, u32 h)
 	return (u32)(((u64)h * f->cells) >> 32);
 }
 
+/*
+ * Blocked layout: the line is map(h1) over the lines; the K cells in it
+ * are distinct independent draws from the bits of h2 (and, past them, of
+ * a mix of the whole hash). Double hashing inside a line was tried: its
+ * arithmetic progressions made the cells of one key share other keys
+ * more often, and raised the FP rate about 6% above independent cells.
+ */
+static void pd_sbf_positions_blocked(const struct pd_sbf *f, u32 h1, u32 h2,
+				     u32 *pos)
+{
+	u32 base = (u32)(((u64)h1 * f->lines) >> 32) << f->cpl_shift;
+	u32 s = f->cpl_shift, mask = (1u << s) - 1;
+	u64 z = ((u64)h2 << 32) | h1, bits = h2;
+	unsigned int i = 0, j, left = 32;
+
+	while (i < f->k) {
+		u32 p;
+
+		if (left < s) {
+			bits = pd_rng_next(&z);	/* 64 more bits */
+			left = 64;
+		}
+		p = base + (u32)(bits & mask);
+		bits >>= s;
+		left -= s;
+		for (j = 0; j < i && pos[j] != p; j++)
+			;
+		if (j == i)
+			pos[i++] = p;
+	}
+}
+
 void pd_sbf_positions(const struct pd_sbf *f, u32 h1, u32 h2, u32 *pos)
 {
-	u32 g = pd_sbf_map(f, h1), step = pd_sbf_map(f, h2) | 1;
+	u32 g, step;
 	unsigned int i;
+
+	if (f->blocked) {
+		pd_sbf_positions_blocked(f, h1, h2, pos);
+		return;
+	}
+	g = pd_sbf_map(f, h1);
+	step = pd_sbf_map(f, h2) | 1;
 
 	/* g_i = (map(h1) + i * step) mod m; m is even, so step < m */
 	for (i = 0; i < f->k; i++) {
@@ -229,6 +281,22 @@ void pd_sbf_decrement(struct pd_sbf *f, u32 start, u32 count)
 	pd_sbf_dec_run(f, start, count);
 }
 
+void pd_sbf_prefetch(const struct pd_sbf *f, u32 h1, u32 h2)
+{
+	u32 pos[PD_SBF_MAX_K];
+	unsigned int i;
+
+	if (f->blocked) {
+		u32 line = (u32)(((u64)h1 * f->lines) >> 32);
+
+		pd_prefetchw(&f->words[line * PD_SBF_LINE_WORDS]);
+		return;
+	}
+	pd_sbf_positions(f, h1, h2, pos);
+	for (i = 0; i < f->k; i++)
+		pd_prefetchw(&f->words[pos[i] >> f->cpw_shift]);
+}
+
 bool pd_sbf_query(const struct pd_sbf *f, u32 h1, u32 h2)
 {
 	u32 pos[PD_SBF_MAX_K];
@@ -267,6 +335,38 @@ static void pd_sbf_raise_cells(struct pd_sbf *f, const u32 *pos,
 	}
 }
 
+/*
+ * Blocked layout: decrement P cells from start, wrapping inside the line
+ * start is in (P is at most a line's cells).
+ */
+static void pd_sbf_decrement_line(struct pd_sbf *f, u32 start, u32 count)
+{
+	u32 cpl = 1u << f->cpl_shift, off = start & (cpl - 1);
+
+	if (off + count <= cpl) {
+		pd_sbf_decrement(f, start, count);
+		return;
+	}
+	pd_sbf_decrement(f, start, cpl - off);
+	pd_sbf_decrement(f, start - off, count - (cpl - off));
+}
+
+/*
+ * The decrements of a step, from the start drawn one step earlier; the
+ * next start is drawn now and its line prefetched for the next element.
+ */
+static inline void pd_sbf_step_decrement(struct pd_sbf *f)
+{
+	u32 start = f->next_dec;
+
+	f->next_dec = pd_rng_below(&f->rng, f->cells);
+	pd_prefetchw(&f->words[f->next_dec >> f->cpw_shift]);
+	if (f->blocked)
+		pd_sbf_decrement_line(f, start, f->p);
+	else
+		pd_sbf_decrement(f, start, f->p);
+}
+
 /* The verdict on the element at pos, then the P decrements of a step. */
 static inline bool pd_sbf_verdict_decrement(struct pd_sbf *f, u32 h1, u32 h2,
 					    u32 *pos)
@@ -278,7 +378,7 @@ static inline bool pd_sbf_verdict_decrement(struct pd_sbf *f, u32 h1, u32 h2,
 	for (i = 0; i < f->k; i++)
 		dup &= pd_sbf_cell(f, pos[i]) != 0;
 	if (f->p)
-		pd_sbf_decrement(f, pd_rng_below(&f->rng, f->cells), f->p);
+		pd_sbf_step_decrement(f);
 	return dup;
 }
 

@@ -17,6 +17,19 @@
  * (Kirsch & Mitzenmacher): a = map(h1), b = map(h2) | 1, g_i = (a + i b)
  * mod m, where map(h) = h * m >> 32 (multiply-shift onto [0, m)).
  *
+ * Layouts (PKTDEDUP_LAYOUT_*):
+ *  flat     as above: K cells anywhere, so K + 1 cache lines per element
+ *           (the K probes, the decrement run);
+ *  blocked  the cells in 64-byte lines of c = 512 / d cells; an element's
+ *           line is map(h1) over the lines, its K cells in that line by
+ *           double hashing on h2 (a = h2 mod c, b odd, g_i = a + i b mod c),
+ *           and the decrement run wraps inside the line it starts in
+ *           (still each cell with probability P/m per element). Two lines
+ *           per element; the cells of a line share its arrivals, which
+ *           raises the FP rate a little (the planner models it: plan.h).
+ * Either way the next element's decrement start is drawn one element
+ * ahead and its line prefetched, so that line is in cache when needed.
+ *
  * A filter is not thread-safe: one writer at a time (the kernel module gives
  * each CPU its own filter).
  */
@@ -24,17 +37,21 @@
 #define PD_SBF_H
 
 #include "pd_port.h"
+#include "../uapi/pktdedup.h"
 
 #define PD_SBF_MAX_K 16
 /* Cell indices are 32-bit: at most 2^32 - 64 cells (512 MiB at d = 1). */
 #define PD_SBF_MAX_CELLS 0xffffffc0ULL
 #define PD_SBF_MIN_CELLS 64
+#define PD_SBF_LINE_BITS 512	/* a 64-byte cache line */
+#define PD_SBF_LINE_WORDS (PD_SBF_LINE_BITS / 64)
 
 struct pd_sbf_params {
-	u64 cells;	/* m; rounded down to whole 64-bit words by init */
+	u64 cells;	/* m; rounded down to whole words (lines) by init */
 	u32 p;		/* cells decremented per element; 0 = plain Bloom */
 	u8 max;		/* 2^j - 1, 1 <= j <= 8: 1, 3, 7, 15, ... 255 */
 	u8 k;		/* probes per element, 1..PD_SBF_MAX_K */
+	u8 layout;	/* PKTDEDUP_LAYOUT_FLAT or _BLOCKED */
 };
 
 struct pd_sbf {
@@ -47,7 +64,10 @@ struct pd_sbf {
 	u8 max;
 	u8 cpw_shift;	/* log2(cells per word) */
 	u64 lowmask;	/* the lowest bit of every d-bit field */
-	u32 seed[2];	/* hash seeds: random unless a test fixes them */
+	bool blocked;	/* PKTDEDUP_LAYOUT_BLOCKED */
+	u8 cpl_shift;	/* blocked: log2(cells per line) */
+	u32 lines;	/* blocked: cells / cells per line */
+	u32 next_dec;	/* the next element's decrement start */
 	u64 rng;	/* decrement-start generator state */
 };
 
@@ -55,7 +75,10 @@ struct pd_sbf {
 unsigned int pd_sbf_bits_for_max(unsigned int max);
 /* Validate params; returns 0 or a negative errno, *why says what is wrong. */
 int pd_sbf_check(const struct pd_sbf_params *prm, const char **why);
-/* The number of cells init will use (params' cells rounded down to words). */
+/*
+ * The number of cells init will use (params' cells rounded down to words;
+ * blocked: to lines).
+ */
 u64 pd_sbf_usable_cells(const struct pd_sbf_params *prm);
 /* Bytes of cell memory the filter needs. */
 size_t pd_sbf_bytes(const struct pd_sbf_params *prm);
@@ -67,9 +90,9 @@ size_t pd_sbf_bytes(const struct pd_sbf_params *prm);
  */
 int pd_sbf_init(struct pd_sbf *f, const struct pd_sbf_params *prm, u64 *words,
 		const char **why);
-/* Replace the random seeds (tests and reproducible simulation only). */
-void pd_sbf_set_seeds(struct pd_sbf *f, u32 seed1, u32 seed2, u64 rng);
-/* New random seeds and all cells zero. */
+/* The decrement-start generator's state (tests, reproducible runs). */
+void pd_sbf_set_rng(struct pd_sbf *f, u64 rng);
+/* A new random generator state and all cells zero. */
 void pd_sbf_reset(struct pd_sbf *f);
 /* Every cell zero (same seeds). */
 void pd_sbf_clear(struct pd_sbf *f);
@@ -87,6 +110,11 @@ bool pd_sbf_step(struct pd_sbf *f, u32 h1, u32 h2);
  * filters (ibf.h).
  */
 bool pd_sbf_step_value(struct pd_sbf *f, u32 h1, u32 h2, unsigned int value);
+/*
+ * Prefetch the lines an element's step will touch (its K cells; blocked:
+ * its one line), as soon as its hashes are known.
+ */
+void pd_sbf_prefetch(const struct pd_sbf *f, u32 h1, u32 h2);
 /* The verdict step 1 would give, without changing the filter. */
 bool pd_sbf_query(const struct pd_sbf *f, u32 h1, u32 h2);
 /* Step 1 positions of an element (k of them), for tests and tools. */

@@ -13,6 +13,7 @@ static int pd_sbf_fplan(const struct pd_filter_req *req,
 	struct pd_plan_req pr = {
 		.mem_bytes = req->mem_bytes, .fps_ppb = req->fps_ppb,
 		.max = req->max, .k = req->k, .p = req->p, .gap = req->gap,
+		.layout = req->layout,
 	};
 	struct pd_sbf_params prm;
 	struct pd_plan p;
@@ -31,11 +32,13 @@ static int pd_sbf_fplan(const struct pd_filter_req *req,
 	c->stable_zero = p.stable_zero;
 	c->gap = p.gap;
 	c->fn_rate = p.fn_rate;
+	c->layout = p.layout;
 	c->given = PD_PLAN_HAS_FP | PD_PLAN_HAS_ZERO | PD_PLAN_HAS_FN;
 	prm.cells = p.cells;
 	prm.max = (u8)p.max;
 	prm.k = (u8)p.k;
 	prm.p = p.p;
+	prm.layout = p.layout;
 	c->bytes = pd_sbf_bytes(&prm);
 	return 0;
 }
@@ -45,7 +48,7 @@ int pd_sbf_init_plan(struct pd_sbf *s, const struct pd_filter_plan *plan,
 {
 	struct pd_sbf_params prm = {
 		.cells = plan->cells, .max = (u8)plan->max, .k = (u8)plan->k,
-		.p = plan->p,
+		.p = plan->p, .layout = plan->layout,
 	};
 
 	return pd_sbf_init(s, &prm, mem, why);
@@ -65,7 +68,7 @@ static int pd_sbf_finit(struct pd_filter *f, const struct pd_filter_plan *plan,
 
 static void pd_sbf_fset_rng(struct pd_filter *f, u64 rng)
 {
-	f->u.sbf.rng = rng;
+	pd_sbf_set_rng(&f->u.sbf, rng);
 }
 
 static bool pd_sbf_fstep(struct pd_filter *f, u32 h1, u32 h2,
@@ -94,7 +97,8 @@ const struct pd_filter_ops pd_sbf_family = {
 	.name = "sbf",
 	.kind = PKTDEDUP_FILTER_KIND_SBF,
 	.counting = true,
-	.settings = PD_SET_FPS | PD_SET_MAX | PD_SET_K | PD_SET_P | PD_SET_GAP,
+	.settings = PD_SET_FPS | PD_SET_MAX | PD_SET_K | PD_SET_P | PD_SET_GAP |
+		    PD_SET_LAYOUT,
 	.default_fps_ppb = PD_PLAN_DEFAULT_FPS_PPB,
 	.plan = pd_sbf_fplan,
 	.init = pd_sbf_finit,

@@ -289,6 +289,27 @@ enum pktdedup_importance {
 	PKTDEDUP_IMPORTANCE_MAX = (__PKTDEDUP_IMPORTANCE_MAX - 1)
 };
 
+/*
+ * How the Stable Bloom Filter lays its cells out in memory.
+ */
+enum pktdedup_layout {
+	/*
+	 * The paper's: a key's K cells anywhere in the filter, so K + 1 cache
+	 * lines per packet (K probes, one decrement run).
+	 */
+	PKTDEDUP_LAYOUT_FLAT,
+	/*
+	 * A key's K cells inside one 64-byte line chosen by its hash, the
+	 * decrement run inside another: two cache lines per packet. The cells
+	 * of a line share its arrivals, which raises the FP rate a little; the
+	 * planner models it and raises P to hold fps. Cell maximum 1 only.
+	 */
+	PKTDEDUP_LAYOUT_BLOCKED,
+
+	__PKTDEDUP_LAYOUT_MAX,
+	PKTDEDUP_LAYOUT_MAX = (__PKTDEDUP_LAYOUT_MAX - 1)
+};
+
 enum pktdedup_header_flags {
 	/* Send only the ack, no reply message. */
 	PKTDEDUP_HEADER_F_OMIT_REPLY = 0x1,
@@ -541,13 +562,18 @@ enum {
 	 * never; default 50).
 	 */
 	PKTDEDUP_A_SETTINGS_WARN_BELOW,
+	/*
+	 * u8, enum layout: Stable Bloom Filter, the cells' layout; default
+	 * flat.
+	 */
+	PKTDEDUP_A_SETTINGS_LAYOUT,
 
 	__PKTDEDUP_A_SETTINGS_MAX,
 	PKTDEDUP_A_SETTINGS_MAX = (__PKTDEDUP_A_SETTINGS_MAX - 1)
 };
 
 /*
- * Attribute set "sbf": of set "settings", fps, cell-bits, k, p, gap
+ * Attribute set "sbf": of set "settings", fps, cell-bits, k, p, gap, layout
  *
  * Settings of the Stable Bloom Filter; the planner fills in the rest.
  */
@@ -892,7 +918,11 @@ enum {
 	PKTDEDUP_A_SOURCES_WINDOW_MS,
 	/* u32, min 1, max 64 */
 	PKTDEDUP_A_SOURCES_SUBWINDOWS,
-	/* u32, min 8, max 4096: Top-talker counters per sub-window per CPU. */
+	/*
+	 * u32, min 0, max 4096: Top-talker counters per sub-window per CPU: 0
+	 * (the default) turns top talkers off, otherwise 8 to 4096 (1 to 7 is
+	 * refused).
+	 */
 	PKTDEDUP_A_SOURCES_COUNTERS,
 	/*
 	 * u8, max 1: 1 turns on the new-source filter, events and rare sources.

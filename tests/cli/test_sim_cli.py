@@ -58,8 +58,11 @@ def contract_fields():
 @test
 def contract_rates_consistent():
     j = run_json(CONTRACT)
-    assert math.isclose(j["fp_rate"], j["false_positives"] / j["distincts"])
-    assert math.isclose(j["fn_rate"], j["false_negatives"] / j["duplicates"])
+    # rates are printed to 9 significant digits
+    assert math.isclose(j["fp_rate"], j["false_positives"] / j["distincts"],
+                        rel_tol=1e-8)
+    assert math.isclose(j["fn_rate"], j["false_negatives"] / j["duplicates"],
+                        rel_tol=1e-8)
     # uniform stream with duplicates: zeros no fewer than Theorem 3 says
     # (binomial sd of the zero fraction of 8M cells is < 2e-4)
     assert j["zero_fraction"] >= j["stable_point"] - 0.002, j
@@ -254,6 +257,22 @@ def sources_rare():
 
 
 @test
+def sources_top_talkers_off():
+    # --counters 0, the module's default: distinct counts only, the same
+    # ones (the sketches do not depend on the summaries)
+    on = run_json(ZIPF)["sources"]
+    off = run_json(ZIPF + ["--counters", "0"])["sources"]
+    assert on["top_talkers"] is True and off["top_talkers"] is False, off
+    assert off["subwindows"] == on["subwindows"], (off, on)
+    assert off["window_elements"] == on["window_elements"], (off, on)
+    for k in ("heavy_hitters", "rare", "ss_error", "candidates"):
+        assert k in on and k not in off, (k, off)
+    text = run(ZIPF[:-1] + ["--counters", "0"])
+    assert text.returncode == 0 and "off (--counters 0)" in text.stdout, text
+    expect_usage_error(ZIPF + ["--counters", "7"], "--counters")
+
+
+@test
 def sources_bad_values():
     expect_usage_error(ZIPF + ["--counters", "4"], "--counters")
     expect_usage_error(ZIPF + ["--subwindows", "0"], "--subwindows")
@@ -292,12 +311,24 @@ def algo_run(algo, extra=(), stream=("uniform", "--n", "30000", "--distinct",
 
 
 @test
-def sbf_numbers_unchanged():
-    # through the filter interface, the SBF gives the counts it gave when
-    # the simulator called sbf.c directly (same seeds, same hashes)
-    j = run_json(CONTRACT)
-    assert (j["false_positives"], j["false_negatives"]) == (3, 17066), j
-    assert j["mem_bytes"] == 1 << 20 and j["mem_asked"] == 1 << 20
+def layout_blocked():
+    # the SBF's blocked layout: planned for the blocked model, which holds
+    # fps; flat and blocked measure within their own bounds (+4 sd)
+    flat = run_json(CONTRACT)
+    blk = run_json(CONTRACT + ["--layout", "blocked"])
+    assert (flat["layout"], blk["layout"]) == ("flat", "blocked"), blk
+    assert blk["p"] >= flat["p"] and blk["max"] == 1, blk
+    assert blk["fp_bound"] <= 0.01 and blk["fp_bound"] > blk["fp_bound_flat"]
+    assert flat["fp_bound"] == flat["fp_bound_flat"], flat
+    for j in (flat, blk):
+        sd = math.sqrt(j["fp_bound"] * (1 - j["fp_bound"]) / j["distincts"])
+        assert j["fp_rate"] <= j["fp_bound"] + 4 * sd, j
+    # what it cannot take is a usage error (exit 2) or a refusal (exit 2)
+    expect_usage_error(CONTRACT + ["--layout", "striped"], "--layout")
+    expect_usage_error(["--algo", "bsbf"] + CONTRACT[2:] +
+                       ["--layout", "blocked"], "--layout")
+    r = run(CONTRACT + ["--layout", "blocked", "--max", "3"])
+    assert r.returncode == 2 and "cell maximum 1" in r.stderr, r.stderr
 
 
 @test

@@ -53,6 +53,8 @@ say "each distinct packet arrived exactly once; /proc/net/pktdedup/stats has the
 inns receiver cat /proc/net/pktdedup/stats | sed 's/^/   /'
 
 say "the sources in the last minute: 200 more hosts send, one of them 500 packets"
+echo "   (top talkers are off by default: dedupctl sources counters 128 turns them on)"
+inns receiver dedupctl sources counters 128 > /dev/null
 inns sender pdnet send -4 10.1.0.1 10.1.0.2 --src-first 100 --srcs 200 \
 	--count 400 > /dev/null
 inns sender pdnet send -4 10.1.0.1 10.1.0.2 --src-first 7 --count 500 > /dev/null

@@ -33,7 +33,8 @@ filter rsbf p-star 0.05 action drop hook output
 filter sliding window 500us rate 1M scope shared
 filter bsbf fps 1% mem 64K key pair action mark mark 0x100
 filter jumping window 1s rate 1k subwindows 15 hook postrouting
-filter sbf max 3 k 4 p 2 payload 1500 gap 5000'
+filter sbf max 3 k 4 p 2 payload 1500 gap 5000
+filter sbf layout blocked max 1 k auto p auto mem 2M key flow action drop'
 
 # Module parameters of the cycles' insmod, in turn.
 LC_PARAMS='

@@ -54,12 +54,19 @@ static void check_key(const u8 *data, const struct pd_pkt *pkt,
 			[PKTDEDUP_KEY_PAIR] = 2, [PKTDEDUP_KEY_FLOW] = 2,
 		};
 
+		/* the addresses, then the family (, protocol, ports) */
+		u32 meta = fields[o->mode] * alen;
+
 		CHECK(!key->tail && !key->tail_len);
-		CHECK(key->buf[0] == pkt->family);
-		CHECK(key->len == 1 + fields[o->mode] * alen +
+		CHECK(key->buf[meta] == pkt->family);
+		CHECK(key->len == 1 + meta +
 		      (o->mode == PKTDEDUP_KEY_FLOW ? 5 : 0));
+		CHECK(!memcmp(key->buf, o->mode == PKTDEDUP_KEY_DST ?
+			      pkt->dst : pkt->src, alen));
+		if (fields[o->mode] == 2)
+			CHECK(!memcmp(key->buf + alen, pkt->dst, alen));
 		if (o->mode == PKTDEDUP_KEY_FLOW)
-			CHECK(key->buf[1] == pkt->proto);
+			CHECK(key->buf[meta + 1] == pkt->proto);
 		return;
 	}
 	/* packet mode: the fixed header, then a tail inside the packet */
@@ -84,6 +91,7 @@ static void check_key(const u8 *data, const struct pd_pkt *pkt,
 
 int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 {
+	static const struct pd_hkey hk = { { 1, 2 } };
 	struct pd_key_opts o = { 0 };
 	struct pd_key key, again;
 	enum pd_parse_result r, rk;
@@ -147,8 +155,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 			      again.tail_len == key.tail_len &&
 			      again.tail == key.tail &&
 			      !memcmp(again.buf, key.buf, key.len));
-			CHECK(pd_key_hash(&key, 1) == pd_key_hash(&again, 1));
-			(void)pd_key_hash(&key, 0);
+			CHECK(pd_key_hash64(&key, &hk) ==
+			      pd_key_hash64(&again, &hk));
 		}
 	}
 	free(data);

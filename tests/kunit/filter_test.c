@@ -268,8 +268,8 @@ static void pd_filter_reproducible(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, pd_ft_new(test, &a, &req, &plan, 7), 0);
 		KUNIT_ASSERT_EQ(test, pd_ft_new(test, &b, &req, &plan, 7), 0);
 		KUNIT_ASSERT_EQ(test, pd_ft_new(test, &c, &req, &plan, 8), 0);
-		KUNIT_EXPECT_EQ(test, a.seed[0], 0x12345678u);
-		KUNIT_EXPECT_EQ(test, a.seed[1], 0x9abcdef0u);
+		KUNIT_EXPECT_EQ(test, a.hkey.k[0], 0x12345678ULL);
+		KUNIT_EXPECT_EQ(test, a.hkey.k[1], 0x9abcdef0ULL);
 		for (i = 0; i < 30000; i++) {
 			u64 id = pd_rng_next(&rng) % 8000;
 			struct pd_pktinfo pi = pd_ft_info(id);

@@ -195,7 +195,7 @@ static void pd_ibf_matches_model(struct kunit *test)
 		struct pd_filter f;
 		struct pd_sbf *s = &f.u.ibf.sbf;
 		u64 rng = 300 + ci, mrng, i, dups = 0, lowered = 0;
-		u32 pos[PD_SBF_MAX_K], max = cfg[ci].max;
+		u32 pos[PD_SBF_MAX_K], max = cfg[ci].max, next;
 		u8 *model;
 
 		pd_it_req(&req, cfg[ci].kind, 512, max, cfg[ci].p);
@@ -204,7 +204,9 @@ static void pd_ibf_matches_model(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, pd_it_new(test, &f, &plan, &req, 3 + ci), 0);
 		model = kunit_kzalloc(test, s->cells, GFP_KERNEL);
 		KUNIT_ASSERT_NOT_NULL(test, model);
+		/* the filter draws each start one element ahead */
 		mrng = s->rng;
+		next = s->next_dec;
 		for (i = 0; i < 30000; i++) {
 			u64 x = pd_rng_next(&rng), id = x % 1500;
 			struct pd_pktinfo pi = { .dscp = (u8)(x >> 20),
@@ -223,7 +225,8 @@ static void pd_ibf_matches_model(struct kunit *test)
 			pd_sbf_positions(s, h1, h2, pos);
 			for (j = 0; j < plan.k; j++)
 				dup &= model[pos[j]] != 0;
-			start = pd_rng_below(&mrng, s->cells);
+			start = next;
+			next = pd_rng_below(&mrng, s->cells);
 			for (j = 0; j < plan.p; j++)
 				if (model[(start + j) % s->cells])
 					model[(start + j) % s->cells]--;

@@ -5,7 +5,8 @@
 #include "../../module/core/key.h"
 #include "../../module/core/rng.h"
 
-#define SEED 0x5eed
+/* the hash key of these tests */
+static const struct pd_hkey pd_kt_hkey = { { 0x5eed, 0x5eed5eed } };
 
 static const u8 src4[4] = { 10, 0, 0, 1 }, dst4[4] = { 192, 0, 2, 7 };
 static const u8 src6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
@@ -65,17 +66,17 @@ static void payload(u8 *b, u32 n, u8 salt)
 		b[i] = (u8)(i * 7 + salt);
 }
 
-static u32 hash_of(struct kunit *test, const u8 *p, u32 len, u8 mode,
+static u64 hash_of(struct kunit *test, const u8 *p, u32 len, u8 mode,
 		   u8 flags, u16 n)
 {
 	struct pd_key_opts o = { .mode = mode, .flags = flags, .payload = n };
 	struct pd_key key;
 
 	KUNIT_EXPECT_EQ(test, (int)pd_key_extract(p, len, &o, &key), PD_PARSE_OK);
-	return pd_key_hash(&key, SEED);
+	return pd_key_hash64(&key, &pd_kt_hkey);
 }
 
-static u32 built(u8 mode, u8 fam, u8 proto, u16 sport, u16 dport)
+static u64 built(u8 mode, u8 fam, u8 proto, u16 sport, u16 dport)
 {
 	struct pd_key key;
 
@@ -83,7 +84,7 @@ static u32 built(u8 mode, u8 fam, u8 proto, u16 sport, u16 dport)
 		pd_key_build(&key, mode, fam, src4, dst4, proto, sport, dport);
 	else
 		pd_key_build(&key, mode, fam, src6, dst6, proto, sport, dport);
-	return pd_key_hash(&key, SEED);
+	return pd_key_hash64(&key, &pd_kt_hkey);
 }
 
 /* A TCP/IPv4 packet: tot bytes, TTL and TOS given, payload salted. */
@@ -122,7 +123,7 @@ static void pd_key_ipv4_packet_invariance(struct kunit *test)
 {
 	u8 a[300], b[300];
 	u32 la = tcp4(a, 64, 0, 1, 200), lb;
-	u32 h = hash_of(test, a, la, PKTDEDUP_KEY_PACKET, 0, 64);
+	u64 h = hash_of(test, a, la, PKTDEDUP_KEY_PACKET, 0, 64);
 
 	lb = tcp4(b, 61, 0, 1, 200);
 	KUNIT_EXPECT_EQ(test, hash_of(test, b, lb, PKTDEDUP_KEY_PACKET, 0, 64), h);
@@ -213,7 +214,7 @@ static void pd_key_ipv6(struct kunit *test)
 {
 	u8 a[200], b[200];
 	u32 o = ip6(a, IPPROTO_TCP, 20 + 50, 64, 0);
-	u32 h;
+	u64 h;
 
 	o += tcp(a + o, 5555, 80, 5);
 	payload(a + o, 50, 3);
@@ -392,7 +393,7 @@ static void pd_key_truncations(struct kunit *test)
 				if (len == flen[i])
 					KUNIT_EXPECT_EQ(test, (int)r, PD_PARSE_OK);
 				if (r == PD_PARSE_OK)
-					pd_key_hash(&key, SEED);
+					pd_key_hash64(&key, &pd_kt_hkey);
 			}
 			kfree(p);
 		}
@@ -421,7 +422,7 @@ static void pd_key_random_garbage(struct kunit *test)
 		KUNIT_ASSERT_LT(test, (unsigned int)r, (unsigned int)PD_PARSE_NRESULTS);
 		if (r == PD_PARSE_OK) {
 			ok++;
-			pd_key_hash(&key, SEED);
+			pd_key_hash64(&key, &pd_kt_hkey);
 			KUNIT_EXPECT_LE(test, key.len, (u16)PD_KEY_BUF);
 			if (key.tail_len)
 				KUNIT_EXPECT_TRUE(test, key.tail + key.tail_len <=

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit tests of the jumping window: sub-window queries, expiry, slot
- * reuse, and the union of per-CPU windows.
+ * reuse, the union of per-CPU windows, sources apart from destinations,
+ * ticks of the caller's time, top talkers on and off, and the layout of
+ * what a packet reads.
  */
 #include <kunit/test.h>
 
@@ -11,41 +13,67 @@
 #define NSUB 4
 #define TOPCAP 16
 
-static struct pd_win *pd_t_win(struct kunit *test)
+static const struct pd_akey pd_t_key = {
+	{ 0x243f6a8885a308d3ULL, 0x13198a2e03707344ULL, 0xa4093822299f31d0ULL,
+	  0x082efa98ec4e6c89ULL }, 0x452821e638d01377ULL
+};
+
+/* A window of NSUB ticks of len time units, top talkers of cap. */
+static struct pd_win *pd_t_win_of(struct kunit *test, u32 cap, u64 len)
 {
 	struct pd_win *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
-	void *mem = kunit_kzalloc(test, pd_win_bytes(NSUB, TOPCAP), GFP_KERNEL);
+	void *mem = kunit_kzalloc(test, pd_win_bytes(NSUB, cap), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, w);
 	KUNIT_ASSERT_NOT_NULL(test, mem);
-	KUNIT_ASSERT_EQ(test, pd_win_init(w, NSUB, TOPCAP, mem), 0);
+	KUNIT_ASSERT_EQ(test, pd_win_init(w, NSUB, cap, len, &pd_t_key, mem), 0);
 	return w;
 }
 
-/* Elements first..first+n-1 (distinct ids) into tick `tick`. */
-static void pd_t_fill(struct pd_win *w, u64 tick, u64 first, u32 n)
+static struct pd_win *pd_t_win(struct kunit *test)
 {
+	return pd_t_win_of(test, TOPCAP, 1);
+}
+
+static void pd_t_addr(u64 s, u8 *a)
+{
+	a[0] = (u8)(s >> 24);
+	a[1] = (u8)(s >> 16);
+	a[2] = (u8)(s >> 8);
+	a[3] = (u8)s;
+}
+
+/* Sources first..first+n-1 (distinct ids) to one destination at `now`. */
+static void pd_t_fill(struct pd_win *w, u64 now, u64 first, u32 n)
+{
+	static const u8 dst[4] = { 192, 0, 2, 1 };
 	u32 i;
 
 	for (i = 0; i < n; i++) {
-		u64 s = first + i;
-		u8 a[4] = { (u8)(s >> 24), (u8)(s >> 16), (u8)(s >> 8), (u8)s };
+		u8 a[4];
 
-		pd_win_add(w, tick, pd_rng_next(&s), a, 4);
+		pd_t_addr(first + i, a);
+		pd_win_add(w, now, a, dst, 4);
 	}
 }
 
-/* The estimate over the last `last` ticks as of `now`, from windows w[]. */
-static u64 pd_t_count(struct kunit *test, struct pd_win **w, int nw, u64 now,
-		      u32 last)
+/* The estimate over the last `last` ticks as of tick now, from w[]. */
+static u64 pd_t_count_of(struct kunit *test, struct pd_win **w, int nw,
+			 u64 now, u32 last, int which)
 {
 	struct pd_hll *out = kunit_kzalloc(test, sizeof(*out), GFP_KERNEL);
 	int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, out);
 	for (i = 0; i < nw; i++)
-		pd_win_collect(w[i], now, last, out);
+		pd_win_collect(w[i], now, last, which, out);
 	return pd_hll_estimate(out);
+}
+
+static u64 pd_t_count(struct kunit *test, struct pd_win **w, int nw, u64 now,
+		      u32 last)
+{
+	return pd_t_count_of(test, w, nw, now, last, PD_WIN_SRC);
 }
 
 /* |est - want| <= 3.25% want + 1 (4 standard errors of the sketch) */
@@ -60,11 +88,15 @@ static void pd_t_expect_about(struct kunit *test, u64 est, u64 want)
 
 static void pd_win_rejects(struct kunit *test)
 {
-	struct pd_win w;
+	struct pd_win *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
 
-	KUNIT_EXPECT_LT(test, pd_win_init(&w, 0, 0, NULL), 0);
-	KUNIT_EXPECT_LT(test, pd_win_init(&w, PD_WIN_MAX_SUB + 1, 0, NULL), 0);
-	KUNIT_EXPECT_LT(test, pd_win_init(&w, 1, PD_SS_MIN_CAP - 1, NULL), 0);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	KUNIT_EXPECT_LT(test, pd_win_init(w, 0, 0, 1, &pd_t_key, NULL), 0);
+	KUNIT_EXPECT_LT(test, pd_win_init(w, PD_WIN_MAX_SUB + 1, 0, 1,
+					  &pd_t_key, NULL), 0);
+	KUNIT_EXPECT_LT(test, pd_win_init(w, 1, PD_SS_MIN_CAP - 1, 1,
+					  &pd_t_key, NULL), 0);
+	KUNIT_EXPECT_LT(test, pd_win_init(w, 1, 0, 0, &pd_t_key, NULL), 0);
 }
 
 /* Sub-windows: the last 1, 2 and all ticks; ticks 10, 11, 12 disjoint. */
@@ -103,6 +135,8 @@ static void pd_win_reuse(struct kunit *test)
 	pd_t_fill(w, 0, 0, 3000);
 	pd_t_fill(w, NSUB, 500000, 10);	/* same slot as tick 0 */
 	pd_t_expect_about(test, pd_t_count(test, &w, 1, NSUB, NSUB), 10);
+	pd_t_expect_about(test, pd_t_count_of(test, &w, 1, NSUB, NSUB,
+					      PD_WIN_DST), 1);
 }
 
 /* Per-CPU windows merge into the union: 6000 + 6000 sharing 3000. */
@@ -116,6 +150,124 @@ static void pd_win_union_of_cpus(struct kunit *test)
 	pd_t_expect_about(test, pd_t_count(test, w, 2, 8, NSUB), 9000);
 	pd_t_expect_about(test, pd_t_count(test, w, 2, 8, 1), 1000);
 	pd_t_expect_about(test, pd_t_count(test, w, 1, 8, NSUB), 6000);
+}
+
+/*
+ * Sources and destinations are counted apart: 3000 sources to 7
+ * destinations, 2 sources to 5000 destinations; an address that is a
+ * source is not thereby a destination.
+ */
+static void pd_win_sources_and_destinations(struct kunit *test)
+{
+	struct pd_win *w = pd_t_win_of(test, 0, 1);
+	u8 s[16], d[16];
+	u32 i;
+
+	for (i = 0; i < 3000; i++) {
+		pd_t_addr(i, s);
+		pd_t_addr(1000000 + i % 7, d);
+		pd_win_add(w, 3, s, d, 4);
+	}
+	memset(s, 0, sizeof(s));
+	memset(d, 0, sizeof(d));
+	s[0] = 0x20;		/* IPv6: 2000::N and 2000::1:N */
+	d[0] = 0x20;
+	d[13] = 1;
+	for (i = 0; i < 5000; i++) {
+		s[15] = (u8)(i & 1);
+		d[14] = (u8)(i >> 8);
+		d[15] = (u8)i;
+		pd_win_add(w, 3, s, d, 16);
+	}
+	pd_t_expect_about(test, pd_t_count_of(test, &w, 1, 3, 1, PD_WIN_SRC),
+			  3002);
+	pd_t_expect_about(test, pd_t_count_of(test, &w, 1, 3, 1, PD_WIN_DST),
+			  5007);
+}
+
+/*
+ * Time is the caller's: ticks of 1000 units, so times 0..999 are tick 0
+ * and 1000..1999 tick 1; what a tick counted leaves the window NSUB ticks
+ * after it.
+ */
+static void pd_win_ticks_of_time(struct kunit *test)
+{
+	struct pd_win *w = pd_t_win_of(test, 0, 1000);
+	u8 a[4];
+	u32 i;
+
+	for (i = 0; i < 500; i++) {
+		pd_t_addr(i, a);
+		pd_win_add(w, 2 * i, a, a, 4);		/* times 0..998 */
+	}
+	for (i = 0; i < 300; i++) {
+		pd_t_addr(10000 + i, a);
+		pd_win_add(w, 1000 + 3 * i, a, a, 4);	/* times 1000..1897 */
+	}
+	KUNIT_EXPECT_EQ(test, pd_win_tick(w, 999), 0ULL);
+	KUNIT_EXPECT_EQ(test, pd_win_tick(w, 1000), 1ULL);
+	pd_t_expect_about(test, pd_t_count(test, &w, 1, 0, 1), 500);
+	pd_t_expect_about(test, pd_t_count(test, &w, 1, 1, 1), 300);
+	pd_t_expect_about(test, pd_t_count(test, &w, 1, 1, NSUB), 800);
+	pd_t_expect_about(test, pd_t_count(test, &w, 1, NSUB, NSUB), 300);
+	KUNIT_EXPECT_EQ(test, pd_t_count(test, &w, 1, NSUB + 1, NSUB), 0ULL);
+	/* a packet of an earlier time counts in the current tick (1) */
+	pd_t_addr(99999, a);
+	pd_win_add(w, 5, a, a, 4);
+	pd_t_expect_about(test, pd_t_count(test, &w, 1, 1, 1), 301);
+	pd_t_expect_about(test, pd_t_count(test, &w, 1, 0, 1), 500);
+}
+
+/* pd_win_add() hashes the source as pd_addr_hash() does, and returns it. */
+static void pd_win_returns_source_hash(struct kunit *test)
+{
+	struct pd_win *w = pd_t_win_of(test, 0, 1);
+	u8 s[16] = { 0x20, 1, 0xd, 0xb8 }, d[16] = { 0xfe, 0x80 };
+
+	KUNIT_EXPECT_EQ(test, pd_win_add(w, 1, s, d, 4),
+			pd_addr_hash(&pd_t_key, s, 4));
+	KUNIT_EXPECT_EQ(test, pd_win_add(w, 1, s, d, 16),
+			pd_addr_hash(&pd_t_key, s, 16));
+}
+
+/*
+ * Top talkers are optional: without counters a window holds sketches
+ * only (32 KiB a sub-window), keeps no summary and merges none.
+ */
+static void pd_win_top_off(struct kunit *test)
+{
+	struct pd_win *w = pd_t_win_of(test, 0, 1);
+	struct pd_ss_agg *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	void *mem = kunit_kzalloc(test, pd_ss_agg_bytes(64, TOPCAP), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, mem);
+	KUNIT_EXPECT_EQ(test, pd_win_bytes(NSUB, 0),
+			(size_t)NSUB * 2 * sizeof(struct pd_hll));
+	KUNIT_EXPECT_GT(test, pd_win_bytes(NSUB, TOPCAP), pd_win_bytes(NSUB, 0));
+	pd_t_fill(w, 2, 0, 100);
+	KUNIT_EXPECT_NULL(test, w->top);
+	KUNIT_ASSERT_EQ(test, pd_ss_agg_init(a, 64, TOPCAP, mem), 0);
+	KUNIT_EXPECT_EQ(test, pd_win_collect_top(w, 2, NSUB, a), 0);
+	KUNIT_EXPECT_EQ(test, a->total, 0ULL);
+	KUNIT_EXPECT_EQ(test, a->n, 0u);
+	pd_t_expect_about(test, pd_t_count(test, &w, 1, 2, NSUB), 100);
+}
+
+/*
+ * What pd_win_add() reads while a tick lasts (the tick's end, its
+ * sketches and summary, the hash key) lies in the window's first 64
+ * bytes: with the window at the start of a line, one line.
+ */
+static void pd_win_hot_line(struct kunit *test)
+{
+	KUNIT_EXPECT_LE(test, offsetof(struct pd_win, end) + sizeof(u64), 64UL);
+	KUNIT_EXPECT_LE(test, offsetof(struct pd_win, cur) + sizeof(void *),
+			64UL);
+	KUNIT_EXPECT_LE(test, offsetof(struct pd_win, top) + sizeof(void *),
+			64UL);
+	KUNIT_EXPECT_LE(test, offsetof(struct pd_win, key) +
+			sizeof(struct pd_akey), 64UL);
 }
 
 /*
@@ -162,6 +314,11 @@ static struct kunit_case pd_win_cases[] = {
 	KUNIT_CASE(pd_win_expiry),
 	KUNIT_CASE(pd_win_reuse),
 	KUNIT_CASE(pd_win_union_of_cpus),
+	KUNIT_CASE(pd_win_sources_and_destinations),
+	KUNIT_CASE(pd_win_ticks_of_time),
+	KUNIT_CASE(pd_win_returns_source_hash),
+	KUNIT_CASE(pd_win_top_off),
+	KUNIT_CASE(pd_win_hot_line),
 	KUNIT_CASE(pd_win_top_expiry),
 	{}
 };

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * make bench: cost of one Stable Bloom Filter step per element, as the
- * module runs it (seeded jhash of an IPv4 flow key twice, K probes, P
+ * module runs it (one keyed SipHash-1-3 pass over an IPv4 flow key, K probes, P
  * adjacent decrements from one random start, K sets), against a baseline
  * measured in the same run that decrements P independent random cells
  * (the textbook reading of Algorithm 1). Also: cache lines the decrements
@@ -78,16 +78,36 @@ static void mark(u32 i)
 	__atomic_store_n(&trace_marker, i, __ATOMIC_RELAXED);
 }
 
-/* The module's two hashes of flow key i from src to dst. */
+/*
+ * Flow i's addresses, 10.i.i.i and 192.0.(i >> 24).1, each written whole:
+ * as in a received packet, whose bytes were stored long before the key
+ * is built (a byte store into an address the key then loads as one word
+ * would stall store forwarding and bill the harness to the key).
+ */
+static void flow_addrs(u8 *src, u8 *dst, u64 i)
+{
+	u32 s = 10 | (u32)(i & 0xffffff) << 8, d = 192 | 2 << 16 |
+		(u32)((i >> 24) & 0xff) << 8 | 1u << 24;
+
+	memcpy(src, &s, 4);
+	memcpy(dst, &d, 4);
+}
+
+/* The hash key of the filters stepped directly (pd_sbf_step()). */
+static const struct pd_hkey bench_hkey = { { 0x1234567, 0x89abcdef } };
+
+/* The module's two hashes of flow key i from src to dst: one pass. */
 static void flow_hashes(const struct pd_sbf *f, u8 *src, const u8 *dst,
 			u32 i, u32 *h1, u32 *h2)
 {
 	struct pd_key key;
+	u64 h;
 
 	pd_key_build(&key, PKTDEDUP_KEY_FLOW, PD_FAMILY_IPV4, src, dst, IPPROTO_TCP,
 		     (u16)(i * 40503u), 443);
-	*h1 = pd_key_hash(&key, f->seed[0]);
-	*h2 = pd_key_hash(&key, f->seed[1]);
+	h = pd_key_hash64(&key, &bench_hkey);
+	*h1 = (u32)h;
+	*h2 = (u32)(h >> 32);
 }
 
 enum mode { HASH_ONLY, ADJACENT, SCATTERED };
@@ -103,7 +123,7 @@ static double run(struct pd_sbf *f, enum mode mode)
 	for (i = 0; i < STEPS; i++) {
 		u32 h1, h2;
 
-		memcpy(src + 1, &i, 3);
+		flow_addrs(src, dst, i);
 		flow_hashes(f, src, dst, i, &h1, &h2);
 		if (mode == ADJACENT)
 			dups += pd_sbf_step(f, h1, h2);
@@ -114,6 +134,61 @@ static double run(struct pd_sbf *f, enum mode mode)
 	}
 	keep(dups);
 	return (now_ns() - t0) / STEPS;
+}
+
+/*
+ * Machine-readable results (--json FILE): one row per measured figure,
+ * {"name", "ns_per_packet", "lines_per_packet" (where measured), "bytes"
+ * (memory, where it applies)}; checks and the README rely on the names.
+ */
+#define JSON_MAX_ROWS 256
+#define JSON_NONE -1.0
+
+static struct json_row {
+	char name[48];
+	double ns, lines, bytes;
+} json_rows[JSON_MAX_ROWS];
+static unsigned int json_n;
+
+/* Record a row; lines or bytes JSON_NONE where they do not apply. */
+static void json_row(const char *name, double ns, double lines, double bytes)
+{
+	struct json_row *r;
+
+	if (json_n == JSON_MAX_ROWS) {
+		fprintf(stderr, "bench: more than %u JSON rows\n", JSON_MAX_ROWS);
+		exit(1);
+	}
+	r = &json_rows[json_n++];
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	r->ns = ns;
+	r->lines = lines;
+	r->bytes = bytes;
+}
+
+static int json_write(const char *path)
+{
+	FILE *out = fopen(path, "w");
+	unsigned int i;
+
+	if (!out) {
+		perror(path);
+		return 1;
+	}
+	fprintf(out, "[\n");
+	for (i = 0; i < json_n; i++) {
+		const struct json_row *r = &json_rows[i];
+
+		fprintf(out, "  {\"name\": \"%s\", \"ns_per_packet\": %.2f",
+			r->name, r->ns);
+		if (r->lines != JSON_NONE)
+			fprintf(out, ", \"lines_per_packet\": %.3f", r->lines);
+		if (r->bytes != JSON_NONE)
+			fprintf(out, ", \"bytes\": %.0f", r->bytes);
+		fprintf(out, "}%s\n", i + 1 < json_n ? "," : "");
+	}
+	fprintf(out, "]\n");
+	return fclose(out) ? 1 : 0;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -164,6 +239,57 @@ static unsigned int lines_scattered(const struct pd_sbf *f, u64 *rng, u32 p)
 	return n;
 }
 
+/*
+ * Distinct 64-byte lines one step touches (its K cells, its decrement
+ * run), from the addresses it computes; scripts/lines-touched.sh checks
+ * the same under valgrind.
+ */
+static unsigned int lines_step(const struct pd_sbf *f, u32 h1, u32 h2,
+			       u32 start)
+{
+	u64 seen[PD_SBF_MAX_K + 2];
+	u32 pos[PD_SBF_MAX_K];
+	unsigned int n = 0, i, j;
+
+	pd_sbf_positions(f, h1, h2, pos);
+	for (j = 0; j < f->k; j++) {
+		u64 line = pos[j] * (u64)f->d / 512;
+
+		for (i = 0; i < n && seen[i] != line; i++)
+			;
+		if (i == n)
+			seen[n++] = line;
+	}
+	/* the run's lines: its first and last cell (a run spans <= 2) */
+	for (j = 0; j < 2; j++) {
+		u64 cell = j ? ((u64)start + f->p - 1) % f->cells : start;
+		u64 line = cell * f->d / 512;
+
+		if (!f->p)
+			break;
+		for (i = 0; i < n && seen[i] != line; i++)
+			;
+		if (i == n)
+			seen[n++] = line;
+	}
+	return n;
+}
+
+/* Mean lines per step over n random elements. */
+static double mean_lines_step(const struct pd_sbf *f, u32 n)
+{
+	u64 rng = 77, sum = 0;
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		u64 h = pd_rng_next(&rng);
+
+		sum += lines_step(f, (u32)h, (u32)(h >> 32),
+				  pd_rng_below(&rng, f->cells));
+	}
+	return (double)sum / n;
+}
+
 static void bench_filters(void)
 {
 	static const u64 mems[] = { 64 << 10, 1 << 20, 64 << 20 };
@@ -173,7 +299,7 @@ static void bench_filters(void)
 
 	printf("SBF step, ns per element (median of %u runs of %u flow keys),\n"
 	       "P from Eq. 17 for fps 1%%\n"
-	       "hash: key + 2 jhash; adjacent: hash + the module's step\n"
+	       "hash: key + one SipHash-1-3 pass; adjacent: hash + the module's step\n"
 	       "(P adjacent decrements); scattered: hash + the baseline step\n"
 	       "(P independent random decrements); ratio = scattered / adjacent;\n"
 	       "lines: 64-byte cache lines the decrements touch per element\n",
@@ -218,12 +344,116 @@ static void bench_filters(void)
 				       "64 KiB", pl.max, pl.k, pl.p, h, a, s);
 				printf("%6.2fx %10.3f %11.3f\n", s / a,
 				       la / 100000, ls / 100000);
+
 				pd_sbf_destroy(&f);
 			}
 	return;
 fail:
 	fprintf(stderr, "bench: %s\n", why);
 	exit(1);
+}
+
+static const char *mem_name(u64 mem);
+
+/*
+ * The module's whole per-packet filter work, through filter.h as the hook
+ * runs it: an IPv4 flow key, its hash, the prefetch, the step. n new
+ * flows from *next on; hash_only stops after the hash.
+ */
+static double path_run(struct pd_filter *f, u64 *next, u32 n, bool hash_only)
+{
+	u8 src[4] = { 10, 0, 0, 0 }, dst[4] = { 192, 0, 2, 1 };
+	struct pd_pktinfo pi = { 0 };
+	u64 acc = 0;
+	double t0 = now_ns();
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		u64 id = *next + i, h;
+		struct pd_key key;
+
+		flow_addrs(src, dst, id);
+		pd_key_build(&key, PKTDEDUP_KEY_FLOW, PD_FAMILY_IPV4, src, dst,
+			     IPPROTO_TCP, (u16)(id * 40503u), 443);
+		h = pd_filter_hash(f, &key);
+		if (hash_only) {
+			acc += h;
+			continue;
+		}
+		pd_filter_prefetch(f, h);
+		acc += pd_filter_step_hash(f, h, &pi);
+	}
+	*next += n;
+	keep((u32)acc);
+	return (now_ns() - t0) / n;
+}
+
+/*
+ * The SBF's layouts: flat (the paper's) and blocked (sbf.h), K 3 and P
+ * planned for fps 1%, at 64 KiB, 1 MiB and 64 MiB, median of REPEAT runs
+ * of STEPS new flows after a warm-up run; lines from the step's addresses.
+ * JSON rows flow-hash, sbf-<mem>, sbf-blocked-<mem>.
+ */
+static void bench_layouts(void)
+{
+	static const u64 mems[] = { 64 << 10, 1 << 20, 64 << 20 };
+	static const char *const mnames[] = { "64k", "1m", "64m" };
+	unsigned int mi, lay, r;
+	double hash = 0;
+
+	printf("\nSBF layouts, the module's path per packet (IPv4 flow key, one\n"
+	       "SipHash-1-3 pass, prefetch, step; K 3, P for fps 1%%), ns (median\n"
+	       "of %u runs of %u new flows); lines: 64-byte lines a step touches\n",
+	       REPEAT, STEPS);
+	printf("%-8s %-8s %-3s %-8s %8s %8s %10s\n", "memory", "layout", "p",
+	       "fp", "ns", "lines", "vs flat");
+	for (mi = 0; mi < PD_ARRAY_SIZE(mems); mi++) {
+		double flat_ns = 0;
+
+		for (lay = 0; lay <= PKTDEDUP_LAYOUT_MAX; lay++) {
+			struct pd_filter_plan pl;
+			struct pd_filter_req req;
+			double t[REPEAT], ns, lines;
+			struct pd_filter f;
+			const char *why;
+			char name[32];
+			u64 next = 0;
+
+			pd_filter_req_defaults(&req, PKTDEDUP_FILTER_KIND_SBF,
+					       mems[mi]);
+			req.k = 3;
+			req.layout = (u8)lay;
+			if (pd_filter_create(&f, &req, &pl, &why)) {
+				fprintf(stderr, "bench: %s\n", why);
+				exit(1);
+			}
+			pd_filter_set_seeds(&f, 0x1234567, 0x89abcdef, 99);
+			path_run(&f, &next, STEPS, false);	/* warm */
+			if (!mi && !lay) {
+				for (r = 0; r < REPEAT; r++)
+					t[r] = path_run(&f, &next, STEPS, true);
+				qsort(t, REPEAT, sizeof(t[0]), cmp_double);
+				hash = t[REPEAT / 2];
+			}
+			for (r = 0; r < REPEAT; r++)
+				t[r] = path_run(&f, &next, STEPS, false);
+			qsort(t, REPEAT, sizeof(t[0]), cmp_double);
+			ns = t[REPEAT / 2];
+			if (!lay)
+				flat_ns = ns;
+			lines = mean_lines_step(&f.u.sbf, 100000);
+			printf("%-8s %-8s %-3u %7.3f%% %8.1f %8.3f %9.2fx\n",
+			       mem_name(mems[mi]), lay ? "blocked" : "flat", pl.p,
+			       100.0 * (double)pl.fp_bound / (double)PD_Q62_ONE,
+			       ns, lines, ns / flat_ns);
+			snprintf(name, sizeof(name), "sbf-%s%s",
+				 lay ? "blocked-" : "", mnames[mi]);
+			json_row(name, ns, lines, (double)pl.bytes);
+			pd_filter_destroy(&f);
+		}
+	}
+	printf("flow key + hash alone: %.1f ns\n", hash);
+	json_row("flow-hash", hash, JSON_NONE, JSON_NONE);
 }
 
 /* Packet-mode key: extraction + two hashes, by payload bytes N. */
@@ -243,7 +473,7 @@ static void bench_payload(void)
 	pkt[8] = 64;
 	pkt[9] = IPPROTO_TCP;
 	pkt[20 + 12] = 5 << 4;
-	printf("\npacket key of a 1500-byte TCP/IPv4 packet: extraction + 2 hashes,\n"
+	printf("\npacket key of a 1500-byte TCP/IPv4 packet: extraction + hash,\n"
 	       "ns per packet\n");
 	printf("%-8s %10s %8s %10s\n", "payload N",
 	       "ns", "vs N=0", "key bytes");
@@ -252,13 +482,14 @@ static void bench_payload(void)
 		struct pd_key key;
 		double t[REPEAT], t0;
 		u32 acc = 0, j;
+		char name[32];
 
 		for (r = 0; r < REPEAT; r++) {
 			t0 = now_ns();
 			for (j = 0; j < STEPS / 4; j++) {
 				pkt[4] = (u8)j;	/* IP ID varies */
 				pd_key_extract(pkt, sizeof(pkt), &o, &key);
-				acc += pd_key_hash(&key, 1) ^ pd_key_hash(&key, 2);
+				acc += (u32)pd_key_hash64(&key, &bench_hkey);
 			}
 			t[r] = (now_ns() - t0) / (STEPS / 4);
 		}
@@ -268,6 +499,8 @@ static void bench_payload(void)
 			base = t[REPEAT / 2];
 		printf("%-8u %10.1f %7.2fx %10u\n", ns[i], t[REPEAT / 2],
 		       t[REPEAT / 2] / base, key.len + key.tail_len);
+		snprintf(name, sizeof(name), "packet-hash-%u", ns[i]);
+		json_row(name, t[REPEAT / 2], JSON_NONE, JSON_NONE);
 	}
 }
 
@@ -292,16 +525,16 @@ static void *scope_worker(void *p)
 	double t0 = now_ns();
 
 	for (i = 0; i < STEPS; i++) {
-		u32 n = a->base + i, h1, h2;
+		u32 n = a->base + i;
+		u64 h;
 
-		memcpy(src + 1, &n, 3);
+		flow_addrs(src, dst, n);
 		pd_key_build(&key, PKTDEDUP_KEY_FLOW, PD_FAMILY_IPV4, src, dst,
 			     IPPROTO_TCP, (u16)n, 443);
-		h1 = pd_key_hash(&key, a->f->seed[0]);
-		h2 = pd_key_hash(&key, a->f->seed[1]);
+		h = pd_key_hash64(&key, &bench_hkey);
 		if (a->lock)
 			pthread_spin_lock(a->lock);
-		dups += pd_sbf_step(a->f, h1, h2);
+		dups += pd_sbf_step(a->f, (u32)h, (u32)(h >> 32));
 		if (a->lock)
 			pthread_spin_unlock(a->lock);
 	}
@@ -310,7 +543,8 @@ static void *scope_worker(void *p)
 	return NULL;
 }
 
-static double scope_run(struct pd_sbf *f, bool shared)
+/* nthreads (1 or 2) at once; ns per element per thread */
+static double scope_run(struct pd_sbf *f, bool shared, int nthreads)
 {
 	pthread_spinlock_t lock;
 	struct scope_arg a[2];
@@ -318,24 +552,24 @@ static double scope_run(struct pd_sbf *f, bool shared)
 	int i;
 
 	pthread_spin_init(&lock, PTHREAD_PROCESS_PRIVATE);
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < nthreads; i++) {
 		a[i] = (struct scope_arg){ .f = shared ? &f[0] : &f[i],
 					   .lock = shared ? &lock : NULL,
 					   .base = (u32)i << 24 };
 		pthread_create(&t[i], NULL, scope_worker, &a[i]);
 	}
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < nthreads; i++)
 		pthread_join(t[i], NULL);
 	pthread_spin_destroy(&lock);
-	return (a[0].ns + a[1].ns) / 2;
+	return nthreads == 1 ? a[0].ns : (a[0].ns + a[1].ns) / 2;
 }
 
 static void bench_scope(void)
 {
 	struct pd_sbf_params prm = { .cells = 8 << 20, .max = 1, .k = 3,
 				     .p = 11 };
+	double pc[REPEAT], sh[REPEAT], one[REPEAT];
 	struct pd_sbf f[2];
-	double pc[REPEAT], sh[REPEAT];
 	const char *why;
 	unsigned int r;
 
@@ -343,52 +577,92 @@ static void bench_scope(void)
 		fprintf(stderr, "bench: %s\n", why);
 		exit(1);
 	}
-	scope_run(f, false);	/* warm */
+	scope_run(f, false, 2);	/* warm */
 	for (r = 0; r < REPEAT; r++) {
-		pc[r] = scope_run(f, false);
-		sh[r] = scope_run(f, true);
+		one[r] = scope_run(f, false, 1);
+		pc[r] = scope_run(f, false, 2);
+		sh[r] = scope_run(f, true, 2);
 	}
+	qsort(one, REPEAT, sizeof(one[0]), cmp_double);
 	qsort(pc, REPEAT, sizeof(pc[0]), cmp_double);
 	qsort(sh, REPEAT, sizeof(sh[0]), cmp_double);
-	printf("\nscope, 2 threads stepping at once (1 MiB, max 1, k 3, p 11),\n"
-	       "ns per element per thread\n");
-	printf("%-8s %10s %10s %7s\n", "", "percpu",
-	       "shared", "ratio");
-	printf("%-8s %10.1f %10.1f %6.2fx\n", "", pc[REPEAT / 2], sh[REPEAT / 2],
-	       sh[REPEAT / 2] / pc[REPEAT / 2]);
+	printf("\nscope (1 MiB, max 1, k 3, p 11): ns per element per thread,\n"
+	       "one thread on its filter; two at once (the two CPUs), each on\n"
+	       "its own filter (percpu) or both on one under a spinlock (shared)\n");
+	printf("%-10s %12s %12s %10s %12s\n", "", "1 thread", "2 percpu",
+	       "2 shared", "shared/pcpu");
+	printf("%-10s %12.1f %12.1f %10.1f %11.2fx\n", "", one[REPEAT / 2],
+	       pc[REPEAT / 2], sh[REPEAT / 2], sh[REPEAT / 2] / pc[REPEAT / 2]);
+	json_row("scope-percpu-1thread", one[REPEAT / 2], JSON_NONE,
+		 (double)pd_sbf_bytes(&prm));
+	json_row("scope-percpu-2threads", pc[REPEAT / 2], JSON_NONE,
+		 (double)pd_sbf_bytes(&prm));
+	json_row("scope-shared-2threads", sh[REPEAT / 2], JSON_NONE,
+		 (double)pd_sbf_bytes(&prm));
 	pd_sbf_destroy(&f[0]);
 	pd_sbf_destroy(&f[1]);
 }
 
 /*
  * The source analytics' share of a packet, as module/sources.c adds them
- * after the dedup step: two address hashes and HyperLogLog registers
- * (distinct sources and destinations), the Space-Saving update (top
- * talkers), and the optional new-source filter step. Sources follow a
- * skewed population of 100000 addresses (id = x y / U for uniform x, y).
+ * after the dedup step (pd_srcs_add()): pd_win_add() (two keyed address
+ * hashes, a HyperLogLog register each for sources and destinations, and
+ * with counters the Space-Saving update of the top talkers), then the
+ * optional new-source filter step. Each level has its own state, as the
+ * module builds it for those settings: `defaults` is what a namespace
+ * starts with (PD_WIN_DEFAULT_COUNTERS top-talker counters, no new-source
+ * filter). Sources follow a skewed population of 100000 addresses (id =
+ * x y / U for uniform x, y); 16 sub-windows of 65536 packets over a run.
  */
-enum src_level { SRC_NONE, SRC_DISTINCT, SRC_TOP, SRC_NEW, SRC_NLEVELS };
+enum src_level {
+	SRC_NONE, SRC_DISTINCT, SRC_DEFAULTS, SRC_TOP, SRC_NEW, SRC_NLEVELS
+};
 
-static u64 addr_hash(const u8 *a, u32 seed)
-{
-	u32 h = pd_jhash(a, 4, seed);
-	u64 s = ((u64)h << 32) | h;
+#define SRC_NSUB 12
+#define SRC_TOPCAP 128		/* the counters of the top and newsrc levels */
+#define SRC_TICK 65536		/* packets per sub-window */
+#define SRC_ROUNDS 31		/* runs of each level, interleaved */
+#define SRC_RUN 131072		/* packets per run */
 
-	return pd_rng_next(&s);
-}
+static const char *const src_rows[SRC_NLEVELS] = {
+	"dedup-step", "analytics-distinct", "analytics-defaults",
+	"analytics-top", "analytics-newsrc",
+};
+
+/* What a CPU's pd_src_cpu holds for a level: the window first. */
+struct src_cpu {
+	struct pd_win win;
+	struct pd_sbf nf;		/* new-source filter */
+	void *mem;
+};
+
+/*
+ * What the module's pd_srcs holds for a level, laid out as pd_srcs_add()
+ * reads it: the per-CPU pointers and the new-source switch in the first
+ * line, the pointers themselves in an array of their own.
+ */
+struct src_state {
+	struct src_cpu **cpu;		/* one CPU here */
+	u32 newsrc;
+};
 
 struct src_bench {
-	struct pd_sbf f, nf;		/* dedup filter, new-source filter */
-	struct pd_win *ws, *wd;		/* source window (with top), dest. */
-	void *ms, *md;
+	struct pd_sbf f;		/* the dedup filter */
+	struct src_state *lv[SRC_NLEVELS];	/* NULL for SRC_NONE */
+	u32 cap[SRC_NLEVELS];
+};
+
+static const struct pd_akey src_akey = {
+	{ 0x0123456789abcdefULL, 0xfedcba9876543210ULL, 0x0f1e2d3c4b5a6978ULL,
+	  0x8796a5b4c3d2e1f0ULL }, 0x5555aaaa3333ccccULL
 };
 
 /* n packets from `first` on (ns per packet); trace: mark each packet */
 static double src_run(struct src_bench *b, enum src_level level, u32 first,
-		      u32 n, bool trace)
+		      u32 n, u32 *marker)
 {
 	u8 src[4] = { 10, 0, 0, 0 }, dst[4] = { 192, 0, 2, 1 };
-	u64 rng = 42 + first, tick = 0;
+	u64 rng = 42 + first;
 	u32 i, dups = 0;
 	double t0;
 
@@ -396,39 +670,32 @@ static double src_run(struct src_bench *b, enum src_level level, u32 first,
 	for (i = first; i < first + n; i++) {
 		u64 x = pd_rng_below(&rng, 100000), y = pd_rng_below(&rng, 100000);
 		u32 id = (u32)(x * y / 100000), h1, h2;
-		u64 hs, hd;
+		struct src_state *s;
+		struct src_cpu *c;
+		u64 hs;
 
-		if (trace)
-			mark(i);
-		memcpy(src + 1, &id, 3);
+		if (marker)
+			__atomic_store_n(marker, i, __ATOMIC_RELAXED);
+		flow_addrs(src, dst, id);
 		flow_hashes(&b->f, src, dst, i, &h1, &h2);
 		dups += pd_sbf_step(&b->f, h1, h2);
-		if (level == SRC_NONE)
+		/* pd_srcs_add(): rcu_dereference(pn->srcs), its CPU's part */
+		s = __atomic_load_n(&b->lv[level], __ATOMIC_RELAXED);
+		if (!s)
 			continue;
-		tick = i >> 16;		/* 16 sub-windows over a timing run */
-		hs = addr_hash(src, 1);
-		hd = addr_hash(dst, 2);
-		if (level >= SRC_TOP) {
-			pd_win_add(b->ws, tick, hs, src, 4);
-		} else {
-			/* the same sketch work without the summary */
-			u32 cap = b->ws->cap;
-
-			b->ws->cap = 0;
-			pd_win_add(b->ws, tick, hs, src, 4);
-			b->ws->cap = cap;
-		}
-		pd_win_add(b->wd, tick, hd, dst, 4);
-		if (level == SRC_NEW)
-			dups += pd_sbf_step(&b->nf, (u32)hs, (u32)(hs >> 32));
+		c = s->cpu[0];
+		hs = pd_win_add(&c->win, i, src, dst, 4);
+		if (s->newsrc)
+			dups += pd_sbf_step(&c->nf, (u32)hs, (u32)(hs >> 32));
 	}
 	keep(dups);
 	return (now_ns() - t0) / n;
 }
 
 /*
- * The module's defaults: a 1 MiB dedup filter, 12 sub-windows with 128
- * top-talker counters, a 64 KiB new-source filter planned for gap 1000.
+ * The module's settings: a 1 MiB dedup filter, 12 sub-windows; top
+ * talkers with 128 counters, a 64 KiB new-source filter planned for gap
+ * 1000 where the level has them.
  */
 static void src_setup(struct src_bench *b)
 {
@@ -440,22 +707,46 @@ static void src_setup(struct src_bench *b)
 	struct pd_sbf_params nprm;
 	struct pd_plan np;
 	const char *why = "no memory";
+	unsigned int l;
 
-	if (pd_plan(&req, &np, &why))
+	memset(b, 0, sizeof(*b));
+	if (pd_plan(&req, &np, &why) || pd_sbf_create(&b->f, &prm, &why))
 		goto fail;
+	memset(&nprm, 0, sizeof(nprm));
 	nprm.cells = np.cells;
 	nprm.max = (u8)np.max;
 	nprm.k = (u8)np.k;
 	nprm.p = np.p;
-	b->ws = calloc(2, sizeof(*b->ws));
-	b->ms = calloc(1, pd_win_bytes(12, 128));
-	b->md = calloc(1, pd_win_bytes(12, 0));
-	if (!b->ws || !b->ms || !b->md || pd_sbf_create(&b->f, &prm, &why) ||
-	    pd_sbf_create(&b->nf, &nprm, &why) ||
-	    pd_win_init(&b->ws[0], 12, 128, b->ms) ||
-	    pd_win_init(&b->ws[1], 12, 0, b->md))
-		goto fail;
-	b->wd = &b->ws[1];
+	b->cap[SRC_DEFAULTS] = PD_WIN_DEFAULT_COUNTERS;
+	b->cap[SRC_TOP] = SRC_TOPCAP;
+	b->cap[SRC_NEW] = SRC_TOPCAP;
+	for (l = SRC_DISTINCT; l < SRC_NLEVELS; l++) {
+		/* cache-line aligned, as the module's allocations are */
+		struct src_state *st = aligned_alloc(64, 64);
+		struct src_cpu *c = aligned_alloc(64, sizeof(*c));
+
+		why = "no memory";
+		if (!st || !c)
+			goto fail;
+		memset(c, 0, sizeof(*c));
+		memset(st, 0, sizeof(*st));
+		b->lv[l] = st;
+		st->cpu = aligned_alloc(64, 64);
+		if (!st->cpu)
+			goto fail;
+		st->cpu[0] = c;
+		c->mem = aligned_alloc(64, pd_win_bytes(SRC_NSUB, b->cap[l]));
+		if (!c->mem)
+			goto fail;
+		memset(c->mem, 0, pd_win_bytes(SRC_NSUB, b->cap[l]));
+		why = "bad window";
+		if (pd_win_init(&c->win, SRC_NSUB, b->cap[l], SRC_TICK, &src_akey,
+				c->mem))
+			goto fail;
+		st->newsrc = l == SRC_NEW;
+		if (st->newsrc && pd_sbf_create(&c->nf, &nprm, &why))
+			goto fail;
+	}
 	return;
 fail:
 	fprintf(stderr, "bench: cannot set up the source windows: %s\n", why);
@@ -464,34 +755,111 @@ fail:
 
 static void src_teardown(struct src_bench *b)
 {
+	unsigned int l;
+
 	pd_sbf_destroy(&b->f);
-	pd_sbf_destroy(&b->nf);
-	free(b->ms);
-	free(b->md);
-	free(b->ws);
+	for (l = 0; l < SRC_NLEVELS; l++) {
+		struct src_state *st = b->lv[l];
+
+		if (!st)
+			continue;
+		if (st->newsrc)
+			pd_sbf_destroy(&st->cpu[0]->nf);
+		free(st->cpu[0]->mem);
+		free(st->cpu[0]);
+		free(st->cpu);
+		free(st);
+	}
+}
+
+/*
+ * Lines per packet of each level, as scripts/lines-touched.sh measured
+ * them (its file: "LEVEL MEAN" per line); JSON_NONE where unknown.
+ */
+static double src_lines[SRC_NLEVELS] = {
+	JSON_NONE, JSON_NONE, JSON_NONE, JSON_NONE, JSON_NONE,
+};
+
+static void src_read_lines(const char *path)
+{
+	char name[64];
+	double v;
+	FILE *in = fopen(path, "r");
+	unsigned int l;
+
+	if (!in) {
+		perror(path);
+		exit(1);
+	}
+	while (fscanf(in, "%63s %lf", name, &v) == 2)
+		for (l = 0; l < SRC_NLEVELS; l++)
+			if (!strcmp(name, src_rows[l]))
+				src_lines[l] = v;
+	fclose(in);
+}
+
+/* Bytes of a level's state for one CPU: the window's, the filter's. */
+static size_t src_bytes(const struct src_bench *b, unsigned int l)
+{
+	const struct src_state *st = b->lv[l];
+	size_t n = sizeof(struct src_cpu) + pd_win_bytes(SRC_NSUB, b->cap[l]);
+
+	if (st->newsrc)
+		n += (size_t)st->cpu[0]->nf.nwords * 8;
+	return n;
 }
 
 static void bench_sources(void)
 {
 	static const char *const names[SRC_NLEVELS] = {
 		"dedup step only (baseline)", "+ distinct src/dst",
-		"+ top talkers (128 counters)", "+ new-source filter",
+		"defaults", "+ top talkers (128 counters)",
+		"+ new-source filter",
 	};
-	double t[SRC_NLEVELS][REPEAT];
+	static double t[SRC_NLEVELS][SRC_ROUNDS], d[SRC_NLEVELS][SRC_ROUNDS];
 	struct src_bench b;
 	unsigned int r, l;
 
 	src_setup(&b);
-	src_run(&b, SRC_NEW, 0, STEPS, false);	/* warm */
-	for (r = 0; r < REPEAT; r++)
+	for (l = 0; l < SRC_NLEVELS; l++)	/* warm: pages, caches */
+		src_run(&b, l, 0, STEPS, NULL);
+	/*
+	 * Short runs, the levels interleaved, so that a busy moment of this
+	 * shared machine hits every level alike; each level's cost over the
+	 * baseline is the median of its differences with the baseline's run
+	 * of the same round.
+	 */
+	for (r = 0; r < SRC_ROUNDS; r++)
 		for (l = 0; l < SRC_NLEVELS; l++)
-			t[l][r] = src_run(&b, l, 0, STEPS, false);
-	printf("\nsource analytics per packet (1 MiB dedup filter, 12 sub-windows,\n"
-	       "skewed sources), ns per packet\n");
+			t[l][r] = src_run(&b, l, (r * SRC_NLEVELS + l) * SRC_RUN,
+					  SRC_RUN, NULL);
 	for (l = 0; l < SRC_NLEVELS; l++) {
-		qsort(t[l], REPEAT, sizeof(t[l][0]), cmp_double);
-		printf("%-30s %8.1f %6.2fx\n", names[l], t[l][REPEAT / 2],
-		       t[l][REPEAT / 2] / t[0][REPEAT / 2]);
+		for (r = 0; r < SRC_ROUNDS; r++)
+			d[l][r] = t[l][r] - t[0][r];
+		qsort(t[l], SRC_ROUNDS, sizeof(t[l][0]), cmp_double);
+		qsort(d[l], SRC_ROUNDS, sizeof(d[l][0]), cmp_double);
+	}
+	printf("\nsource analytics per packet (1 MiB dedup filter, %u sub-windows,\n"
+	       "skewed sources), ns per packet: median of %u interleaved runs of\n"
+	       "%u packets; +ns: median over the rounds of the difference with\n"
+	       "the baseline's run (its quartiles); defaults: a namespace's\n"
+	       "(%u top-talker counters, no new-source filter); lines: per\n"
+	       "packet, all structures (scripts/lines-touched.sh)\n",
+	       SRC_NSUB, SRC_ROUNDS, SRC_RUN, PD_WIN_DEFAULT_COUNTERS);
+	printf("%-30s %7s %7s %7s %13s %6s\n", "", "ns", "vs", "+ns",
+	       "+ns quartiles", "lines");
+	for (l = 0; l < SRC_NLEVELS; l++) {
+		double m = t[l][SRC_ROUNDS / 2], m0 = t[0][SRC_ROUNDS / 2];
+
+		printf("%-30s %7.1f %6.2fx %+7.1f %6.1f %6.1f", names[l], m,
+		       m / m0, d[l][SRC_ROUNDS / 2], d[l][SRC_ROUNDS / 4],
+		       d[l][3 * SRC_ROUNDS / 4]);
+		if (src_lines[l] != JSON_NONE)
+			printf(" %6.2f", src_lines[l]);
+		printf("\n");
+		/* bytes: the level's analytics state of one CPU */
+		json_row(src_rows[l], m, src_lines[l],
+			 b.lv[l] ? (double)src_bytes(&b, l) : JSON_NONE);
 	}
 	src_teardown(&b);
 }
@@ -503,26 +871,52 @@ static void print_range(const char *name, const void *p, size_t len)
 }
 
 /*
+ * One marker per level: lines-touched.sh tells the levels apart by it; a
+ * store to src_idle ends a level's packets (what follows is not counted).
+ */
+static u32 src_marker[SRC_NLEVELS], src_idle;
+
+/*
  * bench --trace-sources N: for scripts/lines-touched.sh, which runs this
  * under valgrind's lackey and counts the distinct cache lines of each
  * structure that each packet touches. Prints the structures' address
- * ranges and the marker's address, warms up, then runs N marked packets.
+ * ranges and each level's marker, then, per level, warms up and runs N
+ * packets that store to the level's marker first.
  */
 static int trace_sources(u32 n)
 {
 	struct src_bench b;
+	unsigned int l;
 
 	src_setup(&b);
 	print_range("dedup-filter", b.f.words, (size_t)b.f.nwords * 8);
-	print_range("distinct+top(src)", b.ms, pd_win_bytes(12, 128));
-	print_range("distinct+top(src)", &b.ws[0], sizeof(b.ws[0]));
-	print_range("distinct(dst)", b.md, pd_win_bytes(12, 0));
-	print_range("distinct(dst)", &b.ws[1], sizeof(b.ws[1]));
-	print_range("new-source-filter", b.nf.words, (size_t)b.nf.nwords * 8);
-	printf("marker %lx\n", (unsigned long)&trace_marker);
+	for (l = SRC_DISTINCT; l < SRC_NLEVELS; l++) {
+		struct src_state *st = b.lv[l];
+		struct src_cpu *c = st->cpu[0];
+		size_t sk = (size_t)SRC_NSUB * 2 * sizeof(struct pd_hll);
+
+		print_range("state", st, sizeof(*st));
+		print_range("state", st->cpu, sizeof(*st->cpu));
+		print_range("window", &c->win, sizeof(c->win));
+		print_range("sketches", c->mem, sk);
+		if (b.cap[l])
+			print_range("top-talkers", (u8 *)c->mem + sk,
+				    pd_win_bytes(SRC_NSUB, b.cap[l]) - sk);
+		if (st->newsrc)
+			print_range("new-source-filter", c->nf.words,
+				    (size_t)c->nf.nwords * 8);
+	}
+	for (l = 0; l < SRC_NLEVELS; l++)
+		printf("marker %s %lx\n", src_rows[l],
+		       (unsigned long)&src_marker[l]);
+	printf("marker - %lx\n", (unsigned long)&src_idle);
 	fflush(stdout);
-	src_run(&b, SRC_NEW, 0, 20000, false);	/* counters full, filters busy */
-	src_run(&b, SRC_NEW, 20000, n, true);
+	for (l = 0; l < SRC_NLEVELS; l++) {
+		/* counters full, filters busy */
+		src_run(&b, l, 0, 20000, NULL);
+		src_run(&b, l, 20000, n, &src_marker[l]);
+		__atomic_store_n(&src_idle, l, __ATOMIC_RELAXED);
+	}
 	src_teardown(&b);
 	return 0;
 }
@@ -616,12 +1010,13 @@ fail:
 }
 
 static void fam_create(struct pd_filter *f, struct pd_filter_plan *pl,
-		       unsigned int kind, u64 mem)
+		       unsigned int kind, u64 mem, u8 layout)
 {
 	struct pd_filter_req req;
 	const char *why;
 
 	pd_filter_req_defaults(&req, (u8)kind, mem);
+	req.layout = layout;
 	if (pd_filter_create(f, &req, pl, &why)) {
 		fprintf(stderr, "bench: %s: %s\n",
 			pd_filter_family(kind)->name, why);
@@ -648,20 +1043,18 @@ static double fam_run(struct pd_filter *f, u64 *next, u32 n, bool direct,
 		struct pd_pktinfo pi = { .dscp = (u8)(id & 63),
 					 .now = (id + 1) * FAM_GAP_NS };
 		struct pd_key key;
-		u32 h1, h2;
+		u64 h;
 
 		if (trace)
 			mark(i);
-		memcpy(src + 1, &id, 3);
-		dst[2] = (u8)(id >> 24);
+		flow_addrs(src, dst, id);
 		pd_key_build(&key, PKTDEDUP_KEY_FLOW, PD_FAMILY_IPV4, src, dst,
 			     IPPROTO_TCP, (u16)(id * 40503u), 443);
-		h1 = pd_key_hash(&key, f->seed[0]);
-		h2 = pd_key_hash(&key, f->seed[1]);
+		h = pd_filter_hash(f, &key);
 		if (direct)
-			dups += pd_sbf_step(&f->u.sbf, h1, h2);
+			dups += pd_sbf_step(&f->u.sbf, (u32)h, (u32)(h >> 32));
 		else
-			dups += pd_filter_step(f, h1, h2, &pi);
+			dups += pd_filter_step_hash(f, h, &pi);
 	}
 	*next += n;
 	if (distinct)
@@ -685,7 +1078,7 @@ static void bench_families(void)
 	unsigned int mi, row, r;
 
 	printf("\nevery filter family through filter.h, ns per packet (median of %u\n"
-	       "runs of %u new flows: key + 2 jhash + pd_filter_step), at the\n"
+	       "runs of %u new flows: key + SipHash + pd_filter_step), at the\n"
 	       "module's defaults; bit families from their stable state (load),\n"
 	       "RSBF in phase 3; sbf-direct: the same SBF stepped by\n"
 	       "pd_sbf_step(); ratio: against sbf\n", REPEAT, STEPS);
@@ -703,7 +1096,8 @@ static void bench_families(void)
 
 			if (row == 1 || fam_skip(row))	/* 1: with row 0 */
 				continue;
-			fam_create(&f, &pl[row], row ? row - 1 : 0, fam_mems[mi]);
+			fam_create(&f, &pl[row], row ? row - 1 : 0, fam_mems[mi],
+				   PKTDEDUP_LAYOUT_FLAT);
 			pd_filter_occupancy(&f, &o);
 			if (o.set)
 				load[row] = o.set * 1000 / o.units;
@@ -753,7 +1147,10 @@ static void bench_families(void)
  */
 static int trace_filter(const char *name, u64 mem, u32 n)
 {
-	const struct pd_filter_ops *ops = pd_filter_family_by_name(name);
+	/* sbf-blocked: the sbf family with layout blocked */
+	bool blocked = !strcmp(name, "sbf-blocked");
+	const struct pd_filter_ops *ops =
+		pd_filter_family_by_name(blocked ? "sbf" : name);
 	struct pd_filter_plan pl;
 	struct pd_filter f;
 	u64 next = 0;
@@ -763,7 +1160,8 @@ static int trace_filter(const char *name, u64 mem, u32 n)
 			name);
 		return 1;
 	}
-	fam_create(&f, &pl, ops->kind, mem);
+	fam_create(&f, &pl, ops->kind, mem,
+		   blocked ? PKTDEDUP_LAYOUT_BLOCKED : PKTDEDUP_LAYOUT_FLAT);
 	print_range(name, f.mem, pl.bytes);
 	printf("marker %lx\n", (unsigned long)&trace_marker);
 	fflush(stdout);
@@ -862,7 +1260,7 @@ static void bench_windows(void)
 	unsigned int pi, row, r;
 
 	printf("\nwindow families through filter.h, ns per packet (median of %u runs\n"
-	       "of %u new flows: key + 2 jhash + pd_filter_step), fps 0.001;\n"
+	       "of %u new flows: key + SipHash + pd_filter_step), fps 0.001;\n"
 	       "stream: a new flow every %u ns (1 Mpps: pd_pktinfo.now advances\n"
 	       "%u ns a packet), so every duplicate verdict is a false positive\n"
 	       "(fp); from the steady state (after 2^20 packets or 1.25 windows).\n"
@@ -891,7 +1289,7 @@ static void bench_windows(void)
 				win_create(&f, &pl[row], win_fams[row - 1], wp);
 			else
 				fam_create(&f, &pl[row], PKTDEDUP_FILTER_KIND_SBF,
-					   wp->mem);
+					   wp->mem, PKTDEDUP_LAYOUT_FLAT);
 			fam_run(&f, &next, win_warm(wp), false, NULL, false);
 			for (r = 0; r < REPEAT; r++)
 				t[row][r] = fam_run(&f, &next, STEPS, false,
@@ -1026,6 +1424,18 @@ static int trace_window(const char *name, const char *plan, u32 n,
 
 int main(int argc, char **argv)
 {
+	const char *json = NULL;
+
+	if (argc >= 3 && !strcmp(argv[1], "--json")) {
+		json = argv[2];
+		argc -= 2;
+		argv += 2;
+	}
+	if (argc >= 3 && !strcmp(argv[1], "--lines")) {
+		src_read_lines(argv[2]);
+		argc -= 2;
+		argv += 2;
+	}
 	if (argc == 3 && !strcmp(argv[1], "--trace-sources"))
 		return trace_sources((u32)strtoul(argv[2], NULL, 10));
 	if (argc == 5 && !strcmp(argv[1], "--trace-filter"))
@@ -1038,17 +1448,23 @@ int main(int argc, char **argv)
 				    (u32)strtoul(argv[4], NULL, 10), argv[5]);
 	if (argc == 2 && !strcmp(argv[1], "--families")) {
 		bench_families();
-		return 0;
-	}
-	if (argc == 2 && !strcmp(argv[1], "--windows")) {
+	} else if (argc == 2 && !strcmp(argv[1], "--layouts")) {
+		bench_layouts();
+	} else if (argc == 2 && !strcmp(argv[1], "--windows")) {
 		bench_windows();
-		return 0;
+	} else if (argc == 2 && !strcmp(argv[1], "--sources")) {
+		bench_sources();
+	} else if (argc == 1) {
+		bench_filters();
+		bench_layouts();
+		bench_payload();
+		bench_scope();
+		bench_sources();
+		bench_families();
+		bench_windows();
+	} else {
+		fprintf(stderr, "usage: bench [--json FILE] [--lines FILE] [--layouts | --families | --windows | --sources]\n");
+		return 2;
 	}
-	bench_filters();
-	bench_payload();
-	bench_scope();
-	bench_sources();
-	bench_families();
-	bench_windows();
-	return 0;
+	return json ? json_write(json) : 0;
 }

@@ -75,6 +75,7 @@ static const struct nls_attr nls_settings_attrs[PKTDEDUP_A_SETTINGS_MAX + 1] = {
 	[PKTDEDUP_A_SETTINGS_RATE] = { .name = "rate", .type = NLS_U32 },
 	[PKTDEDUP_A_SETTINGS_SUBWINDOWS] = { .name = "subwindows", .type = NLS_U8 },
 	[PKTDEDUP_A_SETTINGS_WARN_BELOW] = { .name = "warn-below", .type = NLS_U8 },
+	[PKTDEDUP_A_SETTINGS_LAYOUT] = { .name = "layout", .type = NLS_U8 },
 };
 
 static const struct nls_attr nls_sbf_attrs[PKTDEDUP_A_SETTINGS_MAX + 1] = {
@@ -83,6 +84,7 @@ static const struct nls_attr nls_sbf_attrs[PKTDEDUP_A_SETTINGS_MAX + 1] = {
 	[PKTDEDUP_A_SETTINGS_K] = { .name = "k", .type = NLS_U8 },
 	[PKTDEDUP_A_SETTINGS_P] = { .name = "p", .type = NLS_U32 },
 	[PKTDEDUP_A_SETTINGS_GAP] = { .name = "gap", .type = NLS_U64 },
+	[PKTDEDUP_A_SETTINGS_LAYOUT] = { .name = "layout", .type = NLS_U8 },
 };
 
 static const struct nls_attr nls_rsbf_attrs[PKTDEDUP_A_SETTINGS_MAX + 1] = {

@@ -11,12 +11,14 @@
 #ifndef PD_PORT_USER_H
 #define PD_PORT_USER_H
 
+#include <endian.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <netinet/in.h>		/* IPPROTO_* */
 #include <netinet/ip_icmp.h>	/* ICMP_ECHO, ICMP_ECHOREPLY */
@@ -56,9 +58,23 @@ static inline void pd_free(void *p)
 	free(p);
 }
 
+/*
+ * Filter arrays: on 64-byte lines (a blocked filter's line is a cache
+ * line), and from 2 MiB on in huge pages where the system allows, as the
+ * kernel's kvmalloc() maps them (VM_ALLOW_HUGE_VMAP) on x86-64.
+ */
 static inline void *pd_zalloc_large(size_t size)
 {
-	return calloc(1, size);
+	size_t huge = (size_t)2 << 20;
+	size_t align = size >= huge ? huge : 64;
+	void *p = aligned_alloc(align, (size + align - 1) & ~(align - 1));
+
+	if (!p)
+		return NULL;
+	if (size >= huge)
+		madvise(p, size & ~(huge - 1), MADV_HUGEPAGE);
+	memset(p, 0, size);
+	return p;
 }
 
 static inline void pd_free_large(void *p)
@@ -88,6 +104,35 @@ static inline u64 pd_div64(u64 a, u64 b)
 static inline u32 pd_rol32(u32 w, unsigned int s)
 {
 	return (w << s) | (w >> ((-s) & 31));
+}
+
+/* Little-endian loads from any alignment, as get_unaligned_le64(). */
+static inline u64 pd_load_le64(const u8 *p)
+{
+	u64 v;
+
+	memcpy(&v, p, sizeof(v));
+	return le64toh(v);
+}
+
+static inline u32 pd_load_le32(const u8 *p)
+{
+	u32 v;
+
+	memcpy(&v, p, sizeof(v));
+	return le32toh(v);
+}
+
+static inline void pd_store_le64(u8 *p, u64 v)
+{
+	v = htole64(v);
+	memcpy(p, &v, sizeof(v));
+}
+
+/* The line of p, soon to be written (prefetchw in the kernel). */
+static inline void pd_prefetchw(const void *p)
+{
+	__builtin_prefetch(p, 1, 3);
 }
 
 #define PD_JHASH_INITVAL 0xdeadbeef

@@ -421,6 +421,10 @@ static int show_cb(const struct nlattr **tb, void *data)
 		if (s[PKTDEDUP_A_SETTINGS_SUBWINDOWS])
 			printf(",\"subwindows\":%u",
 			       u8a(s, PKTDEDUP_A_SETTINGS_SUBWINDOWS));
+		if (s[PKTDEDUP_A_SETTINGS_LAYOUT])
+			printf(",\"layout\":\"%s\"",
+			       u8a(s, PKTDEDUP_A_SETTINGS_LAYOUT) ==
+			       PKTDEDUP_LAYOUT_BLOCKED ? "blocked" : "flat");
 		if (active && tb[PKTDEDUP_A_PLAN]) {
 			printf(",\"plan\":{");
 			print_plan(pl[PKTDEDUP_A_PLAN_FILTER], tb[PKTDEDUP_A_PLAN]);
@@ -450,6 +454,8 @@ static int show_cb(const struct nlattr **tb, void *data)
 	if (s[PKTDEDUP_A_SETTINGS_FPS])
 		printf(", target fp %s",
 		       pct(b2, sizeof(b2), u32a(s, PKTDEDUP_A_SETTINGS_FPS)));
+	if (u8a(s, PKTDEDUP_A_SETTINGS_LAYOUT) == PKTDEDUP_LAYOUT_BLOCKED)
+		printf(", blocked (a key's cells in one cache line)");
 	printf("\n");
 	if (s[PKTDEDUP_A_SETTINGS_IMPORTANCE]) {
 		if (imp)
@@ -501,7 +507,7 @@ static const struct fsetting fsettings[] = {
 	{ "p", PD_SET_P }, { "gap", PD_SET_GAP }, { "p-star", PD_SET_PSTAR },
 	{ "importance", PD_SET_IMPORTANCE }, { "window", PD_SET_WINDOW },
 	{ "rate", DC_SET_RATE }, { "subwindows", PD_SET_SUBWIN },
-	{ "warn-below", PD_SET_WARN },
+	{ "warn-below", PD_SET_WARN }, { "layout", PD_SET_LAYOUT },
 };
 
 /* What a family must take for a setting's flag. */
@@ -611,6 +617,13 @@ static void fsetting_read(const char *k, char **v, struct pd_filter_req *req)
 		} else {
 			req->warn_below = (uint32_t)num_arg(k, v[0], 0, 100);
 		}
+	} else if (!strcmp(k, "layout")) {
+		if (!strcmp(v[0], "flat"))
+			req->layout = PKTDEDUP_LAYOUT_FLAT;
+		else if (!strcmp(v[0], "blocked"))
+			req->layout = PKTDEDUP_LAYOUT_BLOCKED;
+		else
+			usage_error("layout: '%s' is not flat or blocked", v[0]);
 	} else if (!strcmp(k, "importance")) {
 		if (!strcmp(v[0], "dscp")) {
 			req->importance = PKTDEDUP_IMPORTANCE_DSCP;
@@ -659,6 +672,8 @@ static void fsettings_put(struct nlmsghdr *nlh, const struct pd_filter_req *r,
 	if (flags & PD_SET_WARN)
 		mnl_attr_put_u8(nlh, PKTDEDUP_A_SETTINGS_WARN_BELOW,
 				(uint8_t)r->warn_below);
+	if (flags & PD_SET_LAYOUT)
+		mnl_attr_put_u8(nlh, PKTDEDUP_A_SETTINGS_LAYOUT, r->layout);
 	if (flags & PD_SET_IMPORTANCE) {
 		mnl_attr_put_u8(nlh, PKTDEDUP_A_SETTINGS_IMPORTANCE,
 				r->importance);

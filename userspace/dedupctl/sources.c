@@ -155,13 +155,17 @@ static int sources_cb(const struct nlattr **top, void *data)
 		printf("}\n");
 		return MNL_CB_OK;
 	}
-	printf("window      %u ms in %u sub-windows\n"
-	       "top         %u counters per sub-window per CPU\n"
-	       "new         %s (filter %s per CPU, ring %u, at most %u events/s)\n"
-	       "memory      %s in all\n",
+	printf("window      %u ms in %u sub-windows\n",
 	       u32a(tb, PKTDEDUP_A_SOURCES_WINDOW_MS),
-	       u32a(tb, PKTDEDUP_A_SOURCES_SUBWINDOWS),
-	       u32a(tb, PKTDEDUP_A_SOURCES_COUNTERS), on ? "on" : "off",
+	       u32a(tb, PKTDEDUP_A_SOURCES_SUBWINDOWS));
+	if (u32a(tb, PKTDEDUP_A_SOURCES_COUNTERS))
+		printf("top         %u counters per sub-window per CPU\n",
+		       u32a(tb, PKTDEDUP_A_SOURCES_COUNTERS));
+	else
+		printf("top         off (dedupctl sources counters 128 turns them on)\n");
+	printf("new         %s (filter %s per CPU, ring %u, at most %u events/s)\n"
+	       "memory      %s in all\n",
+	       on ? "on" : "off",
 	       size_str(b1, sizeof(b1), u64a(tb, PKTDEDUP_A_SOURCES_NEW_MEM)),
 	       u32a(tb, PKTDEDUP_A_SOURCES_RING),
 	       u32a(tb, PKTDEDUP_A_SOURCES_EVENT_RATE),
@@ -202,8 +206,12 @@ static void put_sources(struct nlmsghdr *nlh, int argc, char **argv)
 			mnl_attr_put_u32(nlh, PKTDEDUP_A_SOURCES_SUBWINDOWS,
 					 (uint32_t)num_arg(k, v, 1, 64));
 		} else if (!strcmp(k, "counters")) {
+			uint64_t c = num_arg(k, v, 0, 4096);
+
+			if (c && c < 8)
+				usage_error("counters: '%s': 0 (top talkers off) or 8 to 4096", v);
 			mnl_attr_put_u32(nlh, PKTDEDUP_A_SOURCES_COUNTERS,
-					 (uint32_t)num_arg(k, v, 8, 4096));
+					 (uint32_t)c);
 		} else if (!strcmp(k, "new")) {
 			mnl_attr_put_u8(nlh, PKTDEDUP_A_SOURCES_NEW, onoff_arg(k, v));
 		} else if (!strcmp(k, "new-mem")) {

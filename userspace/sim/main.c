@@ -11,6 +11,7 @@
 
 #include "../../module/core/config.h"
 #include "../../module/core/filter.h"
+#include "../../module/core/plan.h"
 #include "../../module/core/fixed.h"
 #include "../../module/core/hll.h"
 #include "../../module/core/rng.h"
@@ -62,6 +63,9 @@ static const char usage[] =
 "  --gap G            sbf, ibf: typical gap between copies, for the\n"
 "                     planner's choices and its FN estimate\n"
 "  --p-star R         rsbf: the insertion floor p* (default 0.03)\n"
+"  --layout L         sbf: flat (default, the paper's) or blocked (a key's\n"
+"                     K cells in one 64-byte line, the decrements in\n"
+"                     another; Max 1; P planned for the blocked FP model)\n"
 "  --importance SRC   ibf: mark (default) or dscp. The simulator gives the\n"
 "                     filter an element's importance (1..50, importance\n"
 "                     streams) in the packet mark, the filter reading it\n"
@@ -126,7 +130,8 @@ static const char usage[] =
 "  --subwindows S     sub-windows of the window (default 12; with\n"
 "                     --sources, not jumping's subwindows)\n"
 "  --subwindow-elements E  elements per sub-window (default: n / S)\n"
-"  --counters C       Space-Saving counters per sub-window per CPU (128)\n"
+"  --counters C       Space-Saving counters per sub-window per CPU (128;\n"
+"                     0: top talkers off, the module's default)\n"
 "  --hh-phi F         heavy hitters: sent more than F of the window (0.001)\n"
 "  --rare-support S   rare: sent at most S of the window (0.0001)\n"
 "  --ring R           new sources remembered per CPU (1024)\n"
@@ -158,7 +163,7 @@ struct sim_filter {
 	struct pd_filter f;
 	struct pd_filter_plan plan;
 	struct fpbuf buf;
-	u32 seed[2];		/* the two hashes' seeds */
+	struct pd_hkey hkey;	/* the key hash's secret, from --seed */
 	double q;		/* fpbuffering */
 	bool fps_used;		/* the family read --fps (or its default) */
 	double fps;		/* the FP target it read */
@@ -288,7 +293,12 @@ static void json_sources(const struct src_result *sr)
 		       (unsigned long long)sr->exact[k],
 		       (unsigned long long)sr->estimate[k],
 		       rate(sr->estimate[k], sr->exact[k]) - 1);
-	printf("],\"ss_error\":%llu,\"support_count\":%llu,"
+	printf("],\"top_talkers\":%s", sr->top ? "true" : "false");
+	if (!sr->top) {		/* --counters 0: the module's default */
+		printf("}");
+		return;
+	}
+	printf(",\"ss_error\":%llu,\"support_count\":%llu,"
 	       "\"candidates\":%llu,", (unsigned long long)sr->ss_error,
 	       (unsigned long long)sr->support_count,
 	       (unsigned long long)sr->candidates);
@@ -319,6 +329,11 @@ static void print_sources(const struct src_result *sr)
 		       k ? "s" : "", (unsigned long long)sr->estimate[k],
 		       (unsigned long long)sr->exact[k],
 		       100 * (rate(sr->estimate[k], sr->exact[k]) - 1));
+	if (!sr->top) {
+		printf("%-10s off (--counters 0), so no heavy or rare sources\n",
+		       "top");
+		return;
+	}
 	printf("%-10s %llu elements in the window, summary error <= %llu\n",
 	       "top", (unsigned long long)sr->window_elems,
 	       (unsigned long long)sr->ss_error);
@@ -539,6 +554,12 @@ static void print_json(const struct run *r, const struct stream_cfg *sc,
 		       q62(p->fp_bound), r->zero_fraction, q62(p->stable_zero),
 		       p->max, p->bits, p->k, p->p, (unsigned long long)p->cells,
 		       (unsigned long long)p->gap, q62(p->fn_rate));
+		if (sf->ops->kind == PKTDEDUP_FILTER_KIND_SBF)
+			printf(",\"layout\":\"%s\",\"fp_bound_flat\":%.9g",
+			       p->layout == PKTDEDUP_LAYOUT_BLOCKED ?
+			       "blocked" : "flat",
+			       q62(pd_plan_fp_bound(p->max, p->k, p->p,
+						    p->cells)));
 		if (sim_is_ibf(sf))
 			printf(",\"fn_model_low\":%.9g,\"importance_source\":\"%s\","
 			       "\"importance_mask\":%u", q62(p->fn_low),
@@ -755,10 +776,18 @@ static void print_filter(const struct run *r)
 	       "filter", p->max, p->bits, p->k, p->p, eq17,
 	       (unsigned long long)p->cells);
 	if (!sim_is_ibf(sf)) {
-		printf("%-10s fp bound %.4f%% (Eq. 8)  stable zeros %.2f%% "
+		bool blocked = p->layout == PKTDEDUP_LAYOUT_BLOCKED;
+
+		printf("%-10s fp bound %.4f%% (%s)  stable zeros %.2f%% "
 		       "(Thm 3)  fn at gap %llu: %.4f%% (Eq. 16)\n", "model",
-		       100 * q62(p->fp_bound), 100 * q62(p->stable_zero),
+		       100 * q62(p->fp_bound),
+		       blocked ? "blocked lines, plan.c" : "Eq. 8",
+		       100 * q62(p->stable_zero),
 		       (unsigned long long)p->gap, 100 * q62(p->fn_rate));
+		if (blocked)
+			printf("%-10s flat layout at this P: fp bound %.4f%% (Eq. 8)\n",
+			       "", 100 * q62(pd_plan_fp_bound(p->max, p->k, p->p,
+							      p->cells)));
 		return;
 	}
 	printf("%-10s importance from the %s", "", p->importance ==
@@ -888,7 +917,7 @@ enum opt {
 	O_SUB_ELEMS, O_COUNTERS, O_HH_PHI, O_RARE_SUPPORT, O_RING, O_NEW_MEM,
 	O_NEW_GAP, O_PSTAR, O_IMPORTANCE, O_ENTRY_BITS, O_IMP_DIST, O_REPEAT,
 	O_RATE, O_WARN_BELOW, O_PPS, O_COPY_DELAY, O_FLOOD, O_FLOOD_AT,
-	O_FLOOD_FOR,
+	O_FLOOD_FOR, O_LAYOUT,
 };
 
 static const struct option options[] = {
@@ -933,6 +962,7 @@ static const struct option options[] = {
 	{ "new-gap", required_argument, NULL, O_NEW_GAP },
 	{ "rate", required_argument, NULL, O_RATE },
 	{ "warn-below", required_argument, NULL, O_WARN_BELOW },
+	{ "layout", required_argument, NULL, O_LAYOUT },
 	{ "pps", required_argument, NULL, O_PPS },
 	{ "copy-delay", required_argument, NULL, O_COPY_DELAY },
 	{ "flood", required_argument, NULL, O_FLOOD },
@@ -976,6 +1006,7 @@ static const struct {
 	{ O_ENTRY_BITS, SIM_SET_ENTRY_BITS },
 	{ O_WINDOW, PD_SET_WINDOW }, { O_RATE, PD_SET_WINDOW },
 	{ O_SUBWINDOWS, PD_SET_SUBWIN }, { O_WARN_BELOW, PD_SET_WARN },
+	{ O_LAYOUT, PD_SET_LAYOUT },
 };
 
 static bool setting_given_by_main(int o)
@@ -1014,12 +1045,10 @@ static void check_settings(const char *algo, u32 takes, u32 given)
 }
 
 /*
- * Build the run's filter. Seeds derive from --seed as they always have,
- * so that an sbf run gives the same numbers as before the filter
- * interface: the simulator used to draw them as the three arguments of
- * one call, which GCC evaluates right to left, so the generator state
- * comes first, then the second hash seed, then the first; then the
- * sketch's seed (the caller's).
+ * Build the run's filter. Its generator state and hash key derive from
+ * --seed: the generator state first, then the key's second and first
+ * words (the order the seeds were drawn in before the filter interface);
+ * then the sketch's seed (the caller's).
  */
 static void sim_filter_build(struct sim_filter *sf, struct pd_filter_req *req,
 			     unsigned int entry_bits, u64 *seed)
@@ -1029,8 +1058,8 @@ static void sim_filter_build(struct sim_filter *sf, struct pd_filter_req *req,
 	u64 rng;
 
 	rng = pd_rng_next(seed);
-	sf->seed[1] = (u32)pd_rng_next(seed);
-	sf->seed[0] = (u32)pd_rng_next(seed);
+	sf->hkey.k[1] = pd_rng_next(seed);
+	sf->hkey.k[0] = pd_rng_next(seed);
 	if (!sf->ops) {
 		if (fpbuf_init(&sf->buf, req->mem_bytes, entry_bits, sf->q, rng,
 			       err, sizeof(err)))
@@ -1050,7 +1079,7 @@ static void sim_filter_build(struct sim_filter *sf, struct pd_filter_req *req,
 	}
 	if (pd_filter_create(&sf->f, req, &sf->plan, &why))
 		usage_error("cannot build this filter: %s", why);
-	pd_filter_set_seeds(&sf->f, sf->seed[0], sf->seed[1], rng);
+	pd_filter_set_seeds(&sf->f, sf->hkey.k[0], sf->hkey.k[1], rng);
 }
 
 /* One element: the verdict (true: duplicate); *found for fpbuffering. */
@@ -1058,20 +1087,18 @@ static bool sim_filter_step(struct sim_filter *sf, const struct element *e,
 			    bool *found)
 {
 	struct pd_pktinfo pi;
-	u32 h1, h2;
+	u64 h;
 
-	if (e->key) {
-		h1 = pd_key_hash(e->key, sf->seed[0]);
-		h2 = pd_key_hash(e->key, sf->seed[1]);
-	} else {
-		h1 = pd_jhash(&e->id, sizeof(e->id), sf->seed[0]);
-		h2 = pd_jhash(&e->id, sizeof(e->id), sf->seed[1]);
-	}
+	/* as the module does: one keyed pass (a synthetic element: its id) */
+	if (e->key)
+		h = pd_key_hash64(e->key, &sf->hkey);
+	else
+		h = pd_hash64(&sf->hkey, &e->id, sizeof(e->id));
 	if (!sf->ops)
-		return fpbuf_step(&sf->buf, (u64)h2 << 32 | h1, found);
+		return fpbuf_step(&sf->buf, h, found);
 	sim_pktinfo(sf, e->imp, e->dscp, &pi);
 	pi.now = e->t_ns;
-	return pd_filter_step(&sf->f, h1, h2, &pi);
+	return pd_filter_step_hash(&sf->f, h, &pi);
 }
 
 static void sim_filter_free(struct sim_filter *sf)
@@ -1153,6 +1180,7 @@ int main(int argc, char **argv)
 	const char *window_arg = NULL, *subwin_arg = NULL;
 	u64 window_ns = 0, window_pkts = 0, tw_rate = 0, subwin = 0;
 	u64 warn_below = PD_TW_DEFAULT_WARN;
+	u8 layout = PKTDEDUP_LAYOUT_FLAT;
 	bool have_rate = false, have_timed_opts = false, have_flood_opts = false;
 	bool winfam;
 	double fps = -1, p_star = 0;
@@ -1236,6 +1264,14 @@ int main(int argc, char **argv)
 		case O_WARN_BELOW:
 			if (!parse_u64(optarg, 0, 100, &warn_below))
 				BAD(o, "a percentage from 0 to 100");
+			break;
+		case O_LAYOUT:
+			if (!strcmp(optarg, "flat"))
+				layout = PKTDEDUP_LAYOUT_FLAT;
+			else if (!strcmp(optarg, "blocked"))
+				layout = PKTDEDUP_LAYOUT_BLOCKED;
+			else
+				BAD(o, "flat or blocked");
 			break;
 		case O_PPS:
 			if (!parse_rate(optarg, &sc.pps) || !sc.pps ||
@@ -1369,8 +1405,9 @@ int main(int argc, char **argv)
 				BAD(o, "an element count from 1 to 2^32");
 			break;
 		case O_COUNTERS:
-			if (!parse_u64(optarg, PD_SS_MIN_CAP, PD_SS_MAX_CAP, &v))
-				BAD(o, "a count from 8 to 4096");
+			if (!parse_u64(optarg, 0, PD_SS_MAX_CAP, &v) ||
+			    (v && v < PD_SS_MIN_CAP))
+				BAD(o, "0 (off) or a count from 8 to 4096");
 			srcc.counters = (unsigned int)v;
 			break;
 		case O_HH_PHI:
@@ -1512,6 +1549,7 @@ int main(int argc, char **argv)
 		req.rate = (u32)tw_rate;
 		req.subwindows = (u32)subwin;
 		req.warn_below = (u32)warn_below;
+		req.layout = layout;
 		if (winfam) {
 			r->sf.window_arg = window_arg;
 			/* sized by the rate or the window: --mem, a limit */

@@ -11,7 +11,12 @@
 #include "../../module/core/window.h"
 #include "sources.h"
 
-#define ADDR_LEN 8	/* an id's bytes stand for the address */
+/*
+ * An id stands for an IPv6 source address, 2001:db8:: plus the id; every
+ * packet goes to one destination, 2001:db8::1:0:0:0 (the module hashes
+ * both and counts the destinations too; the simulator reports sources).
+ */
+#define ADDR_LEN 16
 
 struct ring_ent {
 	uint64_t id;
@@ -38,7 +43,7 @@ struct src_sim {
 	struct src_cpu *cpu;
 	uint64_t n;		/* elements so far */
 	uint64_t *recent;	/* the last nsub * sub_elems ids, a ring */
-	uint64_t hseed;
+	struct pd_akey key;	/* of the address hash, from the seed */
 };
 
 static uint64_t mix(uint64_t x)
@@ -108,6 +113,7 @@ struct src_sim *src_sim_new(const struct src_cfg *cfg, char *err,
 		snprintf(err, errlen, "new-source filter: %s", why);
 		return NULL;
 	}
+	memset(&prm, 0, sizeof(prm));
 	prm.cells = plan.cells;
 	prm.max = (u8)plan.max;
 	prm.k = (u8)plan.k;
@@ -116,7 +122,9 @@ struct src_sim *src_sim_new(const struct src_cfg *cfg, char *err,
 	if (!s)
 		goto nomem;
 	s->cfg = *cfg;
-	s->hseed = pd_rng_next(&seed);
+	for (c = 0; c < 4; c++)
+		s->key.a[c] = pd_rng_next(&seed);
+	s->key.b = pd_rng_next(&seed);
 	s->cpu = calloc(cfg->cpus, sizeof(*s->cpu));
 	s->recent = calloc(cfg->nsub * cfg->sub_elems, sizeof(*s->recent));
 	if (!s->cpu || !s->recent)
@@ -128,14 +136,16 @@ struct src_sim *src_sim_new(const struct src_cfg *cfg, char *err,
 		p->ring = calloc(cfg->ring, sizeof(*p->ring));
 		if (!p->mem || !p->ring)
 			goto nomem;
-		if (pd_win_init(&p->win, cfg->nsub, cfg->counters, p->mem) ||
+		/* time: the element count; a tick is sub_elems elements */
+		if (pd_win_init(&p->win, cfg->nsub, cfg->counters, cfg->sub_elems,
+				&s->key, p->mem) ||
 		    pd_sbf_create(&p->newsrc, &prm, &why)) {
 			snprintf(err, errlen, "source windows: %s",
 				 why ? why : "bad counters");
 			src_sim_free(s);
 			return NULL;
 		}
-		pd_sbf_set_seeds(&p->newsrc, 0, 0, pd_rng_next(&seed));
+		pd_sbf_set_rng(&p->newsrc, pd_rng_next(&seed));
 	}
 	return s;
 nomem:
@@ -161,20 +171,45 @@ void src_sim_free(struct src_sim *s)
 	free(s);
 }
 
-static uint64_t id_hash(const struct src_sim *s, uint64_t id)
+static void id_addr(uint64_t id, u8 *addr)
 {
-	return mix(id ^ s->hseed);
+	static const u8 prefix[8] = { 0x20, 0x01, 0x0d, 0xb8 };
+	int i;
+
+	memcpy(addr, prefix, 8);
+	for (i = 0; i < 8; i++)
+		addr[8 + i] = (u8)(id >> (56 - 8 * i));
 }
 
-/* What the module's pd_srcs_add() does for one packet's source. */
-void src_sim_add(struct src_sim *s, uint64_t id)
+static uint64_t addr_id(const u8 *addr)
 {
-	struct src_cpu *p = &s->cpu[s->n % s->cfg.cpus];
-	uint64_t tick = s->n / s->cfg.sub_elems, h = id_hash(s, id);
+	uint64_t id = 0;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		id = id << 8 | addr[8 + i];
+	return id;
+}
+
+static uint64_t id_hash(const struct src_sim *s, uint64_t id)
+{
 	u8 addr[ADDR_LEN];
 
-	memcpy(addr, &id, ADDR_LEN);
-	pd_win_add(&p->win, tick, h, addr, ADDR_LEN);
+	id_addr(id, addr);
+	return pd_addr_hash(&s->key, addr, ADDR_LEN);
+}
+
+/* What the module's pd_srcs_add() does for one packet. */
+void src_sim_add(struct src_sim *s, uint64_t id)
+{
+	static const u8 dst[ADDR_LEN] = { 0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0,
+					  0, 1 };
+	struct src_cpu *p = &s->cpu[s->n % s->cfg.cpus];
+	uint64_t tick = s->n / s->cfg.sub_elems, h;
+	u8 addr[ADDR_LEN];
+
+	id_addr(id, addr);
+	h = pd_win_add(&p->win, s->n, addr, dst, ADDR_LEN);
 	if (!pd_sbf_step(&p->newsrc, (u32)h, (u32)(h >> 32))) {
 		struct ring_ent *e = &p->ring[p->head++ % s->cfg.ring];
 
@@ -230,8 +265,15 @@ int src_sim_finish(struct src_sim *s, struct src_result *r)
 	for (k = 0; k < c->nsub; k++) {
 		pd_hll_clear(u);
 		for (p = 0; p < c->cpus; p++)
-			pd_win_collect(&s->cpu[p].win, now, k + 1, u);
+			pd_win_collect(&s->cpu[p].win, now, k + 1,
+				       PD_WIN_SRC, u);
 		r->estimate[k] = pd_hll_estimate(u);
+	}
+	r->window_elems = s->n - first;
+	r->top = c->counters != 0;
+	if (!r->top) {		/* top talkers off: no heavy or rare sources */
+		ret = 0;
+		goto out;
 	}
 	/* the merged summary of the whole window: no address dropped */
 	amem = malloc(pd_ss_agg_bytes(c->counters * c->nsub * c->cpus,
@@ -257,7 +299,7 @@ int src_sim_finish(struct src_sim *s, struct src_result *r)
 
 		if (a.it[i].count <= hh_count)
 			continue;
-		memcpy(&id, a.it[i].addr, ADDR_LEN);
+		id = addr_id(a.it[i].addr);
 		r->hh.reported++;
 		r->hh.correct += cm_get(&cnt, id) > hh_count;
 	}
@@ -294,7 +336,7 @@ int src_sim_finish(struct src_sim *s, struct src_result *r)
 			u64 lo, hi;
 			u8 addr[ADDR_LEN];
 
-			memcpy(addr, &id, ADDR_LEN);
+			id_addr(id, addr);
 			if (cm_get(&cand, id)) {
 				said = pd_ss_rare(&a, id_hash(s, id), addr,
 						  ADDR_LEN, c->support_ppb, &lo,

@@ -6,6 +6,7 @@
  * counts them in time). Per CPU, as in module/sources.c: a jumping window
  * of HyperLogLog sketches and Space-Saving summaries (core/window.c), and
  * a new-source Stable Bloom Filter feeding a ring of `ring` entries.
+ * Addresses are hashed as the module hashes them (core/addrhash.h).
  */
 #ifndef PD_SIM_SOURCES_H
 #define PD_SIM_SOURCES_H
@@ -19,7 +20,7 @@ struct src_cfg {
 	unsigned int cpus;
 	unsigned int nsub;		/* sub-windows */
 	uint64_t sub_elems;		/* elements per sub-window */
-	unsigned int counters;		/* Space-Saving counters per sub-window */
+	unsigned int counters;		/* Space-Saving counters per sub-window; 0: off */
 	unsigned int ring;		/* new sources remembered per CPU */
 	uint64_t new_mem;		/* new-source filter bytes per CPU */
 	uint64_t new_gap;		/* its planner's gap; 0: auto */
@@ -39,6 +40,7 @@ struct src_result {
 	uint64_t exact[SRC_MAX_SUB];	/* distinct in the last k + 1 sub-windows */
 	uint64_t estimate[SRC_MAX_SUB];
 	uint64_t window_elems;		/* N over the whole window */
+	bool top;			/* top talkers on (counters): the rest */
 	uint64_t ss_error;		/* merged Space-Saving error bound */
 	struct src_pr hh;
 	struct src_pr rare;

@@ -119,7 +119,9 @@ static void pd_t_skb_keys_one(struct kunit *test, u8 *buf, u8 *scratch,
 {
 	static const u32 splits[] = { 8, 20, 28, 40, 60, 100 };
 	struct pd_filters *fs = pd_t_filters(test, mode, PKTDEDUP_ACTION_COUNT);
-	u32 len = pd_t_packet(buf, v6, 7, 64), want, s;
+	static const struct pd_hkey hk = { { 1, 2 } };
+	u32 len = pd_t_packet(buf, v6, 7, 64), s;
+	u64 want;
 	struct pd_key flat, k;
 	struct pd_pkt pkt;
 	enum pd_parse_result r;
@@ -130,15 +132,16 @@ static void pd_t_skb_keys_one(struct kunit *test, u8 *buf, u8 *scratch,
 	}
 	r = pd_key_extract(buf, len, &fs->kopts, &flat);
 	KUNIT_ASSERT_EQ(test, (int)r, PD_PARSE_OK);
-	if (frag && mode == PKTDEDUP_KEY_FLOW)	/* no ports in a later fragment */
-		KUNIT_EXPECT_EQ(test, flat.buf[2] | flat.buf[3], 0);
-	want = pd_key_hash(&flat, 1);
+	/* no ports in a later fragment: after the addresses, family, proto */
+	if (frag && mode == PKTDEDUP_KEY_FLOW)
+		KUNIT_EXPECT_EQ(test, pd_load_le32(flat.buf + flat.len - 4), 0u);
+	want = pd_key_hash64(&flat, &hk);
 	for (s = 0; s < ARRAY_SIZE(splits); s++) {
 		struct sk_buff *skb = pd_t_skb(test, buf, len, splits[s]);
 
 		r = pd_skb_key(skb, fs, scratch, &pkt, &k);
 		KUNIT_EXPECT_EQ(test, (int)r, PD_PARSE_OK);
-		KUNIT_EXPECT_EQ_MSG(test, pd_key_hash(&k, 1), want,
+		KUNIT_EXPECT_EQ_MSG(test, pd_key_hash64(&k, &hk), want,
 				    "v6 %d frag %d mode %u linear %u", v6, frag,
 				    mode, splits[s]);
 		kfree_skb(skb);
@@ -490,6 +493,9 @@ static void pd_t_sources(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a->it[0].addr[3], 0);
 	KUNIT_EXPECT_EQ(test, a->it[0].count, 50ULL);	/* 11 sources, 16 counters */
 	KUNIT_EXPECT_EQ(test, a->it[0].err, 0ULL);
+	/* the summary's hash is the one the rare-source query looks up */
+	KUNIT_EXPECT_EQ(test, a->it[0].hash,
+			pd_srcs_hash(s, a->it[0].addr, a->it[0].len));
 	kvfree(a);
 
 	/* each source was new once, on whichever CPU ran this test */
@@ -523,6 +529,61 @@ static void pd_t_sources(struct kunit *test)
 }
 
 /*
+ * A namespace starts without top talkers (counters 0: they cost more per
+ * packet than the rest of the analytics together); 1 to 7 counters are
+ * refused. The packet path then fills the sketches of the current tick,
+ * whose end it keeps so as to divide the time only once per tick, and no
+ * summary; the state is smaller by every summary.
+ */
+static void pd_t_sources_defaults(struct kunit *test)
+{
+	struct pd_net *pn = pd_t_net(test);
+	struct pd_filter_plan plan;
+	struct pd_src_cfg cfg, top;
+	static const u8 a[4] = { 10, 9, 0, 1 };
+	struct pd_src_cpu *c;
+	struct pd_srcs *s;
+	u64 t0, src, dst, bytes;
+	u32 i;
+
+	pd_srcs_defaults(&cfg);
+	KUNIT_EXPECT_EQ(test, cfg.counters, 0u);
+	KUNIT_EXPECT_EQ(test, cfg.newsrc, 0u);
+	KUNIT_EXPECT_EQ(test, pd_srcs_check(&cfg, &plan, NULL), 0);
+	bytes = pd_srcs_bytes(&cfg, &plan);
+	top = cfg;
+	top.counters = 7;
+	KUNIT_EXPECT_EQ(test, pd_srcs_check(&top, &plan, NULL), -ERANGE);
+	top.counters = 8;
+	KUNIT_EXPECT_EQ(test, pd_srcs_check(&top, &plan, NULL), 0);
+	top.counters = 128;
+	KUNIT_EXPECT_EQ(test, pd_srcs_bytes(&top, &plan) - bytes,
+			(u64)num_possible_cpus() * cfg.nsub * pd_ss_bytes(128));
+
+	s = pd_t_srcs(test, pn, &cfg);
+	t0 = get_jiffies_64();
+	for (i = 0; i < 30; i++)
+		pd_t_src(pn, i);
+	c = s->cpu[raw_smp_processor_id()];
+	/* (unless the test moved to another CPU in between) */
+	if (c->win.cur) {
+		KUNIT_EXPECT_NULL(test, c->win.top);
+		KUNIT_EXPECT_GT(test, c->win.end, t0);
+		KUNIT_EXPECT_LE(test, c->win.end,
+				(pd_srcs_tick(s) + 1) * s->tick_j);
+		KUNIT_EXPECT_EQ(test, c->win.len, s->tick_j);
+	}
+	KUNIT_ASSERT_EQ(test, pd_srcs_distinct(s, cfg.nsub, &src, &dst), 0);
+	KUNIT_EXPECT_GE(test, src, 28ULL);	/* a register collision or two */
+	KUNIT_EXPECT_LE(test, src, 30ULL);
+	KUNIT_EXPECT_EQ(test, dst, 1ULL);
+	KUNIT_EXPECT_EQ(test, pd_srcs_hash(s, a, 4), pd_addr_hash(&s->key, a, 4));
+	RCU_INIT_POINTER(pn->srcs, NULL);
+	pd_srcs_free(s);
+	pd_t_net_free(pn);
+}
+
+/*
  * The live instance of init_net: a change publishes new filters (and a new
  * hook generation when the hook moves); a refused change leaves filters
  * and configuration alone; reset empties, reseeds and zeroes the counters.
@@ -534,7 +595,8 @@ static void pd_t_reconfigure(struct kunit *test)
 	struct pd_config saved, cfg;
 	struct pd_filter_occ occ;
 	struct pd_counts t;
-	u32 gen, mark, seed;
+	u32 gen, mark;
+	u64 seed;
 	int err;
 
 	mutex_lock(&pn->lock);
@@ -585,7 +647,7 @@ static void pd_t_reconfigure(struct kunit *test)
 	pd_t_run(test, pn, before, 1, 64, &mark);
 	pd_t_totals(pn, &t);
 	KUNIT_EXPECT_GT(test, t.packets, 0ULL);
-	seed = pd_filters_get(before, 0)->seed[0];
+	seed = pd_filters_get(before, 0)->hkey.k[0];
 	KUNIT_EXPECT_EQ(test, pd_net_reset(pn, NULL), 0);
 	pd_t_totals(pn, &t);
 	KUNIT_EXPECT_EQ(test, t.packets, 0ULL);
@@ -593,7 +655,7 @@ static void pd_t_reconfigure(struct kunit *test)
 	KUNIT_EXPECT_PTR_NE(test, after, before);
 	pd_filters_occupancy(after, 0, &occ);
 	KUNIT_EXPECT_EQ(test, pd_occupancy_ppb(&occ, true), 1000000000u);
-	KUNIT_EXPECT_NE(test, pd_filters_get(after, 0)->seed[0], seed);
+	KUNIT_EXPECT_NE(test, pd_filters_get(after, 0)->hkey.k[0], seed);
 
 	KUNIT_EXPECT_EQ(test, pd_net_apply(pn, &saved, NULL), 0);
 	mutex_unlock(&pn->lock);
@@ -820,6 +882,7 @@ static struct kunit_case pd_module_cases[] = {
 	KUNIT_CASE(pd_t_unparsed),
 	KUNIT_CASE(pd_t_distinct),
 	KUNIT_CASE(pd_t_sources),
+	KUNIT_CASE(pd_t_sources_defaults),
 	KUNIT_CASE(pd_t_reconfigure),
 	KUNIT_CASE(pd_t_budget),
 	KUNIT_CASE(pd_t_idle_and_total),
