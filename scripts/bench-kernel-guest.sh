@@ -10,19 +10,21 @@
 # against this kernel, and dedupctl), pdb.rounds= and pdb.pairs= (full).
 #
 # Namespaces: "snd" runs pktgen; it sends UDP over a veth pair into each
-# of the others: "rcv", where the configuration under test lives, "base",
-# which never has one (no hook), and "rcvx" for xt_recent (an
-# iptables-legacy table, once used, stays hooked into its namespace until
-# the namespace goes, and must not slow the others). In each, 10.99.0.0/16
-# is a blackhole route: every packet crosses PREROUTING and the routing
-# lookup and is dropped there (Ip InAddrErrors counts it), the same path
-# for every configuration.
+# of the others: "ra" and "rb", which take turns (a round each) as CFG,
+# the namespace of the configuration under test, and REF, the one with no
+# hook it is compared with, and "rx" for xt_recent (an iptables-legacy
+# table, once used, stays hooked into its namespace until the namespace
+# goes, and must not slow the others). In each, 10.99.0.0/16 is a
+# blackhole route: every packet crosses PREROUTING and the routing lookup
+# and is dropped there (Ip InAddrErrors counts it), the same path for
+# every configuration.
 #
-# UML's timings move by a factor of two from one run to the next, whatever
-# runs (the same no-hook run gave 400 to 1300 ns per packet within one
-# boot), more than anything a configuration changes. So each configuration
-# is measured in pairs of runs, one into "base" and one into its own
-# namespace, back to back and in alternating order, and the host takes the
+# UML's timings move by a factor of two from one run to the next with the
+# host's load (no-hook runs of one boot took 400 to 1700 ns per packet),
+# more than most configurations change them, and one boot's two
+# namespaces may differ by several percent for no reason of theirs. So
+# each configuration is measured in pairs of runs, one into REF and one
+# into CFG, back to back and in alternating order, and the host takes the
 # ratio of each pair (scripts/bench-kernel.py); "no-hook" itself is such a
 # pair with nothing configured on either side.
 #
@@ -247,8 +249,8 @@ counters() {	# NS
 }
 
 # One timed run of RUN_N packets into NS, for configuration NAME in ROLE
-# base (the no-hook namespace) or cfg (the one under test): its RUN line
-# in RUN_LINE, its softnet backlog drops in RUN_DROPS.
+# base (REF, no hook) or cfg (the one under test): its RUN line in
+# RUN_LINE, its softnet backlog drops in RUN_DROPS.
 run() {	# NAME ROLE NS PAIR
 	local name=$1 role=$2 ns=$3 pair=$4 ip0 sn0 pd0 cnt0 w k v row
 	local -a a b
@@ -268,7 +270,7 @@ run() {	# NAME ROLE NS PAIR
 	ipmib "$ns"
 	softnet
 	pdstats "$ns"
-	row="RUN name=$name role=$role round=$ROUND pair=$pair flows=$TR_FLOWS count=$RUN_N"
+	row="RUN name=$name role=$role ns=$ns round=$ROUND pair=$pair flows=$TR_FLOWS count=$RUN_N"
 	row+=" sent=$PG_SENT usec=$PG_USEC pps=$PG_PPS errors=$PG_ERR"
 	a=($ip0) b=($IPM)
 	row+=" rx=$((b[0] - a[0])) routed=$((b[1] - a[1]))"
@@ -291,7 +293,7 @@ run() {	# NAME ROLE NS PAIR
 	RUN_LINE=$row
 }
 
-# PAIRS pairs of runs, one into the no-hook namespace "base" and one into
+# PAIRS pairs of runs, one into the no-hook namespace REF and one into
 # NS, the order alternating; the host takes each configuration's ratio
 # from its pairs. pktgen's packets are received within its own
 # local_bh_enable() only while the softirqs keep up: when a pass of them
@@ -309,13 +311,13 @@ pairs() {	# NAME NS
 	for i in $(seq "$PAIRS"); do
 		for try in 1 2 3 4 5; do
 			if [ $((i % 2)) = 1 ]; then
-				run "$1" base base "$i"
+				run "$1" base "$REF" "$i"
 				first=$RUN_LINE drops=$RUN_DROPS
 				run "$1" cfg "$2" "$i"
 			else
 				run "$1" cfg "$2" "$i"
 				first=$RUN_LINE drops=$RUN_DROPS
-				run "$1" base base "$i"
+				run "$1" base "$REF" "$i"
 			fi
 			second=$RUN_LINE
 			drops=$((drops + RUN_DROPS))
@@ -331,45 +333,49 @@ pairs() {	# NAME NS
 
 # ---- the configurations ----
 
-# The counters of table dd's rules in rcv (by their comments), once the
+# The counters of table dd's rules in CFG (by their comments), once the
 # timed runs are done: a "TOTAL" line. nft 1.0.6 dumps a set's elements
 # for any command on its table, which takes about 2 minutes for 10^6
 # elements under UML (long enough for all of them to time out), so the set
 # is flushed first (a second).
 nft_totals() {	# NAME
-	N rcv nft flush set ip dd seen 2>/dev/null
-	say "TOTAL name=$1 round=$ROUND $(N rcv nft list chain ip dd pre |
+	N "$CFG" nft flush set ip dd seen 2>/dev/null
+	say "TOTAL name=$1 round=$ROUND $(N "$CFG" nft list chain ip dd pre |
 		sed -n 's/.*counter packets \([0-9]*\) bytes [0-9]*.* comment "\([a-z]*\)".*/nft_\2=\1/p' |
 		tr '\n' ' ')"
 }
 
-# no hook in rcv either: the pairs' ratio is the resolution of the method
+# no hook in CFG either: the pairs' ratio is the resolution of the method
 nohook_cfg() {
 	say "CFG name=no-hook round=$ROUND flows=$TR_FLOWS"
-	pairs no-hook rcv
+	pairs no-hook "$CFG"
 }
 
-# pktdedup in rcv: SETTINGS for dedupctl set, then (NEW 1) the new-source
-# filter on; one cycle of the flows before the timed runs
-pd_cfg() {	# NAME NEW SETTING...
-	local name=$1 new=$2
+# pktdedup in CFG: SETTINGS for dedupctl set, then (ALL 1) every source
+# analytic on (the top talkers, 128 counters, and the new-source filter:
+# both off by default; the distinct sketches are always on); one cycle
+# of the flows before the timed runs
+pd_cfg() {	# NAME ALL SETTING...
+	local name=$1 all=$2
 	shift 2
-	N rcv "$CTL" set "$@" >/dev/null || { fail "dedupctl set $*"; return; }
-	if [ "$new" = 1 ]; then
-		N rcv "$CTL" sources new on >/dev/null || fail "dedupctl sources new on"
+	N "$CFG" "$CTL" set "$@" >/dev/null || { fail "dedupctl set $*"; return; }
+	if [ "$all" = 1 ]; then
+		N "$CFG" "$CTL" sources counters 128 new on >/dev/null ||
+			fail "dedupctl sources counters 128 new on"
 	fi
-	pg_send rcv "$TR_FLOWS"
-	pdconf rcv
+	pg_send "$CFG" "$TR_FLOWS"
+	pdconf "$CFG"
 	say "CFG name=$name round=$ROUND flows=$TR_FLOWS" \
 		"bytes=$((${PDC[mem_filters]} + ${PDC[mem_sources]}))" \
-		"filter=${PDC[filter]} key=${PDC[key]} k=${PDC[k]:-} p=${PDC[p]:-}" \
-		"cells=${PDC[cells]:-} hooks=${PDC[netfilter_hooks]}"
-	pairs "$name" rcv
-	if [ "$new" = 1 ]; then
-		N rcv "$CTL" sources new off >/dev/null || fail "dedupctl sources new off"
+		"filter=${PDC[filter]} layout=${PDC[layout]:-} key=${PDC[key]}" \
+		"k=${PDC[k]:-} p=${PDC[p]:-} cells=${PDC[cells]:-} hooks=${PDC[netfilter_hooks]}"
+	pairs "$name" "$CFG"
+	if [ "$all" = 1 ]; then
+		N "$CFG" "$CTL" sources counters 0 new off >/dev/null ||
+			fail "dedupctl sources counters 0 new off"
 	fi
-	N rcv "$CTL" disable >/dev/null || fail "dedupctl disable"
-	pdconf rcv
+	N "$CFG" "$CTL" disable >/dev/null || fail "dedupctl disable"
+	pdconf "$CFG"
 	[ "${PDC[netfilter_hooks]}" = none ] || fail "$name: hooks left after dedupctl disable"
 }
 
@@ -383,10 +389,10 @@ NFT_KEY='ip saddr . ip daddr . meta l4proto . th sport . th dport'
 nft_cfg() {	# NAME ACTION SIZE
 	local name=$1 action=$2 size=$3 m0 elems= verdict=
 	[ "$action" = drop ] && verdict=drop
-	pg_send rcv "$TR_FLOWS"
+	pg_send "$CFG" "$TR_FLOWS"
 	kmem
 	m0=$KMEM
-	N rcv nft -f - <<-EOF || { fail "nft: cannot make table dd"; return; }
+	N "$CFG" nft -f - <<-EOF || { fail "nft: cannot make table dd"; return; }
 	table ip dd {
 		set seen {
 			type ipv4_addr . ipv4_addr . inet_proto . inet_service . inet_service
@@ -401,25 +407,25 @@ nft_cfg() {	# NAME ACTION SIZE
 		}
 	}
 	EOF
-	pg_send rcv "$TR_FLOWS"
+	pg_send "$CFG" "$TR_FLOWS"
 	kmem
 	# listing the set takes a second per 10^4 elements under UML, and its
 	# entries expire after a minute: larger sets are judged by the runs
 	# (every packet of a run must hit, none may add)
 	if [ "$TR_FLOWS" -le "$LIST_MAX" ]; then
-		elems=$(N rcv nft list set ip dd seen | grep -o ' expires ' | wc -l)
+		elems=$(N "$CFG" nft list set ip dd seen | grep -o ' expires ' | wc -l)
 	fi
 	say "CFG name=$name round=$ROUND flows=$TR_FLOWS bytes=$(((KMEM - m0) * 1024))" \
 		"${elems:+elements=$elems}"
-	pairs "$name" rcv
+	pairs "$name" "$CFG"
 	nft_totals "$name"
-	N rcv nft delete table ip dd || fail "nft: cannot delete table dd"
+	N "$CFG" nft delete table ip dd || fail "nft: cannot delete table dd"
 }
 
 # every packet dropped at prerouting by one rule: the path of a
 # configuration that drops every packet (no routing lookup after it)
 nft_drop_cfg() {	# NAME
-	N rcv nft -f - <<-EOF || { fail "nft: cannot make table dd"; return; }
+	N "$CFG" nft -f - <<-EOF || { fail "nft: cannot make table dd"; return; }
 	table ip dd {
 		chain pre {
 			type filter hook prerouting priority -450; policy accept;
@@ -428,49 +434,49 @@ nft_drop_cfg() {	# NAME
 	}
 	EOF
 	say "CFG name=$1 round=$ROUND flows=$TR_FLOWS"
-	pairs "$1" rcv
+	pairs "$1" "$CFG"
 	nft_totals "$1"
-	N rcv nft delete table ip dd || fail "nft: cannot delete table dd"
+	N "$CFG" nft delete table ip dd || fail "nft: cannot delete table dd"
 }
 
-# xt_recent in rcvx: drop a source seen in the last minute, remember any
+# xt_recent in rx: drop a source seen in the last minute, remember any
 # other (ip_list_tot is on the kernel command line); filled like the set
 xt_cfg() {	# NAME
 	local name=$1 m0 entries ipt="iptables-legacy -w -t raw"
-	pg_send rcvx "$TR_FLOWS"
+	pg_send rx "$TR_FLOWS"
 	kmem
 	m0=$KMEM
 	# shellcheck disable=SC2086
-	N rcvx $ipt -A PREROUTING -m recent --name seen --rcheck --seconds 60 -j DROP &&
-		N rcvx $ipt -A PREROUTING -m recent --name seen --set ||
+	N rx $ipt -A PREROUTING -m recent --name seen --rcheck --seconds 60 -j DROP &&
+		N rx $ipt -A PREROUTING -m recent --name seen --set ||
 		{ fail "iptables: cannot add the rules"; return; }
-	pg_send rcvx "$TR_FLOWS"
+	pg_send rx "$TR_FLOWS"
 	kmem
 	# the list as /proc shows it, up to LIST_MAX: each read() of that file
 	# walks the table from its start, quadratic in its entries; larger
 	# lists are judged by the runs (every packet must be dropped)
 	entries=
 	if [ "$TR_FLOWS" -le "$LIST_MAX" ]; then
-		pnet rcvx
+		pnet rx
 		entries=$(wc -l <"$PNET/xt_recent/seen")
 	fi
 	say "CFG name=$name round=$ROUND flows=$TR_FLOWS bytes=$(((KMEM - m0) * 1024))" \
 		"${entries:+elements=$entries}"
 	CNT_KIND=xt
-	pairs "$name" rcvx
+	pairs "$name" rx
 	CNT_KIND=
 	# shellcheck disable=SC2086
-	N rcvx $ipt -F PREROUTING || fail "iptables: cannot flush"
+	N rx $ipt -F PREROUTING || fail "iptables: cannot flush"
 }
 
 # ---- set-up ----
 
 # namespace: its veth peer in snd
-declare -A DEV=([base]=v4 [rcv]=v0 [rcvx]=v2) MAC
+declare -A DEV=([ra]=v0 [rb]=v4 [rx]=v2) MAC
 setup() {
 	local ns i=0
 	busybox insmod "$KO" max_total_mem=512M || fail "insmod $KO"
-	for ns in snd base rcv rcvx; do
+	for ns in snd ra rb rx; do
 		ip netns add $ns || fail "ip netns add $ns"
 		# nsenter execs sleep: $! is the process in the namespace
 		nsenter --net="/run/netns/$ns" sleep 1000000 &
@@ -479,7 +485,7 @@ setup() {
 		N $ns sh -c 'echo 1 > /proc/sys/net/ipv6/conf/all/disable_ipv6;
 			echo 1 > /proc/sys/net/ipv6/conf/default/disable_ipv6; ip link set lo up'
 	done
-	for ns in base rcv rcvx; do
+	for ns in ra rb rx; do
 		i=$((i + 1))
 		ip link add "${DEV[$ns]}" netns snd type veth peer name in netns $ns ||
 			fail "cannot make the veth pair into $ns"
@@ -502,11 +508,22 @@ PKT_SIZE=128
 # an nft set or an xt_recent list is counted by listing it, up to this size
 LIST_MAX=10000
 
+# The namespaces' roles in round ROUND: ra is CFG in odd rounds, rb in
+# even ones
+roles() {
+	if [ $((ROUND % 2)) = 1 ]; then
+		CFG=ra REF=rb
+	else
+		CFG=rb REF=ra
+	fi
+}
+
 # make check: proves the harness in well under a minute
 short() {
 	RUN_N=200000
 	PAIRS=2
 	ROUND=1
+	roles
 	# 200 flows (8 addresses x 25 ports): every packet after the first
 	# cycle repeats one sent 200 packets before (the planner's default gap)
 	traffic 8 25
@@ -520,18 +537,22 @@ short() {
 
 # make bench-kernel: every configuration, each in PAIRS pairs with no-hook
 # runs, in ROUNDS rounds (each configured afresh: new seeds, new
-# allocations)
+# allocations; the namespaces swap roles)
 full() {
 	local m fam
 	RUN_N=1000000
-	for ROUND in $(seq "${ROUNDS:-3}"); do
+	for ROUND in $(seq "${ROUNDS:-2}"); do
+		roles
 		# 10^6 flows: 64 addresses x 15625 ports
 		traffic 64 15625
 		nohook_cfg
 		for m in 64k 1m 64m; do
 			pd_cfg pktdedup-count-flow-$m 0 key flow action count filter sbf mem "${m^^}"
 			pd_cfg pktdedup-drop-flow-$m 0 key flow action drop filter sbf mem "${m^^}"
-			pd_cfg pktdedup-count-flow-$m-newsrc 1 key flow action count filter sbf mem "${m^^}"
+			pd_cfg pktdedup-count-flow-$m-allsources 1 key flow action count filter sbf mem "${m^^}"
+		done
+		for m in 1m 64m; do
+			pd_cfg pktdedup-count-flow-$m-blocked 0 key flow action count filter sbf layout blocked max 1 mem "${m^^}"
 		done
 		pd_cfg pktdedup-count-packet64-1m 0 key packet payload 64 action count filter sbf mem 1M
 		for fam in rsbf bsbf bsbfsd rlbsbf ibf-2c ibf-mc; do
@@ -560,10 +581,12 @@ full() {
 # the method's resolution: many pairs with no hook on either side
 aa() {
 	RUN_N=1000000
-	PAIRS=12
-	ROUND=1
-	traffic 64 15625
-	nohook_cfg
+	PAIRS=6
+	for ROUND in 1 2; do
+		roles
+		traffic 64 15625
+		nohook_cfg
+	done
 }
 
 main() {

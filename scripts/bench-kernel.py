@@ -252,11 +252,12 @@ for r in runs:
         want(r["routed"] == s - r["pd_dropped"],
              f"blackholed {r['routed']} != sent - dropped {s - r['pd_dropped']}")
         # every packet of a timed run repeats the flow sent `flows`
-        # packets before it (a whole cycle went through first): the SBF
-        # misses one with probability at most K P gap / m (not under key
-        # packet: pktgen numbers its packets, each one is new)
+        # packets before it (a whole cycle went through first): the flat
+        # SBF misses one with probability at most K P gap / m (not under
+        # key packet: pktgen numbers its packets, each one is new)
         c = next((c for c in cfgs if c["name"] == n and c["round"] == r["round"]), {})
-        if c.get("filter") == "sbf" and c.get("key") == "flow":
+        if c.get("filter") == "sbf" and c.get("layout") in ("flat", "", None) \
+                and c.get("key") == "flow":
             rate = c["k"] * c["p"] * r["flows"] / c["cells"]
             if rate < 1:
                 tol = tolerance(s, rate)

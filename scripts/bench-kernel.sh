@@ -21,13 +21,14 @@
 #      mode) and checks the counters: the last line is "N passed, N failed".
 #
 # Usage: scripts/bench-kernel.sh BUILD_DIR [full|short|aa]
-#   full   every configuration, BENCH_KERNEL_ROUNDS (3) rounds of
-#          BENCH_KERNEL_PAIRS (2) pairs of runs of 10^6 packets (make
+#   full   every configuration, BENCH_KERNEL_ROUNDS (2) rounds of
+#          BENCH_KERNEL_PAIRS (3) pairs of runs of 10^6 packets (make
 #          bench-kernel; about 6 to 10 min)
 #   short  no hook, pktdedup count and drop, an nft set of 10^3 flows, one
 #          round of 2 pairs of 2*10^5 packets: proves the harness (make
 #          check; about 20 s)
-#   aa     12 pairs with no hook on either side: the method's resolution
+#   aa     2 rounds of 6 pairs with no hook on either side: the method's
+#          resolution
 # BENCH_KERNEL_TIMEOUT (seconds) bounds the UML run: 1800 full, 300 else;
 # BENCH_KERNEL_APPEND adds to UML's command line (experiments).
 set -uo pipefail
@@ -82,8 +83,8 @@ ${BENCH_KERNEL_WRAP:-} "$kdir/linux" mem=1536M root=/dev/root rootfstype=hostfs 
 	init="$repo/scripts/bench-kernel-guest.sh" con0=fd:0,fd:1 con=null \
 	xt_recent.ip_list_tot=1000000 ${BENCH_KERNEL_APPEND:-} \
 	pdb.out="$out" pdb.mode="$mode" pdb.ko="$kmod/pktdedup.ko" \
-	pdb.ctl="$B/dedupctl" pdb.rounds="${BENCH_KERNEL_ROUNDS:-3}" \
-	pdb.pairs="${BENCH_KERNEL_PAIRS:-2}" </dev/null >"$out/console.log" 2>&1 &
+	pdb.ctl="$B/dedupctl" pdb.rounds="${BENCH_KERNEL_ROUNDS:-2}" \
+	pdb.pairs="${BENCH_KERNEL_PAIRS:-3}" </dev/null >"$out/console.log" 2>&1 &
 uml=$!
 
 # UML's userspace runs in host processes under ptrace: when the kernel's
