@@ -743,9 +743,14 @@ proc_stat() {	# NS NAME
 
 t_windows() {
 	t_begin "time windows: copies inside the window dropped, copies 300 ms apart passed; a flood shortens the window, not the FP bound"
+	# 50 ms; 200 ms on the debug kernel, whose TCG vCPU, descheduled on
+	# a loaded host, once put more than 43 ms (6/7 of 50) of guest time
+	# between a packet and its copy
+	w=50
+	[ "$PD_DEBUG" = 1 ] && w=200
 	for f in sliding jumping landmark; do
-		expect_ok "$f, window 50ms" inns b dedupctl set filter $f \
-			window 50ms rate 100k fps 0.001 action drop
+		expect_ok "$f, window ${w}ms" inns b dedupctl set filter $f \
+			window ${w}ms rate 100k fps 0.001 action drop
 		fp=$(tolerance 400 "$(fp_rate b)")
 		# copies microseconds apart: each dropped (a landmark may fall
 		# between one packet and its copy: one miss allowed for each
@@ -760,18 +765,20 @@ t_windows() {
 		wait $rp
 		got=$(sed -n 's/^received //p' /tmp/recv.out)
 		lo=0
-		[ $f = landmark ] && lo=$((1 + (t1 - t0) / 50))
+		# the receiver's softirqs may run a landmark behind the sender
+		[ $f = landmark ] && lo=$((2 + (t1 - t0) / w))
 		expect_near "$f: received of 200 x 2 (sent in $((t1 - t0)) ms)" \
 			200 "$got" "$fp" "$lo"
 		expect_near "$f: dropped" 200 "$(stat_of b dropped)" "$lo" "$fp"
 		# the same 200 again 300 ms later: outside the window, passed
+		[ "$PD_DEBUG" = 1 ] && sleep 0.5
 		d0=$(stat_of b duplicates)
 		send -4 $A4 $B4 --count 200
 		expect_near "$f: copies 300 ms apart taken as copies" 0 \
 			$(($(stat_of b duplicates) - d0)) 0 "$fp"
 		expect_eq "$f: no early expiry at 100 kpps" 0 \
 			"$(proc_stat b early_expiries)"
-		expect_eq "$f: the window in /proc" 50000000 \
+		expect_eq "$f: the window in /proc" $((w * 1000000)) \
 			"$(proc_stat b window_ns)"
 	done
 	# a packet window: the last 1000 packets
