@@ -18,6 +18,9 @@
 #                   on a 1 Mpps stream against it; cache lines touched; the
 #                   layouts' FP/FN on the simulator's streams. Writes
 #                   build/bench.json
+#   make bench-kernel  the module's whole packet path in a UML kernel (built
+#                   from linux-source-6.1 and cached): pktgen over veth, ns
+#                   per packet against no hook, nft sets and xt_recent
 #   make paper      the papers' comparisons on scaled-down streams (not in
 #                   make check: a few minutes)
 #   make editcap-compare  the sliding window against Wireshark's editcap -w
@@ -52,8 +55,9 @@ KDIR ?= /usr/src/linux-headers-$(KVER)
 KMOD := $(B)/kmod
 MODULE_SRC := Kbuild $(shell find module -name '*.[ch]')
 
-.PHONY: all check bench demo clean deps module module-check e2e e2e-debug \
-	e2e-debug-selftest e2e-one vm kunit paper editcap-compare fuzz fuzz-build
+.PHONY: all check bench bench-kernel demo clean deps module module-check e2e \
+	e2e-debug e2e-debug-selftest e2e-one vm kunit paper editcap-compare fuzz \
+	fuzz-build
 all: $(B)/dedup-sim $(B)/core-tests $(B)/bench $(B)/dedupctl
 
 deps:
@@ -154,6 +158,11 @@ bench: $(B)/bench
 	LINES_PARTS=filters scripts/lines-touched.sh $(B)
 	@echo
 	scripts/layout-table.sh $(B)
+
+# pktgen in a UML kernel; the table and $(B)/bench-kernel.json
+# (scripts/bench-kernel.sh BUILD short is the quick check make check runs)
+bench-kernel: $(B)/dedupctl
+	scripts/bench-kernel.sh $(B) full
 
 # PAPER_SEEDS=1 takes about a third of the time
 PAPER_SEEDS ?= 3

@@ -81,6 +81,9 @@ suite spec /usr/bin/python3 tests/spec/test_spec.py
 suite style tests/style.sh
 # The module builds against Debian's headers with W=1 and sparse, silently.
 suite module single "module builds clean (W=1, C=1)" make --no-print-directory module-check
+# The packet path in a UML kernel (built once, cached): a short run of
+# make bench-kernel whose counters must agree with the traffic sent.
+suite bench-kernel scripts/bench-kernel.sh "$B" short
 # KUnit on UML with KASAN: the core's suites and the module's.
 suite kunit scripts/kunit.sh "$B"
 # The scenarios in a QEMU guest running Debian's kernel.

@@ -20,7 +20,8 @@ pkgs=(
 	libelf-dev        # objtool, for the x86_64 debug kernel of make e2e-debug
 	qemu-system-x86   # boots Debian's kernel for the end-to-end tests
 	busybox-static    # the e2e guest's userland
-	nftables          # e2e: nft rules that match the marks
+	nftables          # e2e: nft rules that match the marks; make bench-kernel's nft sets
+	iptables          # make bench-kernel: xt_recent through iptables-legacy, in UML
 	cpio              # packs the e2e initramfs
 	valgrind          # make bench: lackey counts the cache lines a packet touches
 	clang libclang-rt-14-dev # the fuzz targets: clang 14 and its libFuzzer

@@ -1,0 +1,299 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+#
+# make bench-kernel's report: reads the CFG and RUN lines the UML guest
+# wrote (scripts/bench-kernel-guest.sh), prints the table and writes the
+# JSON array, then checks what the counters must say for the harness to
+# measure what it claims, and ends with "N passed, N failed".
+#
+# Each configuration was measured in pairs of runs, one into a namespace
+# with no hook and one into the configured namespace, back to back: its
+# ratio is the median of the pairs' ratios and its added time the median
+# of their differences (UML's run-to-run noise is larger than most
+# differences between configurations, but common to both runs of a pair);
+# ns_per_packet is the median of its own runs.
+#
+# Every expected count derives from how the traffic was built: pktgen was
+# asked for `count` packets (whole cycles of `flows` distinct flows or
+# sources), and before the timed runs of a configuration that remembers
+# (pktdedup, an nft set, xt_recent) one whole cycle went through it.
+#
+# Usage: bench-kernel.py MODE RAW CONSOLE JSON_OUT
+import json
+import math
+import re
+import statistics
+import sys
+
+mode, raw_path, console_path, json_path = sys.argv[1:5]
+REQUIRED = {
+    "full": ["no-hook", "pktdedup-count-flow-1m", "pktdedup-drop-flow-1m",
+             "nft-set-flow-1e6"],
+    "short": ["no-hook", "pktdedup-count-flow-1m", "pktdedup-drop-flow-1m",
+              "nft-set-flow-1e3"],
+    "aa": ["no-hook"],
+}[mode]
+
+passed = 0
+failed = 0
+
+
+def check(ok, what):
+    global passed, failed
+    if ok:
+        passed += 1
+        print(f"ok {what}")
+    else:
+        failed += 1
+        print(f"not ok {what}")
+
+
+def num(v):
+    try:
+        return int(v)
+    except ValueError:
+        return v
+
+
+runs, cfgs, discards, totals, errors, ended = [], [], [], [], [], False
+with open(raw_path, errors="replace") as f:
+    for line in f:
+        words = line.split()
+        if not words:
+            continue
+        kv = {}
+        for w in words[1:]:
+            if "=" in w:
+                k, v = w.split("=", 1)
+                kv[k] = num(v)
+        if words[0] == "RUN":
+            runs.append(kv)
+        elif words[0] == "CFG":
+            cfgs.append(kv)
+        elif words[0] == "DISCARD":
+            discards.append(kv)
+        elif words[0] == "TOTAL":
+            totals.append(kv)
+        elif words[0] == "ERROR":
+            errors.append(line.strip())
+        elif words[0] == "END":
+            ended = kv.get("t", True)
+
+with open(console_path, errors="replace") as f:
+    console = f.read()
+
+# ---- the table ----
+
+def ns_per_packet(r):
+    return r["usec"] * 1000.0 / r["sent"] if r.get("sent") else 0.0
+
+
+def quantile(xs, q):
+    """linear interpolation between the order statistics"""
+    xs = sorted(xs)
+    i = q * (len(xs) - 1)
+    lo = int(math.floor(i))
+    hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (i - lo)
+
+
+names = []
+for r in runs:
+    if r["name"] not in names:
+        names.append(r["name"])
+cfg_of = {}
+for c in cfgs:
+    cfg_of.setdefault(c["name"], []).append(c)
+
+out = []
+for name in names:
+    mine = [r for r in runs if r["name"] == name]
+    pairs = {}
+    for r in mine:
+        pairs.setdefault((r["round"], r["pair"]), {})[r["role"]] = r
+    pairs = [p for p in pairs.values() if "base" in p and "cfg" in p and
+             ns_per_packet(p["base"]) > 0]
+    cfg_ns = [ns_per_packet(r) for r in mine if r["role"] == "cfg"]
+    base_ns = [ns_per_packet(r) for r in mine if r["role"] == "base"]
+    ratios = [ns_per_packet(p["cfg"]) / ns_per_packet(p["base"]) for p in pairs]
+    diffs = [ns_per_packet(p["cfg"]) - ns_per_packet(p["base"]) for p in pairs]
+    med = statistics.median(cfg_ns) if cfg_ns else 0.0
+    first = next(r for r in mine if r["role"] == "cfg") if cfg_ns else mine[0]
+    row = {
+        "name": name,
+        "ns_per_packet": round(med, 1),
+        "ratio": round(statistics.median(ratios), 3) if ratios else None,
+        "added_ns": round(statistics.median(diffs), 1) if diffs else None,
+        "no_hook_ns": round(statistics.median(base_ns), 1) if base_ns else None,
+        # the middle half of the pairs' ratios
+        "ratio_q1": round(quantile(ratios, 0.25), 3) if ratios else None,
+        "ratio_q3": round(quantile(ratios, 0.75), 3) if ratios else None,
+        "pairs": len(pairs),
+        "pps": round(1e9 / med) if med else 0,
+        "flows": first["flows"],
+        "packets_per_run": first["count"],
+    }
+    cs = cfg_of.get(name, [])
+    if cs and "bytes" in cs[0]:
+        row["bytes"] = int(statistics.median(c["bytes"] for c in cs))
+    if cs and "elements" in cs[0]:
+        row["elements"] = cs[0]["elements"]
+    cr = [r for r in mine if r["role"] == "cfg"]
+    if name.startswith("pktdedup-") and cr:
+        row["duplicates"] = int(statistics.median(r["pd_duplicates"] for r in cr))
+        row["dropped"] = int(statistics.median(r["pd_dropped"] for r in cr))
+    elif name.startswith(("nft-", "xt-")) and cr:
+        row["dropped"] = int(statistics.median(r["sent"] - r["routed"] for r in cr))
+    out.append(row)
+
+with open(json_path, "w") as f:
+    json.dump(out, f, indent=1)
+    f.write("\n")
+
+
+def human(b):
+    if b is None:
+        return ""
+    for unit, size in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if b >= size:
+            return f"{b / size:.1f} {unit}"
+    return f"{b} B"
+
+
+all_base = [ns_per_packet(r) for r in runs if r["role"] == "base"]
+print(f"bench-kernel ({mode}): {len(runs)} timed runs of "
+      f"{runs[0]['count'] if runs else 0} packets; no hook "
+      f"{statistics.median(all_base) if all_base else 0:.1f} ns/packet "
+      f"(median of {len(all_base)}, {min(all_base, default=0):.0f} to "
+      f"{max(all_base, default=0):.0f})")
+if discards:
+    print(f"{len(discards) // 2} pair(s) run again after backlog drops "
+          f"({sum(d['backlog_drops'] for d in discards)} packets dropped unprocessed)")
+print("ratio and +ns: medians over the pairs (a run into the no-hook "
+      "namespace and one into the configured one, back to back);\n"
+      "ratio IQR: the middle half of the pairs' ratios; no hook: the median "
+      "of the configuration's no-hook runs")
+print(f"| {'configuration':<32} | {'ns/packet':>9} | {'no hook':>7} | {'ratio':>6} | "
+      f"{'ratio IQR':>11} | {'+ns':>6} | {'memory':>9} | {'flows':>7} | "
+      f"{'duplicates':>10} | {'dropped':>9} |")
+print(f"|{'-' * 34}|{'-' * 11}|{'-' * 9}|{'-' * 8}|{'-' * 13}|{'-' * 8}|"
+      f"{'-' * 11}|{'-' * 9}|{'-' * 12}|{'-' * 11}|")
+for row in out:
+    rng = f"{row['ratio_q1'] or 0:.2f}-{row['ratio_q3'] or 0:.2f}"
+    print(f"| {row['name']:<32} | {row['ns_per_packet']:>9.1f} | "
+          f"{row['no_hook_ns'] or 0:>7.1f} | {(row['ratio'] or 0):>5.2f}x | {rng:>11} | "
+          f"{row['added_ns'] or 0:>6.0f} | {human(row.get('bytes')):>9} | "
+          f"{row['flows']:>7} | {row.get('duplicates', ''):>10} | {row.get('dropped', ''):>9} |")
+print(f"(JSON: {json_path})")
+print()
+
+# ---- the checks ----
+
+def tolerance(n, p):
+    """n * p plus 4 binomial standard deviations plus one (as the e2e suite)"""
+    m = n * p
+    return int(m + 4 * math.sqrt(m * (1 - p)) + 1)
+
+
+check(ended, "the guest ran to its end (END in raw.txt)")
+check(not errors, "the guest reported no errors" +
+      ("".join(f"\n    {e}" for e in errors[:10]) if errors else ""))
+bad = re.findall(r".*(?:Oops|BUG:|WARNING:|Call Trace|Kernel panic).*", console)
+check(not bad, "the kernel logged no oops, BUG, WARNING or panic" +
+      ("".join(f"\n    {b}" for b in bad[:5]) if bad else ""))
+by_name = {row["name"]: row for row in out}
+for name in REQUIRED:
+    row = by_name.get(name)
+    check(row is not None and row["ns_per_packet"] > 0 and row["pairs"] > 0,
+          f"row {name} present, ns_per_packet > 0, measured in pairs")
+
+for c in cfgs:
+    n, problems = c["name"], []
+    if n.startswith("pktdedup-"):
+        if c.get("hooks") != "registered":
+            problems.append("pktdedup's hooks were not registered")
+    if n.startswith(("nft-set-", "xt-")):
+        if "elements" in c and c["elements"] != c["flows"]:
+            problems.append(f"the set or list holds {c['elements']} entries, "
+                            f"{c['flows']} flows were sent")
+        if c.get("bytes", 0) <= 0:
+            problems.append(f"its memory grew by {c.get('bytes')} bytes")
+    check(not problems, f"{n} (round {c['round']}) configured" +
+          "".join(f"\n    {p}" for p in problems))
+
+for r in runs:
+    n, s = r["name"], r["sent"]
+    cfg = r["role"] == "cfg"
+    problems = []
+
+    def want(cond, what):
+        if not cond:
+            problems.append(what)
+
+    # pktgen sent what it was asked, and the receiver's IP layer saw
+    # exactly those packets (no other traffic), all of them inside the
+    # sender's local_bh_enable(): no backlog drop
+    want(s == r["count"] and r["errors"] == 0,
+         f"pktgen sent {s} of {r['count']} ({r['errors']} errors)")
+    want(r["rx"] == s, f"Ip InReceives {r['rx']} != sent {s}")
+    want(r["backlog_drops"] == 0, f"{r['backlog_drops']} backlog drops")
+    if not cfg or n == "no-hook":
+        want(r["pd_packets"] == 0, f"an idle pktdedup saw {r['pd_packets']} packets")
+        want(r["routed"] == s, f"blackholed {r['routed']} != sent {s}")
+    elif n.startswith("pktdedup-"):
+        want(r["pd_packets"] == s, f"pktdedup saw {r['pd_packets']} != sent {s}")
+        want(r["pd_unparsed"] == 0, f"{r['pd_unparsed']} unparsed")
+        if "-drop-" in n:
+            want(r["pd_dropped"] == r["pd_duplicates"],
+                 f"dropped {r['pd_dropped']} != duplicates {r['pd_duplicates']}")
+        else:
+            want(r["pd_dropped"] == 0, f"count mode dropped {r['pd_dropped']}")
+        # what passed pktdedup reached the routing lookup
+        want(r["routed"] == s - r["pd_dropped"],
+             f"blackholed {r['routed']} != sent - dropped {s - r['pd_dropped']}")
+        # every packet of a timed run repeats the flow sent `flows`
+        # packets before it (a whole cycle went through first): the flat
+        # SBF misses one with probability at most K P gap / m (not under
+        # key packet: pktgen numbers its packets, each one is new)
+        c = next((c for c in cfgs if c["name"] == n and c["round"] == r["round"]), {})
+        if c.get("filter") == "sbf" and c.get("layout") in ("flat", "", None) \
+                and c.get("key") == "flow":
+            rate = c["k"] * c["p"] * r["flows"] / c["cells"]
+            if rate < 1:
+                tol = tolerance(s, rate)
+                want(r["pd_duplicates"] >= s - tol,
+                     f"duplicates {r['pd_duplicates']} < {s} - {tol} "
+                     f"(FN bound {rate:.5f} at a gap of {r['flows']})")
+    elif n.startswith("nft-"):
+        # dropping: nothing reaches the routing lookup; counting: all
+        want(r["routed"] == (s if "-count-" in n else 0), f"blackholed {r['routed']}")
+    elif n.startswith("xt-recent-"):
+        want(r.get("xt_dropped") == s, f"the DROP rule took {r.get('xt_dropped')} of {s}")
+        want(r["routed"] == 0, f"blackholed {r['routed']}")
+    check(not problems, f"{n} (round {r['round']}, pair {r['pair']}, {r['role']}): "
+          "counters agree" + "".join(f"\n    {p}" for p in problems))
+
+# nft's rule counters over a round: the set was filled by one cycle of the
+# flows, so every packet of the timed runs (those run again after backlog
+# drops too) is in the set, and only the fill added to it
+for t in totals:
+    n = t["name"]
+    sent = sum(r["sent"] for r in runs + discards
+               if r["name"] == n and r["round"] == t["round"] and r["role"] == "cfg")
+    flows = next((c["flows"] for c in cfgs if c["name"] == n), 0)
+    problems = []
+    if t.get("nft_hit") != sent:
+        problems.append(f"the hit rule counted {t.get('nft_hit')} of the {sent} packets of the timed runs")
+    if n.startswith("nft-set-"):
+        # the add rule sees every packet that was not dropped before it
+        want_added = flows + (sent if "-count-" in n else 0)
+        if t.get("nft_added") != want_added:
+            problems.append(f"the add rule counted {t.get('nft_added')}, not {want_added} "
+                            f"({flows} flows filled in)")
+    check(not problems, f"{n} (round {t['round']}): nft counters agree" +
+          "".join(f"\n    {p}" for p in problems))
+for n in {r["name"] for r in runs if r["name"].startswith("nft-")}:
+    check(any(t["name"] == n for t in totals), f"{n}: nft counters read")
+
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
