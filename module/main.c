@@ -60,6 +60,11 @@ module_param(max_total_mem, charp, 0444);
 MODULE_PARM_DESC(max_total_mem,
 		 "memory cap of the module across all namespaces (auto: 1/16 of RAM)");
 
+bool pd_sources_on = true;
+module_param_named(sources, pd_sources_on, bool, 0444);
+MODULE_PARM_DESC(sources,
+		 "keep source windows (distinct counts, top talkers, new sources) in namespaces that enable de-duplication; per namespace: dedupctl sources on|off (Y)");
+
 unsigned int pd_distinct_window_s = 60;
 module_param_named(distinct_window, pd_distinct_window_s, uint, 0444);
 MODULE_PARM_DESC(distinct_window,

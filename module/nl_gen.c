@@ -228,6 +228,7 @@ const struct nla_policy pd_sources_nl_policy[PKTDEDUP_A_SOURCES_MAX + 1] = {
 	[PKTDEDUP_A_SOURCES_EVENT_RATE] =
 		NLA_POLICY_FULL_RANGE(NLA_U32, &pd_sources_event_rate_range),
 	[PKTDEDUP_A_SOURCES_RING] = NLA_POLICY_FULL_RANGE(NLA_U32, &pd_sources_ring_range),
+	[PKTDEDUP_A_SOURCES_ENABLED] = NLA_POLICY_MAX(NLA_U8, 1),
 };
 
 const struct nla_policy pd_top_nl_policy[PKTDEDUP_A_TOP_MAX + 1] = {

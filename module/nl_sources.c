@@ -51,7 +51,10 @@ static int pd_src_span(struct pd_nl_req *req)
 	a = tb[PKTDEDUP_A_WINDOW_LAST_MS];
 	r->s = rcu_dereference_protected(pn->srcs, lockdep_is_held(&pn->lock));
 	if (!r->s) {
-		if (pn->active)
+		if (!pn->src_cfg.enabled)
+			NL_SET_ERR_MSG(req->extack,
+				       "source analytics are off in this namespace (dedupctl sources on turns them on)");
+		else if (pn->active)
 			NL_SET_ERR_MSG(req->extack,
 				       "no source windows in this namespace (no room for them)");
 		else
@@ -145,7 +148,8 @@ static int pd_fill_sources(struct sk_buff *msg, struct pd_nl_req *req)
 	    pd_nl_put_u64(msg, PKTDEDUP_A_SOURCES_NEW_GAP, c->newsrc_gap,
 			  PKTDEDUP_A_SOURCES_PAD) ||
 	    nla_put_u32(msg, PKTDEDUP_A_SOURCES_EVENT_RATE, c->event_rate) ||
-	    nla_put_u32(msg, PKTDEDUP_A_SOURCES_RING, c->ring))
+	    nla_put_u32(msg, PKTDEDUP_A_SOURCES_RING, c->ring) ||
+	    nla_put_u8(msg, PKTDEDUP_A_SOURCES_ENABLED, c->enabled))
 		return -EMSGSIZE;
 	nla_nest_end(msg, nest);
 	if (s) {
@@ -215,6 +219,8 @@ static int pd_act_set_sources(struct pd_nl_req *req)
 		c.event_rate = nla_get_u32(tb[PKTDEDUP_A_SOURCES_EVENT_RATE]);
 	if (tb[PKTDEDUP_A_SOURCES_RING])
 		c.ring = nla_get_u32(tb[PKTDEDUP_A_SOURCES_RING]);
+	if (tb[PKTDEDUP_A_SOURCES_ENABLED])
+		c.enabled = nla_get_u8(tb[PKTDEDUP_A_SOURCES_ENABLED]);
 	err = pd_srcs_apply(pn, &c, req->extack);
 	if (!err)
 		pd_events_start(pn);

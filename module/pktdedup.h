@@ -100,6 +100,7 @@ struct pd_src_cfg {
 	u64 newsrc_gap;		/* its planner's gap (packets); 0: auto */
 	u32 event_rate;		/* events sent per second, at most */
 	u32 ring;		/* new sources remembered per CPU, 2^n */
+	u8 enabled;		/* 0: no source windows at all */
 };
 
 /* A new source, as remembered in a CPU's ring. */
@@ -194,6 +195,7 @@ static inline void pd_set_err_msg(struct netlink_ext_ack *extack,
 struct pd_net *pd_pernet(const struct net *net);
 extern u64 pd_max_netns_mem, pd_max_userns_mem, pd_max_total_mem;
 extern unsigned int pd_distinct_window_s, pd_distinct_subwindows;
+extern bool pd_sources_on;
 
 /* budget.c */
 void pd_budget_init(struct pd_budget *b, const struct net *net);

@@ -45,6 +45,7 @@ void pd_srcs_defaults(struct pd_src_cfg *c)
 	c->newsrc_gap = PD_SRC_DEFAULT_NEW_GAP;
 	c->event_rate = PD_SRC_DEFAULT_EVENT_RATE;
 	c->ring = PD_SRC_DEFAULT_RING;
+	c->enabled = pd_sources_on;
 }
 
 static void pd_src_cpu_free(struct pd_src_cpu *c)
@@ -98,6 +99,8 @@ static u64 pd_src_cpu_bytes(const struct pd_src_cfg *c,
  */
 u64 pd_srcs_bytes(const struct pd_src_cfg *c, const struct pd_filter_plan *plan)
 {
+	if (!c->enabled)
+		return 0;
 	return sizeof(struct pd_srcs) +
 	       (u64)nr_cpu_ids * sizeof(struct pd_src_cpu *) +
 	       pd_src_cpu_bytes(c, plan) * num_possible_cpus() +
@@ -525,7 +528,8 @@ static void pd_srcs_publish(struct pd_net *pn, struct pd_srcs *s)
 
 /*
  * Replace the source state with one for cfg, admitted to the budget first
- * (built in the old state's room if both would not fit); pn->lock held.
+ * (built in the old state's room if both would not fit), or with none if
+ * cfg turns them off; pn->lock held.
  */
 int pd_srcs_apply(struct pd_net *pn, const struct pd_src_cfg *cfg,
 		  struct netlink_ext_ack *extack)
@@ -538,6 +542,11 @@ int pd_srcs_apply(struct pd_net *pn, const struct pd_src_cfg *cfg,
 	err = pd_srcs_check(cfg, &plan, extack);
 	if (err)
 		return err;
+	if (!cfg->enabled) {	/* the other settings kept for later */
+		pd_srcs_drop(pn);
+		pn->src_cfg = *cfg;
+		return 0;
+	}
 	if (!pn->active) {	/* kept for the next activation */
 		err = pd_budget_check_alone(pn, PD_PART_SOURCES,
 					    pd_srcs_bytes(cfg, &plan), extack);

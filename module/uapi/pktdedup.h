@@ -945,6 +945,14 @@ enum {
 	 * two.
 	 */
 	PKTDEDUP_A_SOURCES_RING,
+	/*
+	 * u8, max 1: 1 (the default, or the module parameter sources): an
+	 * enabled instance keeps source windows; 0: it keeps none, the hook
+	 * does no source work and holds no memory for them, and GET_DISTINCT,
+	 * GET_TOP and GET_RARE answer ENODATA. The other settings are kept for
+	 * when they are turned on again.
+	 */
+	PKTDEDUP_A_SOURCES_ENABLED,
 
 	__PKTDEDUP_A_SOURCES_MAX,
 	PKTDEDUP_A_SOURCES_MAX = (__PKTDEDUP_A_SOURCES_MAX - 1)

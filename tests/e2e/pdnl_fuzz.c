@@ -601,7 +601,7 @@ static void gen_set_sources(struct msg *m)
 			     PKTDEDUP_A_SOURCES);
 	uint16_t t;
 
-	for (t = PKTDEDUP_A_SOURCES_WINDOW_MS; t <= PKTDEDUP_A_SOURCES_RING;
+	for (t = PKTDEDUP_A_SOURCES_WINDOW_MS; t <= PKTDEDUP_A_SOURCES_MAX;
 	     t++) {
 		if (!chance(30))
 			continue;

@@ -41,6 +41,7 @@ LC_PARAMS='
 netns=all
 filter=rsbf key=flow mem=64K
 distinct_window=2 distinct_subwindows=4
+netns=all sources=0
 netns=none max_total_mem=64M
 fps=0.001 max_netns_mem=32M'
 
@@ -63,6 +64,9 @@ lc_ops() {
 	set state idle key flow
 	set state active
 	sources new off
+	sources off
+	set filter sbf
+	sources on window 30s
 	set filter landmark window 10ms scope percpu
 	sources window 60s subwindows 12 counters 128 ring 1024
 	set filter sbf mem 256K

@@ -420,6 +420,36 @@ t_sources_config() {
 	sleep $((w + 1))
 	expect_eq "after the window, no traffic" 0 "$(distinct_of e src)"
 	expect_ok "back to 60 s" inns e dedupctl sources window 60s subwindows 12
+	# off: no source windows, no memory, no source work; settings kept
+	expect_ok "sources off (and top talkers set)" \
+		inns e dedupctl sources off counters 64
+	expect_eq "/proc says off" "enabled off" \
+		"$(inns e grep '^enabled ' /proc/net/pktdedup/sources)"
+	expect_eq "dedupctl says off" '"enabled":false' \
+		"$(inns e dedupctl -j sources | grep -o '"enabled":[a-z]*')"
+	expect_eq "no memory held for them" 0 "$(cfg_val e mem_sources)"
+	expect_fail "distinct with sources off" 1 "source analytics are off" \
+		inns e dedupctl distinct
+	expect_fail "top with sources off" 1 "source analytics are off" \
+		inns e dedupctl top
+	p0=$(stat_of e packets)
+	from_d 200 50 100 0
+	expect_near "packets still de-duplicated" 100 $(($(stat_of e packets) - p0)) 0 4
+	expect_eq "/proc distinct is empty" "" \
+		"$(inns e cat /proc/net/pktdedup/distinct)"
+	expect_fail "unprivileged off" 1 "CAP_NET_ADMIN" \
+		inns e pdnet asuser 65534 dedupctl sources on
+	expect_ok "sources on" inns e dedupctl sources on
+	j2=$(inns e dedupctl -j sources)
+	expect_eq "the window was kept" 60000 "$(echo "$j2" | json_num window_ms)"
+	expect_eq "so were the counters set while off" 64 \
+		"$(echo "$j2" | json_num counters)"
+	expect_eq "memory held again" "$(echo "$j2" | json_num mem_total)" \
+		"$(cfg_val e mem_sources)"
+	from_d 200 50 100 0
+	sleep 0.3
+	expect_near "distinct sources once on" 50 "$(distinct_of e src)" 2 2
+	expect_ok "top talkers off again" inns e dedupctl sources counters 0
 	t_end
 }
 

@@ -224,6 +224,7 @@ static const struct nls_attr nls_sources_attrs[PKTDEDUP_A_SOURCES_MAX + 1] = {
 	[PKTDEDUP_A_SOURCES_NEW_GAP] = { .name = "new-gap", .type = NLS_U64 },
 	[PKTDEDUP_A_SOURCES_EVENT_RATE] = { .name = "event-rate", .type = NLS_U32 },
 	[PKTDEDUP_A_SOURCES_RING] = { .name = "ring", .type = NLS_U32 },
+	[PKTDEDUP_A_SOURCES_ENABLED] = { .name = "enabled", .type = NLS_U8 },
 };
 
 static const struct nls_attr nls_source_state_attrs[PKTDEDUP_A_SOURCE_STATE_MAX + 1] = {

@@ -111,7 +111,7 @@ static int sources_cb(const struct nlattr **top, void *data)
 		*ev[PKTDEDUP_A_EVENTS_MAX + 1], *nf[PKTDEDUP_A_FILTER_PLAN_MAX + 1];
 	unsigned long long sent, over, rate, fail, rep, seen, mem;
 	char b1[32], b2[32];
-	bool on;
+	bool on, enabled;
 
 	(void)data;
 	nl_nest(top[PKTDEDUP_A_SOURCES], &nls_sources, tb);
@@ -126,14 +126,16 @@ static int sources_cb(const struct nlattr **top, void *data)
 	seen = u64a(st, PKTDEDUP_A_SOURCE_STATE_NEW_SEEN);
 	mem = u64a(st, PKTDEDUP_A_SOURCE_STATE_MEM_TOTAL);
 	on = u8a(tb, PKTDEDUP_A_SOURCES_NEW);
+	enabled = u8a(tb, PKTDEDUP_A_SOURCES_ENABLED);
 	if (json) {
-		printf("{\"window_ms\":%u,\"subwindows\":%u,\"counters\":%u,"
+		printf("{\"enabled\":%s,\"window_ms\":%u,\"subwindows\":%u,\"counters\":%u,"
 		       "\"new\":%s,\"new_mem\":%llu,\"new_gap\":%llu,"
 		       "\"event_rate\":%u,"
 		       "\"ring\":%u,\"mem_total\":%llu,\"new_seen\":%llu,"
 		       "\"events_repeat\":%llu,"
 		       "\"events_sent\":%llu,\"events_overrun\":%llu,"
 		       "\"events_ratelimited\":%llu,\"events_failed\":%llu",
+		       enabled ? "true" : "false",
 		       u32a(tb, PKTDEDUP_A_SOURCES_WINDOW_MS),
 		       u32a(tb, PKTDEDUP_A_SOURCES_SUBWINDOWS),
 		       u32a(tb, PKTDEDUP_A_SOURCES_COUNTERS), on ? "true" : "false",
@@ -155,6 +157,9 @@ static int sources_cb(const struct nlattr **top, void *data)
 		printf("}\n");
 		return MNL_CB_OK;
 	}
+	if (!enabled)
+		printf("sources     off: no distinct counts, top talkers or new sources, no memory\n"
+		       "            (dedupctl sources on turns them on with the settings below)\n");
 	printf("window      %u ms in %u sub-windows\n",
 	       u32a(tb, PKTDEDUP_A_SOURCES_WINDOW_MS),
 	       u32a(tb, PKTDEDUP_A_SOURCES_SUBWINDOWS));
@@ -186,14 +191,31 @@ static int sources_cb(const struct nlattr **top, void *data)
 	return MNL_CB_OK;
 }
 
+/* Whether argv[0] is a bare on or off (1, 0), or neither (-1). */
+static int bare_onoff(int argc, char **argv)
+{
+	if (argc && !strcmp(argv[0], "on"))
+		return 1;
+	if (argc && !strcmp(argv[0], "off"))
+		return 0;
+	return -1;
+}
+
+/* sources [on|off] [SETTING VALUE ...] */
 static void put_sources(struct nlmsghdr *nlh, int argc, char **argv)
 {
 	struct nlattr *nest = argc ? mnl_attr_nest_start(nlh,
 							  PKTDEDUP_A_SOURCES) :
 			      NULL;
-	int i;
+	int i = 0, onoff = bare_onoff(argc, argv);
 
-	for (i = 0; i < argc; i += 2) {
+	if (onoff >= 0) {
+		mnl_attr_put_u8(nlh, PKTDEDUP_A_SOURCES_ENABLED, (uint8_t)onoff);
+		i = 1;
+	}
+	if ((argc - i) % 2)
+		usage_error("sources: '%s' needs a value", argv[argc - 1]);
+	for (; i < argc; i += 2) {
 		const char *k = argv[i], *v = argv[i + 1];
 
 		if (!strcmp(k, "window")) {
@@ -244,8 +266,6 @@ int cmd_sources(int argc, char **argv)
 	struct nlmsghdr *nlh;
 	struct nl n;
 
-	if (argc % 2)
-		usage_error("sources: '%s' needs a value", argv[argc - 1]);
 	/* check every value before the kernel sees any */
 	put_sources(mnl_nlmsg_put_header(scratch), argc, argv);
 	open_nl(&n);
