@@ -351,29 +351,31 @@ nohook_cfg() {
 	pairs no-hook "$CFG"
 }
 
-# pktdedup in CFG: SETTINGS for dedupctl set, then (ALL 1) every source
-# analytic on (the top talkers, 128 counters, and the new-source filter:
-# both off by default; the distinct sketches are always on); one cycle
-# of the flows before the timed runs
-pd_cfg() {	# NAME ALL SETTING...
-	local name=$1 all=$2
+# pktdedup in CFG: SETTINGS for dedupctl set, with the source analytics
+# SRC: "defaults" (the distinct sketches), "all" (also the top talkers,
+# 128 counters, and the new-source filter, both off by default) or "off"
+# (none: dedupctl sources off); one cycle of the flows before the timed
+# runs
+pd_cfg() {	# NAME SRC SETTING...
+	local name=$1 src=$2
 	shift 2
+	case "$src" in
+	all) N "$CFG" "$CTL" sources counters 128 new on >/dev/null ||
+		fail "dedupctl sources counters 128 new on" ;;
+	off) N "$CFG" "$CTL" sources off >/dev/null ||
+		fail "dedupctl sources off" ;;
+	esac
 	N "$CFG" "$CTL" set "$@" >/dev/null || { fail "dedupctl set $*"; return; }
-	if [ "$all" = 1 ]; then
-		N "$CFG" "$CTL" sources counters 128 new on >/dev/null ||
-			fail "dedupctl sources counters 128 new on"
-	fi
 	pg_send "$CFG" "$TR_FLOWS"
 	pdconf "$CFG"
 	say "CFG name=$name round=$ROUND flows=$TR_FLOWS" \
 		"bytes=$((${PDC[mem_filters]} + ${PDC[mem_sources]}))" \
+		"src=$src src_bytes=${PDC[mem_sources]}" \
 		"filter=${PDC[filter]} layout=${PDC[layout]:-} key=${PDC[key]}" \
 		"k=${PDC[k]:-} p=${PDC[p]:-} cells=${PDC[cells]:-} hooks=${PDC[netfilter_hooks]}"
 	pairs "$name" "$CFG"
-	if [ "$all" = 1 ]; then
-		N "$CFG" "$CTL" sources counters 0 new off >/dev/null ||
-			fail "dedupctl sources counters 0 new off"
-	fi
+	N "$CFG" "$CTL" sources on counters 0 new off >/dev/null ||
+		fail "dedupctl sources on counters 0 new off"
 	N "$CFG" "$CTL" disable >/dev/null || fail "dedupctl disable"
 	pdconf "$CFG"
 	[ "${PDC[netfilter_hooks]}" = none ] || fail "$name: hooks left after dedupctl disable"
@@ -422,14 +424,15 @@ nft_cfg() {	# NAME ACTION SIZE
 	N "$CFG" nft delete table ip dd || fail "nft: cannot delete table dd"
 }
 
-# every packet dropped at prerouting by one rule: the path of a
-# configuration that drops every packet (no routing lookup after it)
-nft_drop_cfg() {	# NAME
+# every packet dropped at prerouting by one rule (VERDICT drop): the path
+# of a configuration that drops every packet (no routing lookup after
+# it); or (accept) counted and passed: what any hook costs
+nft_drop_cfg() {	# NAME [VERDICT]
 	N "$CFG" nft -f - <<-EOF || { fail "nft: cannot make table dd"; return; }
 	table ip dd {
 		chain pre {
 			type filter hook prerouting priority -450; policy accept;
-			counter drop comment "hit"
+			counter ${2:-drop} comment "hit"
 		}
 	}
 	EOF
@@ -476,6 +479,7 @@ declare -A DEV=([ra]=v0 [rb]=v4 [rx]=v2) MAC
 setup() {
 	local ns i=0
 	busybox insmod "$KO" max_total_mem=512M || fail "insmod $KO"
+	say "MODULE text=$(cat /sys/module/pktdedup/sections/.text 2>/dev/null)"
 	for ns in snd ra rb rx; do
 		ip netns add $ns || fail "ip netns add $ns"
 		# nsenter execs sleep: $! is the process in the namespace
@@ -528,8 +532,9 @@ short() {
 	# cycle repeats one sent 200 packets before (the planner's default gap)
 	traffic 8 25
 	nohook_cfg
-	pd_cfg pktdedup-count-flow-1m 0 key flow action count filter sbf mem 1M
-	pd_cfg pktdedup-drop-flow-1m 0 key flow action drop filter sbf mem 1M
+	pd_cfg pktdedup-count-flow-1m defaults key flow action count filter sbf mem 1M
+	pd_cfg pktdedup-drop-flow-1m defaults key flow action drop filter sbf mem 1M
+	pd_cfg pktdedup-count-flow-1m-nosources off key flow action count filter sbf mem 1M
 	# 10^3 flows: 8 addresses x 125 ports
 	traffic 8 125
 	nft_cfg nft-set-flow-1e3 drop 65536
@@ -547,21 +552,24 @@ full() {
 		traffic 64 15625
 		nohook_cfg
 		for m in 64k 1m 64m; do
-			pd_cfg pktdedup-count-flow-$m 0 key flow action count filter sbf mem "${m^^}"
-			pd_cfg pktdedup-drop-flow-$m 0 key flow action drop filter sbf mem "${m^^}"
-			pd_cfg pktdedup-count-flow-$m-allsources 1 key flow action count filter sbf mem "${m^^}"
+			pd_cfg pktdedup-count-flow-$m defaults key flow action count filter sbf mem "${m^^}"
+			pd_cfg pktdedup-drop-flow-$m defaults key flow action drop filter sbf mem "${m^^}"
+			pd_cfg pktdedup-count-flow-$m-allsources all key flow action count filter sbf mem "${m^^}"
+			pd_cfg pktdedup-count-flow-$m-nosources off key flow action count filter sbf mem "${m^^}"
 		done
 		for m in 1m 64m; do
-			pd_cfg pktdedup-count-flow-$m-blocked 0 key flow action count filter sbf layout blocked max 1 mem "${m^^}"
+			pd_cfg pktdedup-count-flow-$m-blocked defaults key flow action count filter sbf layout blocked max 1 mem "${m^^}"
 		done
-		pd_cfg pktdedup-count-packet64-1m 0 key packet payload 64 action count filter sbf mem 1M
+		pd_cfg pktdedup-count-packet64-1m defaults key packet payload 64 action count filter sbf mem 1M
 		for fam in rsbf bsbf bsbfsd rlbsbf ibf-2c ibf-mc; do
-			pd_cfg pktdedup-count-flow-1m-$fam 0 key flow action count filter $fam mem 1M
+			pd_cfg pktdedup-count-flow-1m-$fam defaults key flow action count filter $fam mem 1M
 		done
 		for fam in sliding jumping landmark; do
-			pd_cfg pktdedup-count-flow-1m-$fam 0 key flow action count filter $fam window 2ms mem 1M
+			pd_cfg pktdedup-count-flow-1m-$fam defaults key flow action count filter $fam window 2ms mem 1M
 		done
 		nft_drop_cfg nft-drop-all
+		# what any hook costs: a base chain with one counter, accepting
+		nft_drop_cfg nft-count-all accept
 		# 10^3 flows: 8 x 125; 10^5: 32 x 3125; 10^6: 64 x 15625
 		traffic 8 125
 		nft_cfg nft-set-flow-1e3 drop 65536
@@ -576,6 +584,34 @@ full() {
 		traffic 1000000 1
 		xt_cfg xt-recent-src-1e6
 	done
+}
+
+# issue 11's targets, with more pairs than full (BENCH_KERNEL_PAIRS, 8):
+# no hook, what any hook costs, pktdedup count at 1 MiB with the source
+# analytics off and at their defaults, drop, and the nft sets at 10^6
+targets() {
+	RUN_N=1000000
+	for ROUND in $(seq "${ROUNDS:-2}"); do
+		roles
+		traffic 64 15625
+		nohook_cfg
+		nft_drop_cfg nft-count-all accept
+		pd_cfg pktdedup-count-flow-1m-nosources off key flow action count filter sbf mem 1M
+		pd_cfg pktdedup-count-flow-1m defaults key flow action count filter sbf mem 1M
+		pd_cfg pktdedup-drop-flow-1m defaults key flow action drop filter sbf mem 1M
+		nft_cfg nft-set-flow-1e6 drop 2097152
+		nft_cfg nft-set-count-flow-1e6 count 2097152
+	done
+}
+
+# one configuration, under the host's perf: its module's CPU time
+profile() {
+	RUN_N=1000000
+	PAIRS=4
+	ROUND=1
+	roles
+	traffic 64 15625
+	pd_cfg pktdedup-count-flow-1m defaults key flow action count filter sbf mem 1M
 }
 
 # the method's resolution: many pairs with no hook on either side
@@ -595,6 +631,8 @@ main() {
 	case "$MODE" in
 	short) short ;;
 	full) full ;;
+	targets) targets ;;
+	profile) profile ;;
 	aa) aa ;;
 	*) fail "unknown mode '$MODE'" ;;
 	esac
