@@ -62,30 +62,11 @@ kconfig_copies() {
 
 # defconfig, the fragment merged in; every line of the fragment must survive
 configure() {
-	local line name missing=0
 	kmake defconfig >>"$log" 2>&1
 	(cd "$out" && sh "$tree/scripts/kconfig/merge_config.sh" -m -O "$out" \
 		"$out/.config" "$repo/$FRAGMENT") >>"$log" 2>&1
 	kmake olddefconfig >>"$log" 2>&1
-	while read -r line; do
-		case "$line" in
-		CONFIG_*=*)
-			grep -qx -- "$line" "$out/.config" || {
-				echo "bench-uml: $line did not survive: $(grep "^${line%%=*}=\|^# ${line%%=*} is not set" "$out/.config" || echo unset)" >&2
-				missing=1
-			}
-			;;
-		"# CONFIG_"*" is not set")
-			name=${line#\# }
-			name=${name%% *}
-			! grep -q "^$name=" "$out/.config" || {
-				echo "bench-uml: $name should be off: $(grep "^$name=" "$out/.config")" >&2
-				missing=1
-			}
-			;;
-		esac
-	done <"$FRAGMENT"
-	[ "$missing" = 0 ] || { echo "bench-uml: config incomplete (see $out/.config)" >&2; exit 1; }
+	scripts/kernel-tools.sh fragment-check bench-uml "$FRAGMENT" "$out/.config" || exit 1
 }
 
 build() {

@@ -45,30 +45,11 @@ unpack() {
 
 # tinyconfig, then the fragment; every line of the fragment must survive
 configure() {
-	local line name missing=0
 	mkdir -p "$out"
 	kmake tinyconfig >>"$log" 2>&1
 	cat "$FRAGMENT" >>"$out/.config"
 	kmake olddefconfig >>"$log" 2>&1
-	while read -r line; do
-		case "$line" in
-		CONFIG_*=*)
-			grep -qx -- "$line" "$out/.config" || {
-				echo "debug-kernel: $line did not survive: $(grep "^${line%%=*}=\|^# ${line%%=*} is not set" "$out/.config" || echo unset)" >&2
-				missing=1
-			}
-			;;
-		"# CONFIG_"*" is not set")
-			name=${line#\# }
-			name=${name%% *}
-			! grep -q "^$name=" "$out/.config" || {
-				echo "debug-kernel: $name should be off: $(grep "^$name=" "$out/.config")" >&2
-				missing=1
-			}
-			;;
-		esac
-	done <"$FRAGMENT"
-	[ "$missing" = 0 ] || { echo "debug-kernel: config incomplete (see $out/.config)" >&2; exit 1; }
+	scripts/kernel-tools.sh fragment-check debug-kernel "$FRAGMENT" "$out/.config" || exit 1
 }
 
 build() {

@@ -10,6 +10,10 @@
 #   kver        the version of Debian's current amd64 kernel (6.1.0-NN-amd64)
 #   image       that kernel's image and modules, unpacked from its .deb
 #               (downloaded, never installed on this machine)
+#   fragment-check NAME FRAGMENT CONFIG
+#               whether every line of a config fragment survived into a
+#               .config (CONFIG_X=v present, "# CONFIG_X is not set" not
+#               set); prints what did not, as NAME, and exits 1 then
 set -euo pipefail
 CACHE=${PKTDEDUP_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/pktdedup}
 TARBALL=/usr/src/linux-source-6.1.tar.xz
@@ -59,6 +63,29 @@ do_image() {
 	rm -f "$1"/linux-image-"$v"_*.deb
 }
 
+fragment_check() {	# NAME FRAGMENT CONFIG
+	local line name missing=0
+	while read -r line; do
+		case "$line" in
+		CONFIG_*=*)
+			grep -qx -- "$line" "$3" || {
+				echo "$1: $line did not survive: $(grep "^${line%%=*}=\|^# ${line%%=*} is not set" "$3" || echo unset)" >&2
+				missing=1
+			}
+			;;
+		"# CONFIG_"*" is not set")
+			name=${line#\# }
+			name=${name%% *}
+			! grep -q "^$name=" "$3" || {
+				echo "$1: $name should be off: $(grep "^$name=" "$3")" >&2
+				missing=1
+			}
+			;;
+		esac
+	done <"$2"
+	[ "$missing" = 0 ] || { echo "$1: config incomplete (see $3)" >&2; return 1; }
+}
+
 case "${1:-}" in
 checkpatch)
 	dir="$CACHE/checkpatch-$(need_source)"
@@ -79,8 +106,11 @@ image)
 	fill "$dir" sh -c "$(declare -f do_image); do_image \"\$1\" $v" sh
 	echo "$dir"
 	;;
+fragment-check)
+	fragment_check "$2" "$3" "$4"
+	;;
 *)
-	echo "usage: kernel-tools.sh checkpatch|tree|kver|image" >&2
+	echo "usage: kernel-tools.sh checkpatch|tree|kver|image|fragment-check" >&2
 	exit 2
 	;;
 esac
