@@ -44,7 +44,11 @@ export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t tmpfs run /run
-mount -t tmpfs tmp /tmp
+# not a tmpfs on /tmp: it would hide a work tree under the host's /tmp
+# (a CI's fresh clone), whose scripts, module and output folder the guest
+# uses; what needs a temporary file (bash's here-documents) gets /run/tmp
+mkdir -p /run/tmp
+export TMPDIR=/run/tmp
 
 arg() { sed -n "s/.*pdb\.$1=\([^ ]*\).*/\1/p" /proc/cmdline; }
 OUT=$(arg out)
