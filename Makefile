@@ -56,7 +56,7 @@ KDIR ?= /usr/src/linux-headers-$(KVER)
 KMOD := $(B)/kmod
 MODULE_SRC := Kbuild $(shell find module -name '*.[ch]')
 
-.PHONY: all check bench bench-kernel demo clean deps module module-check e2e \
+.PHONY: all check bench bench-kernel dkms-check demo clean deps module module-check e2e \
 	e2e-debug e2e-debug-selftest e2e-one vm kunit paper editcap-compare fuzz \
 	fuzz-build
 all: $(B)/dedup-sim $(B)/core-tests $(B)/bench $(B)/dedupctl
@@ -168,6 +168,11 @@ bench: $(B)/bench
 bench-kernel: $(B)/dedupctl
 	scripts/bench-kernel.sh $(B) full
 	scripts/bench-kernel.sh $(B) profile
+
+# DKMS builds pktdedup.ko for the installed headers in a tree of its own
+# under $(B)/dkms (never installed or loaded)
+dkms-check:
+	scripts/dkms-check.sh $(B)
 
 # PAPER_SEEDS=1 takes about a third of the time
 PAPER_SEEDS ?= 3

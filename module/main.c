@@ -243,4 +243,6 @@ module_exit(pd_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Packet de-duplication with per-CPU stable Bloom filters");
 MODULE_AUTHOR("pktdedup developers");
+/* the release; dkms.conf's PACKAGE_VERSION is the same (make dkms-check) */
+MODULE_VERSION("0.9.0");
 MODULE_ALIAS_GENL_FAMILY(PKTDEDUP_GENL_NAME);

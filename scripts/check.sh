@@ -81,6 +81,8 @@ suite spec /usr/bin/python3 tests/spec/test_spec.py
 suite style tests/style.sh
 # The module builds against Debian's headers with W=1 and sparse, silently.
 suite module single "module builds clean (W=1, C=1)" make --no-print-directory module-check
+# DKMS builds the module from its source tree for the installed headers.
+suite dkms scripts/dkms-check.sh "$B"
 # The packet path in a UML kernel (built once, cached): a short run of
 # make bench-kernel whose counters must agree with the traffic sent.
 suite bench-kernel scripts/bench-kernel.sh "$B" short

@@ -24,6 +24,7 @@ pkgs=(
 	iptables          # make bench-kernel: xt_recent through iptables-legacy, in UML
 	cpio              # packs the e2e initramfs
 	valgrind          # make bench: lackey counts the cache lines a packet touches
+	dkms              # make dkms-check: DKMS builds the module for the installed headers
 	linux-perf        # make bench-kernel-profile: where UML's CPU goes, per function of pktdedup.ko
 	clang libclang-rt-14-dev # the fuzz targets: clang 14 and its libFuzzer
 )
