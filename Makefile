@@ -7,6 +7,8 @@
 #   make check      every test; the last line is "N passed, N failed"
 #   make            the simulator, dedupctl, the benchmark, the native tests
 #   make module     pktdedup.ko against Debian's headers (KDIR= overrides)
+#   make dkms-check DKMS builds it from its source tree (dkms.conf) for the
+#                   installed headers, in a tree under build/dkms
 #   make kunit      KUnit suites in a UML kernel with KASAN
 #   make e2e        end-to-end scenarios in a QEMU guest
 #   make e2e-debug  the same scenarios on a debug kernel (KASAN, UBSAN,
