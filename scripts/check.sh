@@ -75,6 +75,9 @@ suite native env ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 suite fuzz scripts/fuzz.sh short "$B"
 # The dedup-sim command-line contract.
 suite sim-cli python3 tests/cli/test_sim_cli.py "$B"
+# dedupctl's bash completion: what it offers, and that its words are
+# dedupctl's usage text's.
+suite completion python3 tests/cli/test_completion.py "$B"
 # The netlink spec and what is generated from it (uAPI, policies, tables).
 suite spec /usr/bin/python3 tests/spec/test_spec.py
 # Kernel style of module/, the freestanding rule, SPDX headers.

@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""dedupctl's bash completion (userspace/dedupctl/dedupctl.bash), run by
+`make check`: what it offers for command lines typed so far, and that its
+words are dedupctl's own (its usage text), so the two cannot drift apart.
+
+Usage: test_completion.py BUILD_DIR. Prints one line per test and ends
+with "N passed, N failed".
+"""
+import os
+import re
+import shlex
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SCRIPT = os.path.join(ROOT, "userspace/dedupctl/dedupctl.bash")
+CTL = os.path.join(sys.argv[1] if len(sys.argv) > 1 else "build", "dedupctl")
+TESTS = []
+
+
+def test(fn):
+    TESTS.append(fn)
+    return fn
+
+
+def bash(code):
+    r = subprocess.run(["bash", "-c", f"source {shlex.quote(SCRIPT)}\n{code}"],
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0 and not r.stderr, (r.returncode, r.stderr)
+    return r.stdout
+
+
+def complete(line):
+    """what the completion offers for `line` (the last word is completed;
+    a line ending in a space completes an empty word)"""
+    words = line.split() + ([""] if line.endswith(" ") else [])
+    arr = " ".join(shlex.quote(w) for w in words)
+    out = bash(f"COMP_WORDS=({arr}); COMP_CWORD={len(words) - 1}; _dedupctl\n"
+               'printf "%s\\n" "${COMPREPLY[@]}"')
+    return set(w for w in out.split("\n") if w)
+
+
+def shell_list(name):
+    return set(bash(f'echo ${name}').split())
+
+
+def values(setting):
+    return set(bash(f"_dedupctl_values {shlex.quote(setting)}").split())
+
+
+def usage():
+    r = subprocess.run([CTL, "--help"], capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+def usage_commands(text):
+    """the commands of the usage text: the lines indented by two spaces"""
+    cmds = set()
+    for line in text.split("\n"):
+        m = re.match(r"^  ([a-z][a-z-]*)((?:, [a-z-]+)*)", line)
+        if m:
+            cmds.add(m.group(1))
+            cmds.update(w.strip() for w in m.group(2).split(",") if w.strip())
+    return cmds
+
+
+def usage_block(text, cmd):
+    """the settings lines (indented by six) under command cmd"""
+    lines, inside = [], False
+    for line in text.split("\n"):
+        if re.match(r"^  [a-z]", line):
+            inside = line.split()[0] == cmd
+        elif inside and line.startswith("      "):
+            lines.append(line)
+    return " ".join(lines)
+
+
+def usage_alternatives(block):
+    """setting -> its lower-case alternatives, from "name a|b|c" """
+    out = {}
+    for name, alts in re.findall(r"([a-z][a-z-]*) ((?:[A-Za-z0-9-]+\|)+[A-Za-z0-9-]+)", block):
+        out[name] = set(a for a in alts.split("|") if a == a.lower())
+    return out
+
+
+@test
+def commands_offered():
+    got = complete("dedupctl ")
+    assert usage_commands(usage()) <= got, usage_commands(usage()) - got
+    assert complete("dedupctl s") == {"show", "set", "stats", "sources"}
+    assert complete("dedupctl -j st") == {"stats"}
+
+
+@test
+def set_settings_and_values():
+    assert complete("dedupctl set k") == {"key", "k"}
+    assert complete("dedupctl set key ") == {"packet", "src", "dst", "pair", "flow"}
+    assert complete("dedupctl set key flow action d") == {"drop"}
+    assert "landmark" in complete("dedupctl -j set filter ")
+    assert complete("dedupctl set mem ") == set(), "a size has no fixed values"
+    assert complete("dedupctl set max ") == {"auto"}
+    assert complete("dedupctl plan filter sbf mem 1M lay") == {"layout"}
+
+
+@test
+def sources_on_off_then_settings():
+    assert {"on", "off", "window", "new"} <= complete("dedupctl sources ")
+    assert complete("dedupctl sources off w") == {"window"}
+    assert complete("dedupctl sources off window 10s n") == {"new", "new-mem", "new-gap"}
+    assert complete("dedupctl sources new ") == {"on", "off"}
+    assert "on" not in complete("dedupctl sources window 10s ")
+
+
+@test
+def other_commands():
+    assert complete("dedupctl stats ") == {"percpu"}
+    assert complete("dedupctl stats percpu ") == set()
+    assert complete("dedupctl query ") == {"src", "dst", "pair", "flow", "packet-hex"}
+    assert complete("dedupctl rare support 0.01 ") == {"support", "window", "limit"}
+    assert complete("dedupctl monitor ") == {"count"}
+
+
+@test
+def words_are_dedupctls():
+    text = usage()
+    cmds = usage_commands(text)
+    offered = complete("dedupctl ") - {"-j", "--json", "--help"}
+    assert offered == cmds, (offered ^ cmds)
+    for cmd, var in (("set", "_dedupctl_set_settings"),
+                     ("sources", "_dedupctl_sources_settings")):
+        block = usage_block(text, cmd)
+        names = set(re.findall(r"(?:^|\s)([a-z][a-z-]*)(?= [A-Za-z0-9|/%\[\].-]+)", block))
+        mine = shell_list(var)
+        assert mine <= names, (cmd, mine - names)
+        alts = usage_alternatives(block)
+        for name, want in alts.items():
+            if name in mine:
+                assert values(name) == want, (cmd, name, values(name), want)
+        # every setting the usage gives alternatives for is completed
+        assert set(alts) - {"on", "off"} <= mine | {"sbf"}, set(alts) - mine
+
+
+def main():
+    passed = failed = 0
+    for t in TESTS:
+        try:
+            t()
+            print(f"ok {t.__name__}")
+            passed += 1
+        except Exception as e:                 # report and go on
+            print(f"not ok {t.__name__}: {type(e).__name__}: {e}")
+            failed += 1
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

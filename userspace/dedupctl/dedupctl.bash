@@ -1,0 +1,80 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# bash completion for dedupctl: commands, settings and their fixed values
+# (install as /usr/share/bash-completion/completions/dedupctl). The words
+# are dedupctl's usage text's; tests/cli/test_completion.py checks that
+# the two agree.
+
+_dedupctl_set_settings='key payload ignore-tos action mark scope state filter
+mem fps max k p gap p-star layout importance window rate warn-below
+subwindows landmark hook priority'
+_dedupctl_sources_settings='window subwindows counters new new-mem new-gap
+event-rate ring'
+
+# COMPREPLY: the words of $1 that start with $2.
+_dedupctl_offer() {
+	mapfile -t COMPREPLY < <(compgen -W "$1" -- "$2")
+}
+
+# The fixed values of setting $1 (nothing for a number, size or duration).
+_dedupctl_values() {
+	case "$1" in
+	key) echo "packet src dst pair flow" ;;
+	action) echo "count mark drop" ;;
+	scope) echo "percpu shared" ;;
+	state) echo "idle active" ;;
+	filter) echo "sbf rsbf bsbf bsbfsd rlbsbf ibf-2c ibf-mc sliding jumping landmark" ;;
+	layout) echo "flat blocked" ;;
+	importance) echo "dscp mark" ;;
+	hook) echo "prerouting input forward output postrouting" ;;
+	ignore-tos | new) echo "on off" ;;
+	max | k | p | gap | new-gap) echo "auto" ;;
+	esac
+}
+
+_dedupctl() {
+	local cur=${COMP_WORDS[COMP_CWORD]} i=1 cmd='' nargs
+	while [ "$i" -lt "$COMP_CWORD" ]; do
+		case "${COMP_WORDS[i]}" in
+		-j | --json) ;;
+		*) cmd=${COMP_WORDS[i]}; break ;;
+		esac
+		i=$((i + 1))
+	done
+	if [ -z "$cmd" ]; then
+		_dedupctl_offer "show enable disable set stats reset query
+			distinct sources top rare monitor plan -j --json --help" "$cur"
+		return
+	fi
+	# words after the command: settings and values alternate
+	nargs=$((COMP_CWORD - i - 1))
+	case "$cmd" in
+	set | plan)
+		if [ $((nargs % 2)) = 1 ]; then
+			_dedupctl_offer "$(_dedupctl_values "${COMP_WORDS[COMP_CWORD - 1]}")" "$cur"
+		else
+			_dedupctl_offer "$_dedupctl_set_settings" "$cur"
+		fi
+		;;
+	sources)
+		# an optional on|off first
+		case "${COMP_WORDS[i + 1]}" in
+		on | off) [ "$nargs" -gt 0 ] && nargs=$((nargs - 1)) ;;
+		esac
+		if [ $((nargs % 2)) = 1 ]; then
+			_dedupctl_offer "$(_dedupctl_values "${COMP_WORDS[COMP_CWORD - 1]}")" "$cur"
+		elif [ "$COMP_CWORD" = $((i + 1)) ]; then
+			_dedupctl_offer "on off $_dedupctl_sources_settings" "$cur"
+		else
+			_dedupctl_offer "$_dedupctl_sources_settings" "$cur"
+		fi
+		;;
+	stats) [ "$nargs" = 0 ] && _dedupctl_offer "percpu" "$cur" ;;
+	query) [ "$nargs" = 0 ] && _dedupctl_offer "src dst pair flow packet-hex" "$cur" ;;
+	distinct) [ "$nargs" = 0 ] && _dedupctl_offer "window" "$cur" ;;
+	top) _dedupctl_offer "window" "$cur" ;;
+	rare) [ $((nargs % 2)) = 0 ] && _dedupctl_offer "support window limit" "$cur" ;;
+	monitor) [ "$nargs" = 0 ] && _dedupctl_offer "count" "$cur" ;;
+	esac
+}
+complete -F _dedupctl dedupctl
