@@ -13,15 +13,11 @@ import shlex
 import subprocess
 import sys
 
+from tap import run_all, test
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCRIPT = os.path.join(ROOT, "userspace/dedupctl/dedupctl.bash")
 CTL = os.path.join(sys.argv[1] if len(sys.argv) > 1 else "build", "dedupctl")
-TESTS = []
-
-
-def test(fn):
-    TESTS.append(fn)
-    return fn
 
 
 def bash(code):
@@ -142,19 +138,5 @@ def words_are_dedupctls():
         assert set(alts) - {"on", "off"} <= mine | {"sbf"}, set(alts) - mine
 
 
-def main():
-    passed = failed = 0
-    for t in TESTS:
-        try:
-            t()
-            print(f"ok {t.__name__}")
-            passed += 1
-        except Exception as e:                 # report and go on
-            print(f"not ok {t.__name__}: {type(e).__name__}: {e}")
-            failed += 1
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_all())

@@ -13,18 +13,14 @@ import subprocess
 import sys
 import tempfile
 
+from tap import run_all, test
+
 SIM = os.path.join(sys.argv[1] if len(sys.argv) > 1 else "build", "dedup-sim")
 CONTRACT = ["--algo", "sbf", "--mem", "1M", "--fps", "0.01", "--stream",
             "uniform", "--n", "200000", "--distinct", "0.5", "--seed", "7",
             "--json"]
 REQUIRED = ["n", "distincts", "duplicates", "fp_rate", "fn_rate", "fp_bound",
             "zero_fraction", "stable_point", "max", "k", "p", "cells"]
-TESTS = []
-
-
-def test(fn):
-    TESTS.append(fn)
-    return fn
 
 
 def run(args):
@@ -744,19 +740,5 @@ def window_packets_and_pcap_times():
                     j["false_positives"]) == (2, 0, 0), (magic, j)
 
 
-def main():
-    passed = failed = 0
-    for t in TESTS:
-        try:
-            t()
-            print(f"ok {t.__name__}")
-            passed += 1
-        except Exception as e:                 # report and go on
-            print(f"not ok {t.__name__}: {type(e).__name__}: {e}")
-            failed += 1
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_all())
