@@ -119,6 +119,8 @@ struct pd_filters *pd_filters_build(const struct pd_config *cfg,
 	fs->kopts.payload = cfg->key == PKTDEDUP_KEY_PACKET ? cfg->payload : 0;
 	fs->copy_len = PD_HDR_ROOM + fs->kopts.payload;
 	fs->timed = pd_filter_plan_timed(plan);
+	/* ingress hooks are registered on the selected devices alone */
+	fs->match_dev = cfg->sel.ndev && cfg->hook != PKTDEDUP_HOOK_INGRESS;
 	spin_lock_init(&fs->lock);
 
 	if (cfg->scope == PKTDEDUP_SCOPE_SHARED) {

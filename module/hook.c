@@ -23,8 +23,11 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/if_ether.h>
+#include <linux/netfilter_bridge.h>
 #include <linux/netfilter_ipv4.h>
 #include <linux/netfilter_ipv6.h>
+#include <linux/netfilter_netdev.h>
 #include <linux/net.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
@@ -38,12 +41,20 @@ struct pd_scratch {
 
 static struct pd_scratch __percpu *pd_scratch;
 
-static const u8 pd_nf_hooks[PD_NHOOKS] = {
-	[PKTDEDUP_HOOK_PREROUTING] = NF_INET_PRE_ROUTING,
-	[PKTDEDUP_HOOK_INPUT] = NF_INET_LOCAL_IN,
-	[PKTDEDUP_HOOK_FORWARD] = NF_INET_FORWARD,
-	[PKTDEDUP_HOOK_OUTPUT] = NF_INET_LOCAL_OUT,
-	[PKTDEDUP_HOOK_POSTROUTING] = NF_INET_POST_ROUTING,
+/* Each hook point: the netfilter family and hook number it registers at. */
+static const struct {
+	u8 pf;
+	u8 hooknum;
+} pd_nf_hooks[PD_NHOOKS] = {
+	[PKTDEDUP_HOOK_PREROUTING] = { NFPROTO_INET, NF_INET_PRE_ROUTING },
+	[PKTDEDUP_HOOK_INPUT] = { NFPROTO_INET, NF_INET_LOCAL_IN },
+	[PKTDEDUP_HOOK_FORWARD] = { NFPROTO_INET, NF_INET_FORWARD },
+	[PKTDEDUP_HOOK_OUTPUT] = { NFPROTO_INET, NF_INET_LOCAL_OUT },
+	[PKTDEDUP_HOOK_POSTROUTING] = { NFPROTO_INET, NF_INET_POST_ROUTING },
+	[PKTDEDUP_HOOK_INGRESS] = { NFPROTO_NETDEV, NF_NETDEV_INGRESS },
+	[PKTDEDUP_HOOK_BRIDGE_PREROUTING] = { NFPROTO_BRIDGE,
+					      NF_BR_PRE_ROUTING },
+	[PKTDEDUP_HOOK_BRIDGE_FORWARD] = { NFPROTO_BRIDGE, NF_BR_FORWARD },
 };
 
 /*
@@ -122,8 +133,12 @@ unsigned int pd_process(struct pd_net *pn, struct pd_filters *fs,
 	local_bh_disable();
 	st = this_cpu_ptr(pn->stats);
 	r = pd_skb_key(skb, fs, this_cpu_ptr(pd_scratch)->buf, &pkt, &key);
-	if (pkt.family)		/* the addresses are known */
+	if (pkt.family) {	/* the addresses are known */
+		/* traffic selection by protocol, once the header says it */
+		if (!pkt.l4_err && !pd_select_proto(&fs->cfg.sel, pkt.proto))
+			goto out;
 		pd_srcs_add(pn, &pkt);
+	}
 	if (unlikely(r != PD_PARSE_OK)) {
 		u64_stats_update_begin(&st->syncp);
 		u64_stats_inc(&st->unparsed);
@@ -171,6 +186,34 @@ out:
 	return verdict;
 }
 
+/* A frame that is not IP at an L2 hook: counted, passed. */
+static unsigned int pd_nonip(struct pd_net *pn)
+{
+	struct pd_cpu_stats *st;
+
+	local_bh_disable();
+	st = this_cpu_ptr(pn->stats);
+	u64_stats_update_begin(&st->syncp);
+	u64_stats_inc(&st->nonip);
+	u64_stats_update_end(&st->syncp);
+	local_bh_enable();
+	return NF_ACCEPT;
+}
+
+/* Whether dev is one of the selected devices. */
+static bool pd_select_dev(const struct pd_select *sel,
+			  const struct net_device *dev)
+{
+	unsigned int i;
+
+	if (!dev)
+		return false;
+	for (i = 0; i < sel->ndev; i++)
+		if (sel->ifindex[i] == dev->ifindex)
+			return true;
+	return false;
+}
+
 static unsigned int pd_hook(void *priv, struct sk_buff *skb,
 			    const struct nf_hook_state *state)
 {
@@ -184,38 +227,116 @@ static unsigned int pd_hook(void *priv, struct sk_buff *skb,
 	 */
 	if (unlikely(!fs || fs->hook_gen != hooks->gen))
 		return NF_ACCEPT;
+	/* traffic selection: before anything is read of the packet */
+	if (!pd_select_mark(&fs->cfg.sel, skb->mark))
+		return NF_ACCEPT;
+	if (fs->match_dev &&
+	    !pd_select_dev(&fs->cfg.sel, state->in ?: state->out))
+		return NF_ACCEPT;
+	if (hooks->l2 && skb->protocol != htons(ETH_P_IP) &&
+	    skb->protocol != htons(ETH_P_IPV6))
+		return pd_nonip(hooks->pn);
 	return pd_process(hooks->pn, fs, skb);
 }
 
-struct pd_hooks *pd_hooks_register(struct pd_net *pn, u8 hook, s32 priority,
-				   u32 gen)
+/*
+ * Register the hooks of cfg's hook point: IPv4 and IPv6 at an inet hook,
+ * the bridge family's hook, or a netdev ingress hook on each selected
+ * device (looked up by the ifindex it was resolved to, under pn->lock,
+ * which the device notifier takes too: select.c).
+ */
+struct pd_hooks *pd_hooks_register(struct pd_net *pn,
+				   const struct pd_config *cfg, u32 gen)
 {
 	struct pd_hooks *h = kzalloc(sizeof(*h), GFP_KERNEL);
-	int i, err;
+	u8 pf = pd_nf_hooks[cfg->hook].pf;
+	struct net_device *dev;
+	unsigned int i;
+	int err = 0;
 
+	lockdep_assert_held(&pn->lock);
 	if (!h)
 		return ERR_PTR(-ENOMEM);
 	h->pn = pn;
 	h->gen = gen;
-	for (i = 0; i < 2; i++) {
+	h->l2 = pd_hook_is_l2(cfg->hook);
+	if (pf == NFPROTO_INET) {
+		h->ops[0].pf = NFPROTO_IPV4;
+		h->ops[1].pf = NFPROTO_IPV6;
+		h->n = 2;
+	} else if (pf == NFPROTO_BRIDGE) {
+		h->ops[0].pf = NFPROTO_BRIDGE;
+		h->n = 1;
+	} else {
+		h->n = cfg->sel.ndev;
+	}
+	for (i = 0; i < h->n; i++) {
 		h->ops[i].hook = pd_hook;
 		h->ops[i].priv = h;
-		h->ops[i].pf = i ? NFPROTO_IPV6 : NFPROTO_IPV4;
-		h->ops[i].hooknum = pd_nf_hooks[hook];
-		h->ops[i].priority = priority;
+		h->ops[i].hooknum = pd_nf_hooks[cfg->hook].hooknum;
+		h->ops[i].priority = cfg->priority;
+		if (pf != NFPROTO_NETDEV)
+			continue;
+		h->ops[i].pf = NFPROTO_NETDEV;
+		dev = dev_get_by_index(pn->net, cfg->sel.ifindex[i]);
+		if (!dev) {
+			err = -ENODEV;
+			break;
+		}
+		h->ops[i].dev = dev;
+		err = nf_register_net_hook(pn->net, &h->ops[i]);
+		dev_put(dev);
+		if (err) {
+			h->ops[i].dev = NULL;
+			break;
+		}
 	}
-	err = nf_register_net_hooks(pn->net, h->ops, ARRAY_SIZE(h->ops));
-	if (err) {
-		kfree(h);
-		return ERR_PTR(err);
+	if (pf == NFPROTO_NETDEV) {
+		if (!err)
+			return h;
+		h->n = i;
+		pd_hooks_detach(h);
+	} else {
+		err = nf_register_net_hooks(pn->net, h->ops, h->n);
+		if (!err)
+			return h;
 	}
-	return h;
+	kfree(h);
+	return ERR_PTR(err);
 }
 
 /* Stop new packets from reaching h; CPUs may still be inside pd_hook(). */
 void pd_hooks_detach(struct pd_hooks *h)
 {
-	nf_unregister_net_hooks(h->pn->net, h->ops, ARRAY_SIZE(h->ops));
+	unsigned int i;
+
+	for (i = 0; i < h->n; i++) {
+		/* a netdev hook whose device went away is gone already */
+		if (h->ops[i].pf == NFPROTO_NETDEV && !h->ops[i].dev)
+			continue;
+		nf_unregister_net_hook(h->pn->net, &h->ops[i]);
+		h->ops[i].dev = NULL;
+	}
+}
+
+/*
+ * Device dev goes away (NETDEV_UNREGISTER): remove h's netdev hook on it.
+ * pn->lock held. Whether h had one.
+ */
+bool pd_hooks_forget_dev(struct pd_hooks *h, const struct net_device *dev)
+{
+	bool found = false;
+	unsigned int i;
+
+	lockdep_assert_held(&h->pn->lock);
+	for (i = 0; i < h->n; i++) {
+		if (h->ops[i].pf != NFPROTO_NETDEV || h->ops[i].dev != dev)
+			continue;
+		nf_unregister_net_hook(h->pn->net, &h->ops[i]);
+		h->ops[i].dev = NULL;
+		found = true;
+	}
+	return found;
 }
 
 int pd_hook_init(void)

@@ -215,14 +215,19 @@ static int __init pd_init(void)
 	err = register_pernet_subsys(&pd_net_ops);
 	if (err)
 		goto out_hook;
-	err = pd_netlink_init();
+	err = pd_select_init();
 	if (err)
 		goto out_pernet;
+	err = pd_netlink_init();
+	if (err)
+		goto out_select;
 	pr_info("loaded: key %s, filter %s of %llu bytes, action count; active at load: %s namespaces; namespace caps %llu (initial user namespace), %llu (others); %llu in all\n",
 		pd_key_mode_names[pd_default_cfg.key], filter,
 		pd_default_cfg.filter.mem_bytes, netns, pd_max_netns_mem,
 		pd_max_userns_mem, pd_max_total_mem);
 	return 0;
+out_select:
+	pd_select_exit();
 out_pernet:
 	unregister_pernet_subsys(&pd_net_ops);
 out_hook:
@@ -233,6 +238,7 @@ out_hook:
 static void __exit pd_exit(void)
 {
 	pd_netlink_exit();
+	pd_select_exit();
 	unregister_pernet_subsys(&pd_net_ops);
 	pd_hook_exit();
 }

@@ -156,6 +156,15 @@ static int pd_act_set_config(struct pd_nl_req *req)
 	if (err)
 		return err;
 	pd_cfg_update(&cfg, tb);
+	err = pd_nl_select_read(pn->net, tb, &cfg.sel, req->extack);
+	if (err)
+		return err;
+	if (cfg.hook == PKTDEDUP_HOOK_INGRESS && !cfg.sel.ndev) {
+		NL_SET_ERR_MSG_ATTR(req->extack, tb[PKTDEDUP_A_CONFIG_HOOK] ?:
+				    tb[PKTDEDUP_A_CONFIG_DEVS],
+				    "hook ingress: name the devices to hook (dev)");
+		return -EINVAL;
+	}
 	err = pd_nl_filter_read(tb[PKTDEDUP_A_CONFIG_FILTER], &cfg.filter,
 				&blame, req->extack);
 	if (err)
@@ -215,6 +224,7 @@ static int pd_fill_settings(struct sk_buff *msg, const struct pd_config *c,
 	    nla_put_u8(msg, PKTDEDUP_A_CONFIG_SCOPE, c->scope) ||
 	    nla_put_u8(msg, PKTDEDUP_A_CONFIG_HOOK, c->hook) ||
 	    nla_put_s32(msg, PKTDEDUP_A_CONFIG_PRIORITY, c->priority) ||
+	    pd_nl_select_put(msg, &c->sel) ||
 	    pd_nl_filter_put(msg, &c->filter))
 		return -EMSGSIZE;
 	nla_nest_end(msg, cfg);
@@ -372,6 +382,8 @@ static int pd_fill_stats_of(struct sk_buff *msg, struct pd_net *pn, int cpu)
 	    pd_nl_put_u64(msg, PKTDEDUP_A_STATS_DROPPED, c.dropped,
 			  PKTDEDUP_A_STATS_PAD) ||
 	    pd_nl_put_u64(msg, PKTDEDUP_A_STATS_UNPARSED, c.unparsed,
+			  PKTDEDUP_A_STATS_PAD) ||
+	    pd_nl_put_u64(msg, PKTDEDUP_A_STATS_NONIP, c.nonip,
 			  PKTDEDUP_A_STATS_PAD) ||
 	    (n && nla_put_u32(msg, counting ? PKTDEDUP_A_STATS_ZERO_CELLS :
 			      PKTDEDUP_A_STATS_SET_BITS,

@@ -101,8 +101,7 @@ static int pd_net_rebuild(struct pd_net *pn, const struct pd_config *cfg,
 	if (way < 0)
 		return way;
 	if (rehook) {
-		hooks = pd_hooks_register(pn, cfg->hook, cfg->priority,
-					  pn->hook_gen + 1);
+		hooks = pd_hooks_register(pn, cfg, pn->hook_gen + 1);
 		if (IS_ERR(hooks)) {
 			NL_SET_ERR_MSG(extack,
 				       "cannot register the netfilter hooks");
@@ -132,8 +131,13 @@ static int pd_net_rebuild(struct pd_net *pn, const struct pd_config *cfg,
 int pd_net_apply(struct pd_net *pn, const struct pd_config *cfg,
 		 struct netlink_ext_ack *extack)
 {
+	/* ingress hooks are the selected devices' */
 	bool rehook = !pn->hooks || cfg->hook != pn->cfg.hook ||
-		      cfg->priority != pn->cfg.priority;
+		      cfg->priority != pn->cfg.priority ||
+		      (cfg->hook == PKTDEDUP_HOOK_INGRESS &&
+		       (cfg->sel.ndev != pn->cfg.sel.ndev ||
+			memcmp(cfg->sel.ifindex, pn->cfg.sel.ifindex,
+			       sizeof(cfg->sel.ifindex))));
 
 	return pd_net_rebuild(pn, cfg, rehook, extack);
 }
@@ -158,12 +162,14 @@ void pd_net_counts(struct pd_net *pn, int cpu, struct pd_counts *c)
 		c->marked = u64_stats_read(&st->marked);
 		c->dropped = u64_stats_read(&st->dropped);
 		c->unparsed = u64_stats_read(&st->unparsed);
+		c->nonip = u64_stats_read(&st->nonip);
 	} while (u64_stats_fetch_retry(&st->syncp, seq));
 	c->packets -= base->packets;
 	c->duplicates -= base->duplicates;
 	c->marked -= base->marked;
 	c->dropped -= base->dropped;
 	c->unparsed -= base->unparsed;
+	c->nonip -= base->nonip;
 }
 
 void pd_counts_add(struct pd_counts *sum, const struct pd_counts *c)
@@ -173,6 +179,7 @@ void pd_counts_add(struct pd_counts *sum, const struct pd_counts *c)
 	sum->marked += c->marked;
 	sum->dropped += c->dropped;
 	sum->unparsed += c->unparsed;
+	sum->nonip += c->nonip;
 }
 
 /*
@@ -303,8 +310,10 @@ int pd_net_setup(struct pd_net *pn, struct net *net,
 void pd_net_detach(struct pd_net *pn)
 {
 	pd_proc_exit(pn);
+	mutex_lock(&pn->lock);	/* the device notifier's (select.c) */
 	if (pn->hooks)
 		pd_hooks_detach(pn->hooks);
+	mutex_unlock(&pn->lock);
 	pd_events_stop(pn);
 }
 

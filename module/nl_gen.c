@@ -135,6 +135,11 @@ const struct nla_policy pd_config_nl_policy[PKTDEDUP_A_CONFIG_MAX + 1] = {
 		NLA_POLICY_FULL_RANGE_SIGNED(NLA_S32, &pd_config_priority_range),
 	[PKTDEDUP_A_CONFIG_FILTER] = NLA_POLICY_NESTED(pd_filter_nl_policy),
 	[PKTDEDUP_A_CONFIG_STATE] = NLA_POLICY_MAX(NLA_U8, PKTDEDUP_STATE_MAX),
+	[PKTDEDUP_A_CONFIG_DEVS] = NLA_POLICY_NESTED(pd_devs_nl_policy),
+	[PKTDEDUP_A_CONFIG_PROTOS] =
+		NLA_POLICY_RANGE(NLA_BINARY, PKTDEDUP_PROTOS_LEN, PKTDEDUP_PROTOS_LEN),
+	[PKTDEDUP_A_CONFIG_MATCH_MARK_VALUE] = { .type = NLA_U32, },
+	[PKTDEDUP_A_CONFIG_MATCH_MARK_MASK] = { .type = NLA_U32, },
 };
 
 const struct nla_policy pd_filter_nl_policy[PKTDEDUP_A_FILTER_MAX + 1] = {
@@ -201,6 +206,10 @@ const struct nla_policy pd_jumping_nl_policy[PKTDEDUP_A_SETTINGS_MAX + 1] = {
 	[PKTDEDUP_A_SETTINGS_RATE] = { .type = NLA_U32, },
 	[PKTDEDUP_A_SETTINGS_SUBWINDOWS] = NLA_POLICY_MAX(NLA_U8, 63),
 	[PKTDEDUP_A_SETTINGS_WARN_BELOW] = NLA_POLICY_MAX(NLA_U8, 100),
+};
+
+const struct nla_policy pd_devs_nl_policy[PKTDEDUP_A_DEVS_MAX + 1] = {
+	[PKTDEDUP_A_DEVS_NAME] = { .type = NLA_NUL_STRING, .len = PKTDEDUP_IFNAME_MAX, },
 };
 
 const struct nla_policy pd_query_nl_policy[PKTDEDUP_A_QUERY_MAX + 1] = {

@@ -50,6 +50,7 @@ struct pd_cpu_stats {
 	u64_stats_t marked;
 	u64_stats_t dropped;
 	u64_stats_t unparsed;
+	u64_stats_t nonip;
 	struct u64_stats_sync syncp;
 };
 
@@ -60,6 +61,7 @@ struct pd_counts {
 	u64 marked;
 	u64 dropped;
 	u64 unparsed;
+	u64 nonip;
 };
 
 /* The filters of one configuration; immutable but for the cells. */
@@ -70,6 +72,7 @@ struct pd_filters {
 	struct pd_key_opts kopts;
 	u32 copy_len;			/* bytes extraction may read */
 	bool timed;			/* the filter reads packets' times */
+	bool match_dev;			/* cfg.sel's devices, checked per packet */
 	u32 hook_gen;			/* the hooks that may use these */
 	struct pd_filter __percpu *pcpu;	/* scope percpu */
 	struct pd_filter *shared;	/* scope shared */
@@ -77,11 +80,17 @@ struct pd_filters {
 	struct rcu_head rcu;
 };
 
-/* A registered pair of hooks (IPv4, IPv6) at one hook point. */
+/*
+ * The hooks registered at one hook point: IPv4 and IPv6 at an inet hook,
+ * one bridge hook, or one netdev ingress hook per selected device (ops.dev
+ * NULL once that device went away).
+ */
 struct pd_hooks {
-	struct nf_hook_ops ops[2];
+	struct nf_hook_ops ops[PKTDEDUP_DEVS_MAX];
 	struct pd_net *pn;
 	u32 gen;
+	u8 n;			/* ops in use */
+	bool l2;		/* frames: non-IP ones are counted, passed */
 };
 
 /* What is learnt of addresses in the recent window (sources.c). */
@@ -279,9 +288,17 @@ void pd_net_teardown(struct pd_net *pn);
 /* hook.c */
 int pd_hook_init(void);
 void pd_hook_exit(void);
-struct pd_hooks *pd_hooks_register(struct pd_net *pn, u8 hook, s32 priority,
-				   u32 gen);
+struct pd_hooks *pd_hooks_register(struct pd_net *pn,
+				   const struct pd_config *cfg, u32 gen);
 void pd_hooks_detach(struct pd_hooks *hooks);
+bool pd_hooks_forget_dev(struct pd_hooks *h, const struct net_device *dev);
+
+/* select.c */
+int pd_nl_select_read(struct net *net, struct nlattr **tb,
+		      struct pd_select *sel, struct netlink_ext_ack *extack);
+int pd_nl_select_put(struct sk_buff *msg, const struct pd_select *sel);
+int pd_select_init(void);
+void pd_select_exit(void);
 unsigned int pd_process(struct pd_net *pn, struct pd_filters *fs,
 			struct sk_buff *skb);
 enum pd_parse_result pd_skb_key(struct sk_buff *skb,

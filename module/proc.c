@@ -5,12 +5,14 @@
  * stats: a header line, one row per possible CPU and a "total" row:
  *	cpu packets duplicates marked dropped unparsed zero_cells
  * (zero_cells: the measured fraction of zero cells of that CPU's filter;
- * for the total, their mean), then "name value" lines for the current
+ * for the total, their mean), then "name value" lines: nonip (frames
+ * neither IPv4 nor IPv6 at an ingress or bridge hook) and for the current
  * settings: stable_point (Theorem 3) and fp_bound (Eq. 8).
  * (An idle instance's stats is one line saying so.)
- * config: "name value" lines: state, settings, filter parameters and the
- * namespace's memory (cap, where the cap comes from, what is held), and
- * the module's across all namespaces.
+ * config: "name value" lines: state, settings (the traffic selection as
+ * dev, protos and match_mark: "any" or what is selected), filter
+ * parameters and the namespace's memory (cap, where the cap comes from,
+ * what is held), and the module's across all namespaces.
  * distinct: distinct sources and destinations over three spans.
  * sources: the source-window settings, memory and new-source events.
  */
@@ -102,6 +104,7 @@ static int pd_stats_show(struct seq_file *m, void *v)
 	pd_seq_row(m, "total", &total);
 	pd_seq_ppb(m, " ", n ? (u32)div_u64(occ_sum, n) : 0);
 	seq_putc(m, '\n');
+	seq_printf(m, "nonip %llu\n", total.nonip);
 	if (fs) {
 		if (fs->plan.given & PD_PLAN_HAS_ZERO)
 			pd_seq_ppb(m, "stable_point ",
@@ -168,6 +171,27 @@ static void pd_plan_show(struct seq_file *m, const struct pd_filters *fs)
 	}
 }
 
+/* The traffic selection: dev, protos and match_mark lines ("any"). */
+static void pd_select_show(struct seq_file *m, const struct pd_select *sel)
+{
+	unsigned int i, n = 0;
+
+	seq_puts(m, "dev");
+	for (i = 0; i < sel->ndev; i++)
+		seq_printf(m, "%c%s", i ? ',' : ' ', sel->dev[i]);
+	seq_puts(m, sel->ndev ? "\nprotos" : " any\nprotos");
+	for (i = 0; i < 256 && !sel->any_proto; i++)
+		if (pd_select_proto(sel, i))
+			seq_printf(m, "%c%u", n++ ? ',' : ' ', i);
+	if (sel->any_proto)
+		seq_puts(m, " any");
+	if (sel->mark_mask)
+		seq_printf(m, "\nmatch_mark 0x%x/0x%x\n", sel->mark_value,
+			   sel->mark_mask);
+	else
+		seq_puts(m, "\nmatch_mark any\n");
+}
+
 static int pd_config_show(struct seq_file *m, void *v)
 {
 	struct pd_net *pn = pd_pernet(seq_file_single_net(m));
@@ -190,6 +214,7 @@ static int pd_config_show(struct seq_file *m, void *v)
 	seq_printf(m, "hook %s\npriority %d\nscope %s\nfilter %s\nmem %llu\n",
 		   pd_hook_names[c->hook], c->priority,
 		   pd_scope_names[c->scope], ops->name, c->filter.mem_bytes);
+	pd_select_show(m, &c->sel);
 	if (ops->settings & PD_SET_FPS) {
 		pd_seq_ppb(m, "fps ", c->filter.fps_ppb ? c->filter.fps_ppb :
 			   ops->default_fps_ppb);

@@ -34,7 +34,7 @@ cd "$(dirname "$0")/.."
 
 # Kernel modules the guest loads, in addition to their dependencies.
 # crc32c_generic first: libcrc32c (for nf_tables) only soft-depends on it
-GUEST_MODULES="crc32c_generic veth nf_tables"
+GUEST_MODULES="crc32c_generic veth nf_tables bridge"
 
 modinfo_field() {	# FILE FIELD
 	objcopy -O binary --only-section=.modinfo "$1" /dev/stdout 2>/dev/null |

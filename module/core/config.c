@@ -21,7 +21,20 @@ const char *const pd_hook_names[PD_NHOOKS] = {
 	[PKTDEDUP_HOOK_FORWARD] = "forward",
 	[PKTDEDUP_HOOK_OUTPUT] = "output",
 	[PKTDEDUP_HOOK_POSTROUTING] = "postrouting",
+	[PKTDEDUP_HOOK_INGRESS] = "ingress",
+	[PKTDEDUP_HOOK_BRIDGE_PREROUTING] = "bridge-prerouting",
+	[PKTDEDUP_HOOK_BRIDGE_FORWARD] = "bridge-forward",
 };
+
+void pd_select_update(struct pd_select *s)
+{
+	unsigned int i;
+
+	s->any_proto = true;
+	for (i = 0; i < sizeof(s->protos); i++)
+		if (s->protos[i])
+			s->any_proto = false;
+}
 
 void pd_config_defaults(struct pd_config *c)
 {
@@ -33,6 +46,7 @@ void pd_config_defaults(struct pd_config *c)
 	c->hook = PKTDEDUP_HOOK_PREROUTING;
 	c->priority = PD_DEFAULT_PRIORITY;
 	c->mark_mask = 0xffffffff;
+	c->sel.any_proto = true;
 	pd_filter_req_defaults(&c->filter, PKTDEDUP_FILTER_KIND_SBF,
 			       PD_DEFAULT_MEM);
 }

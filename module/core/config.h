@@ -21,6 +21,48 @@
 #define PD_DEFAULT_PRIORITY (-450)
 #define PD_DEFAULT_MEM (256 * 1024)
 
+/*
+ * Which packets an instance looks at, checked before any hashing: the
+ * devices (resolved to ifindexes by the module when set), the upper-layer
+ * protocols and a mark match. A packet not selected is passed untouched
+ * and not counted.
+ */
+struct pd_select {
+	u32 mark_value;		/* match-mark: (mark & mask) == value */
+	u32 mark_mask;		/* 0: any mark */
+	u8 ndev;		/* 0: any device */
+	bool any_proto;		/* protos all zero */
+	s32 ifindex[PKTDEDUP_DEVS_MAX];
+	char dev[PKTDEDUP_DEVS_MAX][PKTDEDUP_IFNAME_MAX + 1];
+	u8 protos[PKTDEDUP_PROTOS_LEN];	/* bit n: protocol n */
+};
+
+/* Whether upper-layer protocol proto is selected. */
+static inline bool pd_select_proto(const struct pd_select *s, u8 proto)
+{
+	return s->any_proto || (s->protos[proto >> 3] >> (proto & 7)) & 1;
+}
+
+/* Whether a packet with this mark is selected. */
+static inline bool pd_select_mark(const struct pd_select *s, u32 mark)
+{
+	return (mark & s->mark_mask) == s->mark_value;
+}
+
+/* Set any_proto from the bitmap. */
+void pd_select_update(struct pd_select *s);
+
+/*
+ * The hooks of the bridge family and netdev ingress see frames, not only
+ * IP packets.
+ */
+static inline bool pd_hook_is_l2(u8 hook)
+{
+	return hook == PKTDEDUP_HOOK_INGRESS ||
+	       hook == PKTDEDUP_HOOK_BRIDGE_PREROUTING ||
+	       hook == PKTDEDUP_HOOK_BRIDGE_FORWARD;
+}
+
 struct pd_config {
 	u8 key;			/* enum pktdedup_key */
 	u8 key_flags;		/* PKTDEDUP_KEY_F_IGNORE_TOS */
@@ -32,6 +74,7 @@ struct pd_config {
 	u32 mark_value;
 	u32 mark_mask;
 	struct pd_filter_req filter;	/* family, memory, its settings */
+	struct pd_select sel;		/* traffic selection */
 };
 
 extern const char *const pd_action_names[PD_NACTIONS];

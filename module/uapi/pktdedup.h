@@ -117,6 +117,12 @@
 #define PKTDEDUP_GENL_NAME	"pktdedup"
 #define PKTDEDUP_GENL_VERSION	2
 
+/* Most devices a configuration selects (config devs). */
+#define PKTDEDUP_DEVS_MAX	8
+/* Longest device name (IFNAMSIZ less its NUL). */
+#define PKTDEDUP_IFNAME_MAX	15
+/* Bytes of the protocol bitmap (config protos), one bit per protocol. */
+#define PKTDEDUP_PROTOS_LEN	32
 /* Most payload bytes the packet key may hash. */
 #define PKTDEDUP_PAYLOAD_MAX	1500
 /* Shortest packet QUERY takes (an IPv4 header). */
@@ -186,7 +192,13 @@ enum pktdedup_scope {
 };
 
 /*
- * Netfilter hook point, IPv4 and IPv6 alike.
+ * Where the module looks at packets. The first five are the inet hook
+ * points, IPv4 and IPv6 alike; ingress is the netdev ingress hook of
+ * each device the config's devs name (before the IP stack, as frames
+ * arrive: non-IP frames are counted and passed); bridge-prerouting and
+ * bridge-forward are the bridge family's hooks (frames entering a
+ * bridge port, and frames the bridge forwards from one port to
+ * another). Every key and action works at each.
  */
 enum pktdedup_hook {
 	PKTDEDUP_HOOK_PREROUTING,
@@ -194,6 +206,9 @@ enum pktdedup_hook {
 	PKTDEDUP_HOOK_FORWARD,
 	PKTDEDUP_HOOK_OUTPUT,
 	PKTDEDUP_HOOK_POSTROUTING,
+	PKTDEDUP_HOOK_INGRESS,
+	PKTDEDUP_HOOK_BRIDGE_PREROUTING,
+	PKTDEDUP_HOOK_BRIDGE_FORWARD,
 
 	__PKTDEDUP_HOOK_MAX,
 	PKTDEDUP_HOOK_MAX = (__PKTDEDUP_HOOK_MAX - 1)
@@ -451,9 +466,49 @@ enum {
 	 * its hooks. The source settings are kept for the next activation.
 	 */
 	PKTDEDUP_A_CONFIG_STATE,
+	/*
+	 * nest: devs: Traffic selection: the devices whose packets are looked
+	 * at (the device a packet arrives on; at output and postrouting, the
+	 * one it leaves by), at most devs-max, each named by a name attribute;
+	 * resolved when set (an unknown device is refused). An empty nest
+	 * selects every device. Hook ingress registers on these devices and
+	 * needs at least one.
+	 */
+	PKTDEDUP_A_CONFIG_DEVS,
+	/*
+	 * binary, min-len protos-len, max-len protos-len: Traffic selection: a
+	 * bitmap of upper-layer protocols (bit n of byte n / 8 for protocol n,
+	 * as in the IPv4 protocol and IPv6 next header fields); all zero
+	 * selects every protocol. A packet whose upper-layer protocol cannot be
+	 * found (IPv6 extension headers cut short) is not deselected.
+	 */
+	PKTDEDUP_A_CONFIG_PROTOS,
+	/*
+	 * u32: Traffic selection: only packets with (skb->mark & match-mark-
+	 * mask) == match-mark-value are looked at; must lie within the mask.
+	 */
+	PKTDEDUP_A_CONFIG_MATCH_MARK_VALUE,
+	/* u32: Traffic selection by mark; 0 (the default) selects any mark. */
+	PKTDEDUP_A_CONFIG_MATCH_MARK_MASK,
 
 	__PKTDEDUP_A_CONFIG_MAX,
 	PKTDEDUP_A_CONFIG_MAX = (__PKTDEDUP_A_CONFIG_MAX - 1)
+};
+
+/*
+ * Attribute set "devs"
+ *
+ * The devices of a traffic selection (config devs).
+ */
+enum {
+	/*
+	 * string, max-len ifname-max: A device's name in the namespace, one
+	 * attribute per device.
+	 */
+	PKTDEDUP_A_DEVS_NAME = 1,
+
+	__PKTDEDUP_A_DEVS_MAX,
+	PKTDEDUP_A_DEVS_MAX = (__PKTDEDUP_A_DEVS_MAX - 1)
 };
 
 /*
@@ -821,6 +876,11 @@ enum {
 	 * landmark) forgotten before their time because the window was full.
 	 */
 	PKTDEDUP_A_STATS_EARLY_EXPIRIES,
+	/*
+	 * u64: Hooks ingress and bridge-*: frames that are neither IPv4 nor
+	 * IPv6 (ARP, LLDP, ...), passed untouched and not counted in packets.
+	 */
+	PKTDEDUP_A_STATS_NONIP,
 
 	__PKTDEDUP_A_STATS_MAX,
 	PKTDEDUP_A_STATS_MAX = (__PKTDEDUP_A_STATS_MAX - 1)

@@ -10,6 +10,8 @@
  *	--flows F      distinct packets spread over F flows (source ports);
  *	               0 (default): every packet its own flow
  *	--port P       UDP destination port (default 9000)
+ *	--proto N      IP protocol (next header) N instead of UDP's 17: the
+ *	               same bytes follow the IP header (traffic selection)
  *	--dsts N       destination addresses DST, DST+1, ... (default 1)
  *	--srcs N       source addresses SRC + (I + i % N) (default 1), with
  *	--src-first I  the first offset (default 0); the offset is added to
@@ -98,7 +100,7 @@ struct opts {
 	bool v6, ttl_step, loop, alternate, keep_going;
 	uint8_t src[16], dst[16];
 	unsigned long count, copies, flows, port, dsts, pause_every, cpu, first;
-	unsigned long srcs, src_first;
+	unsigned long srcs, src_first, proto;
 };
 
 void pin(unsigned long cpu)
@@ -137,7 +139,7 @@ static size_t build(const struct opts *o, unsigned long i, unsigned long j,
 		b[1] = (uint8_t)((i >> 16) & 0x0f);	/* flow label: i */
 		put16(b + 2, (uint16_t)i);
 		put16(b + 4, (uint16_t)(8 + plen));
-		b[6] = IPPROTO_UDP;
+		b[6] = (uint8_t)o->proto;
 		b[7] = ttl;
 		memcpy(b + 8, src, 16);
 		memcpy(b + 24, dst, 16);
@@ -146,7 +148,7 @@ static size_t build(const struct opts *o, unsigned long i, unsigned long j,
 		put16(b + 2, (uint16_t)(hl + 8 + plen));
 		put16(b + 4, (uint16_t)(i + 1));	/* IP ID: i + 1 */
 		b[8] = ttl;
-		b[9] = IPPROTO_UDP;
+		b[9] = (uint8_t)o->proto;
 		memcpy(b + 12, src, 4);
 		memcpy(b + 16, dst, 4);
 	}
@@ -168,7 +170,8 @@ static size_t build(const struct opts *o, unsigned long i, unsigned long j,
 static int cmd_send(int argc, char **argv)
 {
 	struct opts o = { .count = 100, .copies = 1, .port = 9000, .dsts = 1,
-			  .pause_every = 64, .srcs = 1 };
+			  .pause_every = 64, .srcs = 1,
+			  .proto = IPPROTO_UDP };
 	uint8_t pkt[128], dst[16];
 	unsigned long i, j, sent = 0;
 	int fd, one = 1, a;
@@ -212,6 +215,8 @@ static int cmd_send(int argc, char **argv)
 			v = &o.dsts;
 		else if (!strcmp(argv[a], "--pause-every"))
 			v = &o.pause_every;
+		else if (!strcmp(argv[a], "--proto"))
+			v = &o.proto;
 		else {
 			fprintf(stderr, "send: unknown option %s\n", argv[a]);
 			return 2;
@@ -225,7 +230,7 @@ static int cmd_send(int argc, char **argv)
 			*v = strtoul(argv[a], NULL, 0);
 		}
 	}
-	if (!o.dsts || !o.pause_every || !o.srcs)
+	if (!o.dsts || !o.pause_every || !o.srcs || o.proto > 255)
 		return 2;
 	pin(o.cpu);
 	fd = socket(o.v6 ? AF_INET6 : AF_INET, SOCK_RAW, IPPROTO_RAW);

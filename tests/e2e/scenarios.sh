@@ -605,7 +605,10 @@ t_reconfigure_rmmod() {
 		 "filter jumping window 10ms subwindows 4 scope shared" \
 		 "filter landmark window 1s scope percpu" \
 		 "filter sliding window 5000p" "filter sbf" \
-		 "action mark mark 0x1"; do
+		 "action mark mark 0x1" "hook bridge-prerouting" \
+		 "hook ingress dev pb1" "proto udp match-mark 0x1/0x1" \
+		 "hook forward dev any proto any match-mark any" \
+		 "hook ingress dev pb1,lo"; do
 		# shellcheck disable=SC2086
 		inns b dedupctl set $s || t_fail "set $s under traffic"
 		i=$((i + 1))
@@ -618,6 +621,8 @@ t_reconfigure_rmmod() {
 	inns b pdnet recv 9000 1500 > /tmp/recv.out &
 	rp=$!
 	sleep 0.3
+	# rmmod with netdev ingress hooks registered (the device notifier's
+	# replay removes them first)
 	expect_ok "rmmod under traffic" rmmod pktdedup
 	[ ! -e /proc/net/pktdedup ] || t_fail "/proc/net/pktdedup still there"
 	sleep 0.5
@@ -1281,6 +1286,11 @@ run t_monitor
 run t_events_bounded
 run t_top
 run t_rare
+run t_select_dev
+run t_select_proto
+run t_select_mark
+run t_ingress
+run t_bridge
 run t_idle_cost
 run t_nl_fuzz
 run t_pkt_fuzz

@@ -42,6 +42,14 @@ static const struct nls_attr nls_config_attrs[PKTDEDUP_A_CONFIG_MAX + 1] = {
 	[PKTDEDUP_A_CONFIG_PRIORITY] = { .name = "priority", .type = NLS_S32 },
 	[PKTDEDUP_A_CONFIG_FILTER] = { .name = "filter", .type = NLS_NEST, .nested = &nls_filter },
 	[PKTDEDUP_A_CONFIG_STATE] = { .name = "state", .type = NLS_U8 },
+	[PKTDEDUP_A_CONFIG_DEVS] = { .name = "devs", .type = NLS_NEST, .nested = &nls_devs },
+	[PKTDEDUP_A_CONFIG_PROTOS] = { .name = "protos", .type = NLS_BINARY },
+	[PKTDEDUP_A_CONFIG_MATCH_MARK_VALUE] = { .name = "match-mark-value", .type = NLS_U32 },
+	[PKTDEDUP_A_CONFIG_MATCH_MARK_MASK] = { .name = "match-mark-mask", .type = NLS_U32 },
+};
+
+static const struct nls_attr nls_devs_attrs[PKTDEDUP_A_DEVS_MAX + 1] = {
+	[PKTDEDUP_A_DEVS_NAME] = { .name = "name", .type = NLS_STRING, .multi = 1 },
 };
 
 static const struct nls_attr nls_filter_attrs[PKTDEDUP_A_FILTER_MAX + 1] = {
@@ -186,6 +194,7 @@ static const struct nls_attr nls_stats_attrs[PKTDEDUP_A_STATS_MAX + 1] = {
 	[PKTDEDUP_A_STATS_WINDOW_EFFECTIVE] = { .name = "window-effective", .type = NLS_U64 },
 	[PKTDEDUP_A_STATS_WINDOW_SHORTEST] = { .name = "window-shortest", .type = NLS_U64 },
 	[PKTDEDUP_A_STATS_EARLY_EXPIRIES] = { .name = "early-expiries", .type = NLS_U64 },
+	[PKTDEDUP_A_STATS_NONIP] = { .name = "nonip", .type = NLS_U64 },
 };
 
 static const struct nls_attr nls_query_attrs[PKTDEDUP_A_QUERY_MAX + 1] = {
@@ -293,6 +302,12 @@ const struct nls_set nls_config = {
 	.name = "config",
 	.max = PKTDEDUP_A_CONFIG_MAX,
 	.attrs = nls_config_attrs,
+};
+
+const struct nls_set nls_devs = {
+	.name = "devs",
+	.max = PKTDEDUP_A_DEVS_MAX,
+	.attrs = nls_devs_attrs,
 };
 
 const struct nls_set nls_filter = {

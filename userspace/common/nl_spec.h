@@ -35,6 +35,7 @@ struct nls_op {
 extern const struct nls_set nls_pktdedup;
 extern const struct nls_set nls_header;
 extern const struct nls_set nls_config;
+extern const struct nls_set nls_devs;
 extern const struct nls_set nls_filter;
 extern const struct nls_set nls_settings;
 extern const struct nls_set nls_sbf;

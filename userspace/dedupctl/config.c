@@ -355,6 +355,7 @@ static int show_cb(const struct nlattr **tb, void *data)
 		*pl[PKTDEDUP_A_PLAN_MAX + 1];
 	const char *key, *action, *scope, *hook;
 	const struct pd_filter_ops *ops;
+	struct select_view sel;
 	bool tos, active;
 	char b1[32], b2[32];
 	uint8_t bits, imp;
@@ -379,6 +380,7 @@ static int show_cb(const struct nlattr **tb, void *data)
 	prio = (int32_t)u32a(c, PKTDEDUP_A_CONFIG_PRIORITY);
 	bits = u8a(s, PKTDEDUP_A_SETTINGS_CELL_BITS);
 	imp = u8a(s, PKTDEDUP_A_SETTINGS_IMPORTANCE) ? 1 : 0;
+	select_view(c, &sel);
 	if (json) {
 		printf("{\"state\":\"%s\",\"key\":\"%s\",\"payload\":%u,"
 		       "\"ignore_tos\":%s,\"action\":\"%s\","
@@ -391,6 +393,8 @@ static int show_cb(const struct nlattr **tb, void *data)
 		       u32a(c, PKTDEDUP_A_CONFIG_MARK_MASK), hook, prio, scope,
 		       ops->name,
 		       (unsigned long long)u64a(f, PKTDEDUP_A_FILTER_MEM));
+		printf(",\"dev\":\"%s\",\"proto\":\"%s\",\"match_mark\":\"%s\"",
+		       sel.dev, sel.proto, sel.mark);
 		if (s[PKTDEDUP_A_SETTINGS_FPS])
 			printf(",\"fps\":%.9g",
 			       u32a(s, PKTDEDUP_A_SETTINGS_FPS) / 1e9);
@@ -444,6 +448,12 @@ static int show_cb(const struct nlattr **tb, void *data)
 		printf(" 0x%x/0x%x", u32a(c, PKTDEDUP_A_CONFIG_MARK_VALUE),
 		       u32a(c, PKTDEDUP_A_CONFIG_MARK_MASK));
 	printf("\nhook     %s, priority %d\n", hook, prio);
+	if (strcmp(sel.dev, "any") || strcmp(sel.proto, "any") ||
+	    strcmp(sel.mark, "any"))
+		printf("select   dev %s, proto %s, match-mark %s\n", sel.dev,
+		       sel.proto, sel.mark);
+	else
+		printf("select   every packet (dev, proto, match-mark any)\n");
 	if (ops->window && (u32a(s, PKTDEDUP_A_SETTINGS_RATE) ||
 			    s[PKTDEDUP_A_SETTINGS_WINDOW_PACKETS]))
 		printf("filter   %s, sized by its %s", ops->name,
@@ -731,7 +741,7 @@ static void put_setting(struct nlmsghdr *nlh, const char *k, const char *v)
 		if (errno || *end || !*v || p <= INT32_MIN || p >= INT32_MAX)
 			usage_error("priority: '%s' is not a hook priority", v);
 		mnl_attr_put_u32(nlh, PKTDEDUP_A_CONFIG_PRIORITY, (uint32_t)p);
-	} else {
+	} else if (!put_select_setting(nlh, k, v)) {
 		usage_error("set: unknown setting '%s'", k);
 	}
 }

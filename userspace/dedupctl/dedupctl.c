@@ -49,7 +49,10 @@ static const char usage_text[] =
 "      importance dscp|mark MASK (ibf-2c, ibf-mc)\n"
 "      window DURATION|Np    rate PPS    warn-below PCT (windows)\n"
 "      subwindows N (jumping)    landmark DURATION (filter landmark window)\n"
-"      hook prerouting|input|forward|output|postrouting    priority N\n"
+"      hook prerouting|input|forward|output|postrouting|ingress|\n"
+"           bridge-prerouting|bridge-forward    priority N\n"
+"      dev NAME[,NAME...]|any    proto P[,P...]|any    match-mark VALUE[/MASK]|any\n"
+"                                (traffic selection, before any hashing)\n"
 "  stats [percpu]                counters (totals, or one row per CPU)\n"
 "  reset                         empty the filters, new seeds, zero counters\n"
 "  query src ADDR | dst ADDR | pair SRC DST |\n"
@@ -389,6 +392,8 @@ static int stats_cb(const struct nlattr **top, void *data)
 		       (unsigned long long)u64a(tb, PKTDEDUP_A_STATS_DROPPED),
 		       (unsigned long long)u64a(tb, PKTDEDUP_A_STATS_UNPARSED),
 		       bits ? "set_bits" : "zero_cells", occ / 1e9);
+		printf(",\"nonip\":%llu",
+		       (unsigned long long)u64a(tb, PKTDEDUP_A_STATS_NONIP));
 		print_loads(top[PKTDEDUP_A_STATS]);
 		print_window_stats(tb);
 		printf("}");
@@ -408,6 +413,10 @@ static int stats_cb(const struct nlattr **top, void *data)
 		       occ / 1e7);
 		print_loads(top[PKTDEDUP_A_STATS]);
 		print_window_stats(tb);
+		/* frames an ingress or bridge hook saw that were not IP */
+		if (u64a(tb, PKTDEDUP_A_STATS_NONIP))
+			printf("  non-IP %llu", (unsigned long long)
+			       u64a(tb, PKTDEDUP_A_STATS_NONIP));
 		printf("\n");
 	}
 	c->rows++;

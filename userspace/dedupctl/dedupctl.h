@@ -8,6 +8,7 @@
 
 #include "../common/args.h"
 #include "nl.h"
+#include "../../module/uapi/pktdedup.h"
 
 #define EXIT_REFUSED 1
 #define EXIT_USAGE 2
@@ -66,6 +67,17 @@ struct pd_filter_ops;
  */
 void put_settings(struct nlmsghdr *nlh, int argc, char **argv,
 		  const struct pd_filter_ops *target);
+
+/* select.c: traffic selection */
+/* A selection setting (dev, proto, match-mark) into nlh; false if k is not. */
+bool put_select_setting(struct nlmsghdr *nlh, const char *k, const char *v);
+/* The selection as the values "set" takes ("any" for each unset part). */
+struct select_view {
+	char dev[PKTDEDUP_DEVS_MAX * (PKTDEDUP_IFNAME_MAX + 1) + 4];
+	char proto[1024];
+	char mark[32];
+};
+void select_view(const struct nlattr **c, struct select_view *v);
 
 /* sources.c */
 int cmd_distinct(int argc, char **argv);
