@@ -76,6 +76,8 @@ def usage_block(text, cmd):
 def usage_alternatives(block):
     """setting -> its lower-case alternatives, from "name a|b|c" """
     out = {}
+    # a list of alternatives may go on over the next line ("a|b| c")
+    block = re.sub(r"\| +", "|", block)
     for name, alts in re.findall(r"([a-z][a-z-]*) ((?:[A-Za-z0-9-]+\|)+[A-Za-z0-9-]+)", block):
         out[name] = set(a for a in alts.split("|") if a == a.lower())
     return out
@@ -98,6 +100,11 @@ def set_settings_and_values():
     assert complete("dedupctl set mem ") == set(), "a size has no fixed values"
     assert complete("dedupctl set max ") == {"auto"}
     assert complete("dedupctl plan filter sbf mem 1M lay") == {"layout"}
+    assert {"ingress", "bridge-forward"} <= complete("dedupctl set hook ")
+    assert complete("dedupctl set proto ud") == {"udp", "udplite"}
+    assert complete("dedupctl set match-mark ") == {"any"}
+    assert "any" in complete("dedupctl set dev ")
+    assert "lo" in complete("dedupctl set dev "), "this host's devices"
 
 
 @test

@@ -7,7 +7,7 @@
 
 _dedupctl_set_settings='key payload ignore-tos action mark scope state filter
 mem fps max k p gap p-star layout importance window rate warn-below
-subwindows landmark hook priority'
+subwindows landmark hook priority dev proto match-mark'
 _dedupctl_sources_settings='window subwindows counters new new-mem new-gap
 event-rate ring'
 
@@ -26,7 +26,11 @@ _dedupctl_values() {
 	filter) echo "sbf rsbf bsbf bsbfsd rlbsbf ibf-2c ibf-mc sliding jumping landmark" ;;
 	layout) echo "flat blocked" ;;
 	importance) echo "dscp mark" ;;
-	hook) echo "prerouting input forward output postrouting" ;;
+	hook) echo "prerouting input forward output postrouting ingress bridge-prerouting bridge-forward" ;;
+	# this host's devices (a list is typed with commas)
+	dev) echo "any"; ls /sys/class/net 2>/dev/null ;;
+	proto) echo "any tcp udp icmp icmpv6 sctp gre esp ah udplite" ;;
+	match-mark) echo "any" ;;
 	ignore-tos | new) echo "on off" ;;
 	max | k | p | gap | new-gap) echo "auto" ;;
 	esac
