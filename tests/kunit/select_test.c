@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Traffic selection (core/config.h): the protocol bitmap, the mark match,
+ * the defaults that select every packet, and which hooks see frames.
+ */
+#include <kunit/test.h>
+
+#include "../../module/core/config.h"
+
+static void pd_t_select_defaults(struct kunit *test)
+{
+	struct pd_config c;
+	unsigned int p;
+
+	pd_config_defaults(&c);
+	KUNIT_EXPECT_EQ(test, (int)c.sel.ndev, 0);
+	KUNIT_EXPECT_TRUE(test, c.sel.any_proto);
+	for (p = 0; p < 256; p++)
+		KUNIT_EXPECT_TRUE(test, pd_select_proto(&c.sel, (u8)p));
+	KUNIT_EXPECT_TRUE(test, pd_select_mark(&c.sel, 0));
+	KUNIT_EXPECT_TRUE(test, pd_select_mark(&c.sel, 0xffffffff));
+}
+
+static void pd_t_select_protos(struct kunit *test)
+{
+	struct pd_select s = {};
+	unsigned int p;
+
+	/* TCP, UDP and 255: the bitmap's first, middle and last bytes */
+	s.protos[6 / 8] |= 1 << (6 % 8);
+	s.protos[17 / 8] |= 1 << (17 % 8);
+	s.protos[31] |= 0x80;
+	pd_select_update(&s);
+	KUNIT_EXPECT_FALSE(test, s.any_proto);
+	for (p = 0; p < 256; p++)
+		KUNIT_EXPECT_EQ(test, pd_select_proto(&s, (u8)p),
+				p == 6 || p == 17 || p == 255);
+	/* all zero again: every protocol */
+	memset(s.protos, 0, sizeof(s.protos));
+	pd_select_update(&s);
+	KUNIT_EXPECT_TRUE(test, s.any_proto);
+	KUNIT_EXPECT_TRUE(test, pd_select_proto(&s, 0));
+}
+
+static void pd_t_select_mark(struct kunit *test)
+{
+	struct pd_select s = { .mark_value = 0x4, .mark_mask = 0x6 };
+
+	KUNIT_EXPECT_TRUE(test, pd_select_mark(&s, 0x4));
+	KUNIT_EXPECT_TRUE(test, pd_select_mark(&s, 0xfffffffd));
+	KUNIT_EXPECT_FALSE(test, pd_select_mark(&s, 0x6));
+	KUNIT_EXPECT_FALSE(test, pd_select_mark(&s, 0x2));
+	KUNIT_EXPECT_FALSE(test, pd_select_mark(&s, 0));
+}
+
+static void pd_t_select_l2_hooks(struct kunit *test)
+{
+	unsigned int h;
+
+	for (h = 0; h < PD_NHOOKS; h++) {
+		KUNIT_EXPECT_NOT_NULL(test, pd_hook_names[h]);
+		KUNIT_EXPECT_EQ(test, pd_hook_is_l2((u8)h),
+				h == PKTDEDUP_HOOK_INGRESS ||
+				h == PKTDEDUP_HOOK_BRIDGE_PREROUTING ||
+				h == PKTDEDUP_HOOK_BRIDGE_FORWARD);
+	}
+}
+
+static struct kunit_case pd_select_cases[] = {
+	KUNIT_CASE(pd_t_select_defaults),
+	KUNIT_CASE(pd_t_select_protos),
+	KUNIT_CASE(pd_t_select_mark),
+	KUNIT_CASE(pd_t_select_l2_hooks),
+	{}
+};
+
+static struct kunit_suite pd_select_suite = {
+	.name = "pktdedup-select",
+	.test_cases = pd_select_cases,
+};
+
+kunit_test_suite(pd_select_suite);
