@@ -381,6 +381,10 @@ pd_cfg() {	# NAME SRC SETTING...
 	N "$CFG" "$CTL" sources on counters 0 new off >/dev/null ||
 		fail "dedupctl sources on counters 0 new off"
 	N "$CFG" "$CTL" disable >/dev/null || fail "dedupctl disable"
+	# disable keeps the settings: back to the defaults the rows assume
+	N "$CFG" "$CTL" set state idle hook prerouting dev any proto any \
+		match-mark any filter sbf layout flat max auto >/dev/null ||
+		fail "dedupctl set (back to the defaults)"
 	pdconf "$CFG"
 	[ "${PDC[netfilter_hooks]}" = none ] || fail "$name: hooks left after dedupctl disable"
 }
@@ -539,6 +543,8 @@ short() {
 	pd_cfg pktdedup-count-flow-1m defaults key flow action count filter sbf mem 1M
 	pd_cfg pktdedup-drop-flow-1m defaults key flow action drop filter sbf mem 1M
 	pd_cfg pktdedup-count-flow-1m-nosources off key flow action count filter sbf mem 1M
+	pd_cfg pktdedup-unselected-flow-1m defaults key flow action count filter sbf mem 1M match-mark 0x1/0x1
+	pd_cfg pktdedup-ingress-drop-flow-1m defaults key flow action drop filter sbf mem 1M hook ingress dev in
 	# 10^3 flows: 8 addresses x 125 ports
 	traffic 8 125
 	nft_cfg nft-set-flow-1e3 drop 65536
@@ -565,6 +571,11 @@ full() {
 			pd_cfg pktdedup-count-flow-$m-blocked defaults key flow action count filter sbf layout blocked max 1 mem "${m^^}"
 		done
 		pd_cfg pktdedup-count-packet64-1m defaults key packet payload 64 action count filter sbf mem 1M
+		# traffic selection: nothing selected (the mark does not match)
+		pd_cfg pktdedup-unselected-flow-1m defaults key flow action count filter sbf mem 1M match-mark 0x1/0x1
+		# hook ingress on the receiving veth: before the IP stack
+		pd_cfg pktdedup-ingress-count-flow-1m defaults key flow action count filter sbf mem 1M hook ingress dev in
+		pd_cfg pktdedup-ingress-drop-flow-1m defaults key flow action drop filter sbf mem 1M hook ingress dev in
 		for fam in rsbf bsbf bsbfsd rlbsbf ibf-2c ibf-mc; do
 			pd_cfg pktdedup-count-flow-1m-$fam defaults key flow action count filter $fam mem 1M
 		done

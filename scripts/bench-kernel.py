@@ -32,6 +32,7 @@ REQUIRED = {
     "full": ["no-hook", "pktdedup-count-flow-1m", "pktdedup-drop-flow-1m",
              "nft-set-flow-1e6"],
     "short": ["no-hook", "pktdedup-count-flow-1m", "pktdedup-drop-flow-1m",
+              "pktdedup-unselected-flow-1m", "pktdedup-ingress-drop-flow-1m",
               "nft-set-flow-1e3"],
     "targets": ["no-hook", "nft-count-all", "pktdedup-count-flow-1m",
                 "pktdedup-count-flow-1m-nosources", "pktdedup-drop-flow-1m",
@@ -355,10 +356,19 @@ for r in runs:
     # sender's local_bh_enable(): no backlog drop
     want(s == r["count"] and r["errors"] == 0,
          f"pktgen sent {s} of {r['count']} ({r['errors']} errors)")
-    want(r["rx"] == s, f"Ip InReceives {r['rx']} != sent {s}")
+    # a copy dropped at ingress never reaches the IP layer
+    ingress_dropped = r["pd_dropped"] if cfg and n.startswith("pktdedup-ingress-") else 0
+    want(r["rx"] == s - ingress_dropped,
+         f"Ip InReceives {r['rx']} != sent {s} - dropped at ingress {ingress_dropped}")
     want(r["backlog_drops"] == 0, f"{r['backlog_drops']} backlog drops")
     if not cfg or n == "no-hook":
         want(r["pd_packets"] == 0, f"an idle pktdedup saw {r['pd_packets']} packets")
+        want(r["routed"] == s, f"blackholed {r['routed']} != sent {s}")
+    elif n.startswith("pktdedup-unselected-"):
+        # not selected: not counted, not touched
+        want(r["pd_packets"] == 0 and r["pd_unparsed"] == 0,
+             f"an unselected packet was counted ({r['pd_packets']} packets, "
+             f"{r['pd_unparsed']} unparsed)")
         want(r["routed"] == s, f"blackholed {r['routed']} != sent {s}")
     elif n.startswith("pktdedup-"):
         want(r["pd_packets"] == s, f"pktdedup saw {r['pd_packets']} != sent {s}")
