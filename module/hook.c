@@ -248,7 +248,7 @@ static unsigned int pd_hook(void *priv, struct sk_buff *skb,
 struct pd_hooks *pd_hooks_register(struct pd_net *pn,
 				   const struct pd_config *cfg, u32 gen)
 {
-	struct pd_hooks *h = kzalloc(sizeof(*h), GFP_KERNEL);
+	struct pd_hooks *h = kzalloc(sizeof(*h), PD_GFP);
 	u8 pf = pd_nf_hooks[cfg->hook].pf;
 	struct net_device *dev;
 	unsigned int i;
