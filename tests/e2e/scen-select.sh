@@ -168,6 +168,13 @@ t_ingress() {
 	expect_eq "ARP replies" 3 "$(grep -c 'reply from' /tmp/arping.out)"
 	expect_eq "non-IP frames are not packets" 0 "$(stat_of b packets)"
 	expect_eq "JSON nonip" 3 "$(inns b dedupctl -j stats | json_num nonip)"
+	# IPv6 at ingress: copies dropped as well
+	inns b dedupctl reset
+	send -6 $A6 $B6 --count 100 --copies 2
+	expect_eq "IPv6 at ingress: packets" 200 "$(stat_of b packets)"
+	expect_dups "IPv6 at ingress: duplicates" 100 2
+	expect_eq "IPv6 at ingress: dropped = duplicates" \
+		"$(stat_of b duplicates)" "$(stat_of b dropped)"
 	# every key and action at ingress: flow key, mark
 	expect_ok "key flow action mark" \
 		inns b dedupctl set key flow action mark mark 0x20/0x20
