@@ -619,6 +619,23 @@ targets() {
 	done
 }
 
+# hook placement and traffic selection: what an unselected packet costs
+# (against any hook, nft-count-all), and ingress against prerouting
+placement() {
+	RUN_N=1000000
+	for ROUND in $(seq "${ROUNDS:-2}"); do
+		roles
+		traffic 64 15625
+		nohook_cfg
+		nft_drop_cfg nft-count-all accept
+		pd_cfg pktdedup-unselected-flow-1m defaults key flow action count filter sbf mem 1M match-mark 0x1/0x1
+		pd_cfg pktdedup-count-flow-1m defaults key flow action count filter sbf mem 1M
+		pd_cfg pktdedup-ingress-count-flow-1m defaults key flow action count filter sbf mem 1M hook ingress dev in
+		pd_cfg pktdedup-drop-flow-1m defaults key flow action drop filter sbf mem 1M
+		pd_cfg pktdedup-ingress-drop-flow-1m defaults key flow action drop filter sbf mem 1M hook ingress dev in
+	done
+}
+
 # one configuration, under the host's perf: its module's CPU time
 profile() {
 	RUN_N=1000000
@@ -647,6 +664,7 @@ main() {
 	short) short ;;
 	full) full ;;
 	targets) targets ;;
+	placement) placement ;;
 	profile) profile ;;
 	aa) aa ;;
 	*) fail "unknown mode '$MODE'" ;;

@@ -37,6 +37,9 @@ REQUIRED = {
     "targets": ["no-hook", "nft-count-all", "pktdedup-count-flow-1m",
                 "pktdedup-count-flow-1m-nosources", "pktdedup-drop-flow-1m",
                 "nft-set-flow-1e6", "nft-set-count-flow-1e6"],
+    "placement": ["no-hook", "nft-count-all", "pktdedup-unselected-flow-1m",
+                  "pktdedup-count-flow-1m", "pktdedup-ingress-count-flow-1m",
+                  "pktdedup-drop-flow-1m", "pktdedup-ingress-drop-flow-1m"],
     "profile": ["pktdedup-count-flow-1m"],
     "aa": ["no-hook"],
 }[mode]

@@ -20,7 +20,7 @@
 #      (BUILD/bench-kernel.json; BUILD/bench-kernel-short.json in short
 #      mode) and checks the counters: the last line is "N passed, N failed".
 #
-# Usage: scripts/bench-kernel.sh BUILD_DIR [full|short|targets|profile|aa]
+# Usage: scripts/bench-kernel.sh BUILD_DIR [full|short|targets|placement|profile|aa]
 #   full   every configuration, BENCH_KERNEL_ROUNDS (2) rounds of
 #          BENCH_KERNEL_PAIRS (3) pairs of runs of 10^6 packets (make
 #          bench-kernel; about 6 to 10 min)
@@ -31,6 +31,11 @@
 #          chain with one counter, pktdedup count at 1 MiB with the source
 #          analytics off and on, drop, the nft sets at 10^6 flows), 2
 #          rounds of BENCH_KERNEL_PAIRS (8) pairs (about 8 min)
+#   placement  where pktdedup looks and what it skips: no hook, an nft
+#          chain with one counter, pktdedup count and drop at prerouting,
+#          pktdedup with nothing selected (match-mark not matching), count
+#          and drop at hook ingress; 2 rounds of BENCH_KERNEL_PAIRS (8)
+#          pairs (about 6 min)
 #   profile  pktdedup count, flow key, 1 MiB, defaults: 4 pairs of runs
 #          with UML under perf (cpu-clock, a sample per 100 us of its CPU
 #          time): pktdedup.ko's CPU time per packet, per part (the key,
@@ -49,9 +54,10 @@ case "$mode" in
 full) secs=${BENCH_KERNEL_TIMEOUT:-1800} json="$B/bench-kernel.json" ;;
 short) secs=${BENCH_KERNEL_TIMEOUT:-300} json="$B/bench-kernel-short.json" ;;
 targets) secs=${BENCH_KERNEL_TIMEOUT:-1800} json="$B/bench-kernel-targets.json" ;;
+placement) secs=${BENCH_KERNEL_TIMEOUT:-1800} json="$B/bench-kernel-placement.json" ;;
 profile) secs=${BENCH_KERNEL_TIMEOUT:-600} json="$B/bench-kernel-profile.json" ;;
 aa) secs=${BENCH_KERNEL_TIMEOUT:-300} json="$B/bench-kernel-aa.json" ;;
-*) echo "usage: bench-kernel.sh BUILD_DIR [full|short|targets|profile|aa]" >&2; exit 2 ;;
+*) echo "usage: bench-kernel.sh BUILD_DIR [full|short|targets|placement|profile|aa]" >&2; exit 2 ;;
 esac
 mkdir -p "$B/bench-kernel" "$B/kmod-uml"
 B=$(realpath "$B")
@@ -100,7 +106,7 @@ $wrap "$kdir/linux" mem=1536M root=/dev/root rootfstype=hostfs rootflags=/ ro \
 	xt_recent.ip_list_tot=1000000 ${BENCH_KERNEL_APPEND:-} \
 	pdb.out="$out" pdb.mode="$mode" pdb.ko="$kmod/pktdedup.ko" \
 	pdb.ctl="$B/dedupctl" pdb.rounds="${BENCH_KERNEL_ROUNDS:-2}" \
-	pdb.pairs="${BENCH_KERNEL_PAIRS:-$([ "$mode" = targets ] && echo 8 || echo 3)}" </dev/null >"$out/console.log" 2>&1 &
+	pdb.pairs="${BENCH_KERNEL_PAIRS:-$(case $mode in targets | placement) echo 8 ;; *) echo 3 ;; esac)}" </dev/null >"$out/console.log" 2>&1 &
 uml=$!
 
 # UML's userspace runs in host processes under ptrace: when the kernel's
