@@ -84,7 +84,8 @@ CTL_SRC := $(wildcard userspace/dedupctl/*.c) userspace/common/args.c \
 	userspace/common/nl_spec.c userspace/common/units.c
 $(B)/dedupctl: $(CORE_SRC) $(CORE_HDR) $(CTL_SRC) $(wildcard userspace/dedupctl/*.h) \
 		module/uapi/pktdedup.h | $(B)
-	$(CC) $(CFLAGS_COMMON) -O2 -o $@ $(CTL_SRC) $(CORE_SRC) -lmnl
+	$(CC) $(CFLAGS_COMMON) -O2 $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ \
+		$(CTL_SRC) $(CORE_SRC) -lmnl
 
 $(B)/bench: $(CORE_SRC) $(CORE_HDR) userspace/bench/bench.c | $(B)
 	$(CC) $(CFLAGS_COMMON) -O2 -pthread -o $@ userspace/bench/bench.c $(CORE_SRC) -lm
