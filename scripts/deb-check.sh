@@ -101,6 +101,13 @@ want "pktdedup-dkms holds dkms.conf, Kbuild and all $(git ls-files module | wc -
 extra=$(grep -E '^-' <<<"$dkms_c" | awk '{ print $2 }' | grep -vE "^\./usr/share/doc/pktdedup-dkms/|^\.$src/(dkms\.conf|Kbuild|module/.*)\$")
 want "pktdedup-dkms holds nothing else${extra:+ (also: $extra)}" [ -z "$extra" ]
 
+# the modprobe.d example names every parameter of the module, and no other
+params=$(sed -n 's/^module_param\(_named\)\?(\([a-z_]*\),.*/\2/p' module/main.c | sort)
+shown=$(sed -n 's/^#\?options pktdedup //p' dist/modprobe.d/pktdedup.conf |
+	tr ' ' '\n' | sed -n 's/=.*//p' | sort)
+want "the modprobe.d example shows the module's $(wc -l <<<"$params") parameters, and no other ($(paste -sd ' ' <<<"$shown"))" \
+	same "$params" "$shown"
+
 # versions and relations in the control files
 for deb in "$ctl" "$dkms"; do
 	v=$(dpkg-deb -f "$deb" Version)
