@@ -9,6 +9,10 @@
 #   make module     pktdedup.ko against Debian's headers (KDIR= overrides)
 #   make dkms-check DKMS builds it from its source tree (dkms.conf) for the
 #                   installed headers, in a tree under build/dkms
+#   make deb        the Debian packages pktdedup-dkms and dedupctl, built by
+#                   dpkg-buildpackage in a copy of the tree: build/deb/*.deb
+#   make deb-check  builds them again into build/deb-check and checks them
+#                   (lintian, contents, versions, the unit, the DKMS scripts)
 #   make kunit      KUnit suites in a UML kernel with KASAN
 #   make e2e        end-to-end scenarios in a QEMU guest
 #   make e2e-debug  the same scenarios on a debug kernel (KASAN, UBSAN,
@@ -58,7 +62,7 @@ KDIR ?= /usr/src/linux-headers-$(KVER)
 KMOD := $(B)/kmod
 MODULE_SRC := Kbuild $(shell find module -name '*.[ch]')
 
-.PHONY: all check bench bench-kernel dkms-check demo clean deps module module-check e2e \
+.PHONY: all check bench bench-kernel deb deb-check dkms-check demo clean deps module module-check e2e \
 	e2e-debug e2e-debug-selftest e2e-one vm kunit paper editcap-compare fuzz \
 	fuzz-build
 all: $(B)/dedup-sim $(B)/core-tests $(B)/bench $(B)/dedupctl
@@ -84,7 +88,8 @@ CTL_SRC := $(wildcard userspace/dedupctl/*.c) userspace/common/args.c \
 	userspace/common/nl_spec.c userspace/common/units.c
 $(B)/dedupctl: $(CORE_SRC) $(CORE_HDR) $(CTL_SRC) $(wildcard userspace/dedupctl/*.h) \
 		module/uapi/pktdedup.h | $(B)
-	$(CC) $(CFLAGS_COMMON) -O2 -o $@ $(CTL_SRC) $(CORE_SRC) -lmnl
+	$(CC) $(CFLAGS_COMMON) -O2 $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ \
+		$(CTL_SRC) $(CORE_SRC) -lmnl
 
 $(B)/bench: $(CORE_SRC) $(CORE_HDR) userspace/bench/bench.c | $(B)
 	$(CC) $(CFLAGS_COMMON) -O2 -pthread -o $@ userspace/bench/bench.c $(CORE_SRC) -lm
@@ -176,6 +181,18 @@ bench-kernel: $(B)/dedupctl
 dkms-check:
 	scripts/dkms-check.sh $(B)
 
+# The Debian packages (scripts/deb.sh), rebuilt when a file git knows of,
+# or would add, changes; the guests install dedupctl from its package.
+DEB_INPUTS := $(wildcard $(shell git ls-files -co --exclude-standard 2>/dev/null))
+$(B)/deb/.stamp: $(DEB_INPUTS)
+	scripts/deb.sh $(B)/deb
+	touch $@
+
+deb: $(B)/deb/.stamp
+
+deb-check:
+	scripts/deb-check.sh $(B)
+
 # PAPER_SEEDS=1 takes about a third of the time
 PAPER_SEEDS ?= 3
 paper: $(B)/dedup-sim
@@ -201,7 +218,7 @@ $(B)/policy.expected: $(SPEC) scripts/nlspec.py | $(B)
 	$(PYTHON) scripts/nlspec.py policy-dump > $@
 
 # The guest image: module, tools, scenarios (see scripts/vm.sh).
-vm: module $(B)/dedupctl $(B)/pdnet $(B)/pdnl $(B)/policy.expected
+vm: module $(B)/deb/.stamp $(B)/dedupctl $(B)/pdnet $(B)/pdnl $(B)/policy.expected
 	scripts/vm.sh initramfs $(B)
 
 # The guest's time limit, a hang detector: the scenarios take about 8 min
@@ -216,10 +233,10 @@ e2e-one: vm
 	VM_APPEND="pd.only=$(T)" scripts/vm.sh boot $(B) e2e $(E2E_TIMEOUT)
 
 # The debug kernel, pktdedup.ko against it and its guest: scripts/e2e-debug.sh
-e2e-debug: $(B)/dedupctl $(B)/pdnet $(B)/pdnl $(B)/policy.expected
+e2e-debug: $(B)/deb/.stamp $(B)/dedupctl $(B)/pdnet $(B)/pdnl $(B)/policy.expected
 	scripts/e2e-debug.sh $(B)
 
-e2e-debug-selftest: $(B)/dedupctl $(B)/pdnet $(B)/pdnl $(B)/policy.expected
+e2e-debug-selftest: $(B)/deb/.stamp $(B)/dedupctl $(B)/pdnet $(B)/pdnl $(B)/policy.expected
 	scripts/e2e-debug.sh $(B) selftest
 
 demo: deps

@@ -86,6 +86,8 @@ suite style tests/style.sh
 suite module single "module builds clean (W=1, C=1)" make --no-print-directory module-check
 # DKMS builds the module from its source tree for the installed headers.
 suite dkms scripts/dkms-check.sh "$B"
+# The Debian packages: built, lintian-clean, holding what they should.
+suite deb scripts/deb-check.sh "$B"
 # The packet path in a UML kernel (built once, cached): a short run of
 # make bench-kernel whose counters must agree with the traffic sent.
 suite bench-kernel scripts/bench-kernel.sh "$B" short

@@ -27,6 +27,10 @@ pkgs=(
 	dkms              # make dkms-check: DKMS builds the module for the installed headers
 	linux-perf        # make bench-kernel-profile: where UML's CPU goes, per function of pktdedup.ko
 	clang libclang-rt-14-dev # the fuzz targets: clang 14 and its libFuzzer
+	debhelper dh-dkms # make deb: debian/rules (dh, compat 13) and dh_dkms for pktdedup-dkms
+	dpkg-dev          # make deb: dpkg-buildpackage, dpkg-buildflags (hardening)
+	lintian           # the deb suite: lintian --fail-on error,warning on the packages
+	systemd man-db    # the deb suite: systemd-analyze verify on pktdedup.service (man checks its Documentation=)
 )
 
 missing=()

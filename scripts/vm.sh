@@ -3,8 +3,9 @@
 #
 # The e2e and demo VM: Debian's own kernel (downloaded and unpacked by
 # kernel-tools.sh, never installed here) under QEMU TCG, with a busybox
-# initramfs holding pktdedup.ko, dedupctl, pdnet, Debian's ip and nft, and
-# the kernel modules they need.
+# initramfs holding pktdedup.ko, dedupctl's Debian package (make deb; the
+# guest's /init installs it with busybox's dpkg), pdnet, Debian's ip and
+# nft, and the kernel modules they need.
 #
 #   vm.sh initramfs BUILD_DIR        assemble BUILD_DIR/vm/initramfs.gz
 #   vm.sh boot BUILD_DIR RUN SECONDS boot it running guest job RUN (e2e or
@@ -41,14 +42,43 @@ modinfo_field() {	# FILE FIELD
 		tr '\0' '\n' | sed -n "s/^$2=//p"
 }
 
-copy_bin() {	# ROOT BINARY DEST: the binary and the libraries it loads
-	local root=$1 bin=$2 dest=$3 lib
-	mkdir -p "$root$(dirname "$dest")"
-	cp -L "$bin" "$root$dest"
+copy_libs() {	# ROOT BINARY: the libraries BINARY loads, as ldd finds them here
+	local root=$1 bin=$2 lib
 	for lib in $(ldd "$bin" 2>/dev/null | grep -o '/[^ ]*'); do
 		mkdir -p "$root$(dirname "$lib")"
 		cp -Ln "$lib" "$root$lib"
 	done
+}
+
+copy_bin() {	# ROOT BINARY DEST: the binary and the libraries it loads
+	local root=$1 bin=$2 dest=$3
+	mkdir -p "$root$(dirname "$dest")"
+	cp -L "$bin" "$root$dest"
+	copy_libs "$root" "$bin"
+}
+
+# dedupctl comes as its Debian package, BUILD/deb/dedupctl_*.deb (make
+# deb), which the guest's /init installs with busybox's dpkg -i (busybox
+# reads the xz members dpkg-deb writes by default, so the package is built
+# as any other). The guest has no dpkg status for libc6 and libmnl0, so
+# /init installs it with -F depends; the libraries themselves must still
+# be there: copied from the host, as ldd names them for the packaged
+# binary.
+copy_deb() {	# ROOT BUILD_DIR
+	local root=$1 B=$2 debs tmp
+	debs=("$B"/deb/dedupctl_*_"$(dpkg --print-architecture)".deb)
+	if [ "${#debs[@]}" -ne 1 ] || ! [ -f "${debs[0]}" ]; then
+		echo "vm.sh: want one dedupctl package in $B/deb (make deb), found: ${debs[*]}" >&2
+		exit 1
+	fi
+	cp "${debs[0]}" "$root/lib/pd/dedupctl.deb"
+	tmp=$(mktemp -d "$B/vm/deb.XXXXXX")
+	dpkg-deb -x "${debs[0]}" "$tmp"
+	copy_libs "$root" "$tmp/usr/sbin/dedupctl"
+	rm -rf "$tmp"
+	# what busybox's dpkg keeps: its status file and info/
+	mkdir -p "$root/var/lib/dpkg/info"
+	: > "$root/var/lib/dpkg/status"
 }
 
 initramfs() {
@@ -72,7 +102,7 @@ initramfs() {
 	# Debian's tools the scenarios need, with their libraries
 	copy_bin "$root" /usr/sbin/ip /usr/sbin/ip
 	copy_bin "$root" /usr/sbin/nft /usr/sbin/nft
-	copy_bin "$root" "$B/dedupctl" /bin/dedupctl
+	copy_deb "$root" "$B"
 	copy_bin "$root" "$B/pdnl" /bin/pdnl
 	cp "$B/pdnet" "$root/bin/pdnet"
 	cp "$B/policy.expected" "$root/lib/pd/policy.expected"

@@ -28,6 +28,20 @@ if [ $debug = 1 ]; then
 	echo clear > $KMEMLEAK
 fi
 
+# dedupctl from its Debian package (make deb), with busybox's dpkg;
+# -F depends: this userland has no dpkg status for libc6 and libmnl0,
+# whose libraries scripts/vm.sh copied in from the host. No job runs
+# without it.
+pkg=0
+if dpkg -i -F depends /lib/pd/dedupctl.deb &&
+	dpkg -l dedupctl | grep -q '^ii  dedupctl ' && [ -x /usr/sbin/dedupctl ] &&
+	/usr/sbin/dedupctl --help >/dev/null; then
+	pkg=1
+	echo "init: installed: $(dpkg -l dedupctl | grep '^ii') ($(ls /usr/sbin/dedupctl))"
+else
+	echo "init: FAILED to install dedupctl's package (/lib/pd/dedupctl.deb)"
+fi
+
 while read -r m; do
 	insmod "/lib/pd/$m" || echo "init: cannot load $m"
 done < /lib/pd/order
@@ -40,6 +54,7 @@ PD_ONLY=$(sed -n 's/.*pd\.only=\([a-z0-9_,]*\).*/\1/p' /proc/cmdline)
 PD_SCALE=$(sed -n 's/.*pd\.scale=\([0-9]*\).*/\1/p' /proc/cmdline)
 export PD_ONLY PD_SCALE="${PD_SCALE:-1}" PD_DEBUG=$debug
 status=1
+[ $pkg = 1 ] || run=nopackage
 case "$run" in
 e2e) sh /lib/pd/scenarios.sh && status=0 ;;
 demo) sh /lib/pd/demo.sh && status=0 ;;
@@ -51,6 +66,7 @@ selftest)
 	done
 	status=0
 	;;
+nopackage) echo "init: no job run: dedupctl's package did not install" ;;
 *) echo "init: unknown job '$run'" ;;
 esac
 
