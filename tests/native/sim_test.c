@@ -329,6 +329,8 @@ static void sim_args(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, v, (uint64_t)500);
 	KUNIT_EXPECT_TRUE(test, parse_duration_ms("2m", &v));
 	KUNIT_EXPECT_EQ(test, v, (uint64_t)120000);
+	KUNIT_EXPECT_TRUE(test, parse_duration_ms("2min", &v));
+	KUNIT_EXPECT_EQ(test, v, (uint64_t)120000);
 	KUNIT_EXPECT_TRUE(test, parse_duration_ms("1h", &v));
 	KUNIT_EXPECT_EQ(test, v, (uint64_t)3600000);
 	KUNIT_EXPECT_FALSE(test, parse_duration_ms("5x", &v));
@@ -487,6 +489,11 @@ static void sim_units(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ns, (uint64_t)250000);
 	KUNIT_EXPECT_TRUE(test, parse_time_ns("0", &ns));
 	KUNIT_EXPECT_EQ(test, ns, (uint64_t)0);
+	/* minutes as m or min, as the source windows take them */
+	KUNIT_EXPECT_TRUE(test, parse_time_ns("10m", &ns));
+	KUNIT_EXPECT_EQ(test, ns, (uint64_t)600000000000ULL);
+	KUNIT_EXPECT_TRUE(test, parse_time_ns("10min", &ns));
+	KUNIT_EXPECT_EQ(test, ns, (uint64_t)600000000000ULL);
 	KUNIT_EXPECT_FALSE(test, parse_time_ns("1.5ns", &ns));
 	KUNIT_EXPECT_FALSE(test, parse_time_ns("2", &ns));
 	KUNIT_EXPECT_FALSE(test, parse_time_ns("2xs", &ns));

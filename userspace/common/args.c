@@ -87,7 +87,7 @@ bool parse_duration_ms(const char *s, uint64_t *ms)
 {
 	static const struct { const char *unit; uint64_t ms; } units[] = {
 		{ "ms", 1 }, { "s", 1000 }, { "", 1000 }, { "m", 60000 },
-		{ "h", 3600000 },
+		{ "min", 60000 }, { "h", 3600000 },
 	};
 	unsigned long long v;
 	unsigned int i;

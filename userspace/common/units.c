@@ -52,7 +52,8 @@ bool parse_time_ns(const char *s, uint64_t *ns)
 {
 	static const struct { const char *unit; uint64_t ns; } units[] = {
 		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 },
-		{ "s", 1000000000 }, { "min", 60000000000ULL },
+		{ "s", 1000000000 }, { "m", 60000000000ULL },
+		{ "min", 60000000000ULL },
 		{ "h", 3600000000000ULL },
 	};
 	unsigned int i;
