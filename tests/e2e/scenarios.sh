@@ -302,6 +302,73 @@ t_unprivileged() {
 	t_end
 }
 
+t_save_batch() {
+	t_begin "dedupctl save and -f: a round trip byte for byte; a refused or bad file changes nothing"
+	mkns g
+	expect_ok "configure" inns g dedupctl set key flow payload 32 \
+		ignore-tos on action mark mark 0x10/0xff scope shared hook input \
+		priority -100 filter jumping window 2ms rate 100k subwindows 15 \
+		warn-below 20
+	expect_ok "sources" inns g dedupctl sources window 20s subwindows 10 \
+		counters 64 new on new-mem 128K new-gap 500 event-rate 100 ring 256
+	inns g dedupctl save > /tmp/save1 || t_fail "save"
+	sed 's/^/#     /' /tmp/save1
+	expect_eq "a set line, a sources line, comments" "1 1" \
+		"$(grep -c '^set ' /tmp/save1) $(grep -c '^sources ' /tmp/save1)"
+	expect_eq "save twice: the same bytes" "$(cat /tmp/save1)" \
+		"$(inns g dedupctl save)"
+	# other settings, idle: -f must bring every one back
+	expect_ok "disable" inns g dedupctl disable
+	expect_ok "other settings" inns g dedupctl set state idle key packet \
+		filter sbf mem 128K action count
+	expect_ok "other sources" inns g dedupctl sources off counters 0 \
+		window 60s
+	expect_ok "-f the saved file" inns g dedupctl -f /tmp/save1
+	expect_eq "save after -f: byte for byte" "$(cat /tmp/save1)" \
+		"$(inns g dedupctl save)"
+	expect_eq "active again" "active" "$(cfg_val g state)"
+	# idle is kept: saved idle, applied to an active instance
+	expect_ok "disable" inns g dedupctl disable
+	inns g dedupctl save > /tmp/save2
+	expect_ok "enable" inns g dedupctl enable
+	expect_ok "-f from the standard input" sh -c \
+		"nsenter -t $(nspid g) -n dedupctl -f - < /tmp/save2"
+	expect_eq "idle again, as saved" "$(cat /tmp/save2)" "$(inns g dedupctl save)"
+	expect_ok "batch FILE: the same as -f" inns g dedupctl batch /tmp/save1
+	expect_eq "as saved" "$(cat /tmp/save1)" "$(inns g dedupctl save)"
+	# the kernel refuses the last line: the set lines before are undone
+	before=$(inns g dedupctl save)
+	printf '# set lines the kernel takes, then sources it refuses\nset key pair action count\nsources new on new-mem 300M\n' > /tmp/refused
+	expect_fail "a file whose last line the kernel refuses" 1 \
+		"/tmp/refused:3: " inns g dedupctl -f /tmp/refused
+	expect_eq "nothing changed" "$before" "$(inns g dedupctl save)"
+	printf 'set key pair\nset filter sbf mem 200M\n' > /tmp/refused2
+	expect_fail "a set over the cap: every set line named" 1 "/tmp/refused2: lines 1, 2: " \
+		inns g dedupctl -f /tmp/refused2
+	expect_eq "nothing changed" "$before" "$(inns g dedupctl save)"
+	printf 'set key pair\nset warn-below 30\nset p 5\n' > /tmp/refused3
+	expect_fail "the line of the setting the kernel names" 1 \
+		"/tmp/refused3:3: config.filter.sbf.p" inns g dedupctl -f /tmp/refused3
+	expect_eq "nothing changed" "$before" "$(inns g dedupctl save)"
+	# a syntax error on line 3: exit 2, nothing sent
+	printf 'set key src\nsources counters 128\nset fps 2\n' > /tmp/bad
+	expect_fail "a bad value on line 3" 2 "/tmp/bad:3: fps" \
+		inns g dedupctl -f /tmp/bad
+	printf 'set key src\n\nstats\n' > /tmp/bad
+	expect_fail "stats in a file" 2 "/tmp/bad:3: 'stats' cannot be used in a file" \
+		inns g dedupctl -f /tmp/bad
+	expect_eq "nothing changed" "$before" "$(inns g dedupctl save)"
+	# without CAP_NET_ADMIN: save yes, -f no
+	expect_eq "save as nobody" "$before" \
+		"$(inns g pdnet asuser 65534 dedupctl save)"
+	expect_fail "-f as nobody" 1 "CAP_NET_ADMIN" \
+		inns g pdnet asuser 65534 dedupctl -f /tmp/save1
+	expect_eq "nothing changed" "$before" "$(inns g dedupctl save)"
+	expect_ok "stop: disable" inns g dedupctl disable
+	kill "$(nspid g)"
+	t_end
+}
+
 t_bad_values() {
 	t_begin "bad values: a clear error, non-zero exit, nothing changed"
 	before=$(show_cfg b)
@@ -1272,6 +1339,7 @@ run t_stats_readers
 run t_netns
 run t_unprivileged
 run t_bad_values
+run t_save_batch
 run t_families
 run t_layout
 run t_importance

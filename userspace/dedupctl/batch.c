@@ -190,7 +190,7 @@ static int cmp_uint(const void *a, const void *b)
 static void blame(const struct request *r, const char *why)
 {
 	const char *colon = strstr(why, ": "), *dot, *word;
-	unsigned int lines[128], i, n = 0;
+	unsigned int lines[128], i, k, n = 0;
 	char attr[128];
 	size_t len;
 
@@ -209,18 +209,18 @@ static void blame(const struct request *r, const char *why)
 	for (i = 0; i < r->n; i++)
 		lines[n++] = r->e[i].line;
 	qsort(lines, n, sizeof(lines[0]), cmp_uint);
+	for (i = 1, k = 1; i < n; i++)	/* each line once */
+		if (lines[i] != lines[k - 1])
+			lines[k++] = lines[i];
+	if (k == 1) {
+		at_line(lines[0]);
+		return;
+	}
 	at_line(0);
 	len = strlen(dc_prog);
-	for (i = 0; i < n; i++) {
-		if (i && lines[i] == lines[i - 1])
-			continue;
+	for (i = 0; i < k && len < DC_PROG_MAX; i++)
 		len += (size_t)snprintf(dc_prog + len, DC_PROG_MAX - len,
-					"%s%u", len == strlen("dedupctl: ") +
-					strlen(file_name) ? ": lines " : ", ",
-					lines[i]);
-		if (len >= DC_PROG_MAX)
-			break;
-	}
+					"%s%u", i ? ", " : ": lines ", lines[i]);
 }
 
 static char *read_file(const char *path, size_t *len)
@@ -321,22 +321,21 @@ static void read_line(int argc, char **argv, unsigned int no,
 	}
 }
 
-int cmd_batch(int argc, char **argv)
+int batch_text(const char *name, char *text, size_t len)
 {
 	static struct request set, src;
 	static struct words old;
 	static char *words[LINE_WORDS];
-	char why[sizeof(((struct nl *)0)->err)], *text, *line, *next;
+	char why[sizeof(((struct nl *)0)->err)], *line, *next;
 	unsigned int no = 0;
 	struct nlmsghdr *nlh;
-	size_t len;
 	struct nl n;
-	int err, undo = 0;
+	int argc, err, undo = 0;
 
-	if (argc != 1)
-		usage_error("batch: give one FILE (- for the standard input)");
-	file_name = strcmp(argv[0], "-") ? argv[0] : "<stdin>";
-	text = read_file(argv[0], &len);
+	memset(&set, 0, sizeof(set));
+	memset(&src, 0, sizeof(src));
+	memset(&old, 0, sizeof(old));
+	file_name = name;
 	/* every line checked before the kernel sees any */
 	for (line = text; line < text + len; line = next) {
 		next = memchr(line, '\n', (size_t)(text + len - line));
@@ -395,4 +394,19 @@ int cmd_batch(int argc, char **argv)
 		fprintf(stderr, "dedupctl: %s: nothing changed: the set lines were applied, then undone (the filters are rebuilt, empty)\n",
 			file_name);
 	dedupctl_exit(EXIT_REFUSED);
+}
+
+int cmd_batch(int argc, char **argv)
+{
+	char *text;
+	size_t len;
+	int ret;
+
+	if (argc != 1)
+		usage_error("batch: give one FILE (- for the standard input)");
+	file_name = strcmp(argv[0], "-") ? argv[0] : "<stdin>";
+	text = read_file(argv[0], &len);
+	ret = batch_text(file_name, text, len);
+	free(text);
+	return ret;
 }

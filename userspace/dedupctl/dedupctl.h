@@ -125,5 +125,11 @@ void sources_words(const struct nlattr **tb, struct words *w);
 /* batch.c: save, and -f FILE / batch FILE */
 int cmd_save(int argc, char **argv);
 int cmd_batch(int argc, char **argv);
+/*
+ * Apply text (len bytes, text[len] == '\0'), the lines of file name: all
+ * checked first (exit 2), then all or nothing (exit 1). The fuzzer calls
+ * it with its input.
+ */
+int batch_text(const char *name, char *text, size_t len);
 
 #endif /* DEDUPCTL_H */
