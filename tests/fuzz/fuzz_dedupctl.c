@@ -13,8 +13,8 @@
  * the rest of it traps, as nothing may call it before nl_open().
  *
  * "batch\0TEXT" gives TEXT (NUL bytes and all) to batch_text() as the lines
- * of a file: each checked, then merged into the requests -f sends; -f,
- * which would read a file, is skipped.
+ * of a file: each checked, then merged into the requests -f sends; other
+ * inputs with -f or batch, which would read a file, are skipped.
  *
  * For "set", the request is also built by put_settings() for each family
  * the kernel could have in force, into a buffer of the size dedupctl sends
@@ -221,8 +221,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 		free(copy);
 		return 0;
 	}
+	/* no file is read: -f FILE, batch FILE anywhere else */
 	for (i = 1; i < (size_t)argc; i++)
-		if (!strcmp(argv[i], "-f") || !strcmp(argv[i], "--file")) {
+		if (!strcmp(argv[i], "-f") || !strcmp(argv[i], "--file") ||
+		    !strcmp(argv[i], "batch")) {
 			free(copy);
 			return 0;
 		}

@@ -242,6 +242,9 @@ static char *read_file(const char *path, size_t *len)
 	if (ferror(f) || got > FILE_MAX) {
 		fprintf(stderr, "dedupctl: %s: %s\n", file_name, ferror(f) ?
 			strerror(errno) : "larger than 1 MiB");
+		free(buf);
+		if (f != stdin)
+			fclose(f);
 		dedupctl_exit(EXIT_USAGE);
 	}
 	if (f != stdin)
