@@ -336,6 +336,36 @@ t_save_batch() {
 	expect_eq "idle again, as saved" "$(cat /tmp/save2)" "$(inns g dedupctl save)"
 	expect_ok "batch FILE: the same as -f" inns g dedupctl batch /tmp/save1
 	expect_eq "as saved" "$(cat /tmp/save1)" "$(inns g dedupctl save)"
+	# every family's own settings come back, each as the kernel reports it
+	for _f in "filter rsbf mem 128K fps 0.05" "filter bsbf mem 128K" \
+		"filter bsbfsd mem 128K k 3" "filter rlbsbf mem 128K fps 0.2" \
+		"filter ibf-mc mem 128K importance mark 0x7 gap 5000" \
+		"filter ibf-2c mem 128K" "filter sliding window 100000p" \
+		"filter sbf mem 128K layout blocked max 1 k 4 p 9" \
+		"landmark 10s mem 64K"; do
+		inns g dedupctl set $_f > /dev/null || t_fail "set $_f"
+		inns g dedupctl save > /tmp/save3
+		inns g dedupctl set key src payload 7 > /dev/null
+		inns g dedupctl -f /tmp/save3 || t_fail "-f after set $_f"
+		[ "$(inns g dedupctl save)" = "$(cat /tmp/save3)" ] ||
+			t_fail "set $_f: the round trip differs: $(inns g dedupctl save | diff /tmp/save3 -)"
+		echo "#   set $_f: $(grep '^set' /tmp/save3 | sed 's/.* filter //')"
+	done
+	grep -q '^# set: no fps' /tmp/save3 && t_fail "a note where fps is set"
+	inns g dedupctl set filter bsbf mem 128K > /dev/null
+	expect_eq "bsbf without fps: saved with a note" 1 \
+		"$(inns g dedupctl save | grep -c '^# set: no fps')"
+	expect_ok "back to the saved file" inns g dedupctl -f /tmp/save1
+	# the lines end as they would run one by one: a set starts the instance
+	printf 'disable\nset key src\n' > /tmp/order
+	expect_ok "disable, then set" inns g dedupctl -f /tmp/order
+	expect_eq "active, as set after disable leaves it" "active src" \
+		"$(cfg_val g state) $(cfg_val g key)"
+	printf 'set key dst\ndisable\n' > /tmp/order
+	expect_ok "set, then disable" inns g dedupctl -f /tmp/order
+	expect_eq "idle, settings kept" "idle dst" \
+		"$(cfg_val g state) $(cfg_val g key)"
+	expect_ok "back to the saved file" inns g dedupctl -f /tmp/save1
 	# the kernel refuses the last line: the set lines before are undone
 	before=$(inns g dedupctl save)
 	printf '# set lines the kernel takes, then sources it refuses\nset key pair action count\nsources new on new-mem 300M\n' > /tmp/refused

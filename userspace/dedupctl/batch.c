@@ -11,7 +11,9 @@
  * put_sources()), and nothing is sent if one is bad (exit 2, FILE:LINE).
  * The set lines, enable and disable (state active, idle) then make one
  * SET_CONFIG request, as one long set line would (a later setting replaces
- * an earlier one), and the sources lines one SET_SOURCES request: each is
+ * an earlier one; a set line without state drops an earlier disable, as it
+ * would start the instance if run alone), and the sources lines one
+ * SET_SOURCES request: each is
  * applied whole or not at all by the kernel. With both, SET_CONFIG goes
  * first, and if the kernel then refuses SET_SOURCES, the configuration
  * read before (GET_CONFIG) is set again: the settings are as before, the
@@ -122,18 +124,24 @@ static bool same(const char *a, const char *b)
 		(!strcmp(b, "on") || !strcmp(b, "off")));
 }
 
-/* Add the setting of words w[0..n) to r, in place of an earlier one. */
-static void add(struct request *r, char **w, int n, unsigned int line)
+/* Remove the setting word (if given) from r. */
+static void drop(struct request *r, const char *word)
 {
 	unsigned int i;
 
 	for (i = 0; i < r->n; i++)
-		if (same(r->e[i].w[0], w[0])) {
+		if (same(r->e[i].w[0], word)) {
 			memmove(&r->e[i], &r->e[i + 1],
 				(r->n - i - 1) * sizeof(r->e[0]));
 			r->n--;
-			break;
+			return;
 		}
+}
+
+/* Add the setting of words w[0..n) to r, in place of an earlier one. */
+static void add(struct request *r, char **w, int n, unsigned int line)
+{
+	drop(r, w[0]);
 	if (r->n == sizeof(r->e) / sizeof(r->e[0]))
 		usage_error("too many settings");
 	r->e[r->n].n = n;
@@ -290,16 +298,26 @@ static void read_line(int argc, char **argv, unsigned int no,
 		{ "state", "active" }, { "state", "idle" },
 	};
 	unsigned int i;
+	bool state;
 	int j, k;
 
 	if (!strcmp(argv[0], "set")) {
 		argc--;
 		argv = set_expand(&argc, argv + 1);
 		set_check(argc, argv);
+		state = false;
 		for (j = 0; j < argc; j += k) {
 			k = set_setting_args(argc, argv, j);
 			add(set, argv + j, k, no);
+			state |= !strcmp(argv[j], "state");
 		}
+		/*
+		 * A set without state starts an idle instance: after a
+		 * disable, as when the lines are run one by one, it ends
+		 * active (the state a request without one asks for).
+		 */
+		if (!state)
+			drop(set, "state");
 	} else if (!strcmp(argv[0], "sources")) {
 		if (argc == 1)
 			usage_error("sources: give on, off or settings (a file only changes them)");
