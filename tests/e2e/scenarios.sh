@@ -308,7 +308,7 @@ t_save_batch() {
 	expect_ok "configure" inns g dedupctl set key flow payload 32 \
 		ignore-tos on action mark mark 0x10/0xff scope shared hook input \
 		priority -100 filter jumping window 2ms rate 100k subwindows 15 \
-		warn-below 20
+		warn-below 20 dev lo proto udp,tcp match-mark 0x4/0xc
 	expect_ok "sources" inns g dedupctl sources window 20s subwindows 10 \
 		counters 64 new on new-mem 128K new-gap 500 event-rate 100 ring 256
 	inns g dedupctl save > /tmp/save1 || t_fail "save"
@@ -320,7 +320,7 @@ t_save_batch() {
 	# other settings, idle: -f must bring every one back
 	expect_ok "disable" inns g dedupctl disable
 	expect_ok "other settings" inns g dedupctl set state idle key packet \
-		filter sbf mem 128K action count
+		filter sbf mem 128K action count dev any proto any match-mark any
 	expect_ok "other sources" inns g dedupctl sources off counters 0 \
 		window 60s
 	expect_ok "-f the saved file" inns g dedupctl -f /tmp/save1

@@ -997,6 +997,7 @@ void config_words(const struct nlattr **tb, struct words *w)
 	const struct nlattr *c[PKTDEDUP_A_CONFIG_MAX + 1],
 		*f[PKTDEDUP_A_FILTER_MAX + 1], *s[PKTDEDUP_A_SETTINGS_MAX + 1];
 	const struct pd_filter_ops *ops;
+	struct select_view sel;
 	char b[48];
 	uint32_t v;
 	uint64_t g;
@@ -1028,6 +1029,14 @@ void config_words(const struct nlattr **tb, struct words *w)
 				   u8a(c, PKTDEDUP_A_CONFIG_HOOK)));
 	words_add(w, "priority");
 	words_add(w, "%d", (int32_t)u32a(c, PKTDEDUP_A_CONFIG_PRIORITY));
+	/* traffic selection, as set takes it ("any" where unset) */
+	select_view(c, &sel);
+	words_add(w, "dev");
+	words_add(w, "%s", sel.dev);
+	words_add(w, "proto");
+	words_add(w, "%s", sel.proto);
+	words_add(w, "match-mark");
+	words_add(w, "%s", sel.mark);
 	words_add(w, "filter");
 	words_add(w, "%s", ops->name);
 	words_add(w, "mem");
