@@ -78,6 +78,9 @@ suite sim-cli python3 tests/cli/test_sim_cli.py "$B"
 # dedupctl's bash completion: what it offers, and that its words are
 # dedupctl's usage text's.
 suite completion python3 tests/cli/test_completion.py "$B"
+# dedupctl -f: every line checked before netlink (FILE:LINE, exit 2), by
+# the command line's own parsers.
+suite batch python3 tests/cli/test_batch.py "$B"
 # The netlink spec and what is generated from it (uAPI, policies, tables).
 suite spec /usr/bin/python3 tests/spec/test_spec.py
 # Kernel style of module/, the freestanding rule, SPDX headers.

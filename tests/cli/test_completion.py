@@ -87,7 +87,7 @@ def usage_alternatives(block):
 def commands_offered():
     got = complete("dedupctl ")
     assert usage_commands(usage()) <= got, usage_commands(usage()) - got
-    assert complete("dedupctl s") == {"show", "set", "stats", "sources"}
+    assert complete("dedupctl s") == {"show", "set", "stats", "sources", "save"}
     assert complete("dedupctl -j st") == {"stats"}
 
 
@@ -123,13 +123,25 @@ def other_commands():
     assert complete("dedupctl query ") == {"src", "dst", "pair", "flow", "packet-hex"}
     assert complete("dedupctl rare support 0.01 ") == {"support", "window", "limit"}
     assert complete("dedupctl monitor ") == {"count"}
+    assert complete("dedupctl save ") == set()
+
+
+@test
+def files_for_f_and_batch():
+    here = os.path.dirname(os.path.abspath(__file__))
+    want = {os.path.join(here, "test_completion.py")}
+    for line in (f"dedupctl -f {here}/test_comp", f"dedupctl --file {here}/test_comp",
+                 f"dedupctl batch {here}/test_comp"):
+        assert complete(line) == want, (line, complete(line))
+    assert complete(f"dedupctl -f {here}/test_completion.py ") == set()
+    assert "-f" in complete("dedupctl -") and "--file" in complete("dedupctl --")
 
 
 @test
 def words_are_dedupctls():
     text = usage()
     cmds = usage_commands(text)
-    offered = complete("dedupctl ") - {"-j", "--json", "--help"}
+    offered = complete("dedupctl ") - {"-j", "--json", "--help", "-f", "--file"}
     assert offered == cmds, (offered ^ cmds)
     for cmd, var in (("set", "_dedupctl_set_settings"),
                      ("sources", "_dedupctl_sources_settings")):

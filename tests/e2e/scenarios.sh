@@ -302,6 +302,103 @@ t_unprivileged() {
 	t_end
 }
 
+t_save_batch() {
+	t_begin "dedupctl save and -f: a round trip byte for byte; a refused or bad file changes nothing"
+	mkns g
+	expect_ok "configure" inns g dedupctl set key flow payload 32 \
+		ignore-tos on action mark mark 0x10/0xff scope shared hook input \
+		priority -100 filter jumping window 2ms rate 100k subwindows 15 \
+		warn-below 20 dev lo proto udp,tcp match-mark 0x4/0xc
+	expect_ok "sources" inns g dedupctl sources window 20s subwindows 10 \
+		counters 64 new on new-mem 128K new-gap 500 event-rate 100 ring 256
+	inns g dedupctl save > /tmp/save1 || t_fail "save"
+	sed 's/^/#     /' /tmp/save1
+	expect_eq "a set line, a sources line, comments" "1 1" \
+		"$(grep -c '^set ' /tmp/save1) $(grep -c '^sources ' /tmp/save1)"
+	expect_eq "save twice: the same bytes" "$(cat /tmp/save1)" \
+		"$(inns g dedupctl save)"
+	# other settings, idle: -f must bring every one back
+	expect_ok "disable" inns g dedupctl disable
+	expect_ok "other settings" inns g dedupctl set state idle key packet \
+		filter sbf mem 128K action count dev any proto any match-mark any
+	expect_ok "other sources" inns g dedupctl sources off counters 0 \
+		window 60s
+	expect_ok "-f the saved file" inns g dedupctl -f /tmp/save1
+	expect_eq "save after -f: byte for byte" "$(cat /tmp/save1)" \
+		"$(inns g dedupctl save)"
+	expect_eq "active again" "active" "$(cfg_val g state)"
+	# idle is kept: saved idle, applied to an active instance
+	expect_ok "disable" inns g dedupctl disable
+	inns g dedupctl save > /tmp/save2
+	expect_ok "enable" inns g dedupctl enable
+	expect_ok "-f from the standard input" sh -c \
+		"nsenter -t $(nspid g) -n dedupctl -f - < /tmp/save2"
+	expect_eq "idle again, as saved" "$(cat /tmp/save2)" "$(inns g dedupctl save)"
+	expect_ok "batch FILE: the same as -f" inns g dedupctl batch /tmp/save1
+	expect_eq "as saved" "$(cat /tmp/save1)" "$(inns g dedupctl save)"
+	# every family's own settings come back, each as the kernel reports it
+	for _f in "filter rsbf mem 128K fps 0.05" "filter bsbf mem 128K" \
+		"filter bsbfsd mem 128K k 3" "filter rlbsbf mem 128K fps 0.2" \
+		"filter ibf-mc mem 128K importance mark 0x7 gap 5000" \
+		"filter ibf-2c mem 128K" "filter sliding window 100000p" \
+		"filter sbf mem 128K layout blocked max 1 k 4 p 9" \
+		"landmark 10s mem 64K"; do
+		inns g dedupctl set $_f > /dev/null || t_fail "set $_f"
+		inns g dedupctl save > /tmp/save3
+		inns g dedupctl set key src payload 7 > /dev/null
+		inns g dedupctl -f /tmp/save3 || t_fail "-f after set $_f"
+		[ "$(inns g dedupctl save)" = "$(cat /tmp/save3)" ] ||
+			t_fail "set $_f: the round trip differs: $(inns g dedupctl save | diff /tmp/save3 -)"
+		echo "#   set $_f: $(grep '^set' /tmp/save3 | sed 's/.* filter //')"
+	done
+	grep -q '^# set: no fps' /tmp/save3 && t_fail "a note where fps is set"
+	inns g dedupctl set filter bsbf mem 128K > /dev/null
+	expect_eq "bsbf without fps: saved with a note" 1 \
+		"$(inns g dedupctl save | grep -c '^# set: no fps')"
+	expect_ok "back to the saved file" inns g dedupctl -f /tmp/save1
+	# the lines end as they would run one by one: a set starts the instance
+	printf 'disable\nset key src\n' > /tmp/order
+	expect_ok "disable, then set" inns g dedupctl -f /tmp/order
+	expect_eq "active, as set after disable leaves it" "active src" \
+		"$(cfg_val g state) $(cfg_val g key)"
+	printf 'set key dst\ndisable\n' > /tmp/order
+	expect_ok "set, then disable" inns g dedupctl -f /tmp/order
+	expect_eq "idle, settings kept" "idle dst" \
+		"$(cfg_val g state) $(cfg_val g key)"
+	expect_ok "back to the saved file" inns g dedupctl -f /tmp/save1
+	# the kernel refuses the last line: the set lines before are undone
+	before=$(inns g dedupctl save)
+	printf '# set lines the kernel takes, then sources it refuses\nset key pair action count\nsources new on new-mem 300M\n' > /tmp/refused
+	expect_fail "a file whose last line the kernel refuses" 1 \
+		"/tmp/refused:3: " inns g dedupctl -f /tmp/refused
+	expect_eq "nothing changed" "$before" "$(inns g dedupctl save)"
+	printf 'set key pair\nset filter sbf mem 200M\n' > /tmp/refused2
+	expect_fail "a set over the cap: every set line named" 1 "/tmp/refused2: lines 1, 2: " \
+		inns g dedupctl -f /tmp/refused2
+	expect_eq "nothing changed" "$before" "$(inns g dedupctl save)"
+	printf 'set key pair\nset warn-below 30\nset p 5\n' > /tmp/refused3
+	expect_fail "the line of the setting the kernel names" 1 \
+		"/tmp/refused3:3: config.filter.sbf.p" inns g dedupctl -f /tmp/refused3
+	expect_eq "nothing changed" "$before" "$(inns g dedupctl save)"
+	# a syntax error on line 3: exit 2, nothing sent
+	printf 'set key src\nsources counters 128\nset fps 2\n' > /tmp/bad
+	expect_fail "a bad value on line 3" 2 "/tmp/bad:3: fps" \
+		inns g dedupctl -f /tmp/bad
+	printf 'set key src\n\nstats\n' > /tmp/bad
+	expect_fail "stats in a file" 2 "/tmp/bad:3: 'stats' cannot be used in a file" \
+		inns g dedupctl -f /tmp/bad
+	expect_eq "nothing changed" "$before" "$(inns g dedupctl save)"
+	# without CAP_NET_ADMIN: save yes, -f no
+	expect_eq "save as nobody" "$before" \
+		"$(inns g pdnet asuser 65534 dedupctl save)"
+	expect_fail "-f as nobody" 1 "CAP_NET_ADMIN" \
+		inns g pdnet asuser 65534 dedupctl -f /tmp/save1
+	expect_eq "nothing changed" "$before" "$(inns g dedupctl save)"
+	expect_ok "stop: disable" inns g dedupctl disable
+	kill "$(nspid g)"
+	t_end
+}
+
 t_bad_values() {
 	t_begin "bad values: a clear error, non-zero exit, nothing changed"
 	before=$(show_cfg b)
@@ -1272,6 +1369,7 @@ run t_stats_readers
 run t_netns
 run t_unprivileged
 run t_bad_values
+run t_save_batch
 run t_families
 run t_layout
 run t_importance

@@ -12,6 +12,10 @@
  * nl_open() here ends the run where dedupctl would reach the kernel, and
  * the rest of it traps, as nothing may call it before nl_open().
  *
+ * "batch\0TEXT" gives TEXT (NUL bytes and all) to batch_text() as the lines
+ * of a file: each checked, then merged into the requests -f sends; other
+ * inputs with -f or batch, which would read a file, are skipped.
+ *
  * For "set", the request is also built by put_settings() for each family
  * the kernel could have in force, into a buffer of the size dedupctl sends
  * from (struct nl's), allocated to the byte: ASan sees any write past it.
@@ -209,6 +213,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 	argv[argc] = NULL;
 
 	json = false;
+	snprintf(dc_prog, DC_PROG_MAX, "dedupctl");
+	/* "batch\0TEXT": TEXT as a file's lines (-f would read a file) */
+	if (argc >= 2 && !strcmp(argv[1], "batch")) {
+		if (!setjmp(fuzz_jb))
+			(void)batch_text("fuzz", copy + 6, size >= 6 ? size - 6 : 0);
+		free(copy);
+		return 0;
+	}
+	/* no file is read: -f FILE, batch FILE anywhere else */
+	for (i = 1; i < (size_t)argc; i++)
+		if (!strcmp(argv[i], "-f") || !strcmp(argv[i], "--file") ||
+		    !strcmp(argv[i], "batch")) {
+			free(copy);
+			return 0;
+		}
 	if (!setjmp(fuzz_jb))
 		(void)dedupctl_main(argc, argv);
 	if (argc >= 2 && !strcmp(argv[1], "set"))

@@ -144,6 +144,20 @@ plans = [
     'help',
 ]
 
+# fuzz_dedupctl: "batch\0" and the lines of a file for dedupctl -f
+batches = [
+    '# saved\nset key flow payload 32 ignore-tos on action mark mark 0x10/0xff'
+    ' scope shared hook input priority -100 filter jumping mem 256K fps 0.001'
+    ' window 2ms rate 100000 subwindows 15 warn-below 20 state active\n'
+    'sources on window 20s subwindows 10 counters 64 new on new-mem 128K'
+    ' new-gap 500 event-rate 100 ring 256\n',
+    'set key src\n\n  # comment\nset key pair # trailing\nenable\ndisable\n',
+    'set landmark 10s\nset filter ibf-mc importance mark 0x7\nsources off\n',
+    'set key flow\nstats\n',
+    'sources counters 128\nsources on new on\nsources off window 10s\n',
+    'set fps 2\n',
+]
+
 
 def write(target, name, data):
     d = os.path.join(HERE, 'corpus', target)
@@ -161,3 +175,5 @@ for i, a in enumerate(args):
 for i, a in enumerate(plans):
     write('fuzz_dedupctl', '%02d-%s' % (i, a.split()[0].lstrip('-')),
           '\0'.join(a.split()).encode())
+for i, t in enumerate(batches):
+    write('fuzz_dedupctl', 'batch-%02d' % i, b'batch\0' + t.encode())

@@ -41,13 +41,15 @@ _dedupctl() {
 	while [ "$i" -lt "$COMP_CWORD" ]; do
 		case "${COMP_WORDS[i]}" in
 		-j | --json) ;;
+		-f | --file) cmd=-f; break ;;
 		*) cmd=${COMP_WORDS[i]}; break ;;
 		esac
 		i=$((i + 1))
 	done
 	if [ -z "$cmd" ]; then
 		_dedupctl_offer "show enable disable set stats reset query
-			distinct sources top rare monitor plan -j --json --help" "$cur"
+			distinct sources top rare monitor plan save batch -f --file
+			-j --json --help" "$cur"
 		return
 	fi
 	# words after the command: settings and values alternate
@@ -79,6 +81,8 @@ _dedupctl() {
 	top) _dedupctl_offer "window" "$cur" ;;
 	rare) [ $((nargs % 2)) = 0 ] && _dedupctl_offer "support window limit" "$cur" ;;
 	monitor) [ "$nargs" = 0 ] && _dedupctl_offer "count" "$cur" ;;
+	-f | batch)	# a file of lines for dedupctl -f
+		[ "$nargs" = 0 ] && mapfile -t COMPREPLY < <(compgen -f -- "$cur") ;;
 	esac
 }
 complete -F _dedupctl dedupctl

@@ -4,7 +4,8 @@
  *
  *   dedupctl [-j] show | set ... | stats [percpu] | reset | query ... |
  *                 distinct ... | sources ... | top ... | rare ... |
- *                 monitor ... | plan ...
+ *                 monitor ... | plan ... | save | batch FILE
+ *   dedupctl -f FILE
  *
  * Exit status: 0 done, 1 the kernel refused or could not be reached,
  * 2 the command line is wrong. See dedupctl(8).
@@ -30,9 +31,11 @@
 
 
 bool json;
+char dc_prog[DC_PROG_MAX] = "dedupctl";
 
 static const char usage_text[] =
 "usage: dedupctl [-j] COMMAND\n"
+"       dedupctl -f FILE\n"
 "\n"
 "  show                          the configuration and filter parameters\n"
 "  enable, disable               start this namespace's instance, or free\n"
@@ -72,20 +75,31 @@ static const char usage_text[] =
 "  monitor [count N]             print new sources as the module reports them\n"
 "  plan [filter F] mem SIZE [SETTING VALUE ...]\n"
 "                                run F's planner here, no kernel needed\n"
+"  save                          print the configuration as lines for -f\n"
+"  batch FILE                    as -f FILE\n"
 "\n"
 "  -j, --json    JSON output (monitor: one JSON object per line)\n"
+"  -f, --file FILE\n"
+"                apply FILE's set, sources, enable and disable lines (- for\n"
+"                the standard input), all checked first, all or nothing\n"
 "SIZE takes K, M, G suffixes; RATE is a fraction (0.01) or a percentage (1%);\n"
 "DURATION is a number with ms, s, m or h (seconds if bare).\n";
 
 
-void __attribute__((noreturn)) refused(const struct nl *n, int err)
+/* What the kernel said about a refused request, on stderr. */
+static void report_refused(const struct nl *n, int err)
 {
 	if (err == -EPERM)
-		fprintf(stderr, "dedupctl: %s (needs CAP_NET_ADMIN)\n",
+		fprintf(stderr, "%s: %s (needs CAP_NET_ADMIN)\n", dc_prog,
 			n->err[0] ? n->err : strerror(-err));
 	else
-		fprintf(stderr, "dedupctl: %s\n", n->err[0] ? n->err :
+		fprintf(stderr, "%s: %s\n", dc_prog, n->err[0] ? n->err :
 			strerror(-err));
+}
+
+void __attribute__((noreturn)) refused(const struct nl *n, int err)
+{
+	report_refused(n, err);
 	dedupctl_exit(EXIT_REFUSED);
 }
 
@@ -115,7 +129,7 @@ void usage_error(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vusage_msg("dedupctl", "dedupctl help", fmt, ap);
+	vusage_msg(dc_prog, "dedupctl help", fmt, ap);
 	va_end(ap);
 	dedupctl_exit(EXIT_USAGE);
 }
@@ -128,7 +142,7 @@ int name_arg(const char *what, const char *v, const char *const *names,
 
 	if (i >= 0)
 		return i;
-	fprintf(stderr, "dedupctl: %s: '%s' is not one of:", what, v);
+	fprintf(stderr, "%s: %s: '%s' is not one of:", dc_prog, what, v);
 	for (j = 0; j < n; j++)
 		fprintf(stderr, " %s", names[j]);
 	fprintf(stderr, "\n");
@@ -274,12 +288,28 @@ static int budget_cb(const struct nlattr **tb, void *data)
 
 	(void)data;
 	nl_nest(tb[PKTDEDUP_A_BUDGET], &nls_budget, b);
-	fprintf(stderr, "dedupctl: the change needed %s; this namespace holds %s of its cap of %s\n",
+	fprintf(stderr, "%s: the change needed %s; this namespace holds %s of its cap of %s\n",
+		dc_prog,
 		bytes_str(b1, sizeof(b1), u64a(b, PKTDEDUP_A_BUDGET_REFUSED)),
 		bytes_str(b2, sizeof(b2), u64a(b, PKTDEDUP_A_BUDGET_FILTERS) +
 			  u64a(b, PKTDEDUP_A_BUDGET_SOURCES)),
 		bytes_str(b3, sizeof(b3), u64a(b, PKTDEDUP_A_BUDGET_CAP)));
 	return MNL_CB_OK;
+}
+
+/*
+ * What the kernel said about a refused change; for the memory cap also
+ * how much it needed and what the namespace holds (another request on n).
+ */
+void report_change_refused(struct nl *n, int err)
+{
+	if (err != -E2BIG) {
+		report_refused(n, err);
+		return;
+	}
+	fprintf(stderr, "%s: %s\n", dc_prog, n->err);
+	nl_talk(n, nl_request(n, PKTDEDUP_CMD_GET_CONFIG, false), budget_cb,
+		NULL);
 }
 
 /*
@@ -291,15 +321,49 @@ void talk_change(struct nl *n, struct nlmsghdr *req, nl_reply_cb cb,
 {
 	int err = nl_talk(n, req, cb, data);
 
-	if (err == -E2BIG) {
-		fprintf(stderr, "dedupctl: %s\n", n->err);
-		nl_talk(n, nl_request(n, PKTDEDUP_CMD_GET_CONFIG, false),
-			budget_cb, NULL);
+	if (err) {
+		report_change_refused(n, err);
 		dedupctl_exit(EXIT_REFUSED);
 	}
-	if (err)
-		refused(n, err);
 	nl_close(n);
+}
+
+/* Append a word (printf-formatted) to w; exits 1 if w is full. */
+void words_add(struct words *w, const char *fmt, ...)
+{
+	size_t room = sizeof(w->buf) - w->used;
+	va_list ap;
+	int len;
+
+	va_start(ap, fmt);
+	len = vsnprintf(w->buf + w->used, room, fmt, ap);
+	va_end(ap);
+	if (len < 0 || (size_t)len >= room ||
+	    w->argc >= (int)(sizeof(w->argv) / sizeof(w->argv[0]))) {
+		fprintf(stderr, "dedupctl: too many settings to write\n");
+		dedupctl_exit(EXIT_REFUSED);
+	}
+	w->argv[w->argc++] = w->buf + w->used;
+	w->used += (size_t)len + 1;
+}
+
+/* A size as set and sources read it: bytes, or exact K, M, G. */
+const char *size_word(char *buf, size_t len, uint64_t b)
+{
+	static const char unit[] = "GMK";
+	unsigned int u;
+
+	for (u = 0; u < 3; u++) {
+		unsigned int shift = 10 * (3 - u);
+
+		if (b && !(b & ((1ULL << shift) - 1))) {
+			snprintf(buf, len, "%llu%c",
+				 (unsigned long long)(b >> shift), unit[u]);
+			return buf;
+		}
+	}
+	snprintf(buf, len, "%llu", (unsigned long long)b);
+	return buf;
 }
 
 /* ---- stats ---- */
@@ -596,6 +660,7 @@ int dedupctl_main(int argc, char **argv)
 		{ "sources", cmd_sources }, { "top", cmd_top },
 		{ "rare", cmd_rare }, { "monitor", cmd_monitor },
 		{ "enable", cmd_enable }, { "disable", cmd_disable },
+		{ "save", cmd_save }, { "batch", cmd_batch },
 	};
 	unsigned int i;
 
@@ -604,6 +669,14 @@ int dedupctl_main(int argc, char **argv)
 	while (argc && argv[0][0] == '-') {
 		if (!strcmp(argv[0], "-j") || !strcmp(argv[0], "--json")) {
 			json = true;
+		} else if (!strcmp(argv[0], "-f") || !strcmp(argv[0], "--file")) {
+			if (argc < 2)
+				usage_error("%s: needs a FILE (- for the standard input)",
+					    argv[0]);
+			if (argc > 2)
+				usage_error("%s FILE: unexpected '%s'", argv[0],
+					    argv[2]);
+			return cmd_batch(1, argv + 1);
 		} else if (!strcmp(argv[0], "-h") || !strcmp(argv[0], "--help")) {
 			fputs(usage_text, stdout);
 			return 0;

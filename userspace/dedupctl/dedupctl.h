@@ -14,6 +14,12 @@
 #define EXIT_USAGE 2
 
 extern bool json;
+/*
+ * What messages start with: "dedupctl", or "dedupctl: FILE:LINE" while a
+ * file's line is read (batch.c).
+ */
+#define DC_PROG_MAX 4160
+extern char dc_prog[DC_PROG_MAX];
 
 /*
  * The end of a run that cannot go on: exit(status) in dedupctl (main.c);
@@ -29,11 +35,26 @@ int dedupctl_main(int argc, char **argv);
 
 void __attribute__((noreturn)) refused(const struct nl *n, int err);
 void open_nl(struct nl *n);
+/* The kernel's refusal of a change on stderr (the cap: what it needed). */
+void report_change_refused(struct nl *n, int err);
 /* Send req, hand the replies to cb, exit 1 if the kernel refuses; close. */
 void talk(struct nl *n, struct nlmsghdr *req, nl_reply_cb cb, void *data);
 /* talk() for a change: a refusal for the memory cap says what it needed. */
 void talk_change(struct nl *n, struct nlmsghdr *req, nl_reply_cb cb,
 		 void *data);
+
+/* Command words, as save writes them and a file's lines give them. */
+struct words {
+	int argc;
+	char *argv[96];
+	char buf[8192];
+	size_t used;
+	const char *note;	/* a comment save writes before them */
+};
+
+void words_add(struct words *w, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+const char *size_word(char *buf, size_t len, uint64_t b);
 
 int name_arg(const char *what, const char *v, const char *const *names,
 	     unsigned int n);
@@ -68,6 +89,17 @@ struct pd_filter_ops;
 void put_settings(struct nlmsghdr *nlh, int argc, char **argv,
 		  const struct pd_filter_ops *target);
 
+/* set's words with "landmark D" spelled out (static: use before the next) */
+char **set_expand(int *argc, char **argv);
+/* How many words the setting at argv[i] takes (importance mark: 3). */
+int set_setting_args(int argc, char **argv, int i);
+/* Check set's settings (argv expanded); exits 2 if one is bad. */
+void set_check(int argc, char **argv);
+/* Send set's change (checked); 0 or the error, n->err saying why. */
+int set_send(struct nl *n, int argc, char **argv);
+/* The words of a set giving a GET_CONFIG reply's configuration. */
+void config_words(const struct nlattr **tb, struct words *w);
+
 /* select.c: traffic selection */
 /* A selection setting (dev, proto, match-mark) into nlh; false if k is not. */
 bool put_select_setting(struct nlmsghdr *nlh, const char *k, const char *v);
@@ -85,5 +117,19 @@ int cmd_sources(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_rare(int argc, char **argv);
 int cmd_monitor(int argc, char **argv);
+/* sources' settings into nlh (a nest if any); exits 2 if one is bad */
+void put_sources(struct nlmsghdr *nlh, int argc, char **argv);
+/* The words of sources giving a GET_SOURCES reply's settings. */
+void sources_words(const struct nlattr **tb, struct words *w);
+
+/* batch.c: save, and -f FILE / batch FILE */
+int cmd_save(int argc, char **argv);
+int cmd_batch(int argc, char **argv);
+/*
+ * Apply text (len bytes, text[len] == '\0'), the lines of file name: all
+ * checked first (exit 2), then all or nothing (exit 1). The fuzzer calls
+ * it with its input.
+ */
+int batch_text(const char *name, char *text, size_t len);
 
 #endif /* DEDUPCTL_H */

@@ -202,7 +202,7 @@ static int bare_onoff(int argc, char **argv)
 }
 
 /* sources [on|off] [SETTING VALUE ...] */
-static void put_sources(struct nlmsghdr *nlh, int argc, char **argv)
+void put_sources(struct nlmsghdr *nlh, int argc, char **argv)
 {
 	struct nlattr *nest = argc ? mnl_attr_nest_start(nlh,
 							  PKTDEDUP_A_SOURCES) :
@@ -258,6 +258,43 @@ static void put_sources(struct nlmsghdr *nlh, int argc, char **argv)
 	}
 	if (nest)
 		mnl_attr_nest_end(nlh, nest);
+}
+
+/* The words of sources that give a GET_SOURCES reply's settings. */
+void sources_words(const struct nlattr **top, struct words *w)
+{
+	const struct nlattr *tb[PKTDEDUP_A_SOURCES_MAX + 1];
+	uint32_t ms = 0;
+	uint64_t gap;
+	char b[32];
+
+	nl_nest(top[PKTDEDUP_A_SOURCES], &nls_sources, tb);
+	words_add(w, "%s", u8a(tb, PKTDEDUP_A_SOURCES_ENABLED) ? "on" : "off");
+	ms = u32a(tb, PKTDEDUP_A_SOURCES_WINDOW_MS);
+	words_add(w, "window");
+	if (ms % 1000)
+		words_add(w, "%ums", ms);
+	else
+		words_add(w, "%us", ms / 1000);
+	words_add(w, "subwindows");
+	words_add(w, "%u", u32a(tb, PKTDEDUP_A_SOURCES_SUBWINDOWS));
+	words_add(w, "counters");
+	words_add(w, "%u", u32a(tb, PKTDEDUP_A_SOURCES_COUNTERS));
+	words_add(w, "new");
+	words_add(w, "%s", u8a(tb, PKTDEDUP_A_SOURCES_NEW) ? "on" : "off");
+	words_add(w, "new-mem");
+	words_add(w, "%s", size_word(b, sizeof(b),
+				     u64a(tb, PKTDEDUP_A_SOURCES_NEW_MEM)));
+	gap = u64a(tb, PKTDEDUP_A_SOURCES_NEW_GAP);
+	words_add(w, "new-gap");
+	if (gap)
+		words_add(w, "%llu", (unsigned long long)gap);
+	else
+		words_add(w, "auto");
+	words_add(w, "event-rate");
+	words_add(w, "%u", u32a(tb, PKTDEDUP_A_SOURCES_EVENT_RATE));
+	words_add(w, "ring");
+	words_add(w, "%u", u32a(tb, PKTDEDUP_A_SOURCES_RING));
 }
 
 int cmd_sources(int argc, char **argv)

@@ -1,0 +1,433 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dedupctl: save, and -f FILE (batch FILE), the configuration as a file.
+ *
+ * save prints the namespace's configuration as one set line and one
+ * sources line, the words of the kernel's own replies (GET_CONFIG,
+ * GET_SOURCES), with no date: the same configuration gives the same bytes.
+ *
+ * -f reads a file of set, sources, enable and disable lines. Every line is
+ * checked first, by the parsers of the command line (put_settings(),
+ * put_sources()), and nothing is sent if one is bad (exit 2, FILE:LINE).
+ * The set lines, enable and disable (state active, idle) then make one
+ * SET_CONFIG request, as one long set line would (a later setting replaces
+ * an earlier one; a set line without state drops an earlier disable, as it
+ * would start the instance if run alone), and the sources lines one
+ * SET_SOURCES request: each is
+ * applied whole or not at all by the kernel. With both, SET_CONFIG goes
+ * first, and if the kernel then refuses SET_SOURCES, the configuration
+ * read before (GET_CONFIG) is set again: the settings are as before, the
+ * filters rebuilt (empty, as after any set).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../module/uapi/pktdedup.h"
+#include "dedupctl.h"
+
+/* ---- save ---- */
+
+static int config_words_cb(const struct nlattr **tb, void *data)
+{
+	if (tb[PKTDEDUP_A_CONFIG])
+		config_words(tb, data);
+	return MNL_CB_OK;
+}
+
+static int sources_words_cb(const struct nlattr **tb, void *data)
+{
+	if (tb[PKTDEDUP_A_SOURCES])
+		sources_words(tb, data);
+	return MNL_CB_OK;
+}
+
+static void print_words(const char *cmd, const struct words *w)
+{
+	int i;
+
+	if (w->note)
+		printf("# %s: %s\n", cmd, w->note);
+	printf("%s", cmd);
+	for (i = 0; i < w->argc; i++)
+		printf(" %s", w->argv[i]);
+	printf("\n");
+}
+
+int cmd_save(int argc, char **argv)
+{
+	static struct words cfg, src;
+	struct nl n;
+	int err;
+
+	if (argc)
+		usage_error("save: unexpected '%s'", argv[0]);
+	open_nl(&n);
+	err = nl_talk(&n, nl_request(&n, PKTDEDUP_CMD_GET_CONFIG, false),
+		      config_words_cb, &cfg);
+	if (!err)
+		err = nl_talk(&n, nl_request(&n, PKTDEDUP_CMD_GET_SOURCES,
+					     false), sources_words_cb, &src);
+	if (err)
+		refused(&n, err);
+	nl_close(&n);
+	if (!cfg.argc || !src.argc) {
+		fprintf(stderr, "dedupctl: the kernel's reply has no configuration\n");
+		dedupctl_exit(EXIT_REFUSED);
+	}
+	printf("# pktdedup: this namespace's configuration, as dedupctl save writes it\n"
+	       "# (no date: the same configuration gives the same bytes). Apply it\n"
+	       "# with dedupctl -f FILE, all or nothing; see dedupctl(8).\n");
+	print_words("set", &cfg);
+	print_words("sources", &src);
+	return 0;
+}
+
+/* ---- -f FILE, batch FILE ---- */
+
+#define FILE_MAX (1 << 20)
+#define LINE_WORDS 512
+
+/* A setting of the file: its words (at most 3), the line that gave it. */
+struct entry {
+	char *w[3];
+	int n;
+	unsigned int line;
+};
+
+/* The settings of one request, a later one replacing an earlier one. */
+struct request {
+	struct entry e[128];
+	unsigned int n;
+	int argc;
+	char *argv[3 * 128];
+};
+
+static const char *file_name;
+
+/* Messages about line no of the file, or about the file (no = 0). */
+static void at_line(unsigned int no)
+{
+	if (no)
+		snprintf(dc_prog, DC_PROG_MAX, "dedupctl: %s:%u", file_name,
+			 no);
+	else
+		snprintf(dc_prog, DC_PROG_MAX, "dedupctl: %s", file_name);
+}
+
+/* Whether settings a and b are the same (sources on and off are). */
+static bool same(const char *a, const char *b)
+{
+	return !strcmp(a, b) ||
+	       ((!strcmp(a, "on") || !strcmp(a, "off")) &&
+		(!strcmp(b, "on") || !strcmp(b, "off")));
+}
+
+/* Remove the setting word (if given) from r. */
+static void drop(struct request *r, const char *word)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->n; i++)
+		if (same(r->e[i].w[0], word)) {
+			memmove(&r->e[i], &r->e[i + 1],
+				(r->n - i - 1) * sizeof(r->e[0]));
+			r->n--;
+			return;
+		}
+}
+
+/* Add the setting of words w[0..n) to r, in place of an earlier one. */
+static void add(struct request *r, char **w, int n, unsigned int line)
+{
+	drop(r, w[0]);
+	if (r->n == sizeof(r->e) / sizeof(r->e[0]))
+		usage_error("too many settings");
+	r->e[r->n].n = n;
+	r->e[r->n].line = line;
+	memcpy(r->e[r->n].w, w, (size_t)n * sizeof(*w));
+	r->n++;
+}
+
+/* The words of r's request, the entry named first (if any) first. */
+static void flatten(struct request *r, const char *first)
+{
+	unsigned int i, pass;
+	int j;
+
+	r->argc = 0;
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < r->n; i++) {
+			if ((pass == 0) != (first && same(r->e[i].w[0], first)))
+				continue;
+			for (j = 0; j < r->e[i].n; j++)
+				r->argv[r->argc++] = r->e[i].w[j];
+		}
+}
+
+/* The setting an attribute of the spec comes from (set's, sources'). */
+static const char *attr_word(const char *attr)
+{
+	static const char *const map[][2] = {
+		{ "key-flags", "ignore-tos" }, { "mark-value", "mark" },
+		{ "mark-mask", "mark" }, { "kind", "filter" },
+		{ "cell-bits", "max" }, { "importance-mask", "importance" },
+		{ "window-ns", "window" }, { "window-packets", "window" },
+		{ "window-ms", "window" }, { "enabled", "on" },
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (!strcmp(attr, map[i][0]))
+			return map[i][1];
+	return attr;
+}
+
+static int cmp_uint(const void *a, const void *b)
+{
+	unsigned int x = *(const unsigned int *)a, y = *(const unsigned int *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Point messages at the line of the setting the kernel's message names
+ * ("config.filter.sbf.cell-bits: ..."), or at every line of the request.
+ */
+static void blame(const struct request *r, const char *why)
+{
+	const char *colon = strstr(why, ": "), *dot, *word;
+	unsigned int lines[128], i, k, n = 0;
+	char attr[128];
+	size_t len;
+
+	if (colon && (size_t)(colon - why) < sizeof(attr) &&
+	    !memchr(why, ' ', (size_t)(colon - why))) {
+		memcpy(attr, why, (size_t)(colon - why));
+		attr[colon - why] = '\0';
+		dot = strrchr(attr, '.');
+		word = attr_word(dot ? dot + 1 : attr);
+		for (i = 0; i < r->n; i++)
+			if (same(r->e[i].w[0], word)) {
+				at_line(r->e[i].line);
+				return;
+			}
+	}
+	for (i = 0; i < r->n; i++)
+		lines[n++] = r->e[i].line;
+	qsort(lines, n, sizeof(lines[0]), cmp_uint);
+	for (i = 1, k = 1; i < n; i++)	/* each line once */
+		if (lines[i] != lines[k - 1])
+			lines[k++] = lines[i];
+	if (k == 1) {
+		at_line(lines[0]);
+		return;
+	}
+	at_line(0);
+	len = strlen(dc_prog);
+	for (i = 0; i < k && len < DC_PROG_MAX; i++)
+		len += (size_t)snprintf(dc_prog + len, DC_PROG_MAX - len,
+					"%s%u", i ? ", " : ": lines ", lines[i]);
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	char *buf;
+	size_t got;
+
+	if (!f) {
+		fprintf(stderr, "dedupctl: %s: %s\n", path, strerror(errno));
+		dedupctl_exit(EXIT_USAGE);
+	}
+	buf = malloc(FILE_MAX + 1);
+	if (!buf) {
+		fprintf(stderr, "dedupctl: out of memory\n");
+		dedupctl_exit(EXIT_REFUSED);
+	}
+	got = fread(buf, 1, FILE_MAX + 1, f);
+	if (ferror(f) || got > FILE_MAX) {
+		fprintf(stderr, "dedupctl: %s: %s\n", file_name, ferror(f) ?
+			strerror(errno) : "larger than 1 MiB");
+		free(buf);
+		if (f != stdin)
+			fclose(f);
+		dedupctl_exit(EXIT_USAGE);
+	}
+	if (f != stdin)
+		fclose(f);
+	buf[got] = '\0';
+	*len = got;
+	return buf;
+}
+
+/* Split line on whitespace, up to a word starting with '#'. */
+static int split(char *line, char **argv)
+{
+	int argc = 0;
+	char *p = line;
+
+	for (;;) {
+		while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\v' ||
+		       *p == '\f')
+			p++;
+		if (!*p || *p == '#')
+			return argc;
+		if (argc == LINE_WORDS)
+			usage_error("more than %d words", LINE_WORDS);
+		argv[argc++] = p;
+		while (*p && *p != ' ' && *p != '\t' && *p != '\r' &&
+		       *p != '\v' && *p != '\f')
+			p++;
+		if (*p)
+			*p++ = '\0';
+	}
+}
+
+/* Check one line and add its settings to the requests; exits 2 if bad. */
+static void read_line(int argc, char **argv, unsigned int no,
+		      struct request *set, struct request *src)
+{
+	static char scratch[8192];
+	static const char *const others[] = {
+		"show", "stats", "reset", "query", "distinct", "top", "rare",
+		"monitor", "plan", "save", "batch", "help",
+	};
+	static char *states[][2] = {
+		{ "state", "active" }, { "state", "idle" },
+	};
+	unsigned int i;
+	bool state;
+	int j, k;
+
+	if (!strcmp(argv[0], "set")) {
+		argc--;
+		argv = set_expand(&argc, argv + 1);
+		set_check(argc, argv);
+		state = false;
+		for (j = 0; j < argc; j += k) {
+			k = set_setting_args(argc, argv, j);
+			add(set, argv + j, k, no);
+			state |= !strcmp(argv[j], "state");
+		}
+		/*
+		 * A set without state starts an idle instance: after a
+		 * disable, as when the lines are run one by one, it ends
+		 * active (the state a request without one asks for).
+		 */
+		if (!state)
+			drop(set, "state");
+	} else if (!strcmp(argv[0], "sources")) {
+		if (argc == 1)
+			usage_error("sources: give on, off or settings (a file only changes them)");
+		put_sources(mnl_nlmsg_put_header(scratch), argc - 1, argv + 1);
+		j = 1;
+		if (!strcmp(argv[1], "on") || !strcmp(argv[1], "off"))
+			add(src, argv + j++, 1, no);
+		for (; j < argc; j += 2)
+			add(src, argv + j, 2, no);
+	} else if (!strcmp(argv[0], "enable") || !strcmp(argv[0], "disable")) {
+		if (argc > 1)
+			usage_error("%s: unexpected '%s'", argv[0], argv[1]);
+		add(set, states[argv[0][0] == 'd'], 2, no);
+	} else {
+		for (i = 0; i < sizeof(others) / sizeof(others[0]); i++)
+			if (!strcmp(argv[0], others[i]))
+				break;
+		if (i < sizeof(others) / sizeof(others[0]) || argv[0][0] == '-')
+			usage_error("'%s' cannot be used in a file (only set, sources, enable and disable)",
+				    argv[0]);
+		usage_error("unknown command '%s'", argv[0]);
+	}
+}
+
+int batch_text(const char *name, char *text, size_t len)
+{
+	static struct request set, src;
+	static struct words old;
+	static char *words[LINE_WORDS];
+	char why[sizeof(((struct nl *)0)->err)], *line, *next;
+	unsigned int no = 0;
+	struct nlmsghdr *nlh;
+	struct nl n;
+	int argc, err, undo = 0;
+
+	memset(&set, 0, sizeof(set));
+	memset(&src, 0, sizeof(src));
+	memset(&old, 0, sizeof(old));
+	file_name = name;
+	/* every line checked before the kernel sees any */
+	for (line = text; line < text + len; line = next) {
+		next = memchr(line, '\n', (size_t)(text + len - line));
+		next = next ? next : text + len;
+		*next++ = '\0';
+		at_line(++no);
+		if (strlen(line) != (size_t)(next - 1 - line))
+			usage_error("a NUL byte");
+		argc = split(line, words);
+		if (argc)
+			read_line(argc, words, no, &set, &src);
+	}
+	snprintf(dc_prog, DC_PROG_MAX, "dedupctl");
+	if (!set.n && !src.n)
+		return 0;
+	flatten(&set, NULL);
+	flatten(&src, "on");
+	open_nl(&n);
+	if (set.n && src.n) {
+		/* what to set again if the kernel refuses the sources */
+		err = nl_talk(&n, nl_request(&n, PKTDEDUP_CMD_GET_CONFIG, false),
+			      config_words_cb, &old);
+		if (err)
+			refused(&n, err);
+	}
+	if (set.n) {
+		err = set_send(&n, set.argc, set.argv);
+		if (err) {
+			blame(&set, n.err);
+			report_change_refused(&n, err);
+			dedupctl_exit(EXIT_REFUSED);
+		}
+	}
+	if (!src.n) {
+		nl_close(&n);
+		return 0;
+	}
+	nlh = nl_request(&n, PKTDEDUP_CMD_SET_SOURCES, false);
+	put_sources(nlh, src.argc, src.argv);
+	err = nl_talk(&n, nlh, NULL, NULL);
+	if (!err) {
+		nl_close(&n);
+		return 0;
+	}
+	snprintf(why, sizeof(why), "%s", n.err);
+	if (set.n && old.argc) {
+		undo = set_send(&n, old.argc, old.argv);
+		if (undo)
+			fprintf(stderr, "dedupctl: %s: the set lines stay applied: setting the configuration before them again was refused: %s\n",
+				file_name, n.err);
+	}
+	snprintf(n.err, sizeof(n.err), "%s", why);
+	blame(&src, why);
+	report_change_refused(&n, err);
+	if (set.n && !undo)
+		fprintf(stderr, "dedupctl: %s: nothing changed: the set lines were applied, then undone (the filters are rebuilt, empty)\n",
+			file_name);
+	dedupctl_exit(EXIT_REFUSED);
+}
+
+int cmd_batch(int argc, char **argv)
+{
+	char *text;
+	size_t len;
+	int ret;
+
+	if (argc != 1)
+		usage_error("batch: give one FILE (- for the standard input)");
+	file_name = strcmp(argv[0], "-") ? argv[0] : "<stdin>";
+	text = read_file(argv[0], &len);
+	ret = batch_text(file_name, text, len);
+	free(text);
+	return ret;
+}
