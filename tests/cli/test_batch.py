@@ -124,7 +124,10 @@ def good_files_pass_the_checks():
                  " new-mem 128K new-gap 500 event-rate 100 ring 256\n",
                  "set landmark 10s\nset filter ibf-mc importance mark 0x7\n"
                  "enable\ndisable\nsources off\n",
-                 "set filter rsbf p-star 0.03 max auto k auto p auto gap auto\n"):
+                 "set filter rsbf p-star 0.03 max auto k auto p auto gap auto\n",
+                 # the selection as save writes it: every protocol too
+                 "set dev eth0,lo proto " + ",".join(str(p) for p in range(256)) +
+                 " match-mark 0x1/0x1 hook ingress\n"):
         path = file_of(text)
         rc, err = run("-f", path)
         assert rc != 2 and f"{path}:" not in err, (text, rc, err)

@@ -96,11 +96,11 @@ static void put_devs(struct nlmsghdr *nlh, const char *v)
 static void put_protos(struct nlmsghdr *nlh, const char *v)
 {
 	uint8_t map[PKTDEDUP_PROTOS_LEN] = { 0 };
-	char buf[256], *words[64];
+	char buf[1024], *words[256];	/* every protocol, as save writes it */
 	int i, n, p;
 
 	if (strcmp(v, "any")) {
-		n = split_list("proto", v, buf, sizeof(buf), words, 64);
+		n = split_list("proto", v, buf, sizeof(buf), words, 256);
 		for (i = 0; i < n; i++) {
 			p = proto_num(words[i]);
 			if (p < 0)
