@@ -209,6 +209,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 	argv[argc] = NULL;
 
 	json = false;
+	output = OUT_TEXT;
 	if (!setjmp(fuzz_jb))
 		(void)dedupctl_main(argc, argv);
 	if (argc >= 2 && !strcmp(argv[1], "set"))
