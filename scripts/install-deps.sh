@@ -27,6 +27,7 @@ pkgs=(
 	dkms              # make dkms-check: DKMS builds the module for the installed headers
 	linux-perf        # make bench-kernel-profile: where UML's CPU goes, per function of pktdedup.ko
 	clang libclang-rt-14-dev # the fuzz targets: clang 14 and its libFuzzer
+	prometheus        # promtool checks dedupctl's Prometheus output
 )
 
 missing=()
