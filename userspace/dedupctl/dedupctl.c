@@ -563,10 +563,10 @@ static int watch_stats(uint64_t interval_ms, uint64_t count)
 	sigset_t sigint;
 	int width;
 
+	take_sample(&prev);
 	sigemptyset(&sigint);
 	sigaddset(&sigint, SIGINT);
 	sigprocmask(SIG_BLOCK, &sigint, NULL);
-	take_sample(&prev);
 	width = watch_header(line, sizeof(line)) + 8;
 	printf("%s\n", line);
 	fflush(stdout);
