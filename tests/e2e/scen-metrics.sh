@@ -173,6 +173,25 @@ t_watch() {
 	sed 's/^/#     /' /tmp/watch.txt
 	expect_eq "negative rates" 0 "$(sed 1d /tmp/watch.txt | grep -c -- '-')"
 	expect_eq "a line marked (reset)" 1 "$(grep -c '(reset)$' /tmp/watch.txt)"
+	# on a terminal (pdnet pty: a pseudo-terminal, SIGINT after 3.5 s): the
+	# header, then one line rewritten in place (CR, no newline) at 1, 2
+	# and 3 s, and on SIGINT a newline after it and exit 0
+	grep -q ' /dev/pts ' /proc/mounts || mount -t devpts devpts /dev/pts
+	inns b pdnet pty 3500 dedupctl stats -w 1 > /tmp/watch-tty.txt
+	expect_eq "exit status on SIGINT (a terminal)" 0 "$?"
+	sed 's/^/#     /' /tmp/watch-tty.txt
+	expect_eq "terminal: lines (the header's and the rewritten one's)" 2 \
+		"$(wc -l < /tmp/watch-tty.txt)"
+	expect_eq "terminal: header" "packets/s dups/s dup% dropped/s marked/s\\r" \
+		"$(sed -n 1p /tmp/watch-tty.txt | awk '{ $1 = $1; print }')"
+	# the second line: \r before each rate line, and the \r of the tty's
+	# newline (ONLCR) at its end; a sample at 1, 2 and 3 s, the first
+	# sample taken after dedupctl started (up to 0.5 s under TCG)
+	rewrites=$(sed -n 2p /tmp/watch-tty.txt | awk -F '\\\\r' '{
+		n = 0; for (i = 2; i < NF; i++) if ($i ~ /[0-9]\.[0-9]/) n++; print n }')
+	expect_eq "terminal: rate lines rewritten in place" 3 "$rewrites"
+	expect_eq "terminal: the line ends in the newline after SIGINT" 1 \
+		"$(sed -n 2p /tmp/watch-tty.txt | grep -c '\\r$')"
 	kill $tx
 	wait $tx 2>/dev/null
 	expect_fail "-w with percpu" 2 "not with percpu" inns b dedupctl stats percpu -w 1
