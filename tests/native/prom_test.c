@@ -71,7 +71,8 @@ static void prom_stats_totals_exact(struct kunit *test)
 {
 	struct prom_config cfg = {
 		.active = true, .filter = "sbf", .key = "packet",
-		.action = "drop", .scope = "percpu", .filters = 2,
+		.action = "drop", .scope = "percpu", .hook = "ingress",
+		.filters = 2,
 		.filter_mem = 262144, .has_fp_bound = true,
 		.fp_bound_ppb = 10000000, .mem_filters = 524560,
 		.mem_sources = 65536, .mem_cap = 268435456,
@@ -79,13 +80,14 @@ static void prom_stats_totals_exact(struct kunit *test)
 	};
 	struct prom_stats_row row = {
 		.packets = 1000, .duplicates = 500, .marked = 0,
-		.dropped = 500, .unparsed = 3, .has_occupancy = true,
+		.dropped = 500, .unparsed = 3, .nonip = 17,
+		.has_occupancy = true,
 		.occupancy_ppb = 987654321,
 	};
 	static const char want[] =
 		"# HELP pktdedup_info The instance's state and settings as labels; the value is 1.\n"
 		"# TYPE pktdedup_info gauge\n"
-		"pktdedup_info{netns=\"4026531840\",state=\"active\",filter=\"sbf\",key=\"packet\",action=\"drop\",scope=\"percpu\"} 1\n"
+		"pktdedup_info{netns=\"4026531840\",state=\"active\",filter=\"sbf\",key=\"packet\",action=\"drop\",scope=\"percpu\",hook=\"ingress\"} 1\n"
 		"# HELP pktdedup_filters Filters in use: one per CPU (scope percpu) or one (shared); 0 when idle.\n"
 		"# TYPE pktdedup_filters gauge\n"
 		"pktdedup_filters{netns=\"4026531840\"} 2\n"
@@ -120,6 +122,9 @@ static void prom_stats_totals_exact(struct kunit *test)
 		"# HELP pktdedup_unparsed_packets_total Packets the parser could not read, passed untouched.\n"
 		"# TYPE pktdedup_unparsed_packets_total counter\n"
 		"pktdedup_unparsed_packets_total{netns=\"4026531840\"} 3\n"
+		"# HELP pktdedup_nonip_frames_total Hooks ingress and bridge-*: frames neither IPv4 nor IPv6, passed untouched and not in packets.\n"
+		"# TYPE pktdedup_nonip_frames_total counter\n"
+		"pktdedup_nonip_frames_total{netns=\"4026531840\"} 17\n"
 		"# HELP pktdedup_filter_zero_cells_ratio Counting filter families: the fraction of zero cells.\n"
 		"# TYPE pktdedup_filter_zero_cells_ratio gauge\n"
 		"pktdedup_filter_zero_cells_ratio{netns=\"4026531840\"} 0.987654321\n";
@@ -221,7 +226,7 @@ static void prom_stats_packet_window_escapes(struct kunit *test)
 {
 	struct prom_config cfg = {
 		.filter = "odd\"na\\me", .key = "src", .action = "count",
-		.scope = "shared", .filters = 1,
+		.scope = "shared", .hook = "input", .filters = 1,
 	};
 	struct prom_stats_row row = {
 		.window = true, .window_asked = 5000, .window_effective = 4000,
@@ -235,7 +240,7 @@ static void prom_stats_packet_window_escapes(struct kunit *test)
 	prom_stats(f, 1, &cfg, &row, 1);
 	text = text_of(f, &buf);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(text,
-		"pktdedup_info{netns=\"1\",state=\"idle\",filter=\"odd\\\"na\\\\me\",key=\"src\",action=\"count\",scope=\"shared\"} 1\n"));
+		"pktdedup_info{netns=\"1\",state=\"idle\",filter=\"odd\\\"na\\\\me\",key=\"src\",action=\"count\",scope=\"shared\",hook=\"input\"} 1\n"));
 	/* idle: no filters, no fp bound */
 	KUNIT_EXPECT_NOT_NULL(test, strstr(text, "\npktdedup_filters{netns=\"1\"} 0\n"));
 	KUNIT_EXPECT_NULL(test, strstr(text, "fp_bound"));

@@ -511,6 +511,8 @@ int config_prom_cb(const struct nlattr **tb, void *data)
 			     u8a(c, PKTDEDUP_A_CONFIG_ACTION));
 	pc->scope = name_of(pd_scope_names, PD_NSCOPES,
 			    u8a(c, PKTDEDUP_A_CONFIG_SCOPE));
+	pc->hook = name_of(pd_hook_names, PD_NHOOKS,
+			   u8a(c, PKTDEDUP_A_CONFIG_HOOK));
 	pc->filters = u32a(pl, PKTDEDUP_A_PLAN_FILTERS);
 	pc->filter_mem = u64a(f, PKTDEDUP_A_FILTER_MEM);
 	pc->has_fp_bound = fp[PKTDEDUP_A_FILTER_PLAN_FP_BOUND];

@@ -351,6 +351,7 @@ static void prom_row(const struct nlattr *nest, const struct nlattr **tb,
 	r->marked = u64a(tb, PKTDEDUP_A_STATS_MARKED);
 	r->dropped = u64a(tb, PKTDEDUP_A_STATS_DROPPED);
 	r->unparsed = u64a(tb, PKTDEDUP_A_STATS_UNPARSED);
+	r->nonip = u64a(tb, PKTDEDUP_A_STATS_NONIP);
 	r->set_bits = tb[PKTDEDUP_A_STATS_SET_BITS];
 	r->has_occupancy = r->set_bits || tb[PKTDEDUP_A_STATS_ZERO_CELLS];
 	r->occupancy_ppb = u32a(tb, r->set_bits ? PKTDEDUP_A_STATS_SET_BITS :

@@ -82,7 +82,7 @@ static void single(FILE *f, uint64_t netns, const char *name,
 /* ---- stats ---- */
 
 enum row_value {
-	RV_PACKETS, RV_DUPLICATES, RV_MARKED, RV_DROPPED, RV_UNPARSED,
+	RV_PACKETS, RV_DUPLICATES, RV_MARKED, RV_DROPPED, RV_UNPARSED, RV_NONIP,
 	RV_ZERO_CELLS, RV_SET_BITS,
 	RV_WINDOW_S, RV_EFFECTIVE_S, RV_SHORTEST_S,
 	RV_WINDOW_P, RV_EFFECTIVE_P, RV_SHORTEST_P,
@@ -103,6 +103,8 @@ static const struct {
 	  "Duplicates dropped (action drop)." },
 	{ RV_UNPARSED, "unparsed_packets_total", "counter",
 	  "Packets the parser could not read, passed untouched." },
+	{ RV_NONIP, "nonip_frames_total", "counter",
+	  "Hooks ingress and bridge-*: frames neither IPv4 nor IPv6, passed untouched and not in packets." },
 	{ RV_ZERO_CELLS, "filter_zero_cells_ratio", "gauge",
 	  "Counting filter families: the fraction of zero cells." },
 	{ RV_SET_BITS, "filter_load_ratio", "gauge",
@@ -146,6 +148,9 @@ static bool row_value(const struct prom_stats_row *r, enum row_value what,
 		return true;
 	case RV_UNPARSED:
 		*v = u(r->unparsed);
+		return true;
+	case RV_NONIP:
+		*v = u(r->nonip);
 		return true;
 	case RV_ZERO_CELLS:
 	case RV_SET_BITS:
@@ -192,6 +197,8 @@ static void prom_config(FILE *f, uint64_t netns, const struct prom_config *c)
 	label_value(f, c->action);
 	fputs("\",scope=\"", f);
 	label_value(f, c->scope);
+	fputs("\",hook=\"", f);
+	label_value(f, c->hook);
 	fputs("\"} 1\n", f);
 	single(f, netns, "filters", "gauge",
 	       "Filters in use: one per CPU (scope percpu) or one (shared); 0 when idle.",

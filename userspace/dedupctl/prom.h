@@ -20,6 +20,7 @@ struct prom_stats_row {
 	bool has_cpu;
 	uint32_t cpu;
 	uint64_t packets, duplicates, marked, dropped, unparsed;
+	uint64_t nonip;			/* ingress and bridge hooks' non-IP frames */
 	bool has_occupancy;
 	bool set_bits;			/* bit arrays; else zero cells */
 	uint32_t occupancy_ppb;
@@ -34,7 +35,7 @@ struct prom_stats_row {
 /* What GET_CONFIG says of the instance (stats totals only). */
 struct prom_config {
 	bool active;
-	const char *filter, *key, *action, *scope;
+	const char *filter, *key, *action, *scope, *hook;
 	uint32_t filters;		/* filters in use (one per CPU, or 1) */
 	uint64_t filter_mem;		/* bytes per filter asked */
 	bool has_fp_bound;
