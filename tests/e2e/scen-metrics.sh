@@ -196,6 +196,9 @@ t_watch() {
 		"$(sed -n 2p /tmp/watch-tty.txt | grep -c '\\r$')"
 	kill $tx
 	wait $tx 2>/dev/null
+	# nothing of this scenario's left running for the next ones
+	expect_eq "senders and watchers left" "" \
+		"$(ps -o pid,args | grep -E 'pdnet (send|pty)|dedupctl stats' | grep -v grep)"
 	expect_fail "-w with percpu" 2 "not with percpu" inns b dedupctl stats percpu -w 1
 	expect_fail "count without -w" 2 "count N goes with -w" inns b dedupctl stats count 3
 	t_end
