@@ -70,15 +70,21 @@ all: $(B)/dedup-sim $(B)/core-tests $(B)/bench $(B)/dedupctl
 deps:
 	scripts/install-deps.sh
 
+# dedupctl's pure parts: the Prometheus text and the rates of stats -w
+CTL_PURE := userspace/dedupctl/prom.c userspace/dedupctl/watch.c
+
 # The core tests, natively, through the userspace KUnit stand-in, with ASan
-# and UBSan; the simulator's own tests (ground truth, streams) join them.
+# and UBSan; the simulator's own tests (ground truth, streams) and
+# dedupctl's pure parts join them.
 $(B)/core-tests: $(CORE_SRC) $(CORE_HDR) $(KUNIT_TESTS) $(NATIVE_TESTS) \
 		userspace/kunit/kunit.c userspace/kunit/kunit/test.h \
 		$(filter-out userspace/sim/main.c,$(SIM_SRC)) $(SIM_HDR) \
+		$(CTL_PURE) $(CTL_PURE:.c=.h) \
 		tests/vectors/jhash_vectors.h | $(B)
 	$(CC) $(CFLAGS_COMMON) -O1 $(SAN) -Iuserspace/kunit \
 		-o $@ userspace/kunit/kunit.c $(KUNIT_TESTS) $(NATIVE_TESTS) \
-		$(CORE_SRC) $(filter-out userspace/sim/main.c,$(SIM_SRC)) -lpcap -lm
+		$(CORE_SRC) $(filter-out userspace/sim/main.c,$(SIM_SRC)) \
+		$(CTL_PURE) -lpcap -lm
 
 $(B)/dedup-sim: $(CORE_SRC) $(CORE_HDR) $(SIM_SRC) $(SIM_HDR) | $(B)
 	$(CC) $(CFLAGS_COMMON) -O2 -Iuserspace/sim -o $@ $(SIM_SRC) \

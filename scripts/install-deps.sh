@@ -31,6 +31,7 @@ pkgs=(
 	dpkg-dev          # make deb: dpkg-buildpackage, dpkg-buildflags (hardening)
 	lintian           # the deb suite: lintian --fail-on error,warning on the packages
 	systemd man-db    # the deb suite: systemd-analyze verify on pktdedup.service (man checks its Documentation=)
+	prometheus        # promtool checks dedupctl's Prometheus output
 )
 
 missing=()

@@ -142,6 +142,36 @@ initramfs() {
 	echo "$out ($(du -h "$out" | cut -f1))"
 }
 
+# The guest's Prometheus outputs (tests/e2e/scen-metrics.sh prints each
+# between "pd-prom-begin NAME" and "pd-prom-end NAME"): each through
+# Debian's promtool check metrics, which must pass and say nothing (no
+# format error, no lint problem). The serial console ends lines with CR.
+check_prom() {	# LOG
+	local log=$1 dir name n=0 bad=0 out
+	grep -aq '^pd-prom-begin ' "$log" || return 0
+	command -v promtool > /dev/null || {
+		echo "vm.sh: no promtool to check the guest's Prometheus output (scripts/install-deps.sh installs Debian's prometheus)" >&2
+		return 1
+	}
+	dir=$(mktemp -d)
+	tr -d '\r' < "$log" | awk -v d="$dir" '
+		/^pd-prom-begin / { f = d "/" $2 ".prom"; printf "" > f; next }
+		/^pd-prom-end / { close(f); f = ""; next }
+		f { print > f }'
+	for f in "$dir"/*.prom; do
+		name=$(basename "$f" .prom)
+		n=$((n + 1))
+		if out=$(promtool check metrics < "$f" 2>&1) && [ -z "$out" ]; then
+			echo "vm.sh: promtool check metrics: $name ok ($(grep -vc '^#' "$f") series)"
+		else
+			echo "vm.sh: promtool check metrics: $name failed: $out" >&2
+			bad=1
+		fi
+	done
+	rm -rf "$dir"
+	[ "$bad" = 0 ]
+}
+
 # What the debug kernel must never say: KASAN, UBSAN, lockdep and RCU
 # splats (lockdep's and RCU's start with "WARNING:"), debug objects, list
 # corruption, kmemleak's report, and everything the plain e2e fails on.
@@ -196,6 +226,7 @@ boot() {
 		return 1
 	fi
 	[ "$rc" -eq 1 ] || { echo "vm.sh: guest exit code $rc" >&2; return 1; }
+	check_prom "$log"
 }
 
 case "${1:-}" in

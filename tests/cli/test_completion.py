@@ -89,6 +89,10 @@ def commands_offered():
     assert usage_commands(usage()) <= got, usage_commands(usage()) - got
     assert complete("dedupctl s") == {"show", "set", "stats", "sources", "save"}
     assert complete("dedupctl -j st") == {"stats"}
+    assert complete("dedupctl -o ") == {"text", "json", "prometheus"}
+    assert complete("dedupctl -o p") == {"prometheus"}
+    assert complete("dedupctl -o prometheus st") == {"stats"}
+    assert complete("dedupctl --output json sh") == {"show"}
 
 
 @test
@@ -118,8 +122,14 @@ def sources_on_off_then_settings():
 
 @test
 def other_commands():
-    assert complete("dedupctl stats ") == {"percpu"}
-    assert complete("dedupctl stats percpu ") == set()
+    assert complete("dedupctl stats ") == {"percpu", "-w", "count", "-o"}
+    assert complete("dedupctl stats p") == {"percpu"}
+    assert complete("dedupctl stats -w ") == set(), "a duration has no fixed values"
+    assert complete("dedupctl stats -w 1 count ") == set()
+    assert complete("dedupctl stats -w 1 c") == {"count"}
+    assert complete("dedupctl stats percpu -o ") == {"text", "json", "prometheus"}
+    assert complete("dedupctl distinct ") == {"window", "-o"}
+    assert complete("dedupctl distinct -o ") == {"text", "json", "prometheus"}
     assert complete("dedupctl query ") == {"src", "dst", "pair", "flow", "packet-hex"}
     assert complete("dedupctl rare support 0.01 ") == {"support", "window", "limit"}
     assert complete("dedupctl monitor ") == {"count"}
@@ -141,8 +151,24 @@ def files_for_f_and_batch():
 def words_are_dedupctls():
     text = usage()
     cmds = usage_commands(text)
-    offered = complete("dedupctl ") - {"-j", "--json", "--help", "-f", "--file"}
+    options = set()
+    for short, long_ in re.findall(r"^  (-[a-z]), (--[a-z-]+)", text, re.M):
+        options |= {short, long_}
+    assert {"-j", "--json", "-o", "--output"} <= options, options
+    offered = complete("dedupctl ") - options - {"--help"}
     assert offered == cmds, (offered ^ cmds)
+    assert options <= complete("dedupctl -"), options - complete("dedupctl -")
+    # -o's formats, as the usage text lists them
+    m = re.search(r"^  -o, --output ((?:[a-z]+\|)+[a-z]+)$", text, re.M)
+    assert m, "no -o line in the usage text"
+    assert shell_list("_dedupctl_formats") == set(m.group(1).split("|"))
+    # the words offered after stats are the usage text's stats lines'
+    stats_words = set()
+    for line in text.split("\n"):
+        if line.startswith("  stats "):
+            stats_words |= set(re.findall(r"[a-z-]+", line.split("  ")[1]))
+    assert complete("dedupctl stats ") - {"-o"} <= stats_words, \
+        complete("dedupctl stats ") - stats_words
     for cmd, var in (("set", "_dedupctl_set_settings"),
                      ("sources", "_dedupctl_sources_settings")):
         block = usage_block(text, cmd)

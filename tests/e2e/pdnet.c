@@ -38,6 +38,11 @@
  *	                                  99% of it back (30 s at most)
  *   pdnet fuzz IFACE DST_MAC [options]   malformed IPv4/IPv6 frames, each
  *	                                  sent twice (pdnet_fuzz.c)
+ *   pdnet pty MS CMD [ARG...]            run CMD with its stdout and stderr
+ *	                                  on a new pseudo-terminal, SIGINT it
+ *	                                  after MS ms, print what it wrote
+ *	                                  (a CR as the two characters \r) and
+ *	                                  exit with its status (128 + signal)
  *
  * Packets are UDP with an IP ID / flow label and a payload unique to each
  * distinct packet; copies are byte-identical (raw IP with IP_HDRINCL /
@@ -55,8 +60,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -391,6 +398,68 @@ static int cmd_netns(int argc, char **argv)
 	return 0;
 }
 
+/* What the terminal's master side gives, CRs made visible, to stdout. */
+static void pty_copy(int m, int wait_ms)
+{
+	struct pollfd p = { .fd = m, .events = POLLIN };
+	char buf[512];
+	ssize_t n, i;
+
+	while (poll(&p, 1, wait_ms) > 0) {
+		n = read(m, buf, sizeof(buf));
+		if (n <= 0)	/* EIO: the slave side is closed */
+			return;
+		for (i = 0; i < n; i++)
+			if (buf[i] == '\r')
+				fputs("\\r", stdout);
+			else
+				putchar(buf[i]);
+	}
+}
+
+static int cmd_pty(int argc, char **argv)
+{
+	int m, s, status;
+	long t0, ms;
+	bool sent = false;
+	char *name;
+	pid_t pid;
+
+	if (argc < 2)
+		die("pty: MS CMD [ARG...]");
+	ms = atol(argv[0]);
+	m = posix_openpt(O_RDWR | O_NOCTTY);
+	if (m < 0 || grantpt(m) || unlockpt(m) || !(name = ptsname(m)))
+		die("pty: posix_openpt (is devpts mounted on /dev/pts?)");
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (!pid) {
+		/* a session of its own, the terminal its controlling one */
+		setsid();
+		s = open(name, O_RDWR);
+		if (s < 0 || dup2(s, 1) < 0 || dup2(s, 2) < 0)
+			_exit(126);
+		close(m);
+		execvp(argv[1], argv + 1);
+		_exit(127);
+	}
+	t0 = now_ms();
+	for (;;) {
+		pty_copy(m, 20);
+		if (!sent && now_ms() - t0 >= ms) {
+			kill(pid, SIGINT);
+			sent = true;
+		}
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			break;
+	}
+	pty_copy(m, 100);
+	fflush(stdout);
+	return WIFEXITED(status) ? WEXITSTATUS(status) :
+	       128 + WTERMSIG(status);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "send"))
@@ -403,6 +472,8 @@ int main(int argc, char **argv)
 		return cmd_netns(argc - 2, argv + 2);
 	if (argc >= 2 && !strcmp(argv[1], "fuzz"))
 		return cmd_fuzz(argc - 2, argv + 2);
-	fprintf(stderr, "usage: pdnet send|recv|asuser|netns|fuzz ...\n");
+	if (argc >= 2 && !strcmp(argv[1], "pty"))
+		return cmd_pty(argc - 2, argv + 2);
+	fprintf(stderr, "usage: pdnet send|recv|asuser|netns|fuzz|pty ...\n");
 	return 2;
 }

@@ -1365,6 +1365,8 @@ run t_query
 run t_scope_hook
 run t_percpu_caveat
 run t_proc
+run t_prometheus
+run t_watch
 run t_stats_readers
 run t_netns
 run t_unprivileged

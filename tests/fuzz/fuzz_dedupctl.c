@@ -213,6 +213,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 	argv[argc] = NULL;
 
 	json = false;
+	output = OUT_TEXT;
 	snprintf(dc_prog, DC_PROG_MAX, "dedupctl");
 	/* "batch\0TEXT": TEXT as a file's lines (-f would read a file) */
 	if (argc >= 2 && !strcmp(argv[1], "batch")) {

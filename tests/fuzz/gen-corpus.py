@@ -141,6 +141,10 @@ plans = [
     'rare support 0.001 window 1s limit 3',
     'distinct window 5s',
     'stats percpu',
+    'stats -w 1 count 3',
+    'stats percpu -o prometheus',
+    '-o prometheus distinct window 10s',
+    'sources -o json',
     'help',
 ]
 

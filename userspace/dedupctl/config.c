@@ -20,6 +20,7 @@
 #include "../../module/core/timewin.h"
 #include "../../module/uapi/pktdedup.h"
 #include "dedupctl.h"
+#include "prom.h"
 #include "units.h"
 
 /* ---- show ---- */
@@ -486,6 +487,42 @@ static int show_cb(const struct nlattr **tb, void *data)
 	else
 		print_plan(pl[PKTDEDUP_A_PLAN_FILTER], tb[PKTDEDUP_A_PLAN]);
 	print_budget(tb[PKTDEDUP_A_BUDGET]);
+	return MNL_CB_OK;
+}
+
+/* A GET_CONFIG reply as the configuration gauges of stats -o prometheus. */
+int config_prom_cb(const struct nlattr **tb, void *data)
+{
+	const struct nlattr *c[PKTDEDUP_A_CONFIG_MAX + 1],
+		*f[PKTDEDUP_A_FILTER_MAX + 1], *pl[PKTDEDUP_A_PLAN_MAX + 1],
+		*fp[PKTDEDUP_A_FILTER_PLAN_MAX + 1],
+		*b[PKTDEDUP_A_BUDGET_MAX + 1];
+	struct prom_config *pc = data;
+
+	nl_nest(tb[PKTDEDUP_A_CONFIG], &nls_config, c);
+	nl_nest(c[PKTDEDUP_A_CONFIG_FILTER], &nls_filter, f);
+	nl_nest(tb[PKTDEDUP_A_PLAN], &nls_plan, pl);
+	nl_nest(pl[PKTDEDUP_A_PLAN_FILTER], &nls_filter_plan, fp);
+	nl_nest(tb[PKTDEDUP_A_BUDGET], &nls_budget, b);
+	pc->active = u8a(c, PKTDEDUP_A_CONFIG_STATE) == PKTDEDUP_STATE_ACTIVE &&
+		     tb[PKTDEDUP_A_PLAN];
+	pc->filter = kind_family(u32a(f, PKTDEDUP_A_FILTER_KIND))->name;
+	pc->key = name_of(pd_key_mode_names, PD_KEY_NMODES,
+			  u8a(c, PKTDEDUP_A_CONFIG_KEY));
+	pc->action = name_of(pd_action_names, PD_NACTIONS,
+			     u8a(c, PKTDEDUP_A_CONFIG_ACTION));
+	pc->scope = name_of(pd_scope_names, PD_NSCOPES,
+			    u8a(c, PKTDEDUP_A_CONFIG_SCOPE));
+	pc->hook = name_of(pd_hook_names, PD_NHOOKS,
+			   u8a(c, PKTDEDUP_A_CONFIG_HOOK));
+	pc->filters = u32a(pl, PKTDEDUP_A_PLAN_FILTERS);
+	pc->filter_mem = u64a(f, PKTDEDUP_A_FILTER_MEM);
+	pc->has_fp_bound = fp[PKTDEDUP_A_FILTER_PLAN_FP_BOUND];
+	pc->fp_bound_ppb = u32a(fp, PKTDEDUP_A_FILTER_PLAN_FP_BOUND);
+	pc->mem_filters = u64a(b, PKTDEDUP_A_BUDGET_FILTERS);
+	pc->mem_sources = u64a(b, PKTDEDUP_A_BUDGET_SOURCES);
+	pc->mem_cap = u64a(b, PKTDEDUP_A_BUDGET_CAP);
+	pc->mem_peak = u64a(b, PKTDEDUP_A_BUDGET_PEAK);
 	return MNL_CB_OK;
 }
 

@@ -36,12 +36,23 @@ _dedupctl_values() {
 	esac
 }
 
+# The formats of -o (--output).
+_dedupctl_formats='text json prometheus'
+
 _dedupctl() {
 	local cur=${COMP_WORDS[COMP_CWORD]} i=1 cmd='' nargs
+	# a format after -o, before or after the command
+	case "${COMP_WORDS[COMP_CWORD - 1]}" in
+	-o | --output)
+		_dedupctl_offer "$_dedupctl_formats" "$cur"
+		return
+		;;
+	esac
 	while [ "$i" -lt "$COMP_CWORD" ]; do
 		case "${COMP_WORDS[i]}" in
 		-j | --json) ;;
 		-f | --file) cmd=-f; break ;;
+		-o | --output) i=$((i + 1)) ;;
 		*) cmd=${COMP_WORDS[i]}; break ;;
 		esac
 		i=$((i + 1))
@@ -49,7 +60,7 @@ _dedupctl() {
 	if [ -z "$cmd" ]; then
 		_dedupctl_offer "show enable disable set stats reset query
 			distinct sources top rare monitor plan save batch -f --file
-			-j --json --help" "$cur"
+			-j --json -o --output --help" "$cur"
 		return
 	fi
 	# words after the command: settings and values alternate
@@ -75,9 +86,16 @@ _dedupctl() {
 			_dedupctl_offer "$_dedupctl_sources_settings" "$cur"
 		fi
 		;;
-	stats) [ "$nargs" = 0 ] && _dedupctl_offer "percpu" "$cur" ;;
+	stats)
+		# percpu, -o FORMAT, or -w DURATION [count N]; no value offered
+		# for a duration or a count
+		case "${COMP_WORDS[COMP_CWORD - 1]}" in
+		-w | count) ;;
+		*) _dedupctl_offer "percpu -w count -o" "$cur" ;;
+		esac
+		;;
 	query) [ "$nargs" = 0 ] && _dedupctl_offer "src dst pair flow packet-hex" "$cur" ;;
-	distinct) [ "$nargs" = 0 ] && _dedupctl_offer "window" "$cur" ;;
+	distinct) [ $((nargs % 2)) = 0 ] && _dedupctl_offer "window -o" "$cur" ;;
 	top) _dedupctl_offer "window" "$cur" ;;
 	rare) [ $((nargs % 2)) = 0 ] && _dedupctl_offer "support window limit" "$cur" ;;
 	monitor) [ "$nargs" = 0 ] && _dedupctl_offer "count" "$cur" ;;

@@ -2,9 +2,10 @@
 /*
  * dedupctl: configure and watch pktdedup, iproute2 style.
  *
- *   dedupctl [-j] show | set ... | stats [percpu] | reset | query ... |
- *                 distinct ... | sources ... | top ... | rare ... |
- *                 monitor ... | plan ... | save | batch FILE
+ *   dedupctl [-j | -o text|json|prometheus] show | set ... |
+ *                 stats [percpu] [-w DURATION [count N]] | reset |
+ *                 query ... | distinct ... | sources ... | top ... |
+ *                 rare ... | monitor ... | plan ... | save | batch FILE
  *   dedupctl -f FILE
  *
  * Exit status: 0 done, 1 the kernel refused or could not be reached,
@@ -14,10 +15,14 @@
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "../../module/core/config.h"
 #include "../../module/core/fixed.h"
@@ -28,13 +33,16 @@
 #include "../common/args.h"
 #include "dedupctl.h"
 #include "nl.h"
+#include "prom.h"
+#include "watch.h"
 
 
+enum dedupctl_output output;
 bool json;
 char dc_prog[DC_PROG_MAX] = "dedupctl";
 
 static const char usage_text[] =
-"usage: dedupctl [-j] COMMAND\n"
+"usage: dedupctl [-j | -o FORMAT] COMMAND\n"
 "       dedupctl -f FILE\n"
 "\n"
 "  show                          the configuration and filter parameters\n"
@@ -57,6 +65,9 @@ static const char usage_text[] =
 "      dev NAME[,NAME...]|any    proto P[,P...]|any    match-mark VALUE[/MASK]|any\n"
 "                                (traffic selection, before any hashing)\n"
 "  stats [percpu]                counters (totals, or one row per CPU)\n"
+"  stats -w DURATION [count N]   every DURATION, the rates since the last:\n"
+"                                packets/s, duplicates/s, duplicate share,\n"
+"                                dropped/s, marked/s (N lines, or until ^C)\n"
 "  reset                         empty the filters, new seeds, zero counters\n"
 "  query src ADDR | dst ADDR | pair SRC DST |\n"
 "        flow PROTO SRC SPORT DST DPORT | packet-hex HEX\n"
@@ -82,6 +93,10 @@ static const char usage_text[] =
 "  -f, --file FILE\n"
 "                apply FILE's set, sources, enable and disable lines (- for\n"
 "                the standard input), all checked first, all or nothing\n"
+"  -o, --output text|json|prometheus\n"
+"                text (the default); json, as -j; prometheus: the Prometheus\n"
+"                text format, for node_exporter's textfile collector (stats,\n"
+"                distinct, sources); -o may also follow the command\n"
 "SIZE takes K, M, G suffixes; RATE is a fraction (0.01) or a percentage (1%);\n"
 "DURATION is a number with ms, s, m or h (seconds if bare).\n";
 
@@ -371,7 +386,56 @@ const char *size_word(char *buf, size_t len, uint64_t b)
 struct stats_ctx {
 	bool percpu;
 	unsigned int rows;
+	struct prom_stats_row *prom;	/* -o prometheus: the rows, kept */
 };
+
+uint64_t netns_inode(void)
+{
+	struct stat st;
+
+	if (stat("/proc/self/ns/net", &st)) {
+		fprintf(stderr, "dedupctl: cannot read /proc/self/ns/net for the netns label: %s\n",
+			strerror(errno));
+		dedupctl_exit(EXIT_REFUSED);
+	}
+	return (uint64_t)st.st_ino;
+}
+
+/* A stats reply as a row of -o prometheus. */
+static void prom_row(const struct nlattr *nest, const struct nlattr **tb,
+		     struct prom_stats_row *r)
+{
+	const struct nlattr *a;
+
+	memset(r, 0, sizeof(*r));
+	r->has_cpu = tb[PKTDEDUP_A_STATS_CPU];
+	r->cpu = u32a(tb, PKTDEDUP_A_STATS_CPU);
+	r->packets = u64a(tb, PKTDEDUP_A_STATS_PACKETS);
+	r->duplicates = u64a(tb, PKTDEDUP_A_STATS_DUPLICATES);
+	r->marked = u64a(tb, PKTDEDUP_A_STATS_MARKED);
+	r->dropped = u64a(tb, PKTDEDUP_A_STATS_DROPPED);
+	r->unparsed = u64a(tb, PKTDEDUP_A_STATS_UNPARSED);
+	r->nonip = u64a(tb, PKTDEDUP_A_STATS_NONIP);
+	r->set_bits = tb[PKTDEDUP_A_STATS_SET_BITS];
+	r->has_occupancy = r->set_bits || tb[PKTDEDUP_A_STATS_ZERO_CELLS];
+	r->occupancy_ppb = u32a(tb, r->set_bits ? PKTDEDUP_A_STATS_SET_BITS :
+				PKTDEDUP_A_STATS_ZERO_CELLS);
+	r->timed = tb[PKTDEDUP_A_STATS_WINDOW_NS];
+	r->window = r->timed || tb[PKTDEDUP_A_STATS_WINDOW_PACKETS];
+	r->window_asked = u64a(tb, r->timed ? PKTDEDUP_A_STATS_WINDOW_NS :
+			       PKTDEDUP_A_STATS_WINDOW_PACKETS);
+	r->window_effective = u64a(tb, PKTDEDUP_A_STATS_WINDOW_EFFECTIVE);
+	r->window_shortest = u64a(tb, PKTDEDUP_A_STATS_WINDOW_SHORTEST);
+	r->window_entries = u64a(tb, PKTDEDUP_A_STATS_WINDOW_ENTRIES);
+	r->early_expiries = u64a(tb, PKTDEDUP_A_STATS_EARLY_EXPIRIES);
+	if (!nest)
+		return;
+	mnl_attr_for_each_nested(a, nest)
+		if (mnl_attr_get_type(a) == PKTDEDUP_A_STATS_LOAD &&
+		    mnl_attr_get_payload_len(a) == 8 &&
+		    r->nloads < PROM_LOADS_MAX)
+			r->loads[r->nloads++] = mnl_attr_get_u64(a);
+}
 
 /* The loads of a bit-array filter (repeated attributes), as a list. */
 static void print_loads(const struct nlattr *nest)
@@ -444,7 +508,17 @@ static int stats_cb(const struct nlattr **top, void *data)
 		   PKTDEDUP_A_STATS_ZERO_CELLS);
 	if (tb[PKTDEDUP_A_STATS_CPU])
 		snprintf(cpu, sizeof(cpu), "%u", u32a(tb, PKTDEDUP_A_STATS_CPU));
-	if (json) {
+	if (output == OUT_PROMETHEUS) {
+		struct prom_stats_row *p = realloc(c->prom, (c->rows + 1) *
+						   sizeof(*p));
+
+		if (!p) {
+			fprintf(stderr, "dedupctl: out of memory\n");
+			dedupctl_exit(EXIT_REFUSED);
+		}
+		c->prom = p;
+		prom_row(top[PKTDEDUP_A_STATS], tb, &p[c->rows]);
+	} else if (json) {
 		printf("%s{", c->percpu ? (c->rows ? "," : "[") : "");
 		if (tb[PKTDEDUP_A_STATS_CPU])
 			printf("\"cpu\":%s,", cpu);
@@ -487,18 +561,146 @@ static int stats_cb(const struct nlattr **top, void *data)
 	return MNL_CB_OK;
 }
 
+/* ---- stats -w ---- */
+
+static int sample_cb(const struct nlattr **top, void *data)
+{
+	const struct nlattr *tb[PKTDEDUP_A_STATS_MAX + 1];
+	struct watch_sample *w = data;
+
+	nl_nest(top[PKTDEDUP_A_STATS], &nls_stats, tb);
+	w->packets = u64a(tb, PKTDEDUP_A_STATS_PACKETS);
+	w->duplicates = u64a(tb, PKTDEDUP_A_STATS_DUPLICATES);
+	w->marked = u64a(tb, PKTDEDUP_A_STATS_MARKED);
+	w->dropped = u64a(tb, PKTDEDUP_A_STATS_DROPPED);
+	return MNL_CB_OK;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void take_sample(struct watch_sample *w)
+{
+	struct nl n;
+
+	open_nl(&n);
+	talk(&n, nl_request(&n, PKTDEDUP_CMD_GET_STATS, false), sample_cb, w);
+	w->ns = mono_ns();
+}
+
+/*
+ * Until the monotonic clock reads deadline (ns), or SIGINT (blocked, so
+ * that it comes here and nowhere else): false on SIGINT.
+ */
+static bool wait_until(uint64_t deadline, const sigset_t *sigint)
+{
+	for (;;) {
+		uint64_t now = mono_ns(), left;
+		struct timespec ts;
+
+		if (now >= deadline)
+			return true;
+		left = deadline - now;
+		ts.tv_sec = (time_t)(left / 1000000000ULL);
+		ts.tv_nsec = (long)(left % 1000000000ULL);
+		if (sigtimedwait(sigint, NULL, &ts) == SIGINT)
+			return false;
+	}
+}
+
+/*
+ * stats -w: a line of rates every interval, count lines (0: until
+ * SIGINT). On a terminal the header stays and one line is rewritten in
+ * place; piped, a line per interval under the header.
+ */
+static int watch_stats(uint64_t interval_ms, uint64_t count)
+{
+	bool tty = isatty(STDOUT_FILENO);
+	struct watch_sample prev, cur;
+	struct watch_rates r;
+	char line[160];
+	uint64_t i, deadline;
+	sigset_t sigint;
+	int width;
+
+	take_sample(&prev);
+	sigemptyset(&sigint);
+	sigaddset(&sigint, SIGINT);
+	sigprocmask(SIG_BLOCK, &sigint, NULL);
+	width = watch_header(line, sizeof(line)) + 8;
+	printf("%s\n", line);
+	fflush(stdout);
+	deadline = prev.ns;
+	for (i = 0; !count || i < count; i++) {
+		deadline += interval_ms * 1000000ULL;
+		if (!wait_until(deadline, &sigint))
+			break;
+		take_sample(&cur);
+		watch_rates(&prev, &cur, &r);
+		watch_line(line, sizeof(line), &r);
+		if (tty)
+			printf("\r%-*s", width, line);
+		else
+			printf("%s\n", line);
+		fflush(stdout);
+		prev = cur;
+	}
+	/* the rewritten line stays; the shell's prompt goes below it */
+	if (tty && i)
+		printf("\n");
+	return 0;
+}
+
 static int cmd_stats(int argc, char **argv)
 {
 	struct stats_ctx c = { 0 };
+	uint64_t watch_ms = 0, count = 0;
+	struct prom_config cfg = { 0 };
 	struct nl n;
+	int i;
 
-	if (argc == 1 && !strcmp(argv[0], "percpu"))
-		c.percpu = true;
-	else if (argc)
-		usage_error("stats: unexpected '%s'", argv[0]);
+	for (i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "percpu")) {
+			c.percpu = true;
+		} else if (!strcmp(argv[i], "-w") && i + 1 < argc) {
+			if (!parse_duration_ms(argv[++i], &watch_ms) ||
+			    !watch_ms || watch_ms > 86400000)
+				usage_error("stats -w: '%s' is not a duration from 1ms to 24h (e.g. 1, 500ms, 1m)",
+					    argv[i]);
+		} else if (!strcmp(argv[i], "count") && i + 1 < argc) {
+			count = num_arg("count", argv[++i], 1, UINT64_MAX);
+		} else {
+			usage_error("stats: unexpected '%s' (give [percpu] or -w DURATION [count N])",
+				    argv[i]);
+		}
+	}
+	if (count && !watch_ms)
+		usage_error("stats: count N goes with -w DURATION");
+	if (watch_ms && (c.percpu || output != OUT_TEXT))
+		usage_error("stats -w: rates of the totals, as text (not with percpu, -j or -o)");
+	if (watch_ms)
+		return watch_stats(watch_ms, count);
 	open_nl(&n);
 	talk(&n, nl_request(&n, PKTDEDUP_CMD_GET_STATS, c.percpu), stats_cb,
 	     &c);
+	if (output == OUT_PROMETHEUS) {
+		uint64_t ns = netns_inode();
+
+		/* the configuration's gauges go with the totals only */
+		if (!c.percpu) {
+			open_nl(&n);
+			talk(&n, nl_request(&n, PKTDEDUP_CMD_GET_CONFIG, false),
+			     config_prom_cb, &cfg);
+		}
+		prom_stats(stdout, ns, c.percpu ? NULL : &cfg, c.prom, c.rows);
+		free(c.prom);
+		return 0;
+	}
 	if (json && c.percpu)
 		printf("%s]\n", c.rows ? "" : "[");
 	return 0;
@@ -648,6 +850,40 @@ static int cmd_query(int argc, char **argv)
 	return 0;
 }
 
+/* -o FORMAT */
+static void output_arg(const char *v)
+{
+	static const char *const formats[] = {
+		[OUT_TEXT] = "text", [OUT_JSON] = "json",
+		[OUT_PROMETHEUS] = "prometheus",
+	};
+
+	if (!v)
+		usage_error("-o: give a format: text, json or prometheus");
+	output = (enum dedupctl_output)name_arg("-o", v, formats,
+						sizeof(formats) / sizeof(formats[0]));
+}
+
+/*
+ * -o FORMAT after the command (dedupctl stats -o prometheus): taken out of
+ * argv[1..argc), which closes up; the new argc. No command takes "-o" as
+ * a value.
+ */
+static int take_output(int argc, char **argv)
+{
+	int i, j = 1;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) {
+			output_arg(i + 1 < argc ? argv[i + 1] : NULL);
+			i++;
+			continue;
+		}
+		argv[j++] = argv[i];
+	}
+	return j;
+}
+
 int dedupctl_main(int argc, char **argv)
 {
 	static const struct {
@@ -668,7 +904,11 @@ int dedupctl_main(int argc, char **argv)
 	argv++;
 	while (argc && argv[0][0] == '-') {
 		if (!strcmp(argv[0], "-j") || !strcmp(argv[0], "--json")) {
-			json = true;
+			output = OUT_JSON;
+		} else if (!strcmp(argv[0], "-o") || !strcmp(argv[0], "--output")) {
+			output_arg(argc > 1 ? argv[1] : NULL);
+			argc--;
+			argv++;
 		} else if (!strcmp(argv[0], "-f") || !strcmp(argv[0], "--file")) {
 			if (argc < 2)
 				usage_error("%s: needs a FILE (- for the standard input)",
@@ -676,6 +916,9 @@ int dedupctl_main(int argc, char **argv)
 			if (argc > 2)
 				usage_error("%s FILE: unexpected '%s'", argv[0],
 					    argv[2]);
+			if (output != OUT_TEXT)
+				usage_error("%s: prints nothing to format (no -j or -o)",
+					    argv[0]);
 			return cmd_batch(1, argv + 1);
 		} else if (!strcmp(argv[0], "-h") || !strcmp(argv[0], "--help")) {
 			fputs(usage_text, stdout);
@@ -692,8 +935,15 @@ int dedupctl_main(int argc, char **argv)
 		fputs(usage_text, stdout);
 		return 0;
 	}
+	argc = take_output(argc, argv);
+	json = output == OUT_JSON;
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		if (!strcmp(argv[0], cmds[i].name))
+		if (!strcmp(argv[0], cmds[i].name)) {
+			if (output == OUT_PROMETHEUS && cmds[i].fn != cmd_stats &&
+			    cmds[i].fn != cmd_distinct && cmds[i].fn != cmd_sources)
+				usage_error("-o prometheus: only stats, distinct and sources have it, not %s",
+					    argv[0]);
 			return cmds[i].fn(argc - 1, argv + 1);
+		}
 	usage_error("unknown command '%s'", argv[0]);
 }

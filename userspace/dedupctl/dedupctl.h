@@ -13,6 +13,10 @@
 #define EXIT_REFUSED 1
 #define EXIT_USAGE 2
 
+/* -o: text (the default), json (as -j), prometheus (stats, distinct, sources) */
+enum dedupctl_output { OUT_TEXT, OUT_JSON, OUT_PROMETHEUS };
+extern enum dedupctl_output output;
+/* output == OUT_JSON */
 extern bool json;
 /*
  * What messages start with: "dedupctl", or "dedupctl: FILE:LINE" while a
@@ -70,6 +74,9 @@ bool onoff_arg(const char *what, const char *v);
 const char *size_str(char *buf, size_t len, uint64_t b);
 const char *time_str(char *buf, size_t len, uint64_t ns);
 
+/* This namespace's inode number (readlink /proc/self/ns/net); exits 1 if unknown. */
+uint64_t netns_inode(void);
+
 uint64_t u64a(const struct nlattr **tb, int t);
 uint16_t u16a(const struct nlattr **tb, int t);
 uint32_t u32a(const struct nlattr **tb, int t);
@@ -81,6 +88,8 @@ int cmd_set(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_enable(int argc, char **argv);
 int cmd_disable(int argc, char **argv);
+/* A GET_CONFIG reply into the struct prom_config at data. */
+int config_prom_cb(const struct nlattr **tb, void *data);
 struct pd_filter_ops;
 /*
  * The settings of "set argv" into nlh, a family's in its nest if target

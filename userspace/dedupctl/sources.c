@@ -11,6 +11,7 @@
 
 #include "../../module/uapi/pktdedup.h"
 #include "dedupctl.h"
+#include "prom.h"
 
 static uint32_t window_arg(const char *v)
 {
@@ -66,6 +67,16 @@ static int distinct_cb(const struct nlattr **top, void *data)
 
 	(void)data;
 	nl_nest(top[PKTDEDUP_A_DISTINCT], &nls_distinct, tb);
+	if (output == OUT_PROMETHEUS) {
+		struct prom_distinct d = {
+			.last_ms = last,
+			.src = u64a(tb, PKTDEDUP_A_DISTINCT_SRC),
+			.dst = u64a(tb, PKTDEDUP_A_DISTINCT_DST),
+		};
+
+		prom_distinct(stdout, netns_inode(), &d);
+		return MNL_CB_OK;
+	}
 	if (json) {
 		printf("{\"window_ms\":%u,\"subwindows\":%u,\"last_ms\":%u,"
 		       "\"src\":%llu,\"dst\":%llu}\n",
@@ -127,6 +138,24 @@ static int sources_cb(const struct nlattr **top, void *data)
 	mem = u64a(st, PKTDEDUP_A_SOURCE_STATE_MEM_TOTAL);
 	on = u8a(tb, PKTDEDUP_A_SOURCES_NEW);
 	enabled = u8a(tb, PKTDEDUP_A_SOURCES_ENABLED);
+	if (output == OUT_PROMETHEUS) {
+		struct prom_sources p = {
+			.enabled = enabled, .new_on = on,
+			.window_ms = u32a(tb, PKTDEDUP_A_SOURCES_WINDOW_MS),
+			.subwindows = u32a(tb, PKTDEDUP_A_SOURCES_SUBWINDOWS),
+			.counters = u32a(tb, PKTDEDUP_A_SOURCES_COUNTERS),
+			.event_rate = u32a(tb, PKTDEDUP_A_SOURCES_EVENT_RATE),
+			.ring = u32a(tb, PKTDEDUP_A_SOURCES_RING),
+			.new_mem = u64a(tb, PKTDEDUP_A_SOURCES_NEW_MEM),
+			.new_gap = u64a(tb, PKTDEDUP_A_SOURCES_NEW_GAP),
+			.mem_total = mem, .new_seen = seen, .events_repeat = rep,
+			.events_sent = sent, .events_overrun = over,
+			.events_ratelimited = rate, .events_failed = fail,
+		};
+
+		prom_sources(stdout, netns_inode(), &p);
+		return MNL_CB_OK;
+	}
 	if (json) {
 		printf("{\"enabled\":%s,\"window_ms\":%u,\"subwindows\":%u,\"counters\":%u,"
 		       "\"new\":%s,\"new_mem\":%llu,\"new_gap\":%llu,"

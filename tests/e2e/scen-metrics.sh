@@ -1,0 +1,205 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+#
+# dedupctl's metrics: -o prometheus (stats, stats percpu, distinct,
+# sources) against the traffic sent, and stats -w's rates while traffic
+# flows. Each Prometheus output is printed between "pd-prom-begin NAME" and
+# "pd-prom-end NAME" lines: the host (scripts/vm.sh boot) cuts them out of
+# the console log and runs Debian's promtool check metrics on each.
+
+# Print FILE between the marker lines the host looks for.
+prom_show() {	# NAME FILE
+	echo "pd-prom-begin $1"
+	cat "$2"
+	echo "pd-prom-end $1"
+}
+
+# The value of the series whose name and labels are exactly SERIES.
+prom_val() {	# FILE SERIES
+	awk -v s="$2" 'index($0, s " ") == 1 { print $2; exit }' "$1"
+}
+
+# The sum of a family's per-CPU series, and how many there are.
+prom_cpu_sum() {	# FILE NAME
+	awk -v n="$2" 'index($0, n "{") == 1 && /,cpu="/ { s += $2; c++ }
+		END { printf "%d %d\n", s, c }' "$1"
+}
+
+t_prometheus() {
+	t_begin "dedupctl -o prometheus: the counters sent, per-CPU rows adding up, a netns label (promtool on the host)"
+	inns b dedupctl reset
+	send -4 $A4 $B4 --count 400 --copies 3
+	ns=$(inns b readlink /proc/self/ns/net | sed -n 's/^net:\[\([0-9]*\)\]$/\1/p')
+	l="{netns=\"$ns\"}"
+	P=/tmp/prom
+	inns b dedupctl stats -o prometheus > $P-stats.txt ||
+		t_fail "stats -o prometheus failed"
+	inns b dedupctl stats percpu -o prometheus > $P-percpu.txt ||
+		t_fail "stats percpu -o prometheus failed"
+	dj1=$(inns b dedupctl -j distinct | json_num src)
+	inns b dedupctl -o prometheus distinct > $P-distinct.txt ||
+		t_fail "distinct -o prometheus failed"
+	dj2=$(inns b dedupctl -j distinct | json_num src)
+	inns b dedupctl sources -o prometheus > $P-sources.txt ||
+		t_fail "sources -o prometheus failed"
+	# as anyone may: GET is allowed without CAP_NET_ADMIN
+	inns b pdnet asuser 65534 dedupctl stats -o prometheus > $P-nobody.txt ||
+		t_fail "stats -o prometheus as nobody failed"
+
+	# the traffic: 400 packets 3 times, as t_count checks it
+	fp=$(tolerance 400 "$(fp_rate b)")
+	fn=$(tolerance 800 "$(fn_rate b 1)")
+	expect_eq "packets_total" 1200 "$(prom_val $P-stats.txt "pktdedup_packets_total$l")"
+	expect_near "duplicate_packets_total" 800 \
+		"$(prom_val $P-stats.txt "pktdedup_duplicate_packets_total$l")" "$fn" "$fp"
+	expect_eq "duplicates as /proc counts them" "$(stat_of b duplicates)" \
+		"$(prom_val $P-stats.txt "pktdedup_duplicate_packets_total$l")"
+	expect_eq "dropped_packets_total (count mode)" 0 \
+		"$(prom_val $P-stats.txt "pktdedup_dropped_packets_total$l")"
+	expect_eq "unparsed_packets_total" 0 \
+		"$(prom_val $P-stats.txt "pktdedup_unparsed_packets_total$l")"
+	expect_eq "nonip_frames_total (hook prerouting)" 0 \
+		"$(prom_val $P-stats.txt "pktdedup_nonip_frames_total$l")"
+	# per CPU: one row per CPU of the guest, adding up to the totals
+	ncpu=$(grep -c '^processor' /proc/cpuinfo)
+	expect_eq "per-CPU packets: sum and rows" "1200 $ncpu" \
+		"$(prom_cpu_sum $P-percpu.txt pktdedup_packets_total)"
+	expect_eq "per-CPU duplicates: sum and rows" \
+		"$(prom_val $P-stats.txt "pktdedup_duplicate_packets_total$l") $ncpu" \
+		"$(prom_cpu_sum $P-percpu.txt pktdedup_duplicate_packets_total)"
+	expect_eq "per-CPU output has no configuration gauges" 0 \
+		"$(grep -c '^pktdedup_memory' $P-percpu.txt)"
+	# the configuration's gauges, as dedupctl show has them
+	j=$(inns b dedupctl -j show)
+	held=$(echo "$j" | sed -n 's/.*"budget":{[^}]*"filters":\([0-9]*\).*/\1/p')
+	expect_eq "memory_bytes of the filters" "$held" \
+		"$(prom_val $P-stats.txt "pktdedup_memory_bytes{netns=\"$ns\",part=\"filters\"}")"
+	expect_eq "filters (scope percpu: one per CPU)" "$ncpu" \
+		"$(prom_val $P-stats.txt "pktdedup_filters$l")"
+	expect_eq "info: count, packet key, prerouting" 1 "$(grep -c "^pktdedup_info{netns=\"$ns\",state=\"active\",filter=\"sbf\",key=\"packet\",action=\"count\",scope=\"percpu\",hook=\"prerouting\"} 1$" $P-stats.txt)"
+	# every series of every output carries this namespace's netns label
+	for f in stats percpu distinct sources nobody; do
+		bad=$(grep -v '^#' $P-$f.txt | grep -vc "{netns=\"$ns\"[,}]")
+		expect_eq "$f: series without netns=\"$ns\"" 0 "$bad"
+	done
+	ds=$(prom_val $P-distinct.txt "pktdedup_distinct_sources$l")
+	if [ -n "$ds" ] && [ "$ds" -ge 1 ] &&
+	   { [ "$ds" -ge "$dj1" ] || [ "$ds" -ge "$dj2" ]; } &&
+	   { [ "$ds" -le "$dj1" ] || [ "$ds" -le "$dj2" ]; }; then
+		echo "#   distinct_sources: $ds (-j before and after: $dj1, $dj2)"
+	else
+		t_fail "distinct_sources '$ds', -j distinct before and after: $dj1, $dj2"
+	fi
+	expect_eq "sources_enabled" 1 "$(prom_val $P-sources.txt "pktdedup_sources_enabled$l")"
+	expect_eq "sources_window_seconds" \
+		"$(inns b dedupctl -j sources | json_num window_ms | awk '{ print $1 / 1000 }')" \
+		"$(prom_val $P-sources.txt "pktdedup_sources_window_seconds$l")"
+	expect_eq "packets_total as nobody" 1200 \
+		"$(prom_val $P-nobody.txt "pktdedup_packets_total$l")"
+	# -o json is -j; a bad format is a usage error
+	expect_eq "-o json = -j" "$(inns b dedupctl -j stats)" \
+		"$(inns b dedupctl stats -o json)"
+	expect_fail "-o xml" 2 "'xml' is not one of" inns b dedupctl -o xml stats
+	expect_fail "-o prometheus show" 2 "only stats, distinct and sources" \
+		inns b dedupctl -o prometheus show
+	for f in stats percpu distinct sources nobody; do
+		prom_show "$f" $P-$f.txt
+	done
+	t_end
+}
+
+# Field N (1: packets/s ... 5: marked/s; dup% without its %) of line L
+# (1: the header) of FILE.
+watch_field() {	# FILE L N
+	sed -n "$2p" "$1" | awk -v n="$3" '{ gsub(/%/, "", $n); print $n }'
+}
+
+t_watch() {
+	t_begin "dedupctl stats -w 1 count 3: a header and three lines of plausible rates"
+	inns b dedupctl reset
+	# copies 2: every other packet a copy; pdnet sleeps 1 ms after each
+	# packet (--pause-every 1), so it sends at most 1000 per second; 10^5
+	# distinct packets last the whole watch without repeating
+	nsenter -t "$(nspid a)" -n pdnet send -4 $A4 $B4 --count 100000 \
+		--copies 2 --pause-every 1 > /dev/null &
+	tx=$!
+	sleep 1
+	p0=$(stat_of b packets)
+	inns b dedupctl stats -w 1 count 3 > /tmp/watch.txt
+	rc=$?
+	p1=$(stat_of b packets)
+	expect_eq "exit status" 0 "$rc"
+	sed 's/^/#     /' /tmp/watch.txt
+	expect_eq "lines" 4 "$(wc -l < /tmp/watch.txt)"
+	expect_eq "header" "packets/s dups/s dup% dropped/s marked/s" \
+		"$(sed -n 1p /tmp/watch.txt | awk '{ $1 = $1; print }')"
+	fpr=$(fp_rate b)
+	fnr=$(fn_rate b 1)
+	sum=0
+	for n in 2 3 4; do
+		p=$(watch_field /tmp/watch.txt $n 1 | cut -d. -f1)
+		d=$(watch_field /tmp/watch.txt $n 2 | cut -d. -f1)
+		# at most 1000/s sent, and the rate is over dedupctl's own
+		# interval; a packet sent before a sample may be counted after
+		# it (the backlog between veth and the hook: a few packets): 1%
+		if [ -n "$p" ] && [ "$p" -ge 1 ] && [ "$p" -le 1010 ]; then
+			echo "#   line $n: packets/s: $p (1 to 1010)"
+		else
+			t_fail "line $n: packets/s '$p', want 1 to 1010"
+		fi
+		# half are copies: a pair split by a sample (1 each side), and
+		# the filter's own errors on p/2 copies and p/2 originals
+		tol=$((2 + $(tolerance $((p / 2)) "$fnr") + $(tolerance $((p / 2)) "$fpr")))
+		expect_near "line $n: duplicates/s of $p packets/s" $((p / 2)) "$d" "$tol" "$tol"
+		expect_eq "line $n: dropped/s, marked/s" "0.0 0.0" \
+			"$(watch_field /tmp/watch.txt $n 4) $(watch_field /tmp/watch.txt $n 5)"
+		sum=$((sum + p))
+	done
+	# the three intervals lie between the two reads of /proc: the sum of
+	# the rates is at most what came in between, over intervals of about
+	# a second (a sample late by up to 100 ms makes the next interval that
+	# much shorter: 10%)
+	if [ "$sum" -le $(((p1 - p0) * 110 / 100 + 3)) ]; then
+		echo "#   rates sum to $sum/s; $((p1 - p0)) packets came in the whole watch"
+	else
+		t_fail "rates sum to $sum/s over 3 s, but only $((p1 - p0)) packets came in the whole watch"
+	fi
+	# a reset between samples: the next rates start again from 0,
+	# never negative
+	inns b dedupctl stats -w 1 count 3 > /tmp/watch.txt &
+	w=$!
+	sleep 2
+	inns b dedupctl reset
+	wait $w
+	expect_eq "exit status with a reset" 0 "$?"
+	sed 's/^/#     /' /tmp/watch.txt
+	expect_eq "negative rates" 0 "$(sed 1d /tmp/watch.txt | grep -c -- '-')"
+	expect_eq "a line marked (reset)" 1 "$(grep -c '(reset)$' /tmp/watch.txt)"
+	# on a terminal (pdnet pty: a pseudo-terminal, SIGINT after 3.5 s): the
+	# header, then one line rewritten in place (CR, no newline) at 1, 2
+	# and 3 s, and on SIGINT a newline after it and exit 0
+	grep -q ' /dev/pts ' /proc/mounts || mount -t devpts devpts /dev/pts
+	inns b pdnet pty 3500 dedupctl stats -w 1 > /tmp/watch-tty.txt
+	expect_eq "exit status on SIGINT (a terminal)" 0 "$?"
+	sed 's/^/#     /' /tmp/watch-tty.txt
+	expect_eq "terminal: lines (the header's and the rewritten one's)" 2 \
+		"$(wc -l < /tmp/watch-tty.txt)"
+	expect_eq "terminal: header" "packets/s dups/s dup% dropped/s marked/s\\r" \
+		"$(sed -n 1p /tmp/watch-tty.txt | awk '{ $1 = $1; print }')"
+	# the second line: \r before each rate line, and the \r of the tty's
+	# newline (ONLCR) at its end; a sample at 1, 2 and 3 s, the first
+	# sample taken after dedupctl started (up to 0.5 s under TCG)
+	rewrites=$(sed -n 2p /tmp/watch-tty.txt | awk -F '\\\\r' '{
+		n = 0; for (i = 2; i < NF; i++) if ($i ~ /[0-9]\.[0-9]/) n++; print n }')
+	expect_eq "terminal: rate lines rewritten in place" 3 "$rewrites"
+	expect_eq "terminal: the line ends in the newline after SIGINT" 1 \
+		"$(sed -n 2p /tmp/watch-tty.txt | grep -c '\\r$')"
+	kill $tx
+	wait $tx 2>/dev/null
+	# nothing of this scenario's left running for the next ones
+	expect_eq "senders and watchers left" "" \
+		"$(ps -o pid,args | grep -E 'pdnet (send|pty)|dedupctl stats' | grep -v grep)"
+	expect_fail "-w with percpu" 2 "not with percpu" inns b dedupctl stats percpu -w 1
+	expect_fail "count without -w" 2 "count N goes with -w" inns b dedupctl stats count 3
+	t_end
+}
