@@ -19,20 +19,8 @@ cd "$(dirname "$0")/.." || exit 1
 mkdir -p "${1:-build}"
 B=$(realpath "${1:-build}")
 out=$B/deb-check
-pass=0
-fail=0
-ok() { echo "ok $*"; pass=$((pass + 1)); }
-bad() { echo "not ok $*"; fail=$((fail + 1)); }
-want() {	# WHAT TEST...
-	local what=$1
-	shift
-	if "$@"; then ok "$what"; else bad "$what"; fi
-}
-finish() {
-	echo "$pass passed, $fail failed"
-	[ "$fail" = 0 ]
-	exit
-}
+# shellcheck source=scripts/tap.sh
+. scripts/tap.sh
 
 # the versions: debian/changelog's, dkms.conf's, the module's
 ver=$(dpkg-parsechangelog -S Version)

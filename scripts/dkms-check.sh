@@ -17,20 +17,8 @@ cd "$(dirname "$0")/.." || exit 1
 mkdir -p "${1:-build}"
 B=$(realpath "${1:-build}")
 root=$B/dkms
-pass=0
-fail=0
-ok() { echo "ok $*"; pass=$((pass + 1)); }
-bad() { echo "not ok $*"; fail=$((fail + 1)); }
-want() {	# WHAT TEST...
-	local what=$1
-	shift
-	if "$@"; then ok "$what"; else bad "$what"; fi
-}
-finish() {
-	echo "$pass passed, $fail failed"
-	[ "$fail" = 0 ]
-	exit
-}
+# shellcheck source=scripts/tap.sh
+. scripts/tap.sh
 
 ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' dkms.conf)
 modver=$(sed -n 's/^MODULE_VERSION("\(.*\)");$/\1/p' module/main.c)
