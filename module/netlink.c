@@ -142,7 +142,38 @@ static void pd_cfg_update(struct pd_config *c, struct nlattr **a)
 		c->priority = nla_get_s32(a[PKTDEDUP_A_CONFIG_PRIORITY]);
 }
 
-static int pd_act_set_config(struct pd_nl_req *req)
+/*
+ * With a sources nest, the filters' and the source windows' memory
+ * together (src_need bytes for the latter) must fit the namespace's cap
+ * (and, to be active, the module's) before either is changed.
+ */
+static int pd_check_both(struct pd_nl_req *req, const struct pd_config *cfg,
+			 u64 src_need, bool active)
+{
+	struct pd_filter_plan plan;
+	u64 need, others;
+	int err;
+
+	if (!src_need)
+		return 0;
+	err = pd_filters_plan(cfg, &plan, req->extack);
+	if (err)
+		return err;
+	need = pd_filters_bytes(cfg, &plan) + src_need;
+	/* active: the module's cap too (what the others hold now, and this) */
+	others = pd_budget_total_held() - req->pn->budget.charged;
+	if (need <= req->pn->budget.cap &&
+	    (!active || (need <= pd_max_total_mem &&
+			 others <= pd_max_total_mem - need)))
+		return 0;
+	req->pn->budget.refused = need;
+	NL_SET_ERR_MSG(req->extack,
+		       "the filters and the source windows together would take this namespace over its memory cap, or the module over max_total_mem; dedupctl show gives what is held");
+	return -E2BIG;
+}
+
+/* SET_CONFIG's config nest; src_need: see pd_check_both(). */
+static int pd_set_config(struct pd_nl_req *req, u64 src_need)
 {
 	struct nlattr *tb[PKTDEDUP_A_CONFIG_MAX + 1], *blame;
 	struct pd_net *pn = req->pn;
@@ -178,6 +209,10 @@ static int pd_act_set_config(struct pd_nl_req *req)
 	}
 	state = tb[PKTDEDUP_A_CONFIG_STATE] ?
 		nla_get_u8(tb[PKTDEDUP_A_CONFIG_STATE]) : PKTDEDUP_STATE_ACTIVE;
+	err = pd_check_both(req, &cfg, src_need,
+			    state == PKTDEDUP_STATE_ACTIVE);
+	if (err)
+		return err;
 	if (state == PKTDEDUP_STATE_IDLE) {
 		/* the settings are checked and kept; everything is freed */
 		err = pd_filters_plan(&cfg, &plan, req->extack);
@@ -203,6 +238,60 @@ static int pd_act_set_config(struct pd_nl_req *req)
 	/* the extack message is set; point at the likely culprit */
 	if (err && err != -ENOMEM && err != -E2BIG && !req->extack->bad_attr)
 		NL_SET_BAD_ATTR(req->extack, blame ?: tb[PKTDEDUP_A_CONFIG_SCOPE]);
+	return err;
+}
+
+/*
+ * SET_CONFIG: the config nest and, if the request has one, the sources
+ * nest, both or neither. Both are read and checked, and their memory
+ * together against the cap, before anything changes; then the
+ * configuration is applied, then the source windows. These can still
+ * fail (no memory, or the module's cap across namespaces taken by
+ * another namespace in between): then the configuration before the
+ * request is applied again (its filters rebuilt, empty).
+ */
+static int pd_act_set_config(struct pd_nl_req *req)
+{
+	struct pd_net *pn = req->pn;
+	struct pd_src_cfg src = pn->src_cfg;
+	struct pd_config old = pn->cfg;
+	bool was_active = pn->active;
+	struct pd_filter_plan splan;
+	int err;
+
+	if (!req->info->attrs[PKTDEDUP_A_SOURCES])
+		return pd_set_config(req, 0);
+	err = pd_nl_sources_read(req, &src);
+	if (!err)
+		err = pd_srcs_check(&src, &splan, req->extack);
+	if (!err)
+		err = pd_budget_check_alone(pn, PD_PART_SOURCES,
+					    pd_srcs_bytes(&src, &splan),
+					    req->extack);
+	if (err) {
+		/* which nest of the two the refusal is about */
+		if (!req->extack->bad_attr)
+			NL_SET_BAD_ATTR(req->extack,
+					req->info->attrs[PKTDEDUP_A_SOURCES]);
+		return err;
+	}
+	/* a sum of 0 checks nothing: sources off need no room */
+	err = pd_set_config(req, pd_srcs_bytes(&src, &splan));
+	if (err)
+		return err;
+	err = pd_srcs_apply(pn, &src, req->extack);
+	if (!err) {
+		pd_events_start(pn);
+		return 0;
+	}
+	/* back to the configuration before the request */
+	if (!was_active) {
+		pd_net_disable(pn);
+		pn->cfg = old;	/* disable keeps the settings */
+	} else if (pd_net_apply(pn, &old, NULL)) {
+		pr_warn_ratelimited("netns %u: the configuration before a refused request could not be rebuilt: the new one stays\n",
+				    pn->net->ns.inum);
+	}
 	return err;
 }
 

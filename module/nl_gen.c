@@ -83,11 +83,6 @@ static struct netlink_range_validation pd_jumping_window_packets_range __ro_afte
 	.max = 2147483648U,
 };
 
-static struct netlink_range_validation pd_window_last_ms_range __ro_after_init = {
-	.min = 1U,
-	.max = 3600000U,
-};
-
 static struct netlink_range_validation pd_sources_window_ms_range __ro_after_init = {
 	.min = 1000U,
 	.max = 3600000U,
@@ -111,6 +106,11 @@ static struct netlink_range_validation pd_sources_event_rate_range __ro_after_in
 static struct netlink_range_validation pd_sources_ring_range __ro_after_init = {
 	.min = 16U,
 	.max = 65536U,
+};
+
+static struct netlink_range_validation pd_window_last_ms_range __ro_after_init = {
+	.min = 1U,
+	.max = 3600000U,
 };
 
 static struct netlink_range_validation pd_rare_support_range __ro_after_init = {
@@ -212,20 +212,6 @@ const struct nla_policy pd_devs_nl_policy[PKTDEDUP_A_DEVS_MAX + 1] = {
 	[PKTDEDUP_A_DEVS_NAME] = { .type = NLA_NUL_STRING, .len = PKTDEDUP_IFNAME_MAX, },
 };
 
-const struct nla_policy pd_query_nl_policy[PKTDEDUP_A_QUERY_MAX + 1] = {
-	[PKTDEDUP_A_QUERY_SRC] = NLA_POLICY_RANGE(NLA_BINARY, 4, 16),
-	[PKTDEDUP_A_QUERY_DST] = NLA_POLICY_RANGE(NLA_BINARY, 4, 16),
-	[PKTDEDUP_A_QUERY_PROTO] = { .type = NLA_U8, },
-	[PKTDEDUP_A_QUERY_SPORT] = { .type = NLA_U16, },
-	[PKTDEDUP_A_QUERY_DPORT] = { .type = NLA_U16, },
-	[PKTDEDUP_A_QUERY_PACKET] =
-		NLA_POLICY_RANGE(NLA_BINARY, PKTDEDUP_QUERY_PACKET_MIN, PKTDEDUP_QUERY_PACKET_MAX),
-};
-
-const struct nla_policy pd_window_nl_policy[PKTDEDUP_A_WINDOW_MAX + 1] = {
-	[PKTDEDUP_A_WINDOW_LAST_MS] = NLA_POLICY_FULL_RANGE(NLA_U32, &pd_window_last_ms_range),
-};
-
 const struct nla_policy pd_sources_nl_policy[PKTDEDUP_A_SOURCES_MAX + 1] = {
 	[PKTDEDUP_A_SOURCES_WINDOW_MS] =
 		NLA_POLICY_FULL_RANGE(NLA_U32, &pd_sources_window_ms_range),
@@ -238,6 +224,20 @@ const struct nla_policy pd_sources_nl_policy[PKTDEDUP_A_SOURCES_MAX + 1] = {
 		NLA_POLICY_FULL_RANGE(NLA_U32, &pd_sources_event_rate_range),
 	[PKTDEDUP_A_SOURCES_RING] = NLA_POLICY_FULL_RANGE(NLA_U32, &pd_sources_ring_range),
 	[PKTDEDUP_A_SOURCES_ENABLED] = NLA_POLICY_MAX(NLA_U8, 1),
+};
+
+const struct nla_policy pd_query_nl_policy[PKTDEDUP_A_QUERY_MAX + 1] = {
+	[PKTDEDUP_A_QUERY_SRC] = NLA_POLICY_RANGE(NLA_BINARY, 4, 16),
+	[PKTDEDUP_A_QUERY_DST] = NLA_POLICY_RANGE(NLA_BINARY, 4, 16),
+	[PKTDEDUP_A_QUERY_PROTO] = { .type = NLA_U8, },
+	[PKTDEDUP_A_QUERY_SPORT] = { .type = NLA_U16, },
+	[PKTDEDUP_A_QUERY_DPORT] = { .type = NLA_U16, },
+	[PKTDEDUP_A_QUERY_PACKET] =
+		NLA_POLICY_RANGE(NLA_BINARY, PKTDEDUP_QUERY_PACKET_MIN, PKTDEDUP_QUERY_PACKET_MAX),
+};
+
+const struct nla_policy pd_window_nl_policy[PKTDEDUP_A_WINDOW_MAX + 1] = {
+	[PKTDEDUP_A_WINDOW_LAST_MS] = NLA_POLICY_FULL_RANGE(NLA_U32, &pd_window_last_ms_range),
 };
 
 const struct nla_policy pd_top_nl_policy[PKTDEDUP_A_TOP_MAX + 1] = {
@@ -253,9 +253,10 @@ static const struct nla_policy pd_op_get_config_policy[PKTDEDUP_A_HEADER + 1] = 
 	[PKTDEDUP_A_HEADER] = NLA_POLICY_NESTED(pd_header_nl_policy),
 };
 
-static const struct nla_policy pd_op_set_config_policy[PKTDEDUP_A_CONFIG + 1] = {
+static const struct nla_policy pd_op_set_config_policy[PKTDEDUP_A_SOURCES + 1] = {
 	[PKTDEDUP_A_HEADER] = NLA_POLICY_NESTED(pd_header_nl_policy),
 	[PKTDEDUP_A_CONFIG] = NLA_POLICY_NESTED(pd_config_nl_policy),
+	[PKTDEDUP_A_SOURCES] = NLA_POLICY_NESTED(pd_sources_nl_policy),
 };
 
 static const struct nla_policy pd_op_reset_policy[PKTDEDUP_A_HEADER + 1] = {
@@ -308,7 +309,7 @@ const struct genl_ops pd_nl_ops[10] = {
 		.cmd = PKTDEDUP_CMD_SET_CONFIG,
 		.doit = pd_nl_set_config_doit,
 		.policy = pd_op_set_config_policy,
-		.maxattr = PKTDEDUP_A_CONFIG,
+		.maxattr = PKTDEDUP_A_SOURCES,
 		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	{

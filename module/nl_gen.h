@@ -18,9 +18,9 @@ extern const struct nla_policy pd_ibf_nl_policy[PKTDEDUP_A_SETTINGS_MAX + 1];
 extern const struct nla_policy pd_sliding_nl_policy[PKTDEDUP_A_SETTINGS_MAX + 1];
 extern const struct nla_policy pd_jumping_nl_policy[PKTDEDUP_A_SETTINGS_MAX + 1];
 extern const struct nla_policy pd_devs_nl_policy[PKTDEDUP_A_DEVS_MAX + 1];
+extern const struct nla_policy pd_sources_nl_policy[PKTDEDUP_A_SOURCES_MAX + 1];
 extern const struct nla_policy pd_query_nl_policy[PKTDEDUP_A_QUERY_MAX + 1];
 extern const struct nla_policy pd_window_nl_policy[PKTDEDUP_A_WINDOW_MAX + 1];
-extern const struct nla_policy pd_sources_nl_policy[PKTDEDUP_A_SOURCES_MAX + 1];
 extern const struct nla_policy pd_top_nl_policy[PKTDEDUP_A_TOP_MAX + 1];
 extern const struct nla_policy pd_rare_nl_policy[PKTDEDUP_A_RARE_MAX + 1];
 

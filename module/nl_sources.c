@@ -186,11 +186,14 @@ static int pd_fill_sources(struct sk_buff *msg, struct pd_nl_req *req)
 	return 0;
 }
 
-static int pd_act_set_sources(struct pd_nl_req *req)
+/*
+ * The request's sources nest over *c (the settings in force): each
+ * attribute present replaces its setting. SET_SOURCES and SET_CONFIG
+ * (netlink.c) read it alike.
+ */
+int pd_nl_sources_read(struct pd_nl_req *req, struct pd_src_cfg *c)
 {
 	struct nlattr *tb[PKTDEDUP_A_SOURCES_MAX + 1];
-	struct pd_net *pn = req->pn;
-	struct pd_src_cfg c = pn->src_cfg;
 	int err;
 
 	err = pd_nl_nest(req, PKTDEDUP_A_SOURCES, pd_sources_nl_policy,
@@ -204,23 +207,35 @@ static int pd_act_set_sources(struct pd_nl_req *req)
 		return -EINVAL;
 	}
 	if (tb[PKTDEDUP_A_SOURCES_WINDOW_MS])
-		c.window_ms = nla_get_u32(tb[PKTDEDUP_A_SOURCES_WINDOW_MS]);
+		c->window_ms = nla_get_u32(tb[PKTDEDUP_A_SOURCES_WINDOW_MS]);
 	if (tb[PKTDEDUP_A_SOURCES_SUBWINDOWS])
-		c.nsub = nla_get_u32(tb[PKTDEDUP_A_SOURCES_SUBWINDOWS]);
+		c->nsub = nla_get_u32(tb[PKTDEDUP_A_SOURCES_SUBWINDOWS]);
 	if (tb[PKTDEDUP_A_SOURCES_COUNTERS])
-		c.counters = nla_get_u32(tb[PKTDEDUP_A_SOURCES_COUNTERS]);
+		c->counters = nla_get_u32(tb[PKTDEDUP_A_SOURCES_COUNTERS]);
 	if (tb[PKTDEDUP_A_SOURCES_NEW])
-		c.newsrc = nla_get_u8(tb[PKTDEDUP_A_SOURCES_NEW]);
+		c->newsrc = nla_get_u8(tb[PKTDEDUP_A_SOURCES_NEW]);
 	if (tb[PKTDEDUP_A_SOURCES_NEW_MEM])
-		c.newsrc_mem = nla_get_u64(tb[PKTDEDUP_A_SOURCES_NEW_MEM]);
+		c->newsrc_mem = nla_get_u64(tb[PKTDEDUP_A_SOURCES_NEW_MEM]);
 	if (tb[PKTDEDUP_A_SOURCES_NEW_GAP])
-		c.newsrc_gap = nla_get_u64(tb[PKTDEDUP_A_SOURCES_NEW_GAP]);
+		c->newsrc_gap = nla_get_u64(tb[PKTDEDUP_A_SOURCES_NEW_GAP]);
 	if (tb[PKTDEDUP_A_SOURCES_EVENT_RATE])
-		c.event_rate = nla_get_u32(tb[PKTDEDUP_A_SOURCES_EVENT_RATE]);
+		c->event_rate = nla_get_u32(tb[PKTDEDUP_A_SOURCES_EVENT_RATE]);
 	if (tb[PKTDEDUP_A_SOURCES_RING])
-		c.ring = nla_get_u32(tb[PKTDEDUP_A_SOURCES_RING]);
+		c->ring = nla_get_u32(tb[PKTDEDUP_A_SOURCES_RING]);
 	if (tb[PKTDEDUP_A_SOURCES_ENABLED])
-		c.enabled = nla_get_u8(tb[PKTDEDUP_A_SOURCES_ENABLED]);
+		c->enabled = nla_get_u8(tb[PKTDEDUP_A_SOURCES_ENABLED]);
+	return 0;
+}
+
+static int pd_act_set_sources(struct pd_nl_req *req)
+{
+	struct pd_net *pn = req->pn;
+	struct pd_src_cfg c = pn->src_cfg;
+	int err;
+
+	err = pd_nl_sources_read(req, &c);
+	if (err)
+		return err;
 	err = pd_srcs_apply(pn, &c, req->extack);
 	if (!err)
 		pd_events_start(pn);

@@ -332,6 +332,9 @@ int pd_nl_nest(struct pd_nl_req *req, int type, const struct nla_policy *pol,
 	       unsigned int max, struct nlattr **tb);
 int pd_nl_put_u64(struct sk_buff *msg, int type, u64 v, int pad);
 
+/* nl_sources.c */
+int pd_nl_sources_read(struct pd_nl_req *req, struct pd_src_cfg *c);
+
 /* nl_filter.c */
 int pd_nl_filter_read(const struct nlattr *nest, struct pd_filter_req *req,
 		      struct nlattr **blame, struct netlink_ext_ack *extack);

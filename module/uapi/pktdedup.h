@@ -47,8 +47,13 @@
  * PKTDEDUP_CMD_SET_CONFIG
  *	(do, CAP_NET_ADMIN)
  *	Change settings (all or nothing); replies as GET_CONFIG for the
- *	configuration now in force.
- *	do request: header, config
+ *	configuration now in force. A sources nest in the same request
+ *	changes the source-window settings in the same transaction (both
+ *	or neither), as dedupctl -f sends a file: both are checked, and
+ *	their memory together against the namespace's cap, before either
+ *	is applied; should building the source windows then fail (no
+ *	memory), the configuration before the request is applied again.
+ *	do request: header, config, sources
  *	do reply: config, plan, budget
  * PKTDEDUP_CMD_RESET
  *	(do, CAP_NET_ADMIN)

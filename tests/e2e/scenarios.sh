@@ -372,6 +372,26 @@ t_save_batch() {
 	expect_fail "a file whose last line the kernel refuses" 1 \
 		"/tmp/refused:3: " inns g dedupctl -f /tmp/refused
 	expect_eq "nothing changed" "$before" "$(inns g dedupctl save)"
+	# one transaction: filters and source windows that fit alone but not
+	# together (each about 3/5 of the room: the namespace's cap, or what
+	# the module's leaves) are refused before either changes
+	room=$(inns g cat /proc/net/pktdedup/config | awk '
+		{ v[$1] = $2 }
+		END { r = v["mem_total_cap"] - (v["mem_total_held"] - v["mem_filters"] - v["mem_sources"])
+		      if (v["mem_cap"] < r) r = v["mem_cap"]; print int(r / 1024) }')
+	each=$((room * 3 / 10))	# KiB per CPU: two CPUs
+	printf 'set key pair filter sbf mem %sK\nsources new on new-mem %sK\n' \
+		"$each" "$each" > /tmp/both
+	expect_ok "the filters alone fit" inns g dedupctl set filter sbf mem "${each}K"
+	expect_ok "back to the saved file" inns g dedupctl -f /tmp/save1
+	expect_ok "the source windows alone fit" \
+		inns g dedupctl sources new on new-mem "${each}K"
+	expect_ok "back to the saved file" inns g dedupctl -f /tmp/save1
+	before=$(inns g dedupctl save)
+	expect_fail "both: together over the room" 1 \
+		"/tmp/both: lines 1, 2: the filters and the source windows together" \
+		inns g dedupctl -f /tmp/both
+	expect_eq "nothing changed" "$before" "$(inns g dedupctl save)"
 	printf 'set key pair\nset filter sbf mem 200M\n' > /tmp/refused2
 	expect_fail "a set over the cap: every set line named" 1 "/tmp/refused2: lines 1, 2: " \
 		inns g dedupctl -f /tmp/refused2

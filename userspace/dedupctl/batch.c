@@ -12,12 +12,11 @@
  * The set lines, enable and disable (state active, idle) then make one
  * SET_CONFIG request, as one long set line would (a later setting replaces
  * an earlier one; a set line without state drops an earlier disable, as it
- * would start the instance if run alone), and the sources lines one
- * SET_SOURCES request: each is
- * applied whole or not at all by the kernel. With both, SET_CONFIG goes
- * first, and if the kernel then refuses SET_SOURCES, the configuration
- * read before (GET_CONFIG) is set again: the settings are as before, the
- * filters rebuilt (empty, as after any set).
+ * would start the instance if run alone), and the sources lines its
+ * sources nest, as one sources line would: one request, which the kernel
+ * applies whole or not at all (it checks both, and their memory together,
+ * before changing either). A file of sources lines alone is one
+ * SET_SOURCES.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -342,20 +341,44 @@ static void read_line(int argc, char **argv, unsigned int no,
 	}
 }
 
+/*
+ * Point messages at the line(s) of the request the kernel's message is
+ * about: its attribute's path says config or sources; without one, every
+ * line of both.
+ */
+static void blame_both(struct request *set, struct request *src,
+		       const char *why)
+{
+	static struct request all;
+	unsigned int i;
+
+	if (!strncmp(why, "sources.", 8) || !strncmp(why, "sources:", 8) ||
+	    !set->n) {
+		blame(src, why);
+		return;
+	}
+	if (!strncmp(why, "config.", 7) || !src->n) {
+		blame(set, why);
+		return;
+	}
+	all = *set;
+	for (i = 0; i < src->n && all.n < sizeof(all.e) / sizeof(all.e[0]); i++)
+		all.e[all.n++] = src->e[i];
+	blame(&all, why);
+}
+
 int batch_text(const char *name, char *text, size_t len)
 {
 	static struct request set, src;
-	static struct words old;
 	static char *words[LINE_WORDS];
-	char why[sizeof(((struct nl *)0)->err)], *line, *next;
+	char *line, *next;
 	unsigned int no = 0;
 	struct nlmsghdr *nlh;
 	struct nl n;
-	int argc, err, undo = 0;
+	int argc, err;
 
 	memset(&set, 0, sizeof(set));
 	memset(&src, 0, sizeof(src));
-	memset(&old, 0, sizeof(old));
 	file_name = name;
 	/* every line checked before the kernel sees any */
 	for (line = text; line < text + len; line = next) {
@@ -375,46 +398,22 @@ int batch_text(const char *name, char *text, size_t len)
 	flatten(&set, NULL);
 	flatten(&src, "on");
 	open_nl(&n);
-	if (set.n && src.n) {
-		/* what to set again if the kernel refuses the sources */
-		err = nl_talk(&n, nl_request(&n, PKTDEDUP_CMD_GET_CONFIG, false),
-			      config_words_cb, &old);
-		if (err)
-			refused(&n, err);
-	}
 	if (set.n) {
-		err = set_send(&n, set.argc, set.argv);
-		if (err) {
-			blame(&set, n.err);
-			report_change_refused(&n, err);
-			dedupctl_exit(EXIT_REFUSED);
-		}
+		/* with sources lines, in the same request: both or neither */
+		err = set_send(&n, set.argc, set.argv, src.n ? src.argc : 0,
+			       src.argv);
+	} else {
+		nlh = nl_request(&n, PKTDEDUP_CMD_SET_SOURCES, false);
+		put_sources(nlh, src.argc, src.argv);
+		err = nl_talk(&n, nlh, NULL, NULL);
 	}
-	if (!src.n) {
-		nl_close(&n);
-		return 0;
+	if (err) {
+		blame_both(&set, &src, n.err);
+		report_change_refused(&n, err);
+		dedupctl_exit(EXIT_REFUSED);
 	}
-	nlh = nl_request(&n, PKTDEDUP_CMD_SET_SOURCES, false);
-	put_sources(nlh, src.argc, src.argv);
-	err = nl_talk(&n, nlh, NULL, NULL);
-	if (!err) {
-		nl_close(&n);
-		return 0;
-	}
-	snprintf(why, sizeof(why), "%s", n.err);
-	if (set.n && old.argc) {
-		undo = set_send(&n, old.argc, old.argv);
-		if (undo)
-			fprintf(stderr, "dedupctl: %s: the set lines stay applied: setting the configuration before them again was refused: %s\n",
-				file_name, n.err);
-	}
-	snprintf(n.err, sizeof(n.err), "%s", why);
-	blame(&src, why);
-	report_change_refused(&n, err);
-	if (set.n && !undo)
-		fprintf(stderr, "dedupctl: %s: nothing changed: the set lines were applied, then undone (the filters are rebuilt, empty)\n",
-			file_name);
-	dedupctl_exit(EXIT_REFUSED);
+	nl_close(&n);
+	return 0;
 }
 
 int cmd_batch(int argc, char **argv)

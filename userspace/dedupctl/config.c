@@ -946,10 +946,11 @@ void set_check(int argc, char **argv)
 
 /*
  * Send the change of set (argv expanded and checked), a family's settings
- * in its nest: the family it names, or the one in force. 0 or the error
- * (n->err says why).
+ * in its nest: the family it names, or the one in force; with the words
+ * of a sources change (sargc > 0), in the same request, both or neither.
+ * 0 or the error (n->err says why).
  */
-int set_send(struct nl *n, int argc, char **argv)
+int set_send(struct nl *n, int argc, char **argv, int sargc, char **sargv)
 {
 	const struct pd_filter_ops *target = named_family(argc, argv);
 	struct nlmsghdr *nlh;
@@ -966,6 +967,8 @@ int set_send(struct nl *n, int argc, char **argv)
 	}
 	nlh = nl_request(n, PKTDEDUP_CMD_SET_CONFIG, false);
 	put_settings(nlh, argc, argv, target);
+	if (sargc)
+		put_sources(nlh, sargc, sargv);
 	return nl_talk(n, nlh, set_cb, NULL);
 }
 
@@ -980,7 +983,7 @@ int cmd_set(int argc, char **argv)
 	/* check every value before the kernel sees any */
 	set_check(argc, argv);
 	open_nl(&n);
-	err = set_send(&n, argc, argv);
+	err = set_send(&n, argc, argv, 0, NULL);
 	if (err) {
 		report_change_refused(&n, err);
 		dedupctl_exit(EXIT_REFUSED);

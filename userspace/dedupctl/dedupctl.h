@@ -104,8 +104,11 @@ char **set_expand(int *argc, char **argv);
 int set_setting_args(int argc, char **argv, int i);
 /* Check set's settings (argv expanded); exits 2 if one is bad. */
 void set_check(int argc, char **argv);
-/* Send set's change (checked); 0 or the error, n->err saying why. */
-int set_send(struct nl *n, int argc, char **argv);
+/*
+ * Send set's change (checked), with a sources change (sargc words) in the
+ * same request if any; 0 or the error, n->err saying why.
+ */
+int set_send(struct nl *n, int argc, char **argv, int sargc, char **sargv);
 /* The words of a set giving a GET_CONFIG reply's configuration. */
 void config_words(const struct nlattr **tb, struct words *w);
 
