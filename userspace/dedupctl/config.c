@@ -1092,35 +1092,19 @@ void config_words(const struct nlattr **tb, struct words *w)
 	}
 	if (s[PKTDEDUP_A_SETTINGS_CELL_BITS]) {
 		v = u8a(s, PKTDEDUP_A_SETTINGS_CELL_BITS);
-		words_add(w, "max");
-		if (v)
-			words_add(w, "%u", (1u << v) - 1);
-		else
-			words_add(w, "auto");
+		words_auto(w, "max", v ? (1u << v) - 1 : 0, !v);
 	}
 	if (s[PKTDEDUP_A_SETTINGS_K]) {
 		v = u8a(s, PKTDEDUP_A_SETTINGS_K);
-		words_add(w, "k");
-		if (v)
-			words_add(w, "%u", v);
-		else
-			words_add(w, "auto");
+		words_auto(w, "k", v, !v);
 	}
 	if (s[PKTDEDUP_A_SETTINGS_P]) {
 		v = u32a(s, PKTDEDUP_A_SETTINGS_P);
-		words_add(w, "p");
-		if (v != PKTDEDUP_P_AUTO)
-			words_add(w, "%u", v);
-		else
-			words_add(w, "auto");
+		words_auto(w, "p", v, v == PKTDEDUP_P_AUTO);
 	}
 	if (s[PKTDEDUP_A_SETTINGS_GAP]) {
 		g = u64a(s, PKTDEDUP_A_SETTINGS_GAP);
-		words_add(w, "gap");
-		if (g)
-			words_add(w, "%llu", (unsigned long long)g);
-		else
-			words_add(w, "auto");
+		words_auto(w, "gap", g, !g);
 	}
 	if (s[PKTDEDUP_A_SETTINGS_P_STAR]) {
 		v = u32a(s, PKTDEDUP_A_SETTINGS_P_STAR);

@@ -362,6 +362,15 @@ void words_add(struct words *w, const char *fmt, ...)
 	w->used += (size_t)len + 1;
 }
 
+void words_auto(struct words *w, const char *name, uint64_t v, bool automatic)
+{
+	words_add(w, "%s", name);
+	if (automatic)
+		words_add(w, "auto");
+	else
+		words_add(w, "%llu", (unsigned long long)v);
+}
+
 /* A size as set and sources read it: bytes, or exact K, M, G. */
 const char *size_word(char *buf, size_t len, uint64_t b)
 {

@@ -315,11 +315,7 @@ void sources_words(const struct nlattr **top, struct words *w)
 	words_add(w, "%s", size_word(b, sizeof(b),
 				     u64a(tb, PKTDEDUP_A_SOURCES_NEW_MEM)));
 	gap = u64a(tb, PKTDEDUP_A_SOURCES_NEW_GAP);
-	words_add(w, "new-gap");
-	if (gap)
-		words_add(w, "%llu", (unsigned long long)gap);
-	else
-		words_add(w, "auto");
+	words_auto(w, "new-gap", gap, !gap);
 	words_add(w, "event-rate");
 	words_add(w, "%u", u32a(tb, PKTDEDUP_A_SOURCES_EVENT_RATE));
 	words_add(w, "ring");
