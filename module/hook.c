@@ -240,17 +240,37 @@ static unsigned int pd_hook(void *priv, struct sk_buff *skb,
 }
 
 /*
+ * A netdev ingress hook on the device of ifindex: looked up and registered
+ * under pn->lock, which the device notifier takes too (select.c), so the
+ * device cannot go away unseen in between.
+ */
+static int pd_hook_netdev(struct pd_net *pn, struct nf_hook_ops *ops,
+			  int ifindex)
+{
+	struct net_device *dev = dev_get_by_index(pn->net, ifindex);
+	int err;
+
+	if (!dev)
+		return -ENODEV;
+	ops->pf = NFPROTO_NETDEV;
+	ops->dev = dev;
+	err = nf_register_net_hook(pn->net, ops);
+	dev_put(dev);
+	if (err)
+		ops->dev = NULL;
+	return err;
+}
+
+/*
  * Register the hooks of cfg's hook point: IPv4 and IPv6 at an inet hook,
  * the bridge family's hook, or a netdev ingress hook on each selected
- * device (looked up by the ifindex it was resolved to, under pn->lock,
- * which the device notifier takes too: select.c).
+ * device (by the ifindex it was resolved to).
  */
 struct pd_hooks *pd_hooks_register(struct pd_net *pn,
 				   const struct pd_config *cfg, u32 gen)
 {
 	struct pd_hooks *h = kzalloc(sizeof(*h), PD_GFP);
 	u8 pf = pd_nf_hooks[cfg->hook].pf;
-	struct net_device *dev;
 	unsigned int i;
 	int err = 0;
 
@@ -270,37 +290,22 @@ struct pd_hooks *pd_hooks_register(struct pd_net *pn,
 	} else {
 		h->n = cfg->sel.ndev;
 	}
-	for (i = 0; i < h->n; i++) {
+	for (i = 0; i < h->n && !err; i++) {
 		h->ops[i].hook = pd_hook;
 		h->ops[i].priv = h;
 		h->ops[i].hooknum = pd_nf_hooks[cfg->hook].hooknum;
 		h->ops[i].priority = cfg->priority;
-		if (pf != NFPROTO_NETDEV)
-			continue;
-		h->ops[i].pf = NFPROTO_NETDEV;
-		dev = dev_get_by_index(pn->net, cfg->sel.ifindex[i]);
-		if (!dev) {
-			err = -ENODEV;
-			break;
-		}
-		h->ops[i].dev = dev;
-		err = nf_register_net_hook(pn->net, &h->ops[i]);
-		dev_put(dev);
-		if (err) {
-			h->ops[i].dev = NULL;
-			break;
-		}
+		if (pf == NFPROTO_NETDEV)
+			err = pd_hook_netdev(pn, &h->ops[i], cfg->sel.ifindex[i]);
+		else
+			err = nf_register_net_hook(pn->net, &h->ops[i]);
 	}
-	if (pf == NFPROTO_NETDEV) {
-		if (!err)
-			return h;
-		h->n = i;
-		pd_hooks_detach(h);
-	} else {
-		err = nf_register_net_hooks(pn->net, h->ops, h->n);
-		if (!err)
-			return h;
-	}
+	if (!err)
+		return h;
+	/* the ones registered before the failure; a CPU may be in one */
+	h->n = i - 1;
+	pd_hooks_detach(h);
+	synchronize_rcu();
 	kfree(h);
 	return ERR_PTR(err);
 }
