@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The filter families behind one interface: see filter.h. */
 #include "filter.h"
+#include "rng.h"
 
 /* Every family, by its uAPI number: one line each. */
 const struct pd_filter_ops *const pd_filter_families[PD_FILTER_NKINDS] = {
@@ -102,6 +103,15 @@ void pd_filter_set_seeds(struct pd_filter *f, u64 k0, u64 k1, u64 rng)
 	f->hkey.k[0] = k0;
 	f->hkey.k[1] = k1;
 	f->ops->set_rng(f, rng);
+}
+
+void pd_filter_seed(struct pd_filter *f, u64 *state)
+{
+	u64 rng = pd_rng_next(state);
+	u64 k1 = pd_rng_next(state);
+	u64 k0 = pd_rng_next(state);
+
+	pd_filter_set_seeds(f, k0, k1, rng);
 }
 
 void pd_filter_reset(struct pd_filter *f)

@@ -185,6 +185,14 @@ int pd_filter_init(struct pd_filter *f, const struct pd_filter_plan *plan,
  * and an administrator who wants a predictable filter.
  */
 void pd_filter_set_seeds(struct pd_filter *f, u64 k0, u64 k1, u64 rng);
+/*
+ * The seeds of one number, as dedup-sim --seed and the module's seed
+ * setting derive them: splitmix64 from *state gives the generator state,
+ * then the key's second and first words. *state advances (the simulator
+ * draws its sketch seed after them). A filter seeded this way is
+ * predictable to anyone who knows the number.
+ */
+void pd_filter_seed(struct pd_filter *f, u64 *state);
 /* Empty, with new random seeds. */
 void pd_filter_reset(struct pd_filter *f);
 /* Userspace and tests: plan, allocate and init; free. */

@@ -1046,21 +1046,20 @@ static void check_settings(const char *algo, u32 takes, u32 given)
 
 /*
  * Build the run's filter. Its generator state and hash key derive from
- * --seed: the generator state first, then the key's second and first
- * words (the order the seeds were drawn in before the filter interface);
- * then the sketch's seed (the caller's).
+ * --seed (pd_filter_seed: the generator state first, then the key's
+ * second and first words); then the sketch's seed (the caller's).
  */
 static void sim_filter_build(struct sim_filter *sf, struct pd_filter_req *req,
 			     unsigned int entry_bits, u64 *seed)
 {
 	const char *why = NULL;
 	char err[256];
-	u64 rng;
 
-	rng = pd_rng_next(seed);
-	sf->hkey.k[1] = pd_rng_next(seed);
-	sf->hkey.k[0] = pd_rng_next(seed);
 	if (!sf->ops) {
+		u64 rng = pd_rng_next(seed);
+
+		sf->hkey.k[1] = pd_rng_next(seed);
+		sf->hkey.k[0] = pd_rng_next(seed);
 		if (fpbuf_init(&sf->buf, req->mem_bytes, entry_bits, sf->q, rng,
 			       err, sizeof(err)))
 			usage_error("cannot build this filter: %s", err);
@@ -1079,7 +1078,9 @@ static void sim_filter_build(struct sim_filter *sf, struct pd_filter_req *req,
 	}
 	if (pd_filter_create(&sf->f, req, &sf->plan, &why))
 		usage_error("cannot build this filter: %s", why);
-	pd_filter_set_seeds(&sf->f, sf->hkey.k[0], sf->hkey.k[1], rng);
+	/* the module's seed setting derives its seeds the same way */
+	pd_filter_seed(&sf->f, seed);
+	sf->hkey = sf->f.hkey;
 }
 
 /* One element: the verdict (true: duplicate); *found for fpbuffering. */
