@@ -1390,6 +1390,7 @@ run t_watch
 run t_stats_readers
 run t_netns
 run t_unprivileged
+run t_seed
 run t_bad_values
 run t_save_batch
 run t_families
