@@ -32,6 +32,7 @@ pkgs=(
 	lintian           # the deb suite: lintian --fail-on error,warning on the packages
 	systemd man-db    # the deb suite: systemd-analyze verify on pktdedup.service (man checks its Documentation=)
 	prometheus        # promtool checks dedupctl's Prometheus output
+	wireshark-common  # text2pcap: t_replay's capture, made on the host
 )
 
 missing=()

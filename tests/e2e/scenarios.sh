@@ -1412,6 +1412,7 @@ run t_select_proto
 run t_select_mark
 run t_ingress
 run t_bridge
+run t_replay
 run t_idle_cost
 run t_nl_fuzz
 run t_pkt_fuzz
