@@ -10,7 +10,7 @@ pkgs=(
 	build-essential   # gcc, make: the core, the simulator, the native tests
 	libwiretap-dev libwsutil-dev libglib2.0-dev pkg-config # dedup-sim reads and writes captures through Wireshark's libwiretap (editcap's own)
 	libpcap-dev       # the native tests write a capture through libpcap (another writer than the one dedup-sim reads with)
-	wireshark-common  # text2pcap, editcap, mergecap, capinfos: the capture suite makes its captures with them
+	wireshark-common  # text2pcap, editcap, mergecap, capinfos: the capture suite makes its captures with them (and t_replay its capture)
 	libasan8 libubsan1 # sanitizer runtimes for the native test build
 	python3           # the CLI contract tests parse dedup-sim's JSON
 	python3-yaml      # scripts/nlspec.py reads the netlink spec (YAML)
@@ -34,7 +34,6 @@ pkgs=(
 	lintian           # the deb suite: lintian --fail-on error,warning on the packages
 	systemd man-db    # the deb suite: systemd-analyze verify on pktdedup.service (man checks its Documentation=)
 	prometheus        # promtool checks dedupctl's Prometheus output
-	wireshark-common  # text2pcap: t_replay's capture, made on the host
 )
 
 missing=()
