@@ -1725,8 +1725,19 @@ int main(int argc, char **argv)
 		     !r->tw.on;
 	if (truth_mode == TRUTH_EXACT &&
 	    (r->compact ? dset_init(&r->dset) :
-	     r->tw.timed ? truth_init_timed(&truth, total) :
-	     truth_init(&truth, total))) {
+	     /* sized by what the horizon holds, not by the stream */
+	     r->tw.timed ? truth_init_timed(&truth, 0) :
+	     truth_init(&truth, 0))) {
+		fprintf(stderr, "dedup-sim: out of memory\n");
+		return 1;
+	}
+	/* positions matter only inside the window (or the LRU's capacity) */
+	if (truth_mode == TRUTH_EXACT && !r->compact &&
+	    truth_set_horizon(&truth,
+			      r->tw.on ? (r->tw.timed ? 0 : r->tw.window) :
+			      r->sf.ops ? window :
+			      (window > r->sf.buf.cap ? window : r->sf.buf.cap),
+			      r->tw.timed ? r->tw.window : 0)) {
 		fprintf(stderr, "dedup-sim: out of memory\n");
 		return 1;
 	}
