@@ -340,6 +340,24 @@ def header_only_tcp_with_options():
 
 
 @test
+def reads_what_the_module_reads():
+    # IPv6 whose extension headers end past the 256 + 64 bytes the module
+    # reads (PD_KEY_HDR_ROOM + payload) from the IP header on: the packet
+    # key fails there, as in the module; the address keys do not need them
+    ext = b""
+    for i in range(5):                  # 5 destination options of 80 bytes
+        nh = 60 if i < 4 else 17
+        ext += bytes([nh, 9]) + bytes([1, 76]) + b"\x00" * 76
+    frames = [eth(0x86dd, ip6(64, 60, ext + udp(9, b"deep %d" % i)))
+              for i in range(6)]
+    src = text2pcap("deep.pcap", frames)
+    j = sim_json(["--pcap", src])
+    assert j["keyed"] == 0 and j["unparsed"]["truncated"] == 6, j
+    j = sim_json(["--pcap", src, "--key", "src"])
+    assert j["keyed"] == 6 and j["duplicates"] == 5, j
+
+
+@test
 def multi_interface_pcapng():
     n = 25
     ips = [ip4(64, 17, udp(5000 + i, b"m %d" % i)) for i in range(n)]
