@@ -96,7 +96,8 @@ $(B)/dedup-sim: $(CORE_SRC) $(CORE_HDR) $(SIM_SRC) $(SIM_HDR) | $(B)
 		$(SIM_SRC) $(CORE_SRC) $(WIRETAP_LIBS) -lm
 
 CTL_SRC := $(wildcard userspace/dedupctl/*.c) userspace/common/args.c \
-	userspace/common/nl_spec.c userspace/common/units.c
+	userspace/common/nl_spec.c userspace/common/units.c \
+	userspace/common/protos.c
 $(B)/dedupctl: $(CORE_SRC) $(CORE_HDR) $(CTL_SRC) $(wildcard userspace/dedupctl/*.h) \
 		module/uapi/pktdedup.h | $(B)
 	$(CC) $(CFLAGS_COMMON) -O2 $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ \

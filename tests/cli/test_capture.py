@@ -358,6 +358,30 @@ def reads_what_the_module_reads():
 
 
 @test
+def proto_selection_as_the_module():
+    n = 20
+    frames = []
+    for i in range(n):
+        u = ip4(64, 17, udp(100 + i, b"u%d" % i))
+        t = ip4(64, 6, tcp_opts(200 + i, i))
+        g = ip4(64, 47, b"\x00\x00\x08\x00" + b"g%d" % i)
+        frames += [eth(0x0800, x) for x in (u, u, t, t, g, g)]
+    frames += [arp()]
+    src = text2pcap("proto.pcap", frames)
+    out = path("proto-out.pcap")
+    j = sim_json(["--pcap", src, "--proto", "udp,47", "--write", out])
+    # TCP passes untouched and uncounted, as the module's proto setting
+    assert j["unselected"] == 2 * n and j["keyed"] == 4 * n, j
+    assert (j["distincts"], j["duplicates"]) == (2 * n, 2 * n), j
+    assert j["written"] == 2 * n + 2 * n + 1, j
+    j = sim_json(["--pcap", src, "--proto", "any"])
+    assert j["unselected"] == 0 and j["keyed"] == 6 * n, j
+    for bad in ("tcpx", "256", ","):
+        r = sim(["--pcap", src, "--proto", bad], ok=False)
+        assert r.returncode == 2 and b"--proto" in r.stderr, r.stderr
+
+
+@test
 def multi_interface_pcapng():
     n = 25
     ips = [ip4(64, 17, udp(5000 + i, b"m %d" % i)) for i in range(n)]

@@ -18,6 +18,7 @@
 #include "../../module/core/rng.h"
 #include "../../module/core/ss.h"
 #include "../common/args.h"
+#include "../common/protos.h"
 #include "dset.h"
 #include "fpbuf.h"
 #include "pcapio.h"
@@ -133,6 +134,8 @@ static const char usage[] =
 "  --key K            packet (default), src, dst, pair, flow\n"
 "  --payload N        packet key: payload bytes after the L4 header (64)\n"
 "  --ignore-tos       packet key: leave TOS / traffic class out\n"
+"  --proto P[,P...]   only these upper-layer protocols (names or numbers),\n"
+"                     as the module's proto setting; the others pass\n"
 "  --write FILE       the frames the module would pass with action drop,\n"
 "                     in the input's format, link types, times and lengths\n"
 "                     (- : standard output; the report goes to standard\n"
@@ -964,7 +967,7 @@ enum opt {
 	O_SUB_ELEMS, O_COUNTERS, O_HH_PHI, O_RARE_SUPPORT, O_RING, O_NEW_MEM,
 	O_NEW_GAP, O_PSTAR, O_IMPORTANCE, O_ENTRY_BITS, O_IMP_DIST, O_REPEAT,
 	O_RATE, O_WARN_BELOW, O_PPS, O_COPY_DELAY, O_FLOOD, O_FLOOD_AT,
-	O_FLOOD_FOR, O_LAYOUT, O_WRITE, O_WRITE_DUPS, O_TRUTH,
+	O_FLOOD_FOR, O_LAYOUT, O_WRITE, O_WRITE_DUPS, O_TRUTH, O_PROTO,
 };
 
 static const struct option options[] = {
@@ -1018,6 +1021,7 @@ static const struct option options[] = {
 	{ "write", required_argument, NULL, O_WRITE },
 	{ "write-dups", required_argument, NULL, O_WRITE_DUPS },
 	{ "truth", required_argument, NULL, O_TRUTH },
+	{ "proto", required_argument, NULL, O_PROTO },
 	{ "json", no_argument, NULL, O_JSON },
 	{ "help", no_argument, NULL, O_HELP },
 	{ NULL, 0, NULL, 0 },
@@ -1204,6 +1208,29 @@ static void imp_add(struct imp_score *is, unsigned int imp, bool truth_dup,
 	}
 }
 
+/* --proto: "any" or protocols by name or number, as dedupctl's proto. */
+static void parse_protos(const char *v, struct pd_select *sel)
+{
+	char buf[1024], *w, *save = NULL;
+	int p, n = 0;
+
+	memset(sel, 0, sizeof(*sel));
+	if (snprintf(buf, sizeof(buf), "%s", v) >= (int)sizeof(buf))
+		usage_error("--proto: '%s' is too long", v);
+	if (strcmp(v, "any"))
+		for (w = strtok_r(buf, ",", &save); w;
+		     w = strtok_r(NULL, ",", &save), n++) {
+			p = proto_num(w);
+			if (p < 0)
+				usage_error("--proto: '%s' is not a protocol (tcp, udp, icmp, icmpv6, sctp, ... or 0-255)",
+					    w);
+			sel->protos[p >> 3] |= (u8)(1u << (p & 7));
+		}
+	if (strcmp(v, "any") && !n)
+		usage_error("--proto: '%s' names nothing", v);
+	pd_select_update(sel);
+}
+
 int main(int argc, char **argv)
 {
 	struct stream_cfg sc = {
@@ -1241,6 +1268,7 @@ int main(int argc, char **argv)
 	struct truth truth;
 	struct element e;
 	const char *write_path = NULL, *dups_path = NULL;
+	struct pd_select sel;
 	enum truth_mode truth_mode = TRUTH_EXACT;
 	struct outputs out;
 	uint64_t total;
@@ -1419,6 +1447,10 @@ int main(int argc, char **argv)
 		case O_WRITE_DUPS:
 			dups_path = optarg;
 			break;
+		case O_PROTO:
+			parse_protos(optarg, &sel);
+			sc.sel = &sel;
+			break;
 		case O_TRUTH:
 			if (!strcmp(optarg, "none"))
 				truth_mode = TRUTH_NONE;
@@ -1533,6 +1565,8 @@ int main(int argc, char **argv)
 		usage_error("--algo is required (" ALGOS ")");
 	if (!have_stream)
 		usage_error("--stream is required");
+	if (sc.sel && sc.kind != STREAM_PCAP)
+		usage_error("--proto selects a capture's packets: it needs --pcap FILE");
 	if ((write_path || dups_path) && sc.kind != STREAM_PCAP)
 		usage_error("--write and --write-dups need a capture (--pcap FILE)");
 	if (write_path && dups_path && !strcmp(write_path, dups_path))
