@@ -6,9 +6,11 @@ Every capture is made in the test by Wireshark's own tools (text2pcap from
 a hex dump, editcap, mergecap; capinfos reads what was written), and every
 expected count follows from how the capture was built.
 
-Usage: test_capture.py BUILD_DIR [--big]. --big adds the memory test on a
-capture of 1 GiB (make check runs it). Prints one line per test and ends
-with "N passed, N failed".
+Usage: test_capture.py BUILD_DIR [--sanitized] [--big]. --sanitized runs
+the field captures through BUILD_DIR/san/dedup-sim (ASan, UBSan, LSan: a
+leak or an overflow fails the test); --big adds the memory test on a
+capture of 1 GiB, through BUILD_DIR/dedup-sim (make check runs both).
+Prints one line per test and ends with "N passed, N failed".
 """
 import json
 import os
@@ -21,8 +23,12 @@ import tempfile
 from tap import run_all, test
 
 B = sys.argv[1] if len(sys.argv) > 1 else "build"
-SIM = os.path.join(B, "dedup-sim")
+PLAIN = os.path.join(B, "dedup-sim")
+SIM = os.path.join(B, "san", "dedup-sim") if "--sanitized" in sys.argv \
+    else PLAIN
 BIG = "--big" in sys.argv
+os.environ["ASAN_OPTIONS"] = "detect_leaks=1:abort_on_error=1"
+os.environ["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
 TMP = tempfile.mkdtemp(prefix="pktdedup-capture-")
 
 # Link types (pcap LINKTYPE_ values, text2pcap -l)
@@ -129,8 +135,9 @@ def count_of(p):
                          capinfos(p, "-c")).group(1))
 
 
-def sim(args, ok=True, **kw):
-    r = subprocess.run([SIM] + args, capture_output=True, timeout=600, **kw)
+def sim(args, ok=True, binary=None, **kw):
+    r = subprocess.run([binary or SIM] + args, capture_output=True,
+                       timeout=600, **kw)
     if ok:
         assert r.returncode == 0, f"exit {r.returncode}: {r.stderr}"
     return r
@@ -138,6 +145,11 @@ def sim(args, ok=True, **kw):
 
 def sim_json(args, **kw):
     return json.loads(sim(args + ["--json"], **kw).stdout)
+
+
+def plain_json(args):
+    """The uninstrumented build: memory figures are its own."""
+    return sim_json(args, binary=PLAIN)
 
 
 def copies_capture(name, fmt="pcap", n=40):
@@ -502,8 +514,8 @@ def constant_memory_on_a_big_capture():
         for name, p in (("small", small), ("big", big)):
             for algo, extra in runs:
                 for truth in ("none", "exact"):
-                    j = sim_json(["--pcap", p, "--truth", truth, "--write",
-                                  "/dev/null"] + extra)
+                    j = plain_json(["--pcap", p, "--truth", truth,
+                                    "--write", "/dev/null"] + extra)
                     res[name, algo, truth] = j
                     print("# %s capture (%d bytes, %d frames), %s, --truth "
                           "%s: peak RSS %.1f MiB, filter %d bytes, ground "

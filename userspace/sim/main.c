@@ -1576,6 +1576,8 @@ int main(int argc, char **argv)
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return 1;
+	memset(&st, 0, sizeof(st));
+	memset(&truth, 0, sizeof(truth));
 	r->sf.name = algo;
 	r->sf.ops = pd_filter_family_by_name(algo);
 	takes = r->sf.ops ? r->sf.ops->settings :
@@ -1729,7 +1731,8 @@ int main(int argc, char **argv)
 	}
 	if (stream_open(&st, &sc, err, sizeof(err))) {
 		fprintf(stderr, "dedup-sim: %s\n", err);
-		return 1;
+		status = 1;
+		goto done;
 	}
 	open_outputs(&st, write_path, dups_path, &out);
 	if (sources) {
@@ -1763,7 +1766,8 @@ int main(int argc, char **argv)
 	     r->tw.timed ? truth_init_timed(&truth, 0) :
 	     truth_init(&truth, 0))) {
 		fprintf(stderr, "dedup-sim: out of memory\n");
-		return 1;
+		status = 1;
+		goto done;
 	}
 	/* positions matter only inside the window (or the LRU's capacity) */
 	if (truth_mode == TRUTH_EXACT && !r->compact &&
@@ -1773,7 +1777,8 @@ int main(int argc, char **argv)
 			      (window > r->sf.buf.cap ? window : r->sf.buf.cap),
 			      r->tw.timed ? r->tw.window : 0)) {
 		fprintf(stderr, "dedup-sim: out of memory\n");
-		return 1;
+		status = 1;
+		goto done;
 	}
 	{
 		uint64_t next_cp = ncp ? (total + ncp - 1) / ncp : UINT64_MAX;
@@ -1811,13 +1816,15 @@ int main(int argc, char **argv)
 
 				if (seen < 0) {
 					fprintf(stderr, "dedup-sim: out of memory\n");
-					return 1;
+					status = 1;
+					goto done;
 				}
 				tv.seen = seen;
 			} else if (truth_add_at(&truth, e.id, e.t_ns, window,
 						&tv)) {
 				fprintf(stderr, "dedup-sim: out of memory\n");
-				return 1;
+				status = 1;
+				goto done;
 			}
 			dup = tv.seen;
 			if (r->tw.on)
@@ -1846,7 +1853,8 @@ int main(int argc, char **argv)
 	}
 	if (st.oom) {
 		fprintf(stderr, "dedup-sim: out of memory\n");
-		return 1;
+		status = 1;
+		goto done;
 	}
 	if (r->tw.on)
 		pd_filter_window(&r->sf.f, &r->tw.win);
@@ -1860,7 +1868,8 @@ int main(int argc, char **argv)
 	}
 	if (r->src && src_sim_finish(r->src, &r->sres)) {
 		fprintf(stderr, "dedup-sim: out of memory\n");
-		return 1;
+		status = 1;
+		goto done;
 	}
 	r->truth_bytes = r->compact ? r->dset.bytes :
 			 truth_mode == TRUTH_EXACT ? truth_bytes(&truth) : 0;
@@ -1869,10 +1878,11 @@ int main(int argc, char **argv)
 		print_json(r, &sc, &st, &out, mem, window);
 	else
 		print_table(r, &sc, &st, &out, mem, window);
+done:
 	if (r->compact)
 		dset_free(&r->dset);
-	else if (truth_mode == TRUTH_EXACT)
-		truth_free(&truth);
+	else
+		truth_free(&truth);	/* zeroed if never set up */
 	stream_close(&st);
 	sim_filter_free(&r->sf);
 	src_sim_free(r->src);
