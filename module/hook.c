@@ -59,17 +59,18 @@ static const struct {
 
 /*
  * The key of skb, and in *pkt what the parser learnt (pkt->family is 0 if
- * not even the IP header could be read). The first fs->copy_len bytes
- * from the network header (fewer if the packet is shorter) are read
+ * not even the IP header could be read). The IP header is l3 bytes past
+ * the network header (VLAN tags or MPLS labels at the L2 hooks). The
+ * first fs->copy_len bytes from it (fewer if the packet is shorter) are read
  * through skb_header_pointer(): in place when the linear area holds them,
  * copied into scratch (PD_SCRATCH bytes) when the packet is paged, so
  * linear and paged copies of one packet give one key.
  */
 enum pd_parse_result pd_skb_key(struct sk_buff *skb,
 				const struct pd_filters *fs, u8 *scratch,
-				struct pd_pkt *pkt, struct pd_key *key)
+				struct pd_pkt *pkt, struct pd_key *key, u32 l3)
 {
-	int off = skb_network_offset(skb);
+	int off = skb_network_offset(skb) + (int)l3;
 	enum pd_parse_result r;
 	const u8 *data;
 	u32 len;
@@ -118,7 +119,7 @@ static inline bool pd_step(struct pd_net *pn, const struct pd_filters *fs,
 
 /* One packet through the filters fs of instance pn: the verdict. */
 unsigned int pd_process(struct pd_net *pn, struct pd_filters *fs,
-			struct sk_buff *skb)
+			struct sk_buff *skb, u32 l3)
 {
 	unsigned int verdict = NF_ACCEPT;
 	enum pd_parse_result r;
@@ -132,7 +133,7 @@ unsigned int pd_process(struct pd_net *pn, struct pd_filters *fs,
 
 	local_bh_disable();
 	st = this_cpu_ptr(pn->stats);
-	r = pd_skb_key(skb, fs, this_cpu_ptr(pd_scratch)->buf, &pkt, &key);
+	r = pd_skb_key(skb, fs, this_cpu_ptr(pd_scratch)->buf, &pkt, &key, l3);
 	if (pkt.family) {	/* the addresses are known */
 		/* traffic selection by protocol, once the header says it */
 		if (!pkt.l4_err && !pd_select_proto(&fs->cfg.sel, pkt.proto))
@@ -214,6 +215,31 @@ static bool pd_select_dev(const struct pd_select *sel,
 	return false;
 }
 
+/*
+ * At an L2 hook, a frame that is not IP on its face: VLAN tags the kernel
+ * left on (it takes one off before these hooks) or MPLS labels may carry
+ * IP, found as dedup-sim finds it in a capture (pd_l2_skip); else it is
+ * counted as non-IP and passed. Only such frames read these bytes.
+ */
+static unsigned int pd_l2_inner(struct pd_net *pn, struct pd_filters *fs,
+				struct sk_buff *skb)
+{
+	int off = skb_network_offset(skb);
+	unsigned int tags = 0;
+	u8 buf[PD_L2_ROOM];
+	const u8 *p;
+	u32 len, l3;
+
+	if (off < 0 || skb->len <= (unsigned int)off)
+		return pd_nonip(pn);
+	len = min_t(u32, skb->len - off, sizeof(buf));
+	p = skb_header_pointer(skb, off, len, buf);
+	if (!p || pd_l2_skip(p, len, ntohs(skb->protocol), &l3, &tags) !=
+		  PD_L2_IP)
+		return pd_nonip(pn);
+	return pd_process(pn, fs, skb, l3);
+}
+
 static unsigned int pd_hook(void *priv, struct sk_buff *skb,
 			    const struct nf_hook_state *state)
 {
@@ -235,8 +261,8 @@ static unsigned int pd_hook(void *priv, struct sk_buff *skb,
 		return NF_ACCEPT;
 	if (hooks->l2 && skb->protocol != htons(ETH_P_IP) &&
 	    skb->protocol != htons(ETH_P_IPV6))
-		return pd_nonip(hooks->pn);
-	return pd_process(hooks->pn, fs, skb);
+		return pd_l2_inner(hooks->pn, fs, skb);
+	return pd_process(hooks->pn, fs, skb, 0);
 }
 
 /*

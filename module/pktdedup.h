@@ -295,10 +295,10 @@ int pd_nl_select_put(struct sk_buff *msg, const struct pd_select *sel);
 int pd_select_init(void);
 void pd_select_exit(void);
 unsigned int pd_process(struct pd_net *pn, struct pd_filters *fs,
-			struct sk_buff *skb);
+			struct sk_buff *skb, u32 l3);
 enum pd_parse_result pd_skb_key(struct sk_buff *skb,
 				const struct pd_filters *fs, u8 *scratch,
-				struct pd_pkt *pkt, struct pd_key *key);
+				struct pd_pkt *pkt, struct pd_key *key, u32 l3);
 
 /* netlink.c: the family, and one request/reply path for every command */
 struct pd_nl_req {

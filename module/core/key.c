@@ -30,6 +30,54 @@ static inline u16 pd_be16(const u8 *p)
 	return (u16)(p[0] << 8 | p[1]);
 }
 
+#define PD_ETH_IP	0x0800
+#define PD_ETH_IPV6	0x86dd
+#define PD_ETH_MPLS_UC	0x8847
+#define PD_ETH_MPLS_MC	0x8848
+
+static bool pd_l2_tag(u16 t)
+{
+	/* 802.1Q, 802.1ad, and the QinQ types before 802.1ad */
+	return t == 0x8100 || t == 0x88a8 || t == 0x9100 || t == 0x9200;
+}
+
+enum pd_l2_result pd_l2_skip(const u8 *p, u32 len, u16 t, u32 *off,
+			     unsigned int *tags)
+{
+	u32 o = 0;
+	unsigned int n;
+
+	for (n = 0; pd_l2_tag(t); n++) {
+		if (n == PD_L2_MAX_TAGS)
+			return PD_L2_NOT_IP;
+		if (o + 4 > len)
+			return PD_L2_TRUNCATED;
+		t = pd_be16(p + o + 2);	/* after the tag's TCI */
+		o += 4;
+		(*tags)++;
+	}
+	if (t == PD_ETH_MPLS_UC || t == PD_ETH_MPLS_MC) {
+		for (n = 0;; n++) {
+			if (n == PD_L2_MAX_LABELS)
+				return PD_L2_NOT_IP;
+			if (o + 4 > len)
+				return PD_L2_TRUNCATED;
+			(*tags)++;
+			o += 4;
+			if (p[o - 2] & 1)	/* bottom of stack */
+				break;
+		}
+		if (o >= len)
+			return PD_L2_TRUNCATED;
+		t = p[o] >> 4 == 4 ? PD_ETH_IP :
+		    p[o] >> 4 == 6 ? PD_ETH_IPV6 : 0;
+	}
+	if (t != PD_ETH_IP && t != PD_ETH_IPV6)
+		return PD_L2_NOT_IP;
+	*off = o;
+	return PD_L2_IP;
+}
+
 static enum pd_parse_result pd_parse_v4(const u8 *d, u32 len,
 					struct pd_pkt *pkt, bool cut)
 {

@@ -41,6 +41,11 @@
  * same bytes.
  */
 #define PD_KEY_HDR_ROOM 256
+/* At most this many VLAN tags, and MPLS labels, are crossed (pd_l2_skip). */
+#define PD_L2_MAX_TAGS 8
+#define PD_L2_MAX_LABELS 8
+/* The most bytes pd_l2_skip() reads: every tag and label, a version. */
+#define PD_L2_ROOM (4 * (PD_L2_MAX_TAGS + PD_L2_MAX_LABELS) + 1)
 /* At most this many IPv6 extension headers are walked. */
 #define PD_IPV6_MAX_EXT 8
 
@@ -134,6 +139,22 @@ enum pd_parse_result pd_key_from_cut(const struct pd_pkt *pkt,
 enum pd_parse_result pd_key_extract(const u8 *data, u32 len,
 				    const struct pd_key_opts *opts,
 				    struct pd_key *key);
+enum pd_l2_result {
+	PD_L2_IP,		/* an IPv4 or IPv6 header at *off */
+	PD_L2_NOT_IP,		/* another protocol, or too many tags */
+	PD_L2_TRUNCATED,	/* the frame ends inside a tag or label */
+};
+
+/*
+ * Where the IP header of a frame begins, from its protocol field (type,
+ * an EtherType) and the bytes p[0, len) after that field: VLAN tags
+ * (802.1Q, 802.1ad, and the older QinQ types 0x9100 and 0x9200), then an
+ * MPLS label stack (0x8847, 0x8848) over IPv4 or IPv6 by the version
+ * nibble. *tags counts the tags and labels crossed. The module's L2 hooks
+ * see a frame after the kernel took one tag off; captures have them all.
+ */
+enum pd_l2_result pd_l2_skip(const u8 *p, u32 len, u16 type, u32 *off,
+			     unsigned int *tags);
 /*
  * Build a src/dst/pair/flow key from fields (ports in host order), as the
  * extractor would from a packet carrying them.

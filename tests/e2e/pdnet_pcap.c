@@ -192,7 +192,7 @@ int cmd_record(int argc, char **argv)
 	struct tpacket_stats st;
 	socklen_t sl = sizeof(st);
 	unsigned long n = 0, max_s = 60;
-	int fd, idle, a, bufsz = 64 << 20;
+	int fd, idle, a, on = 1, bufsz = 64 << 20;
 	struct timespec t0, now;
 	bool any = false;
 	FILE *f;
@@ -209,6 +209,8 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 	fd = packet_socket(argv[1], ETH_P_ALL);
+	if (setsockopt(fd, SOL_PACKET, PACKET_AUXDATA, &on, sizeof(on)))
+		die("PACKET_AUXDATA");
 	/* root: past rmem_max, so that a burst is not dropped */
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &bufsz, sizeof(bufsz)))
 		die("SO_RCVBUFFORCE");
@@ -242,8 +244,7 @@ int cmd_record(int argc, char **argv)
 			break;
 		if (r <= 0)
 			continue;
-		len = recvfrom(fd, buf, sizeof(buf), MSG_DONTWAIT,
-			       (void *)&from, &fl);
+		len = recv_frame(fd, buf, sizeof(buf), &from);
 		if (len < 0)
 			continue;
 		if (from.sll_pkttype == PACKET_OUTGOING)
@@ -264,6 +265,51 @@ int cmd_record(int argc, char **argv)
 		die("PACKET_STATISTICS");
 	printf("recorded %lu dropped %u\n", n, st.tp_drops);
 	return st.tp_drops ? 1 : 0;
+}
+
+/*
+ * One frame as it was on the wire: a VLAN tag the kernel took off into
+ * the skb (veth offloads it) comes in PACKET_AUXDATA and goes back after
+ * the MAC addresses, as libpcap puts it back.
+ */
+static ssize_t recv_frame(int fd, uint8_t *buf, size_t size,
+			  struct sockaddr_ll *from)
+{
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(struct tpacket_auxdata))];
+	} ctl;
+	struct iovec iov = { .iov_base = buf, .iov_len = size - 4 };
+	struct msghdr m = {
+		.msg_name = from, .msg_namelen = sizeof(*from),
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = &ctl, .msg_controllen = sizeof(ctl),
+	};
+	struct cmsghdr *c;
+	ssize_t len = recvmsg(fd, &m, MSG_DONTWAIT);
+
+	if (len < 12)
+		return len;
+	for (c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+		struct tpacket_auxdata aux;
+		uint16_t tpid;
+
+		if (c->cmsg_level != SOL_PACKET ||
+		    c->cmsg_type != PACKET_AUXDATA)
+			continue;
+		memcpy(&aux, CMSG_DATA(c), sizeof(aux));
+		if (!(aux.tp_status & TP_STATUS_VLAN_VALID))
+			continue;
+		tpid = aux.tp_status & TP_STATUS_VLAN_TPID_VALID ?
+		       aux.tp_vlan_tpid : ETH_P_8021Q;
+		memmove(buf + 16, buf + 12, (size_t)len - 12);
+		buf[12] = (uint8_t)(tpid >> 8);
+		buf[13] = (uint8_t)tpid;
+		buf[14] = (uint8_t)(aux.tp_vlan_tci >> 8);
+		buf[15] = (uint8_t)aux.tp_vlan_tci;
+		len += 4;
+	}
+	return len;
 }
 
 int cmd_pcapcmp(int argc, char **argv)

@@ -535,6 +535,81 @@ static void pd_key_cut_header_only(struct kunit *test)
 			PD_PARSE_BAD_HEADER);
 }
 
+/*
+ * Where IP begins behind tags and labels: 802.1Q in 802.1ad, the older
+ * QinQ types, an MPLS stack over IPv4 and IPv6; too many tags, a stack
+ * over something else and frames cut inside a tag are not IP (every
+ * prefix in a buffer of its exact size: no read past it).
+ */
+static void pd_key_l2_skip(struct kunit *test)
+{
+	static const struct {
+		u16 type;
+		u8 bytes[24];
+		u32 len;
+		int result;
+		u32 off;
+		unsigned int tags;
+	} c[] = {
+		{ 0x0800, { 0x45 }, 1, PD_L2_IP, 0, 0 },
+		{ 0x8100, { 0, 10, 0x08, 0x00, 0x45 }, 5, PD_L2_IP, 4, 1 },
+		{ 0x88a8, { 0, 100, 0x81, 0x00, 0, 10, 0x86, 0xdd, 0x60 }, 9,
+		  PD_L2_IP, 8, 2 },
+		{ 0x9100, { 0, 7, 0x92, 0x00, 0, 8, 0x08, 0x00, 0x45 }, 9,
+		  PD_L2_IP, 8, 2 },
+		/* two labels, the second the bottom of the stack, IPv6 */
+		{ 0x8847, { 0, 1, 0, 64, 0, 2, 1, 64, 0x60 }, 9, PD_L2_IP, 8, 2 },
+		{ 0x8848, { 0, 1, 1, 64, 0x45 }, 5, PD_L2_IP, 4, 1 },
+		/* a pseudowire (control word 0): not IP */
+		{ 0x8847, { 0, 1, 1, 64, 0x00 }, 5, PD_L2_NOT_IP, 0, 1 },
+		{ 0x0806, { 0 }, 1, PD_L2_NOT_IP, 0, 0 },
+		{ 0x8100, { 0, 10, 0x08, 0x06 }, 4, PD_L2_NOT_IP, 0, 1 },
+	};
+	u8 many[4 * (PD_L2_MAX_TAGS + 1) + 1];
+	unsigned int i, tags;
+	u32 len, off;
+
+	for (i = 0; i < PD_ARRAY_SIZE(c); i++) {
+		for (len = 0; len <= c[i].len; len++) {
+			u8 *p = kmalloc(len ? len : 1, GFP_KERNEL);
+			int r;
+
+			KUNIT_ASSERT_NOT_NULL(test, p);
+			memcpy(p, c[i].bytes, len);
+			tags = 0;
+			off = 99;
+			r = pd_l2_skip(p, len, c[i].type, &off, &tags);
+			if (len == c[i].len) {
+				KUNIT_EXPECT_EQ(test, r, c[i].result);
+				KUNIT_EXPECT_EQ(test, tags, c[i].tags);
+				if (r == PD_L2_IP)
+					KUNIT_EXPECT_EQ(test, off, c[i].off);
+			} else if (r == PD_L2_IP) {
+				/* found before the end: inside the bytes */
+				KUNIT_EXPECT_LE(test, off, len);
+			}
+			kfree(p);
+		}
+	}
+	/* one tag more than crossed */
+	for (i = 0; i <= PD_L2_MAX_TAGS; i++) {
+		many[4 * i] = 0;
+		many[4 * i + 1] = 1;
+		many[4 * i + 2] = 0x81;
+		many[4 * i + 3] = 0;
+	}
+	many[4 * PD_L2_MAX_TAGS + 2] = 0x08;
+	many[4 * PD_L2_MAX_TAGS + 3] = 0x00;
+	tags = 0;
+	KUNIT_EXPECT_EQ(test, (int)pd_l2_skip(many, sizeof(many), 0x8100, &off,
+					      &tags), PD_L2_NOT_IP);
+	/* as many as crossed */
+	tags = 0;
+	KUNIT_EXPECT_EQ(test, (int)pd_l2_skip(many + 4, sizeof(many) - 4, 0x8100,
+					      &off, &tags), PD_L2_IP);
+	KUNIT_EXPECT_EQ(test, off, 4u * PD_L2_MAX_TAGS);
+}
+
 /* Random bytes of random lengths: a defined result, no out-of-bounds read. */
 static void pd_key_random_garbage(struct kunit *test)
 {
@@ -581,6 +656,7 @@ static struct kunit_case pd_key_cases[] = {
 	KUNIT_CASE(pd_key_truncations),
 	KUNIT_CASE(pd_key_cut_prefixes),
 	KUNIT_CASE(pd_key_cut_header_only),
+	KUNIT_CASE(pd_key_l2_skip),
 	KUNIT_CASE(pd_key_random_garbage),
 	{}
 };

@@ -1,15 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Link layers of captured frames: see linktype.h. */
+#include "../../module/core/key.h"
 #include "linktype.h"
 
-#define ETH_IP		0x0800
-#define ETH_IPV6	0x86dd
-#define ETH_8021Q	0x8100
-#define ETH_8021AD	0x88a8
-#define ETH_QINQ1	0x9100
-#define ETH_QINQ2	0x9200
-#define ETH_MPLS_UC	0x8847
-#define ETH_MPLS_MC	0x8848
 #define ETH_MIN_TYPE	0x0600	/* below: an 802.3 length */
 
 const char *const link_type_names[LINK_NTYPES] = {
@@ -29,51 +22,27 @@ static uint16_t be16(const uint8_t *p)
 	return (uint16_t)(p[0] << 8 | p[1]);
 }
 
-static int is_tag(uint16_t t)
-{
-	return t == ETH_8021Q || t == ETH_8021AD || t == ETH_QINQ1 ||
-	       t == ETH_QINQ2;
-}
-
 /*
  * A frame's protocol t (an EtherType), its data at off: tags, an MPLS
- * label stack, then IP or not.
+ * label stack, then IP or not (the core's pd_l2_skip(), which the
+ * module's L2 hooks use too).
  */
 static enum l2_result after_type(const uint8_t *p, uint32_t len, uint16_t t,
 				 uint32_t off, struct l2_info *out)
 {
-	unsigned int n;
+	uint32_t o = 0;
 
-	for (n = 0; is_tag(t); n++) {
-		if (n == LINK_MAX_TAGS)
-			return L2_NOT_IP;
-		if (off + 4 > len)
-			return L2_RUNT;
-		t = be16(p + off + 2);	/* after the tag's TCI */
-		off += 4;
-		out->tags++;
-	}
-	if (t == ETH_MPLS_UC || t == ETH_MPLS_MC) {
-		for (n = 0;; n++) {
-			if (n == LINK_MAX_LABELS)
-				return L2_NOT_IP;
-			if (off + 4 > len)
-				return L2_RUNT;
-			out->tags++;
-			off += 4;
-			if (p[off - 2] & 1)	/* bottom of stack */
-				break;
-		}
-		if (off >= len)
-			return L2_RUNT;
-		t = p[off] >> 4 == 4 ? ETH_IP :
-		    p[off] >> 4 == 6 ? ETH_IPV6 : 0;
-	}
-	if (t != ETH_IP && t != ETH_IPV6)
+	switch (pd_l2_skip(p + off, len - off, t, &o, &out->tags)) {
+	case PD_L2_IP:
+		break;
+	case PD_L2_TRUNCATED:
+		return L2_RUNT;
+	default:
 		return L2_NOT_IP;
-	if (off >= len)
+	}
+	if (off + o >= len)
 		return L2_RUNT;	/* nothing after the link header */
-	out->l3off = off;
+	out->l3off = off + o;
 	return L2_IP;
 }
 

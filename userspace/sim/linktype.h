@@ -2,11 +2,10 @@
 /*
  * Link layers of captured frames: where the IP header starts.
  *
- *   ethernet  DIX Ethernet; any number (up to LINK_MAX_TAGS) of 802.1Q
- *             (0x8100), 802.1ad (0x88a8) and the older QinQ (0x9100,
- *             0x9200) tags; MPLS (0x8847, 0x8848) label stacks (up to
- *             LINK_MAX_LABELS) over IPv4 or IPv6 (by the version
- *             nibble); an 802.3 length field (LLC) is not IP
+ *   ethernet  DIX Ethernet; then the core's pd_l2_skip() (key.h): up to
+ *             8 802.1Q, 802.1ad and QinQ (0x9100, 0x9200) tags, an MPLS
+ *             label stack over IPv4 or IPv6; an 802.3 length field (LLC)
+ *             is not IP
  *   sll       Linux cooked v1 (16 bytes, protocol at 14), then tags
  *   sll2      Linux cooked v2 (20 bytes, protocol at 0), then tags
  *   raw       raw IP (DLT_RAW): the version nibble decides
@@ -24,9 +23,6 @@
 #define PD_SIM_LINKTYPE_H
 
 #include <stdint.h>
-
-#define LINK_MAX_TAGS 8
-#define LINK_MAX_LABELS 8
 
 enum link_type {
 	LINK_UNKNOWN,

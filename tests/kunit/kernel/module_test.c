@@ -140,7 +140,7 @@ static void pd_t_skb_keys_one(struct kunit *test, u8 *buf, u8 *scratch,
 	for (s = 0; s < ARRAY_SIZE(splits); s++) {
 		struct sk_buff *skb = pd_t_skb(test, buf, len, splits[s]);
 
-		r = pd_skb_key(skb, fs, scratch, &pkt, &k);
+		r = pd_skb_key(skb, fs, scratch, &pkt, &k, 0);
 		KUNIT_EXPECT_EQ(test, (int)r, PD_PARSE_OK);
 		KUNIT_EXPECT_EQ_MSG(test, pd_key_hash64(&k, &hk), want,
 				    "v6 %d frag %d mode %u linear %u", v6, frag,
@@ -183,16 +183,16 @@ static void pd_t_skb_truncated(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 	KUNIT_ASSERT_NOT_NULL(test, scratch);
 	skb = pd_t_skb(test, buf, 22, 22);	/* IP header and 2 bytes */
-	KUNIT_EXPECT_EQ(test, (int)pd_skb_key(skb, fs, scratch, &pkt, &k),
+	KUNIT_EXPECT_EQ(test, (int)pd_skb_key(skb, fs, scratch, &pkt, &k, 0),
 			PD_PARSE_TRUNCATED);
 	kfree_skb(skb);
 	skb = pd_t_skb(test, buf, 12, 4);	/* paged and short */
-	KUNIT_EXPECT_EQ(test, (int)pd_skb_key(skb, fs, scratch, &pkt, &k),
+	KUNIT_EXPECT_EQ(test, (int)pd_skb_key(skb, fs, scratch, &pkt, &k, 0),
 			PD_PARSE_TRUNCATED);
 	kfree_skb(skb);
 	buf[0] = 0x75;				/* version 7 */
 	skb = pd_t_skb(test, buf, len, 40);
-	KUNIT_EXPECT_EQ(test, (int)pd_skb_key(skb, fs, scratch, &pkt, &k),
+	KUNIT_EXPECT_EQ(test, (int)pd_skb_key(skb, fs, scratch, &pkt, &k, 0),
 			PD_PARSE_BAD_VERSION);
 	kfree_skb(skb);
 	pd_filters_free(fs);
@@ -244,7 +244,7 @@ static unsigned int pd_t_run(struct kunit *test, struct pd_net *pn,
 
 	skb->mark = 0xabcd0001;
 	rcu_read_lock();
-	v = pd_process(pn, fs, skb);
+	v = pd_process(pn, fs, skb, 0);
 	rcu_read_unlock();
 	*mark = skb->mark;
 	kfree_skb(skb);
@@ -380,7 +380,7 @@ static void pd_t_unparsed(struct kunit *test)
 
 		skb->mark = 7;
 		rcu_read_lock();
-		KUNIT_EXPECT_EQ(test, pd_process(pn, fs, skb),
+		KUNIT_EXPECT_EQ(test, pd_process(pn, fs, skb, 0),
 				(unsigned int)NF_ACCEPT);
 		rcu_read_unlock();
 		KUNIT_EXPECT_EQ(test, skb->mark, 7u);
@@ -432,7 +432,7 @@ static void pd_t_distinct(struct kunit *test)
 			buf[19] = (u8)(i + 1);		/* 10.0.0.(i+1) */
 			skb = pd_t_skb(test, buf, len, len);
 			rcu_read_lock();
-			pd_process(pn, fs, skb);
+			pd_process(pn, fs, skb, 0);
 			rcu_read_unlock();
 			kfree_skb(skb);
 		}
