@@ -60,6 +60,11 @@ SAN := -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
 
 SIM_SRC := $(wildcard userspace/sim/*.c) $(wildcard userspace/common/*.c)
+# Wireshark's libwiretap (libwiretap-dev; no pkg-config file of its own):
+# the simulator's capture reader and writer, userspace/sim/capture.h
+# (evaluated where used: make deb builds only dedupctl, without it)
+WIRETAP_CFLAGS = $(shell pkg-config --cflags glib-2.0) -I/usr/include/wireshark
+WIRETAP_LIBS = -lwiretap -lwsutil $(shell pkg-config --libs glib-2.0)
 SIM_HDR := $(wildcard userspace/sim/*.h) $(wildcard userspace/common/*.h)
 
 KVER ?= $(shell scripts/kernel-tools.sh kver 2>/dev/null)
@@ -89,11 +94,11 @@ $(B)/core-tests: $(CORE_SRC) $(CORE_HDR) $(KUNIT_TESTS) $(NATIVE_TESTS) \
 	$(CC) $(CFLAGS_COMMON) -O1 $(SAN) -Iuserspace/kunit \
 		-o $@ userspace/kunit/kunit.c $(KUNIT_TESTS) $(NATIVE_TESTS) \
 		$(CORE_SRC) $(filter-out userspace/sim/main.c,$(SIM_SRC)) \
-		$(CTL_PURE) -lpcap -lm
+		$(CTL_PURE) $(WIRETAP_CFLAGS) -lpcap $(WIRETAP_LIBS) -lm
 
 $(B)/dedup-sim: $(CORE_SRC) $(CORE_HDR) $(SIM_SRC) $(SIM_HDR) | $(B)
-	$(CC) $(CFLAGS_COMMON) -O2 -Iuserspace/sim -o $@ $(SIM_SRC) \
-		$(CORE_SRC) -lpcap -lm
+	$(CC) $(CFLAGS_COMMON) -O2 -Iuserspace/sim $(WIRETAP_CFLAGS) -o $@ \
+		$(SIM_SRC) $(CORE_SRC) $(WIRETAP_LIBS) -lm
 
 CTL_SRC := $(wildcard userspace/dedupctl/*.c) userspace/common/args.c \
 	userspace/common/nl_spec.c userspace/common/units.c
@@ -124,9 +129,10 @@ $(B)/fuzz:
 
 $(B)/fuzz/fuzz_key $(B)/fuzz/fuzz_args: $(B)/fuzz/%: tests/fuzz/%.c \
 		$(CORE_SRC) $(CORE_HDR) userspace/common/args.c \
-		userspace/common/units.c $(wildcard userspace/common/*.h) | $(B)/fuzz
+		userspace/common/units.c $(wildcard userspace/common/*.h) \
+		userspace/sim/linktype.c userspace/sim/linktype.h | $(B)/fuzz
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(CORE_SRC) userspace/common/args.c \
-		userspace/common/units.c
+		userspace/common/units.c userspace/sim/linktype.c
 
 # dedupctl's commands without main.c and nl.c (the target stands in for both)
 $(B)/fuzz/fuzz_dedupctl: tests/fuzz/fuzz_dedupctl.c $(CTL_SRC) $(CORE_SRC) \

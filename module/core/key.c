@@ -31,7 +31,7 @@ static inline u16 pd_be16(const u8 *p)
 }
 
 static enum pd_parse_result pd_parse_v4(const u8 *d, u32 len,
-					struct pd_pkt *pkt)
+					struct pd_pkt *pkt, bool cut)
 {
 	u32 ihl, tot;
 
@@ -41,7 +41,7 @@ static enum pd_parse_result pd_parse_v4(const u8 *d, u32 len,
 	tot = pd_be16(d + 2);
 	if (ihl < 20 || tot < ihl)
 		return PD_PARSE_BAD_HEADER;
-	if (ihl > len)
+	if (ihl > len && !cut)
 		return PD_PARSE_TRUNCATED;
 	pkt->family = PD_FAMILY_IPV4;
 	pkt->addr_len = 4;
@@ -53,6 +53,11 @@ static enum pd_parse_result pd_parse_v4(const u8 *d, u32 len,
 	pkt->l4off = ihl;
 	pkt->src = d + 12;
 	pkt->dst = d + 16;
+	if (ihl > pkt->len) {
+		/* a cut packet whose options end past the cut */
+		pkt->l4off = pkt->len;
+		pkt->l4_err = PD_PARSE_TRUNCATED;
+	}
 	return PD_PARSE_OK;
 }
 
@@ -130,7 +135,8 @@ static enum pd_parse_result pd_parse_v6(const u8 *d, u32 len,
 	return PD_PARSE_OK;
 }
 
-enum pd_parse_result pd_parse(const u8 *data, u32 len, struct pd_pkt *pkt)
+static inline enum pd_parse_result pd_parse_any(const u8 *data, u32 len,
+						struct pd_pkt *pkt, bool cut)
 {
 	memset(pkt, 0, sizeof(*pkt));
 	pkt->data = data;
@@ -138,12 +144,22 @@ enum pd_parse_result pd_parse(const u8 *data, u32 len, struct pd_pkt *pkt)
 		return PD_PARSE_TRUNCATED;
 	switch (data[0] >> 4) {
 	case 4:
-		return pd_parse_v4(data, len, pkt);
+		return pd_parse_v4(data, len, pkt, cut);
 	case 6:
 		return pd_parse_v6(data, len, pkt);
 	default:
 		return PD_PARSE_BAD_VERSION;
 	}
+}
+
+enum pd_parse_result pd_parse(const u8 *data, u32 len, struct pd_pkt *pkt)
+{
+	return pd_parse_any(data, len, pkt, false);
+}
+
+enum pd_parse_result pd_parse_cut(const u8 *data, u32 len, struct pd_pkt *pkt)
+{
+	return pd_parse_any(data, len, pkt, true);
 }
 
 static bool pd_has_ports(u8 proto)
@@ -253,18 +269,24 @@ int pd_key_build(struct pd_key *key, u8 mode, u8 family, const u8 *src,
 	return 0;
 }
 
+/*
+ * The packet key. A cut packet (cut: its data ends where a capture's
+ * snaplen cut it) whose L4 header or payload ends past the cut covers
+ * what was captured; one cut after the bytes the key covers gets the key
+ * the whole packet would.
+ */
 static enum pd_parse_result pd_key_packet(const struct pd_pkt *pkt,
 					  const struct pd_key_opts *o,
-					  struct pd_key *key)
+					  struct pd_key *key, bool cut)
 {
-	int l4len = pd_l4_hdr_len(pkt);
+	int l4len = pkt->l4_err ? PD_L4_TRUNCATED : pd_l4_hdr_len(pkt);
 	u32 end;
 	u8 *b = key->buf;
 
-	if (l4len == PD_L4_TRUNCATED)
-		return PD_PARSE_TRUNCATED;
 	if (l4len == PD_L4_BAD_HEADER)
 		return PD_PARSE_BAD_HEADER;
+	if (l4len == PD_L4_TRUNCATED && !cut)
+		return PD_PARSE_TRUNCATED;
 	memcpy(b, pkt->data, pkt->fixed_len);
 	if (pkt->family == PD_FAMILY_IPV4) {
 		b[8] = 0;		/* TTL */
@@ -280,23 +302,30 @@ static enum pd_parse_result pd_key_packet(const struct pd_pkt *pkt,
 		}
 	}
 	key->len = pkt->fixed_len;
-	end = PD_MIN(pkt->len, pkt->l4off + (u32)l4len + o->payload);
+	if (l4len == PD_L4_TRUNCATED)
+		end = pkt->len;
+	else
+		end = PD_MIN(pkt->len, pkt->l4off + (u32)l4len + o->payload);
 	key->tail = pkt->data + pkt->fixed_len;
 	key->tail_len = (u16)(end - pkt->fixed_len);
 	return PD_PARSE_OK;
 }
 
-enum pd_parse_result pd_key_from_pkt(const struct pd_pkt *pkt,
-				     const struct pd_key_opts *o,
-				     struct pd_key *key)
+static inline enum pd_parse_result pd_key_any(const struct pd_pkt *pkt,
+					      const struct pd_key_opts *o,
+					      struct pd_key *key, bool cut)
 {
 	u16 sport = 0, dport = 0;
 
-	if ((o->mode == PKTDEDUP_KEY_PACKET || o->mode == PKTDEDUP_KEY_FLOW) &&
-	    pkt->l4_err != PD_PARSE_OK)
+	if (o->mode == PKTDEDUP_KEY_PACKET) {
+		/* a chain past the limit fails cut or not */
+		if (pkt->l4_err != PD_PARSE_OK &&
+		    !(cut && pkt->l4_err == PD_PARSE_TRUNCATED))
+			return (enum pd_parse_result)pkt->l4_err;
+		return pd_key_packet(pkt, o, key, cut);
+	}
+	if (o->mode == PKTDEDUP_KEY_FLOW && pkt->l4_err != PD_PARSE_OK)
 		return (enum pd_parse_result)pkt->l4_err;
-	if (o->mode == PKTDEDUP_KEY_PACKET)
-		return pd_key_packet(pkt, o, key);
 	if (o->mode == PKTDEDUP_KEY_FLOW && !pkt->later_fragment) {
 		const u8 *l4 = pkt->data + pkt->l4off;
 		u32 avail = pkt->len - pkt->l4off;
@@ -318,6 +347,20 @@ enum pd_parse_result pd_key_from_pkt(const struct pd_pkt *pkt,
 			 pkt->proto, sport, dport))
 		return PD_PARSE_BAD_VERSION;
 	return PD_PARSE_OK;
+}
+
+enum pd_parse_result pd_key_from_pkt(const struct pd_pkt *pkt,
+				     const struct pd_key_opts *o,
+				     struct pd_key *key)
+{
+	return pd_key_any(pkt, o, key, false);
+}
+
+enum pd_parse_result pd_key_from_cut(const struct pd_pkt *pkt,
+				     const struct pd_key_opts *o,
+				     struct pd_key *key)
+{
+	return pd_key_any(pkt, o, key, true);
 }
 
 enum pd_parse_result pd_key_extract(const u8 *data, u32 len,

@@ -106,6 +106,21 @@ enum pd_parse_result pd_parse(const u8 *data, u32 len, struct pd_pkt *pkt);
 enum pd_parse_result pd_key_from_pkt(const struct pd_pkt *pkt,
 				     const struct pd_key_opts *opts,
 				     struct pd_key *key);
+/*
+ * The same for a packet cut short by a capture's snapshot length (data
+ * holds its first len bytes, the IP header's length fields say how long
+ * it was): only the fields a key needs must be present. IPv4 options or
+ * IPv6 extension headers cut off fail only the keys that need what
+ * follows them (l4_err). The packet key then covers what was captured
+ * of the headers and the payload it would take; its IP header holds the
+ * packet's original length. Cut after the bytes the key covers, a packet
+ * gets the key the whole packet would. Offline use (dedup-sim): the
+ * module always has the whole packet.
+ */
+enum pd_parse_result pd_parse_cut(const u8 *data, u32 len, struct pd_pkt *pkt);
+enum pd_parse_result pd_key_from_cut(const struct pd_pkt *pkt,
+				     const struct pd_key_opts *opts,
+				     struct pd_key *key);
 /* Parse and extract the key for opts; the key may point into data. */
 enum pd_parse_result pd_key_extract(const u8 *data, u32 len,
 				    const struct pd_key_opts *opts,

@@ -6,7 +6,9 @@
  * Input: byte 0 picks the packet-mode payload length (its low bit and the
  * next byte: 0 to PD_KEY_MAX_PAYLOAD and a few past it), then the packet.
  * Every key mode runs with ignore-tos off and on, and every result is
- * checked against what key.h promises; a broken promise traps.
+ * checked against what key.h promises; a broken promise traps. The same
+ * bytes as a packet cut by a capture's snaplen (pd_parse_cut), and as a
+ * captured frame of each link type (the simulator's linktype.c).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -14,6 +16,7 @@
 #include <string.h>
 
 #include "../../module/core/key.h"
+#include "../../userspace/sim/linktype.h"
 
 #define CHECK(c) do { if (!(c)) __builtin_trap(); } while (0)
 
@@ -89,6 +92,62 @@ static void check_key(const u8 *data, const struct pd_pkt *pkt,
 	}
 }
 
+/*
+ * As a cut packet: every key stays inside the bytes; what parses whole
+ * parses cut, and a key the whole packet has is the cut packet's too.
+ */
+static void fuzz_cut(const u8 *data, u32 len, u16 payload,
+		     enum pd_parse_result whole)
+{
+	static const struct pd_hkey hk = { { 3, 4 } };
+	struct pd_key_opts o = { .payload = payload };
+	struct pd_key key, full;
+	enum pd_parse_result r, rk;
+	struct pd_pkt pkt;
+
+	r = pd_parse_cut(data, len, &pkt);
+	CHECK(r < PD_PARSE_NRESULTS);
+	if (whole == PD_PARSE_OK)
+		CHECK(r == PD_PARSE_OK);
+	if (r != PD_PARSE_OK)
+		return;
+	CHECK(pkt.len >= pkt.fixed_len && pkt.len <= len);
+	CHECK(pkt.l4off <= pkt.len);
+	for (o.mode = 0; o.mode < PD_KEY_NMODES; o.mode++) {
+		rk = pd_key_from_cut(&pkt, &o, &key);
+		CHECK(rk < PD_PARSE_NRESULTS);
+		if (o.mode != PKTDEDUP_KEY_PACKET &&
+		    o.mode != PKTDEDUP_KEY_FLOW)
+			CHECK(rk == PD_PARSE_OK);
+		if (rk != PD_PARSE_OK)
+			continue;
+		CHECK(key.len >= 1 && key.len <= PD_KEY_BUF);
+		if (key.tail_len)
+			CHECK(key.tail >= data && key.tail + key.tail_len <=
+			      data + len);
+		if (pd_key_extract(data, len, &o, &full) == PD_PARSE_OK)
+			CHECK(pd_key_hash64(&key, &hk) ==
+			      pd_key_hash64(&full, &hk));
+	}
+}
+
+/* As a captured frame: an IP header found is inside the frame. */
+static void fuzz_link(const u8 *data, u32 len)
+{
+	struct l2_info l2;
+	int lt;
+
+	for (lt = 0; lt < LINK_NTYPES; lt++) {
+		enum l2_result r = l2_parse((enum link_type)lt, data, len, &l2);
+
+		CHECK(r < L2_NRESULTS);
+		if (r == L2_IP)
+			CHECK(l2.l3off < len);
+		if (lt == LINK_UNKNOWN)
+			CHECK(r == L2_UNKNOWN_LINK);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 {
 	static const struct pd_hkey hk = { { 1, 2 } };
@@ -159,6 +218,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 			      pd_key_hash64(&again, &hk));
 		}
 	}
+	fuzz_cut(data, len, payload, r);
+	fuzz_link(data, len);
 	free(data);
 	return 0;
 }

@@ -399,6 +399,142 @@ static void pd_key_truncations(struct kunit *test)
 		}
 }
 
+/* A cut packet's key (pd_parse_cut, pd_key_from_cut) for a prefix. */
+static enum pd_parse_result cut_key(const u8 *p, u32 len, u8 mode, u16 n,
+				    struct pd_key *key)
+{
+	struct pd_key_opts o = { .mode = mode, .payload = n };
+	struct pd_pkt pkt;
+	enum pd_parse_result r = pd_parse_cut(p, len, &pkt);
+
+	return r == PD_PARSE_OK ? pd_key_from_cut(&pkt, &o, key) : r;
+}
+
+/*
+ * Every prefix of an IPv4/TCP packet with options, an IPv6 packet with a
+ * hop-by-hop header and an IPv4 packet with IP options, in a buffer of
+ * exactly that size: the address keys need only the fixed header, the
+ * flow key the ports, the packet key the fixed header; a prefix that
+ * holds every byte the whole packet's key covers gets its key.
+ */
+static void pd_key_cut_prefixes(struct kunit *test)
+{
+	u8 full[3][200];
+	u32 flen[3], need_flow[3], i, len, mode;
+
+	/* TCP with 20 bytes of options, 60 bytes of payload */
+	flen[0] = 20 + 40 + 60;
+	ip4(full[0], 5, IPPROTO_TCP, (u16)flen[0], 0, 64, 0);
+	tcp(full[0] + 20, 40000, 443, 10);
+	payload(full[0] + 60, 60, 3);
+	need_flow[0] = 24;
+	flen[1] = ip6(full[1], IPPROTO_HOPOPTS, 8 + 20 + 10, 64, 0);
+	memset(full[1] + 40, 0, 8);
+	full[1][40] = IPPROTO_TCP;
+	tcp(full[1] + 48, 1, 2, 5);
+	payload(full[1] + 68, 10, 1);
+	flen[1] = 78;
+	need_flow[1] = 52;
+	/* IPv4 with 40 bytes of options, UDP */
+	flen[2] = 60 + 8 + 30;
+	ip4(full[2], 15, IPPROTO_UDP, (u16)flen[2], 0, 64, 0);
+	memset(full[2] + 60, 0, 8);
+	put16(full[2] + 60, 53);
+	put16(full[2] + 62, 5353);
+	payload(full[2] + 68, 30, 9);
+	need_flow[2] = 64;
+	for (i = 0; i < 3; i++) {
+		u32 fixed = full[i][0] >> 4 == 4 ? 20 : 40;
+
+		for (mode = 0; mode < PD_KEY_NMODES; mode++) {
+			struct pd_key_opts o = { .mode = (u8)mode, .payload = 16 };
+			struct pd_key whole;
+			u32 covers;
+			u64 h;
+
+			KUNIT_ASSERT_EQ(test, (int)pd_key_extract(full[i], flen[i],
+								  &o, &whole),
+					PD_PARSE_OK);
+			h = pd_key_hash64(&whole, &pd_kt_hkey);
+			covers = whole.tail_len ?
+				 (u32)(whole.tail - full[i]) + whole.tail_len : 0;
+			for (len = 0; len <= flen[i]; len++) {
+				u8 *p = kmalloc(len ? len : 1, GFP_KERNEL);
+				struct pd_key key;
+				enum pd_parse_result r;
+				bool ok;
+
+				KUNIT_ASSERT_NOT_NULL(test, p);
+				memcpy(p, full[i], len);
+				r = cut_key(p, len, (u8)mode, 16, &key);
+				if (mode == PKTDEDUP_KEY_FLOW)
+					ok = len >= need_flow[i];
+				else
+					ok = len >= fixed;
+				KUNIT_EXPECT_EQ(test, (int)r,
+						ok ? PD_PARSE_OK :
+						PD_PARSE_TRUNCATED);
+				if (r == PD_PARSE_OK && key.tail_len)
+					KUNIT_EXPECT_TRUE(test, key.tail + key.tail_len <=
+							  p + len);
+				if (r == PD_PARSE_OK && len >= covers)
+					KUNIT_EXPECT_EQ(test,
+							pd_key_hash64(&key, &pd_kt_hkey),
+							h);
+				kfree(p);
+			}
+		}
+	}
+}
+
+/*
+ * A header-only capture (a 60-byte Ethernet snaplen leaves 46 bytes of
+ * IP) of TCP with options: the whole-packet parser wants the whole TCP
+ * header; the cut parser keys what is there. Copies one hop apart match,
+ * segments with another sequence number or original length do not.
+ */
+static void pd_key_cut_header_only(struct kunit *test)
+{
+	u8 a[120], b[120];
+	struct pd_key ka, kb;
+	struct pd_key_opts o = { .mode = PKTDEDUP_KEY_PACKET, .payload = 0 };
+	u64 ha;
+
+	ip4(a, 5, IPPROTO_TCP, 20 + 32 + 60, 0, 64, 0);
+	tcp(a + 20, 40000, 443, 8);
+	payload(a + 52, 60, 1);
+	KUNIT_EXPECT_EQ(test, (int)pd_key_extract(a, 46, &o, &ka),
+			PD_PARSE_TRUNCATED);
+	KUNIT_ASSERT_EQ(test, (int)cut_key(a, 46, PKTDEDUP_KEY_PACKET, 0, &ka),
+			PD_PARSE_OK);
+	KUNIT_EXPECT_EQ(test, (u32)ka.len + ka.tail_len, 46u);
+	ha = pd_key_hash64(&ka, &pd_kt_hkey);
+	/* one hop later: TTL and checksum differ */
+	memcpy(b, a, sizeof(b));
+	b[8] = 63;
+	b[10] ^= 0x5a;
+	KUNIT_ASSERT_EQ(test, (int)cut_key(b, 46, PKTDEDUP_KEY_PACKET, 0, &kb),
+			PD_PARSE_OK);
+	KUNIT_EXPECT_EQ(test, pd_key_hash64(&kb, &pd_kt_hkey), ha);
+	/* another segment: sequence number */
+	memcpy(b, a, sizeof(b));
+	b[24] ^= 1;
+	KUNIT_ASSERT_EQ(test, (int)cut_key(b, 46, PKTDEDUP_KEY_PACKET, 0, &kb),
+			PD_PARSE_OK);
+	KUNIT_EXPECT_NE(test, pd_key_hash64(&kb, &pd_kt_hkey), ha);
+	/* another original length: the IP total length */
+	memcpy(b, a, sizeof(b));
+	put16(b + 2, 20 + 32 + 61);
+	KUNIT_ASSERT_EQ(test, (int)cut_key(b, 46, PKTDEDUP_KEY_PACKET, 0, &kb),
+			PD_PARSE_OK);
+	KUNIT_EXPECT_NE(test, pd_key_hash64(&kb, &pd_kt_hkey), ha);
+	/* a bad data offset is bad cut or not */
+	memcpy(b, a, sizeof(b));
+	b[32] = 4 << 4;
+	KUNIT_EXPECT_EQ(test, (int)cut_key(b, 46, PKTDEDUP_KEY_PACKET, 0, &kb),
+			PD_PARSE_BAD_HEADER);
+}
+
 /* Random bytes of random lengths: a defined result, no out-of-bounds read. */
 static void pd_key_random_garbage(struct kunit *test)
 {
@@ -443,6 +579,8 @@ static struct kunit_case pd_key_cases[] = {
 	KUNIT_CASE(pd_key_ipv6_ext_limit),
 	KUNIT_CASE(pd_key_malformed),
 	KUNIT_CASE(pd_key_truncations),
+	KUNIT_CASE(pd_key_cut_prefixes),
+	KUNIT_CASE(pd_key_cut_header_only),
 	KUNIT_CASE(pd_key_random_garbage),
 	{}
 };

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "../../module/core/config.h"
 #include "../../module/core/filter.h"
@@ -17,7 +18,9 @@
 #include "../../module/core/rng.h"
 #include "../../module/core/ss.h"
 #include "../common/args.h"
+#include "dset.h"
 #include "fpbuf.h"
+#include "pcapio.h"
 #include "sources.h"
 #include "streams.h"
 #include "truth.h"
@@ -30,6 +33,8 @@ static const char usage[] =
 "usage: dedup-sim --algo ALGO --mem BYTES [filter options] [--seed S]\n"
 "                 --stream KIND [stream options] [--window W]\n"
 "                 [--checkpoints C] [--json]\n"
+"       dedup-sim --pcap FILE [--write OUT] [--write-dups DUPS]\n"
+"                 [--key K] [filter options] [--seed S] [--truth T]\n"
 "\n"
 "Replays a stream through a de-duplication filter of pktdedup's core (or\n"
 "the SBF paper's FPBuffering baseline) and measures its false-positive and\n"
@@ -101,8 +106,7 @@ static const char usage[] =
 "  zipf     --universe U --zipf-s S\n"
 "  poisson  --lambda L --u U      SBF paper Sec. 5.1\n"
 "  bmodel   --bias B --levels L --volume V --u U\n"
-"  pcap     --pcap FILE --key packet|src|dst|pair|flow [--payload N]\n"
-"           [--ignore-tos]\n"
+"  pcap     --pcap FILE (below)\n"
 "  importance --imp-dist uniform|direct|inverse --repeat F\n"
 "           the IBF paper's synthetic data: importance 1..50, the same\n"
 "           number of elements in each class, i.i.d. draws with an\n"
@@ -119,6 +123,25 @@ static const char usage[] =
 "           later (default 1ms). A flood replaces the fresh arrivals by\n"
 "           PPS distinct packets per second during [T, T + T'), from 0\n"
 "           and to the end by default\n"
+"captures (--pcap FILE; - is standard input): read one record at a time,\n"
+"in constant memory, by Wireshark's libwiretap (pcap, pcapng and every\n"
+"format editcap reads). --stream pcap is implied; without --algo and --mem\n"
+"the module's defaults (sbf, 256K). Each frame is keyed after its link\n"
+"layer (Ethernet with 802.1Q/802.1ad/QinQ tags and MPLS, Linux cooked v1\n"
+"and v2, raw IP, loopback); frames cut by the snaplen from what is there.\n"
+"Runts, non-IP frames and frames that cannot be keyed pass, counted.\n"
+"  --key K            packet (default), src, dst, pair, flow\n"
+"  --payload N        packet key: payload bytes after the L4 header (64)\n"
+"  --ignore-tos       packet key: leave TOS / traffic class out\n"
+"  --write FILE       the frames the module would pass with action drop,\n"
+"                     in the input's format, link types, times and lengths\n"
+"                     (- : standard output; the report goes to standard\n"
+"                     error); the same --seed writes the same bytes\n"
+"  --write-dups FILE  the copies it would drop\n"
+"  --truth T          exact (default): score each verdict against the\n"
+"                     exact answer (a set of key digests, 11 to 21 bytes\n"
+"                     a distinct key; with a window, positions or times);\n"
+"                     none: verdicts only, in the filter's memory alone\n"
 "output:\n"
 "  --window W         counting and bit families, fpbuffering: also score\n"
 "                     against a sliding window of W elements\n"
@@ -142,6 +165,16 @@ static const char usage[] =
 #define usage_error(...) die_usage("dedup-sim", "dedup-sim --help", __VA_ARGS__)
 
 static double rate(uint64_t a, uint64_t b);
+
+/* The process's peak resident memory, bytes. */
+static uint64_t peak_rss(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return 0;
+	return (uint64_t)ru.ru_maxrss * 1024;
+}
 
 struct score {
 	uint64_t n, distincts, duplicates, fp, fn;
@@ -194,7 +227,17 @@ struct tw_run {
 	struct pd_filter_win win;	/* at the end */
 };
 
+enum truth_mode {
+	TRUTH_EXACT,		/* every verdict scored */
+	TRUTH_NONE,		/* verdicts only: memory of the filter alone */
+};
+
 struct run {
+	enum truth_mode truth;
+	bool compact;			/* the truth is a set of digests */
+	struct dset dset;
+	u64 truth_bytes;		/* the truth's memory at the end */
+	u64 said;			/* elements the filter called copies */
 	struct pd_hll sketch[MAX_CPUS];	/* distinct count, one per "CPU" */
 	unsigned int cpus;
 	u64 sketch_seed;		/* from --seed, fixed for the run */
@@ -254,20 +297,6 @@ static void json_score(const char *prefix, const struct score *s)
 	       (unsigned long long)s->fp, prefix, (unsigned long long)s->fn,
 	       prefix, rate(s->fp, s->distincts), prefix,
 	       rate(s->fn, s->duplicates));
-}
-
-static void json_string(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			printf("\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			printf("\\u%04x", *s);
-		else
-			putchar(*s);
-	}
-	putchar('"');
 }
 
 static void json_pr(const char *name, const struct src_pr *pr)
@@ -514,8 +543,8 @@ static void json_window(const struct run *r)
 }
 
 static void print_json(const struct run *r, const struct stream_cfg *sc,
-		       const struct stream *st, uint64_t mem_asked,
-		       uint64_t window)
+		       const struct stream *st, const struct outputs *out,
+		       uint64_t mem_asked, uint64_t window)
 {
 	const struct sim_filter *sf = &r->sf;
 	const struct pd_filter_plan *p = &sf->plan;
@@ -532,7 +561,17 @@ static void print_json(const struct run *r, const struct stream_cfg *sc,
 		       (double)p->p_exact_q32 / (double)PD_Q32_ONE);
 	else
 		printf("\"fps_target\":%.9g,\"p_exact\":null,", sf->fps);
-	json_score("", &r->all);
+	if (r->truth == TRUTH_NONE)
+		printf("\"truth\":\"none\",\"distincts\":null,"
+		       "\"duplicates\":null,\"false_positives\":null,"
+		       "\"false_negatives\":null,\"fp_rate\":null,"
+		       "\"fn_rate\":null");
+	else
+		printf("\"truth\":\"exact\","), json_score("", &r->all);
+	printf(",\"said_duplicates\":%llu,\"truth_bytes\":%llu,"
+	       "\"peak_rss_bytes\":%llu", (unsigned long long)r->said,
+	       (unsigned long long)r->truth_bytes,
+	       (unsigned long long)peak_rss());
 	if (r->tw.on) {
 		json_window(r);
 	} else if (!sf->ops) {
@@ -583,27 +622,20 @@ static void print_json(const struct run *r, const struct stream_cfg *sc,
 		printf(",\"window\":%llu,", (unsigned long long)window);
 		json_score("window_", &r->win);
 	}
-	printf(",\"cpus\":%u,\"distinct_exact\":%llu,\"distinct_estimate\":%llu,"
-	       "\"distinct_error\":%.9g", r->cpus,
-	       (unsigned long long)distinct_exact(r),
-	       (unsigned long long)r->distinct_estimate,
-	       rate(r->distinct_estimate, distinct_exact(r)) - 1);
+	printf(",\"cpus\":%u,\"distinct_estimate\":%llu", r->cpus,
+	       (unsigned long long)r->distinct_estimate);
+	if (r->truth == TRUTH_NONE)
+		printf(",\"distinct_exact\":null,\"distinct_error\":null");
+	else if (!distinct_exact(r))
+		printf(",\"distinct_exact\":0,\"distinct_error\":null");
+	else
+		printf(",\"distinct_exact\":%llu,\"distinct_error\":%.9g",
+		       (unsigned long long)distinct_exact(r),
+		       rate(r->distinct_estimate, distinct_exact(r)) - 1);
 	if (r->src)
 		json_sources(&r->sres);
-	if (sc->kind == STREAM_PCAP) {
-		printf(",\"pcap\":");
-		json_string(sc->pcap_path);
-		printf(",\"key\":\"%s\",\"payload\":%u,\"packets\":%llu,"
-		       "\"unknown_link\":%llu,\"unparsed\":{",
-		       pd_key_mode_names[sc->key.mode], sc->key.payload,
-		       (unsigned long long)st->npkts,
-		       (unsigned long long)st->unknown_link);
-		for (i = 1; i < PD_PARSE_NRESULTS; i++)
-			printf("%s\"%s\":%llu", i > 1 ? "," : "",
-			       pd_parse_result_names[i],
-			       (unsigned long long)st->unparsed[i]);
-		printf("}");
-	}
+	if (sc->kind == STREAM_PCAP)
+		capture_json(st, sc, out);
 	if (r->ncp) {
 		printf(",\"checkpoints\":[");
 		for (i = 0; i < r->ncp; i++) {
@@ -832,8 +864,8 @@ static void print_importance(const struct run *r, const struct stream_cfg *sc)
 }
 
 static void print_table(const struct run *r, const struct stream_cfg *sc,
-			const struct stream *st, uint64_t mem_asked,
-			uint64_t window)
+			const struct stream *st, const struct outputs *out,
+			uint64_t mem_asked, uint64_t window)
 {
 	const struct sim_filter *sf = &r->sf;
 	uint64_t bytes = sim_bytes(sf);
@@ -846,19 +878,18 @@ static void print_table(const struct run *r, const struct stream_cfg *sc,
 	printf(", %s stream, seed %llu\n", stream_names[sc->kind],
 	       (unsigned long long)sc->seed);
 	print_filter(r);
-	printf("%-10s %llu elements: %llu distinct, %llu duplicates\n",
-	       "stream", (unsigned long long)r->all.n,
-	       (unsigned long long)r->all.distincts,
-	       (unsigned long long)r->all.duplicates);
-	if (sc->kind == STREAM_PCAP) {
-		uint64_t bad = st->unknown_link;
-
-		for (i = 1; i < PD_PARSE_NRESULTS; i++)
-			bad += st->unparsed[i];
-		printf("%-10s %llu packets, key %s, %llu not parsed (skipped)\n",
-		       "pcap", (unsigned long long)st->npkts,
-		       pd_key_mode_names[sc->key.mode], (unsigned long long)bad);
-	}
+	if (r->truth == TRUTH_NONE)
+		printf("%-10s %llu elements, %llu said to be copies "
+		       "(no ground truth: --truth none)\n", "stream",
+		       (unsigned long long)r->all.n,
+		       (unsigned long long)r->said);
+	else
+		printf("%-10s %llu elements: %llu distinct, %llu duplicates\n",
+		       "stream", (unsigned long long)r->all.n,
+		       (unsigned long long)r->all.distincts,
+		       (unsigned long long)r->all.duplicates);
+	if (sc->kind == STREAM_PCAP)
+		capture_print(st, sc, out);
 	if (sc->kind == STREAM_TIMED) {
 		printf("%-10s %llu pps, %.4g%% fresh, copies up to %.6g ms later",
 		       "timed", (unsigned long long)sc->pps, 100 * sc->distinct,
@@ -870,10 +901,14 @@ static void print_table(const struct run *r, const struct stream_cfg *sc,
 			       100 * rate(r->flood_fp, st->flood));
 		printf("; %.6g ms in all\n", (double)r->last_t / 1e6);
 	}
-	print_score("measured", &r->all);
-	if (r->tw.on)
+	if (r->truth != TRUTH_NONE)
+		print_score("measured", &r->all);
+	if (r->tw.on && r->truth != TRUTH_NONE)
 		print_window_run(r);
-	if (!sf->ops)
+	if (!sf->ops && r->truth == TRUTH_NONE)
+		printf("%-10s %.2f%% of the entries used at the end\n", "",
+		       100 * (1 - r->zero_fraction));
+	else if (!sf->ops)
 		printf("%-10s %.2f%% of the entries used at the end; fn %llu "
 		       "of %llu duplicates at most %llu back\n", "",
 		       100 * (1 - r->zero_fraction),
@@ -886,11 +921,23 @@ static void print_table(const struct run *r, const struct stream_cfg *sc,
 	else
 		printf("%-10s set bits %.2f%% at the end\n", "",
 		       100 * (1 - r->zero_fraction));
-	printf("%-10s %llu estimated by HyperLogLog (%u sketch%s merged), "
-	       "exact %llu: error %+.3f%%\n", "distinct",
-	       (unsigned long long)r->distinct_estimate, r->cpus,
-	       r->cpus == 1 ? "" : "es", (unsigned long long)distinct_exact(r),
-	       100 * (rate(r->distinct_estimate, distinct_exact(r)) - 1));
+	printf("%-10s %llu estimated by HyperLogLog (%u sketch%s merged)",
+	       "distinct", (unsigned long long)r->distinct_estimate, r->cpus,
+	       r->cpus == 1 ? "" : "es");
+	if (r->truth == TRUTH_NONE)
+		printf("\n");
+	else if (!distinct_exact(r))	/* no error of an empty count */
+		printf(", exact 0\n");
+	else
+		printf(", exact %llu: error %+.3f%%\n",
+		       (unsigned long long)distinct_exact(r),
+		       100 * (rate(r->distinct_estimate, distinct_exact(r)) - 1));
+	printf("%-10s filter %llu bytes, ground truth %llu bytes%s, "
+	       "peak RSS %.1f MiB\n", "memory", (unsigned long long)bytes,
+	       (unsigned long long)r->truth_bytes,
+	       r->truth == TRUTH_NONE ? " (none)" :
+	       r->compact ? " (digests)" : " (last positions)",
+	       (double)peak_rss() / (1 << 20));
 	if (window) {
 		char w[32];
 
@@ -917,7 +964,7 @@ enum opt {
 	O_SUB_ELEMS, O_COUNTERS, O_HH_PHI, O_RARE_SUPPORT, O_RING, O_NEW_MEM,
 	O_NEW_GAP, O_PSTAR, O_IMPORTANCE, O_ENTRY_BITS, O_IMP_DIST, O_REPEAT,
 	O_RATE, O_WARN_BELOW, O_PPS, O_COPY_DELAY, O_FLOOD, O_FLOOD_AT,
-	O_FLOOD_FOR, O_LAYOUT,
+	O_FLOOD_FOR, O_LAYOUT, O_WRITE, O_WRITE_DUPS, O_TRUTH,
 };
 
 static const struct option options[] = {
@@ -968,6 +1015,9 @@ static const struct option options[] = {
 	{ "flood", required_argument, NULL, O_FLOOD },
 	{ "flood-at", required_argument, NULL, O_FLOOD_AT },
 	{ "flood-for", required_argument, NULL, O_FLOOD_FOR },
+	{ "write", required_argument, NULL, O_WRITE },
+	{ "write-dups", required_argument, NULL, O_WRITE_DUPS },
+	{ "truth", required_argument, NULL, O_TRUTH },
 	{ "json", no_argument, NULL, O_JSON },
 	{ "help", no_argument, NULL, O_HELP },
 	{ NULL, 0, NULL, 0 },
@@ -1190,6 +1240,11 @@ int main(int argc, char **argv)
 	struct stream st;
 	struct truth truth;
 	struct element e;
+	const char *write_path = NULL, *dups_path = NULL;
+	enum truth_mode truth_mode = TRUTH_EXACT;
+	struct outputs out;
+	uint64_t total;
+	int status;
 	char err[512];
 	int o;
 
@@ -1358,6 +1413,20 @@ int main(int argc, char **argv)
 		case O_PCAP:
 			sc.pcap_path = optarg;
 			break;
+		case O_WRITE:
+			write_path = optarg;
+			break;
+		case O_WRITE_DUPS:
+			dups_path = optarg;
+			break;
+		case O_TRUTH:
+			if (!strcmp(optarg, "none"))
+				truth_mode = TRUTH_NONE;
+			else if (!strcmp(optarg, "exact"))
+				truth_mode = TRUTH_EXACT;
+			else
+				BAD(o, "none or exact");
+			break;
 		case O_KEY:
 			o = parse_name(optarg, pd_key_mode_names, PD_KEY_NMODES);
 			if (o < 0)
@@ -1446,10 +1515,29 @@ int main(int argc, char **argv)
 	}
 	if (optind < argc)
 		usage_error("unexpected argument '%s'", argv[optind]);
+	/* a capture alone: the module's defaults (dedupctl set ... defaults) */
+	if (!have_stream && sc.pcap_path) {
+		sc.kind = STREAM_PCAP;
+		have_stream = true;
+	}
+	if (sc.kind == STREAM_PCAP && !have_algo) {
+		algo = "sbf";
+		have_algo = true;
+	}
+	if (sc.kind == STREAM_PCAP && !have_mem && pd_filter_family_by_name(algo) &&
+	    !(pd_filter_family_by_name(algo)->settings & PD_SET_WINDOW)) {
+		mem = PD_DEFAULT_MEM;
+		have_mem = true;
+	}
 	if (!have_algo)
 		usage_error("--algo is required (" ALGOS ")");
 	if (!have_stream)
 		usage_error("--stream is required");
+	if ((write_path || dups_path) && sc.kind != STREAM_PCAP)
+		usage_error("--write and --write-dups need a capture (--pcap FILE)");
+	if (write_path && dups_path && !strcmp(write_path, dups_path))
+		usage_error("--write and --write-dups name the same file '%s'",
+			    write_path);
 
 	r = calloc(1, sizeof(*r));
 	if (!r)
@@ -1589,13 +1677,28 @@ int main(int argc, char **argv)
 		sim_filter_build(&r->sf, &req, (unsigned int)entry_bits, &seed);
 		r->sketch_seed = pd_rng_next(&seed);
 	}
+	if (truth_mode == TRUTH_NONE && (window || ncp))
+		usage_error("--%s scores against the ground truth: it needs --truth exact",
+			    window ? "window" : "checkpoints");
+	r->truth = truth_mode;
+	/* a capture's length, when something is sized by it */
+	total = sc.n;
+	if (sc.kind == STREAM_PCAP) {
+		total = 0;
+		if (ncp || (sources && !srcc.sub_elems)) {
+			if (!strcmp(sc.pcap_path, "-"))
+				usage_error("--%s needs the capture's length: read a file, not standard input%s",
+					    ncp ? "checkpoints" : "sources",
+					    ncp ? "" : ", or give --subwindow-elements");
+			total = count_keyed(&sc);
+		}
+	}
 	if (stream_open(&st, &sc, err, sizeof(err))) {
 		fprintf(stderr, "dedup-sim: %s\n", err);
 		return 1;
 	}
+	open_outputs(&st, write_path, dups_path, &out);
 	if (sources) {
-		uint64_t total = sc.kind == STREAM_PCAP ? st.npkts : sc.n;
-
 		srcc.cpus = r->cpus;
 		srcc.seed = sc.seed;
 		if (!srcc.sub_elems)
@@ -1613,21 +1716,35 @@ int main(int argc, char **argv)
 		r->tw.s = r->sf.ops->kind == PKTDEDUP_FILTER_KIND_SLIDING ? 0 :
 			  r->sf.plan.subwindows;
 	}
-	v = sc.kind == STREAM_PCAP ? st.npkts : sc.n;
-	if (r->tw.timed ? truth_init_timed(&truth, v) : truth_init(&truth, v)) {
+	/*
+	 * The ground truth: when all it must say is "seen before", a compact
+	 * set of key digests; a window (of elements or of time) or
+	 * FPBuffering's capacity also need where each key was seen last.
+	 */
+	r->compact = truth_mode == TRUTH_EXACT && r->sf.ops && !window &&
+		     !r->tw.on;
+	if (truth_mode == TRUTH_EXACT &&
+	    (r->compact ? dset_init(&r->dset) :
+	     r->tw.timed ? truth_init_timed(&truth, total) :
+	     truth_init(&truth, total))) {
 		fprintf(stderr, "dedup-sim: out of memory\n");
 		return 1;
 	}
 	{
-		uint64_t total = sc.kind == STREAM_PCAP ? st.npkts : sc.n;
 		uint64_t next_cp = ncp ? (total + ncp - 1) / ncp : UINT64_MAX;
 		struct score seg = { 0 };
 
 		while (stream_next(&st, &e)) {
-			struct truth_verdict tv;
+			struct truth_verdict tv = { 0 };
 			bool said, dup, found = false;
 
+			if (!e.keyed) {
+				/* the module passes what it cannot key */
+				out_write(&st, &out, false);
+				continue;
+			}
 			said = sim_filter_step(&r->sf, &e, &found);
+			out_write(&st, &out, said);
 			r->last_t = e.t_ns;
 			{
 				/* 64 uniform bits of the id, seeded per run
@@ -1637,12 +1754,26 @@ int main(int argc, char **argv)
 				pd_hll_add(&r->sketch[r->all.n % r->cpus],
 					   pd_rng_next(&mix));
 			}
-			if (truth_add_at(&truth, e.id, e.t_ns, window, &tv)) {
+			if (r->src)
+				src_sim_add(r->src, e.id);
+			r->said += said;
+			if (truth_mode == TRUTH_NONE) {
+				r->all.n++;
+				continue;
+			}
+			if (r->compact) {
+				int seen = dset_add(&r->dset, e.id);
+
+				if (seen < 0) {
+					fprintf(stderr, "dedup-sim: out of memory\n");
+					return 1;
+				}
+				tv.seen = seen;
+			} else if (truth_add_at(&truth, e.id, e.t_ns, window,
+						&tv)) {
 				fprintf(stderr, "dedup-sim: out of memory\n");
 				return 1;
 			}
-			if (r->src)
-				src_sim_add(r->src, e.id);
 			dup = tv.seen;
 			if (r->tw.on)
 				dup = tw_add(r, &tv, said);
@@ -1686,14 +1817,20 @@ int main(int argc, char **argv)
 		fprintf(stderr, "dedup-sim: out of memory\n");
 		return 1;
 	}
+	r->truth_bytes = r->compact ? r->dset.bytes :
+			 truth_mode == TRUTH_EXACT ? truth_bytes(&truth) : 0;
+	status = close_outputs(&st, &sc, &out);
 	if (json)
-		print_json(r, &sc, &st, mem, window);
+		print_json(r, &sc, &st, &out, mem, window);
 	else
-		print_table(r, &sc, &st, mem, window);
-	truth_free(&truth);
+		print_table(r, &sc, &st, &out, mem, window);
+	if (r->compact)
+		dset_free(&r->dset);
+	else if (truth_mode == TRUTH_EXACT)
+		truth_free(&truth);
 	stream_close(&st);
 	sim_filter_free(&r->sf);
 	src_sim_free(r->src);
 	free(r);
-	return 0;
+	return status;
 }

@@ -2,12 +2,12 @@
 /* Stream generators for the simulator: see streams.h. */
 #include <linux/if_ether.h>
 #include <math.h>
-#include <pcap/pcap.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../module/core/rng.h"
+#include "capture.h"
 #include "streams.h"
 
 /* The ground truth's key fingerprints: a fixed key, the same every run. */
@@ -156,94 +156,70 @@ static void bmodel_split(struct stream *s, uint64_t lo, uint64_t len,
 	}
 }
 
-static uint16_t get_be16(const uint8_t *p)
+static int pcap_open(struct stream *s, char *err, unsigned int errlen)
 {
-	return (uint16_t)(p[0] << 8 | p[1]);
+	s->cap = cap_open(s->cfg.pcap_path, err, errlen);
+	return s->cap ? 0 : -1;
 }
 
-/* Offset of the L3 header for a link type, or -1 if unknown. */
-static long l3_offset(int dlt, const uint8_t *p, uint32_t len)
+/*
+ * The capture's next record. A frame the module would not key (a runt,
+ * not IP, a link type this reader does not parse, an IP header the key
+ * cannot be read from) or another kind of record comes back unkeyed: the
+ * caller passes it on untouched, as the module does.
+ */
+static bool pcap_next(struct stream *s, struct element *e)
 {
-	long off;
+	struct pcap_counts *n = &s->pc;
+	struct cap_frame f;
+	struct l2_info l2;
+	enum l2_result lr;
+	enum pd_parse_result r;
+	struct pd_pkt pkt;
+	bool cut;
+	int got = cap_next(s->cap, &f);
 
-	switch (dlt) {
-	case DLT_RAW:
-	case DLT_IPV4:
-	case DLT_IPV6:
-		return 0;
-	case DLT_NULL:
-	case DLT_LOOP:
-		return 4;
-	case DLT_LINUX_SLL:
-		return 16;
-	case DLT_LINUX_SLL2:
-		return 20;
-	case DLT_EN10MB:
-		off = 12;
-		/* skip 802.1Q / 802.1ad tags */
-		while (off + 2 <= (long)len &&
-		       (get_be16(p + off) == ETH_P_8021Q ||
-			get_be16(p + off) == ETH_P_8021AD))
-			off += 4;
-		return off + 2;
-	default:
-		return -1;
+	if (got <= 0) {
+		s->cap_failed = got < 0;
+		return false;
 	}
-}
-
-static int pcap_load(struct stream *s, char *err, unsigned int errlen)
-{
-	char ebuf[PCAP_ERRBUF_SIZE];
-	struct pcap_pkthdr *h;
-	const u_char *data;
-	uint64_t bytes = 0, capn = 0, capb = 0;
-	/* times in ns whatever the file's precision */
-	pcap_t *pc = pcap_open_offline_with_tstamp_precision(s->cfg.pcap_path,
-						PCAP_TSTAMP_PRECISION_NANO, ebuf);
-	int dlt, r;
-
-	if (!pc) {
-		snprintf(err, errlen, "%s", ebuf);
-		return -1;
+	e->keyed = false;
+	e->t_ns = f.t_ns;
+	if (!f.packet) {
+		n->other_records++;
+		return true;
 	}
-	dlt = pcap_datalink(pc);
-	while ((r = pcap_next_ex(pc, &h, &data)) == 1) {
-		long off = l3_offset(dlt, data, h->caplen);
-
-		if (off < 0 || off > (long)h->caplen) {
-			s->unknown_link++;
-			continue;
-		}
-		if (s->npkts == capn) {
-			capn = capn ? 2 * capn : 1024;
-			s->offs = realloc(s->offs, capn * sizeof(*s->offs));
-			s->lens = realloc(s->lens, capn * sizeof(*s->lens));
-			s->ts = realloc(s->ts, capn * sizeof(*s->ts));
-		}
-		while (bytes + h->caplen - off > capb) {
-			capb = capb ? 2 * capb : 1 << 20;
-			s->pkts = realloc(s->pkts, capb);
-		}
-		if (!s->offs || !s->lens || !s->pkts || !s->ts) {
-			snprintf(err, errlen, "out of memory");
-			pcap_close(pc);
-			return -1;
-		}
-		memcpy(s->pkts + bytes, data + off, h->caplen - off);
-		s->offs[s->npkts] = bytes;
-		s->ts[s->npkts] = (uint64_t)h->ts.tv_sec * 1000000000ULL +
-				  (uint64_t)h->ts.tv_usec;
-		s->lens[s->npkts++] = h->caplen - (uint32_t)off;
-		bytes += h->caplen - off;
+	n->frames++;
+	n->bytes += f.caplen;
+	cut = f.caplen < f.origlen;
+	n->cut += cut;
+	lr = l2_parse(f.link, f.data, f.caplen, &l2);
+	if (lr != L2_IP) {
+		if (lr == L2_UNKNOWN_LINK && !n->link[L2_UNKNOWN_LINK])
+			n->unknown_encap = f.encap;
+		n->link[lr]++;
+		return true;
 	}
-	if (r == -1) {
-		snprintf(err, errlen, "%s: %s", s->cfg.pcap_path,
-			 pcap_geterr(pc));
-		pcap_close(pc);
-		return -1;
+	if (cut)
+		r = pd_parse_cut(f.data + l2.l3off, f.caplen - l2.l3off, &pkt);
+	else
+		r = pd_parse(f.data + l2.l3off, f.caplen - l2.l3off, &pkt);
+	if (r == PD_PARSE_OK)
+		r = cut ? pd_key_from_cut(&pkt, &s->cfg.key, &e->keybuf) :
+			  pd_key_from_pkt(&pkt, &s->cfg.key, &e->keybuf);
+	if (r != PD_PARSE_OK) {
+		n->unparsed[r]++;
+		return true;
 	}
-	pcap_close(pc);
-	return 0;
+	n->keyed++;
+	n->keyed_cut += cut;
+	n->tags += l2.tags != 0;
+	/* the ground truth's id: a 64-bit fingerprint */
+	e->id = pd_key_hash64(&e->keybuf, &truth_hkey);
+	e->key = &e->keybuf;
+	e->keyed = true;
+	e->dscp = pkt.dscp;
+	return true;
 }
 
 /* The timed stream's fresh packets per second at time t (ns). */
@@ -411,7 +387,7 @@ int stream_open(struct stream *s, const struct stream_cfg *cfg, char *err,
 			     (uint64_t)llround(cfg->volume * (double)cfg->n), 0);
 		return 0;
 	case STREAM_PCAP:
-		return pcap_load(s, err, errlen);
+		return pcap_open(s, err, errlen);
 	case STREAM_TIMED:
 		if (!cfg->pps || cfg->distinct <= 0 || cfg->distinct > 1) {
 			snprintf(err, errlen,
@@ -454,29 +430,9 @@ bool stream_next(struct stream *s, struct element *e)
 	e->dscp = 0;
 	e->t_ns = 0;
 	e->flood = false;
-	if (s->cfg.kind == STREAM_PCAP) {
-		while (s->i < s->npkts) {
-			uint64_t i = s->i++;
-			enum pd_parse_result r;
-			struct pd_pkt pkt;
-
-			r = pd_parse(s->pkts + s->offs[i], s->lens[i], &pkt);
-			if (r == PD_PARSE_OK)
-				r = pd_key_from_pkt(&pkt, &s->cfg.key,
-						    &e->keybuf);
-			if (r != PD_PARSE_OK) {
-				s->unparsed[r]++;
-				continue;
-			}
-			/* the ground truth's id: a 64-bit fingerprint */
-			e->id = pd_key_hash64(&e->keybuf, &truth_hkey);
-			e->key = &e->keybuf;
-			e->dscp = pkt.dscp;
-			e->t_ns = s->ts[i];
-			return true;
-		}
-		return false;
-	}
+	e->keyed = true;
+	if (s->cfg.kind == STREAM_PCAP)
+		return pcap_next(s, e);
 	if (s->i >= s->cfg.n)
 		return false;
 	switch (s->cfg.kind) {
@@ -531,10 +487,7 @@ void stream_close(struct stream *s)
 {
 	free(s->cdf);
 	free(s->marks);
-	free(s->pkts);
-	free(s->offs);
-	free(s->lens);
-	free(s->ts);
+	cap_close(s->cap, NULL, 0);
 	free(s->heap);
 	memset(s, 0, sizeof(*s));
 }

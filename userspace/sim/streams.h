@@ -15,7 +15,13 @@
  *            placed by the b-model: each of l levels splits an interval's
  *            volume b : 1-b between its halves (which half gets b is
  *            random), then arrivals fall at random inside the leaves
- *   pcap     packets from a capture, keyed by the module's key extraction
+ *   pcap     packets from a capture (capture.h: read one record at a
+ *            time, in constant memory), keyed by the module's key
+ *            extraction after the link layer (linktype.h); frames cut by
+ *            the snapshot length keyed from what is there (key.h,
+ *            pd_parse_cut). Every record comes back, in order: the ones
+ *            the module would not key (counted in struct pcap_counts)
+ *            unkeyed, for the caller to pass on
  *   importance  the IBF paper's synthetic data (Boraskar et al., Sec. IV-D):
  *            every element has an importance 1..50 (IMP_CLASSES), the same
  *            number of elements in each class; draws are i.i.d., an element
@@ -49,6 +55,7 @@
 #include <stdint.h>
 
 #include "../../module/core/key.h"
+#include "linktype.h"
 
 enum stream_kind {
 	STREAM_UNIFORM,
@@ -100,6 +107,24 @@ struct pending {
 	uint64_t id;
 };
 
+/* What a pcap stream read. */
+struct pcap_counts {
+	uint64_t frames;		/* packet records */
+	uint64_t bytes;			/* their captured bytes */
+	uint64_t other_records;		/* pcapng events, custom blocks... */
+	uint64_t link[L2_NRESULTS];	/* runt, not IP, unknown link */
+	int unknown_encap;		/* the first unknown link type */
+	uint64_t unparsed[PD_PARSE_NRESULTS];	/* IP, but no key */
+	uint64_t keyed;
+	uint64_t cut;			/* frames cut by the snaplen */
+	uint64_t keyed_cut;		/* of them keyed */
+	uint64_t tags;			/* keyed frames with VLAN/MPLS */
+	bool ended_cut;			/* the last record was cut short */
+	uint64_t end_offset;		/* where the record that failed began */
+};
+
+struct capture;
+
 struct stream {
 	struct stream_cfg cfg;
 	uint64_t rng;
@@ -109,13 +134,10 @@ struct stream {
 	uint8_t *marks;		/* bmodel: frequent positions */
 	double imp_cdf[IMP_CLASSES];	/* importance: class probabilities */
 	uint64_t per_class;	/* importance: elements in each class */
-	/* pcap: the packets read, kept for replay */
-	uint8_t *pkts;
-	uint64_t *offs;
-	uint32_t *lens;
-	uint64_t *ts;		/* capture times, ns */
-	uint64_t npkts;
-	uint64_t unparsed[PD_PARSE_NRESULTS];
+	/* pcap */
+	struct capture *cap;
+	struct pcap_counts pc;
+	bool cap_failed;	/* the capture ended in a read error */
 	/* timed */
 	double fresh_t;		/* the next fresh arrival, ns */
 	uint64_t fresh;		/* fresh packets so far */
@@ -123,10 +145,10 @@ struct stream {
 	struct pending *heap;	/* pending copies, a min-heap by (t, seq) */
 	uint64_t nheap, capheap, seq;
 	bool oom;		/* the stream ended for want of memory */
-	uint64_t unknown_link;
 };
 
 struct element {
+	bool keyed;		/* false: a pcap record to pass on unscored */
 	uint64_t id;
 	const struct pd_key *key;	/* pcap only */
 	struct pd_key keybuf;

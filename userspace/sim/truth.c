@@ -53,6 +53,11 @@ void truth_free(struct truth *t)
 	t->when = NULL;
 }
 
+uint64_t truth_bytes(const struct truth *t)
+{
+	return t->cap * (t->when ? 24 : 16);
+}
+
 /* The slot of id: where it is, or the empty slot where it would go. */
 static uint64_t slot(const struct truth *t, uint64_t id)
 {

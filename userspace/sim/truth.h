@@ -36,6 +36,8 @@ int truth_init(struct truth *t, uint64_t expected);
 /* A truth that also records times (truth_add_at). */
 int truth_init_timed(struct truth *t, uint64_t expected);
 void truth_free(struct truth *t);
+/* Its memory, bytes. */
+uint64_t truth_bytes(const struct truth *t);
 /* Record element id; window 0 means "no window" (in_window = seen). */
 int truth_add(struct truth *t, uint64_t id, uint64_t window,
 	      struct truth_verdict *v);

@@ -1,0 +1,490 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""dedup-sim on captures as they come from the field (run by `make check`).
+
+Every capture is made in the test by Wireshark's own tools (text2pcap from
+a hex dump, editcap, mergecap; capinfos reads what was written), and every
+expected count follows from how the capture was built.
+
+Usage: test_capture.py BUILD_DIR [--big]. --big adds the memory test on a
+capture of 1 GiB (make check runs it). Prints one line per test and ends
+with "N passed, N failed".
+"""
+import json
+import os
+import re
+import struct
+import subprocess
+import sys
+import tempfile
+
+from tap import run_all, test
+
+B = sys.argv[1] if len(sys.argv) > 1 else "build"
+SIM = os.path.join(B, "dedup-sim")
+BIG = "--big" in sys.argv
+TMP = tempfile.mkdtemp(prefix="pktdedup-capture-")
+
+# Link types (pcap LINKTYPE_ values, text2pcap -l)
+ETHERNET, RAW, SLL, SLL2, NULL, LOOP = 1, 101, 113, 276, 0, 108
+
+
+def path(name):
+    return os.path.join(TMP, name)
+
+
+def sh(args, **kw):
+    r = subprocess.run(args, capture_output=True, timeout=600, **kw)
+    assert r.returncode == 0, f"{args}: exit {r.returncode}: {r.stderr}"
+    return r
+
+
+def csum(b):
+    s = sum(b[i] << 8 | (b[i + 1] if i + 1 < len(b) else 0)
+            for i in range(0, len(b), 2))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+
+
+def ip4(ttl, proto, l4, src=(10, 0, 0, 1), dst=(10, 0, 0, 2), ident=1):
+    h = bytearray(struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(l4), ident,
+                              0, ttl, proto, 0, bytes(src), bytes(dst)))
+    h[10:12] = struct.pack("!H", csum(h))
+    return bytes(h) + l4
+
+
+def ip6(hlim, nh, l4):
+    return (struct.pack("!IHBB", 0x60000000, len(l4), nh, hlim) +
+            bytes([0xfd] + [0] * 14 + [1]) + bytes([0xfd] + [0] * 14 + [2]) +
+            l4)
+
+
+def udp(sport, data, dport=53):
+    return struct.pack("!HHHH", sport, dport, 8 + len(data), 0) + data
+
+
+def tcp_opts(sport, seq, data=b""):
+    """TCP with 12 bytes of options (MSS, SACK-permitted, window scale...)."""
+    opts = bytes([2, 4, 5, 0xb4, 4, 2, 1, 3, 3, 7, 1, 1])
+    return (struct.pack("!HHIIBBHHH", sport, 443, seq, 0, (5 + 3) << 4, 0x18,
+                        512, 0, 0) + opts + data)
+
+
+def eth(ethertype, payload, tags=()):
+    hdr = b"\x02" * 6 + b"\x04" * 6
+    for tpid, vid in tags:
+        hdr += struct.pack("!HH", tpid, vid)
+    return hdr + struct.pack("!H", ethertype) + payload
+
+
+def arp():
+    return eth(0x0806, bytes.fromhex("0001080006040001") + b"\x02" * 6 +
+               bytes([10, 0, 0, 1]) + b"\x00" * 6 + bytes([10, 0, 0, 2]))
+
+
+def lldp():
+    return eth(0x88cc, bytes.fromhex("020704020202020202040402030102") +
+               b"\x00\x00")
+
+
+def text2pcap(name, frames, link=ETHERNET, fmt="pcap", t0=0):
+    """Frames through text2pcap, each at t0 + its index in microseconds."""
+    txt = path(name + ".txt")
+    with open(txt, "w") as f:
+        for n, fr in enumerate(frames):
+            us = t0 + n
+            f.write("%02d:%02d:%02d.%06d\n" % (us // 3600000000,
+                                               us // 60000000 % 60,
+                                               us // 1000000 % 60,
+                                               us % 1000000))
+            for off in range(0, max(len(fr), 1), 16):
+                f.write("%06x  %s\n" % (off, " ".join(
+                    "%02x" % b for b in fr[off:off + 16])))
+    out = path(name)
+    sh(["text2pcap", "-q", "-F", fmt, "-l", str(link), "-t", "%H:%M:%S.",
+        txt, out])
+    return out
+
+
+def read_pcap(p):
+    """A classic pcap's records: (ts_sec, ts_frac, caplen, origlen, data)."""
+    with open(p, "rb") as f:
+        d = f.read()
+    assert struct.unpack("<I", d[:4])[0] in (0xa1b2c3d4, 0xa1b23c4d), p
+    recs, o = [], 24
+    while o < len(d):
+        s, u, cl, ol = struct.unpack("<IIII", d[o:o + 16])
+        recs.append((s, u, cl, ol, d[o + 16:o + 16 + cl]))
+        o += 16 + cl
+    return recs
+
+
+def capinfos(p, *flags):
+    return sh(["capinfos"] + list(flags) + [p]).stdout.decode()
+
+
+def count_of(p):
+    return int(re.search(r"Number of packets:\s+(\d+)",
+                         capinfos(p, "-c")).group(1))
+
+
+def sim(args, ok=True, **kw):
+    r = subprocess.run([SIM] + args, capture_output=True, timeout=600, **kw)
+    if ok:
+        assert r.returncode == 0, f"exit {r.returncode}: {r.stderr}"
+    return r
+
+
+def sim_json(args, **kw):
+    return json.loads(sim(args + ["--json"], **kw).stdout)
+
+
+def copies_capture(name, fmt="pcap", n=40):
+    """n distinct UDP/IPv4 packets, each followed by a copy one hop later
+    (TTL - 1, new checksum) and an exact copy; n/4 IPv6 packets with a copy
+    one hop later; 3 ARP requests and an LLDP frame. Returns
+    (path, distinct, copies, not IP)."""
+    frames = []
+    for i in range(n):
+        p = udp(1000 + i, b"payload %04d" % i)
+        frames += [eth(0x0800, ip4(64, 17, p)), eth(0x0800, ip4(63, 17, p)),
+                   eth(0x0800, ip4(64, 17, p))]
+    for i in range(n // 4):
+        p = udp(2000 + i, b"six %04d" % i)
+        frames += [eth(0x86dd, ip6(64, 17, p)), eth(0x86dd, ip6(63, 17, p))]
+    frames += [arp(), arp(), arp(), lldp()]
+    return (text2pcap(name, frames, fmt=fmt), n + n // 4, 2 * n + n // 4, 4)
+
+
+@test
+def write_keeps_first_sightings_pcap_and_pcapng():
+    for fmt in ("pcap", "pcapng"):
+        src, distinct, copies, nonip = copies_capture("c." + fmt, fmt)
+        out, dups = path("out." + fmt), path("dups." + fmt)
+        j = sim_json(["--pcap", src, "--write", out, "--write-dups", dups])
+        assert (j["frames"], j["keyed"], j["not_ip"]) == \
+            (distinct + copies + nonip, distinct + copies, nonip), j
+        # a 256 KiB filter meets 125 keys: no error is plausible, and the
+        # truth says what each verdict was
+        assert (j["distincts"], j["duplicates"]) == (distinct, copies), j
+        assert j["false_positives"] == 0 and j["false_negatives"] == 0, j
+        assert (j["written"], j["written_copies"]) == \
+            (distinct + nonip, copies), j
+        assert count_of(out) == distinct + nonip
+        assert count_of(dups) == copies
+        # the input's format and link type
+        for f in (out, dups):
+            info = capinfos(f, "-t", "-E")
+            assert ("pcapng" in info) == (fmt == "pcapng"), info
+            assert "Ethernet" in info, info
+    # what was written: the first sighting of each packet, times unchanged
+    src, distinct, _, nonip = copies_capture("c2.pcap")
+    out = path("out2.pcap")
+    sim(["--pcap", src, "--write", out])
+    recs = read_pcap(out)
+    # copies_capture(n=40): 40 triples, 10 pairs, then the non-IP frames
+    firsts = [r for i, r in enumerate(read_pcap(src))
+              if (i < 120 and i % 3 == 0) or
+              (120 <= i < 140 and i % 2 == 0) or i >= 140]
+    assert recs == firsts, (len(recs), len(firsts))
+
+
+@test
+def same_seed_same_bytes():
+    src, *_ = copies_capture("seed.pcap", n=400)
+    outs = []
+    for seed in ("5", "5", "6"):
+        o = path("seed-%d.pcap" % len(outs))
+        # a filter small enough to err, so seeds matter
+        sim(["--pcap", src, "--mem", "64", "--seed", seed, "--write", o])
+        with open(o, "rb") as f:
+            outs.append(f.read())
+    assert outs[0] == outs[1]
+    assert outs[0] != outs[2]
+
+
+@test
+def stdin_to_stdout():
+    src, distinct, copies, nonip = copies_capture("pipe.pcapng", "pcapng")
+    with open(src, "rb") as f:
+        r = sim(["--pcap", "-", "--write", "-"], stdin=f)
+    # the capture on standard output, the report on standard error
+    assert b"wrote" in r.stderr and b"capture" in r.stderr, r.stderr
+    piped = path("piped.pcapng")
+    with open(piped, "wb") as f:
+        f.write(r.stdout)
+    assert count_of(piped) == distinct + nonip
+    direct = path("direct.pcapng")
+    sim(["--pcap", src, "--write", direct])
+    with open(direct, "rb") as f:
+        assert f.read() == r.stdout
+    # editcap writing to a pipe, as tcpdump -w - would
+    p1 = subprocess.Popen(["editcap", "-F", "pcap", src, "-"],
+                          stdout=subprocess.PIPE)
+    r = sim(["--pcap", "-", "--write", "-", "--json"], stdin=p1.stdout)
+    p1.wait()
+    assert r.stdout[:4] == struct.pack("<I", 0xa1b2c3d4)
+    assert json.loads(r.stderr)["written"] == distinct + nonip
+
+
+@test
+def cut_capture_reads_complete_records():
+    src, distinct, copies, nonip = copies_capture("whole.pcap")
+    recs = read_pcap(src)
+    size = os.path.getsize(src)
+    for keep in (10, 1):       # cut inside the last record's data, header
+        cut = path("cut.pcap")
+        with open(src, "rb") as f, open(cut, "wb") as g:
+            g.write(f.read()[:size - keep])
+        out = path("cutout.pcap")
+        r = sim(["--pcap", cut, "--write", out])
+        last = 24 + sum(16 + rr[2] for rr in recs[:-1])
+        assert f"the record at byte {last} is incomplete".encode() \
+            in r.stderr, r.stderr
+        assert f"the {len(recs) - 1} complete records".encode() in r.stderr
+        assert count_of(out) == distinct + nonip - 1   # the LLDP frame
+    # pcapng, cut by tools: editcap writes it, head cuts it
+    srcng, *_ = copies_capture("whole.pcapng", "pcapng")
+    cut = path("cut.pcapng")
+    with open(srcng, "rb") as f, open(cut, "wb") as g:
+        g.write(f.read()[:os.path.getsize(srcng) - 6])
+    j = json.loads(sim(["--pcap", cut, "--json"]).stdout)
+    assert j["frames"] == len(recs) - 1 and j["cut_at"] > 0, j
+    # a file that is not a capture at all is an error, not a cut
+    bad = path("bad.pcap")
+    with open(bad, "wb") as f:
+        f.write(b"not a capture file\n" * 10)
+    r = sim(["--pcap", bad], ok=False)
+    assert r.returncode == 1 and b"dedup-sim:" in r.stderr, r
+
+
+@test
+def empty_and_runt_frames_pass():
+    src, distinct, copies, nonip = copies_capture("base.pcap")
+    one = path("one.pcap")
+    sh(["editcap", "-F", "pcap", "-r", src, one, "1"])
+    hdr = path("hdr.pcap")                 # the link header alone
+    sh(["editcap", "-F", "pcap", "-C", "-%d" % (len(read_pcap(one)[0][4]) - 14), one, hdr])
+    empty = path("empty.pcap")             # nothing at all
+    sh(["editcap", "-F", "pcap", "-C", "%d" % len(read_pcap(one)[0][4]), one, empty])
+    assert read_pcap(empty)[0][2] == 0 and read_pcap(hdr)[0][2] == 14
+    merged = path("runts.pcap")
+    sh(["mergecap", "-a", "-F", "pcap", "-w", merged, hdr, empty, src])
+    out = path("runts-out.pcap")
+    j = sim_json(["--pcap", merged, "--write", out])
+    assert j["runt"] == 2 and j["keyed"] == distinct + copies, j
+    assert j["written"] == distinct + nonip + 2, j
+    assert count_of(out) == distinct + nonip + 2
+
+
+@test
+def vlan_qinq_mpls_keyed_at_l3():
+    frames, n = [], 30
+    for i in range(n):
+        ip = ip4(64, 17, udp(3000 + i, b"tagged %d" % i))
+        frames += [eth(0x0800, ip),
+                   eth(0x0800, ip, tags=[(0x8100, 10)]),
+                   eth(0x0800, ip, tags=[(0x88a8, 100), (0x8100, 10)]),
+                   eth(0x0800, ip, tags=[(0x9100, 7), (0x8100, 10)]),
+                   # MPLS: one label, bottom of stack
+                   eth(0x8847, struct.pack("!I", 16 << 12 | 1 << 8 | 64) +
+                       ip)]
+    src = text2pcap("tags.pcap", frames)
+    j = sim_json(["--pcap", src])
+    assert j["keyed"] == 5 * n and j["not_ip"] == 0, j
+    # the packet key is the IP packet's: a tagged copy is a copy
+    assert (j["distincts"], j["duplicates"]) == (n, 4 * n), j
+
+
+@test
+def non_ip_is_not_ip():
+    frames = [arp()] * 5 + [lldp()] * 2 + \
+        [eth(0x0800, ip4(64, 17, udp(9, b"x")))]
+    src = text2pcap("nonip.pcap", frames)
+    j = sim_json(["--pcap", src])
+    assert j["not_ip"] == 7 and j["unparsed"]["bad-version"] == 0, j
+    # only non-IP: no distinct-count error of an empty count
+    only = text2pcap("onlyarp.pcap", [arp()] * 4)
+    j = sim_json(["--pcap", only])
+    assert j["distinct_exact"] == 0 and j["distinct_error"] is None, j
+    r = sim(["--pcap", only])
+    assert b"-100" not in r.stdout and b"exact 0" in r.stdout, r.stdout
+
+
+@test
+def header_only_tcp_with_options():
+    frames, n = [], 50
+    for i in range(n):
+        seg = tcp_opts(40000 + i % 5, 1000 * i, b"D" * 200)
+        frames += [eth(0x0800, ip4(64, 6, seg)), eth(0x0800, ip4(62, 6, seg))]
+    full = text2pcap("tcp.pcap", frames)
+    cut = path("tcp60.pcap")
+    sh(["editcap", "-F", "pcap", "-s", "60", full, cut])   # 46 bytes of IP: options cut
+    assert all(r[2] == 60 and r[3] > 60 for r in read_pcap(cut))
+    for payload in ("0", "64"):
+        j = sim_json(["--pcap", cut, "--payload", payload])
+        assert (j["keyed"], j["keyed_cut"], j["cut"]) == (2 * n,) * 3, j
+        assert (j["distincts"], j["duplicates"]) == (n, n), j
+    # the flow key needs only the ports
+    j = sim_json(["--pcap", cut, "--key", "flow"])
+    assert j["keyed"] == 2 * n and j["distincts"] == 5, j
+    # cut after what the key covers: the whole frame's key
+    cut300 = path("tcp300.pcap")
+    sh(["editcap", "-F", "pcap", "-s", "160", full, cut300])
+    a = sim(["--pcap", full, "--write", path("f.pcap")])
+    b = sim(["--pcap", cut300, "--write", path("c.pcap")])
+    assert [r[:2] for r in read_pcap(path("f.pcap"))] == \
+        [r[:2] for r in read_pcap(path("c.pcap"))]
+    assert a.returncode == b.returncode == 0
+
+
+@test
+def multi_interface_pcapng():
+    n = 25
+    ips = [ip4(64, 17, udp(5000 + i, b"m %d" % i)) for i in range(n)]
+    e = text2pcap("m-eth.pcap", [eth(0x0800, p) for p in ips])
+    e60 = path("m-eth60.pcap")
+    sh(["editcap", "-s", "60", e, e60])
+    raw = text2pcap("m-raw.pcap", ips, link=RAW, t0=500)
+    sll = text2pcap("m-sll.pcap", [struct.pack("!HHH8sH", 0, 1, 6,
+                                                b"\x02" * 8, 0x0800) + p
+                                    for p in ips], link=SLL, t0=1000)
+    merged = path("merged.pcapng")
+    sh(["mergecap", "-w", merged, e60, raw, sll])
+    info = capinfos(merged, "-I")
+    assert info.count("Encapsulation =") == 3, info
+    out = path("merged-out.pcapng")
+    j = sim_json(["--pcap", merged, "--write", out])
+    # the same IP packets on three interfaces: n distinct, 2n copies
+    assert (j["keyed"], j["distincts"], j["duplicates"]) == \
+        (3 * n, n, 2 * n), j
+    assert count_of(out) == n
+    assert "pcapng" in capinfos(out, "-t")
+    assert capinfos(out, "-I").count("Encapsulation =") == 3
+
+
+@test
+def every_link_type():
+    ip = ip4(64, 17, udp(7, b"link"))
+    v6 = ip6(64, 17, udp(8, b"link6"))
+    cases = {
+        "sll": (SLL, [struct.pack("!HHH8sH", 0, 1, 6, b"\x02" * 8, 0x0800)
+                      + ip] * 2),
+        "sll2": (SLL2, [struct.pack("!HHIHBB8s", 0x86dd, 0, 2, 1, 0, 6,
+                                    b"\x02" * 8) + v6] * 2),
+        "raw": (RAW, [ip, v6, ip]),
+        "null": (NULL, [struct.pack("<I", 2) + ip, struct.pack("<I", 30) +
+                        v6, struct.pack("<I", 2) + ip]),
+        "loop": (LOOP, [struct.pack("!I", 2) + ip, struct.pack("!I", 24) +
+                        v6, struct.pack("!I", 2) + ip]),
+    }
+    for name, (link, frames) in cases.items():
+        src = text2pcap("lt-%s.pcap" % name, frames, link=link)
+        j = sim_json(["--pcap", src])
+        assert j["keyed"] == len(frames), (name, j)
+        assert j["duplicates"] == len(frames) - len(set(frames)), (name, j)
+
+
+@test
+def truth_none_same_verdicts():
+    src, distinct, copies, nonip = copies_capture("tn.pcap", n=300)
+    a, b = path("tn-exact.pcap"), path("tn-none.pcap")
+    je = sim_json(["--pcap", src, "--mem", "256", "--write", a])
+    jn = sim_json(["--pcap", src, "--mem", "256", "--truth", "none",
+                   "--write", b])
+    with open(a, "rb") as f, open(b, "rb") as g:
+        assert f.read() == g.read()
+    assert jn["truth"] == "none" and jn["truth_bytes"] == 0, jn
+    assert jn["distincts"] is None and jn["said_duplicates"] == \
+        je["said_duplicates"], jn
+    assert je["written"] == distinct + copies + nonip - je["said_duplicates"]
+    r = sim(["--pcap", src, "--truth", "none", "--checkpoints", "2"],
+            ok=False)
+    assert r.returncode == 2 and b"--truth exact" in r.stderr, r
+
+
+@test
+def bad_command_lines_exit_2():
+    src, *_ = copies_capture("cl.pcap")
+    for args, words in (
+            (["--stream", "uniform", "--algo", "sbf", "--mem", "1M",
+              "--write", "x"], b"need a capture"),
+            (["--pcap", src, "--write", "x", "--write-dups", "x"],
+             b"same file"),
+            (["--pcap", src, "--truth", "some"], b"--truth"),
+            (["--pcap", "-", "--checkpoints", "3"], b"standard input")):
+        r = sim(args, ok=False, stdin=subprocess.DEVNULL)
+        assert r.returncode == 2 and words in r.stderr, (args, r.stderr)
+    r = sim(["--pcap", src, "--write", "/nonexistent/dir/out.pcap"], ok=False)
+    assert r.returncode == 1 and b"cannot write" in r.stderr, r.stderr
+
+
+def big_capture(p, gib, distinct_every):
+    """A classic pcap of about gib GiB: 1514-byte Ethernet frames of UDP,
+    every distinct_every-th one new, the others copies of the previous new
+    one. Returns (frames, distinct)."""
+    payload = bytes(range(256)) * 6
+    frames = distinct = 0
+    target = int(gib * (1 << 30))
+    with open(p, "wb", buffering=1 << 22) as f:
+        f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+        size = 24
+        rec = bytearray(16 + 1514)
+        hdr = eth(0x0800, ip4(64, 17, udp(1, payload[:1472])))
+        rec[16:] = hdr
+        struct.pack_into("<II", rec, 8, 1514, 1514)
+        while size < target:
+            if frames % distinct_every == 0:
+                distinct += 1
+                struct.pack_into("!I", rec, 16 + 14 + 28, distinct)
+            struct.pack_into("<II", rec, 0, frames // 1000000,
+                             frames % 1000000)
+            f.write(rec)
+            frames += 1
+            size += len(rec)
+    return frames, distinct
+
+
+@test
+def constant_memory_on_a_big_capture():
+    if not BIG:
+        return
+    small, big = path("small.pcap"), path("big.pcap")
+    fs, ds = big_capture(small, 0.125, 2)
+    fb, db = big_capture(big, 1.0, 2)
+    try:
+        filt = 256 * 1024
+        res = {}
+        for name, p in (("small", small), ("big", big)):
+            for truth in ("none", "exact"):
+                j = sim_json(["--pcap", p, "--truth", truth, "--write",
+                              "/dev/null"])
+                res[name, truth] = j
+                print("# %s capture (%d bytes), --truth %s: peak RSS %.1f "
+                      "MiB, ground truth %d bytes" %
+                      (name, os.path.getsize(p), truth,
+                       j["peak_rss_bytes"] / 2**20, j["truth_bytes"]))
+        jb = res["big", "none"]
+        assert jb["frames"] == fb and jb["written"] + jb["said_duplicates"] \
+            == fb, jb
+        # the limits of the issue: filter + 32 MiB; + 24 bytes a key
+        assert jb["peak_rss_bytes"] <= filt + 32 * 2**20, jb
+        je = res["big", "exact"]
+        assert je["distincts"] == db and je["duplicates"] == fb - db, je
+        assert je["peak_rss_bytes"] <= filt + 32 * 2**20 + 24 * db, je
+        # eight times the capture, the same memory without a truth
+        assert abs(jb["peak_rss_bytes"] -
+                   res["small", "none"]["peak_rss_bytes"]) <= 4 * 2**20
+    finally:
+        for p in (small, big):
+            if os.path.exists(p):
+                os.unlink(p)
+
+
+if __name__ == "__main__":
+    try:
+        rc = run_all()
+    finally:
+        subprocess.run(["rm", "-rf", TMP])
+    sys.exit(rc)
