@@ -137,6 +137,9 @@ run() {
 	}
 	t1=$(date +%s%N)
 	rss=$(sed -n 's/^\tMaximum resident set size (kbytes): //p' "$d/time")
+	[ "$check" -eq 0 ] || expect "$cap: $tool writes its input's file type" \
+		"$(capinfos -t -M "$out" | sed -n 's/^File type: *//p')" \
+		"$(capinfos -t -M "$in" | sed -n 's/^File type: *//p')"
 	n=$(frames_of "$in")
 	read -r -a rm <<<"$("${GEN[@]}" score "$d/truth" "$out")"
 	read -r -a c <<<"$("${GEN[@]}" counts "$d/truth")"
@@ -160,9 +163,36 @@ tools() {	# NAME FILE FORMAT
 	read -r -a rm <"$tmp/removed"
 	[ "$check" -eq 0 ] || expect "$name: editcap -w $WINDOW removes the exact copies and nothing else" \
 		"${rm[*]}" "0 0 ${c[2]} 0"
+	# dedup-sim: the module's defaults (sbf, 256 KiB), the SBF at 1 MiB,
+	# the sliding window of editcap -w's 2 ms sized for 1 Mpps
+	local sim=("$SIM" --pcap "$in" --key packet --seed 1 --truth none --write OUT)
+	run "$name" "$in" "dedup-sim sbf 256K" "${sim[@]}"
+	read -r -a rm <"$tmp/removed"
+	if [ "$check" -eq 1 ]; then
+		expect "$name: dedup-sim sbf 256K (the module's defaults) removes every copy" \
+			"${rm[2]} ${rm[3]}" "${c[2]} ${c[3]}"
+		expect "$name: dedup-sim sbf 256K: originals removed within the 1% planned" \
+			"$((rm[0] * 100 <= c[0]))" 1
+		((c[1] == 0)) || echo "    $name: sbf 256K removed ${rm[1]} of ${c[1]} retransmissions"
+	fi
+	run "$name" "$in" "dedup-sim sbf 1M" "${sim[@]}" --algo sbf --mem 1M
+	read -r -a rm <"$tmp/removed"
+	if [ "$check" -eq 1 ]; then
+		expect "$name: dedup-sim sbf 1M removes every copy" \
+			"${rm[2]} ${rm[3]}" "${c[2]} ${c[3]}"
+		expect "$name: dedup-sim sbf 1M: originals removed within the 1% planned" \
+			"$((rm[0] * 100 <= c[0]))" 1
+		((c[1] == 0)) || echo "    $name: sbf 1M removed ${rm[1]} of ${c[1]} retransmissions"
+	fi
+	run "$name" "$in" "dedup-sim sliding 2ms" "${sim[@]}" \
+		--algo sliding --window 2ms --rate 1M --fps 0.001
+	read -r -a rm <"$tmp/removed"
+	[ "$check" -eq 0 ] || expect "$name: dedup-sim sliding 2ms removes every copy and nothing else" \
+		"${rm[*]}" "0 0 ${c[2]} ${c[3]}"
 }
 
 : >"$tmp/rows"
+load=$(cut -d' ' -f1-3 /proc/loadavg)
 capture() {	# NAME SEED HAS [gen options]
 	local name=$1
 	[ "$check" -eq 1 ] || echo "compare: $name (at ${SECONDS} s)" >&2
@@ -188,4 +218,11 @@ if [ "$check" -eq 1 ]; then
 	[ "$fail" -eq 0 ]
 	exit
 fi
-"${GEN[@]}" table "$tmp/rows" | tee "$B/compare.txt"
+{
+	echo "make compare, $(date -u +%F): $(nproc) CPUs ($(sed -n 's/^model name\t*: //p' /proc/cpuinfo | head -n 1)), load $load at the start"
+	echo "$(editcap -v | head -n 1 | cut -d' ' -f1-3), dedup-sim $(git -C "$here" describe --always --dirty 2>/dev/null || echo '?');" \
+		"tap A: $FRAMES frames a capture, 125 kpps on average; seeds 1-4;" \
+		"copies ${SHIFT_EXACT} us (exact) and ${SHIFT_HOP} us (a hop on) after their packets"
+	echo "frames/s: frames in over the wall time of the tool's run; peak RSS: GNU time's maximum resident set"
+	"${GEN[@]}" table "$tmp/rows"
+} | tee "$B/compare.txt"
