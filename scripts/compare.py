@@ -30,8 +30,8 @@ output (scripts/compare.sh drives it).
       a second argument) in the same order: "same N" or an error.
   compare.py table ROWS
       ROWS: tab-separated lines (capture, tool, frames in, the four class
-      counts, the four removed counts, seconds, peak RSS in KiB); prints
-      the aligned table.
+      counts, the four removed counts, wall seconds, peak RSS in KiB, CPU
+      milliseconds); prints the aligned table.
 """
 import array
 import heapq
@@ -443,7 +443,7 @@ def table(path):
     rows = [ln.rstrip("\n").split("\t") for ln in open(path) if ln.strip()]
     head = ("capture", "tool", "frames", "exact copies removed",
             "hop copies removed", "retx removed", "others removed",
-            "frames/s", "peak RSS")
+            "frames/s", "per CPU s", "peak RSS")
 
     def part(k, n):
         return "%d/%d %5.1f%%" % (k, n, 100.0 * k / n) if n else "-"
@@ -453,12 +453,13 @@ def table(path):
         frames = int(r[2])
         c = [int(x) for x in r[3:7]]
         rm = [int(x) for x in r[7:11]]
-        secs, rss = float(r[11]), int(r[12])
+        secs, rss, cpu = float(r[11]), int(r[12]), int(r[13]) / 1000
         out.append((r[0], r[1], "%d" % frames,
                     part(rm[EXACT], c[EXACT]), part(rm[HOP], c[HOP]),
                     "%d/%d" % (rm[RETX], c[RETX]) if c[RETX] else "-",
                     "%d" % rm[ORIG],
                     "%.2fM" % (frames / secs / 1e6),
+                    "%.2fM" % (frames / cpu / 1e6) if cpu else "-",
                     "%.1f MiB" % (rss / 1024)))
     w = [max(len(r[i]) for r in out) for i in range(len(head))]
     for r in out:
