@@ -34,13 +34,8 @@
  */
 #define PD_GFP (GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
 
-/*
- * Bytes of a packet the key extraction may look at, from the IP header on:
- * headers (IPv4 with options and TCP with options take 120; IPv6 leaves
- * the rest of this room for extension headers) plus the payload bytes of
- * the packet key. Linear and paged packets yield the same key.
- */
-#define PD_HDR_ROOM 256
+/* Bytes of a packet the key extraction may look at: core/key.h */
+#define PD_HDR_ROOM PD_KEY_HDR_ROOM
 #define PD_SCRATCH (PD_HDR_ROOM + PD_KEY_MAX_PAYLOAD)
 
 /* Per-CPU counters; written only by their CPU, with BHs off. */

@@ -76,8 +76,9 @@ suite fuzz scripts/fuzz.sh short "$B"
 # The dedup-sim command-line contract.
 suite sim-cli python3 tests/cli/test_sim_cli.py "$B"
 # dedup-sim on captures made by Wireshark's tools: formats, link types,
-# cut and runt frames, --write; peak memory on a capture of 1 GiB.
-suite capture python3 tests/cli/test_capture.py "$B" --big
+# cut and runt frames, --write (under ASan, UBSan, LSan); peak memory on
+# a capture of 1 GiB.
+suite capture python3 tests/cli/test_capture.py "$B" --sanitized --big
 # dedupctl's bash completion: what it offers, and that its words are
 # dedupctl's usage text's.
 suite completion python3 tests/cli/test_completion.py "$B"

@@ -32,6 +32,15 @@
 /* Payload bytes hashed in packet mode by default: see README, "Keys". */
 #define PD_KEY_DEFAULT_PAYLOAD 64
 #define PD_KEY_MAX_PAYLOAD PKTDEDUP_PAYLOAD_MAX
+/*
+ * Bytes of a packet the key extraction looks at, from the IP header on:
+ * headers (IPv4 with options and TCP with options take 120; IPv6 leaves
+ * the rest of this room for extension headers) plus the payload bytes of
+ * the packet key. The module reads no more (linear and paged packets give
+ * one key), and dedup-sim gives its parser no more, so that both see the
+ * same bytes.
+ */
+#define PD_KEY_HDR_ROOM 256
 /* At most this many IPv6 extension headers are walked. */
 #define PD_IPV6_MAX_EXT 8
 

@@ -67,6 +67,59 @@ static void sim_truth_growth(struct kunit *test)
 	truth_free(&t);
 }
 
+/*
+ * A truth with a horizon answers as one without it inside the horizon
+ * (seen, gap, dt), says "seen, further than the horizon" beyond it, and
+ * holds no more than the horizon's arrivals: a packet horizon and a time
+ * horizon, on a stream whose repeats come at every distance.
+ */
+static void sim_truth_horizon(struct kunit *test)
+{
+	static const uint64_t H = 50, HNS = 40000;
+	unsigned int timed;
+
+	for (timed = 0; timed < 2; timed++) {
+		struct truth a, b;
+		struct truth_verdict va, vb;
+		uint64_t rng = 77, i, t = 0, beyond = 0, inside = 0;
+
+		KUNIT_ASSERT_EQ(test, timed ? truth_init_timed(&a, 0) :
+				truth_init(&a, 0), 0);
+		KUNIT_ASSERT_EQ(test, timed ? truth_init_timed(&b, 0) :
+				truth_init(&b, 0), 0);
+		KUNIT_ASSERT_EQ(test, truth_set_horizon(&b, timed ? 0 : H,
+							timed ? HNS : 0), 0);
+		for (i = 0; i < 200000; i++) {
+			uint64_t id = pd_rng_below(&rng, 400);
+			bool in;
+
+			t += pd_rng_below(&rng, 2000);	/* ns apart */
+			KUNIT_ASSERT_EQ(test, truth_add_at(&a, id, t, 0, &va), 0);
+			KUNIT_ASSERT_EQ(test, truth_add_at(&b, id, t, 0, &vb), 0);
+			KUNIT_ASSERT_EQ(test, va.seen, vb.seen);
+			in = timed ? va.dt < HNS : va.gap <= H;
+			if (va.seen && in) {
+				inside++;
+				KUNIT_ASSERT_EQ(test, vb.gap, va.gap);
+				KUNIT_ASSERT_EQ(test, vb.dt, va.dt);
+			} else if (va.seen) {
+				beyond++;
+				KUNIT_ASSERT_EQ(test, vb.gap, UINT64_MAX);
+			}
+			/*
+			 * at most the horizon's arrivals are kept: H + 1, or
+			 * those of 40 us at gaps uniform in [0, 2 us): 40 on
+			 * average, sd about 4
+			 */
+			KUNIT_ASSERT_LE(test, b.used, timed ? 100 : H + 1);
+		}
+		KUNIT_EXPECT_GT(test, inside, 1000u);
+		KUNIT_EXPECT_GT(test, beyond, 1000u);
+		truth_free(&a);
+		truth_free(&b);
+	}
+}
+
 static uint64_t count_distinct(struct kunit *test, struct stream *s,
 			       uint64_t *n)
 {
@@ -641,6 +694,7 @@ static void sim_stream_timed(struct kunit *test)
 static struct kunit_case sim_cases[] = {
 	KUNIT_CASE(sim_truth_hand_checked),
 	KUNIT_CASE(sim_truth_growth),
+	KUNIT_CASE(sim_truth_horizon),
 	KUNIT_CASE(sim_stream_uniform),
 	KUNIT_CASE(sim_stream_poisson),
 	KUNIT_CASE(sim_stream_bmodel),

@@ -7,52 +7,14 @@
  *   proto P[,P...] | any          upper-layer protocols, by name or number
  *   match-mark VALUE[/MASK] | any (mark & MASK) == VALUE
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../module/uapi/pktdedup.h"
 #include "../common/nl_spec.h"
+#include "../common/protos.h"
 #include "dedupctl.h"
-
-/* The protocol names dedupctl knows (the guest has no /etc/protocols). */
-static const struct {
-	const char *name;
-	unsigned int num;
-} protos[] = {
-	{ "icmp", 1 }, { "igmp", 2 }, { "tcp", 6 }, { "udp", 17 },
-	{ "dccp", 33 }, { "gre", 47 }, { "esp", 50 }, { "ah", 51 },
-	{ "icmpv6", 58 }, { "ipv6-icmp", 58 }, { "ospf", 89 }, { "pim", 103 },
-	{ "vrrp", 112 }, { "sctp", 132 }, { "udplite", 136 },
-};
-
-static int proto_num(const char *s)
-{
-	unsigned int i;
-	char *end;
-	long v;
-
-	for (i = 0; i < sizeof(protos) / sizeof(protos[0]); i++)
-		if (!strcmp(s, protos[i].name))
-			return (int)protos[i].num;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < 0 || v > 255)
-		return -1;
-	return (int)v;
-}
-
-static const char *proto_name(unsigned int num, char *buf, size_t len)
-{
-	unsigned int i;
-
-	for (i = 0; i < sizeof(protos) / sizeof(protos[0]); i++)
-		if (protos[i].num == num)
-			return protos[i].name;
-	snprintf(buf, len, "%u", num);
-	return buf;
-}
 
 /* Split v at commas into at most max words of buf; exits 2 if more. */
 static int split_list(const char *what, const char *v, char *buf, size_t len,

@@ -190,6 +190,18 @@ const char *cap_encap_name(int encap)
 	return n ? n : "?";
 }
 
+/*
+ * wtap_dump_params_init_no_idbs() gives the caller the input's interface
+ * list (wtap_file_get_idb_info(): the caller's to g_free()), which
+ * wtap_dump_params_cleanup() leaves alone.
+ */
+static void cap_params_free(wtap_dump_params *p)
+{
+	g_free(p->idb_inf);
+	p->idb_inf = NULL;
+	wtap_dump_params_cleanup(p);
+}
+
 int cap_add_output(struct capture *c, const char *path, bool *fallback,
 		   char *err, size_t errlen)
 {
@@ -217,7 +229,7 @@ int cap_add_output(struct capture *c, const char *path, bool *fallback,
 				     &info);
 	if (!o->d) {
 		cap_msg(err, errlen, path, e, info);
-		wtap_dump_params_cleanup(&o->params);
+		cap_params_free(&o->params);
 		return -1;
 	}
 	o->path = strdup(path);
@@ -264,7 +276,7 @@ int cap_close(struct capture *c, char *err, size_t errlen)
 		} else if (ret) {
 			g_free(info);
 		}
-		wtap_dump_params_cleanup(&o->params);
+		cap_params_free(&o->params);
 		free(o->path);
 	}
 	wtap_rec_cleanup(&c->rec);

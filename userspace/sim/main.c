@@ -18,6 +18,7 @@
 #include "../../module/core/rng.h"
 #include "../../module/core/ss.h"
 #include "../common/args.h"
+#include "../common/protos.h"
 #include "dset.h"
 #include "fpbuf.h"
 #include "pcapio.h"
@@ -133,6 +134,8 @@ static const char usage[] =
 "  --key K            packet (default), src, dst, pair, flow\n"
 "  --payload N        packet key: payload bytes after the L4 header (64)\n"
 "  --ignore-tos       packet key: leave TOS / traffic class out\n"
+"  --proto P[,P...]   only these upper-layer protocols (names or numbers),\n"
+"                     as the module's proto setting; the others pass\n"
 "  --write FILE       the frames the module would pass with action drop,\n"
 "                     in the input's format, link types, times and lengths\n"
 "                     (- : standard output; the report goes to standard\n"
@@ -964,7 +967,7 @@ enum opt {
 	O_SUB_ELEMS, O_COUNTERS, O_HH_PHI, O_RARE_SUPPORT, O_RING, O_NEW_MEM,
 	O_NEW_GAP, O_PSTAR, O_IMPORTANCE, O_ENTRY_BITS, O_IMP_DIST, O_REPEAT,
 	O_RATE, O_WARN_BELOW, O_PPS, O_COPY_DELAY, O_FLOOD, O_FLOOD_AT,
-	O_FLOOD_FOR, O_LAYOUT, O_WRITE, O_WRITE_DUPS, O_TRUTH,
+	O_FLOOD_FOR, O_LAYOUT, O_WRITE, O_WRITE_DUPS, O_TRUTH, O_PROTO,
 };
 
 static const struct option options[] = {
@@ -1018,6 +1021,7 @@ static const struct option options[] = {
 	{ "write", required_argument, NULL, O_WRITE },
 	{ "write-dups", required_argument, NULL, O_WRITE_DUPS },
 	{ "truth", required_argument, NULL, O_TRUTH },
+	{ "proto", required_argument, NULL, O_PROTO },
 	{ "json", no_argument, NULL, O_JSON },
 	{ "help", no_argument, NULL, O_HELP },
 	{ NULL, 0, NULL, 0 },
@@ -1204,6 +1208,29 @@ static void imp_add(struct imp_score *is, unsigned int imp, bool truth_dup,
 	}
 }
 
+/* --proto: "any" or protocols by name or number, as dedupctl's proto. */
+static void parse_protos(const char *v, struct pd_select *sel)
+{
+	char buf[1024], *w, *save = NULL;
+	int p, n = 0;
+
+	memset(sel, 0, sizeof(*sel));
+	if (snprintf(buf, sizeof(buf), "%s", v) >= (int)sizeof(buf))
+		usage_error("--proto: '%s' is too long", v);
+	if (strcmp(v, "any"))
+		for (w = strtok_r(buf, ",", &save); w;
+		     w = strtok_r(NULL, ",", &save), n++) {
+			p = proto_num(w);
+			if (p < 0)
+				usage_error("--proto: '%s' is not a protocol (tcp, udp, icmp, icmpv6, sctp, ... or 0-255)",
+					    w);
+			sel->protos[p >> 3] |= (u8)(1u << (p & 7));
+		}
+	if (strcmp(v, "any") && !n)
+		usage_error("--proto: '%s' names nothing", v);
+	pd_select_update(sel);
+}
+
 int main(int argc, char **argv)
 {
 	struct stream_cfg sc = {
@@ -1241,6 +1268,7 @@ int main(int argc, char **argv)
 	struct truth truth;
 	struct element e;
 	const char *write_path = NULL, *dups_path = NULL;
+	struct pd_select sel;
 	enum truth_mode truth_mode = TRUTH_EXACT;
 	struct outputs out;
 	uint64_t total;
@@ -1419,6 +1447,10 @@ int main(int argc, char **argv)
 		case O_WRITE_DUPS:
 			dups_path = optarg;
 			break;
+		case O_PROTO:
+			parse_protos(optarg, &sel);
+			sc.sel = &sel;
+			break;
 		case O_TRUTH:
 			if (!strcmp(optarg, "none"))
 				truth_mode = TRUTH_NONE;
@@ -1533,6 +1565,8 @@ int main(int argc, char **argv)
 		usage_error("--algo is required (" ALGOS ")");
 	if (!have_stream)
 		usage_error("--stream is required");
+	if (sc.sel && sc.kind != STREAM_PCAP)
+		usage_error("--proto selects a capture's packets: it needs --pcap FILE");
 	if ((write_path || dups_path) && sc.kind != STREAM_PCAP)
 		usage_error("--write and --write-dups need a capture (--pcap FILE)");
 	if (write_path && dups_path && !strcmp(write_path, dups_path))
@@ -1542,6 +1576,8 @@ int main(int argc, char **argv)
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return 1;
+	memset(&st, 0, sizeof(st));
+	memset(&truth, 0, sizeof(truth));
 	r->sf.name = algo;
 	r->sf.ops = pd_filter_family_by_name(algo);
 	takes = r->sf.ops ? r->sf.ops->settings :
@@ -1695,7 +1731,8 @@ int main(int argc, char **argv)
 	}
 	if (stream_open(&st, &sc, err, sizeof(err))) {
 		fprintf(stderr, "dedup-sim: %s\n", err);
-		return 1;
+		status = 1;
+		goto done;
 	}
 	open_outputs(&st, write_path, dups_path, &out);
 	if (sources) {
@@ -1725,10 +1762,23 @@ int main(int argc, char **argv)
 		     !r->tw.on;
 	if (truth_mode == TRUTH_EXACT &&
 	    (r->compact ? dset_init(&r->dset) :
-	     r->tw.timed ? truth_init_timed(&truth, total) :
-	     truth_init(&truth, total))) {
+	     /* sized by what the horizon holds, not by the stream */
+	     r->tw.timed ? truth_init_timed(&truth, 0) :
+	     truth_init(&truth, 0))) {
 		fprintf(stderr, "dedup-sim: out of memory\n");
-		return 1;
+		status = 1;
+		goto done;
+	}
+	/* positions matter only inside the window (or the LRU's capacity) */
+	if (truth_mode == TRUTH_EXACT && !r->compact &&
+	    truth_set_horizon(&truth,
+			      r->tw.on ? (r->tw.timed ? 0 : r->tw.window) :
+			      r->sf.ops ? window :
+			      (window > r->sf.buf.cap ? window : r->sf.buf.cap),
+			      r->tw.timed ? r->tw.window : 0)) {
+		fprintf(stderr, "dedup-sim: out of memory\n");
+		status = 1;
+		goto done;
 	}
 	{
 		uint64_t next_cp = ncp ? (total + ncp - 1) / ncp : UINT64_MAX;
@@ -1766,13 +1816,15 @@ int main(int argc, char **argv)
 
 				if (seen < 0) {
 					fprintf(stderr, "dedup-sim: out of memory\n");
-					return 1;
+					status = 1;
+					goto done;
 				}
 				tv.seen = seen;
 			} else if (truth_add_at(&truth, e.id, e.t_ns, window,
 						&tv)) {
 				fprintf(stderr, "dedup-sim: out of memory\n");
-				return 1;
+				status = 1;
+				goto done;
 			}
 			dup = tv.seen;
 			if (r->tw.on)
@@ -1801,7 +1853,8 @@ int main(int argc, char **argv)
 	}
 	if (st.oom) {
 		fprintf(stderr, "dedup-sim: out of memory\n");
-		return 1;
+		status = 1;
+		goto done;
 	}
 	if (r->tw.on)
 		pd_filter_window(&r->sf.f, &r->tw.win);
@@ -1815,7 +1868,8 @@ int main(int argc, char **argv)
 	}
 	if (r->src && src_sim_finish(r->src, &r->sres)) {
 		fprintf(stderr, "dedup-sim: out of memory\n");
-		return 1;
+		status = 1;
+		goto done;
 	}
 	r->truth_bytes = r->compact ? r->dset.bytes :
 			 truth_mode == TRUTH_EXACT ? truth_bytes(&truth) : 0;
@@ -1824,10 +1878,11 @@ int main(int argc, char **argv)
 		print_json(r, &sc, &st, &out, mem, window);
 	else
 		print_table(r, &sc, &st, &out, mem, window);
+done:
 	if (r->compact)
 		dset_free(&r->dset);
-	else if (truth_mode == TRUTH_EXACT)
-		truth_free(&truth);
+	else
+		truth_free(&truth);	/* zeroed if never set up */
 	stream_close(&st);
 	sim_filter_free(&r->sf);
 	src_sim_free(r->src);

@@ -146,6 +146,9 @@ void capture_print(const struct stream *st, const struct stream_cfg *sc,
 	       (unsigned long long)n->link[L2_UNKNOWN_LINK]);
 	if (n->link[L2_UNKNOWN_LINK])
 		printf(" (%s)", cap_encap_name(n->unknown_encap));
+	if (n->unselected)
+		printf(", %llu not selected (--proto)",
+		       (unsigned long long)n->unselected);
 	printf(", %llu not parsed", (unsigned long long)unparsed(n));
 	for (i = 1; i < PD_PARSE_NRESULTS; i++)
 		if (n->unparsed[i])
@@ -190,14 +193,16 @@ void capture_json(const struct stream *st, const struct stream_cfg *sc,
 	json_str(sc->pcap_path);
 	printf(",\"key\":\"%s\",\"payload\":%u,\"frames\":%llu,\"keyed\":%llu,"
 	       "\"cut\":%llu,\"keyed_cut\":%llu,\"runt\":%llu,\"not_ip\":%llu,"
-	       "\"unknown_link\":%llu,\"other_records\":%llu,\"unparsed\":{",
+	       "\"unknown_link\":%llu,\"other_records\":%llu,"
+	       "\"unselected\":%llu,\"unparsed\":{",
 	       pd_key_mode_names[sc->key.mode], sc->key.payload,
 	       (unsigned long long)n->frames, (unsigned long long)n->keyed,
 	       (unsigned long long)n->cut, (unsigned long long)n->keyed_cut,
 	       (unsigned long long)n->link[L2_RUNT],
 	       (unsigned long long)n->link[L2_NOT_IP],
 	       (unsigned long long)n->link[L2_UNKNOWN_LINK],
-	       (unsigned long long)n->other_records);
+	       (unsigned long long)n->other_records,
+	       (unsigned long long)n->unselected);
 	for (i = 1; i < PD_PARSE_NRESULTS; i++)
 		printf("%s\"%s\":%llu", i > 1 ? "," : "",
 		       pd_parse_result_names[i],

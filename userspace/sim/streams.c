@@ -175,6 +175,7 @@ static bool pcap_next(struct stream *s, struct element *e)
 	struct l2_info l2;
 	enum l2_result lr;
 	enum pd_parse_result r;
+	uint32_t avail, look;
 	struct pd_pkt pkt;
 	bool cut;
 	int got = cap_next(s->cap, &f);
@@ -200,10 +201,34 @@ static bool pcap_next(struct stream *s, struct element *e)
 		n->link[lr]++;
 		return true;
 	}
+	/*
+	 * The bytes the module would read (PD_KEY_HDR_ROOM + payload): a
+	 * frame cut past them is the whole frame to the key.
+	 */
+	avail = f.caplen - l2.l3off;
+	look = PD_MIN(avail, PD_KEY_HDR_ROOM + (uint32_t)s->cfg.key.payload);
+	cut = cut && look == avail;
 	if (cut)
-		r = pd_parse_cut(f.data + l2.l3off, f.caplen - l2.l3off, &pkt);
+		r = pd_parse_cut(f.data + l2.l3off, look, &pkt);
 	else
-		r = pd_parse(f.data + l2.l3off, f.caplen - l2.l3off, &pkt);
+		r = pd_parse(f.data + l2.l3off, look, &pkt);
+	/*
+	 * The module's proto selection: once the header says the protocol
+	 * (not when an IPv6 extension chain hides it); a cut that hides it
+	 * leaves the frame unkeyed, since the module would know it.
+	 */
+	if (r == PD_PARSE_OK && s->cfg.sel && !s->cfg.sel->any_proto) {
+		bool known = !pkt.l4_err || pkt.family == PD_FAMILY_IPV4;
+
+		if (cut && !known) {
+			n->unparsed[PD_PARSE_TRUNCATED]++;
+			return true;
+		}
+		if (known && !pd_select_proto(s->cfg.sel, pkt.proto)) {
+			n->unselected++;
+			return true;
+		}
+	}
 	if (r == PD_PARSE_OK)
 		r = cut ? pd_key_from_cut(&pkt, &s->cfg.key, &e->keybuf) :
 			  pd_key_from_pkt(&pkt, &s->cfg.key, &e->keybuf);

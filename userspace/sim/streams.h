@@ -54,6 +54,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../../module/core/config.h"
 #include "../../module/core/key.h"
 #include "linktype.h"
 
@@ -91,6 +92,8 @@ struct stream_cfg {
 	enum imp_dist imp_dist;	/* importance */
 	double repeat;		/* importance: expected share of repeats */
 	const char *pcap_path;
+	/* pcap: the protocols selected, as the module's proto setting */
+	const struct pd_select *sel;	/* NULL: every protocol */
 	struct pd_key_opts key;
 	uint64_t seed;
 	uint64_t pps;		/* timed: packets per second */
@@ -115,6 +118,7 @@ struct pcap_counts {
 	uint64_t link[L2_NRESULTS];	/* runt, not IP, unknown link */
 	int unknown_encap;		/* the first unknown link type */
 	uint64_t unparsed[PD_PARSE_NRESULTS];	/* IP, but no key */
+	uint64_t unselected;		/* IP of a protocol not selected */
 	uint64_t keyed;
 	uint64_t cut;			/* frames cut by the snaplen */
 	uint64_t keyed_cut;		/* of them keyed */

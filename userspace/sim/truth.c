@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Exact ground truth: see truth.h. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "truth.h"
 
@@ -17,6 +18,7 @@ static int init(struct truth *t, uint64_t expected, bool timed)
 {
 	uint64_t cap = 1024;
 
+	memset(t, 0, sizeof(*t));
 	while (cap < 2 * expected)
 		cap <<= 1;
 	t->ids = calloc(cap, sizeof(*t->ids));
@@ -27,9 +29,6 @@ static int init(struct truth *t, uint64_t expected, bool timed)
 		return -1;
 	}
 	t->cap = cap;
-	t->used = 0;
-	t->pos = 0;
-	t->now = 0;
 	return 0;
 }
 
@@ -48,14 +47,35 @@ void truth_free(struct truth *t)
 	free(t->ids);
 	free(t->last);
 	free(t->when);
+	free(t->ring);
 	t->ids = NULL;
 	t->last = NULL;
 	t->when = NULL;
+	t->ring = NULL;
+	if (t->ever) {
+		dset_free(t->ever);
+		free(t->ever);
+		t->ever = NULL;
+	}
+}
+
+int truth_set_horizon(struct truth *t, uint64_t pkts, uint64_t ns)
+{
+	t->horizon_pkts = pkts;
+	t->horizon_ns = t->when ? ns : 0;
+	t->ever = calloc(1, sizeof(*t->ever));
+	if (!t->ever || dset_init(t->ever)) {
+		free(t->ever);
+		t->ever = NULL;
+		return -1;
+	}
+	return 0;
 }
 
 uint64_t truth_bytes(const struct truth *t)
 {
-	return t->cap * (t->when ? 24 : 16);
+	return t->cap * (t->when ? 24 : 16) + t->ring_cap * sizeof(*t->ring) +
+	       (t->ever ? t->ever->bytes : 0);
 }
 
 /* The slot of id: where it is, or the empty slot where it would go. */
@@ -83,12 +103,86 @@ static int grow(struct truth *t)
 			if (t->when)
 				bigger.when[s] = t->when[i];
 		}
-	bigger.used = t->used;
-	bigger.pos = t->pos;
-	bigger.now = t->now;
-	truth_free(t);
-	*t = bigger;
+	free(t->ids);
+	free(t->last);
+	free(t->when);
+	t->ids = bigger.ids;
+	t->last = bigger.last;
+	t->when = bigger.when;
+	t->cap = bigger.cap;
 	return 0;
+}
+
+/* Remove slot i, shifting back the entries its removal would strand. */
+static void del(struct truth *t, uint64_t i)
+{
+	uint64_t j = i, home;
+
+	for (;;) {
+		t->last[i] = 0;
+		for (;;) {
+			j = (j + 1) & (t->cap - 1);
+			if (!t->last[j])
+				return;
+			home = mix64(t->ids[j]) & (t->cap - 1);
+			/* j may move to i unless its home lies in (i, j] */
+			if (i <= j ? (home <= i || home > j) :
+				     (home <= i && home > j))
+				break;
+		}
+		t->ids[i] = t->ids[j];
+		t->last[i] = t->last[j];
+		if (t->when)
+			t->when[i] = t->when[j];
+		i = j;
+	}
+}
+
+/* Arrivals in order, for forgetting what falls behind the horizon. */
+static int ring_push(struct truth *t, uint64_t id, uint64_t pos)
+{
+	if (t->ring_n == t->ring_cap) {
+		uint64_t cap = t->ring_cap ? 2 * t->ring_cap : 1024, i;
+		struct truth_arrival *r = malloc(cap * sizeof(*r));
+
+		if (!r)
+			return -1;
+		for (i = 0; i < t->ring_n; i++)
+			r[i] = t->ring[(t->ring_head + i) % t->ring_cap];
+		free(t->ring);
+		t->ring = r;
+		t->ring_cap = cap;
+		t->ring_head = 0;
+	}
+	t->ring[(t->ring_head + t->ring_n++) % t->ring_cap] =
+		(struct truth_arrival){ .id = id, .pos = pos };
+	return 0;
+}
+
+/*
+ * Forget the keys whose last sighting is behind the horizon: the oldest
+ * arrivals first; one a later sighting superseded is only dropped.
+ */
+static void expire(struct truth *t)
+{
+	while (t->ring_n) {
+		struct truth_arrival *a = &t->ring[t->ring_head];
+		uint64_t s = slot(t, a->id);
+
+		if (t->last[s] == a->pos) {
+			bool old = (t->horizon_pkts &&
+				    t->pos + 1 - a->pos > t->horizon_pkts) ||
+				   (t->horizon_ns &&
+				    t->now - t->when[s] >= t->horizon_ns);
+
+			if (!old)
+				return;
+			del(t, s);
+			t->used--;
+		}
+		t->ring_head = (t->ring_head + 1) % t->ring_cap;
+		t->ring_n--;
+	}
 }
 
 int truth_add(struct truth *t, uint64_t id, uint64_t window,
@@ -100,23 +194,39 @@ int truth_add(struct truth *t, uint64_t id, uint64_t window,
 int truth_add_at(struct truth *t, uint64_t id, uint64_t now, uint64_t window,
 		 struct truth_verdict *v)
 {
+	bool here;
 	uint64_t s;
 
 	if (2 * (t->used + 1) > t->cap && grow(t))
 		return -1;
 	if (now > t->now || !t->pos)
 		t->now = now;
+	if (t->ever)
+		expire(t);
 	s = slot(t, id);
-	v->seen = t->last[s] != 0;
-	v->gap = v->seen ? t->pos + 1 - t->last[s] : 0;
+	here = t->last[s] != 0;
+	v->seen = here;
+	v->gap = here ? t->pos + 1 - t->last[s] : 0;
+	v->dt = 0;
+	if (t->ever) {
+		int e = dset_add(t->ever, id);
+
+		if (e < 0 || ring_push(t, id, t->pos + 1))
+			return -1;
+		if (e && !here) {
+			/* seen, behind the horizon: further than it */
+			v->seen = true;
+			v->gap = UINT64_MAX;
+			v->dt = UINT64_MAX;
+		}
+	}
 	v->in_window = v->seen && (!window || v->gap <= window);
-	if (!v->seen) {
+	if (!here) {
 		t->ids[s] = id;
 		t->used++;
 	}
-	v->dt = 0;
 	if (t->when) {
-		if (v->seen)
+		if (here)
 			v->dt = t->now - t->when[s];
 		t->when[s] = t->now;
 	}

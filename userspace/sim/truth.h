@@ -15,6 +15,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "dset.h"
+
+struct truth_arrival {
+	uint64_t id;
+	uint64_t pos;
+};
+
 struct truth {
 	uint64_t *ids;
 	uint64_t *last;		/* 1 + position last seen at; 0: empty slot */
@@ -23,6 +30,11 @@ struct truth {
 	uint64_t cap;		/* power of two */
 	uint64_t used;
 	uint64_t pos;		/* elements seen so far */
+	/* with a horizon (truth_set_horizon) */
+	uint64_t horizon_pkts, horizon_ns;
+	struct dset *ever;	/* every key seen */
+	struct truth_arrival *ring;	/* arrivals inside the horizon */
+	uint64_t ring_head, ring_n, ring_cap;
 };
 
 struct truth_verdict {
@@ -36,6 +48,15 @@ int truth_init(struct truth *t, uint64_t expected);
 /* A truth that also records times (truth_add_at). */
 int truth_init_timed(struct truth *t, uint64_t expected);
 void truth_free(struct truth *t);
+/*
+ * Keep where keys were last seen only while it can matter: keys last seen
+ * more than pkts elements (0: no limit) or, a timed truth, ns (0: no
+ * limit) before are forgotten, and "seen before" comes from a compact set
+ * of every key (dset.h): the memory of a long capture is the set's plus
+ * what the horizon holds. A forgotten key seen again is reported seen,
+ * with gap and dt UINT64_MAX (further than the horizon).
+ */
+int truth_set_horizon(struct truth *t, uint64_t pkts, uint64_t ns);
 /* Its memory, bytes. */
 uint64_t truth_bytes(const struct truth *t);
 /* Record element id; window 0 means "no window" (in_window = seen). */
