@@ -37,7 +37,7 @@
 #                   captures (exact copies, copies a hop on, retransmissions,
 #                   IPv4 and IPv6; pcap and pcapng): copies removed, false
 #                   removals, frames/s, peak RSS; build/compare.txt (not in
-#                   make check: about 2 minutes)
+#                   make check: about 3 minutes)
 #   make fuzz       each libFuzzer target (tests/fuzz) for FUZZ_SECONDS
 #                   (600), then the guest's netlink and packet fuzzers and
 #                   lifecycle stress FUZZ_SCALE (20) times longer than in

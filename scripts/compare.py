@@ -5,19 +5,26 @@ output (scripts/compare.sh drives it).
 
   compare.py gen [options] A.pcap B-EXACT.pcap B-HOP.pcap TRUTH
       Tap A's capture: Ethernet, classic pcap with microsecond times, a
-      frame every 4 us or more (a multiple of 4 us; 8 us on average, so
-      125 kpps), from bulk TCP transfers (1514-byte segments and their
-      ACKs), short TCP exchanges and UDP (--mean-gap changes the 8 us); a share of the TCP segments
-      retransmitted byte for byte 200-600 ms later (at least TCP's minimum
-      RTO). Tap B sees the frames of a share of the flows: B-EXACT gets
-      them unchanged, B-HOP as one router hop changes them (TTL or hop
-      limit - 1, the IPv4 header checksum recomputed, new MAC addresses).
-      The B captures carry tap A's times: compare.sh shifts them with
-      `editcap -t` (by --shift-exact and --shift-hop microseconds, 1 and 2
-      modulo 4 so that no two frames of the merged capture share a time)
-      and merges them with `mergecap`. TRUTH gets, in time order, one
-      little-endian int64 per frame of the merged capture: its time in
-      microseconds times 4 plus its class (CLASSES).
+      frame every 4 us or more (a multiple of 4 us; --mean-gap, 8 us: 125
+      kpps), from bulk TCP transfers (1514-byte segments and their ACKs),
+      short TCP exchanges and UDP (--kinds bulk,chat,udp: 70, 15 and 15%
+      of the frames), --v6 of the flows IPv6; --retrans of the TCP data
+      segments retransmitted byte for byte 200-600 ms later (TCP's minimum
+      RTO is 200 ms). Tap B sees all the frames of --exact of the flows
+      unchanged (B-EXACT) and of --hop of them as one router hop changes
+      them (B-HOP: TTL or hop limit - 1, the IPv4 header checksum
+      recomputed, new MAC addresses). The B captures carry tap A's times:
+      compare.sh shifts them with `editcap -t` (by --shift-exact and
+      --shift-hop us, 1 and 2 modulo 4, so that no two frames of the
+      merged capture share a time) and merges them with `mergecap`. TRUTH
+      gets, in time order, one little-endian int64 per frame of the merged
+      capture: its time in us times 4 plus its class (CLASSES). --seed
+      fixes it all.
+  compare.py verify CAPTURE TRUTH SHIFT_EXACT SHIFT_HOP
+      Checks every frame's bytes against its class (verify()).
+  compare.py times CAPTURE TRUTH
+      Checks that the capture's frames (pcap or pcapng) are exactly the
+      truth's in the same order: "same N".
   compare.py score TRUTH OUT
       Reads the times of OUT (pcap or pcapng, as a tool wrote it), checks
       that they are the truth's frames in the truth's order less some, and
@@ -25,9 +32,6 @@ output (scripts/compare.sh drives it).
       kept K".
   compare.py counts TRUTH
       The frames of each class: "ORIG RETRANS EXACT HOP".
-  compare.py times CAPTURE
-      Checks that the capture's frames are exactly the truth's (given as
-      a second argument) in the same order: "same N" or an error.
   compare.py table ROWS
       ROWS: tab-separated lines (capture, tool, frames in, the four class
       counts, the four removed counts, wall seconds, peak RSS in KiB, CPU

@@ -158,8 +158,12 @@ run() {
 		"$(capinfos -t -M "$out" | sed -n 's/^File type: *//p')" \
 		"$(capinfos -t -M "$in" | sed -n 's/^File type: *//p')"
 	n=$(frames_of "$in")
-	read -r -a rm <<<"$("${GEN[@]}" score "$d/truth" "$out")"
-	read -r -a c <<<"$("${GEN[@]}" counts "$d/truth")"
+	# (a failed score ends the run: set -e sees an assignment's status)
+	local score counts
+	score=$("${GEN[@]}" score "$d/truth" "$out")
+	counts=$("${GEN[@]}" counts "$d/truth")
+	read -r -a rm <<<"$score"
+	read -r -a c <<<"$counts"
 	echo "${rm[@]:1:4}" >"$tmp/removed"
 	local IFS=$'\t'
 	echo "$cap	$tool	$n	${c[*]}	${rm[*]:1:4}	$(awk -v ns="$best" \
@@ -227,6 +231,7 @@ if out=$("${GEN[@]}" times "$tmp/mixed/in.pcapng" "$tmp/mixed/truth"); then
 	[ "$check" -eq 0 ] || ok "mixed.pcapng: editcap's pcapng is the truth, frame for frame (${out#same })"
 else
 	bad "mixed.pcapng: editcap's pcapng is the truth, frame for frame"
+	[ "$check" -eq 1 ] || exit 1
 fi
 tools mixed.pcapng "$tmp/mixed/in.pcapng" pcapng
 
@@ -241,6 +246,6 @@ fi
 		"tap A: $FRAMES frames a capture, 125 kpps on average; seeds 1-4;" \
 		"copies ${SHIFT_EXACT} us (exact) and ${SHIFT_HOP} us (a hop on) after their packets"
 	echo "frames/s: frames in over the wall time of the tool's run, the fastest of $RUNS;" \
-		"per CPU s: over its user + system time (GNU time), the least of $RUNS; peak RSS: GNU time's"
+		"per CPU s: over its user + system time (GNU time), the least of $RUNS; peak RSS: GNU time's maximum resident set size"
 	"${GEN[@]}" table "$tmp/rows"
 } | tee "$B/compare.txt"
