@@ -230,8 +230,8 @@ compare: $(B)/dedup-sim
 	scripts/compare.sh $(B)
 
 # the guest's traffic tool; its fuzzer predicts with the core's parser
-PDNET_SRC := tests/e2e/pdnet.c tests/e2e/pdnet_fuzz.c module/core/key.c \
-	module/core/hash.c
+PDNET_SRC := tests/e2e/pdnet.c tests/e2e/pdnet_fuzz.c tests/e2e/pdnet_pcap.c \
+	module/core/key.c module/core/hash.c
 $(B)/pdnet: $(PDNET_SRC) tests/e2e/pdnet.h $(CORE_HDR) module/uapi/pktdedup.h | $(B)
 	$(CC) $(CFLAGS_COMMON) -O2 -static -o $@ $(PDNET_SRC)
 
@@ -245,8 +245,14 @@ $(B)/pdnl: tests/e2e/pdnl.c tests/e2e/pdnl_fuzz.c tests/e2e/pdnl.h \
 $(B)/policy.expected: $(SPEC) scripts/nlspec.py | $(B)
 	$(PYTHON) scripts/nlspec.py policy-dump > $@
 
+# t_replay's capture (text2pcap) and dedup-sim --write's verdict on it,
+# made on the host before the guest boots
+$(B)/replay/settings.sh: scripts/replay-capture.py $(B)/dedup-sim
+	$(PYTHON) scripts/replay-capture.py $(B)
+
 # The guest image: module, tools, scenarios (see scripts/vm.sh).
-vm: module $(B)/deb/.stamp $(B)/dedupctl $(B)/pdnet $(B)/pdnl $(B)/policy.expected
+vm: module $(B)/deb/.stamp $(B)/dedupctl $(B)/pdnet $(B)/pdnl $(B)/policy.expected \
+		$(B)/replay/settings.sh
 	scripts/vm.sh initramfs $(B)
 
 # The guest's time limit, a hang detector: the scenarios take about 8 min
@@ -261,7 +267,8 @@ e2e-one: vm
 	VM_APPEND="pd.only=$(T)" scripts/vm.sh boot $(B) e2e $(E2E_TIMEOUT)
 
 # The debug kernel, pktdedup.ko against it and its guest: scripts/e2e-debug.sh
-e2e-debug: $(B)/deb/.stamp $(B)/dedupctl $(B)/pdnet $(B)/pdnl $(B)/policy.expected
+e2e-debug: $(B)/deb/.stamp $(B)/dedupctl $(B)/pdnet $(B)/pdnl $(B)/policy.expected \
+		$(B)/replay/settings.sh
 	scripts/e2e-debug.sh $(B)
 
 e2e-debug-selftest: $(B)/deb/.stamp $(B)/dedupctl $(B)/pdnet $(B)/pdnl $(B)/policy.expected

@@ -74,12 +74,20 @@ void pd_filters_free(struct pd_filters *fs)
 	kfree(fs);
 }
 
-static int pd_filter_alloc(struct pd_filter *f,
+/*
+ * One filter of cfg over new memory on node: random seeds, or the fixed
+ * seed's, derived as dedup-sim --seed derives them. Every filter of an
+ * instance with a fixed seed gets the same seeds (each CPU's too), so a
+ * filter built again (a change, a reset, a failed rebuild's restore: all
+ * come here) starts as the simulator's would.
+ */
+static int pd_filter_alloc(struct pd_filter *f, const struct pd_config *cfg,
 			   const struct pd_filter_plan *plan, int node,
 			   struct netlink_ext_ack *extack)
 {
 	const char *why = NULL;
 	void *mem = kvzalloc_node(plan->bytes, PD_GFP, node);
+	u64 state = cfg->seed;
 	int err;
 
 	if (!mem) {
@@ -90,8 +98,11 @@ static int pd_filter_alloc(struct pd_filter *f,
 	if (err) {
 		kvfree(mem);
 		pd_set_err_msg(extack, why);
+		return err;
 	}
-	return err;
+	if (cfg->seed_mode == PKTDEDUP_SEED_MODE_FIXED)
+		pd_filter_seed(f, &state);
+	return 0;
 }
 
 /*
@@ -130,7 +141,8 @@ struct pd_filters *pd_filters_build(const struct pd_config *cfg,
 			err = -ENOMEM;
 			goto fail;
 		}
-		err = pd_filter_alloc(fs->shared, plan, NUMA_NO_NODE, extack);
+		err = pd_filter_alloc(fs->shared, cfg, plan, NUMA_NO_NODE,
+				      extack);
 		if (err) {
 			kfree(fs->shared);
 			fs->shared = NULL;
@@ -145,7 +157,7 @@ struct pd_filters *pd_filters_build(const struct pd_config *cfg,
 		goto fail;
 	}
 	for_each_possible_cpu(cpu) {
-		err = pd_filter_alloc(per_cpu_ptr(fs->pcpu, cpu), plan,
+		err = pd_filter_alloc(per_cpu_ptr(fs->pcpu, cpu), cfg, plan,
 				      cpu_to_node(cpu), extack);
 		if (err)
 			goto fail;

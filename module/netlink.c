@@ -49,12 +49,16 @@ int pd_nl_put_u64(struct sk_buff *msg, int type, u64 v, int pad)
 	return nla_put_u64_64bit(msg, type, v, pad);
 }
 
-int pd_nl_do(const struct pd_nl_cmd *cmd, struct genl_info *info)
+int pd_nl_do(const struct pd_nl_cmd *cmd, struct sk_buff *skb,
+	     struct genl_info *info)
 {
+	struct net *net = genl_info_net(info);
 	struct pd_nl_req req = {
-		.pn = pd_pernet(genl_info_net(info)),
+		.pn = pd_pernet(net),
 		.info = info,
 		.extack = info->extack,
+		/* genetlink's own test for GENL_UNS_ADMIN_PERM */
+		.admin = netlink_ns_capable(skb, net->user_ns, CAP_NET_ADMIN),
 	};
 	struct nlattr *tb[PKTDEDUP_A_HEADER_MAX + 1];
 	struct sk_buff *msg = NULL;
@@ -143,6 +147,37 @@ static void pd_cfg_update(struct pd_config *c, struct nlattr **a)
 }
 
 /*
+ * The seed: a seed makes it fixed; seed-mode random returns to random
+ * seeds (and forgets the number), fixed alone keeps the seed in force.
+ */
+static int pd_cfg_seed(struct pd_config *c, struct nlattr **a,
+		       struct netlink_ext_ack *extack)
+{
+	struct nlattr *mode = a[PKTDEDUP_A_CONFIG_SEED_MODE];
+	struct nlattr *seed = a[PKTDEDUP_A_CONFIG_SEED];
+
+	if (mode && nla_get_u8(mode) == PKTDEDUP_SEED_MODE_RANDOM) {
+		if (seed) {
+			NL_SET_ERR_MSG_ATTR(extack, seed,
+					    "a fixed seed beside seed-mode random: one or the other");
+			return -EINVAL;
+		}
+		c->seed_mode = PKTDEDUP_SEED_MODE_RANDOM;
+		c->seed = 0;
+		return 0;
+	}
+	if (seed) {
+		c->seed_mode = PKTDEDUP_SEED_MODE_FIXED;
+		c->seed = nla_get_u64(seed);
+	} else if (mode && c->seed_mode != PKTDEDUP_SEED_MODE_FIXED) {
+		NL_SET_ERR_MSG_ATTR(extack, mode,
+				    "fixed, but no seed given and none in force");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
  * With a sources nest, the filters' and the source windows' memory
  * together (src_need bytes for the latter) must fit the namespace's cap
  * (and, to be active, the module's) before either is changed.
@@ -187,6 +222,9 @@ static int pd_set_config(struct pd_nl_req *req, u64 src_need)
 	if (err)
 		return err;
 	pd_cfg_update(&cfg, tb);
+	err = pd_cfg_seed(&cfg, tb, req->extack);
+	if (err)
+		return err;
 	err = pd_nl_select_read(pn->net, tb, &cfg.sel, req->extack);
 	if (err)
 		return err;
@@ -295,8 +333,13 @@ static int pd_act_set_config(struct pd_nl_req *req)
 	return err;
 }
 
+/*
+ * The settings in force. The fixed seed's value goes only to a caller who
+ * may set it (admin): with it anyone can predict the filter (which cells a
+ * packet sets, which packets collide), and GET_CONFIG is open to all.
+ */
 static int pd_fill_settings(struct sk_buff *msg, const struct pd_config *c,
-			    bool active)
+			    bool active, bool admin)
 {
 	struct nlattr *cfg;
 
@@ -313,6 +356,10 @@ static int pd_fill_settings(struct sk_buff *msg, const struct pd_config *c,
 	    nla_put_u8(msg, PKTDEDUP_A_CONFIG_SCOPE, c->scope) ||
 	    nla_put_u8(msg, PKTDEDUP_A_CONFIG_HOOK, c->hook) ||
 	    nla_put_s32(msg, PKTDEDUP_A_CONFIG_PRIORITY, c->priority) ||
+	    nla_put_u8(msg, PKTDEDUP_A_CONFIG_SEED_MODE, c->seed_mode) ||
+	    (admin && c->seed_mode == PKTDEDUP_SEED_MODE_FIXED &&
+	     pd_nl_put_u64(msg, PKTDEDUP_A_CONFIG_SEED, c->seed,
+			   PKTDEDUP_A_CONFIG_PAD)) ||
 	    pd_nl_select_put(msg, &c->sel) ||
 	    pd_nl_filter_put(msg, &c->filter))
 		return -EMSGSIZE;
@@ -352,7 +399,7 @@ static int pd_fill_config(struct sk_buff *msg, struct pd_nl_req *req)
 	struct nlattr *plan;
 
 	fs = rcu_dereference_protected(pn->filters, lockdep_is_held(&pn->lock));
-	if (pd_fill_settings(msg, &pn->cfg, pn->active))
+	if (pd_fill_settings(msg, &pn->cfg, pn->active, req->admin))
 		return -EMSGSIZE;
 	if (fs) {	/* absent while idle */
 		plan = nla_nest_start(msg, PKTDEDUP_A_PLAN);
@@ -382,12 +429,12 @@ static const struct pd_nl_cmd pd_cmd_set_config = {
 
 int pd_nl_get_config_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	return pd_nl_do(&pd_cmd_get_config, info);
+	return pd_nl_do(&pd_cmd_get_config, skb, info);
 }
 
 int pd_nl_set_config_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	return pd_nl_do(&pd_cmd_set_config, info);
+	return pd_nl_do(&pd_cmd_set_config, skb, info);
 }
 
 static int pd_act_reset(struct pd_nl_req *req)
@@ -401,7 +448,7 @@ static const struct pd_nl_cmd pd_cmd_reset = {
 
 int pd_nl_reset_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	return pd_nl_do(&pd_cmd_reset, info);
+	return pd_nl_do(&pd_cmd_reset, skb, info);
 }
 
 /* ---- statistics ---- */
@@ -502,7 +549,7 @@ static const struct pd_nl_cmd pd_cmd_get_stats = {
 
 int pd_nl_get_stats_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	return pd_nl_do(&pd_cmd_get_stats, info);
+	return pd_nl_do(&pd_cmd_get_stats, skb, info);
 }
 
 /* One message per possible CPU; cb->args[0] is the next CPU to send. */
@@ -668,7 +715,7 @@ static const struct pd_nl_cmd pd_cmd_query = {
 
 int pd_nl_query_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	return pd_nl_do(&pd_cmd_query, info);
+	return pd_nl_do(&pd_cmd_query, skb, info);
 }
 
 /* ---- the family ---- */

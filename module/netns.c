@@ -183,7 +183,8 @@ void pd_counts_add(struct pd_counts *sum, const struct pd_counts *c)
 }
 
 /*
- * Empty the filters with new seeds and zero the counters. The per-CPU
+ * Empty the filters with new seeds (a fixed seed's again: pd_filters_build)
+ * and zero the counters. The per-CPU
  * counters are only ever written by their CPU; a reset records where they
  * stand instead, and readers subtract that.
  */

@@ -122,7 +122,7 @@ static const struct pd_nl_cmd pd_cmd_get_distinct = {
 
 int pd_nl_get_distinct_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	return pd_nl_do(&pd_cmd_get_distinct, info);
+	return pd_nl_do(&pd_cmd_get_distinct, skb, info);
 }
 
 /* ---- GET_SOURCES, SET_SOURCES ---- */
@@ -255,12 +255,12 @@ static const struct pd_nl_cmd pd_cmd_set_sources = {
 
 int pd_nl_get_sources_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	return pd_nl_do(&pd_cmd_get_sources, info);
+	return pd_nl_do(&pd_cmd_get_sources, skb, info);
 }
 
 int pd_nl_set_sources_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	return pd_nl_do(&pd_cmd_set_sources, info);
+	return pd_nl_do(&pd_cmd_set_sources, skb, info);
 }
 
 /* ---- GET_TOP, GET_RARE ---- */
@@ -384,7 +384,7 @@ static const struct pd_nl_cmd pd_cmd_get_top = {
 
 int pd_nl_get_top_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	return pd_nl_do(&pd_cmd_get_top, info);
+	return pd_nl_do(&pd_cmd_get_top, skb, info);
 }
 
 /* Whether candidate c is rare (BFSS), and its bounds. */
@@ -469,5 +469,5 @@ static const struct pd_nl_cmd pd_cmd_get_rare = {
 
 int pd_nl_get_rare_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	return pd_nl_do(&pd_cmd_get_rare, info);
+	return pd_nl_do(&pd_cmd_get_rare, skb, info);
 }

@@ -307,6 +307,12 @@ struct pd_nl_req {
 	struct netlink_ext_ack *extack;
 	void *data;		/* the command's data_size bytes, zeroed */
 	u32 n;			/* a count prepare() found */
+	/*
+	 * The caller has CAP_NET_ADMIN over the namespace, as the
+	 * GENL_UNS_ADMIN_PERM commands require: only then does a reply carry
+	 * the fixed seed.
+	 */
+	bool admin;
 };
 
 struct pd_nl_cmd {
@@ -322,7 +328,8 @@ struct pd_nl_cmd {
 };
 
 extern struct genl_family pd_genl_family;
-int pd_nl_do(const struct pd_nl_cmd *cmd, struct genl_info *info);
+int pd_nl_do(const struct pd_nl_cmd *cmd, struct sk_buff *skb,
+	     struct genl_info *info);
 int pd_nl_nest(struct pd_nl_req *req, int type, const struct nla_policy *pol,
 	       unsigned int max, struct nlattr **tb);
 int pd_nl_put_u64(struct sk_buff *msg, int type, u64 v, int pad);

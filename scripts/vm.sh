@@ -106,6 +106,11 @@ initramfs() {
 	copy_bin "$root" "$B/pdnl" /bin/pdnl
 	cp "$B/pdnet" "$root/bin/pdnet"
 	cp "$B/policy.expected" "$root/lib/pd/policy.expected"
+	# t_replay's capture and what dedup-sim made of it (replay-capture.py)
+	if [ -f "$B/replay/settings.sh" ]; then
+		mkdir -p "$root/lib/pd/replay"
+		cp "$B"/replay/*.pcap "$B/replay/settings.sh" "$root/lib/pd/replay/"
+	fi
 	cp "$kmod/pktdedup.ko" "$root/lib/pd/pktdedup.ko"
 	if [ "$debug" = debug ] && [ -f "$B/kmod-selftest/pdselftest.ko" ]; then
 		cp "$B/kmod-selftest/pdselftest.ko" "$root/lib/pd/"

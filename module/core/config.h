@@ -75,6 +75,13 @@ struct pd_config {
 	u32 mark_mask;
 	struct pd_filter_req filter;	/* family, memory, its settings */
 	struct pd_select sel;		/* traffic selection */
+	/*
+	 * PKTDEDUP_SEED_MODE_FIXED: every filter is seeded from seed
+	 * (pd_filter_seed(), as dedup-sim --seed), at every build and reset.
+	 * Predictable to whoever knows it; reported only to CAP_NET_ADMIN.
+	 */
+	u8 seed_mode;			/* enum pktdedup_seed_mode */
+	u64 seed;
 };
 
 extern const char *const pd_action_names[PD_NACTIONS];
@@ -83,7 +90,8 @@ extern const char *const pd_hook_names[PD_NHOOKS];
 
 /*
  * The documented defaults: packet key, count, per CPU, prerouting, a
- * Stable Bloom Filter of 256 KiB per CPU with the planner's choices.
+ * Stable Bloom Filter of 256 KiB per CPU with the planner's choices,
+ * random seeds.
  */
 void pd_config_defaults(struct pd_config *c);
 

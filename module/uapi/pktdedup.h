@@ -23,7 +23,9 @@
  * Permissions: commands marked uns-admin-perm need CAP_NET_ADMIN in the
  * user namespace that owns the network namespace. The others, and the
  * controller's policy dump, are open to every user (as
- * /proc/net/pktdedup is).
+ * /proc/net/pktdedup is), but GET_CONFIG's reply carries a fixed seed's
+ * value (config seed) only to callers with CAP_NET_ADMIN there: whoever
+ * knows it can predict the filter.
  *
  * Memory: everything an instance holds (filters, source windows, rings,
  * the new-source filters) is charged to the memory cgroup of the task
@@ -353,6 +355,33 @@ enum pktdedup_state {
 };
 
 /*
+ * Where the seeds of an instance's filters (the hash key and the
+ * state of their random generator) come from.
+ */
+enum pktdedup_seed_mode {
+	/*
+	 * Drawn from the kernel's random generator for every filter, at every
+	 * rebuild and every reset (the default): a sender cannot compute where
+	 * a packet's cells lie.
+	 */
+	PKTDEDUP_SEED_MODE_RANDOM,
+	/*
+	 * Derived from the config seed, as dedup-sim --seed derives them
+	 * (core/filter.c, pd_filter_seed()), for every filter of the instance
+	 * (every CPU's filter gets the same seeds) at its creation, at every
+	 * rebuild and at every reset: a capture replayed through the module
+	 * gives the verdicts dedup-sim gives. The filter is then predictable:
+	 * whoever knows the seed can compute a packet's cells and craft packets
+	 * whose cells collide, to hide real copies or to get distinct packets
+	 * dropped. For testing and replay only.
+	 */
+	PKTDEDUP_SEED_MODE_FIXED,
+
+	__PKTDEDUP_SEED_MODE_MAX,
+	PKTDEDUP_SEED_MODE_MAX = (__PKTDEDUP_SEED_MODE_MAX - 1)
+};
+
+/*
  * Which module parameter gives a namespace its memory cap.
  */
 enum pktdedup_cap_source {
@@ -495,6 +524,24 @@ enum {
 	PKTDEDUP_A_CONFIG_MATCH_MARK_VALUE,
 	/* u32: Traffic selection by mark; 0 (the default) selects any mark. */
 	PKTDEDUP_A_CONFIG_MATCH_MARK_MASK,
+	/*
+	 * u8, enum seed-mode: Random seeds (the default) or the fixed seed of
+	 * the seed attribute. In a request, random returns to random seeds (a
+	 * seed beside it is refused), and fixed needs a seed in the same
+	 * request unless one is in force. Every reply carries it.
+	 */
+	PKTDEDUP_A_CONFIG_SEED_MODE,
+	/*
+	 * u64: The fixed seed: setting it makes seed-mode fixed (see the enum:
+	 * the filter becomes predictable to whoever knows it; for testing and
+	 * replay only). Replies carry it only to callers with CAP_NET_ADMIN in
+	 * the user namespace that owns the network namespace (those who may set
+	 * it); others see seed-mode fixed alone, as /proc/net/pktdedup/config
+	 * says "seed fixed". The source analytics never use it.
+	 */
+	PKTDEDUP_A_CONFIG_SEED,
+	/* pad */
+	PKTDEDUP_A_CONFIG_PAD,
 
 	__PKTDEDUP_A_CONFIG_MAX,
 	PKTDEDUP_A_CONFIG_MAX = (__PKTDEDUP_A_CONFIG_MAX - 1)

@@ -88,7 +88,9 @@ def the_command_lines_own_messages():
     """the same words, the same message: one parser for both"""
     for words in (["set", "fps", "2"], ["set", "mem", "1X"],
                   ["set", "colour", "blue"], ["set", "window", "2days"],
-                  ["sources", "counters", "3"], ["set", "priority", "x"]):
+                  ["sources", "counters", "3"], ["set", "priority", "x"],
+                  ["set", "seed", "-1"], ["set", "seed", "18446744073709551616"],
+                  ["set", "seed", "fixed"]):
         rc1, err1 = run(*words)
         assert rc1 == 2, (words, rc1, err1)
         path = file_of(" ".join(words) + "\n")
@@ -96,6 +98,15 @@ def the_command_lines_own_messages():
         assert rc2 == 2, (words, rc2, err2)
         assert err2 == err1.replace("dedupctl: ", f"dedupctl: {path}:1: ", 1), \
             (err1, err2)
+
+
+@test
+def seed_values():
+    """seed: random or a u64 (decimal, 0x hex), nothing else"""
+    bad("set key flow\nset seed 1.5\n", 2,
+        "seed: '1.5' is not random or a number from 0 to 2^64 - 1")
+    bad("set seed\n", 1, "'seed' needs a value")
+    bad("set seed 0x1ffffffffffffffff\n", 1, "seed: '0x1ffffffffffffffff'")
 
 
 @test
@@ -125,6 +136,8 @@ def good_files_pass_the_checks():
                  "set landmark 10s\nset filter ibf-mc importance mark 0x7\n"
                  "enable\ndisable\nsources off\n",
                  "set filter rsbf p-star 0.03 max auto k auto p auto gap auto\n",
+                 # a fixed seed as save writes it (a u64), hex, and back
+                 "set seed 18446744073709551615\nset seed 0x2a\nset seed random\n",
                  # the selection as save writes it: every protocol too
                  "set dev eth0,lo proto " + ",".join(str(p) for p in range(256)) +
                  " match-mark 0x1/0x1 hook ingress\n"):

@@ -107,6 +107,8 @@ def set_settings_and_values():
     assert {"ingress", "bridge-forward"} <= complete("dedupctl set hook ")
     assert complete("dedupctl set proto ud") == {"udp", "udplite"}
     assert complete("dedupctl set match-mark ") == {"any"}
+    assert complete("dedupctl set se") == {"seed"}
+    assert complete("dedupctl set seed ") == {"random"}
     assert "any" in complete("dedupctl set dev ")
     assert "lo" in complete("dedupctl set dev "), "this host's devices"
 

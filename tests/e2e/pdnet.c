@@ -38,6 +38,12 @@
  *	                                  99% of it back (30 s at most)
  *   pdnet fuzz IFACE DST_MAC [options]   malformed IPv4/IPv6 frames, each
  *	                                  sent twice (pdnet_fuzz.c)
+ *   pdnet replay FILE IFACE, pdnet record FILE IFACE IDLE_MS,
+ *   pdnet pcapcmp A B                    a capture's frames sent in order
+ *	                                  through a packet socket, the frames
+ *	                                  an interface receives written to a
+ *	                                  capture, two captures' frames
+ *	                                  compared (pdnet_pcap.c)
  *   pdnet pty MS CMD [ARG...]            run CMD with its stdout and stderr
  *	                                  on a new pseudo-terminal, SIGINT it
  *	                                  after MS ms, print what it wrote
@@ -474,6 +480,12 @@ int main(int argc, char **argv)
 		return cmd_fuzz(argc - 2, argv + 2);
 	if (argc >= 2 && !strcmp(argv[1], "pty"))
 		return cmd_pty(argc - 2, argv + 2);
-	fprintf(stderr, "usage: pdnet send|recv|asuser|netns|fuzz|pty ...\n");
+	if (argc >= 2 && !strcmp(argv[1], "replay"))
+		return cmd_replay(argc - 2, argv + 2);
+	if (argc >= 2 && !strcmp(argv[1], "record"))
+		return cmd_record(argc - 2, argv + 2);
+	if (argc >= 2 && !strcmp(argv[1], "pcapcmp"))
+		return cmd_pcapcmp(argc - 2, argv + 2);
+	fprintf(stderr, "usage: pdnet send|recv|asuser|netns|fuzz|pty|replay|record|pcapcmp ...\n");
 	return 2;
 }

@@ -18,5 +18,9 @@ void put16(uint8_t *p, uint16_t v);
 void pin(unsigned long cpu);
 
 int cmd_fuzz(int argc, char **argv);
+/* pdnet_pcap.c: captures in and out of the guest */
+int cmd_replay(int argc, char **argv);
+int cmd_record(int argc, char **argv);
+int cmd_pcapcmp(int argc, char **argv);
 
 #endif /* PDNET_H */

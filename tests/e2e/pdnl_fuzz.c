@@ -591,6 +591,13 @@ static void gen_set_config(struct msg *m)
 		mnl_attr_put_u8(m->nlh, PKTDEDUP_A_CONFIG_STATE,
 				chance(40) ? PKTDEDUP_STATE_IDLE :
 				PKTDEDUP_STATE_ACTIVE);
+	/* a fixed seed, back to random, or fixed alone (refused if none) */
+	if (chance(10))
+		mnl_attr_put_u8(m->nlh, PKTDEDUP_A_CONFIG_SEED_MODE,
+				chance(50) ? PKTDEDUP_SEED_MODE_RANDOM :
+				PKTDEDUP_SEED_MODE_FIXED);
+	if (chance(10))
+		mnl_attr_put_u64(m->nlh, PKTDEDUP_A_CONFIG_SEED, rnd());
 	mnl_attr_nest_end(m->nlh, c);
 }
 

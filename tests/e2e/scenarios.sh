@@ -1390,6 +1390,7 @@ run t_watch
 run t_stats_readers
 run t_netns
 run t_unprivileged
+run t_seed
 run t_bad_values
 run t_save_batch
 run t_families
@@ -1411,6 +1412,7 @@ run t_select_proto
 run t_select_mark
 run t_ingress
 run t_bridge
+run t_replay
 run t_idle_cost
 run t_nl_fuzz
 run t_pkt_fuzz

@@ -143,16 +143,32 @@ static void check_numbers(const struct nlmsghdr *nlh, int argc, char **argv)
 		{ "subwindows", PKTDEDUP_A_SETTINGS_SUBWINDOWS, 0 },
 	};
 	const struct nlattr *cfg, *filter, *fam, *a;
-	uint64_t want[4];
-	bool given[4];
+	uint64_t want[4], seed;
+	bool given[4], last_random = false;
 	unsigned int i;
 
 	for (i = 0; i < 4; i++)
 		given[i] = last_number(argc, argv, nums[i].name,
 				       nums[i].autoval, &want[i]);
+	for (i = 0; i + 1 < (unsigned int)argc; i += 2) {
+		if (!strcmp(argv[i], "seed"))
+			last_random = !strcmp(argv[i + 1], "random");
+		if (!strcmp(argv[i], "importance") &&
+		    !strcmp(argv[i + 1], "mark"))
+			i++;
+	}
 	mnl_attr_for_each(cfg, nlh, sizeof(struct genlmsghdr)) {
 		CHECK(mnl_attr_get_type(cfg) == PKTDEDUP_A_CONFIG);
 		mnl_attr_for_each_nested(filter, cfg) {
+			/*
+			 * a fixed seed is the command line's last, whole; a
+			 * last "seed random" sends none
+			 */
+			if (mnl_attr_get_type(filter) == PKTDEDUP_A_CONFIG_SEED)
+				CHECK(last_number(argc, argv, "seed",
+						  UINT64_MAX, &seed) &&
+				      !last_random &&
+				      mnl_attr_get_u64(filter) == seed);
 			if (mnl_attr_get_type(filter) != PKTDEDUP_A_CONFIG_FILTER)
 				continue;
 			mnl_attr_for_each_nested(fam, filter) {

@@ -146,6 +146,8 @@ plans = [
     '-o prometheus distinct window 10s',
     'sources -o json',
     'help',
+    'set seed 0x2a key flow scope shared',
+    'set seed 18446744073709551615 seed random',
 ]
 
 # fuzz_dedupctl: "batch\0" and the lines of a file for dedupctl -f
@@ -160,6 +162,7 @@ batches = [
     'set key flow\nstats\n',
     'sources counters 128\nsources on new on\nsources off window 10s\n',
     'set fps 2\n',
+    'set seed 12345 state idle\nset seed random\nset seed 0xffff\n',
 ]
 
 

@@ -87,7 +87,7 @@ static void prom_stats_totals_exact(struct kunit *test)
 	static const char want[] =
 		"# HELP pktdedup_info The instance's state and settings as labels; the value is 1.\n"
 		"# TYPE pktdedup_info gauge\n"
-		"pktdedup_info{netns=\"4026531840\",state=\"active\",filter=\"sbf\",key=\"packet\",action=\"drop\",scope=\"percpu\",hook=\"ingress\"} 1\n"
+		"pktdedup_info{netns=\"4026531840\",state=\"active\",filter=\"sbf\",key=\"packet\",action=\"drop\",scope=\"percpu\",hook=\"ingress\",seed=\"random\"} 1\n"
 		"# HELP pktdedup_filters Filters in use: one per CPU (scope percpu) or one (shared); 0 when idle.\n"
 		"# TYPE pktdedup_filters gauge\n"
 		"pktdedup_filters{netns=\"4026531840\"} 2\n"
@@ -226,7 +226,8 @@ static void prom_stats_packet_window_escapes(struct kunit *test)
 {
 	struct prom_config cfg = {
 		.filter = "odd\"na\\me", .key = "src", .action = "count",
-		.scope = "shared", .hook = "input", .filters = 1,
+		.scope = "shared", .hook = "input", .seed_fixed = true,
+		.filters = 1,
 	};
 	struct prom_stats_row row = {
 		.window = true, .window_asked = 5000, .window_effective = 4000,
@@ -240,7 +241,7 @@ static void prom_stats_packet_window_escapes(struct kunit *test)
 	prom_stats(f, 1, &cfg, &row, 1);
 	text = text_of(f, &buf);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(text,
-		"pktdedup_info{netns=\"1\",state=\"idle\",filter=\"odd\\\"na\\\\me\",key=\"src\",action=\"count\",scope=\"shared\",hook=\"input\"} 1\n"));
+		"pktdedup_info{netns=\"1\",state=\"idle\",filter=\"odd\\\"na\\\\me\",key=\"src\",action=\"count\",scope=\"shared\",hook=\"input\",seed=\"fixed\"} 1\n"));
 	/* idle: no filters, no fp bound */
 	KUNIT_EXPECT_NOT_NULL(test, strstr(text, "\npktdedup_filters{netns=\"1\"} 0\n"));
 	KUNIT_EXPECT_NULL(test, strstr(text, "fp_bound"));

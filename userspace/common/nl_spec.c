@@ -46,6 +46,9 @@ static const struct nls_attr nls_config_attrs[PKTDEDUP_A_CONFIG_MAX + 1] = {
 	[PKTDEDUP_A_CONFIG_PROTOS] = { .name = "protos", .type = NLS_BINARY },
 	[PKTDEDUP_A_CONFIG_MATCH_MARK_VALUE] = { .name = "match-mark-value", .type = NLS_U32 },
 	[PKTDEDUP_A_CONFIG_MATCH_MARK_MASK] = { .name = "match-mark-mask", .type = NLS_U32 },
+	[PKTDEDUP_A_CONFIG_SEED_MODE] = { .name = "seed-mode", .type = NLS_U8 },
+	[PKTDEDUP_A_CONFIG_SEED] = { .name = "seed", .type = NLS_U64 },
+	[PKTDEDUP_A_CONFIG_PAD] = { .name = "pad", .type = NLS_PAD },
 };
 
 static const struct nls_attr nls_devs_attrs[PKTDEDUP_A_DEVS_MAX + 1] = {

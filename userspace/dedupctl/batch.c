@@ -75,6 +75,10 @@ int cmd_save(int argc, char **argv)
 		fprintf(stderr, "dedupctl: the kernel's reply has no configuration\n");
 		dedupctl_exit(EXIT_REFUSED);
 	}
+	if (cfg.hidden) {
+		fprintf(stderr, "dedupctl: save: %s\n", cfg.hidden);
+		dedupctl_exit(EXIT_REFUSED);
+	}
 	printf("# pktdedup: this namespace's configuration, as dedupctl save writes it\n"
 	       "# (no date: the same configuration gives the same bytes). Apply it\n"
 	       "# with dedupctl -f FILE, all or nothing; see dedupctl(8).\n");

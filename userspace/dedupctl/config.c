@@ -359,7 +359,7 @@ static int show_cb(const struct nlattr **tb, void *data)
 	const char *key, *action, *scope, *hook;
 	const struct pd_filter_ops *ops;
 	struct select_view sel;
-	bool tos, active;
+	bool tos, active, fixed;
 	char b1[32], b2[32];
 	uint8_t bits, imp;
 	int32_t prio;
@@ -383,6 +383,7 @@ static int show_cb(const struct nlattr **tb, void *data)
 	prio = (int32_t)u32a(c, PKTDEDUP_A_CONFIG_PRIORITY);
 	bits = u8a(s, PKTDEDUP_A_SETTINGS_CELL_BITS);
 	imp = u8a(s, PKTDEDUP_A_SETTINGS_IMPORTANCE) ? 1 : 0;
+	fixed = u8a(c, PKTDEDUP_A_CONFIG_SEED_MODE) == PKTDEDUP_SEED_MODE_FIXED;
 	select_view(c, &sel);
 	if (json) {
 		printf("{\"state\":\"%s\",\"key\":\"%s\",\"payload\":%u,"
@@ -398,6 +399,11 @@ static int show_cb(const struct nlattr **tb, void *data)
 		       (unsigned long long)u64a(f, PKTDEDUP_A_FILTER_MEM));
 		printf(",\"dev\":\"%s\",\"proto\":\"%s\",\"match_mark\":\"%s\"",
 		       sel.dev, sel.proto, sel.mark);
+		/* the value only for CAP_NET_ADMIN: the kernel sends no more */
+		printf(",\"seed_mode\":\"%s\"", fixed ? "fixed" : "random");
+		if (c[PKTDEDUP_A_CONFIG_SEED])
+			printf(",\"seed\":%llu", (unsigned long long)
+			       u64a(c, PKTDEDUP_A_CONFIG_SEED));
 		if (s[PKTDEDUP_A_SETTINGS_FPS])
 			printf(",\"fps\":%.9g",
 			       u32a(s, PKTDEDUP_A_SETTINGS_FPS) / 1e9);
@@ -457,6 +463,11 @@ static int show_cb(const struct nlattr **tb, void *data)
 		       sel.proto, sel.mark);
 	else
 		printf("select   every packet (dev, proto, match-mark any)\n");
+	if (fixed && c[PKTDEDUP_A_CONFIG_SEED])
+		printf("seed     fixed, %llu: the filters are predictable to whoever knows it (testing and replay only)\n",
+		       (unsigned long long)u64a(c, PKTDEDUP_A_CONFIG_SEED));
+	else if (fixed)
+		printf("seed     fixed (its value is shown to CAP_NET_ADMIN only)\n");
 	if (ops->window && (u32a(s, PKTDEDUP_A_SETTINGS_RATE) ||
 			    s[PKTDEDUP_A_SETTINGS_WINDOW_PACKETS]))
 		printf("filter   %s, sized by its %s", ops->name,
@@ -515,6 +526,8 @@ int config_prom_cb(const struct nlattr **tb, void *data)
 			    u8a(c, PKTDEDUP_A_CONFIG_SCOPE));
 	pc->hook = name_of(pd_hook_names, PD_NHOOKS,
 			   u8a(c, PKTDEDUP_A_CONFIG_HOOK));
+	pc->seed_fixed = u8a(c, PKTDEDUP_A_CONFIG_SEED_MODE) ==
+			 PKTDEDUP_SEED_MODE_FIXED;
 	pc->filters = u32a(pl, PKTDEDUP_A_PLAN_FILTERS);
 	pc->filter_mem = u64a(f, PKTDEDUP_A_FILTER_MEM);
 	pc->has_fp_bound = fp[PKTDEDUP_A_FILTER_PLAN_FP_BOUND];
@@ -732,6 +745,17 @@ static void fsettings_put(struct nlmsghdr *nlh, const struct pd_filter_req *r,
 	}
 }
 
+/* A fixed seed: a u64, decimal or 0x hex; exits 2 if bad. */
+static uint64_t seed_arg(const char *v)
+{
+	uint64_t x;
+
+	if (!parse_u64(v, 0, UINT64_MAX, &x))
+		usage_error("seed: '%s' is not random or a number from 0 to 2^64 - 1 (decimal or 0x hex)",
+			    v);
+	return x;
+}
+
 /* A configuration setting, into the config nest; exits 2 if bad. */
 static void put_setting(struct nlmsghdr *nlh, const char *k, const char *v)
 {
@@ -780,6 +804,14 @@ static void put_setting(struct nlmsghdr *nlh, const char *k, const char *v)
 		if (errno || *end || !*v || p <= INT32_MIN || p >= INT32_MAX)
 			usage_error("priority: '%s' is not a hook priority", v);
 		mnl_attr_put_u32(nlh, PKTDEDUP_A_CONFIG_PRIORITY, (uint32_t)p);
+	} else if (!strcmp(k, "seed")) {
+		/* random, or a fixed seed: a u64, as dedup-sim --seed reads it */
+		if (!strcmp(v, "random"))
+			mnl_attr_put_u8(nlh, PKTDEDUP_A_CONFIG_SEED_MODE,
+					PKTDEDUP_SEED_MODE_RANDOM);
+		else
+			mnl_attr_put_u64(nlh, PKTDEDUP_A_CONFIG_SEED,
+					 seed_arg(v));
 	} else if (!put_select_setting(nlh, k, v)) {
 		usage_error("set: unknown setting '%s'", k);
 	}
@@ -807,6 +839,17 @@ void put_settings(struct nlmsghdr *nlh, int argc, char **argv,
 		if (!strcmp(argv[i], "filter") || !strcmp(argv[i], "mem") ||
 		    fsetting_flag(argv[i]))
 			continue;
+		/*
+		 * seed N and seed random are two attributes: only the last
+		 * is sent (checked all the same), as the last of a setting
+		 * given twice is the kernel's
+		 */
+		if (!strcmp(argv[i], "seed") && i + n < argc &&
+		    has_setting(argc - i - n, argv + i + n, "seed")) {
+			if (strcmp(argv[i + 1], "random"))
+				seed_arg(argv[i + 1]);
+			continue;
+		}
 		put_setting(nlh, argv[i], argv[i + 1]);
 	}
 	filter = mnl_attr_nest_start(nlh, PKTDEDUP_A_CONFIG_FILTER);
@@ -1149,6 +1192,15 @@ void config_words(const struct nlattr **tb, struct words *w)
 		words_add(w, "%s", u8a(s, PKTDEDUP_A_SETTINGS_LAYOUT) ==
 			  PKTDEDUP_LAYOUT_BLOCKED ? "blocked" : "flat");
 	}
+	/* a fixed seed's value comes only to CAP_NET_ADMIN (save fails) */
+	words_add(w, "seed");
+	if (u8a(c, PKTDEDUP_A_CONFIG_SEED_MODE) != PKTDEDUP_SEED_MODE_FIXED)
+		words_add(w, "random");
+	else if (c[PKTDEDUP_A_CONFIG_SEED])
+		words_add(w, "%llu", (unsigned long long)
+			  u64a(c, PKTDEDUP_A_CONFIG_SEED));
+	else
+		w->hidden = "the seed is fixed and only CAP_NET_ADMIN may read its value: run save as root (without it the file would restore another seed)";
 	words_add(w, "state");
 	words_add(w, "%s", u8a(c, PKTDEDUP_A_CONFIG_STATE) ==
 		  PKTDEDUP_STATE_ACTIVE ? "active" : "idle");

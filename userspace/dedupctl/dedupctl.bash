@@ -7,7 +7,7 @@
 
 _dedupctl_set_settings='key payload ignore-tos action mark scope state filter
 mem fps max k p gap p-star layout importance window rate warn-below
-subwindows landmark hook priority dev proto match-mark'
+subwindows landmark hook priority dev proto match-mark seed'
 _dedupctl_sources_settings='window subwindows counters new new-mem new-gap
 event-rate ring'
 
@@ -31,6 +31,7 @@ _dedupctl_values() {
 	dev) echo "any"; ls /sys/class/net 2>/dev/null ;;
 	proto) echo "any tcp udp icmp icmpv6 sctp gre esp ah udplite" ;;
 	match-mark) echo "any" ;;
+	seed) echo "random" ;;
 	ignore-tos | new) echo "on off" ;;
 	max | k | p | gap | new-gap) echo "auto" ;;
 	esac

@@ -54,6 +54,7 @@ struct words {
 	char buf[8192];
 	size_t used;
 	const char *note;	/* a comment save writes before them */
+	const char *hidden;	/* why save cannot write them whole */
 };
 
 void words_add(struct words *w, const char *fmt, ...)

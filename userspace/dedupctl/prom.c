@@ -199,7 +199,8 @@ static void prom_config(FILE *f, uint64_t netns, const struct prom_config *c)
 	label_value(f, c->scope);
 	fputs("\",hook=\"", f);
 	label_value(f, c->hook);
-	fputs("\"} 1\n", f);
+	/* a fixed seed's value never: whoever knows it predicts the filter */
+	fprintf(f, "\",seed=\"%s\"} 1\n", c->seed_fixed ? "fixed" : "random");
 	single(f, netns, "filters", "gauge",
 	       "Filters in use: one per CPU (scope percpu) or one (shared); 0 when idle.",
 	       u(c->active ? c->filters : 0));

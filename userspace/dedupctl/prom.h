@@ -36,6 +36,7 @@ struct prom_stats_row {
 struct prom_config {
 	bool active;
 	const char *filter, *key, *action, *scope, *hook;
+	bool seed_fixed;		/* whether, never the value */
 	uint32_t filters;		/* filters in use (one per CPU, or 1) */
 	uint64_t filter_mem;		/* bytes per filter asked */
 	bool has_fp_bound;

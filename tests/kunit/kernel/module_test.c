@@ -11,6 +11,7 @@
 #include <linux/udp.h>
 #include <net/net_namespace.h>
 
+#include "../../../module/core/rng.h"
 #include "../../../module/pktdedup.h"
 
 #define PAYLOAD 200
@@ -661,6 +662,92 @@ static void pd_t_reconfigure(struct kunit *test)
 	mutex_unlock(&pn->lock);
 }
 
+/*
+ * Filter f against a filter of the same plan seeded by hand from seed
+ * (pd_filter_seed(), as dedup-sim --seed): the same hash key, and over a
+ * stream that makes the filter forget (its decrements come from the
+ * generator) the same verdicts and, at the end, the same cells.
+ */
+static void pd_t_same_as_seeded(struct kunit *test, struct pd_filter *f,
+				const struct pd_filter_plan *plan, u64 seed)
+{
+	struct pd_pktinfo pi = {};
+	struct pd_filter ref;
+	const char *why = NULL;
+	void *mem = kvzalloc(plan->bytes, GFP_KERNEL);
+	u64 state = seed, i, h;
+	u32 differ = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, mem);
+	KUNIT_ASSERT_EQ(test, pd_filter_init(&ref, plan, mem, &why), 0);
+	pd_filter_seed(&ref, &state);
+	KUNIT_EXPECT_EQ(test, f->hkey.k[0], ref.hkey.k[0]);
+	KUNIT_EXPECT_EQ(test, f->hkey.k[1], ref.hkey.k[1]);
+	for (i = 0; i < 3000; i++) {
+		u64 id = i % 700;	/* copies 700 apart: some forgotten */
+
+		h = pd_hash64(&ref.hkey, &id, sizeof(id));
+		differ += pd_filter_step_hash(f, h, &pi) !=
+			  pd_filter_step_hash(&ref, h, &pi);
+	}
+	KUNIT_EXPECT_EQ(test, differ, 0u);
+	KUNIT_EXPECT_EQ(test, memcmp(f->mem, ref.mem, plan->bytes), 0);
+	kvfree(mem);
+}
+
+/*
+ * A fixed seed (the config's seed): every filter of the instance, each
+ * CPU's alike, and the shared one, is seeded as pd_filter_seed() seeds a
+ * filter by hand, and again so after a reset and after a change; random
+ * seeds again once it is unset.
+ */
+static void pd_t_fixed_seed(struct kunit *test)
+{
+	struct pd_net *pn = pd_pernet(&init_net);
+	const u64 seed = 0x5eed0123456789abULL;
+	struct pd_filters *fs;
+	struct pd_config saved, cfg;
+	u64 state = seed;
+	int cpu, round;
+
+	mutex_lock(&pn->lock);
+	saved = pn->cfg;
+	cfg = saved;
+	cfg.seed_mode = PKTDEDUP_SEED_MODE_FIXED;
+	cfg.seed = seed;
+	cfg.filter.mem_bytes = 8 << 10;	/* small: decrements matter */
+	for (round = 0; round < 3; round++) {
+		/* 0: built; 1: reset; 2: a change to scope shared */
+		if (round == 0)
+			KUNIT_ASSERT_EQ(test, pd_net_apply(pn, &cfg, NULL), 0);
+		else if (round == 1)
+			KUNIT_ASSERT_EQ(test, pd_net_reset(pn, NULL), 0);
+		if (round == 2) {
+			cfg.scope = PKTDEDUP_SCOPE_SHARED;
+			KUNIT_ASSERT_EQ(test, pd_net_apply(pn, &cfg, NULL), 0);
+		}
+		fs = rcu_dereference_protected(pn->filters, true);
+		KUNIT_ASSERT_NOT_NULL(test, fs);
+		for_each_possible_cpu(cpu) {
+			pd_t_same_as_seeded(test, pd_filters_get(fs, cpu),
+					    &fs->plan, seed);
+			if (fs->shared)
+				break;
+		}
+	}
+	/* random seeds again: not the fixed seed's key */
+	cfg.seed_mode = PKTDEDUP_SEED_MODE_RANDOM;
+	KUNIT_ASSERT_EQ(test, pd_net_apply(pn, &cfg, NULL), 0);
+	fs = rcu_dereference_protected(pn->filters, true);
+	/* the fixed seed's key: the generator state, then k1, then k0 */
+	pd_rng_next(&state);
+	pd_rng_next(&state);
+	KUNIT_EXPECT_NE(test, pd_filters_get(fs, 0)->hkey.k[0],
+			pd_rng_next(&state));
+	KUNIT_EXPECT_EQ(test, pd_net_apply(pn, &saved, NULL), 0);
+	mutex_unlock(&pn->lock);
+}
+
 /* What the filters of cfg take, to the byte. */
 static u64 pd_t_need(struct kunit *test, const struct pd_config *cfg)
 {
@@ -884,6 +971,7 @@ static struct kunit_case pd_module_cases[] = {
 	KUNIT_CASE(pd_t_sources),
 	KUNIT_CASE(pd_t_sources_defaults),
 	KUNIT_CASE(pd_t_reconfigure),
+	KUNIT_CASE(pd_t_fixed_seed),
 	KUNIT_CASE(pd_t_budget),
 	KUNIT_CASE(pd_t_idle_and_total),
 	KUNIT_CASE(pd_t_budget_sources),
