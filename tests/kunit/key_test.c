@@ -355,6 +355,17 @@ static void pd_key_malformed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, (int)pd_key_extract(b, len, &o, &key), PD_PARSE_OK);
 }
 
+/* IPv6, a hop-by-hop header, TCP, 10 bytes of payload: 78 bytes. */
+static u32 tcp6_hop(u8 *b)
+{
+	ip6(b, IPPROTO_HOPOPTS, 8 + 20 + 10, 64, 0);
+	memset(b + 40, 0, 8);
+	b[40] = IPPROTO_TCP;
+	tcp(b + 48, 1, 2, 5);
+	payload(b + 68, 10, 1);
+	return 78;
+}
+
 /*
  * Every prefix of valid packets, in every mode, copied into a buffer of
  * exactly that size (so ASan/KASAN catch any over-read): the result is OK
@@ -366,12 +377,7 @@ static void pd_key_truncations(struct kunit *test)
 	u32 flen[3], i, len, mode;
 
 	flen[0] = tcp4(full[0], 64, 0, 4, 60);
-	flen[1] = ip6(full[1], IPPROTO_HOPOPTS, 8 + 20 + 10, 64, 0);
-	memset(full[1] + 40, 0, 8);
-	full[1][40] = IPPROTO_TCP;
-	tcp(full[1] + 48, 1, 2, 5);
-	payload(full[1] + 68, 10, 1);
-	flen[1] = 78;
+	flen[1] = tcp6_hop(full[1]);
 	flen[2] = ip4(full[2], 5, IPPROTO_ICMP, 28, 0, 64, 0) + 8;
 	memset(full[2] + 20, 0, 8);
 	full[2][20] = ICMP_ECHO;
@@ -428,12 +434,7 @@ static void pd_key_cut_prefixes(struct kunit *test)
 	tcp(full[0] + 20, 40000, 443, 10);
 	payload(full[0] + 60, 60, 3);
 	need_flow[0] = 24;
-	flen[1] = ip6(full[1], IPPROTO_HOPOPTS, 8 + 20 + 10, 64, 0);
-	memset(full[1] + 40, 0, 8);
-	full[1][40] = IPPROTO_TCP;
-	tcp(full[1] + 48, 1, 2, 5);
-	payload(full[1] + 68, 10, 1);
-	flen[1] = 78;
+	flen[1] = tcp6_hop(full[1]);
 	need_flow[1] = 52;
 	/* IPv4 with 40 bytes of options, UDP */
 	flen[2] = 60 + 8 + 30;

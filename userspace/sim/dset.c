@@ -6,16 +6,6 @@
 
 #define DSET_MIN_CAP 16u
 
-/* A bijection: small synthetic ids spread like hashed ones. */
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	return x ^ (x >> 33);
-}
-
 int dset_init(struct dset *d)
 {
 	unsigned int i;
@@ -66,7 +56,7 @@ static int grow(struct dset *d, struct dset_shard *s)
 
 int dset_add(struct dset *d, uint64_t digest)
 {
-	uint64_t x = mix64(digest);
+	uint64_t x = dset_mix64(digest);
 	struct dset_shard *s = &d->sh[x >> (64 - DSET_SHARD_BITS)];
 	uint64_t *p;
 

@@ -32,6 +32,16 @@ struct dset {
 	uint64_t bytes;		/* slots allocated, in bytes */
 };
 
+/* A bijection of 64-bit words: small synthetic ids spread like hashes. */
+static inline uint64_t dset_mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	return x ^ (x >> 33);
+}
+
 int dset_init(struct dset *d);
 /* 1: seen before; 0: new, added; -1: out of memory (nothing added). */
 int dset_add(struct dset *d, uint64_t digest);

@@ -5,15 +5,6 @@
 
 #include "truth.h"
 
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	return x ^ (x >> 33);
-}
-
 static int init(struct truth *t, uint64_t expected, bool timed)
 {
 	uint64_t cap = 1024;
@@ -81,7 +72,7 @@ uint64_t truth_bytes(const struct truth *t)
 /* The slot of id: where it is, or the empty slot where it would go. */
 static uint64_t slot(const struct truth *t, uint64_t id)
 {
-	uint64_t i = mix64(id) & (t->cap - 1);
+	uint64_t i = dset_mix64(id) & (t->cap - 1);
 
 	while (t->last[i] && t->ids[i] != id)
 		i = (i + 1) & (t->cap - 1);
@@ -124,7 +115,7 @@ static void del(struct truth *t, uint64_t i)
 			j = (j + 1) & (t->cap - 1);
 			if (!t->last[j])
 				return;
-			home = mix64(t->ids[j]) & (t->cap - 1);
+			home = dset_mix64(t->ids[j]) & (t->cap - 1);
 			/* j may move to i unless its home lies in (i, j] */
 			if (i <= j ? (home <= i || home > j) :
 				     (home <= i && home > j))
