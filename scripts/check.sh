@@ -79,6 +79,9 @@ suite sim-cli python3 tests/cli/test_sim_cli.py "$B"
 # cut and runt frames, --write (under ASan, UBSan, LSan); peak memory on
 # a capture of 1 GiB.
 suite capture python3 tests/cli/test_capture.py "$B" --sanitized --big
+# dedup-sim --write against editcap -D and -w on small generated captures
+# (make compare's check mode): each removes what it should.
+suite compare scripts/compare.sh --check "$B"
 # dedupctl's bash completion: what it offers, and that its words are
 # dedupctl's usage text's.
 suite completion python3 tests/cli/test_completion.py "$B"

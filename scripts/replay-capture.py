@@ -13,7 +13,10 @@ writes BUILD_DIR/replay/:
                  IPv4 and IPv6, UDP and TCP, exact copies, copies whose
                  TTL (hop limit) and IPv4 checksum changed, copies missing
                  from the gap the filter forgets over, ARP and other
-                 non-IP frames, IPv4 frames no key can be taken from
+                 non-IP frames, IPv4 frames no key can be taken from;
+                 a fifth of the frames behind 802.1Q, 802.1ad or 0x9100
+                 QinQ tags or MPLS labels (a copy from another tap may
+                 carry other ones)
   expected.pcap  dedup-sim --write on it: the frames the module in drop
                  mode must let through, with the filter settings and seed
                  of settings.sh (a filter small enough to err: false
@@ -111,18 +114,42 @@ def rewritten(ip, v6, how):
     return bytes(b)
 
 
+def encap(rng, macs, v6, built):
+    """the link header after the MACs: most frames untagged; some with an
+    802.1Q tag (the kernel takes it off before the module's L2 hooks),
+    802.1ad or 0x9100 over 802.1Q (the inner tag stays on), or an MPLS
+    stack of one or two labels (the module looks through those)"""
+    ip = struct.pack("!H", 0x86dd if v6 else 0x0800)
+    r = rng.random()
+    if r < 0.80:
+        return macs + ip
+    if r < 0.87:
+        built["vlan"] += 1
+        return macs + struct.pack("!HH", 0x8100, 10) + ip
+    if r < 0.92:
+        built["qinq"] += 1
+        return macs + struct.pack("!HHHH", 0x88a8, 100, 0x8100, 10) + ip
+    if r < 0.95:
+        built["qinq"] += 1
+        return macs + struct.pack("!HHHH", 0x9100, 7, 0x8100, 20) + ip
+    built["mpls"] += 1
+    labels = [16 << 12 | 64] * rng.choice((1, 2))
+    labels[-1] |= 1 << 8          # bottom of stack
+    return macs + b"\x88\x47" + b"".join(struct.pack("!I", x) for x in labels)
+
+
 def frames():
     """the capture's frames, in order, and how it was built"""
     rng = random.Random(GEN_SEED)
     slots = {}
     built = {"distinct": 0, "exact": 0, "ttl": 0, "checksum": 0,
-             "arp": 0, "nonip": 0, "bad": 0}
+             "arp": 0, "nonip": 0, "bad": 0, "vlan": 0, "qinq": 0, "mpls": 0}
     out = []
     pending = []   # (position, frame)
     pos = 0
     for i in range(N_DISTINCT):
         (s, d), ip, v6 = packet(rng, i)
-        eth = mac(d) + mac(s) + struct.pack("!H", 0x86dd if v6 else 0x0800)
+        eth = encap(rng, mac(d) + mac(s), v6, built)
         pending.append((pos, eth + ip))
         built["distinct"] += 1
         r = rng.random()
@@ -131,7 +158,9 @@ def frames():
             gap = rng.choice((1, 2, 5, 20, 100)) if rng.random() < 0.7 else rng.randrange(500, 3000)
             kind = rng.choices(("exact", "ttl", "checksum"), (6, 3, 1))[0]
             copy = ip if kind == "exact" else rewritten(ip, v6, kind)
-            pending.append((pos + gap + rng.random(), eth + copy))
+            # from another tap half the time: other tags, the same packet
+            ceth = encap(rng, mac(d) + mac(s), v6, built) if rng.random() < 0.5 else eth
+            pending.append((pos + gap + rng.random(), ceth + copy))
             built[kind] += 1
         if rng.random() < 0.01:
             # ARP requests and replies, and a frame of a local experimental
@@ -223,7 +252,8 @@ def main():
                 f"REPLAY_OTHER_FP={jo['false_positives']}\nREPLAY_OTHER_FN={jo['false_negatives']}\n")
     print(f"replay-capture: {built['frames']} frames ({built['distinct']} distinct IP packets, "
           f"{built['exact']} exact copies, {built['ttl']} with another TTL, {built['checksum']} "
-          f"with another checksum, {built['arp']} ARP, {built['nonip']} other non-IP, {built['bad']} unkeyable); "
+          f"with another checksum, {built['arp']} ARP, {built['nonip']} other non-IP, {built['bad']} unkeyable; "
+          f"{built['vlan']} behind 802.1Q, {built['qinq']} behind QinQ, {built['mpls']} behind MPLS); "
           f"seed {SEED}: {passed} pass (exact de-duplication: {exact}; fp {j['false_positives']}, "
           f"fn {j['false_negatives']}); seed {OTHER_SEED}: fp {jo['false_positives']}, fn {jo['false_negatives']}")
     if problems:

@@ -186,87 +186,6 @@ static void put32(FILE *f, uint32_t v)
 		die("write");
 }
 
-int cmd_record(int argc, char **argv)
-{
-	static uint8_t buf[FRAME_MAX];
-	struct tpacket_stats st;
-	socklen_t sl = sizeof(st);
-	unsigned long n = 0, max_s = 60;
-	int fd, idle, a, on = 1, bufsz = 64 << 20;
-	struct timespec t0, now;
-	bool any = false;
-	FILE *f;
-
-	if (argc < 3)
-		die("record: FILE IFACE IDLE_MS [--max-seconds S]");
-	idle = atoi(argv[2]);
-	for (a = 3; a < argc; a++) {
-		if (!strcmp(argv[a], "--max-seconds") && a + 1 < argc) {
-			max_s = strtoul(argv[++a], NULL, 0);
-		} else {
-			fprintf(stderr, "record: bad option %s\n", argv[a]);
-			return 2;
-		}
-	}
-	fd = packet_socket(argv[1], ETH_P_ALL);
-	if (setsockopt(fd, SOL_PACKET, PACKET_AUXDATA, &on, sizeof(on)))
-		die("PACKET_AUXDATA");
-	/* root: past rmem_max, so that a burst is not dropped */
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &bufsz, sizeof(bufsz)))
-		die("SO_RCVBUFFORCE");
-	f = fopen(argv[0], "wb");
-	if (!f)
-		die(argv[0]);
-	put32(f, PCAP_MAGIC_US);
-	put32(f, 2 | 4 << 16);	/* version 2.4 */
-	put32(f, 0);
-	put32(f, 0);
-	put32(f, FRAME_MAX);
-	put32(f, 1);		/* Ethernet */
-	printf("ready\n");
-	fflush(stdout);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;) {
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		struct sockaddr_ll from;
-		socklen_t fl = sizeof(from);
-		struct timeval tv;
-		ssize_t len;
-		int r;
-
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if ((unsigned long)(now.tv_sec - t0.tv_sec) >= max_s)
-			break;
-		r = poll(&pfd, 1, any ? idle : 1000);
-		if (r < 0 && errno != EINTR)
-			die("poll");
-		if (r == 0 && any)
-			break;
-		if (r <= 0)
-			continue;
-		len = recv_frame(fd, buf, sizeof(buf), &from);
-		if (len < 0)
-			continue;
-		if (from.sll_pkttype == PACKET_OUTGOING)
-			continue;
-		any = true;
-		gettimeofday(&tv, NULL);
-		put32(f, (uint32_t)tv.tv_sec);
-		put32(f, (uint32_t)tv.tv_usec);
-		put32(f, (uint32_t)len);
-		put32(f, (uint32_t)len);
-		if (fwrite(buf, 1, (size_t)len, f) != (size_t)len)
-			die("write");
-		n++;
-	}
-	if (fclose(f))
-		die("close");
-	if (getsockopt(fd, SOL_PACKET, PACKET_STATISTICS, &st, &sl))
-		die("PACKET_STATISTICS");
-	printf("recorded %lu dropped %u\n", n, st.tp_drops);
-	return st.tp_drops ? 1 : 0;
-}
-
 /*
  * One frame as it was on the wire: a VLAN tag the kernel took off into
  * the skb (veth offloads it) comes in PACKET_AUXDATA and goes back after
@@ -310,6 +229,86 @@ static ssize_t recv_frame(int fd, uint8_t *buf, size_t size,
 		len += 4;
 	}
 	return len;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	static uint8_t buf[FRAME_MAX];
+	struct tpacket_stats st;
+	socklen_t sl = sizeof(st);
+	unsigned long n = 0, max_s = 60;
+	int fd, idle, a, on = 1, bufsz = 64 << 20;
+	struct timespec t0, now;
+	bool any = false;
+	FILE *f;
+
+	if (argc < 3)
+		die("record: FILE IFACE IDLE_MS [--max-seconds S]");
+	idle = atoi(argv[2]);
+	for (a = 3; a < argc; a++) {
+		if (!strcmp(argv[a], "--max-seconds") && a + 1 < argc) {
+			max_s = strtoul(argv[++a], NULL, 0);
+		} else {
+			fprintf(stderr, "record: bad option %s\n", argv[a]);
+			return 2;
+		}
+	}
+	fd = packet_socket(argv[1], ETH_P_ALL);
+	if (setsockopt(fd, SOL_PACKET, PACKET_AUXDATA, &on, sizeof(on)))
+		die("PACKET_AUXDATA");
+	/* root: past rmem_max, so that a burst is not dropped */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &bufsz, sizeof(bufsz)))
+		die("SO_RCVBUFFORCE");
+	f = fopen(argv[0], "wb");
+	if (!f)
+		die(argv[0]);
+	put32(f, PCAP_MAGIC_US);
+	put32(f, 2 | 4 << 16);	/* version 2.4 */
+	put32(f, 0);
+	put32(f, 0);
+	put32(f, FRAME_MAX);
+	put32(f, 1);		/* Ethernet */
+	printf("ready\n");
+	fflush(stdout);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		struct sockaddr_ll from;
+		struct timeval tv;
+		ssize_t len;
+		int r;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if ((unsigned long)(now.tv_sec - t0.tv_sec) >= max_s)
+			break;
+		r = poll(&pfd, 1, any ? idle : 1000);
+		if (r < 0 && errno != EINTR)
+			die("poll");
+		if (r == 0 && any)
+			break;
+		if (r <= 0)
+			continue;
+		len = recv_frame(fd, buf, sizeof(buf), &from);
+		if (len < 0)
+			continue;
+		if (from.sll_pkttype == PACKET_OUTGOING)
+			continue;
+		any = true;
+		gettimeofday(&tv, NULL);
+		put32(f, (uint32_t)tv.tv_sec);
+		put32(f, (uint32_t)tv.tv_usec);
+		put32(f, (uint32_t)len);
+		put32(f, (uint32_t)len);
+		if (fwrite(buf, 1, (size_t)len, f) != (size_t)len)
+			die("write");
+		n++;
+	}
+	if (fclose(f))
+		die("close");
+	if (getsockopt(fd, SOL_PACKET, PACKET_STATISTICS, &st, &sl))
+		die("PACKET_STATISTICS");
+	printf("recorded %lu dropped %u\n", n, st.tp_drops);
+	return st.tp_drops ? 1 : 0;
 }
 
 int cmd_pcapcmp(int argc, char **argv)
