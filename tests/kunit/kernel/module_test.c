@@ -168,6 +168,60 @@ static void pd_t_skb_keys(struct kunit *test)
 					  kind == 2, mode);
 }
 
+/*
+ * A packet behind a VLAN tag left on and behind MPLS labels (what the L2
+ * hooks hand pd_l2_skip()): with the offset it finds, every split of the
+ * skb gives the key of the bare packet.
+ */
+static void pd_t_skb_keys_behind_tags(struct kunit *test)
+{
+	static const u8 heads[][8] = {
+		{ 0x00, 0x0a, 0x08, 0x00 },			/* 802.1Q */
+		{ 0x00, 0x01, 0x00, 0x40, 0x00, 0x02, 0x01, 0x40 },	/* MPLS */
+	};
+	static const u16 types[] = { 0x8100, 0x8847 };
+	static const u32 hlen[] = { 4, 8 }, splits[] = { 4, 12, 30, 200 };
+	static const struct pd_hkey hk = { { 1, 2 } };
+	u8 *buf = kunit_kzalloc(test, 512, GFP_KERNEL);
+	u8 *scratch = kunit_kzalloc(test, PD_SCRATCH, GFP_KERNEL);
+	struct pd_filters *fs = pd_t_filters(test, PKTDEDUP_KEY_PACKET,
+					     PKTDEDUP_ACTION_COUNT);
+	unsigned int i, s, tags;
+	struct pd_key flat, k;
+	struct pd_pkt pkt;
+	u32 len, l3;
+	u64 want;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_NOT_NULL(test, scratch);
+	len = pd_t_packet(buf + 8, false, 3, 64);
+	KUNIT_ASSERT_EQ(test, (int)pd_key_extract(buf + 8, len, &fs->kopts,
+						  &flat), PD_PARSE_OK);
+	want = pd_key_hash64(&flat, &hk);
+	for (i = 0; i < ARRAY_SIZE(types); i++) {
+		u8 *frame = buf + 8 - hlen[i];
+
+		memcpy(frame, heads[i], hlen[i]);
+		tags = 0;
+		KUNIT_ASSERT_EQ(test, (int)pd_l2_skip(frame, hlen[i] + len,
+						      types[i], &l3, &tags),
+				PD_L2_IP);
+		KUNIT_EXPECT_EQ(test, l3, hlen[i]);
+		for (s = 0; s < ARRAY_SIZE(splits); s++) {
+			struct sk_buff *skb = pd_t_skb(test, frame,
+						       hlen[i] + len,
+						       splits[s]);
+
+			KUNIT_EXPECT_EQ(test, (int)pd_skb_key(skb, fs, scratch,
+							      &pkt, &k, l3),
+					PD_PARSE_OK);
+			KUNIT_EXPECT_EQ(test, pd_key_hash64(&k, &hk), want);
+			kfree_skb(skb);
+		}
+	}
+	pd_filters_free(fs);
+}
+
 /* A short or garbled skb is "cannot parse", whatever its layout. */
 static void pd_t_skb_truncated(struct kunit *test)
 {
@@ -963,6 +1017,7 @@ static void pd_t_budget_sources(struct kunit *test)
 
 static struct kunit_case pd_module_cases[] = {
 	KUNIT_CASE(pd_t_skb_keys),
+	KUNIT_CASE(pd_t_skb_keys_behind_tags),
 	KUNIT_CASE(pd_t_skb_truncated),
 	KUNIT_CASE(pd_t_actions),
 	KUNIT_CASE(pd_t_families),
