@@ -15,6 +15,7 @@ Prints one line per test and ends with "N passed, N failed".
 import json
 import os
 import re
+import resource
 import struct
 import subprocess
 import sys
@@ -238,6 +239,17 @@ def stdin_to_stdout():
     p1.wait()
     assert r.stdout[:4] == struct.pack("<I", 0xa1b2c3d4)
     assert json.loads(r.stderr)["written"] == distinct + nonip
+    # tcpdump -w - | dedup-sim --pcap - --write - | tcpdump -r -
+    pcap = path("pipe.pcap")
+    sh(["editcap", "-F", "pcap", src, pcap])
+    p1 = subprocess.Popen(["tcpdump", "-r", pcap, "-w", "-"],
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    r = sim(["--pcap", "-", "--write", "-"], stdin=p1.stdout)
+    p1.wait()
+    back = subprocess.run(["tcpdump", "-r", "-", "-n"], input=r.stdout,
+                          capture_output=True, timeout=60)
+    assert back.returncode == 0, back.stderr
+    assert len(back.stdout.splitlines()) == distinct + nonip, back.stdout
 
 
 @test
@@ -542,6 +554,17 @@ def constant_memory_on_a_big_capture():
                 <= 2**20, (jb, res["small", algo, "none"])
         je = res["big", "sbf", "exact"]
         assert je["distincts"] == db and je["duplicates"] == fb - db, je
+        # and in an address space of 64 MiB, a sixteenth of the capture
+        for truth in ("none", "exact"):
+            r = subprocess.run(
+                [PLAIN, "--pcap", big, "--truth", truth, "--write",
+                 "/dev/null", "--json"], capture_output=True, timeout=600,
+                preexec_fn=lambda: resource.setrlimit(
+                    resource.RLIMIT_AS, (64 << 20, 64 << 20)))
+            assert r.returncode == 0, (truth, r.stderr)
+            assert json.loads(r.stdout)["frames"] == fb
+            print("# big capture in an address space of 64 MiB "
+                  "(RLIMIT_AS), --truth %s: read whole" % truth)
         # each copy follows its original by 1 us: inside 2 ms
         je = res["big", "sliding", "exact"]
         assert je["duplicates"] == fb - db and je["false_negatives"] == 0, je
