@@ -52,6 +52,16 @@ link() {	# A B N [V6]
 	done
 }
 
+# A veth pair without addresses (a bridge's port and its host): end E1 in
+# namespace A, E2 in B, IPv6 off on both (no ND or MLD frames).
+veth_pair() {	# A E1 B E2
+	$IP link add "$2" type veth peer name "$4"
+	$IP link set "$2" netns "$(nspid "$1")"
+	$IP link set "$4" netns "$(nspid "$3")"
+	inns "$1" sh -c "echo 1 > /proc/sys/net/ipv6/conf/$2/disable_ipv6"
+	inns "$3" sh -c "echo 1 > /proc/sys/net/ipv6/conf/$4/disable_ipv6"
+}
+
 # Counters of the instance in namespace NS, from /proc (total row).
 # Columns: cpu packets duplicates marked dropped unparsed zero_cells
 stat_of() {	# NS COLUMN-NAME

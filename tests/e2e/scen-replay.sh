@@ -27,11 +27,7 @@ replay_setup() {
 	inns rb $IP link add br0 type bridge
 	for _s in "rp rpa rbp" "rr rra rbr"; do
 		set -- $_s
-		$IP link add "$2" type veth peer name "$3"
-		$IP link set "$2" netns "$(nspid "$1")"
-		$IP link set "$3" netns "$(nspid rb)"
-		inns "$1" sh -c "echo 1 > /proc/sys/net/ipv6/conf/$2/disable_ipv6"
-		inns rb sh -c "echo 1 > /proc/sys/net/ipv6/conf/$3/disable_ipv6"
+		veth_pair "$1" "$2" rb "$3"
 		inns rb $IP link set "$3" master br0
 		# flood every frame: no MAC is ever learnt
 		inns rb $IP link set dev "$3" type bridge_slave learning off

@@ -215,11 +215,7 @@ bridge_setup() {
 	inns br sh -c "echo 1 > /proc/sys/net/ipv6/conf/br0/disable_ipv6"
 	for _s in "x 5" "y 6"; do
 		set -- $_s
-		$IP link add "pa$2" type veth peer name "pb$2"
-		$IP link set "pa$2" netns "$(nspid "$1")"
-		$IP link set "pb$2" netns "$(nspid br)"
-		inns "$1" sh -c "echo 1 > /proc/sys/net/ipv6/conf/pa$2/disable_ipv6"
-		inns br sh -c "echo 1 > /proc/sys/net/ipv6/conf/pb$2/disable_ipv6"
+		veth_pair "$1" "pa$2" br "pb$2"
 		inns br $IP link set "pb$2" master br0 up
 		inns "$1" $IP link set "pa$2" up
 	done

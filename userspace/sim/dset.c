@@ -54,9 +54,10 @@ static int grow(struct dset *d, struct dset_shard *s)
 	return 0;
 }
 
+/* fmix64 (addrhash.h), a bijection: small synthetic ids spread as hashes */
 int dset_add(struct dset *d, uint64_t digest)
 {
-	uint64_t x = dset_mix64(digest);
+	uint64_t x = pd_ah_fmix(digest);
 	struct dset_shard *s = &d->sh[x >> (64 - DSET_SHARD_BITS)];
 	uint64_t *p;
 

@@ -17,6 +17,8 @@
 
 #include <stdint.h>
 
+#include "../../module/core/addrhash.h"
+
 #define DSET_SHARD_BITS 12
 #define DSET_SHARDS (1u << DSET_SHARD_BITS)
 
@@ -31,16 +33,6 @@ struct dset {
 	uint64_t n;		/* digests held */
 	uint64_t bytes;		/* slots allocated, in bytes */
 };
-
-/* A bijection of 64-bit words: small synthetic ids spread like hashes. */
-static inline uint64_t dset_mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	return x ^ (x >> 33);
-}
 
 int dset_init(struct dset *d);
 /* 1: seen before; 0: new, added; -1: out of memory (nothing added). */

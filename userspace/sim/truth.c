@@ -72,7 +72,7 @@ uint64_t truth_bytes(const struct truth *t)
 /* The slot of id: where it is, or the empty slot where it would go. */
 static uint64_t slot(const struct truth *t, uint64_t id)
 {
-	uint64_t i = dset_mix64(id) & (t->cap - 1);
+	uint64_t i = pd_ah_fmix(id) & (t->cap - 1);
 
 	while (t->last[i] && t->ids[i] != id)
 		i = (i + 1) & (t->cap - 1);
@@ -115,7 +115,7 @@ static void del(struct truth *t, uint64_t i)
 			j = (j + 1) & (t->cap - 1);
 			if (!t->last[j])
 				return;
-			home = dset_mix64(t->ids[j]) & (t->cap - 1);
+			home = pd_ah_fmix(t->ids[j]) & (t->cap - 1);
 			/* j may move to i unless its home lies in (i, j] */
 			if (i <= j ? (home <= i || home > j) :
 				     (home <= i && home > j))
