@@ -580,13 +580,15 @@ static void print_json(const struct run *r, const struct stream_cfg *sc,
 		       (double)p->p_exact_q32 / (double)PD_Q32_ONE);
 	else
 		printf("\"fps_target\":%.9g,\"p_exact\":null,", sf->fps);
-	if (r->truth == TRUTH_NONE)
+	if (r->truth == TRUTH_NONE) {
 		printf("\"truth\":\"none\",\"distincts\":null,"
 		       "\"duplicates\":null,\"false_positives\":null,"
 		       "\"false_negatives\":null,\"fp_rate\":null,"
 		       "\"fn_rate\":null");
-	else
-		printf("\"truth\":\"exact\","), json_score("", &r->all);
+	} else {
+		printf("\"truth\":\"exact\",");
+		json_score("", &r->all);
+	}
 	printf(",\"said_duplicates\":%llu,\"truth_bytes\":%llu,"
 	       "\"peak_rss_bytes\":%llu", (unsigned long long)r->said,
 	       (unsigned long long)r->truth_bytes,
