@@ -45,19 +45,12 @@ import random
 import struct
 import sys
 
+from packets import csum
+
 CLASSES = ("original", "retransmission", "exact copy", "hop copy")
 ORIG, RETX, EXACT, HOP = range(4)
 GRID_US = 4
 T0 = 1700000000 * 1000000          # the first frame's time (2023-11-14)
-
-
-def csum(data):
-    """The Internet checksum of data: the one's-complement sum of its 16-bit
-    words is the number modulo 0xffff (2^16 = 1 modulo 0xffff)."""
-    if len(data) & 1:
-        data += b"\0"
-    s = int.from_bytes(data, "big") % 0xffff
-    return ~s & 0xffff
 
 
 def sums_to_zero(data):

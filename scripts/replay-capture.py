@@ -36,6 +36,8 @@ import struct
 import subprocess
 import sys
 
+from packets import csum, text2pcap
+
 SEED = 0x5eed2026          # the fixed seed, the module's and dedup-sim's
 OTHER_SEED = SEED + 1      # the control
 KEY = ["key", "packet", "payload", "64"]
@@ -44,15 +46,6 @@ KEY = ["key", "packet", "payload", "64"]
 FILTER = ["filter", "sbf", "mem", "512", "max", "1", "k", "3", "p", "6"]
 GEN_SEED = 20261124        # the capture's own randomness
 N_DISTINCT = 2600
-
-
-def csum(data):
-    if len(data) % 2:
-        data += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
-    while s >> 16:
-        s = (s & 0xffff) + (s >> 16)
-    return (~s) & 0xffff
 
 
 def mac(host):
@@ -184,22 +177,6 @@ def frames():
     return out, built
 
 
-def text2pcap(fr, text, pcap):
-    with open(text, "w") as f:
-        for n, b in enumerate(fr):
-            # a time per frame, 10 us apart (text2pcap -t)
-            f.write("%d.%06d\n" % (1700000000 + n // 100000, (n % 100000) * 10))
-            for off in range(0, len(b), 16):
-                f.write("%06x  %s\n" % (off, " ".join("%02x" % x for x in b[off:off + 16])))
-            f.write("\n")
-    # (-q still prints a line of dashes)
-    r = subprocess.run(["text2pcap", "-q", "-F", "pcap", "-t", "%s.", text, pcap],
-                       capture_output=True, text=True)
-    if r.returncode:
-        sys.exit(f"replay-capture: text2pcap: exit {r.returncode}: {r.stderr.strip()}")
-    os.unlink(text)
-
-
 def sim(build, pcap, seed, out):
     """dedup-sim --write OUT on the capture; its JSON report (exact truth)"""
     args = [os.path.join(build, "dedup-sim"), "--stream", "pcap", "--pcap", pcap,
@@ -220,7 +197,11 @@ def main():
     os.makedirs(d, exist_ok=True)
     fr, built = frames()
     pcap = os.path.join(d, "in.pcap")
-    text2pcap(fr, os.path.join(d, "in.txt"), pcap)
+    # a time per frame, 10 us apart
+    try:
+        text2pcap(fr, pcap, lambda n: 1700000000 * 1000000 + 10 * n)
+    except RuntimeError as e:
+        sys.exit(f"replay-capture: {e}")
     j = sim(build, pcap, SEED, os.path.join(d, "expected.pcap"))
     jo = sim(build, pcap, OTHER_SEED, os.path.join(d, "other.pcap"))
     said = j["false_positives"] + j["duplicates"] - j["false_negatives"]

@@ -23,6 +23,11 @@ import tempfile
 
 from tap import run_all, test
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "scripts"))
+import packets  # noqa: E402  (scripts/packets.py)
+from packets import csum  # noqa: E402
+
 B = sys.argv[1] if len(sys.argv) > 1 else "build"
 PLAIN = os.path.join(B, "dedup-sim")
 SIM = os.path.join(B, "san", "dedup-sim") if "--sanitized" in sys.argv \
@@ -32,6 +37,8 @@ os.environ["ASAN_OPTIONS"] = "detect_leaks=1:abort_on_error=1"
 os.environ["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
 TMP = tempfile.mkdtemp(prefix="pktdedup-capture-")
 
+# The captures' first time, us since the epoch (2023-11-14)
+T0_US = 1700000000 * 1000000
 # Link types (pcap LINKTYPE_ values, text2pcap -l)
 ETHERNET, RAW, SLL, SLL2, NULL, LOOP = 1, 101, 113, 276, 0, 108
 
@@ -44,14 +51,6 @@ def sh(args, **kw):
     r = subprocess.run(args, capture_output=True, timeout=600, **kw)
     assert r.returncode == 0, f"{args}: exit {r.returncode}: {r.stderr}"
     return r
-
-
-def csum(b):
-    s = sum(b[i] << 8 | (b[i + 1] if i + 1 < len(b) else 0)
-            for i in range(0, len(b), 2))
-    while s >> 16:
-        s = (s & 0xffff) + (s >> 16)
-    return ~s & 0xffff
 
 
 def ip4(ttl, proto, l4, src=(10, 0, 0, 1), dst=(10, 0, 0, 2), ident=1):
@@ -97,20 +96,8 @@ def lldp():
 
 def text2pcap(name, frames, link=ETHERNET, fmt="pcap", t0=0):
     """Frames through text2pcap, each at t0 + its index in microseconds."""
-    txt = path(name + ".txt")
-    with open(txt, "w") as f:
-        for n, fr in enumerate(frames):
-            us = t0 + n
-            f.write("%02d:%02d:%02d.%06d\n" % (us // 3600000000,
-                                               us // 60000000 % 60,
-                                               us // 1000000 % 60,
-                                               us % 1000000))
-            for off in range(0, max(len(fr), 1), 16):
-                f.write("%06x  %s\n" % (off, " ".join(
-                    "%02x" % b for b in fr[off:off + 16])))
     out = path(name)
-    sh(["text2pcap", "-q", "-F", fmt, "-l", str(link), "-t", "%H:%M:%S.",
-        txt, out])
+    packets.text2pcap(frames, out, lambda n: T0_US + t0 + n, link, fmt)
     return out
 
 
