@@ -327,7 +327,8 @@ static enum pd_parse_result pd_key_packet(const struct pd_pkt *pkt,
 					  const struct pd_key_opts *o,
 					  struct pd_key *key, bool cut)
 {
-	int l4len = pkt->l4_err ? PD_L4_TRUNCATED : pd_l4_hdr_len(pkt);
+	/* only a cut packet gets here with l4_err set (pd_key_any) */
+	int l4len = cut && pkt->l4_err ? PD_L4_TRUNCATED : pd_l4_hdr_len(pkt);
 	u32 end;
 	u8 *b = key->buf;
 
