@@ -601,16 +601,23 @@ full() {
 	done
 }
 
+# A round's start for the targets and placement modes: 64-byte packets over
+# 15625 flows, then the two rows every pktdedup row is set against: no
+# hook, and what any hook costs (an nft base chain with one counter)
+baselines() {
+	roles
+	traffic 64 15625
+	nohook_cfg
+	nft_drop_cfg nft-count-all accept
+}
+
 # issue 11's targets, with more pairs than full (BENCH_KERNEL_PAIRS, 8):
 # no hook, what any hook costs, pktdedup count at 1 MiB with the source
 # analytics off and at their defaults, drop, and the nft sets at 10^6
 targets() {
 	RUN_N=1000000
 	for ROUND in $(seq "${ROUNDS:-2}"); do
-		roles
-		traffic 64 15625
-		nohook_cfg
-		nft_drop_cfg nft-count-all accept
+		baselines
 		pd_cfg pktdedup-count-flow-1m-nosources off key flow action count filter sbf mem 1M
 		pd_cfg pktdedup-count-flow-1m defaults key flow action count filter sbf mem 1M
 		pd_cfg pktdedup-drop-flow-1m defaults key flow action drop filter sbf mem 1M
@@ -624,10 +631,7 @@ targets() {
 placement() {
 	RUN_N=1000000
 	for ROUND in $(seq "${ROUNDS:-2}"); do
-		roles
-		traffic 64 15625
-		nohook_cfg
-		nft_drop_cfg nft-count-all accept
+		baselines
 		pd_cfg pktdedup-unselected-flow-1m defaults key flow action count filter sbf mem 1M match-mark 0x1/0x1
 		pd_cfg pktdedup-count-flow-1m defaults key flow action count filter sbf mem 1M
 		pd_cfg pktdedup-ingress-count-flow-1m defaults key flow action count filter sbf mem 1M hook ingress dev in
