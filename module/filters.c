@@ -169,27 +169,37 @@ fail:
 	return ERR_PTR(err);
 }
 
-static u64 pd_occ(const struct pd_filter *f, struct pd_filter_occ *occ)
+static u64 pd_occ(const struct pd_filter *f, struct pd_filter_occ *occ,
+		  u64 max_bytes)
 {
-	pd_filter_occupancy(f, occ);
+	pd_filter_occupancy_within(f, occ, max_bytes);
 	return occ->units;
 }
 
 /*
+ * A read's budget for each of n filters: PD_OCC_READ_BYTES in all, at
+ * least one line each.
+ */
+u64 pd_occ_budget(u32 n)
+{
+	return max_t(u64, PD_OCC_LINE, PD_OCC_READ_BYTES / max(n, 1U));
+}
+
+/*
  * The occupancy of one CPU's filter (or the shared one): zero cells or set
- * bits, in the family's terms. It reads the whole filter (up to the
- * namespace's cap) and anyone may ask (/proc, GET_STATS), so it never
- * takes the shared filter's lock, which would stall every CPU's packets
- * for the length of the scan: the filter is written while it is read, a
- * word is read whole and the answer is a statistic, so the race is benign
- * (as for a per-CPU filter, which its CPU writes meanwhile). The filters
- * cannot go away: the caller holds the namespace's lock.
+ * bits, in the family's terms, from a read of at most max_bytes of it
+ * (core/occ.h: exact if it fits, else estimated from evenly spaced lines).
+ * Anyone may ask (/proc, GET_STATS), so it never takes the shared filter's
+ * lock, which would stall every CPU's packets for the length of the read:
+ * the filter is written while it is read, a word is read whole and the
+ * answer is a statistic, so the race is benign (as for a per-CPU filter,
+ * which its CPU writes meanwhile).
  */
 void pd_filters_occupancy(struct pd_filters *fs, int cpu,
-			  struct pd_filter_occ *occ)
+			  struct pd_filter_occ *occ, u64 max_bytes)
 {
 	/* a statistic read while its CPUs write: benign, as above */
-	(void)data_race(pd_occ(pd_filters_get(fs, cpu), occ));
+	(void)data_race(pd_occ(pd_filters_get(fs, cpu), occ, max_bytes));
 }
 
 /* One CPU's filter window state (window families); false for the others. */

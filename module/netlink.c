@@ -501,7 +501,8 @@ static int pd_fill_stats_of(struct sk_buff *msg, struct pd_net *pn, int cpu)
 		pd_net_counts(pn, i, &one);
 		pd_counts_add(&c, &one);
 		if (fs && (!fs->shared || !n)) {
-			pd_filters_occupancy(fs, i, &occ);
+			pd_filters_occupancy(fs, i, &occ,
+					     pd_occ_budget(pd_filters_count(fs)));
 			ppb += pd_occupancy_ppb(&occ, counting);
 			n++;
 		}

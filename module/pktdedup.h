@@ -225,8 +225,15 @@ struct pd_filters *pd_filters_build(const struct pd_config *cfg,
 void pd_filters_free(struct pd_filters *fs);
 u32 pd_filters_count(const struct pd_filters *fs);
 struct pd_filter *pd_filters_get(struct pd_filters *fs, int cpu);
+/*
+ * What one read of the statistics (a GET_STATS request or dump, /proc's
+ * stats) may read of all the filters it reports together: bounded,
+ * whatever the filters' size and the number of possible CPUs.
+ */
+#define PD_OCC_READ_BYTES (1ULL << 20)
+u64 pd_occ_budget(u32 n);
 void pd_filters_occupancy(struct pd_filters *fs, int cpu,
-			  struct pd_filter_occ *occ);
+			  struct pd_filter_occ *occ, u64 max_bytes);
 u32 pd_occupancy_ppb(const struct pd_filter_occ *occ, bool counting);
 int pd_filters_query(struct pd_filters *fs, const struct pd_key *key);
 bool pd_filters_window(struct pd_filters *fs, int cpu,

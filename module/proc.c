@@ -89,7 +89,8 @@ static int pd_stats_show(struct seq_file *m, void *v)
 	for_each_possible_cpu(cpu) {
 		/* a shared filter is read once (it may be large) */
 		if (fs && (!fs->shared || !n)) {
-			pd_filters_occupancy(fs, cpu, &occ);
+			pd_filters_occupancy(fs, cpu, &occ,
+					     pd_occ_budget(pd_filters_count(fs)));
 			ppb = pd_occupancy_ppb(&occ, counting);
 		}
 		pd_net_counts(pn, cpu, &c);

@@ -473,8 +473,9 @@ static void pd_bitf_fclear(struct pd_filter *f)
 	pd_bitf_clear(&f->u.bitf);
 }
 
+/* Exact at any budget: the loads are counted as bits are set and reset. */
 static void pd_bitf_occupancy(const struct pd_filter *f,
-			      struct pd_filter_occ *o)
+			      struct pd_filter_occ *o, u64 max_bytes)
 {
 	const struct pd_bitf *b = &f->u.bitf;
 	unsigned int i;

@@ -145,10 +145,16 @@ void pd_filter_destroy(struct pd_filter *f)
 	f->mem = NULL;
 }
 
-void pd_filter_occupancy(const struct pd_filter *f, struct pd_filter_occ *o)
+void pd_filter_occupancy_within(const struct pd_filter *f,
+				struct pd_filter_occ *o, u64 max_bytes)
 {
 	memset(o, 0, sizeof(*o));
-	f->ops->occupancy(f, o);
+	f->ops->occupancy(f, o, max_bytes);
+}
+
+void pd_filter_occupancy(const struct pd_filter *f, struct pd_filter_occ *o)
+{
+	pd_filter_occupancy_within(f, o, PD_OCC_ALL);
 }
 
 bool pd_filter_window(const struct pd_filter *f, struct pd_filter_win *w)

@@ -21,6 +21,7 @@
 #include "bitf.h"
 #include "ibf.h"
 #include "key.h"
+#include "occ.h"
 #include "sbf.h"
 #include "timewin.h"
 
@@ -89,9 +90,12 @@ struct pd_filter_plan {
 	u8 layout;		/* sbf: PKTDEDUP_LAYOUT_* */
 };
 
-/* Occupancy of one filter, in its family's terms. */
+/*
+ * Occupancy of one filter, in its family's terms: of what a read examined,
+ * the whole filter or a sample of it (occ.h).
+ */
 struct pd_filter_occ {
-	u64 units;		/* cells, or bits in all arrays */
+	u64 units;		/* cells, or bits in all arrays, examined */
 	u64 zero;		/* counting: zero cells */
 	u64 set;		/* bits: set bits */
 	u32 arrays;		/* bits: k, and the loads below */
@@ -135,7 +139,12 @@ struct pd_filter_ops {
 	bool (*query)(const struct pd_filter *f, u32 h1, u32 h2);
 	/* Empty again (same seeds). */
 	void (*clear)(struct pd_filter *f);
-	void (*occupancy)(const struct pd_filter *f, struct pd_filter_occ *o);
+	/*
+	 * Occupancy from reading at most max_bytes of the state (PD_OCC_ALL:
+	 * all of it) in evenly spaced lines (occ.h).
+	 */
+	void (*occupancy)(const struct pd_filter *f, struct pd_filter_occ *o,
+			  u64 max_bytes);
 	/* Window families: the window's state; NULL for the others. */
 	void (*window)(const struct pd_filter *f, struct pd_filter_win *w);
 };
@@ -250,7 +259,15 @@ static inline bool pd_filter_query_hash(const struct pd_filter *f, u64 h)
 	return pd_filter_query(f, (u32)h, (u32)(h >> 32));
 }
 
+/* Occupancy, exact: the whole filter is read. */
 void pd_filter_occupancy(const struct pd_filter *f, struct pd_filter_occ *o);
+/*
+ * Occupancy from a read of at most max_bytes of the filter's state: exact
+ * if it fits, else estimated from evenly spaced lines (occ.h states the
+ * error). What anyone may ask for at any time is read this way.
+ */
+void pd_filter_occupancy_within(const struct pd_filter *f,
+				struct pd_filter_occ *o, u64 max_bytes);
 /* Whether filters of plan read pd_pktinfo.now (a time window). */
 bool pd_filter_plan_timed(const struct pd_filter_plan *plan);
 /* A window family's state; false (and *w untouched) for the others. */
@@ -259,6 +276,7 @@ bool pd_filter_window(const struct pd_filter *f, struct pd_filter_win *w);
 /* The counting families' SBF, set up for a plan, and its occupancy. */
 int pd_sbf_init_plan(struct pd_sbf *s, const struct pd_filter_plan *plan,
 		     void *mem, const char **why);
-void pd_sbf_occ(const struct pd_sbf *s, struct pd_filter_occ *o);
+void pd_sbf_occ(const struct pd_sbf *s, struct pd_filter_occ *o,
+		u64 max_bytes);
 
 #endif /* PD_FILTER_H */

@@ -255,9 +255,9 @@ static void pd_ibf_clear(struct pd_filter *f)
 }
 
 static void pd_ibf_occupancy(const struct pd_filter *f,
-			     struct pd_filter_occ *o)
+			     struct pd_filter_occ *o, u64 max_bytes)
 {
-	pd_sbf_occ(&f->u.ibf.sbf, o);
+	pd_sbf_occ(&f->u.ibf.sbf, o, max_bytes);
 }
 
 #define PD_IBF_SETTINGS (PD_SET_FPS | PD_SET_MAX | PD_SET_K | PD_SET_P | \

@@ -243,18 +243,24 @@ static void pd_jump_clear(struct pd_filter *f)
 
 /* Set bits of the current subwindow. */
 static void pd_jump_occupancy(const struct pd_filter *f,
-			      struct pd_filter_occ *o)
+			      struct pd_filter_occ *o, u64 max_bytes)
 {
 	const struct pd_jump *j = &f->u.jump;
-	u64 mask = 0;
+	struct pd_occ_span sp;
+	u64 mask = 0, r, i, first, len, words = 0;
 	unsigned int b;
-	u32 i;
 
 	for (b = j->cur; b < 64; b += 1u << j->lane_shift)
 		mask |= 1ULL << b;
-	o->units = j->m;
-	for (i = 0; i < j->nwords; i++)
-		o->set += pd_popcount64(j->words[i] & mask);
+	pd_occ_span_init(&sp, j->nwords, sizeof(u64), max_bytes);
+	for (r = 0; r < sp.runs; r++) {
+		len = pd_occ_run(&sp, r, &first);
+		for (i = first; i < first + len; i++)
+			o->set += pd_popcount64(j->words[i] & mask);
+		words += len;
+	}
+	/* positions examined: 64 / lane of them a word */
+	o->units = pd_occ_whole(&sp) ? j->m : (words << 6) >> j->lane_shift;
 }
 
 static void pd_jump_window(const struct pd_filter *f, struct pd_filter_win *w)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Stable Bloom Filter: see sbf.h. */
+#include "occ.h"
 #include "sbf.h"
 #include "rng.h"
 
@@ -396,12 +397,25 @@ bool pd_sbf_step(struct pd_sbf *f, u32 h1, u32 h2)
 	return dup;
 }
 
+u64 pd_sbf_zero_within(const struct pd_sbf *f, u64 max_bytes, u64 *cells)
+{
+	struct pd_occ_span sp;
+	u64 r, i, first, len, nonzero = 0, words = 0;
+
+	pd_occ_span_init(&sp, f->nwords, sizeof(u64), max_bytes);
+	for (r = 0; r < sp.runs; r++) {
+		len = pd_occ_run(&sp, r, &first);
+		for (i = first; i < first + len; i++)
+			nonzero += pd_popcount64(pd_sbf_nonzero(f, f->words[i]));
+		words += len;
+	}
+	*cells = pd_occ_whole(&sp) ? f->cells : words << f->cpw_shift;
+	return *cells - nonzero;
+}
+
 u64 pd_sbf_zero_cells(const struct pd_sbf *f)
 {
-	u64 nonzero = 0;
-	u32 i;
+	u64 cells;
 
-	for (i = 0; i < f->nwords; i++)
-		nonzero += pd_popcount64(pd_sbf_nonzero(f, f->words[i]));
-	return f->cells - nonzero;
+	return pd_sbf_zero_within(f, PD_OCC_ALL, &cells);
 }

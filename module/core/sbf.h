@@ -127,5 +127,11 @@ void pd_sbf_set_cells(struct pd_sbf *f, const u32 *pos);
 void pd_sbf_decrement(struct pd_sbf *f, u32 start, u32 count);
 /* The number of zero cells now. */
 u64 pd_sbf_zero_cells(const struct pd_sbf *f);
+/*
+ * The zero cells among those a read of at most max_bytes examines (all of
+ * them if the filter fits, else evenly spaced lines: occ.h); how many it
+ * examined in *cells.
+ */
+u64 pd_sbf_zero_within(const struct pd_sbf *f, u64 max_bytes, u64 *cells);
 
 #endif /* PD_SBF_H */

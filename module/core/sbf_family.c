@@ -54,10 +54,10 @@ int pd_sbf_init_plan(struct pd_sbf *s, const struct pd_filter_plan *plan,
 	return pd_sbf_init(s, &prm, mem, why);
 }
 
-void pd_sbf_occ(const struct pd_sbf *s, struct pd_filter_occ *o)
+void pd_sbf_occ(const struct pd_sbf *s, struct pd_filter_occ *o,
+		u64 max_bytes)
 {
-	o->units = s->cells;
-	o->zero = pd_sbf_zero_cells(s);
+	o->zero = pd_sbf_zero_within(s, max_bytes, &o->units);
 }
 
 static int pd_sbf_finit(struct pd_filter *f, const struct pd_filter_plan *plan,
@@ -88,9 +88,9 @@ static void pd_sbf_fclear(struct pd_filter *f)
 }
 
 static void pd_sbf_occupancy(const struct pd_filter *f,
-			     struct pd_filter_occ *o)
+			     struct pd_filter_occ *o, u64 max_bytes)
 {
-	pd_sbf_occ(&f->u.sbf, o);
+	pd_sbf_occ(&f->u.sbf, o, max_bytes);
 }
 
 const struct pd_filter_ops pd_sbf_family = {

@@ -126,14 +126,19 @@ static void pd_slide_clear(struct pd_filter *f)
 }
 
 static void pd_slide_occupancy(const struct pd_filter *f,
-			       struct pd_filter_occ *o)
+			       struct pd_filter_occ *o, u64 max_bytes)
 {
 	const struct pd_slide *sl = &f->u.slide;
-	u32 i;
+	struct pd_occ_span sp;
+	u64 r, i, first, len;
 
-	o->units = sl->m;
-	for (i = 0; i < sl->m; i++)
-		o->zero += !sl->cnt[i];
+	pd_occ_span_init(&sp, sl->m, sizeof(u16), max_bytes);
+	for (r = 0; r < sp.runs; r++) {
+		len = pd_occ_run(&sp, r, &first);
+		for (i = first; i < first + len; i++)
+			o->zero += !sl->cnt[i];
+		o->units += len;
+	}
 }
 
 static void pd_slide_window(const struct pd_filter *f, struct pd_filter_win *w)

@@ -246,6 +246,67 @@ static void pd_filter_query_pure(struct kunit *test)
 	}
 }
 
+/* The occupied fraction of o, in ppm: zero cells or set bits. */
+static u64 pd_ft_occ_ppm(const struct pd_filter *f,
+			 const struct pd_filter_occ *o)
+{
+	u64 n = f->ops->counting ? o->zero : o->set;
+
+	return o->units ? n * 1000000 / o->units : 0;
+}
+
+/*
+ * Occupancy from a bounded read (occ.h), in every family: a read of 64 KiB
+ * of a busy 1 MiB filter examines at most that much and estimates the
+ * exact fraction within four standard errors of its worst case, 4 x 0.5 /
+ * sqrt(1024 lines) = 6.25%; a budget that holds the filter gives the exact
+ * answer.
+ */
+static void pd_filter_occupancy_sampled(struct kunit *test)
+{
+	const u64 budget = 64 << 10, runs = budget / PD_OCC_LINE;
+	const u64 tol = 4 * 500000 / 32;	/* ppm: 4 x 0.5 / sqrt(runs) */
+	unsigned int kind;
+
+	for (kind = 0; kind < PD_FILTER_NKINDS; kind++) {
+		struct pd_filter_occ all, part;
+		struct pd_filter_req req;
+		struct pd_filter_plan plan;
+		struct pd_filter f;
+		u64 rng = 29 + kind, a, b;
+
+		pd_ft_defaults(&req, kind, 1 << 20);
+		KUNIT_ASSERT_EQ(test, pd_ft_new(test, &f, &req, &plan, 7), 0);
+		pd_ft_run(&f, &rng, 300000, 1ULL << 40);
+		pd_filter_occupancy(&f, &all);
+		pd_filter_occupancy_within(&f, &part, budget);
+		a = pd_ft_occ_ppm(&f, &all);
+		b = pd_ft_occ_ppm(&f, &part);
+		KUNIT_EXPECT_LE_MSG(test, a > b ? a - b : b - a, tol,
+				    "%s: exact %llu ppm, sampled %llu ppm",
+				    f.ops->name, (unsigned long long)a,
+				    (unsigned long long)b);
+		/*
+		 * what was examined: no more than the budget's lines hold (at
+		 * most 8 units a byte), a part of the filter; the bit-array
+		 * families count their loads as they go and answer exactly
+		 */
+		if (f.ops->counting || f.ops->window) {
+			KUNIT_EXPECT_LE(test, part.units,
+					runs * PD_OCC_LINE * 8);
+			KUNIT_EXPECT_LT_MSG(test, part.units, all.units, "%s",
+					    f.ops->name);
+		} else {
+			KUNIT_EXPECT_EQ(test, part.units, all.units);
+		}
+		pd_filter_occupancy_within(&f, &part, plan.bytes);
+		KUNIT_EXPECT_EQ(test, part.units, all.units);
+		KUNIT_EXPECT_EQ(test, part.zero, all.zero);
+		KUNIT_EXPECT_EQ(test, part.set, all.set);
+		pd_filter_destroy(&f);
+	}
+}
+
 /*
  * pd_filter_set_seeds makes a run reproducible: two filters of one plan
  * with the same seeds give the same verdicts and end in the same state,
@@ -394,6 +455,7 @@ static struct kunit_case pd_filter_cases[] = {
 	KUNIT_CASE(pd_filter_registry),
 	KUNIT_CASE(pd_filter_defaults),
 	KUNIT_CASE(pd_filter_query_pure),
+	KUNIT_CASE(pd_filter_occupancy_sampled),
 	KUNIT_CASE(pd_filter_reproducible),
 	KUNIT_CASE(pd_filter_refuses),
 	{}

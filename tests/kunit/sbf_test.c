@@ -7,6 +7,7 @@
 #include <kunit/test.h>
 
 #include "../../module/core/fixed.h"
+#include "../../module/core/occ.h"
 #include "../../module/core/plan.h"
 #include "../../module/core/rng.h"
 #include "../../module/core/sbf.h"
@@ -342,7 +343,49 @@ static void pd_sbf_no_forgetting_without_p(struct kunit *test)
 	pd_sbf_destroy(&f);
 }
 
+/*
+ * A bounded read spreads its lines over the whole filter: with exactly the
+ * first half of the cells set, every budget that reads n lines sees half
+ * of them zero, to within one line; a budget that holds the filter reads
+ * it whole, and a read never examines more than its budget.
+ */
+static void pd_sbf_zero_sampled(struct kunit *test)
+{
+	static const u64 budgets[] = { 64, 640, 4096, 65536, 128 << 10 };
+	struct pd_sbf f;
+	u64 cells, zero, i, runs;
+	u32 pos;
+
+	KUNIT_ASSERT_EQ(test, pd_sbf_new(test, &f, 1 << 20, 3, 1, 0, 1), 0);
+	for (i = 0; i < f.cells / 2; i++) {
+		pos = (u32)i;
+		pd_sbf_set_cells(&f, &pos);
+	}
+	KUNIT_EXPECT_EQ(test, pd_sbf_zero_cells(&f), (u64)f.cells / 2);
+	for (i = 0; i < PD_ARRAY_SIZE(budgets); i++) {
+		zero = pd_sbf_zero_within(&f, budgets[i], &cells);
+		runs = budgets[i] / PD_OCC_LINE;
+		KUNIT_EXPECT_LE(test, cells * 2 / 8, budgets[i]);
+		KUNIT_EXPECT_EQ(test, cells, runs * PD_OCC_LINE * 8 / 2);
+		/* half the runs, give or take one, fall in the zero half */
+		KUNIT_EXPECT_LE_MSG(test, zero * runs,
+				    (runs / 2 + 1) * cells, "budget %llu",
+				    (unsigned long long)budgets[i]);
+		KUNIT_EXPECT_GE_MSG(test, (zero + cells / runs) * runs,
+				    (runs / 2) * cells, "budget %llu",
+				    (unsigned long long)budgets[i]);
+	}
+	/* the filter is 256 KiB: a budget that holds it reads it whole */
+	zero = pd_sbf_zero_within(&f, 256 << 10, &cells);
+	KUNIT_EXPECT_EQ(test, cells, (u64)f.cells);
+	KUNIT_EXPECT_EQ(test, zero, (u64)f.cells / 2);
+	zero = pd_sbf_zero_within(&f, PD_OCC_ALL, &cells);
+	KUNIT_EXPECT_EQ(test, cells, (u64)f.cells);
+	pd_sbf_destroy(&f);
+}
+
 static struct kunit_case pd_sbf_cases[] = {
+	KUNIT_CASE(pd_sbf_zero_sampled),
 	KUNIT_CASE(pd_sbf_bits),
 	KUNIT_CASE(pd_sbf_rejects),
 	KUNIT_CASE(pd_sbf_decrement_range),

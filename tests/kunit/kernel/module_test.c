@@ -708,7 +708,7 @@ static void pd_t_reconfigure(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t.packets, 0ULL);
 	after = rcu_dereference_protected(pn->filters, true);
 	KUNIT_EXPECT_PTR_NE(test, after, before);
-	pd_filters_occupancy(after, 0, &occ);
+	pd_filters_occupancy(after, 0, &occ, PD_OCC_ALL);
 	KUNIT_EXPECT_EQ(test, pd_occupancy_ppb(&occ, true), 1000000000u);
 	KUNIT_EXPECT_NE(test, pd_filters_get(after, 0)->hkey.k[0], seed);
 
