@@ -132,7 +132,7 @@ unsigned int pd_process(struct pd_net *pn, struct pd_filters *fs,
 	u64 h;
 
 	local_bh_disable();
-	st = this_cpu_ptr(pn->stats);
+	st = this_cpu_ptr(fs->stats);
 	r = pd_skb_key(skb, fs, this_cpu_ptr(pd_scratch)->buf, &pkt, &key, l3);
 	if (pkt.family) {	/* the addresses are known */
 		/* traffic selection by protocol, once the header says it */
@@ -188,12 +188,12 @@ out:
 }
 
 /* A frame that is not IP at an L2 hook: counted, passed. */
-static unsigned int pd_nonip(struct pd_net *pn)
+static unsigned int pd_nonip(const struct pd_filters *fs)
 {
 	struct pd_cpu_stats *st;
 
 	local_bh_disable();
-	st = this_cpu_ptr(pn->stats);
+	st = this_cpu_ptr(fs->stats);
 	u64_stats_update_begin(&st->syncp);
 	u64_stats_inc(&st->nonip);
 	u64_stats_update_end(&st->syncp);
@@ -231,12 +231,12 @@ static unsigned int pd_l2_inner(struct pd_net *pn, struct pd_filters *fs,
 	u32 len, l3;
 
 	if (off < 0 || skb->len <= (unsigned int)off)
-		return pd_nonip(pn);
+		return pd_nonip(fs);
 	len = min_t(u32, skb->len - off, sizeof(buf));
 	p = skb_header_pointer(skb, off, len, buf);
 	if (!p || pd_l2_skip(p, len, ntohs(skb->protocol), &l3, &tags) !=
 		  PD_L2_IP)
-		return pd_nonip(pn);
+		return pd_nonip(fs);
 	return pd_process(pn, fs, skb, l3);
 }
 

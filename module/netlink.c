@@ -86,7 +86,8 @@ int pd_nl_do(const struct pd_nl_cmd *cmd, struct sk_buff *skb,
 			return -ENOMEM;
 		}
 	}
-	mutex_lock(&req.pn->lock);
+	if (!cmd->unlocked)
+		mutex_lock(&req.pn->lock);
 	if (cmd->act) {
 		err = cmd->act(&req);
 		if (err)
@@ -112,7 +113,8 @@ int pd_nl_do(const struct pd_nl_cmd *cmd, struct sk_buff *skb,
 out:
 	if (cmd->cleanup)
 		cmd->cleanup(&req);
-	mutex_unlock(&req.pn->lock);
+	if (!cmd->unlocked)
+		mutex_unlock(&req.pn->lock);
 	kfree(req.data);
 	if (err || !reply) {
 		nlmsg_free(msg);
@@ -318,10 +320,8 @@ static int pd_act_set_config(struct pd_nl_req *req)
 	if (err)
 		return err;
 	err = pd_srcs_apply(pn, &src, req->extack);
-	if (!err) {
-		pd_events_start(pn);
+	if (!err)
 		return 0;
-	}
 	/* back to the configuration before the request */
 	if (!was_active) {
 		pd_net_disable(pn);
@@ -477,33 +477,69 @@ static int pd_window_stats_put(struct sk_buff *msg, struct pd_filters *fs,
 }
 
 /*
- * Counters of one CPU, or the totals (cpu < 0), and the occupancy of the
- * filters in their family's terms (one CPU's dump also gives the loads of
- * a bit-array filter); pn->lock held.
+ * What a statistics read reports of the filters in force: taken under RCU
+ * and without the namespace's lock (statistics are open to everyone, and
+ * must never make a configuration change, or a device notifier holding
+ * RTNL, wait), reading a bounded amount of each filter (pd_occ_budget()).
+ * A shared filter is read once per read, whatever the number of rows.
  */
-static int pd_fill_stats_of(struct sk_buff *msg, struct pd_net *pn, int cpu)
+struct pd_stats_view {
+	const struct pd_counters *ctr;	/* NULL: idle */
+	struct pd_filters *fs;		/* NULL: idle, or a rebuild */
+	bool counting;			/* zero cells (else set bits) */
+	u64 budget;			/* bytes read of each filter */
+	struct pd_filter_occ shared;	/* the shared filter's */
+};
+
+static void pd_stats_view(struct pd_net *pn, struct pd_stats_view *v)
 {
-	struct pd_filter_occ occ = {};
+	v->ctr = rcu_dereference(pn->ctr);
+	v->fs = rcu_dereference(pn->filters);
+	v->counting = true;
+	if (!v->fs)
+		return;
+	v->counting = pd_filter_family(v->fs->plan.kind)->counting;
+	v->budget = pd_occ_budget(pd_filters_count(v->fs));
+	if (v->fs->shared)
+		pd_filters_occupancy(v->fs, 0, &v->shared, v->budget);
+}
+
+/* The occupancy of CPU i's filter (the shared one's, read once). */
+static const struct pd_filter_occ *pd_stats_occ(struct pd_stats_view *v,
+						int i,
+						struct pd_filter_occ *occ)
+{
+	if (v->fs->shared)
+		return &v->shared;
+	pd_filters_occupancy(v->fs, i, occ, v->budget);
+	return occ;
+}
+
+/*
+ * Counters of one CPU, or the totals (cpu < 0), and the occupancy of the
+ * filters in their family's terms (one CPU's message also gives the loads
+ * of a bit-array filter). Under rcu_read_lock().
+ */
+static int pd_fill_stats_of(struct sk_buff *msg, struct pd_stats_view *v,
+			    int cpu)
+{
+	const struct pd_filter_occ *occ = NULL;
+	struct pd_filters *fs = v->fs;
 	struct pd_counts c = {}, one;
-	struct pd_filters *fs;
+	struct pd_filter_occ mine;
 	struct nlattr *nest;
-	bool counting = true;
 	u64 ppb = 0;
 	int i, n = 0;
 	u32 a;
 
-	fs = rcu_dereference_protected(pn->filters, lockdep_is_held(&pn->lock));
-	if (fs)
-		counting = pd_filter_family(fs->plan.kind)->counting;
 	for_each_possible_cpu(i) {
 		if (cpu >= 0 && i != cpu)
 			continue;
-		pd_net_counts(pn, i, &one);
+		pd_counters_read(v->ctr, i, &one);
 		pd_counts_add(&c, &one);
 		if (fs && (!fs->shared || !n)) {
-			pd_filters_occupancy(fs, i, &occ,
-					     pd_occ_budget(pd_filters_count(fs)));
-			ppb += pd_occupancy_ppb(&occ, counting);
+			occ = pd_stats_occ(v, i, &mine);
+			ppb += pd_occupancy_ppb(occ, v->counting);
 			n++;
 		}
 	}
@@ -522,17 +558,17 @@ static int pd_fill_stats_of(struct sk_buff *msg, struct pd_net *pn, int cpu)
 			  PKTDEDUP_A_STATS_PAD) ||
 	    pd_nl_put_u64(msg, PKTDEDUP_A_STATS_NONIP, c.nonip,
 			  PKTDEDUP_A_STATS_PAD) ||
-	    (n && nla_put_u32(msg, counting ? PKTDEDUP_A_STATS_ZERO_CELLS :
+	    (n && nla_put_u32(msg, v->counting ? PKTDEDUP_A_STATS_ZERO_CELLS :
 			      PKTDEDUP_A_STATS_SET_BITS,
 			      (u32)div_u64(ppb, n))))
 		return -EMSGSIZE;
 	if (fs && pd_window_stats_put(msg, fs, cpu))
 		return -EMSGSIZE;
 	/* one filter's loads: a CPU's, or the shared one */
-	if (fs && !counting && (cpu >= 0 || fs->shared))
-		for (a = 0; a < occ.arrays; a++)
+	if (occ && !v->counting && (cpu >= 0 || fs->shared))
+		for (a = 0; a < occ->arrays; a++)
 			if (pd_nl_put_u64(msg, PKTDEDUP_A_STATS_LOAD,
-					  occ.load[a], PKTDEDUP_A_STATS_PAD))
+					  occ->load[a], PKTDEDUP_A_STATS_PAD))
 				return -EMSGSIZE;
 	nla_nest_end(msg, nest);
 	return 0;
@@ -540,11 +576,19 @@ static int pd_fill_stats_of(struct sk_buff *msg, struct pd_net *pn, int cpu)
 
 static int pd_fill_stats(struct sk_buff *msg, struct pd_nl_req *req)
 {
-	return pd_fill_stats_of(msg, req->pn, -1);
+	struct pd_stats_view v;
+	int err;
+
+	rcu_read_lock();
+	pd_stats_view(req->pn, &v);
+	err = pd_fill_stats_of(msg, &v, -1);
+	rcu_read_unlock();
+	return err;
 }
 
 static const struct pd_nl_cmd pd_cmd_get_stats = {
 	.reply_cmd = PKTDEDUP_CMD_GET_STATS,
+	.unlocked = true,
 	.fill = pd_fill_stats,
 };
 
@@ -553,13 +597,19 @@ int pd_nl_get_stats_doit(struct sk_buff *skb, struct genl_info *info)
 	return pd_nl_do(&pd_cmd_get_stats, skb, info);
 }
 
-/* One message per possible CPU; cb->args[0] is the next CPU to send. */
+/*
+ * One message per possible CPU; cb->args[0] is the next CPU to send. Each
+ * part of the dump reads under RCU, without the namespace's lock, at most
+ * one budget of each filter it reports (a shared filter once).
+ */
 int pd_nl_get_stats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct pd_net *pn = pd_pernet(sock_net(skb->sk));
+	struct pd_stats_view v;
 	int cpu, err = 0;
 
-	mutex_lock(&pn->lock);
+	rcu_read_lock();
+	pd_stats_view(pn, &v);
 	for_each_possible_cpu(cpu) {
 		void *hdr;
 
@@ -572,7 +622,7 @@ int pd_nl_get_stats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 			err = -EMSGSIZE;
 			break;
 		}
-		err = pd_fill_stats_of(skb, pn, cpu);
+		err = pd_fill_stats_of(skb, &v, cpu);
 		if (err) {
 			genlmsg_cancel(skb, hdr);
 			break;
@@ -580,7 +630,7 @@ int pd_nl_get_stats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 		genlmsg_end(skb, hdr);
 		cb->args[0] = cpu + 1;
 	}
-	mutex_unlock(&pn->lock);
+	rcu_read_unlock();
 	/* a full message ends this part of the dump; the next goes on */
 	if (err == -EMSGSIZE && skb->len)
 		return skb->len;

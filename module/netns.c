@@ -39,12 +39,20 @@ static void pd_net_drop_filters(struct pd_net *pn)
 	pd_budget_held(pn, PD_PART_FILTERS, 0);
 }
 
+static struct pd_counters *pd_net_ctr(struct pd_net *pn)
+{
+	return rcu_dereference_protected(pn->ctr, lockdep_is_held(&pn->lock));
+}
+
 /* Publish fs (built for hook generation fs->hook_gen); free the old. */
 static void pd_net_publish(struct pd_net *pn, struct pd_filters *fs,
 			   struct pd_hooks *hooks)
 {
 	struct pd_hooks *old_hooks = NULL;
 	struct pd_filters *old;
+
+	/* the packet path counts through its filters */
+	fs->stats = pd_net_ctr(pn)->cpu;
 
 	if (hooks) {
 		old_hooks = pn->hooks;
@@ -142,19 +150,23 @@ int pd_net_apply(struct pd_net *pn, const struct pd_config *cfg,
 	return pd_net_rebuild(pn, cfg, rehook, extack);
 }
 
-/* The counters of one CPU since the last reset. */
-void pd_net_counts(struct pd_net *pn, int cpu, struct pd_counts *c)
+/*
+ * The counters of one CPU since the last reset; zeros without counters
+ * (an idle instance). Under RCU, or pn->lock.
+ */
+void pd_counters_read(const struct pd_counters *ctr, int cpu,
+		      struct pd_counts *c)
 {
 	const struct pd_cpu_stats *st;
 	const struct pd_counts *base;
 	unsigned int seq;
 
-	if (!pn->stats) {	/* idle: nothing counted */
+	if (!ctr) {
 		memset(c, 0, sizeof(*c));
 		return;
 	}
-	st = per_cpu_ptr(pn->stats, cpu);
-	base = per_cpu_ptr(pn->base, cpu);
+	st = per_cpu_ptr(ctr->cpu, cpu);
+	base = per_cpu_ptr(ctr->base, cpu);
 	do {
 		seq = u64_stats_fetch_begin(&st->syncp);
 		c->packets = u64_stats_read(&st->packets);
@@ -164,12 +176,40 @@ void pd_net_counts(struct pd_net *pn, int cpu, struct pd_counts *c)
 		c->unparsed = u64_stats_read(&st->unparsed);
 		c->nonip = u64_stats_read(&st->nonip);
 	} while (u64_stats_fetch_retry(&st->syncp, seq));
-	c->packets -= base->packets;
-	c->duplicates -= base->duplicates;
-	c->marked -= base->marked;
-	c->dropped -= base->dropped;
-	c->unparsed -= base->unparsed;
-	c->nonip -= base->nonip;
+	/* a reset writes the base under pn->lock: a reader may be one behind */
+	c->packets -= data_race(base->packets);
+	c->duplicates -= data_race(base->duplicates);
+	c->marked -= data_race(base->marked);
+	c->dropped -= data_race(base->dropped);
+	c->unparsed -= data_race(base->unparsed);
+	c->nonip -= data_race(base->nonip);
+}
+
+static void pd_counters_free(struct pd_counters *ctr)
+{
+	if (!ctr)
+		return;
+	free_percpu(ctr->cpu);
+	free_percpu(ctr->base);
+	kfree(ctr);
+}
+
+static struct pd_counters *pd_counters_alloc(void)
+{
+	struct pd_counters *ctr = kzalloc(sizeof(*ctr), PD_GFP);
+	int cpu;
+
+	if (!ctr)
+		return NULL;
+	ctr->cpu = alloc_percpu_gfp(struct pd_cpu_stats, PD_GFP);
+	ctr->base = alloc_percpu_gfp(struct pd_counts, PD_GFP);
+	if (!ctr->cpu || !ctr->base) {
+		pd_counters_free(ctr);
+		return NULL;
+	}
+	for_each_possible_cpu(cpu)
+		u64_stats_init(&per_cpu_ptr(ctr->cpu, cpu)->syncp);
+	return ctr;
 }
 
 void pd_counts_add(struct pd_counts *sum, const struct pd_counts *c)
@@ -190,6 +230,7 @@ void pd_counts_add(struct pd_counts *sum, const struct pd_counts *c)
  */
 int pd_net_reset(struct pd_net *pn, struct netlink_ext_ack *extack)
 {
+	struct pd_counters *ctr;
 	int cpu, err;
 
 	lockdep_assert_held(&pn->lock);
@@ -200,11 +241,12 @@ int pd_net_reset(struct pd_net *pn, struct netlink_ext_ack *extack)
 		if (err)
 			return err;
 	}
+	ctr = pd_net_ctr(pn);
 	for_each_possible_cpu(cpu) {
 		struct pd_counts now;
 
-		pd_net_counts(pn, cpu, &now);
-		pd_counts_add(per_cpu_ptr(pn->base, cpu), &now);
+		pd_counters_read(ctr, cpu, &now);
+		pd_counts_add(per_cpu_ptr(ctr->base, cpu), &now);
 	}
 	return 0;
 }
@@ -219,33 +261,31 @@ int pd_net_reset(struct pd_net *pn, struct netlink_ext_ack *extack)
 int pd_net_enable(struct pd_net *pn, const struct pd_config *cfg,
 		  struct netlink_ext_ack *extack)
 {
-	int cpu, err;
+	struct pd_counters *ctr;
+	int err;
 
 	lockdep_assert_held(&pn->lock);
 	if (pn->active)
 		return pd_net_apply(pn, cfg, extack);
-	pn->stats = alloc_percpu_gfp(struct pd_cpu_stats, PD_GFP);
-	pn->base = alloc_percpu_gfp(struct pd_counts, PD_GFP);
-	if (!pn->stats || !pn->base) {
+	ctr = pd_counters_alloc();
+	if (!ctr) {
 		NL_SET_ERR_MSG(extack, "out of memory for the counters");
-		err = -ENOMEM;
-		goto fail;
+		return -ENOMEM;
 	}
-	for_each_possible_cpu(cpu)
-		u64_stats_init(&per_cpu_ptr(pn->stats, cpu)->syncp);
+	rcu_assign_pointer(pn->ctr, ctr);
 	err = pd_net_apply(pn, cfg, extack);
-	if (err)
-		goto fail;
+	if (err) {
+		/* nothing counts through ctr any more (if anything did) */
+		pd_net_drop_filters(pn);
+		RCU_INIT_POINTER(pn->ctr, NULL);
+		synchronize_rcu();	/* readers */
+		pd_counters_free(ctr);
+		return err;
+	}
 	pn->active = true;
 	if (pd_srcs_apply(pn, &pn->src_cfg, NULL))
 		pr_warn_ratelimited("no source windows in a namespace: no room for them\n");
 	return 0;
-fail:
-	free_percpu(pn->stats);
-	free_percpu(pn->base);
-	pn->stats = NULL;
-	pn->base = NULL;
-	return err;
 }
 
 /*
@@ -254,8 +294,7 @@ fail:
  */
 void pd_net_disable(struct pd_net *pn)
 {
-	struct pd_cpu_stats __percpu *stats = pn->stats;
-	struct pd_counts __percpu *base = pn->base;
+	struct pd_counters *ctr = pd_net_ctr(pn);
 
 	lockdep_assert_held(&pn->lock);
 	if (!pn->active)
@@ -264,15 +303,13 @@ void pd_net_disable(struct pd_net *pn)
 		pd_hooks_detach(pn->hooks);
 	pd_srcs_withdraw(pn);
 	pd_net_drop_filters(pn);
-	/* no packet is inside pd_process() any more */
+	RCU_INIT_POINTER(pn->ctr, NULL);
+	/* no packet is inside pd_process() any more, no reader has ctr */
 	synchronize_rcu();
 	kfree(pn->hooks);
 	pn->hooks = NULL;
 	pn->active = false;
-	pn->stats = NULL;
-	pn->base = NULL;
-	free_percpu(stats);
-	free_percpu(base);
+	pd_counters_free(ctr);
 }
 
 /*
@@ -288,6 +325,7 @@ int pd_net_setup(struct pd_net *pn, struct net *net,
 
 	pn->net = net;
 	mutex_init(&pn->lock);
+	mutex_init(&pn->read_lock);
 	pn->cfg = *cfg;
 	pd_srcs_defaults(&pn->src_cfg);
 	pd_budget_init(&pn->budget, net);
@@ -325,9 +363,10 @@ void pd_net_teardown(struct pd_net *pn)
 	pn->hooks = NULL;
 	pd_filters_free(rcu_dereference_protected(pn->filters, true));
 	RCU_INIT_POINTER(pn->filters, NULL);
-	free_percpu(pn->stats);
-	free_percpu(pn->base);
+	pd_counters_free(rcu_dereference_protected(pn->ctr, true));
+	RCU_INIT_POINTER(pn->ctr, NULL);
 	pd_srcs_teardown(pn);
 	pd_budget_release(pn);
+	mutex_destroy(&pn->read_lock);
 	mutex_destroy(&pn->lock);
 }

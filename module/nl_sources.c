@@ -4,11 +4,15 @@
  * window (GET_DISTINCT, GET_SOURCES, SET_SOURCES, GET_TOP, GET_RARE), on
  * the request/reply path of netlink.c.
  *
- * The buffers a reading command needs (the merged summaries of GET_TOP and
- * GET_RARE, the candidates of GET_RARE) are charged to the caller's memory
- * cgroup and fail rather than invoke the OOM killer (PD_GFP); each is at
- * most the size of what it summarises, which the namespace's cap bounds,
- * and they are made under the namespace's lock, one request at a time.
+ * The reading commands (GET_DISTINCT, GET_TOP, GET_RARE) walk every CPU's
+ * sketches and summaries: they take no namespace lock that a change or
+ * the device notifier waits for, but a reference to the state in force
+ * (pd_srcs_get()) and the readers' own lock (pd_net.read_lock), one
+ * request at a time. The buffers they need (the merged summaries of
+ * GET_TOP and GET_RARE, the candidates of GET_RARE) are charged to the
+ * caller's memory cgroup and fail rather than invoke the OOM killer
+ * (PD_GFP); each is at most the size of what it summarises, which the
+ * namespace's cap bounds.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -23,9 +27,10 @@
 #define PD_TOP_OFF_MSG \
 	"top talkers are off in this namespace (dedupctl sources counters 128 turns them on)"
 
-/* What a reading command gathers under the lock. */
+/* What a reading command gathers. */
 struct pd_src_req {
-	struct pd_srcs *s;
+	bool locked;		/* holds pn->read_lock */
+	struct pd_srcs *s;	/* a reference */
 	u32 last;		/* sub-windows covering the span */
 	u32 count;		/* entries to list */
 	u32 support;		/* ppb */
@@ -49,12 +54,16 @@ static int pd_src_span(struct pd_nl_req *req)
 	if (err)
 		return err;
 	a = tb[PKTDEDUP_A_WINDOW_LAST_MS];
-	r->s = rcu_dereference_protected(pn->srcs, lockdep_is_held(&pn->lock));
+	if (mutex_lock_killable(&pn->read_lock))
+		return -EINTR;
+	r->locked = true;
+	r->s = pd_srcs_get(pn);
 	if (!r->s) {
-		if (!pn->src_cfg.enabled)
+		/* why: read without pn->lock, a change may be under way */
+		if (!data_race(pn->src_cfg.enabled))
 			NL_SET_ERR_MSG(req->extack,
 				       "source analytics are off in this namespace (dedupctl sources on turns them on)");
-		else if (pn->active)
+		else if (data_race(pn->active))
 			NL_SET_ERR_MSG(req->extack,
 				       "no source windows in this namespace (no room for them)");
 		else
@@ -81,6 +90,17 @@ static int pd_put_window(struct sk_buff *msg, const struct pd_src_req *r)
 		return -EMSGSIZE;
 	nla_nest_end(msg, nest);
 	return 0;
+}
+
+/* What pd_src_span() took. */
+static void pd_cleanup_src(struct pd_nl_req *req)
+{
+	struct pd_src_req *r = req->data;
+
+	if (r->s)
+		pd_srcs_put(r->s);
+	if (r->locked)
+		mutex_unlock(&req->pn->read_lock);
 }
 
 /* ---- GET_DISTINCT ---- */
@@ -115,9 +135,11 @@ static int pd_fill_distinct(struct sk_buff *msg, struct pd_nl_req *req)
 
 static const struct pd_nl_cmd pd_cmd_get_distinct = {
 	.reply_cmd = PKTDEDUP_CMD_GET_DISTINCT,
+	.unlocked = true,
 	.data_size = sizeof(struct pd_src_req),
 	.prepare = pd_prepare_distinct,
 	.fill = pd_fill_distinct,
+	.cleanup = pd_cleanup_src,
 };
 
 int pd_nl_get_distinct_doit(struct sk_buff *skb, struct genl_info *info)
@@ -236,10 +258,7 @@ static int pd_act_set_sources(struct pd_nl_req *req)
 	err = pd_nl_sources_read(req, &c);
 	if (err)
 		return err;
-	err = pd_srcs_apply(pn, &c, req->extack);
-	if (!err)
-		pd_events_start(pn);
-	return err;
+	return pd_srcs_apply(pn, &c, req->extack);
 }
 
 static const struct pd_nl_cmd pd_cmd_get_sources = {
@@ -322,6 +341,7 @@ static void pd_cleanup_list(struct pd_nl_req *req)
 
 	kvfree(r->agg);
 	kvfree(r->cand);
+	pd_cleanup_src(req);
 }
 
 static int pd_prepare_top(struct pd_nl_req *req)
@@ -375,6 +395,7 @@ static int pd_fill_top(struct sk_buff *msg, struct pd_nl_req *req)
 
 static const struct pd_nl_cmd pd_cmd_get_top = {
 	.reply_cmd = PKTDEDUP_CMD_GET_TOP,
+	.unlocked = true,
 	.data_size = sizeof(struct pd_src_req),
 	.prepare = pd_prepare_top,
 	.reply_size = pd_list_size,
@@ -460,6 +481,7 @@ static int pd_fill_rare(struct sk_buff *msg, struct pd_nl_req *req)
 
 static const struct pd_nl_cmd pd_cmd_get_rare = {
 	.reply_cmd = PKTDEDUP_CMD_GET_RARE,
+	.unlocked = true,
 	.data_size = sizeof(struct pd_src_req),
 	.prepare = pd_prepare_rare,
 	.reply_size = pd_list_size,

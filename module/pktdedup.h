@@ -49,6 +49,17 @@ struct pd_cpu_stats {
 	struct u64_stats_sync syncp;
 };
 
+/*
+ * The counters of an active instance. The packet path reaches them through
+ * its filters (pd_filters.stats); readers, who take no lock, through
+ * pd_net.ctr under RCU: they are freed a grace period after the instance
+ * goes idle.
+ */
+struct pd_counters {
+	struct pd_cpu_stats __percpu *cpu;
+	struct pd_counts __percpu *base;	/* counts at the last reset */
+};
+
 /* A plain snapshot of the counters. */
 struct pd_counts {
 	u64 packets;
@@ -69,6 +80,7 @@ struct pd_filters {
 	bool timed;			/* the filter reads packets' times */
 	bool match_dev;			/* cfg.sel's devices, checked per packet */
 	u32 hook_gen;			/* the hooks that may use these */
+	struct pd_cpu_stats __percpu *stats;	/* the instance's counters */
 	struct pd_filter __percpu *pcpu;	/* scope percpu */
 	struct pd_filter *shared;	/* scope shared */
 	spinlock_t lock;		/* guards *shared */
@@ -131,6 +143,12 @@ struct pd_src_cpu {
 struct pd_srcs {
 	/* what every packet reads first */
 	struct pd_src_cpu **cpu;	/* [nr_cpu_ids] */
+	/*
+	 * The instance's reference while published, and one for each reader
+	 * that walks the state without the namespace's lock (pd_srcs_get()):
+	 * the last one frees it.
+	 */
+	refcount_t ref;
 	struct pd_src_cfg cfg;
 	struct pd_filter_plan plan;	/* of the new-source filters (SBF) */
 	u64 tick_j;		/* jiffies per sub-window */
@@ -169,8 +187,13 @@ struct pd_net {
 	struct pd_config cfg;		/* in force; under lock */
 	struct pd_hooks *hooks;		/* under lock */
 	u32 hook_gen;			/* under lock */
-	struct pd_cpu_stats __percpu *stats;
-	struct pd_counts __percpu *base;	/* counts at the last reset */
+	struct pd_counters __rcu *ctr;	/* NULL while idle */
+	/*
+	 * Taken by the readers that walk the source windows (GET_TOP,
+	 * GET_RARE, GET_DISTINCT, /proc's distinct), one at a time, so that
+	 * what they allocate stays bounded; nothing else waits for it.
+	 */
+	struct mutex read_lock;
 	struct proc_dir_entry *proc;
 	struct pd_srcs __rcu *srcs;	/* NULL: no memory for it */
 	struct pd_src_cfg src_cfg;	/* in force; under lock */
@@ -250,6 +273,8 @@ u64 pd_srcs_bytes(const struct pd_src_cfg *c,
 struct pd_srcs *pd_srcs_build(const struct pd_src_cfg *cfg,
 			      struct netlink_ext_ack *extack);
 void pd_srcs_free(struct pd_srcs *s);
+struct pd_srcs *pd_srcs_get(struct pd_net *pn);
+void pd_srcs_put(struct pd_srcs *s);
 int pd_srcs_apply(struct pd_net *pn, const struct pd_src_cfg *cfg,
 		  struct netlink_ext_ack *extack);
 void pd_srcs_withdraw(struct pd_net *pn);
@@ -277,7 +302,8 @@ u64 pd_ev_dropped(struct pd_net *pn);
 int pd_net_apply(struct pd_net *pn, const struct pd_config *cfg,
 		 struct netlink_ext_ack *extack);
 int pd_net_reset(struct pd_net *pn, struct netlink_ext_ack *extack);
-void pd_net_counts(struct pd_net *pn, int cpu, struct pd_counts *c);
+void pd_counters_read(const struct pd_counters *ctr, int cpu,
+		      struct pd_counts *c);
 void pd_counts_add(struct pd_counts *sum, const struct pd_counts *c);
 int pd_net_setup(struct pd_net *pn, struct net *net,
 		 const struct pd_config *cfg, bool active);
@@ -324,6 +350,12 @@ struct pd_nl_req {
 
 struct pd_nl_cmd {
 	u8 reply_cmd;
+	/*
+	 * A read that takes what it needs itself (under RCU, or a reference)
+	 * instead of the namespace's lock: statistics and the source
+	 * analytics, which anyone may ask for and which read much.
+	 */
+	bool unlocked;
 	size_t data_size;
 	/* changes state (SET, RESET): before any reply is built */
 	int (*act)(struct pd_nl_req *req);

@@ -63,37 +63,45 @@ static void pd_window_show(struct seq_file *m, struct pd_filters *fs)
 		   unit, w.effective, unit, w.shortest, w.early);
 }
 
+/*
+ * Read under RCU, never the namespace's lock (anyone may read it, in a
+ * loop), and at most PD_OCC_READ_BYTES of the filters (pd_occ_budget()):
+ * a shared filter is read once, a CPU's filter its share of the budget.
+ */
 static int pd_stats_show(struct seq_file *m, void *v)
 {
 	struct pd_net *pn = pd_pernet(seq_file_single_net(m));
 	struct pd_counts total = {}, c;
+	const struct pd_counters *ctr;
 	struct pd_filter_occ occ;
 	struct pd_filters *fs;
-	u64 occ_sum = 0;
+	u64 occ_sum = 0, budget = 0;
 	u32 ppb = 0;
 	char name[16];
 	int cpu, n = 0;
 	bool counting;
 
-	mutex_lock(&pn->lock);
-	if (!pn->active) {
+	rcu_read_lock();
+	ctr = rcu_dereference(pn->ctr);
+	if (!ctr) {
+		rcu_read_unlock();
 		seq_puts(m, "idle: no filters and no hook in this namespace; dedupctl enable (or any dedupctl set) starts it\n");
-		mutex_unlock(&pn->lock);
 		return 0;
 	}
-	fs = rcu_dereference_protected(pn->filters, lockdep_is_held(&pn->lock));
+	fs = rcu_dereference(pn->filters);
 	counting = pd_counting(fs);
+	if (fs)
+		budget = pd_occ_budget(pd_filters_count(fs));
 	seq_printf(m, "%-6s %12s %12s %12s %12s %12s %12s\n", "cpu",
 		   "packets", "duplicates", "marked", "dropped", "unparsed",
 		   counting ? "zero_cells" : "set_bits");
 	for_each_possible_cpu(cpu) {
 		/* a shared filter is read once (it may be large) */
 		if (fs && (!fs->shared || !n)) {
-			pd_filters_occupancy(fs, cpu, &occ,
-					     pd_occ_budget(pd_filters_count(fs)));
+			pd_filters_occupancy(fs, cpu, &occ, budget);
 			ppb = pd_occupancy_ppb(&occ, counting);
 		}
-		pd_net_counts(pn, cpu, &c);
+		pd_counters_read(ctr, cpu, &c);
 		pd_counts_add(&total, &c);
 		occ_sum += ppb;
 		n++;
@@ -117,7 +125,7 @@ static int pd_stats_show(struct seq_file *m, void *v)
 		seq_putc(m, '\n');
 		pd_window_show(m, fs);
 	}
-	mutex_unlock(&pn->lock);
+	rcu_read_unlock();
 	return 0;
 }
 
@@ -249,8 +257,10 @@ static int pd_distinct_show(struct seq_file *m, void *v)
 	struct pd_srcs *s;
 	u64 src, dst;
 
-	mutex_lock(&pn->lock);
-	s = rcu_dereference_protected(pn->srcs, lockdep_is_held(&pn->lock));
+	/* the readers' lock, and a reference: see pd_srcs_get() */
+	if (mutex_lock_killable(&pn->read_lock))
+		return -EINTR;
+	s = pd_srcs_get(pn);
 	if (!s)
 		goto out;
 	nsub = s->cfg.nsub;
@@ -268,8 +278,9 @@ static int pd_distinct_show(struct seq_file *m, void *v)
 			   (u32)div_u64((u64)s->cfg.window_ms * lasts[i], nsub),
 			   src, dst);
 	}
+	pd_srcs_put(s);
 out:
-	mutex_unlock(&pn->lock);
+	mutex_unlock(&pn->read_lock);
 	return 0;
 }
 

@@ -196,6 +196,7 @@ struct pd_srcs *pd_srcs_build(const struct pd_src_cfg *cfg,
 	s = kzalloc(sizeof(*s), PD_GFP);
 	if (!s)
 		goto nomem;
+	refcount_set(&s->ref, 1);
 	s->cfg = *cfg;
 	s->plan = plan;
 	s->tick_j = max_t(u64, 1, div_u64((u64)cfg->window_ms * HZ,
@@ -340,6 +341,7 @@ int pd_srcs_distinct(struct pd_srcs *s, u32 last, u64 *src, u64 *dst)
 		data_race(pd_win_collect(&c->win, now, last, PD_WIN_SRC, &u[0]));
 		/* and here too */
 		data_race(pd_win_collect(&c->win, now, last, PD_WIN_DST, &u[1]));
+		cond_resched();
 	}
 	*src = pd_hll_estimate(&u[0]);
 	*dst = pd_hll_estimate(&u[1]);
@@ -509,10 +511,15 @@ static void pd_srcs_drop(struct pd_net *pn)
 	if (!old)
 		return;
 	synchronize_rcu();
-	pd_srcs_free(old);
+	pd_srcs_put(old);
 	pd_budget_held(pn, PD_PART_SOURCES, 0);
 }
 
+/*
+ * Every path that gives the namespace new source state comes here (a
+ * sources change, SET_CONFIG's sources nest, an activation, a rebuild
+ * after a failure): the new-source worker starts with it.
+ */
 static void pd_srcs_publish(struct pd_net *pn, struct pd_srcs *s)
 {
 	struct pd_srcs *old;
@@ -521,9 +528,10 @@ static void pd_srcs_publish(struct pd_net *pn, struct pd_srcs *s)
 	pn->src_cfg = s->cfg;
 	if (old) {
 		synchronize_rcu();	/* no packet is using the old state */
-		pd_srcs_free(old);
+		pd_srcs_put(old);
 	}
 	pd_budget_held(pn, PD_PART_SOURCES, pd_srcs_mem(s));
+	pd_events_start(pn);
 }
 
 /*
@@ -585,6 +593,33 @@ void pd_srcs_withdraw(struct pd_net *pn)
 
 void pd_srcs_teardown(struct pd_net *pn)
 {
-	pd_srcs_free(rcu_dereference_protected(pn->srcs, true));
+	struct pd_srcs *s = rcu_dereference_protected(pn->srcs, true);
+
 	RCU_INIT_POINTER(pn->srcs, NULL);
+	if (s)
+		pd_srcs_put(s);
+}
+
+/*
+ * The source state in force, for a reader that takes no namespace lock
+ * and may sleep while it walks it: a reference, or NULL if there is none.
+ * A change meanwhile publishes new state; the reader's copy is freed
+ * when it puts it (pd_srcs_put()), at most one read later.
+ */
+struct pd_srcs *pd_srcs_get(struct pd_net *pn)
+{
+	struct pd_srcs *s;
+
+	rcu_read_lock();
+	s = rcu_dereference(pn->srcs);
+	if (s && !refcount_inc_not_zero(&s->ref))
+		s = NULL;
+	rcu_read_unlock();
+	return s;
+}
+
+void pd_srcs_put(struct pd_srcs *s)
+{
+	if (refcount_dec_and_test(&s->ref))
+		pd_srcs_free(s);
 }

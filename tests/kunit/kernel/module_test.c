@@ -252,27 +252,50 @@ static void pd_t_skb_truncated(struct kunit *test)
 	pd_filters_free(fs);
 }
 
+static struct pd_counters *pd_t_ctr(struct pd_net *pn)
+{
+	return rcu_dereference_protected(pn->ctr, true);
+}
+
 /* An instance with no hooks, for pd_process(). */
 static struct pd_net *pd_t_net(struct kunit *test)
 {
 	struct pd_net *pn = kunit_kzalloc(test, sizeof(*pn), GFP_KERNEL);
+	struct pd_counters *ctr = kunit_kzalloc(test, sizeof(*ctr),
+						GFP_KERNEL);
 	int cpu;
 
 	KUNIT_ASSERT_NOT_NULL(test, pn);
-	pn->stats = alloc_percpu(struct pd_cpu_stats);
-	pn->base = alloc_percpu(struct pd_counts);
-	KUNIT_ASSERT_NOT_NULL(test, pn->stats);
-	KUNIT_ASSERT_NOT_NULL(test, pn->base);
+	KUNIT_ASSERT_NOT_NULL(test, ctr);
+	ctr->cpu = alloc_percpu(struct pd_cpu_stats);
+	ctr->base = alloc_percpu(struct pd_counts);
+	KUNIT_ASSERT_NOT_NULL(test, ctr->cpu);
+	KUNIT_ASSERT_NOT_NULL(test, ctr->base);
 	for_each_possible_cpu(cpu)
-		u64_stats_init(&per_cpu_ptr(pn->stats, cpu)->syncp);
+		u64_stats_init(&per_cpu_ptr(ctr->cpu, cpu)->syncp);
+	RCU_INIT_POINTER(pn->ctr, ctr);
 	mutex_init(&pn->lock);
+	mutex_init(&pn->read_lock);
 	return pn;
 }
 
 static void pd_t_net_free(struct pd_net *pn)
 {
-	free_percpu(pn->stats);
-	free_percpu(pn->base);
+	free_percpu(pd_t_ctr(pn)->cpu);
+	free_percpu(pd_t_ctr(pn)->base);
+}
+
+/* One packet through pd_process(), counted in pn's counters. */
+static unsigned int pd_t_process(struct pd_net *pn, struct pd_filters *fs,
+				 struct sk_buff *skb)
+{
+	unsigned int v;
+
+	fs->stats = pd_t_ctr(pn)->cpu;
+	rcu_read_lock();
+	v = pd_process(pn, fs, skb, 0);
+	rcu_read_unlock();
+	return v;
 }
 
 static void pd_t_totals(struct pd_net *pn, struct pd_counts *t)
@@ -282,7 +305,7 @@ static void pd_t_totals(struct pd_net *pn, struct pd_counts *t)
 
 	memset(t, 0, sizeof(*t));
 	for_each_possible_cpu(cpu) {
-		pd_net_counts(pn, cpu, &c);
+		pd_counters_read(pd_t_ctr(pn), cpu, &c);
 		pd_counts_add(t, &c);
 	}
 }
@@ -297,9 +320,7 @@ static unsigned int pd_t_run(struct kunit *test, struct pd_net *pn,
 	unsigned int v;
 
 	skb->mark = 0xabcd0001;
-	rcu_read_lock();
-	v = pd_process(pn, fs, skb, 0);
-	rcu_read_unlock();
+	v = pd_t_process(pn, fs, skb);
 	*mark = skb->mark;
 	kfree_skb(skb);
 	return v;
@@ -433,10 +454,8 @@ static void pd_t_unparsed(struct kunit *test)
 		struct sk_buff *skb = pd_t_skb(test, junk, sizeof(junk), 16);
 
 		skb->mark = 7;
-		rcu_read_lock();
-		KUNIT_EXPECT_EQ(test, pd_process(pn, fs, skb, 0),
+		KUNIT_EXPECT_EQ(test, pd_t_process(pn, fs, skb),
 				(unsigned int)NF_ACCEPT);
-		rcu_read_unlock();
 		KUNIT_EXPECT_EQ(test, skb->mark, 7u);
 		kfree_skb(skb);
 	}
@@ -485,9 +504,7 @@ static void pd_t_distinct(struct kunit *test)
 			len = pd_t_packet(buf, false, i, 64);
 			buf[19] = (u8)(i + 1);		/* 10.0.0.(i+1) */
 			skb = pd_t_skb(test, buf, len, len);
-			rcu_read_lock();
-			pd_process(pn, fs, skb, 0);
-			rcu_read_unlock();
+			pd_t_process(pn, fs, skb);
 			kfree_skb(skb);
 		}
 	KUNIT_ASSERT_EQ(test, pd_srcs_distinct(s, 4, &src, &dst), 0);
@@ -920,18 +937,18 @@ static void pd_t_idle_and_total(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, rcu_access_pointer(pn->filters));
 	KUNIT_EXPECT_NULL(test, rcu_access_pointer(pn->srcs));
 	KUNIT_EXPECT_NULL(test, pn->hooks);
-	KUNIT_EXPECT_NULL(test, pn->stats);
+	KUNIT_EXPECT_NULL(test, rcu_access_pointer(pn->ctr));
 	KUNIT_EXPECT_EQ(test, pd_budget_total(&pn->budget), 0ULL);
 	KUNIT_EXPECT_EQ(test, pn->budget.charged, 0ULL);
 	KUNIT_EXPECT_EQ(test, pd_budget_total_held(), total - held);
 	KUNIT_EXPECT_EQ(test, pd_net_reset(pn, NULL), 0);
-	pd_net_counts(pn, 0, &c);
+	pd_counters_read(pd_t_ctr(pn), 0, &c);
 	KUNIT_EXPECT_EQ(test, c.packets, 0ULL);
 
 	KUNIT_ASSERT_EQ(test, pd_net_enable(pn, &saved, NULL), 0);
 	KUNIT_EXPECT_TRUE(test, pn->active);
 	KUNIT_EXPECT_NOT_NULL(test, pn->hooks);
-	KUNIT_EXPECT_NOT_NULL(test, pn->stats);
+	KUNIT_EXPECT_NOT_NULL(test, rcu_access_pointer(pn->ctr));
 	KUNIT_EXPECT_NOT_NULL(test, rcu_access_pointer(pn->filters));
 	KUNIT_EXPECT_NOT_NULL(test, rcu_access_pointer(pn->srcs));
 	KUNIT_EXPECT_EQ(test, pd_budget_total(&pn->budget), held);
