@@ -75,6 +75,31 @@ void pd_filters_free(struct pd_filters *fs)
 }
 
 /*
+ * The filters in force, for a reader of the statistics that takes no
+ * namespace lock and may sleep while it reads them: a reference, or NULL.
+ * A change meanwhile publishes new filters; the reader's are freed when
+ * it puts them, at the end of its read.
+ */
+struct pd_filters *pd_filters_hold(struct pd_net *pn)
+{
+	struct pd_filters *fs;
+
+	rcu_read_lock();
+	fs = rcu_dereference(pn->filters);
+	if (fs && !refcount_inc_not_zero(&fs->ref))
+		fs = NULL;
+	rcu_read_unlock();
+	return fs;
+}
+
+/* The instance's reference after a grace period, or a reader's. */
+void pd_filters_put(struct pd_filters *fs)
+{
+	if (fs && refcount_dec_and_test(&fs->ref))
+		pd_filters_free(fs);
+}
+
+/*
  * One filter of cfg over new memory on node: random seeds, or the fixed
  * seed's, derived as dedup-sim --seed derives them. Every filter of an
  * instance with a fixed seed gets the same seeds (each CPU's too), so a
@@ -122,6 +147,7 @@ struct pd_filters *pd_filters_build(const struct pd_config *cfg,
 		NL_SET_ERR_MSG(extack, "out of memory for the filters");
 		return ERR_PTR(-ENOMEM);
 	}
+	refcount_set(&fs->ref, 1);
 	fs->cfg = *cfg;
 	fs->plan = *plan;
 	fs->bytes = pd_filters_bytes(cfg, plan);
@@ -130,8 +156,6 @@ struct pd_filters *pd_filters_build(const struct pd_config *cfg,
 	fs->kopts.payload = cfg->key == PKTDEDUP_KEY_PACKET ? cfg->payload : 0;
 	fs->copy_len = PD_HDR_ROOM + fs->kopts.payload;
 	fs->timed = pd_filter_plan_timed(plan);
-	/* ingress hooks are registered on the selected devices alone */
-	fs->match_dev = cfg->sel.ndev && cfg->hook != PKTDEDUP_HOOK_INGRESS;
 	spin_lock_init(&fs->lock);
 
 	if (cfg->scope == PKTDEDUP_SCOPE_SHARED) {

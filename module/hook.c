@@ -201,16 +201,16 @@ static unsigned int pd_nonip(const struct pd_filters *fs)
 	return NF_ACCEPT;
 }
 
-/* Whether dev is one of the selected devices. */
-static bool pd_select_dev(const struct pd_select *sel,
-			  const struct net_device *dev)
+/* Whether dev is one of the named devices that are there. */
+static bool pd_hooks_match(const struct pd_hooks *h,
+			   const struct net_device *dev)
 {
 	unsigned int i;
 
 	if (!dev)
 		return false;
-	for (i = 0; i < sel->ndev; i++)
-		if (sel->ifindex[i] == dev->ifindex)
+	for (i = 0; i < h->ndev; i++)
+		if (READ_ONCE(h->ifindex[i]) == dev->ifindex)
 			return true;
 	return false;
 }
@@ -256,8 +256,8 @@ static unsigned int pd_hook(void *priv, struct sk_buff *skb,
 	/* traffic selection: before anything is read of the packet */
 	if (!pd_select_mark(&fs->cfg.sel, skb->mark))
 		return NF_ACCEPT;
-	if (fs->match_dev &&
-	    !pd_select_dev(&fs->cfg.sel, state->in ?: state->out))
+	if (hooks->match_dev &&
+	    !pd_hooks_match(hooks, state->in ?: state->out))
 		return NF_ACCEPT;
 	if (hooks->l2 && skb->protocol != htons(ETH_P_IP) &&
 	    skb->protocol != htons(ETH_P_IPV6))
@@ -266,34 +266,58 @@ static unsigned int pd_hook(void *priv, struct sk_buff *skb,
 }
 
 /*
- * A netdev ingress hook on the device of ifindex: looked up and registered
- * under pn->lock, which the device notifier takes too (select.c), so the
- * device cannot go away unseen in between.
+ * Hook ingress: register the hook of named device i on the device it is
+ * bound to. pn->dev_lock held (the device notifier's: the device cannot
+ * go away unseen meanwhile).
  */
-static int pd_hook_netdev(struct pd_net *pn, struct nf_hook_ops *ops,
-			  int ifindex)
+int pd_hook_dev_on(struct pd_hooks *h, unsigned int i)
 {
-	struct net_device *dev = dev_get_by_index(pn->net, ifindex);
+	struct pd_dev_bind *b = &h->dev[i];
 	int err;
 
-	if (!dev)
-		return -ENODEV;
-	ops->pf = NFPROTO_NETDEV;
-	ops->dev = dev;
-	err = nf_register_net_hook(pn->net, ops);
-	dev_put(dev);
-	if (err)
-		ops->dev = NULL;
+	lockdep_assert_held(&h->pn->dev_lock);
+	if (b->hooked)
+		return 0;
+	h->ops[i].dev = b->dev;
+	err = nf_register_net_hook(h->pn->net, &h->ops[i]);
+	b->hooked = !err;
 	return err;
 }
 
+void pd_hook_dev_off(struct pd_hooks *h, unsigned int i)
+{
+	lockdep_assert_held(&h->pn->dev_lock);
+	if (!h->dev[i].hooked)
+		return;
+	nf_unregister_net_hook(h->pn->net, &h->ops[i]);
+	h->dev[i].hooked = false;
+	h->ops[i].dev = NULL;
+}
+
+/* The netfilter hooks h has registered now. */
+u32 pd_hooks_count(const struct pd_hooks *h)
+{
+	unsigned int i;
+	u32 n = 0;
+
+	if (!h->per_dev)
+		return h->n;
+	for (i = 0; i < h->ndev; i++)
+		n += h->dev[i].hooked;
+	return n;
+}
+
 /*
- * Register the hooks of cfg's hook point: IPv4 and IPv6 at an inet hook,
- * the bridge family's hook, or a netdev ingress hook on each selected
- * device (by the ifindex it was resolved to).
+ * Register the hooks of cfg's hook point, generation gen: IPv4 and IPv6 at
+ * an inet hook, the bridge family's hook, or a netdev ingress hook on each
+ * named device that is there (select.c binds them, and refuses two named
+ * devices of which one is stacked on the other). The hooks are then known
+ * to the device notifier (pn->hooks_next) until pd_hooks_commit() puts
+ * them in force or pd_hooks_abort() removes them. pn->lock held.
  */
 struct pd_hooks *pd_hooks_register(struct pd_net *pn,
-				   const struct pd_config *cfg, u32 gen)
+				   const struct pd_config *cfg, u32 gen,
+				   struct netlink_ext_ack *extack)
 {
 	struct pd_hooks *h = kzalloc(sizeof(*h), PD_GFP);
 	u8 pf = pd_nf_hooks[cfg->hook].pf;
@@ -301,11 +325,18 @@ struct pd_hooks *pd_hooks_register(struct pd_net *pn,
 	int err = 0;
 
 	lockdep_assert_held(&pn->lock);
-	if (!h)
+	if (!h) {
+		NL_SET_ERR_MSG(extack, "out of memory for the hooks");
 		return ERR_PTR(-ENOMEM);
+	}
 	h->pn = pn;
 	h->gen = gen;
 	h->l2 = pd_hook_is_l2(cfg->hook);
+	h->per_dev = pf == NFPROTO_NETDEV;
+	h->match_dev = cfg->sel.ndev && !h->per_dev;
+	h->ndev = cfg->sel.ndev;
+	for (i = 0; i < h->ndev; i++)
+		strscpy(h->dev[i].name, cfg->sel.dev[i], IFNAMSIZ);
 	if (pf == NFPROTO_INET) {
 		h->ops[0].pf = NFPROTO_IPV4;
 		h->ops[1].pf = NFPROTO_IPV6;
@@ -313,61 +344,113 @@ struct pd_hooks *pd_hooks_register(struct pd_net *pn,
 	} else if (pf == NFPROTO_BRIDGE) {
 		h->ops[0].pf = NFPROTO_BRIDGE;
 		h->n = 1;
-	} else {
-		h->n = cfg->sel.ndev;
 	}
-	for (i = 0; i < h->n && !err; i++) {
+	for (i = 0; i < PKTDEDUP_DEVS_MAX; i++) {
 		h->ops[i].hook = pd_hook;
 		h->ops[i].priv = h;
 		h->ops[i].hooknum = pd_nf_hooks[cfg->hook].hooknum;
 		h->ops[i].priority = cfg->priority;
-		if (pf == NFPROTO_NETDEV)
-			err = pd_hook_netdev(pn, &h->ops[i], cfg->sel.ifindex[i]);
-		else
-			err = nf_register_net_hook(pn->net, &h->ops[i]);
+		if (h->per_dev)
+			h->ops[i].pf = NFPROTO_NETDEV;
 	}
-	if (!err)
-		return h;
-	/* the ones registered before the failure; a CPU may be in one */
-	h->n = i - 1;
-	pd_hooks_detach(h);
-	synchronize_rcu();
-	kfree(h);
-	return ERR_PTR(err);
+	mutex_lock(&pn->dev_lock);
+	err = pd_hooks_bind(h, extack);
+	for (i = 0; i < h->n && !err; i++) {
+		err = nf_register_net_hook(pn->net, &h->ops[i]);
+		if (err) {
+			h->n = i;	/* the ones registered */
+			NL_SET_ERR_MSG(extack,
+				       "cannot register the netfilter hooks");
+		}
+	}
+	if (err) {
+		pd_hooks_detach(h);
+		mutex_unlock(&pn->dev_lock);
+		synchronize_rcu();	/* a CPU may be in one */
+		kfree(h);
+		return ERR_PTR(err);
+	}
+	pn->hooks_next = h;
+	mutex_unlock(&pn->dev_lock);
+	return h;
 }
 
-/* Stop new packets from reaching h; CPUs may still be inside pd_hook(). */
+/*
+ * Put h (from pd_hooks_register()) in force with the filters fs, built for
+ * its generation, and take the old hooks off: under pn->dev_lock, so that
+ * the device notifier sees the old hooks until they are unregistered and
+ * the new ones from then on. With h NULL, only fs is published. Returns
+ * the old hooks (CPUs may still be inside them: free after a grace
+ * period), the old filters in *old. pn->lock held.
+ */
+struct pd_hooks *pd_hooks_commit(struct pd_net *pn, struct pd_hooks *h,
+				 struct pd_filters *fs,
+				 struct pd_filters **old)
+{
+	struct pd_hooks *prev = NULL;
+
+	lockdep_assert_held(&pn->lock);
+	mutex_lock(&pn->dev_lock);
+	if (h) {
+		prev = pn->hooks;
+		pn->hooks = h;
+		pn->hooks_next = NULL;
+		pn->hook_gen = fs->hook_gen;
+	}
+	*old = rcu_replace_pointer(pn->filters, fs,
+				   lockdep_is_held(&pn->lock));
+	if (prev)
+		pd_hooks_detach(prev);
+	mutex_unlock(&pn->dev_lock);
+	return prev;
+}
+
+/* h (from pd_hooks_register()) is not wanted after all. pn->lock held. */
+void pd_hooks_abort(struct pd_net *pn, struct pd_hooks *h)
+{
+	lockdep_assert_held(&pn->lock);
+	mutex_lock(&pn->dev_lock);
+	pd_hooks_detach(h);
+	pn->hooks_next = NULL;
+	mutex_unlock(&pn->dev_lock);
+	synchronize_rcu();
+	kfree(h);
+}
+
+/*
+ * The hooks in force leave: unregistered, forgotten by the device
+ * notifier. Returns them (CPUs may still be inside: free after a grace
+ * period), or NULL.
+ */
+struct pd_hooks *pd_hooks_withdraw(struct pd_net *pn)
+{
+	struct pd_hooks *h;
+
+	mutex_lock(&pn->dev_lock);
+	h = pn->hooks;
+	pn->hooks = NULL;
+	if (h)
+		pd_hooks_detach(h);
+	mutex_unlock(&pn->dev_lock);
+	return h;
+}
+
+/*
+ * Stop new packets from reaching h; CPUs may still be inside pd_hook().
+ * pn->dev_lock held.
+ */
 void pd_hooks_detach(struct pd_hooks *h)
 {
 	unsigned int i;
 
-	for (i = 0; i < h->n; i++) {
-		/* a netdev hook whose device went away is gone already */
-		if (h->ops[i].pf == NFPROTO_NETDEV && !h->ops[i].dev)
-			continue;
+	lockdep_assert_held(&h->pn->dev_lock);
+	for (i = 0; i < h->n; i++)
 		nf_unregister_net_hook(h->pn->net, &h->ops[i]);
-		h->ops[i].dev = NULL;
+	h->n = 0;
+	for (i = 0; i < h->ndev; i++) {
+		pd_hook_dev_off(h, i);
+		WRITE_ONCE(h->ifindex[i], 0);
 	}
-}
-
-/*
- * Device dev goes away (NETDEV_UNREGISTER): remove h's netdev hook on it.
- * pn->lock held. Whether h had one.
- */
-bool pd_hooks_forget_dev(struct pd_hooks *h, const struct net_device *dev)
-{
-	bool found = false;
-	unsigned int i;
-
-	lockdep_assert_held(&h->pn->lock);
-	for (i = 0; i < h->n; i++) {
-		if (h->ops[i].pf != NFPROTO_NETDEV || h->ops[i].dev != dev)
-			continue;
-		nf_unregister_net_hook(h->pn->net, &h->ops[i]);
-		h->ops[i].dev = NULL;
-		found = true;
-	}
-	return found;
 }
 
 int pd_hook_init(void)

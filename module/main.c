@@ -60,6 +60,16 @@ module_param(max_total_mem, charp, 0444);
 MODULE_PARM_DESC(max_total_mem,
 		 "memory cap of the module across all namespaces (auto: 1/16 of RAM)");
 
+static char *max_user_mem = "auto";
+module_param(max_user_mem, charp, 0444);
+MODULE_PARM_DESC(max_user_mem,
+		 "memory cap of all namespaces owned by the user namespaces one user created, together (auto: max_userns_mem)");
+
+static char *init_reserve_mem = "auto";
+module_param(init_reserve_mem, charp, 0444);
+MODULE_PARM_DESC(init_reserve_mem,
+		 "of max_total_mem, what namespaces of other user namespaces can never take: the initial user namespace's share (auto: half of max_total_mem)");
+
 bool pd_sources_on = true;
 module_param_named(sources, pd_sources_on, bool, 0444);
 MODULE_PARM_DESC(sources,
@@ -75,7 +85,8 @@ module_param_named(distinct_subwindows, pd_distinct_subwindows, uint, 0444);
 MODULE_PARM_DESC(distinct_subwindows,
 		 "sub-windows of that window, 1..64 (12); memory: 2 x this x 16 KiB per CPU");
 
-u64 pd_max_netns_mem, pd_max_userns_mem, pd_max_total_mem;
+u64 pd_max_netns_mem, pd_max_userns_mem, pd_max_total_mem, pd_max_user_mem,
+	pd_init_reserve_mem;
 
 enum pd_start { PD_START_INIT, PD_START_ALL, PD_START_NONE, PD_NSTARTS };
 
@@ -123,12 +134,31 @@ static struct pernet_operations pd_net_ops = {
 	.size = sizeof(struct pd_net),
 };
 
+/* A size parameter: K/M/G suffixes, or auto (auto_val) if can_auto. */
+static int __init pd_size_param(const char *name, const char *s,
+				bool can_auto, u64 auto_val, u64 *out)
+{
+	char *end;
+
+	if (can_auto && !strcmp(s, "auto")) {
+		*out = auto_val;
+		return 0;
+	}
+	*out = memparse(s, &end);
+	if (!*end)
+		return 0;
+	pr_err("%s=%s: not a size (e.g. 16M, 1G)%s\n", name, s,
+	       can_auto ? " or auto" : "");
+	return -EINVAL;
+}
+
 static int __init pd_parse_params(void)
 {
 	const struct pd_filter_ops *ops = pd_filter_family_by_name(filter);
 	struct pd_filter_plan plan;
 	const char *why = NULL;
 	char *end;
+	u64 ram;
 	int i;
 
 	pd_config_defaults(&pd_default_cfg);
@@ -163,37 +193,28 @@ static int __init pd_parse_params(void)
 		       PD_WIN_MAX_SUB);
 		return -EINVAL;
 	}
-	pd_max_netns_mem = memparse(max_netns_mem, &end);
-	if (*end) {
-		pr_err("max_netns_mem=%s: not a size (e.g. 256M, 1G)\n",
-		       max_netns_mem);
+	ram = (u64)totalram_pages() << PAGE_SHIFT;
+	if (pd_size_param("max_netns_mem", max_netns_mem, false, 0,
+			  &pd_max_netns_mem) ||
+	    pd_size_param("max_userns_mem", max_userns_mem, true,
+			  min_t(u64, pd_max_netns_mem, ram / 32),
+			  &pd_max_userns_mem) ||
+	    pd_size_param("max_total_mem", max_total_mem, true, ram / 16,
+			  &pd_max_total_mem) ||
+	    pd_size_param("max_user_mem", max_user_mem, true,
+			  pd_max_userns_mem, &pd_max_user_mem) ||
+	    pd_size_param("init_reserve_mem", init_reserve_mem, true,
+			  pd_max_total_mem / 2, &pd_init_reserve_mem))
 		return -EINVAL;
-	}
-	if (!strcmp(max_userns_mem, "auto")) {
-		pd_max_userns_mem = min_t(u64, pd_max_netns_mem,
-					  ((u64)totalram_pages() << PAGE_SHIFT) / 32);
-	} else {
-		pd_max_userns_mem = memparse(max_userns_mem, &end);
-		if (*end) {
-			pr_err("max_userns_mem=%s: not a size (e.g. 16M) or auto\n",
-			       max_userns_mem);
-			return -EINVAL;
-		}
+	if (pd_init_reserve_mem > pd_max_total_mem) {
+		pr_err("init_reserve_mem=%s: more than max_total_mem (%llu bytes)\n",
+		       init_reserve_mem, pd_max_total_mem);
+		return -EINVAL;
 	}
 	pd_start = pd_name_index(netns, pd_start_names, PD_NSTARTS);
 	if (pd_start < 0) {
 		pr_err("netns=%s: not init, all or none\n", netns);
 		return -EINVAL;
-	}
-	if (!strcmp(max_total_mem, "auto")) {
-		pd_max_total_mem = ((u64)totalram_pages() << PAGE_SHIFT) / 16;
-	} else {
-		pd_max_total_mem = memparse(max_total_mem, &end);
-		if (*end) {
-			pr_err("max_total_mem=%s: not a size (e.g. 1G) or auto\n",
-			       max_total_mem);
-			return -EINVAL;
-		}
 	}
 	pd_budget_msgs_init();
 	if (pd_filter_plan(&pd_default_cfg.filter, &plan, &why)) {
@@ -221,10 +242,11 @@ static int __init pd_init(void)
 	err = pd_netlink_init();
 	if (err)
 		goto out_select;
-	pr_info("loaded: key %s, filter %s of %llu bytes, action count; active at load: %s namespaces; namespace caps %llu (initial user namespace), %llu (others); %llu in all\n",
+	pr_info("loaded: key %s, filter %s of %llu bytes, action count; active at load: %s namespaces; namespace caps %llu (initial user namespace), %llu (others); %llu for one user's user namespaces; %llu in all, of which %llu kept for the initial user namespace\n",
 		pd_key_mode_names[pd_default_cfg.key], filter,
 		pd_default_cfg.filter.mem_bytes, netns, pd_max_netns_mem,
-		pd_max_userns_mem, pd_max_total_mem);
+		pd_max_userns_mem, pd_max_user_mem, pd_max_total_mem,
+		pd_init_reserve_mem);
 	return 0;
 out_select:
 	pd_select_exit();

@@ -188,7 +188,7 @@ static int pd_check_both(struct pd_nl_req *req, const struct pd_config *cfg,
 			 u64 src_need, bool active)
 {
 	struct pd_filter_plan plan;
-	u64 need, others;
+	u64 need;
 	int err;
 
 	if (!src_need)
@@ -197,11 +197,9 @@ static int pd_check_both(struct pd_nl_req *req, const struct pd_config *cfg,
 	if (err)
 		return err;
 	need = pd_filters_bytes(cfg, &plan) + src_need;
-	/* active: the module's cap too (what the others hold now, and this) */
-	others = pd_budget_total_held() - req->pn->budget.charged;
+	/* active: the counts across namespaces too (what others hold now) */
 	if (need <= req->pn->budget.cap &&
-	    (!active || (need <= pd_max_total_mem &&
-			 others <= pd_max_total_mem - need)))
+	    (!active || pd_budget_fits(req->pn, need)))
 		return 0;
 	req->pn->budget.refused = need;
 	NL_SET_ERR_MSG(req->extack,
@@ -338,8 +336,8 @@ static int pd_act_set_config(struct pd_nl_req *req)
  * may set it (admin): with it anyone can predict the filter (which cells a
  * packet sets, which packets collide), and GET_CONFIG is open to all.
  */
-static int pd_fill_settings(struct sk_buff *msg, const struct pd_config *c,
-			    bool active, bool admin)
+static int pd_fill_settings(struct sk_buff *msg, struct pd_net *pn,
+			    const struct pd_config *c, bool active, bool admin)
 {
 	struct nlattr *cfg;
 
@@ -360,7 +358,7 @@ static int pd_fill_settings(struct sk_buff *msg, const struct pd_config *c,
 	    (admin && c->seed_mode == PKTDEDUP_SEED_MODE_FIXED &&
 	     pd_nl_put_u64(msg, PKTDEDUP_A_CONFIG_SEED, c->seed,
 			   PKTDEDUP_A_CONFIG_PAD)) ||
-	    pd_nl_select_put(msg, &c->sel) ||
+	    pd_nl_select_put(msg, pn, &c->sel) ||
 	    pd_nl_filter_put(msg, &c->filter))
 		return -EMSGSIZE;
 	nla_nest_end(msg, cfg);
@@ -370,6 +368,9 @@ static int pd_fill_settings(struct sk_buff *msg, const struct pd_config *c,
 static int pd_fill_budget(struct sk_buff *msg, const struct pd_budget *b)
 {
 	struct nlattr *nest = nla_nest_start(msg, PKTDEDUP_A_BUDGET);
+	u64 user_held, userns_held;
+
+	pd_budget_report(b, &user_held, &userns_held);
 
 	if (!nest ||
 	    pd_nl_put_u64(msg, PKTDEDUP_A_BUDGET_CAP, b->cap,
@@ -386,7 +387,17 @@ static int pd_fill_budget(struct sk_buff *msg, const struct pd_budget *b)
 	    pd_nl_put_u64(msg, PKTDEDUP_A_BUDGET_TOTAL_CAP, pd_max_total_mem,
 			  PKTDEDUP_A_BUDGET_PAD) ||
 	    pd_nl_put_u64(msg, PKTDEDUP_A_BUDGET_TOTAL_HELD,
-			  pd_budget_total_held(), PKTDEDUP_A_BUDGET_PAD))
+			  pd_budget_total_held(), PKTDEDUP_A_BUDGET_PAD) ||
+	    pd_nl_put_u64(msg, PKTDEDUP_A_BUDGET_USERNS_CAP,
+			  pd_max_total_mem - pd_init_reserve_mem,
+			  PKTDEDUP_A_BUDGET_PAD) ||
+	    pd_nl_put_u64(msg, PKTDEDUP_A_BUDGET_USERNS_HELD, userns_held,
+			  PKTDEDUP_A_BUDGET_PAD) ||
+	    (b->userns &&
+	     (pd_nl_put_u64(msg, PKTDEDUP_A_BUDGET_USER_CAP, pd_max_user_mem,
+			    PKTDEDUP_A_BUDGET_PAD) ||
+	      pd_nl_put_u64(msg, PKTDEDUP_A_BUDGET_USER_HELD, user_held,
+			    PKTDEDUP_A_BUDGET_PAD))))
 		return -EMSGSIZE;
 	nla_nest_end(msg, nest);
 	return 0;
@@ -399,7 +410,7 @@ static int pd_fill_config(struct sk_buff *msg, struct pd_nl_req *req)
 	struct nlattr *plan;
 
 	fs = rcu_dereference_protected(pn->filters, lockdep_is_held(&pn->lock));
-	if (pd_fill_settings(msg, &pn->cfg, pn->active, req->admin))
+	if (pd_fill_settings(msg, pn, &pn->cfg, pn->active, req->admin))
 		return -EMSGSIZE;
 	if (fs) {	/* absent while idle */
 		plan = nla_nest_start(msg, PKTDEDUP_A_PLAN);
@@ -477,56 +488,18 @@ static int pd_window_stats_put(struct sk_buff *msg, struct pd_filters *fs,
 }
 
 /*
- * What a statistics read reports of the filters in force: taken under RCU
- * and without the namespace's lock (statistics are open to everyone, and
- * must never make a configuration change, or a device notifier holding
- * RTNL, wait), reading a bounded amount of each filter (pd_occ_budget()).
- * A shared filter is read once per read, whatever the number of rows.
- */
-struct pd_stats_view {
-	const struct pd_counters *ctr;	/* NULL: idle */
-	struct pd_filters *fs;		/* NULL: idle, or a rebuild */
-	bool counting;			/* zero cells (else set bits) */
-	u64 budget;			/* bytes read of each filter */
-	struct pd_filter_occ shared;	/* the shared filter's */
-};
-
-static void pd_stats_view(struct pd_net *pn, struct pd_stats_view *v)
-{
-	v->ctr = rcu_dereference(pn->ctr);
-	v->fs = rcu_dereference(pn->filters);
-	v->counting = true;
-	if (!v->fs)
-		return;
-	v->counting = pd_filter_family(v->fs->plan.kind)->counting;
-	v->budget = pd_occ_budget(pd_filters_count(v->fs));
-	if (v->fs->shared)
-		pd_filters_occupancy(v->fs, 0, &v->shared, v->budget);
-}
-
-/* The occupancy of CPU i's filter (the shared one's, read once). */
-static const struct pd_filter_occ *pd_stats_occ(struct pd_stats_view *v,
-						int i,
-						struct pd_filter_occ *occ)
-{
-	if (v->fs->shared)
-		return &v->shared;
-	pd_filters_occupancy(v->fs, i, occ, v->budget);
-	return occ;
-}
-
-/*
  * Counters of one CPU, or the totals (cpu < 0), and the occupancy of the
  * filters in their family's terms (one CPU's message also gives the loads
- * of a bit-array filter). Under rcu_read_lock().
+ * of a bit-array filter): a read of stats.c's.
  */
 static int pd_fill_stats_of(struct sk_buff *msg, struct pd_stats_view *v,
 			    int cpu)
 {
 	const struct pd_filter_occ *occ = NULL;
 	struct pd_filters *fs = v->fs;
-	struct pd_counts c = {}, one;
-	struct pd_filter_occ mine;
+	struct pd_filter_occ buf;
+	struct pd_counts c = {};
+	struct pd_stats_row r;
 	struct nlattr *nest;
 	u64 ppb = 0;
 	int i, n = 0;
@@ -535,11 +508,11 @@ static int pd_fill_stats_of(struct sk_buff *msg, struct pd_stats_view *v,
 	for_each_possible_cpu(i) {
 		if (cpu >= 0 && i != cpu)
 			continue;
-		pd_counters_read(v->ctr, i, &one);
-		pd_counts_add(&c, &one);
-		if (fs && (!fs->shared || !n)) {
-			occ = pd_stats_occ(v, i, &mine);
-			ppb += pd_occupancy_ppb(occ, v->counting);
+		pd_stats_cpu(v, i, &r, &buf);
+		pd_counts_add(&c, &r.c);
+		if (r.occ && (!fs->shared || !n)) {
+			occ = r.occ;
+			ppb += r.ppb;
 			n++;
 		}
 	}
@@ -579,10 +552,9 @@ static int pd_fill_stats(struct sk_buff *msg, struct pd_nl_req *req)
 	struct pd_stats_view v;
 	int err;
 
-	rcu_read_lock();
-	pd_stats_view(req->pn, &v);
+	pd_stats_begin(req->pn, &v);
 	err = pd_fill_stats_of(msg, &v, -1);
-	rcu_read_unlock();
+	pd_stats_end(&v);
 	return err;
 }
 
@@ -599,8 +571,8 @@ int pd_nl_get_stats_doit(struct sk_buff *skb, struct genl_info *info)
 
 /*
  * One message per possible CPU; cb->args[0] is the next CPU to send. Each
- * part of the dump reads under RCU, without the namespace's lock, at most
- * one budget of each filter it reports (a shared filter once).
+ * part of the dump is a read of its own (stats.c): a shared filter is read
+ * once per part, a CPU's filter once per message.
  */
 int pd_nl_get_stats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
@@ -608,8 +580,7 @@ int pd_nl_get_stats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	struct pd_stats_view v;
 	int cpu, err = 0;
 
-	rcu_read_lock();
-	pd_stats_view(pn, &v);
+	pd_stats_begin(pn, &v);
 	for_each_possible_cpu(cpu) {
 		void *hdr;
 
@@ -630,7 +601,7 @@ int pd_nl_get_stats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 		genlmsg_end(skb, hdr);
 		cb->args[0] = cpu + 1;
 	}
-	rcu_read_unlock();
+	pd_stats_end(&v);
 	/* a full message ends this part of the dump; the next goes on */
 	if (err == -EMSGSIZE && skb->len)
 		return skb->len;

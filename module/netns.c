@@ -35,7 +35,7 @@ static void pd_net_drop_filters(struct pd_net *pn)
 	if (!old)
 		return;
 	synchronize_rcu();
-	pd_filters_free(old);
+	pd_filters_put(old);
 	pd_budget_held(pn, PD_PART_FILTERS, 0);
 }
 
@@ -44,30 +44,25 @@ static struct pd_counters *pd_net_ctr(struct pd_net *pn)
 	return rcu_dereference_protected(pn->ctr, lockdep_is_held(&pn->lock));
 }
 
-/* Publish fs (built for hook generation fs->hook_gen); free the old. */
+/*
+ * Publish fs (built for hook generation fs->hook_gen), with new hooks if
+ * hooks is not NULL; free the old.
+ */
 static void pd_net_publish(struct pd_net *pn, struct pd_filters *fs,
 			   struct pd_hooks *hooks)
 {
-	struct pd_hooks *old_hooks = NULL;
+	struct pd_hooks *old_hooks;
 	struct pd_filters *old;
 
 	/* the packet path counts through its filters */
 	fs->stats = pd_net_ctr(pn)->cpu;
-
-	if (hooks) {
-		old_hooks = pn->hooks;
-		pn->hooks = hooks;
-		pn->hook_gen = fs->hook_gen;
-	}
-	old = rcu_replace_pointer(pn->filters, fs, lockdep_is_held(&pn->lock));
+	old_hooks = pd_hooks_commit(pn, hooks, fs, &old);
 	pn->cfg = fs->cfg;
-	if (old_hooks)
-		pd_hooks_detach(old_hooks);
 	/* one grace period covers both: hooks run under rcu_read_lock() */
 	if (old || old_hooks)
 		synchronize_rcu();
 	kfree(old_hooks);
-	pd_filters_free(old);
+	pd_filters_put(old);
 	pd_budget_held(pn, PD_PART_FILTERS, fs->bytes);
 }
 
@@ -109,10 +104,8 @@ static int pd_net_rebuild(struct pd_net *pn, const struct pd_config *cfg,
 	if (way < 0)
 		return way;
 	if (rehook) {
-		hooks = pd_hooks_register(pn, cfg, pn->hook_gen + 1);
+		hooks = pd_hooks_register(pn, cfg, pn->hook_gen + 1, extack);
 		if (IS_ERR(hooks)) {
-			NL_SET_ERR_MSG(extack,
-				       "cannot register the netfilter hooks");
 			pd_budget_settle(pn);
 			return PTR_ERR(hooks);
 		}
@@ -121,11 +114,8 @@ static int pd_net_rebuild(struct pd_net *pn, const struct pd_config *cfg,
 		pd_net_drop_filters(pn);
 	fs = pd_filters_build(cfg, &plan, extack);
 	if (IS_ERR(fs)) {
-		if (hooks) {
-			pd_hooks_detach(hooks);
-			synchronize_rcu();
-			kfree(hooks);
-		}
+		if (hooks)
+			pd_hooks_abort(pn, hooks);
 		if (way == PD_BUDGET_IN_PLACE)
 			pd_net_restore(pn);
 		pd_budget_settle(pn);
@@ -139,13 +129,10 @@ static int pd_net_rebuild(struct pd_net *pn, const struct pd_config *cfg,
 int pd_net_apply(struct pd_net *pn, const struct pd_config *cfg,
 		 struct netlink_ext_ack *extack)
 {
-	/* ingress hooks are the selected devices' */
+	/* the hooks carry the named devices' binding */
 	bool rehook = !pn->hooks || cfg->hook != pn->cfg.hook ||
 		      cfg->priority != pn->cfg.priority ||
-		      (cfg->hook == PKTDEDUP_HOOK_INGRESS &&
-		       (cfg->sel.ndev != pn->cfg.sel.ndev ||
-			memcmp(cfg->sel.ifindex, pn->cfg.sel.ifindex,
-			       sizeof(cfg->sel.ifindex))));
+		      !pd_select_same_devs(&cfg->sel, &pn->cfg.sel);
 
 	return pd_net_rebuild(pn, cfg, rehook, extack);
 }
@@ -159,6 +146,7 @@ void pd_counters_read(const struct pd_counters *ctr, int cpu,
 {
 	const struct pd_cpu_stats *st;
 	const struct pd_counts *base;
+	struct pd_counts b;
 	unsigned int seq;
 
 	if (!ctr) {
@@ -177,12 +165,13 @@ void pd_counters_read(const struct pd_counters *ctr, int cpu,
 		c->nonip = u64_stats_read(&st->nonip);
 	} while (u64_stats_fetch_retry(&st->syncp, seq));
 	/* a reset writes the base under pn->lock: a reader may be one behind */
-	c->packets -= data_race(base->packets);
-	c->duplicates -= data_race(base->duplicates);
-	c->marked -= data_race(base->marked);
-	c->dropped -= data_race(base->dropped);
-	c->unparsed -= data_race(base->unparsed);
-	c->nonip -= data_race(base->nonip);
+	b = data_race(*base);
+	c->packets -= b.packets;
+	c->duplicates -= b.duplicates;
+	c->marked -= b.marked;
+	c->dropped -= b.dropped;
+	c->unparsed -= b.unparsed;
+	c->nonip -= b.nonip;
 }
 
 static void pd_counters_free(struct pd_counters *ctr)
@@ -295,19 +284,18 @@ int pd_net_enable(struct pd_net *pn, const struct pd_config *cfg,
 void pd_net_disable(struct pd_net *pn)
 {
 	struct pd_counters *ctr = pd_net_ctr(pn);
+	struct pd_hooks *hooks;
 
 	lockdep_assert_held(&pn->lock);
 	if (!pn->active)
 		return;
-	if (pn->hooks)
-		pd_hooks_detach(pn->hooks);
+	hooks = pd_hooks_withdraw(pn);
 	pd_srcs_withdraw(pn);
 	pd_net_drop_filters(pn);
 	RCU_INIT_POINTER(pn->ctr, NULL);
 	/* no packet is inside pd_process() any more, no reader has ctr */
 	synchronize_rcu();
-	kfree(pn->hooks);
-	pn->hooks = NULL;
+	kfree(hooks);
 	pn->active = false;
 	pd_counters_free(ctr);
 }
@@ -325,6 +313,7 @@ int pd_net_setup(struct pd_net *pn, struct net *net,
 
 	pn->net = net;
 	mutex_init(&pn->lock);
+	mutex_init(&pn->dev_lock);
 	mutex_init(&pn->read_lock);
 	pn->cfg = *cfg;
 	pd_srcs_defaults(&pn->src_cfg);
@@ -349,9 +338,8 @@ int pd_net_setup(struct pd_net *pn, struct net *net,
 void pd_net_detach(struct pd_net *pn)
 {
 	pd_proc_exit(pn);
-	mutex_lock(&pn->lock);	/* the device notifier's (select.c) */
-	if (pn->hooks)
-		pd_hooks_detach(pn->hooks);
+	mutex_lock(&pn->lock);
+	pn->detached = pd_hooks_withdraw(pn);
 	mutex_unlock(&pn->lock);
 	pd_events_stop(pn);
 }
@@ -359,14 +347,15 @@ void pd_net_detach(struct pd_net *pn)
 /* After the grace period: nothing can reach the state any more. */
 void pd_net_teardown(struct pd_net *pn)
 {
-	kfree(pn->hooks);
-	pn->hooks = NULL;
-	pd_filters_free(rcu_dereference_protected(pn->filters, true));
+	kfree(pn->detached);
+	pn->detached = NULL;
+	pd_filters_put(rcu_dereference_protected(pn->filters, true));
 	RCU_INIT_POINTER(pn->filters, NULL);
 	pd_counters_free(rcu_dereference_protected(pn->ctr, true));
 	RCU_INIT_POINTER(pn->ctr, NULL);
 	pd_srcs_teardown(pn);
 	pd_budget_release(pn);
 	mutex_destroy(&pn->read_lock);
+	mutex_destroy(&pn->dev_lock);
 	mutex_destroy(&pn->lock);
 }

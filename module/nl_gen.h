@@ -18,6 +18,7 @@ extern const struct nla_policy pd_ibf_nl_policy[PKTDEDUP_A_SETTINGS_MAX + 1];
 extern const struct nla_policy pd_sliding_nl_policy[PKTDEDUP_A_SETTINGS_MAX + 1];
 extern const struct nla_policy pd_jumping_nl_policy[PKTDEDUP_A_SETTINGS_MAX + 1];
 extern const struct nla_policy pd_devs_nl_policy[PKTDEDUP_A_DEVS_MAX + 1];
+extern const struct nla_policy pd_device_nl_policy[PKTDEDUP_A_DEVICE_MAX + 1];
 extern const struct nla_policy pd_sources_nl_policy[PKTDEDUP_A_SOURCES_MAX + 1];
 extern const struct nla_policy pd_query_nl_policy[PKTDEDUP_A_QUERY_MAX + 1];
 extern const struct nla_policy pd_window_nl_policy[PKTDEDUP_A_WINDOW_MAX + 1];

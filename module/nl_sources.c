@@ -63,6 +63,7 @@ static int pd_src_span(struct pd_nl_req *req)
 		if (!data_race(pn->src_cfg.enabled))
 			NL_SET_ERR_MSG(req->extack,
 				       "source analytics are off in this namespace (dedupctl sources on turns them on)");
+		/* the same: a message, whichever way a change goes */
 		else if (data_race(pn->active))
 			NL_SET_ERR_MSG(req->extack,
 				       "no source windows in this namespace (no room for them)");

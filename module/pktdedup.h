@@ -13,6 +13,7 @@
 #include <linux/netfilter.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
+#include <linux/sizes.h>
 #include <linux/skbuff.h>
 #include <linux/spinlock.h>
 #include <linux/u64_stats_sync.h>
@@ -72,13 +73,17 @@ struct pd_counts {
 
 /* The filters of one configuration; immutable but for the cells. */
 struct pd_filters {
+	/*
+	 * The instance's reference while published, and one for each reader
+	 * of the statistics (pd_filters_hold()): the last one frees them.
+	 */
+	refcount_t ref;
 	struct pd_config cfg;
 	struct pd_filter_plan plan;
 	u64 bytes;			/* what they hold (pd_filters_bytes()) */
 	struct pd_key_opts kopts;
 	u32 copy_len;			/* bytes extraction may read */
 	bool timed;			/* the filter reads packets' times */
-	bool match_dev;			/* cfg.sel's devices, checked per packet */
 	u32 hook_gen;			/* the hooks that may use these */
 	struct pd_cpu_stats __percpu *stats;	/* the instance's counters */
 	struct pd_filter __percpu *pcpu;	/* scope percpu */
@@ -88,16 +93,41 @@ struct pd_filters {
 };
 
 /*
- * The hooks registered at one hook point: IPv4 and IPv6 at an inet hook,
- * one bridge hook, or one netdev ingress hook per selected device (ops.dev
- * NULL once that device went away).
+ * A device a configuration names, bound by name to the device of that name
+ * in the namespace now (select.c), or to none.
+ */
+struct pd_dev_bind {
+	char name[IFNAMSIZ];
+	/*
+	 * The bound device. No reference is held: the device notifier
+	 * unbinds it at its NETDEV_UNREGISTER, before it can be freed.
+	 */
+	struct net_device *dev;
+	u8 state;		/* enum pktdedup_dev_state */
+	u8 lower;		/* stacked: the slot it is stacked on */
+	bool hooked;		/* per_dev: its ops registered */
+};
+
+/*
+ * The hooks of one configuration's hook point and the devices it names:
+ * IPv4 and IPv6 at an inet hook, one bridge hook, or at ingress one netdev
+ * hook on each named device that is there (ops[i] on dev[i]). The device
+ * notifier keeps the binding under pn->dev_lock, for the hooks in force
+ * and for those a change is about to publish; the packet path reads only
+ * ifindex[].
  */
 struct pd_hooks {
 	struct nf_hook_ops ops[PKTDEDUP_DEVS_MAX];
 	struct pd_net *pn;
 	u32 gen;
-	u8 n;			/* ops in use */
+	u8 n;			/* ops in use at an inet or bridge hook */
 	bool l2;		/* frames: non-IP ones are counted, passed */
+	bool per_dev;		/* ingress: one hook per named device */
+	bool match_dev;		/* the packet path matches the devices */
+	u8 ndev;
+	/* of the active devices, 0 for the others: the packet path's */
+	s32 ifindex[PKTDEDUP_DEVS_MAX];
+	struct pd_dev_bind dev[PKTDEDUP_DEVS_MAX];
 };
 
 /* What is learnt of addresses in the recent window (sources.c). */
@@ -163,6 +193,8 @@ struct pd_srcs {
 /* The parts of a namespace's memory budget (core/budget.h). */
 enum pd_part { PD_PART_FILTERS, PD_PART_SOURCES, PD_NPARTS };
 
+struct pd_owner;
+
 struct pd_budget {
 	u64 cap;			/* bytes */
 	u8 cap_source;			/* enum pktdedup_cap_source */
@@ -170,6 +202,14 @@ struct pd_budget {
 	u64 peak;			/* most ever held, transients included */
 	u64 refused;			/* need of the last change refused */
 	u64 charged;			/* counted in the module's total */
+	/*
+	 * A namespace of another user namespace: the user who created its
+	 * outermost user namespace (as the initial one knows them), and what
+	 * that user's namespaces hold together, from the first admission.
+	 */
+	bool userns;
+	kuid_t uid;
+	struct pd_owner *owner;
 };
 
 /* The new-source event worker's state (nl_events.c). */
@@ -185,8 +225,19 @@ struct pd_net {
 	bool active;			/* under lock; idle: nothing held */
 	struct pd_filters __rcu *filters;
 	struct pd_config cfg;		/* in force; under lock */
-	struct pd_hooks *hooks;		/* under lock */
+	/*
+	 * Serialises the hooks' registrations and their device binding with
+	 * the device notifier, which holds RTNL: taken inside lock, for
+	 * short work only (never a grace period, never an allocation of
+	 * state), so RTNL never waits for a change to be built.
+	 */
+	struct mutex dev_lock;
+	struct pd_hooks *hooks;		/* in force; lock and dev_lock */
+	struct pd_hooks *hooks_next;	/* registered, not yet in force */
+	struct pd_hooks *detached;	/* at exit, freed after its grace */
 	u32 hook_gen;			/* under lock */
+	/* a refusal naming devices: extack messages outlive the request */
+	char msg[160];
 	struct pd_counters __rcu *ctr;	/* NULL while idle */
 	/*
 	 * Taken by the readers that walk the source windows (GET_TOP,
@@ -220,7 +271,8 @@ static inline void pd_set_err_msg(struct netlink_ext_ack *extack,
 
 /* main.c */
 struct pd_net *pd_pernet(const struct net *net);
-extern u64 pd_max_netns_mem, pd_max_userns_mem, pd_max_total_mem;
+extern u64 pd_max_netns_mem, pd_max_userns_mem, pd_max_total_mem,
+	pd_max_user_mem, pd_init_reserve_mem;
 extern unsigned int pd_distinct_window_s, pd_distinct_subwindows;
 extern bool pd_sources_on;
 
@@ -236,6 +288,9 @@ void pd_budget_settle(struct pd_net *pn);
 int pd_budget_check_alone(struct pd_net *pn, enum pd_part part, u64 need,
 			  struct netlink_ext_ack *extack);
 void pd_budget_release(struct pd_net *pn);
+bool pd_budget_fits(struct pd_net *pn, u64 need);
+void pd_budget_report(const struct pd_budget *b, u64 *user_held,
+		      u64 *userns_held);
 
 /* filters.c */
 int pd_filters_plan(const struct pd_config *cfg, struct pd_filter_plan *plan,
@@ -246,6 +301,8 @@ struct pd_filters *pd_filters_build(const struct pd_config *cfg,
 				    const struct pd_filter_plan *plan,
 				    struct netlink_ext_ack *extack);
 void pd_filters_free(struct pd_filters *fs);
+struct pd_filters *pd_filters_hold(struct pd_net *pn);
+void pd_filters_put(struct pd_filters *fs);
 u32 pd_filters_count(const struct pd_filters *fs);
 struct pd_filter *pd_filters_get(struct pd_filters *fs, int cpu);
 /*
@@ -253,7 +310,7 @@ struct pd_filter *pd_filters_get(struct pd_filters *fs, int cpu);
  * stats) may read of all the filters it reports together: bounded,
  * whatever the filters' size and the number of possible CPUs.
  */
-#define PD_OCC_READ_BYTES (1ULL << 20)
+#define PD_OCC_READ_BYTES SZ_1M
 u64 pd_occ_budget(u32 n);
 void pd_filters_occupancy(struct pd_filters *fs, int cpu,
 			  struct pd_filter_occ *occ, u64 max_bytes);
@@ -317,14 +374,25 @@ void pd_net_teardown(struct pd_net *pn);
 int pd_hook_init(void);
 void pd_hook_exit(void);
 struct pd_hooks *pd_hooks_register(struct pd_net *pn,
-				   const struct pd_config *cfg, u32 gen);
+				   const struct pd_config *cfg, u32 gen,
+				   struct netlink_ext_ack *extack);
+struct pd_hooks *pd_hooks_commit(struct pd_net *pn, struct pd_hooks *h,
+				 struct pd_filters *fs,
+				 struct pd_filters **old);
+void pd_hooks_abort(struct pd_net *pn, struct pd_hooks *h);
+struct pd_hooks *pd_hooks_withdraw(struct pd_net *pn);
 void pd_hooks_detach(struct pd_hooks *hooks);
-bool pd_hooks_forget_dev(struct pd_hooks *h, const struct net_device *dev);
+int pd_hook_dev_on(struct pd_hooks *h, unsigned int i);
+void pd_hook_dev_off(struct pd_hooks *h, unsigned int i);
+u32 pd_hooks_count(const struct pd_hooks *h);
 
 /* select.c */
 int pd_nl_select_read(struct net *net, struct nlattr **tb,
 		      struct pd_select *sel, struct netlink_ext_ack *extack);
-int pd_nl_select_put(struct sk_buff *msg, const struct pd_select *sel);
+int pd_nl_select_put(struct sk_buff *msg, struct pd_net *pn,
+		     const struct pd_select *sel);
+bool pd_select_same_devs(const struct pd_select *a, const struct pd_select *b);
+int pd_hooks_bind(struct pd_hooks *h, struct netlink_ext_ack *extack);
 int pd_select_init(void);
 void pd_select_exit(void);
 unsigned int pd_process(struct pd_net *pn, struct pd_filters *fs,
@@ -372,6 +440,27 @@ int pd_nl_do(const struct pd_nl_cmd *cmd, struct sk_buff *skb,
 int pd_nl_nest(struct pd_nl_req *req, int type, const struct nla_policy *pol,
 	       unsigned int max, struct nlattr **tb);
 int pd_nl_put_u64(struct sk_buff *msg, int type, u64 v, int pad);
+
+/* stats.c: a read of the statistics */
+struct pd_stats_view {
+	struct pd_net *pn;
+	struct pd_filters *fs;		/* a reference, or NULL */
+	bool counting;			/* zero cells (else set bits) */
+	u64 budget;			/* bytes read of each filter */
+	struct pd_filter_occ shared;	/* the shared filter's, read once */
+};
+
+/* One CPU's row of a read. */
+struct pd_stats_row {
+	struct pd_counts c;
+	const struct pd_filter_occ *occ;	/* NULL: no filters */
+	u32 ppb;				/* of zero cells or set bits */
+};
+
+bool pd_stats_begin(struct pd_net *pn, struct pd_stats_view *v);
+void pd_stats_end(struct pd_stats_view *v);
+void pd_stats_cpu(struct pd_stats_view *v, int cpu, struct pd_stats_row *r,
+		  struct pd_filter_occ *buf);
 
 /* nl_sources.c */
 int pd_nl_sources_read(struct pd_nl_req *req, struct pd_src_cfg *c);

@@ -39,12 +39,6 @@ static void pd_seq_row(struct seq_file *m, const char *name,
 		   c->unparsed);
 }
 
-/* The occupancy column: zero cells (counting families) or set bits. */
-static bool pd_counting(const struct pd_filters *fs)
-{
-	return !fs || pd_filter_family(fs->plan.kind)->counting;
-}
-
 /*
  * A window family's state over all CPUs, in the window's unit: entries
  * and early expiries summed, effective and shortest the least.
@@ -63,51 +57,35 @@ static void pd_window_show(struct seq_file *m, struct pd_filters *fs)
 		   unit, w.effective, unit, w.shortest, w.early);
 }
 
-/*
- * Read under RCU, never the namespace's lock (anyone may read it, in a
- * loop), and at most PD_OCC_READ_BYTES of the filters (pd_occ_budget()):
- * a shared filter is read once, a CPU's filter its share of the budget.
- */
+/* A read of stats.c's, row by row. */
 static int pd_stats_show(struct seq_file *m, void *v)
 {
 	struct pd_net *pn = pd_pernet(seq_file_single_net(m));
-	struct pd_counts total = {}, c;
-	const struct pd_counters *ctr;
-	struct pd_filter_occ occ;
+	struct pd_counts total = {};
+	struct pd_stats_view sv;
+	struct pd_filter_occ buf;
+	struct pd_stats_row r;
 	struct pd_filters *fs;
-	u64 occ_sum = 0, budget = 0;
-	u32 ppb = 0;
+	u64 occ_sum = 0;
 	char name[16];
 	int cpu, n = 0;
-	bool counting;
 
-	rcu_read_lock();
-	ctr = rcu_dereference(pn->ctr);
-	if (!ctr) {
-		rcu_read_unlock();
+	if (!pd_stats_begin(pn, &sv)) {
 		seq_puts(m, "idle: no filters and no hook in this namespace; dedupctl enable (or any dedupctl set) starts it\n");
 		return 0;
 	}
-	fs = rcu_dereference(pn->filters);
-	counting = pd_counting(fs);
-	if (fs)
-		budget = pd_occ_budget(pd_filters_count(fs));
+	fs = sv.fs;
 	seq_printf(m, "%-6s %12s %12s %12s %12s %12s %12s\n", "cpu",
 		   "packets", "duplicates", "marked", "dropped", "unparsed",
-		   counting ? "zero_cells" : "set_bits");
+		   sv.counting ? "zero_cells" : "set_bits");
 	for_each_possible_cpu(cpu) {
-		/* a shared filter is read once (it may be large) */
-		if (fs && (!fs->shared || !n)) {
-			pd_filters_occupancy(fs, cpu, &occ, budget);
-			ppb = pd_occupancy_ppb(&occ, counting);
-		}
-		pd_counters_read(ctr, cpu, &c);
-		pd_counts_add(&total, &c);
-		occ_sum += ppb;
+		pd_stats_cpu(&sv, cpu, &r, &buf);
+		pd_counts_add(&total, &r.c);
+		occ_sum += r.ppb;
 		n++;
 		snprintf(name, sizeof(name), "%d", cpu);
-		pd_seq_row(m, name, &c);
-		pd_seq_ppb(m, " ", ppb);
+		pd_seq_row(m, name, &r.c);
+		pd_seq_ppb(m, " ", r.ppb);
 		seq_putc(m, '\n');
 	}
 	pd_seq_row(m, "total", &total);
@@ -125,7 +103,7 @@ static int pd_stats_show(struct seq_file *m, void *v)
 		seq_putc(m, '\n');
 		pd_window_show(m, fs);
 	}
-	rcu_read_unlock();
+	pd_stats_end(&sv);
 	return 0;
 }
 
@@ -201,18 +179,59 @@ static void pd_select_show(struct seq_file *m, const struct pd_select *sel)
 		seq_puts(m, "\nmatch_mark any\n");
 }
 
+/*
+ * The hooks in force: netfilter_hooks registered (all the configuration
+ * asks for), partial (hook ingress: some named devices are absent,
+ * stacked or failed) or none; then each named device's binding.
+ */
+static void pd_hooks_show(struct seq_file *m, struct pd_net *pn)
+{
+	static const char *const states[] = {
+		[PKTDEDUP_DEV_STATE_ACTIVE] = "active",
+		[PKTDEDUP_DEV_STATE_ABSENT] = "absent",
+		[PKTDEDUP_DEV_STATE_STACKED] = "stacked on",
+		[PKTDEDUP_DEV_STATE_FAILED] = "failed",
+	};
+	struct pd_hooks *h = pn->hooks;
+	unsigned int i;
+	u32 n;
+
+	if (!h) {
+		seq_puts(m, "netfilter_hooks none\n");
+		return;
+	}
+	mutex_lock(&pn->dev_lock);
+	n = pd_hooks_count(h);
+	seq_printf(m, "netfilter_hooks %s\n", !n ? "none" :
+		   h->per_dev && n < h->ndev ? "partial" : "registered");
+	for (i = 0; i < h->ndev; i++) {
+		const struct pd_dev_bind *b = &h->dev[i];
+
+		seq_printf(m, "%s%s %s", i ? ", " : "dev_state ", b->name,
+			   states[b->state]);
+		if (b->state == PKTDEDUP_DEV_STATE_STACKED)
+			seq_printf(m, " %s", h->dev[b->lower].name);
+		if (b->dev)
+			seq_printf(m, " (ifindex %d)", b->dev->ifindex);
+	}
+	if (h->ndev)
+		seq_putc(m, '\n');
+	mutex_unlock(&pn->dev_lock);
+}
+
 static int pd_config_show(struct seq_file *m, void *v)
 {
 	struct pd_net *pn = pd_pernet(seq_file_single_net(m));
 	const struct pd_config *c = &pn->cfg;
 	const struct pd_filter_ops *ops = pd_filter_family(c->filter.kind);
+	u64 user_held, userns_held;
 	struct pd_filters *fs;
 
 	mutex_lock(&pn->lock);
 	fs = rcu_dereference_protected(pn->filters, lockdep_is_held(&pn->lock));
 	seq_printf(m, "state %s\n", pn->active ? "active" :
 		   "idle (no filters, no hook: dedupctl enable starts it)");
-	seq_printf(m, "netfilter_hooks %s\n", pn->hooks ? "registered" : "none");
+	pd_hooks_show(m, pn);
 	seq_printf(m, "key %s\n", pd_key_mode_names[c->key]);
 	if (c->key == PKTDEDUP_KEY_PACKET)
 		seq_printf(m, "payload %u\nignore_tos %s\n", c->payload,
@@ -242,6 +261,12 @@ static int pd_config_show(struct seq_file *m, void *v)
 		   pn->budget.held[PD_PART_SOURCES], pn->budget.peak);
 	seq_printf(m, "mem_total_cap %llu\nmem_total_held %llu\n",
 		   pd_max_total_mem, pd_budget_total_held());
+	pd_budget_report(&pn->budget, &user_held, &userns_held);
+	seq_printf(m, "mem_userns_cap %llu\nmem_userns_held %llu\n",
+		   pd_max_total_mem - pd_init_reserve_mem, userns_held);
+	if (pn->budget.userns)
+		seq_printf(m, "mem_user_cap %llu\nmem_user_held %llu\n",
+			   pd_max_user_mem, user_held);
 	mutex_unlock(&pn->lock);
 	return 0;
 }

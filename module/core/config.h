@@ -23,16 +23,15 @@
 
 /*
  * Which packets an instance looks at, checked before any hashing: the
- * devices (resolved to ifindexes by the module when set), the upper-layer
- * protocols and a mark match. A packet not selected is passed untouched
- * and not counted.
+ * devices (by name: the module binds each name to the device of that name
+ * whenever there is one), the upper-layer protocols and a mark match. A
+ * packet not selected is passed untouched and not counted.
  */
 struct pd_select {
 	u32 mark_value;		/* match-mark: (mark & mask) == value */
 	u32 mark_mask;		/* 0: any mark */
 	u8 ndev;		/* 0: any device */
 	bool any_proto;		/* protos all zero */
-	s32 ifindex[PKTDEDUP_DEVS_MAX];
 	char dev[PKTDEDUP_DEVS_MAX][PKTDEDUP_IFNAME_MAX + 1];
 	u8 protos[PKTDEDUP_PROTOS_LEN];	/* bit n: protocol n */
 };

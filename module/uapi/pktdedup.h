@@ -400,6 +400,39 @@ enum pktdedup_cap_source {
 };
 
 /*
+ * What a device a configuration names is now. Devices are named, and
+ * followed by name: a device of that name that appears in the
+ * namespace (created, moved in, renamed to it) is selected (and, at
+ * hook ingress, hooked) at once; one that goes (deleted, moved out,
+ * renamed) is deselected and unhooked, and its ifindex is never used
+ * for another device.
+ */
+enum pktdedup_dev_state {
+	/*
+	 * A device of that name is in the namespace: its packets are looked at
+	 * (at hook ingress, its hook is registered).
+	 */
+	PKTDEDUP_DEV_STATE_ACTIVE,
+	/* No device of that name in the namespace; nothing matches it. */
+	PKTDEDUP_DEV_STATE_ABSENT,
+	/*
+	 * Hook ingress: the device became stacked on another device the
+	 * configuration names (a VLAN on a port, a bridge over its port): its
+	 * frames pass the lower device's hook first, so it is not hooked, and a
+	 * frame is judged once. A configuration that names both is refused.
+	 */
+	PKTDEDUP_DEV_STATE_STACKED,
+	/*
+	 * Hook ingress: the device is there, but its hook could not be
+	 * registered (no memory); retried at the device's next change.
+	 */
+	PKTDEDUP_DEV_STATE_FAILED,
+
+	__PKTDEDUP_DEV_STATE_MAX,
+	PKTDEDUP_DEV_STATE_MAX = (__PKTDEDUP_DEV_STATE_MAX - 1)
+};
+
+/*
  * Attribute set "pktdedup"
  *
  * The top level of every message; each attribute is one concern.
@@ -503,10 +536,12 @@ enum {
 	/*
 	 * nest: devs: Traffic selection: the devices whose packets are looked
 	 * at (the device a packet arrives on; at output and postrouting, the
-	 * one it leaves by), at most devs-max, each named by a name attribute;
-	 * resolved when set (an unknown device is refused). An empty nest
-	 * selects every device. Hook ingress registers on these devices and
-	 * needs at least one.
+	 * one it leaves by), at most devs-max, each named once by a name
+	 * attribute and there when set (an unknown device is refused). Then
+	 * followed by name (dev-state): the device of that name whenever there
+	 * is one. An empty nest selects every device. Hook ingress registers on
+	 * these devices and needs at least one; two of them stacked one on the
+	 * other are refused (a frame through both would be judged twice).
 	 */
 	PKTDEDUP_A_CONFIG_DEVS,
 	/*
@@ -558,9 +593,37 @@ enum {
 	 * attribute per device.
 	 */
 	PKTDEDUP_A_DEVS_NAME = 1,
+	/*
+	 * nest: device, repeated: Replies only: one per name, in the same
+	 * order, saying what that name is bound to now. A request that carries
+	 * it is refused.
+	 */
+	PKTDEDUP_A_DEVS_DEVICE,
 
 	__PKTDEDUP_A_DEVS_MAX,
 	PKTDEDUP_A_DEVS_MAX = (__PKTDEDUP_A_DEVS_MAX - 1)
+};
+
+/*
+ * Attribute set "device"
+ *
+ * A named device as it is bound now (replies only).
+ */
+enum {
+	/* string, max-len ifname-max */
+	PKTDEDUP_A_DEVICE_NAME = 1,
+	/* u8, enum dev-state */
+	PKTDEDUP_A_DEVICE_STATE,
+	/* u32: The device's ifindex while it is active, stacked or failed. */
+	PKTDEDUP_A_DEVICE_IFINDEX,
+	/*
+	 * string, max-len ifname-max: Stacked: the named device it is stacked
+	 * on (whose hook judges its frames).
+	 */
+	PKTDEDUP_A_DEVICE_LOWER,
+
+	__PKTDEDUP_A_DEVICE_MAX,
+	PKTDEDUP_A_DEVICE_MAX = (__PKTDEDUP_A_DEVICE_MAX - 1)
 };
 
 /*
@@ -862,6 +925,24 @@ enum {
 	PKTDEDUP_A_BUDGET_TOTAL_CAP,
 	/* u64: Bytes the module holds across all namespaces now. */
 	PKTDEDUP_A_BUDGET_TOTAL_HELD,
+	/*
+	 * u64: A namespace owned by a user namespace other than the initial
+	 * one: bytes all namespaces whose user namespaces one user created
+	 * (this namespace's owner, as the initial user namespace knows them)
+	 * may hold together (max_user_mem). Absent for the initial user
+	 * namespace's namespaces.
+	 */
+	PKTDEDUP_A_BUDGET_USER_CAP,
+	/* u64: Bytes those namespaces hold now (with user-cap). */
+	PKTDEDUP_A_BUDGET_USER_HELD,
+	/*
+	 * u64: Bytes the namespaces of all user namespaces other than the
+	 * initial one may hold together: max_total_mem less init_reserve_mem,
+	 * the share the initial user namespace keeps whatever other users do.
+	 */
+	PKTDEDUP_A_BUDGET_USERNS_CAP,
+	/* u64: Bytes those namespaces hold now. */
+	PKTDEDUP_A_BUDGET_USERNS_HELD,
 
 	__PKTDEDUP_A_BUDGET_MAX,
 	PKTDEDUP_A_BUDGET_MAX = (__PKTDEDUP_A_BUDGET_MAX - 1)

@@ -53,6 +53,14 @@ static const struct nls_attr nls_config_attrs[PKTDEDUP_A_CONFIG_MAX + 1] = {
 
 static const struct nls_attr nls_devs_attrs[PKTDEDUP_A_DEVS_MAX + 1] = {
 	[PKTDEDUP_A_DEVS_NAME] = { .name = "name", .type = NLS_STRING, .multi = 1 },
+	[PKTDEDUP_A_DEVS_DEVICE] = { .name = "device", .type = NLS_NEST, .multi = 1, .nested = &nls_device },
+};
+
+static const struct nls_attr nls_device_attrs[PKTDEDUP_A_DEVICE_MAX + 1] = {
+	[PKTDEDUP_A_DEVICE_NAME] = { .name = "name", .type = NLS_STRING },
+	[PKTDEDUP_A_DEVICE_STATE] = { .name = "state", .type = NLS_U8 },
+	[PKTDEDUP_A_DEVICE_IFINDEX] = { .name = "ifindex", .type = NLS_U32 },
+	[PKTDEDUP_A_DEVICE_LOWER] = { .name = "lower", .type = NLS_STRING },
 };
 
 static const struct nls_attr nls_filter_attrs[PKTDEDUP_A_FILTER_MAX + 1] = {
@@ -178,6 +186,10 @@ static const struct nls_attr nls_budget_attrs[PKTDEDUP_A_BUDGET_MAX + 1] = {
 	[PKTDEDUP_A_BUDGET_REFUSED] = { .name = "refused", .type = NLS_U64 },
 	[PKTDEDUP_A_BUDGET_TOTAL_CAP] = { .name = "total-cap", .type = NLS_U64 },
 	[PKTDEDUP_A_BUDGET_TOTAL_HELD] = { .name = "total-held", .type = NLS_U64 },
+	[PKTDEDUP_A_BUDGET_USER_CAP] = { .name = "user-cap", .type = NLS_U64 },
+	[PKTDEDUP_A_BUDGET_USER_HELD] = { .name = "user-held", .type = NLS_U64 },
+	[PKTDEDUP_A_BUDGET_USERNS_CAP] = { .name = "userns-cap", .type = NLS_U64 },
+	[PKTDEDUP_A_BUDGET_USERNS_HELD] = { .name = "userns-held", .type = NLS_U64 },
 };
 
 static const struct nls_attr nls_stats_attrs[PKTDEDUP_A_STATS_MAX + 1] = {
@@ -311,6 +323,12 @@ const struct nls_set nls_devs = {
 	.name = "devs",
 	.max = PKTDEDUP_A_DEVS_MAX,
 	.attrs = nls_devs_attrs,
+};
+
+const struct nls_set nls_device = {
+	.name = "device",
+	.max = PKTDEDUP_A_DEVICE_MAX,
+	.attrs = nls_device_attrs,
 };
 
 const struct nls_set nls_filter = {

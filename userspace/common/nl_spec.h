@@ -36,6 +36,7 @@ extern const struct nls_set nls_pktdedup;
 extern const struct nls_set nls_header;
 extern const struct nls_set nls_config;
 extern const struct nls_set nls_devs;
+extern const struct nls_set nls_device;
 extern const struct nls_set nls_filter;
 extern const struct nls_set nls_settings;
 extern const struct nls_set nls_sbf;

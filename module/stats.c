@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pktdedup: the statistics as their readers see them (GET_STATS, its
+ * per-CPU dump, /proc/net/pktdedup/stats).
+ *
+ * Anyone may read them, in a loop, on a machine with hundreds of possible
+ * CPUs and filters as large as the namespace's cap. So a read takes no
+ * namespace lock (a configuration change, or the device notifier holding
+ * RTNL, never waits for it); it holds the filters by a reference, never
+ * inside a long RCU read-side section (which would hold up every grace
+ * period, and with them whoever waits for one under RTNL); it reads the
+ * counters under RCU one CPU at a time; and it reads at most
+ * PD_OCC_READ_BYTES of the filters (core/occ.h: the occupancy is exact
+ * when they fit, estimated from evenly spaced lines when they do not), a
+ * shared filter once, yielding the CPU between filters.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/sched.h>
+
+#include "pktdedup.h"
+
+/*
+ * Begin a read: false for an idle instance (no counters), else the filters
+ * in force (a reference; none for a moment while they are rebuilt in
+ * place) and, for a shared filter, its occupancy.
+ */
+bool pd_stats_begin(struct pd_net *pn, struct pd_stats_view *v)
+{
+	bool active;
+
+	memset(v, 0, sizeof(*v));
+	v->pn = pn;
+	v->counting = true;
+	rcu_read_lock();
+	active = rcu_access_pointer(pn->ctr);
+	rcu_read_unlock();
+	if (!active)
+		return false;
+	v->fs = pd_filters_hold(pn);
+	if (!v->fs)
+		return true;
+	v->counting = pd_filter_family(v->fs->plan.kind)->counting;
+	v->budget = pd_occ_budget(pd_filters_count(v->fs));
+	if (v->fs->shared)
+		pd_filters_occupancy(v->fs, 0, &v->shared, v->budget);
+	return true;
+}
+
+void pd_stats_end(struct pd_stats_view *v)
+{
+	pd_filters_put(v->fs);
+	v->fs = NULL;
+}
+
+/*
+ * CPU cpu's counters since the last reset, and the occupancy of its filter
+ * (the shared one's) in *r; buf holds a per-CPU filter's.
+ */
+void pd_stats_cpu(struct pd_stats_view *v, int cpu, struct pd_stats_row *r,
+		  struct pd_filter_occ *buf)
+{
+	rcu_read_lock();
+	pd_counters_read(rcu_dereference(v->pn->ctr), cpu, &r->c);
+	rcu_read_unlock();
+	r->occ = NULL;
+	r->ppb = 0;
+	if (!v->fs)
+		return;
+	if (v->fs->shared) {
+		r->occ = &v->shared;
+	} else {
+		pd_filters_occupancy(v->fs, cpu, buf, v->budget);
+		r->occ = buf;
+		cond_resched();
+	}
+	r->ppb = pd_occupancy_ppb(r->occ, v->counting);
+}
