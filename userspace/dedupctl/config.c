@@ -60,13 +60,22 @@ static void print_budget(const struct nlattr *nest)
 		printf(",\"budget\":{\"cap\":%llu,\"cap_source\":\"%s\","
 		       "\"held\":%llu,\"filters\":%llu,\"sources\":%llu,"
 		       "\"peak\":%llu,\"refused\":%llu,\"total_cap\":%llu,"
-		       "\"total_held\":%llu}",
+		       "\"total_held\":%llu",
 		       (unsigned long long)u64a(b, PKTDEDUP_A_BUDGET_CAP),
 		       cap_sources[src], filters + sources, filters, sources,
 		       (unsigned long long)u64a(b, PKTDEDUP_A_BUDGET_PEAK),
 		       (unsigned long long)u64a(b, PKTDEDUP_A_BUDGET_REFUSED),
 		       (unsigned long long)u64a(b, PKTDEDUP_A_BUDGET_TOTAL_CAP),
 		       (unsigned long long)u64a(b, PKTDEDUP_A_BUDGET_TOTAL_HELD));
+		if (b[PKTDEDUP_A_BUDGET_USERNS_CAP])
+			printf(",\"userns_cap\":%llu,\"userns_held\":%llu",
+			       (unsigned long long)u64a(b, PKTDEDUP_A_BUDGET_USERNS_CAP),
+			       (unsigned long long)u64a(b, PKTDEDUP_A_BUDGET_USERNS_HELD));
+		if (b[PKTDEDUP_A_BUDGET_USER_CAP])
+			printf(",\"user_cap\":%llu,\"user_held\":%llu",
+			       (unsigned long long)u64a(b, PKTDEDUP_A_BUDGET_USER_CAP),
+			       (unsigned long long)u64a(b, PKTDEDUP_A_BUDGET_USER_HELD));
+		printf("}");
 		return;
 	}
 	printf("budget   %s held of a %s cap (filters %s, source windows %s), peak %s\n"
@@ -81,6 +90,18 @@ static void print_budget(const struct nlattr *nest)
 	       size_str(b1, sizeof(b1),
 			u64a(b, PKTDEDUP_A_BUDGET_TOTAL_HELD)),
 	       size_str(b2, sizeof(b2), u64a(b, PKTDEDUP_A_BUDGET_TOTAL_CAP)));
+	if (b[PKTDEDUP_A_BUDGET_USER_CAP])
+		printf("user     %s held by the namespaces of this owner's user namespaces of a %s cap (max_user_mem)\n",
+		       size_str(b1, sizeof(b1),
+				u64a(b, PKTDEDUP_A_BUDGET_USER_HELD)),
+		       size_str(b2, sizeof(b2),
+				u64a(b, PKTDEDUP_A_BUDGET_USER_CAP)));
+	if (b[PKTDEDUP_A_BUDGET_USERNS_CAP])
+		printf("others   %s held by the namespaces of all other user namespaces of a %s share (max_total_mem less init_reserve_mem)\n",
+		       size_str(b1, sizeof(b1),
+				u64a(b, PKTDEDUP_A_BUDGET_USERNS_HELD)),
+		       size_str(b2, sizeof(b2),
+				u64a(b, PKTDEDUP_A_BUDGET_USERNS_CAP)));
 }
 
 /* The nest attribute of family ops in the filter set (by its name). */
@@ -399,6 +420,8 @@ static int show_cb(const struct nlattr **tb, void *data)
 		       (unsigned long long)u64a(f, PKTDEDUP_A_FILTER_MEM));
 		printf(",\"dev\":\"%s\",\"proto\":\"%s\",\"match_mark\":\"%s\"",
 		       sel.dev, sel.proto, sel.mark);
+		if (*sel.devices)
+			printf(",\"devices\":[%s]", sel.devices);
 		/* the value only for CAP_NET_ADMIN: the kernel sends no more */
 		printf(",\"seed_mode\":\"%s\"", fixed ? "fixed" : "random");
 		if (c[PKTDEDUP_A_CONFIG_SEED])
@@ -459,8 +482,9 @@ static int show_cb(const struct nlattr **tb, void *data)
 	printf("\nhook     %s, priority %d\n", hook, prio);
 	if (strcmp(sel.dev, "any") || strcmp(sel.proto, "any") ||
 	    strcmp(sel.mark, "any"))
-		printf("select   dev %s, proto %s, match-mark %s\n", sel.dev,
-		       sel.proto, sel.mark);
+		printf("select   dev %s%s%s%s, proto %s, match-mark %s\n",
+		       sel.dev, *sel.note ? " (" : "", sel.note,
+		       *sel.note ? ")" : "", sel.proto, sel.mark);
 	else
 		printf("select   every packet (dev, proto, match-mark any)\n");
 	if (fixed && c[PKTDEDUP_A_CONFIG_SEED])

@@ -121,6 +121,13 @@ bool put_select_setting(struct nlmsghdr *nlh, const char *k, const char *v);
 /* The selection as the values "set" takes ("any" for each unset part). */
 struct select_view {
 	char dev[PKTDEDUP_DEVS_MAX * (PKTDEDUP_IFNAME_MAX + 1) + 4];
+	/*
+	 * The named devices the kernel does not match now, as text
+	 * ("pb9 absent, pb1.1 stacked on pb1"), and each device's binding
+	 * as a JSON array; both empty when it sent none (an idle instance).
+	 */
+	char note[PKTDEDUP_DEVS_MAX * (2 * PKTDEDUP_IFNAME_MAX + 24)];
+	char devices[PKTDEDUP_DEVS_MAX * (2 * PKTDEDUP_IFNAME_MAX + 80)];
 	char proto[1024];
 	char mark[32];
 };

@@ -96,13 +96,60 @@ bool put_select_setting(struct nlmsghdr *nlh, const char *k, const char *v)
 	return true;
 }
 
+static const char *const dev_states[] = {
+	[PKTDEDUP_DEV_STATE_ACTIVE] = "active",
+	[PKTDEDUP_DEV_STATE_ABSENT] = "absent",
+	[PKTDEDUP_DEV_STATE_STACKED] = "stacked",
+	[PKTDEDUP_DEV_STATE_FAILED] = "failed",
+};
+
+/* One device nest of a devs nest into v's note and devices. */
+static void device_view(const struct nlattr *nest, struct select_view *v,
+			size_t *on, size_t *od)
+{
+	const struct nlattr *d[PKTDEDUP_A_DEVICE_MAX + 1];
+	const char *name, *lower, *state;
+	uint8_t st;
+
+	nl_nest(nest, &nls_device, d);
+	if (!d[PKTDEDUP_A_DEVICE_NAME] || !d[PKTDEDUP_A_DEVICE_STATE])
+		return;
+	name = mnl_attr_get_str(d[PKTDEDUP_A_DEVICE_NAME]);
+	lower = d[PKTDEDUP_A_DEVICE_LOWER] ?
+		mnl_attr_get_str(d[PKTDEDUP_A_DEVICE_LOWER]) : "";
+	st = u8a(d, PKTDEDUP_A_DEVICE_STATE);
+	state = st <= PKTDEDUP_DEV_STATE_MAX ? dev_states[st] : "unknown";
+	if (*od < sizeof(v->devices))
+		*od += (size_t)snprintf(v->devices + *od,
+					sizeof(v->devices) - *od,
+					"%s{\"name\":\"%s\",\"state\":\"%s\"",
+					*od ? "," : "", name, state);
+	if (*od < sizeof(v->devices) && d[PKTDEDUP_A_DEVICE_IFINDEX])
+		*od += (size_t)snprintf(v->devices + *od,
+					sizeof(v->devices) - *od,
+					",\"ifindex\":%u",
+					u32a(d, PKTDEDUP_A_DEVICE_IFINDEX));
+	if (*od < sizeof(v->devices) && *lower)
+		*od += (size_t)snprintf(v->devices + *od,
+					sizeof(v->devices) - *od,
+					",\"lower\":\"%s\"", lower);
+	if (*od < sizeof(v->devices))
+		*od += (size_t)snprintf(v->devices + *od,
+					sizeof(v->devices) - *od, "}");
+	if (st == PKTDEDUP_DEV_STATE_ACTIVE || *on >= sizeof(v->note))
+		return;
+	*on += (size_t)snprintf(v->note + *on, sizeof(v->note) - *on,
+				"%s%s %s%s%s", *on ? ", " : "", name, state,
+				*lower ? " on " : "", lower);
+}
+
 /* The selection of a config nest c as "dev", "proto", "match-mark" values. */
 void select_view(const struct nlattr **c, struct select_view *v)
 {
 	const struct nlattr *a;
 	const uint8_t *map = NULL;
 	char num[8];
-	size_t o = 0;
+	size_t o = 0, on = 0, od = 0;
 	unsigned int i;
 
 	memset(v, 0, sizeof(*v));
@@ -111,6 +158,10 @@ void select_view(const struct nlattr **c, struct select_view *v)
 	snprintf(v->mark, sizeof(v->mark), "any");
 	if (c[PKTDEDUP_A_CONFIG_DEVS]) {
 		mnl_attr_for_each_nested(a, c[PKTDEDUP_A_CONFIG_DEVS]) {
+			if (mnl_attr_get_type(a) == PKTDEDUP_A_DEVS_DEVICE) {
+				device_view(a, v, &on, &od);
+				continue;
+			}
 			if (mnl_attr_get_type(a) != PKTDEDUP_A_DEVS_NAME ||
 			    mnl_attr_validate(a, MNL_TYPE_NUL_STRING) < 0)
 				continue;
