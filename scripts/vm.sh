@@ -18,8 +18,12 @@
 #                                    oops, BUG or WARNING.
 #
 # VM_APPEND adds to the guest's kernel command line, e.g. "pd.only=t_drop,t_mark"
-# (run those scenarios only) or "pd.scale=20" (the fuzzing and stress scenarios
-# twenty times longer, as make fuzz does).
+# (run those scenarios only), "pd.scale=20" (the fuzzing and stress scenarios
+# twenty times longer, as make fuzz does), "possible_cpus=256" (every loop
+# over possible CPUs runs 256 times, as on many servers) or
+# "pd.modparams=max_total_mem=600M,mem=64K" (the module's parameters at
+# load). VM_MEM sets the guest's MiB (768), VM_TAG names its log
+# (BUILD_DIR/vm/RUN-TAG.log) when one build boots several guests.
 #
 # With a last argument "debug", both use the debug kernel of
 # scripts/debug-kernel.sh instead (make e2e-debug): the initramfs
@@ -35,7 +39,7 @@ cd "$(dirname "$0")/.."
 
 # Kernel modules the guest loads, in addition to their dependencies.
 # crc32c_generic first: libcrc32c (for nf_tables) only soft-depends on it
-GUEST_MODULES="crc32c_generic veth nf_tables bridge"
+GUEST_MODULES="crc32c_generic veth nf_tables bridge 8021q"
 
 modinfo_field() {	# FILE FIELD
 	objcopy -O binary --only-section=.modinfo "$1" /dev/stdout 2>/dev/null |
@@ -195,8 +199,8 @@ boot() {
 		kver=$(scripts/kernel-tools.sh kver)
 		kernel="$img/boot/vmlinuz-$kver"
 		initrd="$B/vm/initramfs.gz"
-		log="$B/vm/$run.log"
-		mem=768
+		log="$B/vm/$run${VM_TAG:+-$VM_TAG}.log"
+		mem=${VM_MEM:-768}
 		append="console=ttyS0 panic=-1 oops=panic panic_on_warn=1 softlockup_panic=1 loglevel=5 pd.run=$run"
 	fi
 	append="$append ${VM_APPEND:-}"

@@ -45,7 +45,12 @@ fi
 while read -r m; do
 	insmod "/lib/pd/$m" || echo "init: cannot load $m"
 done < /lib/pd/order
-insmod /lib/pd/pktdedup.ko || echo "init: cannot load pktdedup.ko"
+# pd.modparams=a=1,b=2: the module's parameters (a boot with many
+# possible CPUs needs larger caps)
+PD_MODPARAMS=$(sed -n 's/.*pd\.modparams=\([^ ]*\).*/\1/p' /proc/cmdline | tr ',' ' ')
+export PD_MODPARAMS
+# shellcheck disable=SC2086
+insmod /lib/pd/pktdedup.ko $PD_MODPARAMS || echo "init: cannot load pktdedup.ko"
 
 run=$(sed -n 's/.*pd\.run=\([a-z0-9]*\).*/\1/p' /proc/cmdline)
 # pd.only=t_A,t_B runs those scenarios only (after the setup); pd.scale=N makes the

@@ -44,6 +44,9 @@
  *	                                  an interface receives written to a
  *	                                  capture, two captures' frames
  *	                                  compared (pdnet_pcap.c)
+ *   pdnet time CMD [ARG...]              run CMD (its output discarded) and
+ *	                                  print how long it took, ms; exit
+ *	                                  with its status
  *   pdnet pty MS CMD [ARG...]            run CMD with its stdout and stderr
  *	                                  on a new pseudo-terminal, SIGINT it
  *	                                  after MS ms, print what it wrote
@@ -466,8 +469,37 @@ static int cmd_pty(int argc, char **argv)
 	       128 + WTERMSIG(status);
 }
 
+/* pdnet time CMD [ARG...]: CMD's wall-clock time in ms, on stdout. */
+static int cmd_time(int argc, char **argv)
+{
+	int status, null;
+	long t0;
+	pid_t pid;
+
+	if (argc < 1)
+		die("time: CMD [ARG...]");
+	t0 = now_ms();
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (!pid) {
+		null = open("/dev/null", O_WRONLY);
+		if (null < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0)
+			_exit(126);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		die("waitpid");
+	printf("%ld\n", now_ms() - t0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) :
+	       128 + WTERMSIG(status);
+}
+
 int main(int argc, char **argv)
 {
+	if (argc >= 2 && !strcmp(argv[1], "time"))
+		return cmd_time(argc - 2, argv + 2);
 	if (argc >= 2 && !strcmp(argv[1], "send"))
 		return cmd_send(argc - 2, argv + 2);
 	if (argc >= 2 && !strcmp(argv[1], "recv"))
@@ -486,6 +518,6 @@ int main(int argc, char **argv)
 		return cmd_record(argc - 2, argv + 2);
 	if (argc >= 2 && !strcmp(argv[1], "pcapcmp"))
 		return cmd_pcapcmp(argc - 2, argv + 2);
-	fprintf(stderr, "usage: pdnet send|recv|asuser|netns|fuzz|pty|replay|record|pcapcmp ...\n");
+	fprintf(stderr, "usage: pdnet send|recv|asuser|netns|fuzz|pty|time|replay|record|pcapcmp ...\n");
 	return 2;
 }

@@ -618,6 +618,52 @@ t_monitor() {
 	t_end
 }
 
+# The events of SRCS sources new to e (from offset FIRST), as monitor
+# prints them while d sends them 3 packets each.
+events_of() {	# FIRST SRCS
+	# nsenter, not inns: $! must be the monitor itself (kill ends it)
+	nsenter -t "$(nspid e)" -n dedupctl -j monitor > /tmp/mon.out &
+	_mp=$!
+	sleep 0.5
+	from_d "$1" "$2" $((3 * $2)) 0
+	sleep 0.5
+	kill "$_mp"
+	wait "$_mp" 2>/dev/null
+	grep -c '"addr"' /tmp/mon.out
+}
+
+t_events_restart() {
+	t_begin "new-source events go on through every path that rebuilds the source windows"
+	expect_ok "new-source filter on" inns e dedupctl sources new on
+	printf 'set key packet\nsources new on new-mem 128K\n' > /tmp/both.conf
+	first=3000
+	for how in "disable, enable" "set state idle, set" "sources window" \
+		"sources off, on" "-f with config and sources" "reset"; do
+		case $how in
+		"disable, enable")
+			inns e dedupctl disable && inns e dedupctl enable ;;
+		"set state idle, set")
+			inns e dedupctl set state idle &&
+				inns e dedupctl set action count ;;
+		"sources window")
+			inns e dedupctl sources window 50s ;;
+		"sources off, on")
+			inns e dedupctl sources off && inns e dedupctl sources on ;;
+		"-f with config and sources")
+			inns e dedupctl -f /tmp/both.conf ;;
+		reset)
+			inns e dedupctl reset ;;
+		esac > /dev/null || t_fail "$how refused"
+		n=$(events_of "$first" 20)
+		fp=$(tolerance 20 "$(inns e dedupctl -j sources | json_num fp_bound)")
+		expect_near "events after $how" 20 "$n" "$fp" 0
+		first=$((first + 100))
+	done
+	expect_eq "none failed" 0 "$(inns e dedupctl -j sources | json_num events_failed)"
+	expect_ok "back to the defaults" inns e dedupctl sources window 60s new off
+	t_end
+}
+
 t_events_bounded() {
 	t_begin "events are bounded: over the rate and ring overruns are counted"
 	inns e dedupctl -j monitor > /tmp/mon2.out &
@@ -1238,6 +1284,85 @@ t_budget_userns() {
 	t_end
 }
 
+# A namespace of user UID's own user namespace (NESTED more user
+# namespaces inside it) whose instance asks for filters of MEM per CPU and
+# stays until killed; its exit status in /tmp/NAME.rc, its output in
+# /tmp/NAME.out. HOLD_NAME is its process.
+holder() {	# UID NAME MEM [NESTED]
+	rm -f "/tmp/$2.rc"
+	_pre=
+	[ "${4:-0}" -gt 0 ] && _pre="unshare -Ur"
+	# shellcheck disable=SC2086
+	pdnet asuser "$1" $_pre unshare -Urn sh -c "dedupctl sources off > /dev/null
+		dedupctl set mem $3 > /tmp/$2.out 2>&1
+		echo \$? > /tmp/$2.rc
+		dedupctl -j show >> /tmp/$2.out
+		exec sleep 600" &
+	eval "HOLD_$2=\$!"
+	_i=0
+	while [ ! -s "/tmp/$2.rc" ] && [ $_i -lt 100 ]; do
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	echo "#   uid $1, $2 (mem $3): exit $(cat "/tmp/$2.rc" 2>/dev/null)"
+}
+
+# What root's show says the other user namespaces hold (JSON budget).
+userns_held() {
+	dedupctl -j show | json_num userns_held
+}
+
+t_budget_users() {
+	t_begin "one user's many user namespaces cannot starve root: a cap per user, and a share kept for the initial user namespace"
+	user_cap=$(inns b pdnet asuser 65534 unshare -Urn dedupctl -j show | json_num user_cap)
+	share=$(dedupctl -j show | json_num userns_cap)
+	total=$(dedupctl -j show | json_num total_cap)
+	echo "#   max_user_mem $user_cap, the other user namespaces' share $share of $total"
+	[ -n "$user_cap" ] && [ "$user_cap" -gt 0 ] || t_fail "no user_cap in an unprivileged namespace's show"
+	[ "$share" -lt "$total" ] || t_fail "no share kept for the initial user namespace"
+	# filters of 2 x cap/3 each (2 CPUs)
+	third=$((user_cap / 3 / 1024))K
+	holder 65534 u1 "$third"
+	expect_eq "uid 65534's first namespace" 0 "$(cat /tmp/u1.rc)"
+	holder 65534 u2 "$third"
+	expect_eq "its second namespace: refused" 1 "$(cat /tmp/u2.rc)"
+	grep -q "max_user_mem" /tmp/u2.out ||
+		t_fail "the refusal does not name max_user_mem: $(head -n 3 /tmp/u2.out)"
+	holder 65534 u3 "$third" 1
+	expect_eq "a namespace nested one user namespace deeper: refused" 1 \
+		"$(cat /tmp/u3.rc)"
+	holder 65534 u4 64K
+	expect_eq "a small one beside the first: admitted" 0 "$(cat /tmp/u4.rc)"
+	held=$(sed -n '/^{/p' /tmp/u4.out | json_num user_held)
+	echo "#   uid 65534's namespaces hold $held of $user_cap"
+	[ "$held" -le "$user_cap" ] || t_fail "uid 65534 holds $held over $user_cap"
+	# another user: the share of all other user namespaces is what is left
+	holder 65533 v1 "$third"
+	expect_eq "uid 65533 beyond the share: refused" 1 "$(cat /tmp/v1.rc)"
+	grep -q "init_reserve_mem" /tmp/v1.out ||
+		t_fail "the refusal does not name init_reserve_mem: $(head -n 3 /tmp/v1.out)"
+	others=$(userns_held)
+	echo "#   the other user namespaces hold $others of $share"
+	[ "$others" -le "$share" ] || t_fail "they hold $others over $share"
+	# root keeps the initial user namespace's share
+	expect_ok "root: set mem 4M" dedupctl set mem 4M
+	expect_ok "root: back to 256K" dedupctl set mem 256K
+	expect_ok "root, a new namespace: set mem 1M" \
+		unshare -n dedupctl set mem 1M
+	expect_ok "root: new sources on" inns c dedupctl sources new on
+	expect_ok "root: new sources off" inns c dedupctl sources new off
+	# shellcheck disable=SC2154
+	kill "$HOLD_u1" "$HOLD_u2" "$HOLD_u3" "$HOLD_u4" "$HOLD_v1"
+	wait "$HOLD_u1" "$HOLD_u2" "$HOLD_u3" "$HOLD_u4" "$HOLD_v1" 2>/dev/null
+	i=0
+	while [ "$(userns_held)" != 0 ] && [ $i -lt 100 ]; do
+		sleep 0.2
+		i=$((i + 1))
+	done
+	expect_eq "all released with their namespaces" 0 "$(userns_held)"
+	t_end
+}
+
 # A bound on the FP rate of a fresh filter after N distinct keys: with k
 # positions among `cells` (per array for the bit-array families), a new
 # key finds all k set with probability at most (N k / cells)^k.
@@ -1388,6 +1513,7 @@ run t_proc
 run t_prometheus
 run t_watch
 run t_stats_readers
+run t_stats_bounded
 run t_netns
 run t_unprivileged
 run t_seed
@@ -1400,14 +1526,18 @@ run t_windows
 run t_strict
 run t_budget_init
 run t_budget_userns
+run t_budget_users
 run t_distinct
 run t_distinct_expiry
 run t_sources_config
 run t_monitor
+run t_events_restart
 run t_events_bounded
 run t_top
 run t_rare
 run t_select_dev
+run t_dev_follow
+run t_dev_stacked
 run t_select_proto
 run t_select_mark
 run t_ingress

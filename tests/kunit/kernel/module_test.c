@@ -920,13 +920,20 @@ static void pd_t_idle_and_total(struct kunit *test)
 	struct pd_net *pn = pd_pernet(&init_net);
 	struct netlink_ext_ack extack = {};
 	u64 held, total, saved_cap = pd_max_total_mem, need;
+	struct pd_src_cfg saved_src, src;
 	struct pd_config saved, cfg;
 	struct pd_filters *before;
 	struct pd_counts c;
 
 	mutex_lock(&pn->lock);
 	saved = pn->cfg;
+	saved_src = pn->src_cfg;
 	KUNIT_ASSERT_TRUE(test, pn->active);
+	/* the new-source filter on: its event worker runs */
+	src = saved_src;
+	src.newsrc = 1;
+	KUNIT_ASSERT_EQ(test, pd_srcs_apply(pn, &src, NULL), 0);
+	KUNIT_EXPECT_TRUE(test, delayed_work_pending(&pn->events.work));
 	held = pd_budget_total(&pn->budget);
 	total = pd_budget_total_held();
 	KUNIT_EXPECT_GE(test, total, held);
@@ -945,8 +952,17 @@ static void pd_t_idle_and_total(struct kunit *test)
 	pd_counters_read(pd_t_ctr(pn), 0, &c);
 	KUNIT_EXPECT_EQ(test, c.packets, 0ULL);
 
+	/* idle: the worker's next run (it takes the lock) finds nothing */
+	mutex_unlock(&pn->lock);
+	flush_delayed_work(&pn->events.work);
+	mutex_lock(&pn->lock);
+	KUNIT_EXPECT_FALSE(test, delayed_work_pending(&pn->events.work));
+
 	KUNIT_ASSERT_EQ(test, pd_net_enable(pn, &saved, NULL), 0);
 	KUNIT_EXPECT_TRUE(test, pn->active);
+	/* enabled again, with the filter on: the worker runs again */
+	KUNIT_EXPECT_TRUE(test, delayed_work_pending(&pn->events.work));
+	KUNIT_ASSERT_EQ(test, pd_srcs_apply(pn, &saved_src, NULL), 0);
 	KUNIT_EXPECT_NOT_NULL(test, pn->hooks);
 	KUNIT_EXPECT_NOT_NULL(test, rcu_access_pointer(pn->ctr));
 	KUNIT_EXPECT_NOT_NULL(test, rcu_access_pointer(pn->filters));
@@ -1032,6 +1048,92 @@ static void pd_t_budget_sources(struct kunit *test)
 	mutex_unlock(&pn->lock);
 }
 
+/* A namespace of a user namespace that user uid created. */
+static struct pd_net *pd_t_userns_net(struct kunit *test, u32 uid)
+{
+	struct pd_net *pn = kunit_kzalloc(test, sizeof(*pn), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, pn);
+	mutex_init(&pn->lock);
+	pd_budget_init(&pn->budget, &init_net);
+	pn->budget.cap = pd_max_userns_mem;
+	pn->budget.cap_source = PKTDEDUP_CAP_SOURCE_USERNS;
+	pn->budget.userns = true;
+	pn->budget.uid = KUIDT_INIT(uid);
+	return pn;
+}
+
+/* Admit need bytes of filters to pn and hold them; the admission's verdict. */
+static int pd_t_hold(struct pd_net *pn, u64 need,
+		     struct netlink_ext_ack *extack)
+{
+	int way;
+
+	mutex_lock(&pn->lock);
+	way = pd_budget_admit(pn, PD_PART_FILTERS, need, extack);
+	if (way >= 0)
+		pd_budget_held(pn, PD_PART_FILTERS, need);
+	mutex_unlock(&pn->lock);
+	return way;
+}
+
+/*
+ * Namespaces of other user namespaces are counted per user and together:
+ * one user's second namespace is refused past max_user_mem (naming it),
+ * another user's past the share init_reserve_mem leaves; what a user's
+ * namespaces hold is theirs until each goes; the initial user namespace's
+ * instance is in neither count.
+ */
+static void pd_t_budget_users(struct kunit *test)
+{
+	u64 saved_user = pd_max_user_mem, saved_res = pd_init_reserve_mem;
+	u64 saved_total = pd_max_total_mem, user, others, others0;
+	struct pd_net *a1 = pd_t_userns_net(test, 60001);
+	struct pd_net *a2 = pd_t_userns_net(test, 60001);
+	struct pd_net *b1 = pd_t_userns_net(test, 60002);
+	struct netlink_ext_ack extack = {};
+
+	pd_budget_report(&a1->budget, &user, &others0);
+	pd_max_total_mem = pd_budget_total_held() + (64ULL << 20);
+	pd_max_user_mem = 1 << 20;
+	/* a share of 1.5 MiB beside what other user namespaces hold */
+	pd_init_reserve_mem = pd_max_total_mem - others0 - (3ULL << 19);
+
+	KUNIT_EXPECT_GE(test, pd_t_hold(a1, 600 << 10, &extack), 0);
+	KUNIT_EXPECT_EQ(test, pd_t_hold(a2, 600 << 10, &extack), -E2BIG);
+	KUNIT_ASSERT_NOT_NULL(test, extack._msg);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(extack._msg, "max_user_mem"));
+	KUNIT_EXPECT_EQ(test, a2->budget.charged, 0ULL);
+	KUNIT_EXPECT_GE(test, pd_t_hold(a2, 300 << 10, &extack), 0);
+	pd_budget_report(&a2->budget, &user, &others);
+	KUNIT_EXPECT_EQ(test, user, 900ULL << 10);
+	KUNIT_EXPECT_EQ(test, others, others0 + (900 << 10));
+	/* the same user through its other namespace: the same count */
+	KUNIT_EXPECT_PTR_EQ(test, a1->budget.owner, a2->budget.owner);
+
+	/* another user: under max_user_mem, but past the share */
+	extack._msg = NULL;
+	KUNIT_EXPECT_EQ(test, pd_t_hold(b1, 700 << 10, &extack), -E2BIG);
+	KUNIT_ASSERT_NOT_NULL(test, extack._msg);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(extack._msg, "init_reserve_mem"));
+	KUNIT_EXPECT_GE(test, pd_t_hold(b1, 500 << 10, &extack), 0);
+	KUNIT_EXPECT_FALSE(test, pd_budget_fits(b1, 700 << 10));
+	KUNIT_EXPECT_TRUE(test, pd_budget_fits(b1, 600 << 10));
+
+	/* a1 goes: its user's count and the share keep the others' */
+	pd_budget_release(a1);
+	pd_budget_report(&a2->budget, &user, &others);
+	KUNIT_EXPECT_EQ(test, user, 300ULL << 10);
+	KUNIT_EXPECT_EQ(test, others, others0 + (800 << 10));
+	pd_budget_release(a2);
+	pd_budget_release(b1);
+	pd_budget_report(&b1->budget, &user, &others);
+	KUNIT_EXPECT_EQ(test, others, others0);
+	pd_max_user_mem = saved_user;
+	pd_init_reserve_mem = saved_res;
+	pd_max_total_mem = saved_total;
+}
+
 static struct kunit_case pd_module_cases[] = {
 	KUNIT_CASE(pd_t_skb_keys),
 	KUNIT_CASE(pd_t_skb_keys_behind_tags),
@@ -1046,6 +1148,7 @@ static struct kunit_case pd_module_cases[] = {
 	KUNIT_CASE(pd_t_fixed_seed),
 	KUNIT_CASE(pd_t_budget),
 	KUNIT_CASE(pd_t_idle_and_total),
+	KUNIT_CASE(pd_t_budget_users),
 	KUNIT_CASE(pd_t_budget_sources),
 	{}
 };

@@ -1,0 +1,247 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+#
+# Named devices are followed by name, never by a remembered ifindex (a
+# device moved out and back, deleted and made again, renamed, and one that
+# takes a departed device's ifindex), and a frame is judged once where two
+# named devices are stacked (a VLAN on its port, a bridge over its port).
+# Sourced by scenarios.sh: uses its namespaces a, b, c and its helpers.
+#
+# df -- pa6 ~ pb6 -- b: a link of its own (10.6.0.1, .2), and namespace dg
+# to move devices to.
+
+dev_link() {
+	[ -n "${DEV_LINKED:-}" ] && return
+	mkns df
+	mkns dg
+	link df b 6
+	inns df ping -c 1 -W 2 10.6.0.2 > /dev/null
+	DEV_LINKED=1
+}
+
+# D distinct datagrams from df to b, C times each: to DST from SRC (by
+# default 10.6.0.2 from 10.6.0.1)
+send_f() {	# D C [DST SRC]
+	inns df pdnet send -4 "${4:-10.6.0.1}" "${3:-10.6.0.2}" --count "$1" \
+		--copies "$2" > /dev/null || t_fail "pdnet send from df"
+	sleep 0.3
+}
+
+dev_state() {
+	inns b sed -n 's/^dev_state //p' /proc/net/pktdedup/config
+}
+
+hooks_line() {
+	inns b grep '^netfilter_hooks' /proc/net/pktdedup/config
+}
+
+# (sysfs is the initial namespace's: ask ip)
+ifindex_of() {	# NS DEV
+	inns "$1" $IP -o link show "$2" | cut -d: -f1
+}
+
+# An address on a device of namespace NS, up, IPv6 off (no ND or MLD
+# packets in the counts).
+dev_up() {	# NS DEV ADDR/LEN
+	inns "$1" sh -c "echo 1 > /proc/sys/net/ipv6/conf/$2/disable_ipv6"
+	inns "$1" $IP addr add "$3" dev "$2"
+	inns "$1" $IP link set "$2" up
+}
+
+t_dev_follow() {
+	t_begin "named devices are followed by name: moved out and back, deleted and made again, renamed; a departed device's ifindex selects nothing"
+	dev_link
+	expect_ok "hook ingress dev pb6" inns b dedupctl set \
+		hook ingress dev pb6 action count key packet
+	idx=$(ifindex_of b pb6)
+	expect_eq "bound" "pb6 active (ifindex $idx)" "$(dev_state)"
+	inns b dedupctl reset
+	send_f 50 2
+	expect_eq "hooked: packets" 100 "$(stat_of b packets)"
+
+	# moved to dg, then back: the same device, the same ifindex
+	inns b $IP link set pb6 netns "$(nspid dg)"
+	expect_eq "moved out: absent" "pb6 absent" "$(dev_state)"
+	expect_eq "moved out: no hook" "netfilter_hooks none" "$(hooks_line)"
+	expect_eq "JSON" '"devices":[{"name":"pb6","state":"absent"}]' \
+		"$(inns b dedupctl -j show | grep -o '"devices":\[[^]]*\]')"
+	expect_eq "dedupctl show" "select   dev pb6 (pb6 absent), proto any, match-mark any" \
+		"$(inns b dedupctl show | grep '^select')"
+	inns dg $IP link set pb6 netns "$(nspid b)"
+	dev_up b pb6 10.6.0.2/24
+	expect_eq "back: the same ifindex" "$idx" "$(ifindex_of b pb6)"
+	expect_eq "back: bound again" "pb6 active (ifindex $idx)" "$(dev_state)"
+	expect_eq "back: hooked" "netfilter_hooks registered" "$(hooks_line)"
+	inns df ping -c 1 -W 2 10.6.0.2 > /dev/null
+	inns b dedupctl reset
+	send_f 50 2
+	expect_eq "back: packets" 100 "$(stat_of b packets)"
+
+	# deleted (its peer with it), then made again under the same names
+	inns b $IP link del pb6
+	expect_eq "deleted: absent" "pb6 absent" "$(dev_state)"
+	link df b 6
+	inns df ping -c 1 -W 2 10.6.0.2 > /dev/null
+	expect_eq "made again: bound" "pb6 active (ifindex $(ifindex_of b pb6))" \
+		"$(dev_state)"
+	inns b dedupctl reset
+	send_f 50 2
+	expect_eq "made again: packets" 100 "$(stat_of b packets)"
+
+	# at prerouting, dropping: pb6 goes, and a device named pz6 takes its
+	# ifindex (made with it, its peer py6 in df): its traffic is not pb6's
+	expect_ok "prerouting dev pb6 action drop" inns b dedupctl set \
+		hook prerouting dev pb6 action drop
+	idx=$(ifindex_of b pb6)
+	inns b $IP link del pb6
+	inns b $IP link add pz6 index "$idx" type veth peer name py6 \
+		netns "$(nspid df)"
+	expect_eq "pz6 took pb6's ifindex" "$idx" "$(ifindex_of b pz6)"
+	dev_up b pz6 10.7.0.2/24
+	dev_up df py6 10.7.0.1/24
+	inns df ping -c 1 -W 2 10.7.0.2 > /dev/null
+	inns b dedupctl reset
+	inns b pdnet recv 9000 1500 > /tmp/recv.out &
+	rp=$!
+	sleep 0.5
+	send_f 50 2 10.7.0.2 10.7.0.1
+	wait $rp
+	got=$(sed -n 's/^received //p' /tmp/recv.out)
+	expect_eq "the ifindex's new device: not selected" 0 "$(stat_of b packets)"
+	expect_eq "nothing of it dropped" 100 "$got"
+	expect_eq "pb6 still absent" "pb6 absent" "$(dev_state)"
+
+	# renamed: pz6 becomes pb6 (the device of that name now), then pq6
+	inns b $IP link set pz6 down
+	inns b $IP link set pz6 name pb6
+	inns b $IP link set pb6 up
+	expect_eq "renamed to pb6: bound" "pb6 active (ifindex $idx)" \
+		"$(dev_state)"
+	inns b dedupctl reset
+	send_f 50 2 10.7.0.2 10.7.0.1
+	expect_eq "renamed to pb6: packets" 100 "$(stat_of b packets)"
+	expect_eq "renamed to pb6: copies dropped" 50 "$(stat_of b dropped)"
+	inns b $IP link set pb6 down
+	inns b $IP link set pb6 name pq6
+	inns b $IP link set pq6 up
+	expect_eq "renamed away: absent" "pb6 absent" "$(dev_state)"
+	inns b dedupctl reset
+	send_f 50 2 10.7.0.2 10.7.0.1
+	expect_eq "renamed away: not selected" 0 "$(stat_of b packets)"
+
+	inns b $IP link del pq6
+	link df b 6
+	inns df ping -c 1 -W 2 10.6.0.2 > /dev/null
+	expect_ok "back to prerouting, any device" \
+		inns b dedupctl set hook prerouting dev any action count
+	t_end
+}
+
+# PREROUTING's count of UDP to port 9000 in b (table inet pddev)
+pre_count() {
+	inns b nft list chain inet pddev pre |
+		sed -n 's/.*counter packets \([0-9]*\).*/\1/p'
+}
+
+t_dev_stacked() {
+	t_begin "a frame is judged once: stacked devices are refused together, and a device stacked later is left to its lower device's hook"
+	dev_link
+	inns b nft -f - <<-'EOF'
+	table inet pddev {
+		chain pre {
+			type filter hook prerouting priority -500; policy accept;
+			udp dport 9000 counter
+		}
+	}
+	EOF
+	# VLAN 5 over pa6 ~ pb6
+	inns df $IP link add link pa6 name pa6.5 type vlan id 5
+	inns b $IP link add link pb6 name pb6.5 type vlan id 5
+	dev_up df pa6.5 10.8.0.1/24
+	dev_up b pb6.5 10.8.0.2/24
+	inns df ping -c 1 -W 2 10.8.0.2 > /dev/null
+	before=$(show_cfg b)
+	expect_fail "a VLAN device and its port" 1 \
+		"dev: pb6.5 is stacked on pb6" \
+		inns b dedupctl set hook ingress dev pb6,pb6.5 action drop
+	expect_fail "the other order" 1 "dev: pb6.5 is stacked on pb6" \
+		inns b dedupctl set hook ingress dev pb6.5,pb6 action drop
+	expect_fail "a device named twice" 1 "named twice" \
+		inns b dedupctl set hook ingress dev pb6,pb6 action drop
+	expect_eq "refused: nothing changed" "$before" "$(show_cfg b)"
+	# one of them: each tagged frame judged once, all 50 pass
+	expect_ok "dev pb6 alone" inns b dedupctl set hook ingress dev pb6 \
+		action drop
+	inns b dedupctl reset
+	p0=$(pre_count)
+	send_f 50 1 10.8.0.2 10.8.0.1
+	expect_eq "VLAN frames through PREROUTING" 50 $(($(pre_count) - p0))
+	expect_eq "none dropped" 0 "$(stat_of b dropped)"
+
+	# a bridge over pb6
+	inns b $IP link add br6 type bridge
+	inns b sh -c "echo 1 > /proc/sys/net/ipv6/conf/br6/disable_ipv6"
+	inns b $IP link set br6 up
+	inns b $IP link set pb6 master br6
+	expect_fail "a bridge and its port" 1 "dev: br6 is stacked on pb6" \
+		inns b dedupctl set hook ingress dev br6,pb6 action drop
+	expect_fail "the other order" 1 "dev: br6 is stacked on pb6" \
+		inns b dedupctl set hook ingress dev pb6,br6 action drop
+	inns b $IP link set pb6 nomaster
+
+	# stacked later: br6 and pb6 named while apart, then pb6 enslaved
+	expect_ok "dev pb6,br6 (apart)" inns b dedupctl set hook ingress \
+		dev pb6,br6 action drop
+	expect_eq "both hooked" "netfilter_hooks registered" "$(hooks_line)"
+	inns b $IP link set pb6 master br6
+	expect_eq "br6 stacked on pb6" \
+		"pb6 active (ifindex $(ifindex_of b pb6)), br6 stacked on pb6 (ifindex $(ifindex_of b br6))" \
+		"$(dev_state)"
+	expect_eq "one hook of two" "netfilter_hooks partial" "$(hooks_line)"
+	expect_eq "dedupctl show" "select   dev pb6,br6 (br6 stacked on pb6), proto any, match-mark any" \
+		"$(inns b dedupctl show | grep '^select')"
+	inns b dedupctl reset
+	p0=$(pre_count)
+	# frames to pb6's own address reach the bridge, and b's stack
+	send_f 50 1
+	expect_eq "judged once: packets" 50 "$(stat_of b packets)"
+	expect_eq "judged once: none dropped" 0 "$(stat_of b dropped)"
+	expect_eq "frames through PREROUTING" 50 $(($(pre_count) - p0))
+	send_f 50 1
+	expect_eq "their copies dropped at pb6" 50 "$(stat_of b dropped)"
+	inns b $IP link set pb6 nomaster
+	expect_eq "apart again: both hooked" "netfilter_hooks registered" \
+		"$(hooks_line)"
+
+	# a VLAN device made later under a named device's name
+	expect_ok "dev pb6,pv6: pv6 a plain veth" sh -c \
+		"nsenter -t $(nspid b) -n $IP link add pv6 type veth peer name pw6 &&
+		 nsenter -t $(nspid b) -n dedupctl set hook ingress dev pb6,pv6 action drop"
+	inns b $IP link del pv6
+	expect_eq "pv6 deleted" "pb6 active (ifindex $(ifindex_of b pb6)), pv6 absent" \
+		"$(dev_state)"
+	inns b $IP link add link pb6 name pv6 type vlan id 7
+	inns df $IP link add link pa6 name pa6.7 type vlan id 7
+	dev_up b pv6 10.10.0.2/24
+	dev_up df pa6.7 10.10.0.1/24
+	inns df ping -c 1 -W 2 10.10.0.2 > /dev/null
+	expect_eq "pv6 made as a VLAN on pb6: stacked" \
+		"pb6 active (ifindex $(ifindex_of b pb6)), pv6 stacked on pb6 (ifindex $(ifindex_of b pv6))" \
+		"$(dev_state)"
+	inns b dedupctl reset
+	p0=$(pre_count)
+	send_f 50 1 10.10.0.2 10.10.0.1
+	expect_eq "VLAN 7 frames judged once" 50 "$(stat_of b packets)"
+	expect_eq "none dropped" 0 "$(stat_of b dropped)"
+	expect_eq "VLAN 7 frames through PREROUTING" 50 $(($(pre_count) - p0))
+
+	inns b $IP link del pv6
+	inns b $IP link del pb6.5
+	inns b $IP link del br6
+	inns df $IP link del pa6.7
+	inns df $IP link del pa6.5
+	inns b nft delete table inet pddev
+	expect_ok "back to prerouting, any device" \
+		inns b dedupctl set hook prerouting dev any action count
+	t_end
+}
