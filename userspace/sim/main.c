@@ -141,6 +141,11 @@ static const char usage[] =
 "                     (- : standard output; the report goes to standard\n"
 "                     error); the same --seed writes the same bytes\n"
 "  --write-dups FILE  the copies it would drop\n"
+"                     A file is written beside itself and renamed over\n"
+"                     itself when whole: a failed or interrupted run\n"
+"                     leaves it as it was (a pipe or a device is written\n"
+"                     directly). An output that is the input, or the\n"
+"                     other output, by any path is refused\n"
 "  --truth T          exact (default): score each verdict against the\n"
 "                     exact answer (a set of key digests, 11 to 21 bytes\n"
 "                     a distinct key; with a window, positions or times);\n"
@@ -1587,9 +1592,8 @@ int main(int argc, char **argv)
 		usage_error("--proto selects a capture's packets: it needs --pcap FILE");
 	if ((write_path || dups_path) && sc.kind != STREAM_PCAP)
 		usage_error("--write and --write-dups need a capture (--pcap FILE)");
-	if (write_path && dups_path && !strcmp(write_path, dups_path))
-		usage_error("--write and --write-dups name the same file '%s'",
-			    write_path);
+	/* no output may be the input or the other output: before any opens */
+	resolve_outputs(&out, write_path, dups_path, sc.pcap_path);
 
 	r = calloc(1, sizeof(*r));
 	if (!r)
@@ -1752,7 +1756,6 @@ int main(int argc, char **argv)
 		status = 1;
 		goto done;
 	}
-	open_outputs(&st, write_path, dups_path, &out);
 	if (sources) {
 		srcc.cpus = r->cpus;
 		srcc.seed = sc.seed;
@@ -1798,6 +1801,7 @@ int main(int argc, char **argv)
 		status = 1;
 		goto done;
 	}
+	open_outputs(&st, &out);
 	{
 		uint64_t next_cp = ncp ? (total + ncp - 1) / ncp : UINT64_MAX;
 		struct score seg = { 0 };
@@ -1897,6 +1901,8 @@ int main(int argc, char **argv)
 	else
 		print_table(r, &sc, &st, &out, mem, window);
 done:
+	/* nothing half-written stays: a file is replaced only when whole */
+	abort_outputs(&st, &out);
 	if (r->compact)
 		dset_free(&r->dset);
 	else

@@ -512,7 +512,7 @@ void stream_close(struct stream *s)
 {
 	free(s->cdf);
 	free(s->marks);
-	cap_close(s->cap, NULL, 0);
+	cap_close(s->cap);
 	free(s->heap);
 	memset(s, 0, sizeof(*s));
 }
