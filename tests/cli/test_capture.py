@@ -689,6 +689,37 @@ def interrupted_run_leaves_nothing():
         assert read_bytes(os.path.join(d, "out.pcap")) == b"old"
 
 
+@test
+def time_going_back_is_said():
+    # two pcapng files joined with cat: the second section's clock starts
+    # 10 s before the first's last frame. A time window is told once, with
+    # the frame, and pointed to mergecap; its verdicts stay what they were
+    n = 50
+    fa = [eth(0x0800, ip4(64, 17, udp(100 + i, b"a%d" % i))) for i in range(n)]
+    fb = [eth(0x0800, ip4(64, 17, udp(200 + i, b"b%d" % i))) for i in range(n)]
+    a = text2pcap("tb-a.pcapng", fa + fa, fmt="pcapng", t0=10000000)
+    b = text2pcap("tb-b.pcapng", fb + fb, fmt="pcapng")
+    joined = path("tb-joined.pcapng")
+    with open(joined, "wb") as f:
+        f.write(read_bytes(a) + read_bytes(b))
+    window = ["--algo", "sliding", "--window", "2ms", "--rate", "1M"]
+    r = sim(["--pcap", joined] + window)
+    assert r.stderr.count(b"the capture's time goes back at frame %d "
+                          % (2 * n + 1)) == 1, r.stderr
+    assert b"mergecap -w" in r.stderr, r.stderr
+    j = sim_json(["--pcap", joined] + window)
+    assert (j["time_back"], j["time_back_at"]) == (2 * n, 2 * n + 1), j
+    j.pop("peak_rss_bytes")
+    again = sim_json(["--pcap", joined] + window)
+    again.pop("peak_rss_bytes")
+    assert j == again
+    merged = path("tb-merged.pcapng")
+    sh(["mergecap", "-w", merged, a, b])
+    r = sim(["--pcap", merged] + window)
+    assert b"goes back" not in r.stderr, r.stderr
+    assert sim_json(["--pcap", merged] + window)["time_back"] == 0
+
+
 def big_capture(p, gib, distinct_every):
     """A classic pcap of about gib GiB: 1514-byte Ethernet frames of UDP,
     every distinct_every-th one new, the others copies of the previous new

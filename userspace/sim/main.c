@@ -1217,6 +1217,23 @@ static bool tw_add(struct run *r, const struct truth_verdict *tv, bool said)
 	return dup;
 }
 
+/*
+ * A capture whose time goes back (captures joined with cat: each
+ * section's clock starts again) takes the time window's span away: the
+ * window, as the module's, takes a time that goes back as the latest time
+ * seen, so everything after the step arrives at one instant.
+ */
+static void warn_time_back(const struct stream_cfg *sc,
+			   const struct pcap_counts *n, const char *window_arg)
+{
+	fprintf(stderr, "dedup-sim: %s: the capture's time goes back at frame %llu (%.6f s earlier than frame %llu; captures joined with cat?)\n"
+		"dedup-sim: the time window (--window %s) takes such a frame at the latest time seen, as the module takes a clock that goes back: the frames behind it crowd into one instant (early expiries, missed copies)\n"
+		"dedup-sim: mergecap -w OUT IN1 IN2 merges captures in time order\n",
+		sc->pcap_path, (unsigned long long)n->back_frame,
+		(double)n->back_first_ns / 1e9,
+		(unsigned long long)n->back_before, window_arg);
+}
+
 static void imp_add(struct imp_score *is, unsigned int imp, bool truth_dup,
 		    bool said_dup)
 {
@@ -1294,6 +1311,7 @@ int main(int argc, char **argv)
 	struct pd_select sel;
 	enum truth_mode truth_mode = TRUTH_EXACT;
 	struct outputs out;
+	bool time_warned = false;
 	uint64_t total;
 	int status;
 	char err[512];
@@ -1810,6 +1828,11 @@ int main(int argc, char **argv)
 			struct truth_verdict tv = { 0 };
 			bool said, dup, found = false;
 
+			if (r->tw.timed && st.pc.time_back && !time_warned) {
+				warn_time_back(&sc, &st.pc, window_arg);
+				time_warned = true;
+			}
+
 			if (!e.keyed) {
 				/* the module passes what it cannot key */
 				out_write(&st, &out, false);
@@ -1873,6 +1896,10 @@ int main(int argc, char **argv)
 			}
 		}
 	}
+	if (r->tw.timed && st.pc.time_back > 1)
+		fprintf(stderr, "dedup-sim: %s: %llu frames in all were earlier than a frame before them (by up to %.6f s)\n",
+			sc.pcap_path, (unsigned long long)st.pc.time_back,
+			(double)st.pc.back_max_ns / 1e9);
 	if (st.oom) {
 		fprintf(stderr, "dedup-sim: out of memory\n");
 		status = 1;

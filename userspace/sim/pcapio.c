@@ -265,6 +265,12 @@ void capture_print(const struct stream *st, const struct stream_cfg *sc,
 	if (n->other_records)
 		printf("; %llu other records", (unsigned long long)n->other_records);
 	printf("\n");
+	if (n->time_back)
+		printf("%-10s goes back: %llu frames earlier than a frame before them, the first frame %llu (%.6f s earlier than frame %llu)\n",
+		       "time", (unsigned long long)n->time_back,
+		       (unsigned long long)n->back_frame,
+		       (double)n->back_first_ns / 1e9,
+		       (unsigned long long)n->back_before);
 	if (n->ended_cut)
 		printf("%-10s the capture ends inside the record at byte %llu: "
 		       "the complete records before it were read\n", "cut",
@@ -321,7 +327,13 @@ void capture_json(const struct stream *st, const struct stream_cfg *sc,
 		printf("%s\"%s\":%llu", i > 1 ? "," : "",
 		       pd_parse_result_names[i],
 		       (unsigned long long)n->unparsed[i]);
-	printf("},\"cut_at\":");
+	printf("},\"time_back\":%llu,\"time_back_at\":",
+	       (unsigned long long)n->time_back);
+	if (n->time_back)
+		printf("%llu", (unsigned long long)n->back_frame);
+	else
+		printf("null");
+	printf(",\"cut_at\":");
 	if (n->ended_cut)
 		printf("%llu", (unsigned long long)n->end_offset);
 	else
