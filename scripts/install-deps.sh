@@ -11,6 +11,7 @@ pkgs=(
 	libwiretap-dev libwsutil-dev libglib2.0-dev pkg-config # dedup-sim reads and writes captures through Wireshark's libwiretap (editcap's own)
 	libpcap-dev       # the native tests write a capture through libpcap (another writer than the one dedup-sim reads with)
 	wireshark-common  # text2pcap, editcap, mergecap, capinfos: the capture suite makes its captures with them (and t_replay its capture)
+	tcpdump           # the capture suite's stdin_to_stdout: tcpdump -w - | dedup-sim --pcap - --write - | tcpdump -r -
 	time              # make compare: GNU time (/usr/bin/time -v), each tool's peak RSS
 	libasan8 libubsan1 # sanitizer runtimes for the native test build
 	python3           # the CLI contract tests parse dedup-sim's JSON
