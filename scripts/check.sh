@@ -60,6 +60,28 @@ suite() {	# NAME CMD...
 	account "$name" $?
 }
 
+# Every program a suite runs is installed (scripts/commands.txt names them
+# and the packages of scripts/install-deps.sh they come from; the style
+# suite keeps it true): checked before any suite starts, one test each, so
+# that a missing program is named here and not a suite's puzzling failure.
+programs() {
+	local prog pkg suites p=0 f=0
+	while read -r prog pkg suites _; do
+		case $prog in '' | '#'*) continue ;; esac
+		[ "$suites" = - ] && continue
+		if command -v "$prog" >/dev/null; then
+			echo "ok $prog"
+			p=$((p + 1))
+		else
+			echo "not ok $prog is not installed (Debian's $pkg, scripts/install-deps.sh), needed by: $suites"
+			f=$((f + 1))
+		fi
+	done <scripts/commands.txt
+	echo "$p passed, $f failed"
+	[ "$f" -eq 0 ]
+}
+suite programs programs
+
 # The debug kernel's run is the longest and its guest uses one core: it
 # starts first, in the background (its kernel build niced below the other
 # suites), and is accounted for last.

@@ -3,7 +3,9 @@
 #
 # Installs, by Debian package name, everything pktdedup's build and tests need.
 # Idempotent: packages already present are not fetched again, and apt's lists
-# are refreshed only when something is missing.
+# are refreshed only when something is missing. scripts/commands.txt names
+# the package here of every program the tests and scripts run (the style
+# suite checks it), and README's dependency table lists these packages.
 set -euo pipefail
 
 pkgs=(
@@ -11,6 +13,7 @@ pkgs=(
 	libwiretap-dev libwsutil-dev libglib2.0-dev pkg-config # dedup-sim reads and writes captures through Wireshark's libwiretap (editcap's own)
 	libpcap-dev       # the native tests write a capture through libpcap (another writer than the one dedup-sim reads with)
 	wireshark-common  # text2pcap, editcap, mergecap, capinfos: the capture suite makes its captures with them (and t_replay its capture)
+	tcpdump           # the capture suite's stdin_to_stdout: tcpdump -w - | dedup-sim --pcap - --write - | tcpdump -r -
 	time              # make compare: GNU time (/usr/bin/time -v), each tool's peak RSS
 	libasan8 libubsan1 # sanitizer runtimes for the native test build
 	python3           # the CLI contract tests parse dedup-sim's JSON
@@ -26,6 +29,11 @@ pkgs=(
 	nftables          # e2e: nft rules that match the marks; make bench-kernel's nft sets
 	iptables          # make bench-kernel: xt_recent through iptables-legacy, in UML
 	cpio              # packs the e2e initramfs
+	iproute2          # ip: the e2e guest's (vm.sh copies it in), make bench-kernel's guest
+	kmod              # modprobe, modinfo: the deb and dkms suites
+	procps            # ps: make bench-kernel ends UML's processes on a time-out
+	git               # the style and deb suites list the tracked files (git ls-files)
+	shfmt             # the style suite parses the scripts for the programs they run (scripts/commands.py)
 	valgrind          # make bench: lackey counts the cache lines a packet touches
 	dkms              # make dkms-check: DKMS builds the module for the installed headers
 	linux-perf        # make bench-kernel-profile: where UML's CPU goes, per function of pktdedup.ko

@@ -7,7 +7,11 @@
 #  - the algorithm files of module/core include nothing but the portability
 #    header, each other and the uAPI header (freestanding: no libc, no
 #    kernel headers), and only port_kernel.h includes kernel headers;
-#  - every source file carries an SPDX header.
+#  - every source file carries an SPDX header;
+#  - every program the tests, scripts and build run on the host comes from
+#    a package scripts/install-deps.sh installs (scripts/commands.txt,
+#    checked by scripts/commands.py lint), and README's dependency table
+#    lists those packages.
 # Ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
@@ -34,6 +38,22 @@ done
 missing=$(for f in $(git ls-files '*.c' '*.h' '*.sh' '*.py' Makefile Kbuild .ci/run); do
 	head -n 3 "$f" | grep -q 'SPDX-License-Identifier' || echo "$f"; done)
 if [ -z "$missing" ]; then ok "spdx headers"; else bad "spdx headers"; echo "$missing" | sed 's/^/    /'; fi
+
+# what runs, and where it comes from: the scanner on known text, then one
+# line per program the tree runs
+for mode in selftest lint; do
+	out=$(python3 scripts/commands.py "$mode" 2>&1)
+	rc=$?
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) ok "${line#ok }" ;;
+		"not ok "*) bad "${line#not ok }" ;;
+		*) echo "    $line" ;;
+		esac
+	done <<<"$out"
+	[ "$rc" -eq 0 ] || grep -q '^not ok ' <<<"$out" ||
+		bad "scripts/commands.py $mode: exit $rc"
+done
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -16,10 +16,13 @@ import json
 import os
 import re
 import resource
+import signal
 import struct
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 
 from tap import run_all, test
 
@@ -465,12 +468,256 @@ def bad_command_lines_exit_2():
               "--write", "x"], b"need a capture"),
             (["--pcap", src, "--write", "x", "--write-dups", "x"],
              b"same file"),
+            (["--pcap", src, "--write", src], b"is the input file"),
             (["--pcap", src, "--truth", "some"], b"--truth"),
             (["--pcap", "-", "--checkpoints", "3"], b"standard input")):
         r = sim(args, ok=False, stdin=subprocess.DEVNULL)
         assert r.returncode == 2 and words in r.stderr, (args, r.stderr)
     r = sim(["--pcap", src, "--write", "/nonexistent/dir/out.pcap"], ok=False)
     assert r.returncode == 1 and b"cannot write" in r.stderr, r.stderr
+
+
+def read_bytes(p):
+    with open(p, "rb") as f:
+        return f.read()
+
+
+def fresh_dir(name):
+    d = path(name)
+    os.mkdir(d)
+    return d
+
+
+def sim_in(d, args, **kw):
+    """dedup-sim run in folder d (no output captured where kw says)."""
+    kw.setdefault("stdout", subprocess.PIPE)
+    kw.setdefault("stderr", subprocess.PIPE)
+    return subprocess.run([os.path.abspath(SIM)] + args, cwd=d, timeout=600,
+                          **kw)
+
+
+@test
+def outputs_never_the_input():
+    # by any path: the same name, ./, a symbolic link, a hard link, from
+    # another folder, --write-dups; exit 2 before anything is opened for
+    # writing, the capture unchanged byte for byte and no file made
+    d = fresh_dir("alias")
+    src, *_ = copies_capture("alias/in.pcap")
+    before = read_bytes(src)
+    os.symlink("in.pcap", os.path.join(d, "sym.pcap"))
+    os.link(src, os.path.join(d, "hard.pcap"))
+    files = sorted(os.listdir(d))
+    for args, opt, name in (
+            (["--write", "in.pcap"], "--write", "in.pcap"),
+            (["--write", "./in.pcap"], "--write", "./in.pcap"),
+            (["--write", "sym.pcap"], "--write", "sym.pcap"),
+            (["--write", "hard.pcap"], "--write", "hard.pcap"),
+            (["--write", "../alias/in.pcap"], "--write", "../alias/in.pcap"),
+            (["--write", "x.pcap", "--write-dups", "in.pcap"],
+             "--write-dups", "in.pcap"),
+            (["--write-dups", "sym.pcap", "--write", "y.pcap"],
+             "--write-dups", "sym.pcap")):
+        r = sim_in(d, ["--pcap", "in.pcap"] + args)
+        assert r.returncode == 2, (args, r.returncode, r.stderr)
+        assert f"{opt} {name} is the input file (--pcap in.pcap)".encode() \
+            in r.stderr, (args, r.stderr)
+        assert read_bytes(src) == before and sorted(os.listdir(d)) == files
+    # standard input that is the capture file
+    with open(src, "rb") as f:
+        r = sim_in(d, ["--pcap", "-", "--write", "hard.pcap"], stdin=f)
+    assert r.returncode == 2 and b"(--pcap -, standard input)" in r.stderr
+    # standard output appended to the capture: it would read what it wrote
+    with open(src, "ab") as f:
+        r = sim_in(d, ["--pcap", "in.pcap", "--write", "-"], stdout=f)
+    assert r.returncode == 2 and b"--write - is standard output, which " \
+        b"is the input file" in r.stderr, r.stderr
+    assert read_bytes(src) == before and sorted(os.listdir(d)) == files
+
+
+@test
+def outputs_never_each_other():
+    # two names of one file: new files by other spellings (./, dir/../,
+    # a linked folder, a dangling link, an absolute path), an old file and
+    # its hard link, standard output twice or redirected to the other
+    d = fresh_dir("each")
+    copies_capture("each/in.pcap")
+    sub = os.path.join(d, "sub")
+    os.mkdir(sub)
+    os.symlink("sub", os.path.join(d, "lnk"))
+    os.symlink("sub/new.pcap", os.path.join(d, "dangling"))
+    old = os.path.join(d, "old.pcap")
+    with open(old, "wb") as f:
+        f.write(b"old")
+    os.link(old, os.path.join(d, "old2.pcap"))
+    files = sorted(os.listdir(d))
+    for a, b in (("out.pcapng", "./out.pcapng"),
+                 ("sub/o.pcap", "lnk/o.pcap"),
+                 ("sub/o.pcap", "lnk/../sub/o.pcap"),
+                 ("dangling", "sub/new.pcap"),
+                 (os.path.join(d, "out.pcap"), "out.pcap"),
+                 ("old.pcap", "old2.pcap")):
+        r = sim_in(d, ["--pcap", "in.pcap", "--write", a, "--write-dups", b])
+        assert r.returncode == 2, (a, b, r.returncode, r.stderr)
+        assert f"--write {a} and --write-dups {b} are the same file".encode() \
+            in r.stderr, r.stderr
+        assert sorted(os.listdir(d)) == files and os.listdir(sub) == []
+        assert read_bytes(old) == b"old"
+    r = sim_in(d, ["--pcap", "in.pcap", "--write", "-", "--write-dups", "-"])
+    assert r.returncode == 2 and b"both standard output" in r.stderr
+    with open(old, "ab") as f:
+        r = sim_in(d, ["--pcap", "in.pcap", "--write", "-", "--write-dups",
+                       "old2.pcap"], stdout=f)
+    assert r.returncode == 2 and b"--write - is standard output, which is " \
+        b"the file --write-dups old2.pcap names" in r.stderr, r.stderr
+    assert read_bytes(old) == b"old" and sorted(os.listdir(d)) == files
+
+
+@test
+def outputs_replace_whole_files():
+    # written beside the file and renamed over it: a reader of the old file
+    # keeps it, no temporary file is left, a new file is 0666 & ~umask (as
+    # editcap makes it), an old one keeps its permissions, a symbolic link
+    # stays one; a FIFO is written directly
+    d = fresh_dir("whole")
+    src, distinct, copies, nonip = copies_capture("whole/in.pcap")
+    ref = path("whole-ref.pcap")
+    sim(["--pcap", src, "--write", ref])
+    want = read_bytes(ref)
+    r = sim_in(d, ["--pcap", "in.pcap", "--write", "new.pcap"],
+               preexec_fn=lambda: os.umask(0o027))
+    assert r.returncode == 0 and read_bytes(os.path.join(d, "new.pcap")) \
+        == want, r.stderr
+    assert os.stat(os.path.join(d, "new.pcap")).st_mode & 0o777 == 0o640
+    old = os.path.join(d, "old.pcap")
+    with open(old, "wb") as f:
+        f.write(b"old")
+    os.chmod(old, 0o600)
+    os.symlink("old.pcap", os.path.join(d, "link.pcap"))
+    # a reader of the old file keeps reading it whole: replaced, never
+    # truncated under it
+    with open(old, "rb") as reader:
+        r = sim_in(d, ["--pcap", "in.pcap", "--write", "link.pcap"])
+        assert reader.read() == b"old"
+    assert r.returncode == 0 and b"wrote      %d frames to link.pcap" % \
+        (distinct + nonip) in r.stdout, r
+    assert os.path.islink(os.path.join(d, "link.pcap"))
+    assert read_bytes(old) == want and os.stat(old).st_mode & 0o777 == 0o600
+    fifo = os.path.join(d, "fifo")
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(read_bytes(fifo)))
+    reader.start()
+    r = sim_in(d, ["--pcap", "in.pcap", "--write", "fifo"])
+    reader.join(60)
+    assert r.returncode == 0 and got == [want], r.stderr
+    assert sorted(os.listdir(d)) == ["fifo", "in.pcap", "link.pcap",
+                                     "new.pcap", "old.pcap"]
+
+
+@test
+def failed_write_leaves_nothing():
+    # A full disk, portably: a file size limit (RLIMIT_FSIZE, which any
+    # user may lower, root too) makes write() fail as ENOSPC would (EFBIG;
+    # dedup-sim ignores SIGXFSZ). The old file stays as it was, a new one
+    # is not made, no temporary file is left; nothing is said written
+    d = fresh_dir("full")
+    copies_capture("full/in.pcap", n=400)
+    old = os.path.join(d, "old.pcap")
+    with open(old, "wb") as f:
+        f.write(b"old capture")
+    files = sorted(os.listdir(d))
+    limit = lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (8192, 8192))
+    args = ["--pcap", "in.pcap", "--write", "old.pcap", "--write-dups",
+            "new.pcap"]
+    r = sim_in(d, args + ["--json"], preexec_fn=limit)
+    assert r.returncode == 1 and b"File too large" in r.stderr, r
+    j = json.loads(r.stdout)
+    assert (j["written"], j["written_copies"]) == (0, 0), j
+    assert read_bytes(old) == b"old capture"
+    assert sorted(os.listdir(d)) == files
+    r = sim_in(d, args, preexec_fn=limit)
+    assert r.returncode == 1 and b"wrote      nothing to old.pcap" in \
+        r.stdout and b"wrote      nothing to new.pcap" in r.stdout, r
+    assert sorted(os.listdir(d)) == files
+    # an output written whole is kept beside one that failed: 10 packets
+    # (under 8 KiB) pass, their 1990 copies do not fit
+    many = [eth(0x0800, ip4(64, 17, udp(700 + i % 10, b"many %d" % (i % 10))))
+            for i in range(2000)]
+    text2pcap("full/many.pcap", many)
+    r = sim_in(d, ["--pcap", "many.pcap", "--write", "pass.pcap",
+                   "--write-dups", "dups.pcap"], preexec_fn=limit)
+    assert r.returncode == 1 and b"wrote      10 frames to pass.pcap" in \
+        r.stdout and b"wrote      nothing to dups.pcap" in r.stdout, r
+    assert count_of(os.path.join(d, "pass.pcap")) == 10
+    assert sorted(os.listdir(d)) == sorted(files + ["many.pcap", "pass.pcap"])
+    os.unlink(os.path.join(d, "many.pcap"))
+    os.unlink(os.path.join(d, "pass.pcap"))
+    # a device that is full is written directly: said incomplete
+    r = sim_in(d, ["--pcap", "in.pcap", "--write", "/dev/full"])
+    assert r.returncode == 1 and b"No space left on device" in r.stderr
+    assert b"wrote      an incomplete capture to /dev/full" in r.stdout, r
+    assert sorted(os.listdir(d)) == files
+
+
+@test
+def interrupted_run_leaves_nothing():
+    # SIGTERM or SIGINT while the output is written (the capture half sent
+    # through a pipe): the process dies of the signal, the temporary file
+    # is removed and the old file is as it was
+    d = fresh_dir("intr")
+    src, *_ = copies_capture("intr/in.pcap", n=400)
+    data = read_bytes(src)
+    os.unlink(src)
+    with open(os.path.join(d, "out.pcap"), "wb") as f:
+        f.write(b"old")
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        p = subprocess.Popen([os.path.abspath(SIM), "--pcap", "-", "--write",
+                              "out.pcap"], cwd=d, stdin=subprocess.PIPE,
+                             stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+        p.stdin.write(data[:len(data) // 2])
+        p.stdin.flush()
+        end = time.monotonic() + 60
+        while not any(n.startswith(".out.pcap.") for n in os.listdir(d)):
+            assert time.monotonic() < end and p.poll() is None, p.poll()
+            time.sleep(0.01)
+        p.send_signal(sig)
+        rc = p.wait(60)
+        p.stdin.close()
+        assert rc == -sig, (sig, rc)
+        assert os.listdir(d) == ["out.pcap"], os.listdir(d)
+        assert read_bytes(os.path.join(d, "out.pcap")) == b"old"
+
+
+@test
+def time_going_back_is_said():
+    # two pcapng files joined with cat: the second section's clock starts
+    # 10 s before the first's last frame. A time window is told once, with
+    # the frame, and pointed to mergecap; its verdicts stay what they were
+    n = 50
+    fa = [eth(0x0800, ip4(64, 17, udp(100 + i, b"a%d" % i))) for i in range(n)]
+    fb = [eth(0x0800, ip4(64, 17, udp(200 + i, b"b%d" % i))) for i in range(n)]
+    a = text2pcap("tb-a.pcapng", fa + fa, fmt="pcapng", t0=10000000)
+    b = text2pcap("tb-b.pcapng", fb + fb, fmt="pcapng")
+    joined = path("tb-joined.pcapng")
+    with open(joined, "wb") as f:
+        f.write(read_bytes(a) + read_bytes(b))
+    window = ["--algo", "sliding", "--window", "2ms", "--rate", "1M"]
+    r = sim(["--pcap", joined] + window)
+    assert r.stderr.count(b"the capture's time goes back at frame %d "
+                          % (2 * n + 1)) == 1, r.stderr
+    assert b"mergecap -w" in r.stderr, r.stderr
+    j = sim_json(["--pcap", joined] + window)
+    assert (j["time_back"], j["time_back_at"]) == (2 * n, 2 * n + 1), j
+    j.pop("peak_rss_bytes")
+    again = sim_json(["--pcap", joined] + window)
+    again.pop("peak_rss_bytes")
+    assert j == again
+    merged = path("tb-merged.pcapng")
+    sh(["mergecap", "-w", merged, a, b])
+    r = sim(["--pcap", merged] + window)
+    assert b"goes back" not in r.stderr, r.stderr
+    assert sim_json(["--pcap", merged] + window)["time_back"] == 0
 
 
 def big_capture(p, gib, distinct_every):

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Capture files through libwiretap: see capture.h. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <wiretap/wtap.h>
 #include <wsutil/buffer.h>
@@ -202,13 +204,13 @@ static void cap_params_free(wtap_dump_params *p)
 	wtap_dump_params_cleanup(p);
 }
 
-int cap_add_output(struct capture *c, const char *path, bool *fallback,
-		   char *err, size_t errlen)
+int cap_add_output(struct capture *c, const char *name, int fd,
+		   bool *fallback, char *err, size_t errlen)
 {
 	struct cap_out *o = &c->out[c->nout];
 	int ft = wtap_file_type_subtype(c->w);
 	gchar *info = NULL;
-	int e = 0;
+	int e = 0, dfd;
 
 	if (c->nout == CAP_MAX_OUTPUTS) {
 		snprintf(err, errlen, "too many outputs");
@@ -222,17 +224,26 @@ int cap_add_output(struct capture *c, const char *path, bool *fallback,
 		ft = wtap_pcapng_file_type_subtype();
 		*fallback = true;
 	}
-	o->d = strcmp(path, "-") ?
-	       wtap_dump_open(path, ft, WTAP_UNCOMPRESSED, &o->params, &e,
-			      &info) :
-	       wtap_dump_open_stdout(ft, WTAP_UNCOMPRESSED, &o->params, &e,
-				     &info);
+	/*
+	 * The dumper gets a descriptor of its own, closed with it (as
+	 * wtap_dump_open_stdout() does with standard output's); when it
+	 * fails it may have closed it already.
+	 */
+	dfd = dup(fd);
+	o->d = dfd < 0 ? NULL :
+	       wtap_dump_fdopen(dfd, ft, WTAP_UNCOMPRESSED, &o->params, &e,
+				&info);
 	if (!o->d) {
-		cap_msg(err, errlen, path, e, info);
+		if (dfd < 0)
+			snprintf(err, errlen, "%s: %s", name, strerror(errno));
+		else
+			cap_msg(err, errlen, name, e, info);
+		if (dfd >= 0)
+			close(dfd);
 		cap_params_free(&o->params);
 		return -1;
 	}
-	o->path = strdup(path);
+	o->path = strdup(name);
 	o->idbs = wtap_file_type_subtype_supports_block(ft,
 				WTAP_BLOCK_IF_ID_AND_INFO) != BLOCK_NOT_SUPPORTED;
 	o->nidb = 0;
@@ -258,31 +269,40 @@ int cap_write(struct capture *c, int i, char *err, size_t errlen)
 	return 0;
 }
 
-int cap_close(struct capture *c, char *err, size_t errlen)
+int cap_close_output(struct capture *c, int i, char *err, size_t errlen)
+{
+	struct cap_out *o = &c->out[i];
+	gchar *info = NULL;
+	int e = 0, ret = 0;
+
+	if (!o->d)
+		return 0;
+	/* what it buffered is written now: a full disk may say so here */
+	if (!wtap_dump_close(o->d, NULL, &e, &info)) {
+		if (err)
+			cap_msg(err, errlen, o->path, e, info);
+		else
+			g_free(info);
+		ret = -1;
+	}
+	o->d = NULL;
+	cap_params_free(&o->params);
+	free(o->path);
+	o->path = NULL;
+	return ret;
+}
+
+void cap_close(struct capture *c)
 {
 	unsigned int i;
-	int ret = 0;
 
 	if (!c)
-		return 0;
-	for (i = 0; i < c->nout; i++) {
-		struct cap_out *o = &c->out[i];
-		gchar *info = NULL;
-		int e = 0;
-
-		if (!wtap_dump_close(o->d, NULL, &e, &info) && !ret) {
-			cap_msg(err, errlen, o->path, e, info);
-			ret = -1;
-		} else if (ret) {
-			g_free(info);
-		}
-		cap_params_free(&o->params);
-		free(o->path);
-	}
+		return;
+	for (i = 0; i < c->nout; i++)
+		cap_close_output(c, (int)i, NULL, 0);
 	wtap_rec_cleanup(&c->rec);
 	ws_buffer_free(&c->buf);
 	g_ptr_array_free(c->idbs, TRUE);
 	wtap_close(c->w);
 	free(c);
-	return ret;
 }

@@ -55,14 +55,20 @@ const char *cap_format(const struct capture *c);
 const char *cap_encap_name(int encap);
 /*
  * An output in the input's format (pcapng if that format cannot be
- * written or cannot hold this link type: *fallback set); "-" is standard
- * output. Its index, or -1 with a message in err.
+ * written or cannot hold this link type: *fallback set), written to a
+ * duplicate of fd (the caller keeps fd); name is for messages. Its index,
+ * or -1 with a message in err.
  */
-int cap_add_output(struct capture *c, const char *path, bool *fallback,
-		   char *err, size_t errlen);
+int cap_add_output(struct capture *c, const char *name, int fd,
+		   bool *fallback, char *err, size_t errlen);
 /* Write the record cap_next() returned last to output i: 0 or -1. */
 int cap_write(struct capture *c, int i, char *err, size_t errlen);
-/* Close the input and the outputs: 0, or -1 if an output failed. */
-int cap_close(struct capture *c, char *err, size_t errlen);
+/*
+ * Close output i, writing what it buffered: 0, or -1 if that failed (a
+ * message in err, unless err is NULL).
+ */
+int cap_close_output(struct capture *c, int i, char *err, size_t errlen);
+/* Close the input and the outputs not closed yet. */
+void cap_close(struct capture *c);
 
 #endif /* PD_SIM_CAPTURE_H */

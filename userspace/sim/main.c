@@ -141,6 +141,11 @@ static const char usage[] =
 "                     (- : standard output; the report goes to standard\n"
 "                     error); the same --seed writes the same bytes\n"
 "  --write-dups FILE  the copies it would drop\n"
+"                     A file is written beside itself and renamed over\n"
+"                     itself when whole: a failed or interrupted run\n"
+"                     leaves it as it was (a pipe or a device is written\n"
+"                     directly). An output that is the input, or the\n"
+"                     other output, by any path is refused\n"
 "  --truth T          exact (default): score each verdict against the\n"
 "                     exact answer (a set of key digests, 11 to 21 bytes\n"
 "                     a distinct key; with a window, positions or times);\n"
@@ -1212,6 +1217,23 @@ static bool tw_add(struct run *r, const struct truth_verdict *tv, bool said)
 	return dup;
 }
 
+/*
+ * A capture whose time goes back (captures joined with cat: each
+ * section's clock starts again) takes the time window's span away: the
+ * window, as the module's, takes a time that goes back as the latest time
+ * seen, so everything after the step arrives at one instant.
+ */
+static void warn_time_back(const struct stream_cfg *sc,
+			   const struct pcap_counts *n, const char *window_arg)
+{
+	fprintf(stderr, "dedup-sim: %s: the capture's time goes back at frame %llu (%.6f s earlier than frame %llu; captures joined with cat?)\n"
+		"dedup-sim: the time window (--window %s) takes such a frame at the latest time seen, as the module takes a clock that goes back: the frames behind it crowd into one instant (early expiries, missed copies)\n"
+		"dedup-sim: mergecap -w OUT IN1 IN2 merges captures in time order\n",
+		sc->pcap_path, (unsigned long long)n->back_frame,
+		(double)n->back_first_ns / 1e9,
+		(unsigned long long)n->back_before, window_arg);
+}
+
 static void imp_add(struct imp_score *is, unsigned int imp, bool truth_dup,
 		    bool said_dup)
 {
@@ -1289,6 +1311,7 @@ int main(int argc, char **argv)
 	struct pd_select sel;
 	enum truth_mode truth_mode = TRUTH_EXACT;
 	struct outputs out;
+	bool time_warned = false;
 	uint64_t total;
 	int status;
 	char err[512];
@@ -1587,9 +1610,8 @@ int main(int argc, char **argv)
 		usage_error("--proto selects a capture's packets: it needs --pcap FILE");
 	if ((write_path || dups_path) && sc.kind != STREAM_PCAP)
 		usage_error("--write and --write-dups need a capture (--pcap FILE)");
-	if (write_path && dups_path && !strcmp(write_path, dups_path))
-		usage_error("--write and --write-dups name the same file '%s'",
-			    write_path);
+	/* no output may be the input or the other output: before any opens */
+	resolve_outputs(&out, write_path, dups_path, sc.pcap_path);
 
 	r = calloc(1, sizeof(*r));
 	if (!r)
@@ -1752,7 +1774,6 @@ int main(int argc, char **argv)
 		status = 1;
 		goto done;
 	}
-	open_outputs(&st, write_path, dups_path, &out);
 	if (sources) {
 		srcc.cpus = r->cpus;
 		srcc.seed = sc.seed;
@@ -1798,6 +1819,7 @@ int main(int argc, char **argv)
 		status = 1;
 		goto done;
 	}
+	open_outputs(&st, &out);
 	{
 		uint64_t next_cp = ncp ? (total + ncp - 1) / ncp : UINT64_MAX;
 		struct score seg = { 0 };
@@ -1805,6 +1827,11 @@ int main(int argc, char **argv)
 		while (stream_next(&st, &e)) {
 			struct truth_verdict tv = { 0 };
 			bool said, dup, found = false;
+
+			if (r->tw.timed && st.pc.time_back && !time_warned) {
+				warn_time_back(&sc, &st.pc, window_arg);
+				time_warned = true;
+			}
 
 			if (!e.keyed) {
 				/* the module passes what it cannot key */
@@ -1869,6 +1896,10 @@ int main(int argc, char **argv)
 			}
 		}
 	}
+	if (r->tw.timed && st.pc.time_back > 1)
+		fprintf(stderr, "dedup-sim: %s: %llu frames in all were earlier than a frame before them (by up to %.6f s)\n",
+			sc.pcap_path, (unsigned long long)st.pc.time_back,
+			(double)st.pc.back_max_ns / 1e9);
 	if (st.oom) {
 		fprintf(stderr, "dedup-sim: out of memory\n");
 		status = 1;
@@ -1897,6 +1928,8 @@ int main(int argc, char **argv)
 	else
 		print_table(r, &sc, &st, &out, mem, window);
 done:
+	/* nothing half-written stays: a file is replaced only when whole */
+	abort_outputs(&st, &out);
 	if (r->compact)
 		dset_free(&r->dset);
 	else

@@ -5,42 +5,95 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../common/args.h"
 #include "capture.h"
 #include "pcapio.h"
 
-static int open_one(struct stream *st, const char *path)
+#define sim_usage(...) die_usage("dedup-sim", "dedup-sim --help", __VA_ARGS__)
+
+static void resolve_one(struct output *w, const char *opt, const char *path)
+{
+	char err[512];
+
+	memset(w, 0, sizeof(*w));
+	w->i = -1;
+	w->f.fd = -1;
+	w->f.slot = -1;
+	w->path = path;
+	if (path && outfile_resolve(&w->f, opt, path, err, sizeof(err))) {
+		fprintf(stderr, "dedup-sim: cannot write %s\n", err);
+		outfile_free(&w->f);
+		exit(1);
+	}
+}
+
+void resolve_outputs(struct outputs *o, const char *pass_path,
+		     const char *dups_path, const char *input)
+{
+	struct output *w[2] = { &o->pass, &o->dups };
+	struct file_id in;
+	unsigned int k;
+
+	resolve_one(&o->pass, "--write", pass_path);
+	if (dups_path && !strcmp(dups_path, "-") && pass_path &&
+	    !strcmp(pass_path, "-"))
+		sim_usage("--write - and --write-dups - are both standard output: give one of them a file");
+	resolve_one(&o->dups, "--write-dups", dups_path);
+	if (!input)
+		return;
+	input_id(input, &in);
+	for (k = 0; k < 2; k++) {
+		if (!w[k]->path || !file_id_same(&w[k]->f.id, &in))
+			continue;
+		if (w[k]->f.is_stdout)
+			sim_usage("%s - is standard output, which is the input file (--pcap %s): writing it would destroy the capture being read",
+				  w[k]->f.opt, input);
+		sim_usage("%s %s is the input file (--pcap %s%s): writing it would destroy the capture being read; write elsewhere",
+			  w[k]->f.opt, w[k]->path, input,
+			  strcmp(input, "-") ? "" : ", standard input");
+	}
+	if (!pass_path || !dups_path ||
+	    !file_id_same(&o->pass.f.id, &o->dups.f.id))
+		return;
+	for (k = 0; k < 2; k++)
+		if (w[k]->f.is_stdout)
+			sim_usage("%s - is standard output, which is the file %s %s names",
+				  w[k]->f.opt, w[!k]->f.opt, w[!k]->path);
+	sim_usage("--write %s and --write-dups %s are the same file",
+		  pass_path, dups_path);
+}
+
+static void open_one(struct stream *st, struct outputs *o, struct output *w)
 {
 	char err[512];
 	bool fallback;
-	int i = cap_add_output(st->cap, path, &fallback, err, sizeof(err));
+	int fd;
 
-	if (i < 0) {
+	if (!w->path)
+		return;
+	fd = outfile_open(&w->f, err, sizeof(err));
+	w->i = fd < 0 ? -1 : cap_add_output(st->cap, w->path, fd, &fallback,
+					    err, sizeof(err));
+	if (w->i < 0) {
 		fprintf(stderr, "dedup-sim: cannot write %s\n", err);
+		abort_outputs(st, o);
 		exit(1);
 	}
 	if (fallback)
 		fprintf(stderr, "dedup-sim: %s: written as pcapng (%s files cannot be written, or not with this link type)\n",
-			path, cap_format(st->cap));
-	return i;
+			w->path, cap_format(st->cap));
 }
 
-void open_outputs(struct stream *st, const char *pass_path,
-		  const char *dups_path, struct outputs *o)
+void open_outputs(struct stream *st, struct outputs *o)
 {
-	memset(o, 0, sizeof(*o));
-	o->pass = o->dups = -1;
-	o->pass_path = pass_path;
-	o->dups_path = dups_path;
-	if (pass_path)
-		o->pass = open_one(st, pass_path);
-	if (dups_path)
-		o->dups = open_one(st, dups_path);
-	if ((pass_path && !strcmp(pass_path, "-")) ||
-	    (dups_path && !strcmp(dups_path, "-"))) {
+	open_one(st, o, &o->pass);
+	open_one(st, o, &o->dups);
+	if (o->pass.f.is_stdout || o->dups.f.is_stdout) {
 		/* the capture holds its own copy of standard output */
 		fflush(stdout);
 		if (dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
 			perror("dedup-sim: dup2");
+			abort_outputs(st, o);
 			exit(1);
 		}
 	}
@@ -48,31 +101,73 @@ void open_outputs(struct stream *st, const char *pass_path,
 
 void out_write(struct stream *st, struct outputs *o, bool said)
 {
-	int i = said ? o->dups : o->pass;
+	struct output *w = said ? &o->dups : &o->pass;
 	char err[512];
 
-	if (i < 0 || o->failed)
+	if (w->i < 0 || w->failed)
 		return;
-	if (cap_write(st->cap, i, err, sizeof(err))) {
+	if (cap_write(st->cap, w->i, err, sizeof(err))) {
 		fprintf(stderr, "dedup-sim: cannot write %s\n", err);
-		o->failed = true;
+		w->failed = true;
 		return;
 	}
-	if (said)
-		o->copies++;
+	w->frames++;
+}
+
+/* Close one output: in place if written whole, else removed. 0 or 1. */
+static int finish_one(struct stream *st, struct output *w)
+{
+	char err[512];
+
+	if (!w->path || w->i < 0)
+		return 0;
+	if (cap_close_output(st->cap, w->i, err, sizeof(err)) && !w->failed) {
+		fprintf(stderr, "dedup-sim: cannot write %s\n", err);
+		w->failed = true;
+	}
+	w->i = -1;
+	if (!w->failed && outfile_commit(&w->f, err, sizeof(err))) {
+		fprintf(stderr, "dedup-sim: cannot write %s\n", err);
+		w->failed = true;
+	}
+	if (!w->failed) {
+		w->complete = true;
+		return 0;
+	}
+	outfile_abort(&w->f);
+	if (w->f.direct)
+		fprintf(stderr, "dedup-sim: %s: what was written is incomplete\n",
+			w->f.is_stdout ? "standard output" : w->path);
 	else
-		o->passed++;
+		fprintf(stderr, "dedup-sim: %s: nothing written (left as it was)\n",
+			w->path);
+	return 1;
+}
+
+void abort_outputs(struct stream *st, struct outputs *o)
+{
+	struct output *w[2] = { &o->pass, &o->dups };
+	unsigned int k;
+
+	for (k = 0; k < 2; k++) {
+		if (w[k]->i >= 0 && st->cap)
+			cap_close_output(st->cap, w[k]->i, NULL, 0);
+		w[k]->i = -1;
+		outfile_abort(&w[k]->f);
+		outfile_free(&w[k]->f);
+	}
 }
 
 int close_outputs(struct stream *st, const struct stream_cfg *sc,
 		  struct outputs *o)
 {
 	const struct cap_end *end;
-	char err[512];
-	int status = o->failed;
+	int status;
 
 	if (sc->kind != STREAM_PCAP)
 		return 0;
+	status = finish_one(st, &o->pass);
+	status |= finish_one(st, &o->dups);
 	end = cap_ended(st->cap);
 	if (st->cap_failed) {
 		st->pc.ended_cut = end->cut;
@@ -90,10 +185,7 @@ int close_outputs(struct stream *st, const struct stream_cfg *sc,
 						       st->pc.other_records));
 		status = 1;
 	}
-	if (cap_close(st->cap, err, sizeof(err))) {
-		fprintf(stderr, "dedup-sim: cannot write %s\n", err);
-		status = 1;
-	}
+	cap_close(st->cap);
 	st->cap = NULL;
 	return status;
 }
@@ -123,6 +215,22 @@ static uint64_t unparsed(const struct pcap_counts *n)
 	for (i = 1; i < PD_PARSE_NRESULTS; i++)
 		u += n->unparsed[i];
 	return u;
+}
+
+/* What went into an output, once closed. */
+static void print_written(const struct output *w, const char *what)
+{
+	if (!w->path)
+		return;
+	if (w->complete)
+		printf("%-10s %llu %s to %s\n", "wrote",
+		       (unsigned long long)w->frames, what, w->path);
+	else if (w->f.direct)
+		printf("%-10s an incomplete capture to %s (a write failed)\n",
+		       "wrote", w->path);
+	else
+		printf("%-10s nothing to %s (a write failed; it is left as it was)\n",
+		       "wrote", w->path);
 }
 
 void capture_print(const struct stream *st, const struct stream_cfg *sc,
@@ -157,16 +265,18 @@ void capture_print(const struct stream *st, const struct stream_cfg *sc,
 	if (n->other_records)
 		printf("; %llu other records", (unsigned long long)n->other_records);
 	printf("\n");
+	if (n->time_back)
+		printf("%-10s goes back: %llu frames earlier than a frame before them, the first frame %llu (%.6f s earlier than frame %llu)\n",
+		       "time", (unsigned long long)n->time_back,
+		       (unsigned long long)n->back_frame,
+		       (double)n->back_first_ns / 1e9,
+		       (unsigned long long)n->back_before);
 	if (n->ended_cut)
 		printf("%-10s the capture ends inside the record at byte %llu: "
 		       "the complete records before it were read\n", "cut",
 		       (unsigned long long)n->end_offset);
-	if (o->pass >= 0)
-		printf("%-10s %llu frames to %s\n", "wrote",
-		       (unsigned long long)o->passed, o->pass_path);
-	if (o->dups >= 0)
-		printf("%-10s %llu copies to %s\n", "wrote",
-		       (unsigned long long)o->copies, o->dups_path);
+	print_written(&o->pass, "frames");
+	print_written(&o->dups, "copies");
 }
 
 static void json_str(const char *s)
@@ -181,6 +291,16 @@ static void json_str(const char *s)
 			putchar(*s);
 	}
 	putchar('"');
+}
+
+/* frames in the output written whole; 0 if it failed; null: not asked */
+static void json_written(const char *name, const struct output *w)
+{
+	printf(",\"%s\":", name);
+	if (w->path)
+		printf("%llu", (unsigned long long)(w->complete ? w->frames : 0));
+	else
+		printf("null");
 }
 
 void capture_json(const struct stream *st, const struct stream_cfg *sc,
@@ -207,19 +327,17 @@ void capture_json(const struct stream *st, const struct stream_cfg *sc,
 		printf("%s\"%s\":%llu", i > 1 ? "," : "",
 		       pd_parse_result_names[i],
 		       (unsigned long long)n->unparsed[i]);
-	printf("},\"cut_at\":");
+	printf("},\"time_back\":%llu,\"time_back_at\":",
+	       (unsigned long long)n->time_back);
+	if (n->time_back)
+		printf("%llu", (unsigned long long)n->back_frame);
+	else
+		printf("null");
+	printf(",\"cut_at\":");
 	if (n->ended_cut)
 		printf("%llu", (unsigned long long)n->end_offset);
 	else
 		printf("null");
-	printf(",\"written\":");
-	if (o->pass >= 0)
-		printf("%llu", (unsigned long long)o->passed);
-	else
-		printf("null");
-	printf(",\"written_copies\":");
-	if (o->dups >= 0)
-		printf("%llu", (unsigned long long)o->copies);
-	else
-		printf("null");
+	json_written("written", &o->pass);
+	json_written("written_copies", &o->dups);
 }

@@ -191,6 +191,20 @@ static bool pcap_next(struct stream *s, struct element *e)
 		return true;
 	}
 	n->frames++;
+	if (n->frames > 1 && f.t_ns < n->latest_ns) {
+		uint64_t back = n->latest_ns - f.t_ns;
+
+		if (!n->time_back++) {
+			n->back_frame = n->frames;
+			n->back_before = n->latest_frame;
+			n->back_first_ns = back;
+		}
+		if (back > n->back_max_ns)
+			n->back_max_ns = back;
+	} else {
+		n->latest_ns = f.t_ns;
+		n->latest_frame = n->frames;
+	}
 	n->bytes += f.caplen;
 	cut = f.caplen < f.origlen;
 	n->cut += cut;
@@ -512,7 +526,7 @@ void stream_close(struct stream *s)
 {
 	free(s->cdf);
 	free(s->marks);
-	cap_close(s->cap, NULL, 0);
+	cap_close(s->cap);
 	free(s->heap);
 	memset(s, 0, sizeof(*s));
 }

@@ -123,6 +123,15 @@ struct pcap_counts {
 	uint64_t cut;			/* frames cut by the snaplen */
 	uint64_t keyed_cut;		/* of them keyed */
 	uint64_t tags;			/* keyed frames with VLAN/MPLS */
+	/*
+	 * Time that goes back (captures joined with cat): frames earlier
+	 * than a frame before them, the first of them, by how much at most
+	 */
+	uint64_t latest_ns, latest_frame;	/* the latest time so far */
+	uint64_t time_back;
+	uint64_t back_frame, back_before;	/* the first, and the frame
+						 * whose time it is behind */
+	uint64_t back_first_ns, back_max_ns;
 	bool ended_cut;			/* the last record was cut short */
 	uint64_t end_offset;		/* where the record that failed began */
 };
