@@ -13,6 +13,12 @@
  * families on a timed stream of new flows, against the SBF on the same
  * stream.
  *
+ * Last, what a reader of the statistics pays: the occupancy of a 250 MiB
+ * shared filter and of 256 CPUs' 256 KiB filters read whole, against the
+ * module's bounded read (1 MiB in all, evenly spaced lines), with the
+ * bounded read's error against the whole one. It costs the packet path
+ * nothing (no per-packet count is kept).
+ *
  * Timings are native userspace ones of the same core the module compiles;
  * read the ratios, not the absolute numbers, across machines.
  */
@@ -1407,6 +1413,88 @@ static int trace_window(const char *name, const char *plan, u32 n,
 	return 0;
 }
 
+/* The module's budget for one read of the statistics (pktdedup.h). */
+#define OCC_READ_BYTES (1ULL << 20)
+
+/* ns per occupancy read of the n filters f[] within max_bytes each. */
+static double occ_read(struct pd_filter *f, unsigned int n, u64 max_bytes,
+		       double *frac)
+{
+	struct pd_filter_occ o;
+	double t[REPEAT], sum = 0;
+	unsigned int r, i;
+
+	for (r = 0; r < REPEAT; r++) {
+		double t0 = now_ns();
+
+		sum = 0;
+		for (i = 0; i < n; i++) {
+			pd_filter_occupancy_within(&f[i], &o, max_bytes);
+			sum += (double)o.zero / (double)o.units;
+		}
+		t[r] = now_ns() - t0;
+	}
+	qsort(t, REPEAT, sizeof(t[0]), cmp_double);
+	*frac = sum / n;
+	return t[REPEAT / 2];
+}
+
+static void bench_occupancy(void)
+{
+	static const struct {
+		const char *name;
+		const char *row;	/* bench.json */
+		unsigned int n;
+		u64 mem;
+		u32 steps;	/* per filter */
+	} cases[] = {
+		{ "a shared filter of 250 MiB", "occupancy-1x250M", 1,
+		  250ULL << 20, 40000000 },
+		{ "256 CPUs' filters of 256 KiB", "occupancy-256x256K", 256,
+		  256 << 10, 200000 },
+	};
+	unsigned int c, i;
+
+	printf("\n== The statistics' read of the occupancy: whole, and bounded to 1 MiB (SBF defaults) ==\n");
+	printf("%-30s %14s %14s %8s %12s %12s %10s\n", "filters", "whole (ms)",
+	       "bounded (us)", "ratio", "zero whole", "zero bounded",
+	       "error");
+	for (c = 0; c < PD_ARRAY_SIZE(cases); c++) {
+		struct pd_filter *f = calloc(cases[c].n, sizeof(*f));
+		u64 budget = OCC_READ_BYTES / cases[c].n, next = 1;
+		struct pd_filter_plan pl;
+		double whole, part, fw, fp;
+		char name[64];
+		u32 s, h1, h2;
+
+		if (!f)
+			exit(1);
+		for (i = 0; i < cases[c].n; i++) {
+			fam_create(&f[i], &pl, PKTDEDUP_FILTER_KIND_SBF,
+				   cases[c].mem, PKTDEDUP_LAYOUT_FLAT);
+			for (s = 0; s < cases[c].steps; s++) {
+				u64 x = pd_rng_next(&next);
+
+				h1 = (u32)x;
+				h2 = (u32)(x >> 32);
+				pd_sbf_step(&f[i].u.sbf, h1, h2);
+			}
+		}
+		whole = occ_read(f, cases[c].n, PD_OCC_ALL, &fw);
+		part = occ_read(f, cases[c].n, budget, &fp);
+		printf("%-30s %14.2f %14.1f %7.0fx %12.6f %12.6f %+10.6f\n",
+		       cases[c].name, whole / 1e6, part / 1e3, whole / part, fw,
+		       fp, fp - fw);
+		snprintf(name, sizeof(name), "%s-whole", cases[c].row);
+		json_row(name, whole, JSON_NONE, JSON_NONE);
+		snprintf(name, sizeof(name), "%s-bounded", cases[c].row);
+		json_row(name, part, JSON_NONE, JSON_NONE);
+		for (i = 0; i < cases[c].n; i++)
+			pd_filter_destroy(&f[i]);
+		free(f);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const char *json = NULL;
@@ -1439,6 +1527,8 @@ int main(int argc, char **argv)
 		bench_windows();
 	} else if (argc == 2 && !strcmp(argv[1], "--sources")) {
 		bench_sources();
+	} else if (argc == 2 && !strcmp(argv[1], "--occupancy")) {
+		bench_occupancy();
 	} else if (argc == 1) {
 		bench_filters();
 		bench_layouts();
@@ -1447,8 +1537,9 @@ int main(int argc, char **argv)
 		bench_sources();
 		bench_families();
 		bench_windows();
+		bench_occupancy();
 	} else {
-		fprintf(stderr, "usage: bench [--json FILE] [--lines FILE] [--layouts | --families | --windows | --sources]\n");
+		fprintf(stderr, "usage: bench [--json FILE] [--lines FILE] [--layouts | --families | --windows | --sources | --occupancy]\n");
 		return 2;
 	}
 	return json ? json_write(json) : 0;
