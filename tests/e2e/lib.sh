@@ -62,6 +62,25 @@ veth_pair() {	# A E1 B E2
 	inns "$3" sh -c "echo 1 > /proc/sys/net/ipv6/conf/$4/disable_ipv6"
 }
 
+# An nftables counter of UDP to port 9000 at PREROUTING, before
+# pktdedup's hook (priority -500), in namespace NS, table inet TABLE; and
+# what it counted.
+pre_counter() {	# NS TABLE
+	inns "$1" nft -f - <<-EOF
+	table inet $2 {
+		chain pre {
+			type filter hook prerouting priority -500; policy accept;
+			udp dport 9000 counter
+		}
+	}
+	EOF
+}
+
+pre_count() {	# NS TABLE
+	inns "$1" nft list chain inet "$2" pre |
+		sed -n 's/.*counter packets \([0-9]*\).*/\1/p'
+}
+
 # Counters of the instance in namespace NS, from /proc (total row).
 # Columns: cpu packets duplicates marked dropped unparsed zero_cells
 stat_of() {	# NS COLUMN-NAME

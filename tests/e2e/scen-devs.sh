@@ -137,23 +137,10 @@ t_dev_follow() {
 	t_end
 }
 
-# PREROUTING's count of UDP to port 9000 in b (table inet pddev)
-pre_count() {
-	inns b nft list chain inet pddev pre |
-		sed -n 's/.*counter packets \([0-9]*\).*/\1/p'
-}
-
 t_dev_stacked() {
 	t_begin "a frame is judged once: stacked devices are refused together, and a device stacked later is left to its lower device's hook"
 	dev_link
-	inns b nft -f - <<-'EOF'
-	table inet pddev {
-		chain pre {
-			type filter hook prerouting priority -500; policy accept;
-			udp dport 9000 counter
-		}
-	}
-	EOF
+	pre_counter b pddev
 	# VLAN 5 over pa6 ~ pb6
 	inns df $IP link add link pa6 name pa6.5 type vlan id 5
 	inns b $IP link add link pb6 name pb6.5 type vlan id 5
@@ -173,9 +160,9 @@ t_dev_stacked() {
 	expect_ok "dev pb6 alone" inns b dedupctl set hook ingress dev pb6 \
 		action drop
 	inns b dedupctl reset
-	p0=$(pre_count)
+	p0=$(pre_count b pddev)
 	send_f 50 1 10.8.0.2 10.8.0.1
-	expect_eq "VLAN frames through PREROUTING" 50 $(($(pre_count) - p0))
+	expect_eq "VLAN frames through PREROUTING" 50 $(($(pre_count b pddev) - p0))
 	expect_eq "none dropped" 0 "$(stat_of b dropped)"
 
 	# a bridge over pb6
@@ -201,12 +188,12 @@ t_dev_stacked() {
 	expect_eq "dedupctl show" "select   dev pb6,br6 (br6 stacked on pb6), proto any, match-mark any" \
 		"$(inns b dedupctl show | grep '^select')"
 	inns b dedupctl reset
-	p0=$(pre_count)
+	p0=$(pre_count b pddev)
 	# frames to pb6's own address reach the bridge, and b's stack
 	send_f 50 1
 	expect_eq "judged once: packets" 50 "$(stat_of b packets)"
 	expect_eq "judged once: none dropped" 0 "$(stat_of b dropped)"
-	expect_eq "frames through PREROUTING" 50 $(($(pre_count) - p0))
+	expect_eq "frames through PREROUTING" 50 $(($(pre_count b pddev) - p0))
 	send_f 50 1
 	expect_eq "their copies dropped at pb6" 50 "$(stat_of b dropped)"
 	inns b $IP link set pb6 nomaster
@@ -229,11 +216,11 @@ t_dev_stacked() {
 		"pb6 active (ifindex $(ifindex_of b pb6)), pv6 stacked on pb6 (ifindex $(ifindex_of b pv6))" \
 		"$(dev_state)"
 	inns b dedupctl reset
-	p0=$(pre_count)
+	p0=$(pre_count b pddev)
 	send_f 50 1 10.10.0.2 10.10.0.1
 	expect_eq "VLAN 7 frames judged once" 50 "$(stat_of b packets)"
 	expect_eq "none dropped" 0 "$(stat_of b dropped)"
-	expect_eq "VLAN 7 frames through PREROUTING" 50 $(($(pre_count) - p0))
+	expect_eq "VLAN 7 frames through PREROUTING" 50 $(($(pre_count b pddev) - p0))
 
 	inns b $IP link del pv6
 	inns b $IP link del pb6.5

@@ -14,6 +14,17 @@ packets_in() {	# SECS
 	echo $(($(stat_of b packets) - _p0))
 }
 
+# Two uid-65534 loops in b reading the statistics every way; their
+# processes in READERS (nsenter and pdnet exec: $! is the reader's shell).
+readers_start() {
+	READERS=
+	for _r in 1 2; do
+		nsenter -t "$(nspid b)" -n pdnet asuser 65534 sh -c \
+			'while :; do cat /proc/net/pktdedup/stats; dedupctl stats percpu; dedupctl stats; done > /dev/null 2>&1' &
+		READERS="$READERS $!"
+	done
+}
+
 t_stats_readers() {
 	t_begin "unprivileged readers of the statistics do not stall the packet path (shared filter)"
 	expect_ok "a large shared filter" inns b dedupctl set scope shared mem 32M
@@ -22,19 +33,13 @@ t_stats_readers() {
 	tx=$!
 	sleep 1
 	base=$(packets_in 3)
-	readers=
-	for r in 1 2; do
-		# nsenter and pdnet exec: $! is the reader's shell
-		nsenter -t "$(nspid b)" -n pdnet asuser 65534 sh -c \
-			'while :; do cat /proc/net/pktdedup/stats; dedupctl stats percpu; done > /dev/null 2>&1' &
-		readers="$readers $!"
-	done
+	readers_start
 	sleep 1
 	busy=$(packets_in 3)
 	# shellcheck disable=SC2086
-	kill $readers $tx
+	kill $READERS $tx
 	# shellcheck disable=SC2086
-	wait $readers $tx 2>/dev/null
+	wait $READERS $tx 2>/dev/null
 	echo "#   packets in 3 s: $base alone, $busy with two readers in a loop"
 	# TCG emulates both vCPUs on one host thread: the readers' vCPU takes
 	# about half of the time whatever the module does (measured: 41% and
@@ -98,19 +103,14 @@ t_stats_bounded() {
 		t_fail "zero cells $zc (a fraction estimated from 1 MiB of 250)"
 	base_b=$(slowest_of 5 dev_change b)
 	base_c=$(slowest_of 5 dev_change c)
-	readers=
-	for r in 1 2; do
-		nsenter -t "$(nspid b)" -n pdnet asuser 65534 sh -c \
-			'while :; do dedupctl stats percpu; cat /proc/net/pktdedup/stats; dedupctl stats; done > /dev/null 2>&1' &
-		readers="$readers $!"
-	done
+	readers_start
 	sleep 2
 	busy_b=$(slowest_of 5 dev_change b)
 	busy_c=$(slowest_of 5 dev_change c)
 	# shellcheck disable=SC2086
-	kill $readers
+	kill $READERS
 	# shellcheck disable=SC2086
-	wait $readers 2>/dev/null
+	wait $READERS 2>/dev/null
 	echo "#   a device change, slowest of 5: in b $base_b ms alone, $busy_b ms with two readers looping there; in c $base_c ms, $busy_c ms"
 	[ "$busy_b" -le $((5 * base_b + 1000)) ] ||
 		t_fail "device changes in the readers' namespace waited: $busy_b ms against $base_b"

@@ -137,14 +137,7 @@ t_ingress() {
 	sel_link
 	expect_fail "ingress without a device" 1 "name the devices" \
 		inns b dedupctl set hook ingress dev any
-	inns b nft -f - <<-'EOF'
-	table inet pding {
-		chain pre {
-			type filter hook prerouting priority -500; policy accept;
-			udp dport 9000 counter
-		}
-	}
-	EOF
+	pre_counter b pding
 	expect_ok "hook ingress dev pb1 action drop" \
 		inns b dedupctl set mem 4M hook ingress dev pb1 action drop key flow
 	expect_ok "key packet" inns b dedupctl set key packet
@@ -152,13 +145,13 @@ t_ingress() {
 	got=$(received_of -4 $A4 $B4 --count 300 --copies 3)
 	fp=$(tolerance 300 "$(fp_rate b)")
 	fn=$(tolerance 600 "$(fn_rate b 1)")
-	pre=$(inns b nft list chain inet pding pre | sed -n 's/.*counter packets \([0-9]*\).*/\1/p')
+	pre=$(pre_count b pding)
 	expect_near "PREROUTING saw (nft counter)" 300 "$pre" "$fp" "$fn"
 	expect_near "datagrams received" 300 "$got" "$fp" "$fn"
 	expect_eq "dropped + PREROUTING = sent" 900 $(($(stat_of b dropped) + pre))
 	# pb3 is not hooked: c's copies all reach PREROUTING
 	send_c 50 2
-	pre2=$(inns b nft list chain inet pding pre | sed -n 's/.*counter packets \([0-9]*\).*/\1/p')
+	pre2=$(pre_count b pding)
 	expect_eq "pb3 not hooked" $((pre + 100)) "$pre2"
 	# ARP is not IP: counted, passed (b answers every request)
 	inns b dedupctl reset
