@@ -1390,11 +1390,12 @@ static int trace_window(const char *name, const char *plan, u32 n,
 	st.f.ops = f.ops;
 	st.f.mem = f.mem;
 	if (ops == &pd_sliding_family) {
-		st.f.u.slide.cnt = f.u.slide.cnt;
+		st.f.u.slide.cell = f.u.slide.cell;
 		st.f.u.slide.ring = f.u.slide.ring;
 	} else {
 		st.f.u.jump.slot = f.u.jump.slot;
 		st.f.u.jump.words = f.u.jump.words;
+		st.f.u.jump.mark = f.u.jump.mark;
 	}
 	f = st.f;
 	print_range(name, f.mem, pl.bytes);
