@@ -106,7 +106,7 @@ static void tw_sliding_expiry(struct kunit *test)
  * Jumping (s = 4 of 250 ns) and landmark (1000 ns), fake clock: a copy
  * inside the guaranteed span is caught; the landmark forgets at its
  * landmark; after a quiet spell longer than the window nothing stale is
- * reported (the subwindows are masked by their age, not yet emptied).
+ * reported and the packets after it are remembered at once.
  */
 static void tw_jumping_expiry(struct kunit *test)
 {
@@ -125,16 +125,16 @@ static void tw_jumping_expiry(struct kunit *test)
 	/* 3 of 4 subwindows stay live: 750 ns are always remembered */
 	KUNIT_EXPECT_TRUE(test, tw_step(&f, 1, 100749));
 	KUNIT_EXPECT_FALSE(test, tw_step(&f, 1, 102000));	/* 1251 later */
-	/* quiet for 10 windows: the old key is not reported */
-	KUNIT_EXPECT_FALSE(test, tw_step(&f, 1, 112000));
 	/*
-	 * and until the spare is empty (at most 64 words a packet) packets
-	 * are not remembered; then they are again
+	 * quiet for 10 windows: the old key is not reported, and the packets
+	 * after the spell are remembered from the first (a new epoch)
 	 */
-	for (i = 0; i < f.u.jump.nwords / 64 + 1; i++)
-		tw_step(&f, 100 + i, 112000);
-	KUNIT_EXPECT_FALSE(test, tw_step(&f, 2, 112001));
-	KUNIT_EXPECT_TRUE(test, tw_step(&f, 2, 112002));
+	KUNIT_EXPECT_FALSE(test, tw_step(&f, 1, 112000));
+	KUNIT_EXPECT_TRUE(test, tw_step(&f, 1, 112001));
+	for (i = 0; i < 20; i++)
+		KUNIT_EXPECT_FALSE(test, tw_step(&f, 100 + i, 112002));
+	KUNIT_EXPECT_TRUE(test, tw_step(&f, 100, 112003));
+	KUNIT_EXPECT_TRUE(test, tw_step(&f, 119, 112003));
 	pd_filter_destroy(&f);
 
 	KUNIT_ASSERT_EQ(test, tw_new(test, &f, PKTDEDUP_FILTER_KIND_LANDMARK,
@@ -672,10 +672,102 @@ static void tw_quiet_burst_random(struct kunit *test)
 	}
 }
 
+/*
+ * The numbers wrap: a sliding window whose packet numbers pass 2^32, and a
+ * jumping window whose epoch passes it at a reset, behave as any other in
+ * the quiet-then-burst pattern (copies W/2 late all found, 4 W late none
+ * beyond the tolerance of the bound).
+ */
+static void tw_wrap(struct kunit *test)
+{
+	const u64 w = 2 * NS_MS;
+	unsigned int i, d;
+
+	for (i = 0; i < 2; i++) {
+		for (d = 0; d < 2; d++) {
+			struct pd_filter_plan plan;
+			struct pd_filter f;
+			struct tw_qb r;
+
+			KUNIT_ASSERT_EQ(test, tw_new(test, &f, tw_kinds[i]->kind,
+						     w, 0, 1000000, 0, &plan),
+					0);
+			if (i == 0) {
+				/* 2^32 - 2100: the busy window crosses it */
+				f.u.slide.seq = 0xffffffffu - 2100;
+			} else {
+				/* every line of epoch 2^32 - 1; a reset wraps */
+				memset(f.u.jump.mark, 0xff,
+				       f.u.jump.nlines * sizeof(u32));
+				f.u.jump.epoch = 0xffffffffu;
+			}
+			tw_qb_run(&f, w, 20 * w, d ? 4 * w : w / 2, &r);
+			if (i)
+				KUNIT_EXPECT_LT(test, f.u.jump.epoch, 3u);
+			else
+				KUNIT_EXPECT_LT(test, f.u.slide.seq, 3000u);
+			if (d)
+				KUNIT_EXPECT_LE_MSG(test, r.found,
+						    tw_upper(r.copies,
+							     plan.fp_bound),
+						    "%s", tw_kinds[i]->name);
+			else
+				KUNIT_EXPECT_EQ_MSG(test, r.found, r.copies,
+						    "%s", tw_kinds[i]->name);
+			pd_filter_destroy(&f);
+		}
+	}
+}
+
+/*
+ * What a window reports after a quiet spell: no entry (sliding: the ring's
+ * entries less than W old, whatever the frontier; jumping: no live
+ * subwindow) and no cell set by a packet inside (occupancy), then the
+ * burst's packets alone.
+ */
+static void tw_report_after_quiet(struct kunit *test)
+{
+	const u64 w = 2 * NS_MS;
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		struct pd_filter_plan plan;
+		struct pd_filter_win win;
+		struct pd_filter_occ occ = { 0 };
+		struct pd_filter f;
+		u64 j, t = w;
+
+		KUNIT_ASSERT_EQ(test, tw_new(test, &f, tw_kinds[i]->kind, w, 0,
+					     1000000, 0, &plan), 0);
+		for (j = 0; j < 2000; j++)
+			tw_step(&f, j, t + 1000 * j);
+		pd_filter_window(&f, &win);
+		KUNIT_EXPECT_GE(test, win.entries, 1900ULL);
+		/* 20 W later: ten packets */
+		t += 2000 * 1000 + 20 * w;
+		for (j = 0; j < 10; j++)
+			tw_step(&f, 5000 + j, t + j);
+		pd_filter_window(&f, &win);
+		KUNIT_EXPECT_EQ_MSG(test, win.entries, 10ULL, "%s",
+				    tw_kinds[i]->name);
+		KUNIT_EXPECT_EQ(test, win.stuck, 0ULL);
+		pd_filter_occupancy(&f, &occ);
+		/* at most K cells or positions for each of the ten */
+		if (f.ops->counting)
+			KUNIT_EXPECT_GE(test, occ.zero,
+					occ.units - 10 * plan.k);
+		else
+			KUNIT_EXPECT_LE(test, occ.set, 10ULL * plan.k);
+		pd_filter_destroy(&f);
+	}
+}
+
 static struct kunit_case pd_timewin_cases[] = {
 	KUNIT_CASE(tw_quiet_spell),
 	KUNIT_CASE(tw_quiet_burst),
 	KUNIT_CASE(tw_quiet_burst_random),
+	KUNIT_CASE(tw_wrap),
+	KUNIT_CASE(tw_report_after_quiet),
 	KUNIT_CASE(tw_sliding_expiry),
 	KUNIT_CASE(tw_jumping_expiry),
 	KUNIT_CASE(tw_no_fn_inside),
