@@ -13,6 +13,32 @@ static int pd_slide_plan(const struct pd_filter_req *req,
 	return pd_tw_plan(req, plan, true, 1, why);
 }
 
+static inline u32 pd_slide_stamp_bytes(const struct pd_slide *sl)
+{
+	return sl->wide ? sizeof(u32) : sizeof(u16);
+}
+
+/* The stamp of cell pos, and stamping it. */
+static inline u32 pd_slide_get(const struct pd_slide *sl, u32 pos)
+{
+	return sl->wide ? ((const u32 *)sl->cell)[pos] :
+			  ((const u16 *)sl->cell)[pos];
+}
+
+static inline void pd_slide_put(struct pd_slide *sl, u32 pos, u32 v)
+{
+	if (sl->wide)
+		((u32 *)sl->cell)[pos] = v;
+	else
+		((u16 *)sl->cell)[pos] = (u16)v;
+}
+
+/* The age, in packets, of the packet that stamped cell pos. */
+static inline u32 pd_slide_age(const struct pd_slide *sl, u32 pos)
+{
+	return (sl->seq - pd_slide_get(sl, pos)) & sl->mask;
+}
+
 static int pd_slide_init(struct pd_filter *f, const struct pd_filter_plan *plan,
 			 void *mem, const char **why)
 {
@@ -28,9 +54,16 @@ static int pd_slide_init(struct pd_filter *f, const struct pd_filter_plan *plan,
 	sl->m = (u32)plan->cells;
 	sl->k = (u8)plan->k;
 	sl->cap = (u32)plan->capacity;
+	sl->wide = !pd_tw_slide_narrow(plan->cells, plan->capacity);
+	sl->mask = sl->wide ? 0xffffffffu : 0xffffu;
+	/* each cell visited before its age passes the mask (timewin.h) */
+	sl->sweep_step = sl->wide ? 1 :
+			 (u32)((plan->cells + 0xfffe - plan->capacity) /
+			       (0xffff - plan->capacity));
 	sl->cell = mem;
 	sl->ring = (u64 *)((u8 *)mem +
-			   ((plan->cells * sizeof(u32) + 63) & ~63ULL));
+			   ((plan->cells * pd_slide_stamp_bytes(sl) + 63) &
+			    ~63ULL));
 	/* zeroed memory: every cell stamped 0, as old as the packets seen */
 	return 0;
 }
@@ -48,14 +81,14 @@ static inline u32 pd_slide_pos(const struct pd_slide *sl, u32 age)
 }
 
 /*
- * Whether a cell stamped c was set by a packet inside the window at t:
- * one of the ring's len newest (seq - c < len), and (unless every ring
- * entry from the frontier on is known to be inside: fresh) its time.
+ * Whether cell pos was set by a packet inside the window at t: one of the
+ * ring's len newest (its age below len), and (unless every ring entry
+ * from the frontier on is known to be inside: fresh) its time.
  */
-static inline bool pd_slide_live(const struct pd_slide *sl, u32 c, u64 t,
+static inline bool pd_slide_live(const struct pd_slide *sl, u32 pos, u64 t,
 				 bool fresh)
 {
-	u32 age = sl->seq - c;
+	u32 age = pd_slide_age(sl, pos);
 
 	if (age >= sl->len)
 		return false;
@@ -77,7 +110,7 @@ static bool pd_slide_query_at(const struct pd_slide *sl, u32 h1, u32 h2,
 
 	pd_tw_probe_init(&p, h1, h2, sl->m);
 	for (i = 0; i < sl->k; i++, pd_tw_probe_next(&p))
-		if (!pd_slide_live(sl, sl->cell[p.pos], t, fresh))
+		if (!pd_slide_live(sl, p.pos, t, fresh))
 			return false;
 	return true;
 }
@@ -100,7 +133,7 @@ static bool pd_slide_step(struct pd_filter *f, u32 h1, u32 h2,
 	u64 t = pd_tw_tick(&sl->w, pi);
 	struct pd_tw_probe p;
 	unsigned int n, i;
-	u32 tail, c;
+	u32 tail;
 	bool dup;
 
 	/*
@@ -122,18 +155,18 @@ static bool pd_slide_step(struct pd_filter *f, u32 h1, u32 h2,
 	sl->seq++;
 	pd_tw_probe_init(&p, h1, h2, sl->m);
 	for (i = 0; i < sl->k; i++, pd_tw_probe_next(&p))
-		sl->cell[p.pos] = sl->seq;
+		pd_slide_put(sl, p.pos, sl->seq);
 	/*
-	 * One cell a packet: one stamped more than cap packets ago is
+	 * sweep_step cells a packet: one stamped cap or more packets ago is
 	 * stamped again cap packets back (as old for every lookup), so no
-	 * stamp gets 2^32 packets old and aliases a recent one
-	 * (timewin.h).
+	 * stamp gets old enough to alias a recent one (timewin.h)
 	 */
-	c = sl->cell[sl->sweep];
-	if (sl->seq - c >= sl->cap)
-		sl->cell[sl->sweep] = sl->seq - sl->cap;
-	if (++sl->sweep == sl->m)
-		sl->sweep = 0;
+	for (n = 0; n < sl->sweep_step; n++) {
+		if (pd_slide_age(sl, sl->sweep) >= sl->cap)
+			pd_slide_put(sl, sl->sweep, sl->seq - sl->cap);
+		if (++sl->sweep == sl->m)
+			sl->sweep = 0;
+	}
 	return dup;
 }
 
@@ -148,7 +181,7 @@ static void pd_slide_clear(struct pd_filter *f)
 {
 	struct pd_slide *sl = &f->u.slide;
 
-	memset(sl->cell, 0, (size_t)sl->m * sizeof(u32));
+	memset(sl->cell, 0, (size_t)sl->m * pd_slide_stamp_bytes(sl));
 	sl->head = 0;
 	sl->len = 0;
 	sl->seq = 0;
@@ -204,11 +237,11 @@ static void pd_slide_occupancy(const struct pd_filter *f,
 	/* the search's reads come out of the budget */
 	if (max_bytes != PD_OCC_ALL)
 		max_bytes = max_bytes > ring_bytes ? max_bytes - ring_bytes : 0;
-	pd_occ_span_init(&sp, sl->m, sizeof(u32), max_bytes);
+	pd_occ_span_init(&sp, sl->m, pd_slide_stamp_bytes(sl), max_bytes);
 	for (r = 0; r < sp.runs; r++) {
 		len = pd_occ_run(&sp, r, &first);
 		for (i = first; i < first + len; i++)
-			o->zero += sl->seq - sl->cell[i] >= inside;
+			o->zero += pd_slide_age(sl, (u32)i) >= inside;
 		o->units += len;
 	}
 }

@@ -52,15 +52,18 @@ static u64 pd_tw_round64(u64 x)
 
 /*
  * Bytes of a family's memory for m cells and capacity c: sliding, m
- * stamps of 4 bytes and c times of 8; jumping, the slots, m positions of
- * lane bits and a mark of 4 bytes per line of 8 words.
+ * stamps of 2 or 4 bytes (pd_tw_slide_narrow()) and c times of 8;
+ * jumping, the slots, m positions of lane bits and a mark of 4 bytes per
+ * line of 8 words.
  */
 static u64 pd_tw_bytes(bool sliding, u32 s, u64 m, u64 c)
 {
 	u64 words;
 
 	if (sliding)
-		return pd_tw_round64(m * sizeof(u32)) + c * sizeof(u64);
+		return pd_tw_round64(m * (pd_tw_slide_narrow(m, c) ?
+					  sizeof(u16) : sizeof(u32))) +
+		       c * sizeof(u64);
 	words = (m << pd_tw_lane_shift(s)) / 64;
 	return pd_tw_round64((s + 1) * sizeof(struct pd_jslot)) +
 	       words * sizeof(u64) +
@@ -94,7 +97,7 @@ static bool pd_tw_geom_for(bool sliding, u32 s, u64 c, u64 fps,
 			   struct pd_tw_geom *g)
 {
 	/*
-	 * sliding: an even count, 32 stamps (two lines) at a time; jumping:
+	 * sliding: an even count, 32 stamps at a time; jumping:
 	 * whole words of 64 / lane positions
 	 */
 	u64 unit = sliding ? 32 : 64 >> pd_tw_lane_shift(s);

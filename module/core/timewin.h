@@ -11,7 +11,7 @@
  * window before it, duplicates included (editcap -w's semantics).
  *
  *   sliding   exact: m cells (K per key) that each hold the number
- *             (mod 2^32) of the latest packet that set it, and a ring of
+ *             (mod 2^16 or 2^32) of the latest packet that set it, and a ring of
  *             the times of the last C packets (C the capacity). A key is
  *             inside iff every one of its cells was set by a packet that
  *             is among the ring's live entries and whose time is inside
@@ -27,10 +27,12 @@
  *             entries a packet; while it lags (after a quiet spell) a
  *             lookup reads the ring time of each cell it matched, else
  *             none. If the ring is full the oldest entry leaves, early if
- *             inside the window. Numbers wrap: a sweep re-stamps one cell
+ *             inside the window. Numbers wrap: a sweep re-stamps r cells
  *             a packet, any stamped C or more packets ago as C packets
- *             old, so a cell's age stays below C + m < 2^32 and never
- *             aliases a recent one.
+ *             old, so a cell's age stays at most C + m / r and never
+ *             aliases a recent one: 16-bit stamps where C + m / r <=
+ *             65535 with r <= PD_TW_SWEEP_MAX (small windows), else
+ *             32-bit ones and r = 1 (C + m < 2^32).
  *   jumping   the window cut into s subwindows of W / s ticks; subwindow i
  *             is a plain Bloom filter (m bits, K per key) kept in lane bit
  *             i of every position (lanes of 2..64 bits, one word holds
@@ -72,10 +74,11 @@
  * All work per packet is bounded. Sliding: K cells read and K stamped, at
  * most K ring times read (only while the frontier lags), at most
  * PD_TW_EXPIRE_MAX + 1 frontier steps (a ring time each), one ring time
- * written, one cell swept. Jumping, landmark: K words (while a sweep is
- * under way also K marks, and at most K lines of 8 words emptied), the
- * spare's cleaning (its step, eight times it while a jump waits), the
- * sweep's step of lines, and at a reset s + 1 subwindows' states.
+ * written, at most PD_TW_SWEEP_MAX cells swept (one with 32-bit stamps).
+ * Jumping, landmark: K words (while a sweep is under way also K marks,
+ * and at most K lines of 8 words emptied), the spare's cleaning (its step,
+ * eight times it while a jump waits), the sweep's step of lines, and at a
+ * reset s + 1 subwindows' states.
  */
 #ifndef PD_TIMEWIN_H
 #define PD_TIMEWIN_H
@@ -96,6 +99,7 @@
 #define PD_TW_MAX_BYTES 0x100000000ULL	/* of one filter */
 /* sliding: cells plus capacity stay below 2^32 (the stamps' sweep) */
 #define PD_TW_MAX_SLIDE_CELLS 0x40000000ULL
+#define PD_TW_SWEEP_MAX 16		/* sliding: 16-bit stamps swept a packet */
 #define PD_TW_NS_PER_SEC 1000000000ULL
 
 /* What the window families share: the clock, the capacity, the report. */
@@ -114,22 +118,25 @@ struct pd_tw {
 };
 
 /*
- * The sliding window. Packet number seq (mod 2^32) stamps its K cells;
- * the ring holds the times of the last len packets (len <= cap), oldest
- * at head; seq - stamp is the age, in packets, of the packet that last set
- * a cell.
+ * The sliding window. Packet number seq stamps its K cells (mod 2^16 or
+ * 2^32: pd_tw_slide_narrow()); the ring holds the times of the last len
+ * packets (len <= cap), oldest at head; (seq - stamp) & mask is the age,
+ * in packets, of the packet that last set a cell.
  */
 struct pd_slide {
 	struct pd_tw w;
-	u32 *cell;		/* m stamps */
+	void *cell;		/* m stamps of 16 or 32 bits */
 	u64 *ring;		/* cap times */
 	u32 m;
 	u32 cap;
+	u32 mask;		/* 0xffff or 0xffffffff */
 	u8 k;
+	bool wide;		/* 32-bit stamps */
 	u32 seq;		/* the latest packet's number */
 	u32 head;		/* the frontier: the oldest entry not known old */
 	u32 len;		/* entries from the frontier to the latest */
 	u32 sweep;		/* the next cell the stamps' sweep visits */
+	u32 sweep_step;		/* cells it visits a packet */
 };
 
 /* A subwindow's span and load. */
@@ -174,6 +181,16 @@ struct pd_filter_win {
 	u64 stuck;		/* no counters stick any more: always 0 */
 	u32 subwindows;
 };
+
+/*
+ * Whether a sliding window of m cells and capacity c stamps in 16 bits: a
+ * sweep of at most PD_TW_SWEEP_MAX cells a packet then visits each cell
+ * before its age can pass c + m / PD_TW_SWEEP_MAX <= 65535.
+ */
+static inline bool pd_tw_slide_narrow(u64 m, u64 c)
+{
+	return c + (m + PD_TW_SWEEP_MAX - 1) / PD_TW_SWEEP_MAX <= 0xffff;
+}
 
 /* The lane bits for s live subwindows and a spare: 2, 4, ... 64. */
 unsigned int pd_tw_lane_shift(unsigned int s);

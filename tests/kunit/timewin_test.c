@@ -673,7 +673,8 @@ static void tw_quiet_burst_random(struct kunit *test)
 }
 
 /*
- * The numbers wrap: a sliding window whose packet numbers pass 2^32, and a
+ * The numbers wrap: a sliding window whose packet numbers pass 2^32 (with
+ * 16-bit stamps, planned by rate, and 32-bit ones, sized by 4 MiB), and a
  * jumping window whose epoch passes it at a reset, behave as any other in
  * the quiet-then-burst pattern (copies W/2 late all found, 4 W late none
  * beyond the tolerance of the bound).
@@ -683,16 +684,25 @@ static void tw_wrap(struct kunit *test)
 	const u64 w = 2 * NS_MS;
 	unsigned int i, d;
 
-	for (i = 0; i < 2; i++) {
+	/* sliding by rate (16-bit stamps), by 4 MiB (32-bit); jumping */
+	for (i = 0; i < 3; i++) {
 		for (d = 0; d < 2; d++) {
+			const struct pd_filter_ops *ops = tw_kinds[i / 2];
 			struct pd_filter_plan plan;
+			struct pd_filter_req req;
 			struct pd_filter f;
+			const char *why;
 			struct tw_qb r;
 
-			KUNIT_ASSERT_EQ(test, tw_new(test, &f, tw_kinds[i]->kind,
-						     w, 0, 1000000, 0, &plan),
+			pd_filter_req_defaults(&req, ops->kind, 4 << 20);
+			req.window_ns = w;
+			req.rate = i == 1 ? 0 : 1000000;
+			KUNIT_ASSERT_EQ(test,
+					pd_filter_create(&f, &req, &plan, &why),
 					0);
-			if (i == 0) {
+			pd_filter_set_seeds(&f, 0x2468ace0, 0x13579bdf, 1);
+			if (i < 2) {
+				KUNIT_EXPECT_EQ(test, f.u.slide.wide, i == 1);
 				/* 2^32 - 2100: the busy window crosses it */
 				f.u.slide.seq = 0xffffffffu - 2100;
 			} else {
@@ -702,7 +712,7 @@ static void tw_wrap(struct kunit *test)
 				f.u.jump.epoch = 0xffffffffu;
 			}
 			tw_qb_run(&f, w, 20 * w, d ? 4 * w : w / 2, &r);
-			if (i)
+			if (i == 2)
 				KUNIT_EXPECT_LT(test, f.u.jump.epoch, 3u);
 			else
 				KUNIT_EXPECT_LT(test, f.u.slide.seq, 3000u);
@@ -710,10 +720,10 @@ static void tw_wrap(struct kunit *test)
 				KUNIT_EXPECT_LE_MSG(test, r.found,
 						    tw_upper(r.copies,
 							     plan.fp_bound),
-						    "%s", tw_kinds[i]->name);
+						    "%s", ops->name);
 			else
 				KUNIT_EXPECT_EQ_MSG(test, r.found, r.copies,
-						    "%s", tw_kinds[i]->name);
+						    "%s", ops->name);
 			pd_filter_destroy(&f);
 		}
 	}
