@@ -126,6 +126,37 @@ static bool pd_slide_pop(struct pd_slide *sl, u64 t)
 	return pd_tw_forgot(&sl->w, span, span < sl->w.window);
 }
 
+/*
+ * sweep_step cells a packet: one stamped cap or more packets ago is
+ * stamped again cap packets back (as old for every lookup), so no stamp
+ * gets old enough to alias a recent one (timewin.h). Every visited cell
+ * is written, re-stamped or not: no branch on its age.
+ */
+static void pd_slide_sweep(struct pd_slide *sl)
+{
+	u32 n, pos = sl->sweep, old = sl->seq - sl->cap;
+
+	if (sl->wide) {
+		u32 *c = sl->cell;
+
+		for (n = 0; n < sl->sweep_step; n++) {
+			c[pos] = sl->seq - c[pos] >= sl->cap ? old : c[pos];
+			if (++pos == sl->m)
+				pos = 0;
+		}
+	} else {
+		u16 *c = sl->cell;
+
+		for (n = 0; n < sl->sweep_step; n++) {
+			c[pos] = (u16)(sl->seq - c[pos]) >= sl->cap ?
+				 (u16)old : c[pos];
+			if (++pos == sl->m)
+				pos = 0;
+		}
+	}
+	sl->sweep = pos;
+}
+
 static bool pd_slide_step(struct pd_filter *f, u32 h1, u32 h2,
 			  const struct pd_pktinfo *pi)
 {
@@ -156,17 +187,7 @@ static bool pd_slide_step(struct pd_filter *f, u32 h1, u32 h2,
 	pd_tw_probe_init(&p, h1, h2, sl->m);
 	for (i = 0; i < sl->k; i++, pd_tw_probe_next(&p))
 		pd_slide_put(sl, p.pos, sl->seq);
-	/*
-	 * sweep_step cells a packet: one stamped cap or more packets ago is
-	 * stamped again cap packets back (as old for every lookup), so no
-	 * stamp gets old enough to alias a recent one (timewin.h)
-	 */
-	for (n = 0; n < sl->sweep_step; n++) {
-		if (pd_slide_age(sl, sl->sweep) >= sl->cap)
-			pd_slide_put(sl, sl->sweep, sl->seq - sl->cap);
-		if (++sl->sweep == sl->m)
-			sl->sweep = 0;
-	}
+	pd_slide_sweep(sl);
 	return dup;
 }
 
