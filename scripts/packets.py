@@ -34,7 +34,7 @@ def text2pcap(frames, out, stamps_us, link=1, fmt="pcap"):
             f.write("\n")
     # (-q still prints a line of dashes)
     r = subprocess.run(["text2pcap", "-q", "-F", fmt, "-l", str(link), "-t",
-                        "%s.", txt, out], capture_output=True, text=True)
+                        "%s.%f", txt, out], capture_output=True, text=True)
     os.unlink(txt)
     if r.returncode:
         raise RuntimeError(f"text2pcap: exit {r.returncode}: {r.stderr.strip()}")

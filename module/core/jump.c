@@ -54,6 +54,8 @@ static int pd_jump_init(struct pd_filter *f, const struct pd_filter_plan *plan,
 	j->words = (u64 *)((u8 *)mem + slot_bytes);
 	j->m = (u32)plan->cells;
 	j->nwords = (u32)((plan->cells << shift) / 64);
+	j->nlines = (j->nwords + PD_TW_LINE_WORDS - 1) / PD_TW_LINE_WORDS;
+	j->mark = (u32 *)(j->words + j->nwords);
 	j->k = (u8)plan->k;
 	j->s = (u8)s;
 	j->slots = (u8)(s + 1);
@@ -66,6 +68,11 @@ static int pd_jump_init(struct pd_filter *f, const struct pd_filter_plan *plan,
 	n = plan->clean_pkts && plan->clean_pkts < plan->capacity ?
 	    plan->clean_pkts : plan->capacity;
 	j->clean_step = (u32)((j->nwords + n - 1) / n);
+	/* after a reset, every line visited within as many packets */
+	j->sweep_step = (u32)((j->nlines + n - 1) / n);
+	j->epoch = 0;		/* zeroed memory: every line of epoch 0 */
+	j->sweep_pos = 0;
+	j->sweep_left = 0;
 	/* live: cur, cur - 1, ... cur - s + 1; the spare is cur + 1 */
 	j->cur = 0;
 	j->spare = 1;
@@ -75,6 +82,47 @@ static int pd_jump_init(struct pd_filter *f, const struct pd_filter_plan *plan,
 
 static void pd_jump_set_rng(struct pd_filter *f, u64 rng)
 {
+}
+
+/*
+ * Lines of the epoch: a line whose mark is not the epoch holds what was
+ * forgotten at a reset and reads as empty; it is emptied and marked at
+ * its first write, or by the sweep, whichever comes first. While no sweep
+ * is under way every line is of the epoch and no mark is read.
+ */
+static inline bool pd_jump_line_old(const struct pd_jump *j, u32 word)
+{
+	return j->sweep_left &&
+	       j->mark[word / PD_TW_LINE_WORDS] != j->epoch;
+}
+
+static void pd_jump_line_renew(struct pd_jump *j, u32 line)
+{
+	u32 w = line * PD_TW_LINE_WORDS,
+	    end = PD_MIN(w + PD_TW_LINE_WORDS, j->nwords);
+
+	for (; w < end; w++)
+		j->words[w] = 0;
+	j->mark[line] = j->epoch;
+}
+
+/*
+ * The sweep after a reset: sweep_step lines a packet, in a circle, so
+ * that every line is visited within nlines packets of any reset. A reset
+ * comes at most once a packet, so no mark falls 2^32 epochs behind and
+ * aliases the epoch.
+ */
+static void pd_jump_sweep(struct pd_jump *j)
+{
+	u32 n;
+
+	for (n = 0; n < j->sweep_step && j->sweep_left; n++) {
+		if (j->mark[j->sweep_pos] != j->epoch)
+			pd_jump_line_renew(j, j->sweep_pos);
+		if (++j->sweep_pos == j->nlines)
+			j->sweep_pos = 0;
+		j->sweep_left--;
+	}
 }
 
 /* Lane bit `lane` of every position in words [from, to). */
@@ -87,6 +135,7 @@ static void pd_jump_wipe(struct pd_jump *j, unsigned int lane, u32 from,
 	/* every position's bit `lane`: one bit per lane-width field */
 	for (b = lane; b < 64; b += 1u << j->lane_shift)
 		keep &= ~(1ULL << b);
+	/* a line of an older epoch reads as empty whatever it holds */
 	for (; from < to; from++)
 		j->words[from] &= keep;
 }
@@ -100,10 +149,28 @@ static bool pd_jump_stale(const struct pd_jump *j, u64 t)
 }
 
 /*
- * Empty n more words of the spare: its step; eight times that when a jump
- * waits for it; PD_TW_CLEAN_FAST when, besides, everything remembered is
- * older than the window (a quiet spell).
+ * Everything remembered is older than the window (the current subwindow,
+ * the latest written, is): forget it all at once. A new epoch makes every
+ * line read as empty; the subwindows restart from t with a clean spare.
+ * O(s + 1). True if the owner should be alerted.
  */
+static bool pd_jump_reset(struct pd_jump *j, u64 t)
+{
+	unsigned int l;
+
+	for (l = 0; l < j->slots; l++) {
+		j->slot[l].keys = 0;
+		j->slot[l].start = t;
+		j->slot[l].end = t;
+	}
+	j->epoch++;
+	j->sweep_left = j->nlines;
+	j->spare = j->cur + 1u == j->slots ? 0 : j->cur + 1;
+	j->clean_pos = j->nwords;
+	return pd_tw_forgot(&j->w, j->w.window, false);
+}
+
+/* Empty n more words of the spare: its step, or eight times that. */
 static void pd_jump_clean(struct pd_jump *j, u32 n)
 {
 	u32 to = j->nwords - j->clean_pos < n ? j->nwords : j->clean_pos + n;
@@ -127,11 +194,7 @@ static bool pd_jump_maybe(struct pd_jump *j, u64 t)
 	if (!full && !due)
 		return false;
 	if (j->clean_pos < j->nwords) {	/* wait for the spare */
-		u32 n = 8 * j->clean_step;
-
-		if (pd_jump_stale(j, t) && n < PD_TW_CLEAN_FAST)
-			n = PD_TW_CLEAN_FAST;
-		pd_jump_clean(j, n);
+		pd_jump_clean(j, 8 * j->clean_step);
 		if (j->clean_pos < j->nwords)
 			return false;
 	}
@@ -167,27 +230,54 @@ static u64 pd_jump_live(const struct pd_jump *j, u64 t)
 	return live;
 }
 
-/*
- * The lanes in which every probe of (h1, h2) is set; with set, also sets
- * the current lane at every probe.
- */
-static u64 pd_jump_probe(const struct pd_jump *j, u32 h1, u32 h2, bool set)
+/* Bits of every lane at one position. */
+static inline u64 pd_jump_lanes(const struct pd_jump *j)
+{
+	return (1u << j->lane_shift) == 64 ? ~0ULL :
+	       (1ULL << (1u << j->lane_shift)) - 1;
+}
+
+/* The lanes in which every probe of (h1, h2) is set. */
+static u64 pd_jump_test(const struct pd_jump *j, u32 h1, u32 h2)
 {
 	unsigned int i, per_word = 6 - j->lane_shift;
+	u64 lanes = pd_jump_lanes(j), all = lanes;
 	struct pd_tw_probe p;
-	u64 lanes = (1u << j->lane_shift) == 64 ? ~0ULL :
-		    (1ULL << (1u << j->lane_shift)) - 1;
-	u64 all = lanes;
 
 	pd_tw_probe_init(&p, h1, h2, j->m);
 	for (i = 0; i < j->k; i++, pd_tw_probe_next(&p)) {
-		u64 *w = &j->words[p.pos >> per_word];
+		u32 wi = p.pos >> per_word;
 		unsigned int sh = (p.pos & ((1u << per_word) - 1)) <<
 				  j->lane_shift;
 
+		if (pd_jump_line_old(j, wi))
+			return 0;
+		all &= (j->words[wi] >> sh) & lanes;
+	}
+	return all;
+}
+
+/*
+ * The same, and the current lane set at every probe (a line of an older
+ * epoch is emptied and marked first).
+ */
+static u64 pd_jump_probe(struct pd_jump *j, u32 h1, u32 h2)
+{
+	unsigned int i, per_word = 6 - j->lane_shift;
+	u64 lanes = pd_jump_lanes(j), all = lanes;
+	struct pd_tw_probe p;
+
+	pd_tw_probe_init(&p, h1, h2, j->m);
+	for (i = 0; i < j->k; i++, pd_tw_probe_next(&p)) {
+		u32 wi = p.pos >> per_word;
+		u64 *w = &j->words[wi];
+		unsigned int sh = (p.pos & ((1u << per_word) - 1)) <<
+				  j->lane_shift;
+
+		if (pd_jump_line_old(j, wi))
+			pd_jump_line_renew(j, wi / PD_TW_LINE_WORDS);
 		all &= (*w >> sh) & lanes;
-		if (set)
-			*w |= 1ULL << (sh + j->cur);
+		*w |= 1ULL << (sh + j->cur);
 	}
 	return all;
 }
@@ -202,20 +292,21 @@ static bool pd_jump_step(struct pd_filter *f, u32 h1, u32 h2,
 		j->slot[j->cur].start = t;
 		j->slot[j->cur].end = t;
 	}
+	/*
+	 * After a quiet spell of a window or more nothing remembered counts:
+	 * all of it is forgotten in O(s) by a new epoch, so the packets
+	 * after the spell are remembered from the first (no copy inside the
+	 * guaranteed span missed) and none older than the window is found.
+	 */
+	if (pd_jump_stale(j, t))
+		f->alert |= pd_jump_reset(j, t);
+	if (j->sweep_left)
+		pd_jump_sweep(j);
 	if (j->clean_pos < j->nwords)
 		pd_jump_clean(j, j->clean_step);
 	f->alert |= pd_jump_maybe(j, t);
 	live = pd_jump_live(j, t);
-	/*
-	 * After a quiet spell the current subwindow may still be waiting for
-	 * its successor to be emptied: a packet inserted into it would bring
-	 * its old bits back to life (false positives outside the window).
-	 * Until the jump, packets are judged but not remembered: copies of
-	 * them may pass, none is dropped wrongly.
-	 */
-	if (pd_jump_stale(j, t))
-		return pd_jump_probe(j, h1, h2, false) & live;
-	all = pd_jump_probe(j, h1, h2, true);
+	all = pd_jump_probe(j, h1, h2);
 	if (!(all & (1ULL << j->cur)))	/* a bit of the current one was 0 */
 		j->slot[j->cur].keys++;
 	j->slot[j->cur].end = t;
@@ -226,7 +317,7 @@ static bool pd_jump_query(const struct pd_filter *f, u32 h1, u32 h2)
 {
 	const struct pd_jump *j = &f->u.jump;
 
-	return pd_jump_probe(j, h1, h2, false) & pd_jump_live(j, j->w.now);
+	return pd_jump_test(j, h1, h2) & pd_jump_live(j, j->w.now);
 }
 
 static void pd_jump_clear(struct pd_filter *f)
@@ -234,14 +325,22 @@ static void pd_jump_clear(struct pd_filter *f)
 	struct pd_jump *j = &f->u.jump;
 
 	memset(j->words, 0, (size_t)j->nwords * sizeof(u64));
+	memset(j->mark, 0, (size_t)j->nlines * sizeof(u32));
 	memset(j->slot, 0, j->slots * sizeof(*j->slot));
 	j->cur = 0;
 	j->spare = 1;
 	j->clean_pos = j->nwords;
+	j->epoch = 0;
+	j->sweep_pos = 0;
+	j->sweep_left = 0;
 	pd_tw_clear(&j->w);
 }
 
-/* Set bits of the current subwindow. */
+/*
+ * Set bits of the current subwindow (a line of an older epoch holds none).
+ * While a sweep is under way the marks are read too: the words' share of
+ * the budget is 16 / 17 of it (a mark of 4 bytes per line of 64).
+ */
 static void pd_jump_occupancy(const struct pd_filter *f,
 			      struct pd_filter_occ *o, u64 max_bytes)
 {
@@ -252,11 +351,14 @@ static void pd_jump_occupancy(const struct pd_filter *f,
 
 	for (b = j->cur; b < 64; b += 1u << j->lane_shift)
 		mask |= 1ULL << b;
+	if (j->sweep_left && max_bytes != PD_OCC_ALL)
+		max_bytes = pd_div64(max_bytes, 17) * 16;
 	pd_occ_span_init(&sp, j->nwords, sizeof(u64), max_bytes);
 	for (r = 0; r < sp.runs; r++) {
 		len = pd_occ_run(&sp, r, &first);
 		for (i = first; i < first + len; i++)
-			o->set += pd_popcount64(j->words[i] & mask);
+			if (!pd_jump_line_old(j, (u32)i))
+				o->set += pd_popcount64(j->words[i] & mask);
 		words += len;
 	}
 	/* positions examined: 64 / lane of them a word */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The sliding window with exact expiry: a counting Bloom filter and a ring
- * of the packets inside the window (timewin.h).
+ * The sliding window: cells stamped with the sequence number of the
+ * latest packet that set them and a ring of the times of the last C
+ * packets; a lookup checks the age of what it matched (timewin.h).
  */
 #include "filter.h"
 #include "timewin.h"
@@ -12,6 +13,32 @@ static int pd_slide_plan(const struct pd_filter_req *req,
 	return pd_tw_plan(req, plan, true, 1, why);
 }
 
+static inline u32 pd_slide_stamp_bytes(const struct pd_slide *sl)
+{
+	return sl->wide ? sizeof(u32) : sizeof(u16);
+}
+
+/* The stamp of cell pos, and stamping it. */
+static inline u32 pd_slide_get(const struct pd_slide *sl, u32 pos)
+{
+	return sl->wide ? ((const u32 *)sl->cell)[pos] :
+			  ((const u16 *)sl->cell)[pos];
+}
+
+static inline void pd_slide_put(struct pd_slide *sl, u32 pos, u32 v)
+{
+	if (sl->wide)
+		((u32 *)sl->cell)[pos] = v;
+	else
+		((u16 *)sl->cell)[pos] = (u16)v;
+}
+
+/* The age, in packets, of the packet that stamped cell pos. */
+static inline u32 pd_slide_age(const struct pd_slide *sl, u32 pos)
+{
+	return (sl->seq - pd_slide_get(sl, pos)) & sl->mask;
+}
+
 static int pd_slide_init(struct pd_filter *f, const struct pd_filter_plan *plan,
 			 void *mem, const char **why)
 {
@@ -19,16 +46,25 @@ static int pd_slide_init(struct pd_filter *f, const struct pd_filter_plan *plan,
 
 	if (plan->k < 1 || plan->k > PD_TW_MAX_K || !plan->capacity ||
 	    plan->capacity > PD_TW_MAX_CAP || plan->cells < 2 ||
-	    plan->cells > PD_SBF_MAX_CELLS || (plan->cells & 1)) {
+	    plan->cells > PD_TW_MAX_SLIDE_CELLS || (plan->cells & 1)) {
 		*why = "not a plan of the sliding window";
 		return -EINVAL;
 	}
 	pd_tw_init(&sl->w, plan);
 	sl->m = (u32)plan->cells;
 	sl->k = (u8)plan->k;
-	sl->cnt = mem;
-	sl->ring = (struct pd_tw_ent *)((u8 *)mem +
-			((plan->cells * sizeof(u16) + 63) & ~63ULL));
+	sl->cap = (u32)plan->capacity;
+	sl->wide = !pd_tw_slide_narrow(plan->cells, plan->capacity);
+	sl->mask = sl->wide ? 0xffffffffu : 0xffffu;
+	/* each cell visited before its age passes the mask (timewin.h) */
+	sl->sweep_step = sl->wide ? 1 :
+			 (u32)((plan->cells + 0xfffe - plan->capacity) /
+			       (0xffff - plan->capacity));
+	sl->cell = mem;
+	sl->ring = (u64 *)((u8 *)mem +
+			   ((plan->cells * pd_slide_stamp_bytes(sl) + 63) &
+			    ~63ULL));
+	/* zeroed memory: every cell stamped 0, as old as the packets seen */
 	return 0;
 }
 
@@ -36,47 +72,89 @@ static void pd_slide_set_rng(struct pd_filter *f, u64 rng)
 {
 }
 
-/* Add d (1 or -1) to the K counters of (h1, h2). */
-static void pd_slide_add(struct pd_slide *sl, u32 h1, u32 h2, int d)
+/* The ring position of the packet `age` packets before the latest. */
+static inline u32 pd_slide_pos(const struct pd_slide *sl, u32 age)
 {
-	struct pd_tw_probe p;
-	unsigned int i;
+	u32 tail = sl->head + sl->len - 1 - age;	/* < 2 cap */
 
-	pd_tw_probe_init(&p, h1, h2, sl->m);
-	for (i = 0; i < sl->k; i++, pd_tw_probe_next(&p)) {
-		u16 *c = &sl->cnt[p.pos];
-
-		if (*c == PD_TW_CNT_MAX)	/* stuck: never decremented */
-			continue;
-		*c += d;
-		if (*c == PD_TW_CNT_MAX)
-			sl->stuck++;
-	}
+	return tail >= sl->cap ? tail - sl->cap : tail;
 }
 
-/* The oldest entry leaves; true if the owner should be alerted. */
-static bool pd_slide_pop(struct pd_slide *sl, u64 t, bool early)
+/*
+ * Whether cell pos was set by a packet inside the window at t: one of the
+ * ring's len newest (its age below len), and (unless every ring entry
+ * from the frontier on is known to be inside: fresh) its time.
+ */
+static inline bool pd_slide_live(const struct pd_slide *sl, u32 pos, u64 t,
+				 bool fresh)
 {
-	const struct pd_tw_ent *e = &sl->ring[sl->head];
-	u64 span = t - e->t;
+	u32 age = pd_slide_age(sl, pos);
 
-	pd_slide_add(sl, e->h1, e->h2, -1);
-	if (++sl->head == sl->w.cap)
-		sl->head = 0;
-	sl->len--;
-	return pd_tw_forgot(&sl->w, span, early);
+	if (age >= sl->len)
+		return false;
+	return fresh || t - sl->ring[pd_slide_pos(sl, age)] < sl->w.window;
 }
 
-static bool pd_slide_query_at(const struct pd_slide *sl, u32 h1, u32 h2)
+/* Whether the oldest ring entry (the frontier), so every one, is inside. */
+static inline bool pd_slide_fresh(const struct pd_slide *sl, u64 t)
 {
+	return !sl->len || t - sl->ring[sl->head] < sl->w.window;
+}
+
+static bool pd_slide_query_at(const struct pd_slide *sl, u32 h1, u32 h2,
+			      u64 t)
+{
+	bool fresh = pd_slide_fresh(sl, t);
 	struct pd_tw_probe p;
 	unsigned int i;
 
 	pd_tw_probe_init(&p, h1, h2, sl->m);
 	for (i = 0; i < sl->k; i++, pd_tw_probe_next(&p))
-		if (!sl->cnt[p.pos])
+		if (!pd_slide_live(sl, p.pos, t, fresh))
 			return false;
 	return true;
+}
+
+/* The oldest entry leaves; true if the owner should be alerted. */
+static bool pd_slide_pop(struct pd_slide *sl, u64 t)
+{
+	u64 span = t - sl->ring[sl->head];
+
+	if (++sl->head == sl->cap)
+		sl->head = 0;
+	sl->len--;
+	return pd_tw_forgot(&sl->w, span, span < sl->w.window);
+}
+
+/*
+ * sweep_step cells a packet: one stamped cap or more packets ago is
+ * stamped again cap packets back (as old for every lookup), so no stamp
+ * gets old enough to alias a recent one (timewin.h). Every visited cell
+ * is written, re-stamped or not: no branch on its age.
+ */
+static void pd_slide_sweep(struct pd_slide *sl)
+{
+	u32 n, pos = sl->sweep, old = sl->seq - sl->cap;
+
+	if (sl->wide) {
+		u32 *c = sl->cell;
+
+		for (n = 0; n < sl->sweep_step; n++) {
+			c[pos] = sl->seq - c[pos] >= sl->cap ? old : c[pos];
+			if (++pos == sl->m)
+				pos = 0;
+		}
+	} else {
+		u16 *c = sl->cell;
+
+		for (n = 0; n < sl->sweep_step; n++) {
+			c[pos] = (u16)(sl->seq - c[pos]) >= sl->cap ?
+				 (u16)old : c[pos];
+			if (++pos == sl->m)
+				pos = 0;
+		}
+	}
+	sl->sweep = pos;
 }
 
 static bool pd_slide_step(struct pd_filter *f, u32 h1, u32 h2,
@@ -84,59 +162,107 @@ static bool pd_slide_step(struct pd_filter *f, u32 h1, u32 h2,
 {
 	struct pd_slide *sl = &f->u.slide;
 	u64 t = pd_tw_tick(&sl->w, pi);
-	struct pd_tw_ent *e;
-	unsigned int n;
+	struct pd_tw_probe p;
+	unsigned int n, i;
 	u32 tail;
 	bool dup;
 
+	/*
+	 * The frontier advances over at most PD_TW_EXPIRE_MAX entries older
+	 * than the window; after a quiet spell the rest of the backlog is
+	 * judged by the times of what a lookup matched.
+	 */
 	for (n = 0; n < PD_TW_EXPIRE_MAX && sl->len &&
-	     t - sl->ring[sl->head].t >= sl->w.window; n++)
-		f->alert |= pd_slide_pop(sl, t, false);
-	if (sl->len == sl->w.cap)
-		f->alert |= pd_slide_pop(sl, t,
-					 t - sl->ring[sl->head].t <
-					 sl->w.window);
-	dup = pd_slide_query_at(sl, h1, h2);
-	pd_slide_add(sl, h1, h2, 1);
+	     t - sl->ring[sl->head] >= sl->w.window; n++)
+		f->alert |= pd_slide_pop(sl, t);
+	dup = pd_slide_query_at(sl, h1, h2, t);
+	if (sl->len == sl->cap)		/* full: the oldest leaves (early?) */
+		f->alert |= pd_slide_pop(sl, t);
 	tail = sl->head + sl->len;
-	if (tail >= sl->w.cap)
-		tail -= (u32)sl->w.cap;
-	e = &sl->ring[tail];
-	e->h1 = h1;
-	e->h2 = h2;
-	e->t = t;
+	if (tail >= sl->cap)
+		tail -= sl->cap;
+	sl->ring[tail] = t;
 	sl->len++;
+	sl->seq++;
+	pd_tw_probe_init(&p, h1, h2, sl->m);
+	for (i = 0; i < sl->k; i++, pd_tw_probe_next(&p))
+		pd_slide_put(sl, p.pos, sl->seq);
+	pd_slide_sweep(sl);
 	return dup;
 }
 
 static bool pd_slide_query(const struct pd_filter *f, u32 h1, u32 h2)
 {
-	return pd_slide_query_at(&f->u.slide, h1, h2);
+	const struct pd_slide *sl = &f->u.slide;
+
+	return pd_slide_query_at(sl, h1, h2, sl->w.now);
 }
 
 static void pd_slide_clear(struct pd_filter *f)
 {
 	struct pd_slide *sl = &f->u.slide;
 
-	memset(sl->cnt, 0, (size_t)sl->m * sizeof(u16));
+	memset(sl->cell, 0, (size_t)sl->m * pd_slide_stamp_bytes(sl));
 	sl->head = 0;
 	sl->len = 0;
-	sl->stuck = 0;
+	sl->seq = 0;
+	sl->sweep = 0;
 	pd_tw_clear(&sl->w);
 }
 
+/*
+ * The ring entries inside the window at t, exactly: the times from the
+ * frontier on do not decrease, so a binary search finds the first one
+ * inside (at most log2(cap) + 1 reads).
+ */
+static u32 pd_slide_inside(const struct pd_slide *sl, u64 t)
+{
+	u32 lo = 0, hi = sl->len;	/* entries from the frontier */
+
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2, pos = sl->head + mid;
+
+		if (pos >= sl->cap)
+			pos -= sl->cap;
+		if (t - sl->ring[pos] >= sl->w.window)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return sl->len - lo;
+}
+
+/* Bytes of the ring a pd_slide_inside() reads at most. */
+static u64 pd_slide_inside_bytes(const struct pd_slide *sl)
+{
+	u64 reads = 1;
+	u32 n = sl->cap;
+
+	while (n) {
+		reads++;
+		n >>= 1;
+	}
+	return reads * sizeof(u64);
+}
+
+/* Zero cells: those no packet inside the window set. */
 static void pd_slide_occupancy(const struct pd_filter *f,
 			       struct pd_filter_occ *o, u64 max_bytes)
 {
 	const struct pd_slide *sl = &f->u.slide;
+	u64 ring_bytes = pd_slide_inside_bytes(sl);
+	u32 inside = pd_slide_inside(sl, sl->w.now);
 	struct pd_occ_span sp;
 	u64 r, i, first, len;
 
-	pd_occ_span_init(&sp, sl->m, sizeof(u16), max_bytes);
+	/* the search's reads come out of the budget */
+	if (max_bytes != PD_OCC_ALL)
+		max_bytes = max_bytes > ring_bytes ? max_bytes - ring_bytes : 0;
+	pd_occ_span_init(&sp, sl->m, pd_slide_stamp_bytes(sl), max_bytes);
 	for (r = 0; r < sp.runs; r++) {
 		len = pd_occ_run(&sp, r, &first);
 		for (i = first; i < first + len; i++)
-			o->zero += !sl->cnt[i];
+			o->zero += pd_slide_age(sl, (u32)i) >= inside;
 		o->units += len;
 	}
 }
@@ -146,8 +272,8 @@ static void pd_slide_window(const struct pd_filter *f, struct pd_filter_win *w)
 	const struct pd_slide *sl = &f->u.slide;
 
 	pd_tw_report(&sl->w, w);
-	w->entries = sl->len;
-	w->stuck = sl->stuck;
+	w->entries = pd_slide_inside(sl, sl->w.now);
+	w->stuck = 0;	/* no counters */
 	w->subwindows = 1;
 }
 

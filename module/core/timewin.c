@@ -50,21 +50,32 @@ static u64 pd_tw_round64(u64 x)
 	return (x + 63) & ~63ULL;
 }
 
-/* Bytes of a family's memory for m cells and capacity c. */
+/*
+ * Bytes of a family's memory for m cells and capacity c: sliding, m
+ * stamps of 2 or 4 bytes (pd_tw_slide_narrow()) and c times of 8;
+ * jumping, the slots, m positions of lane bits and a mark of 4 bytes per
+ * line of 8 words.
+ */
 static u64 pd_tw_bytes(bool sliding, u32 s, u64 m, u64 c)
 {
+	u64 words;
+
 	if (sliding)
-		return pd_tw_round64(m * sizeof(u16)) +
-		       c * sizeof(struct pd_tw_ent);
+		return pd_tw_round64(m * (pd_tw_slide_narrow(m, c) ?
+					  sizeof(u16) : sizeof(u32))) +
+		       c * sizeof(u64);
+	words = (m << pd_tw_lane_shift(s)) / 64;
 	return pd_tw_round64((s + 1) * sizeof(struct pd_jslot)) +
-	       ((m << pd_tw_lane_shift(s)) / 8);
+	       words * sizeof(u64) +
+	       (words + PD_TW_LINE_WORDS - 1) / PD_TW_LINE_WORDS * sizeof(u32);
 }
 
 /*
  * The fewest cells for c keys, K each, at FP f (Q62): m = K c / -ln(1 -
- * f^(1/K)), then raised until the exact bound holds. 0 if none fits.
+ * f^(1/K)), then raised until the exact bound holds. 0 if none fits in
+ * max.
  */
-static u64 pd_tw_cells(u64 c, u32 k, u64 f, u64 unit)
+static u64 pd_tw_cells(u64 c, u32 k, u64 f, u64 unit, u64 max)
 {
 	u64 root = pd_root_q62(f, k), nl, den, m;
 
@@ -76,23 +87,27 @@ static u64 pd_tw_cells(u64 c, u32 k, u64 f, u64 unit)
 		return 0;
 	m = pd_muldiv(c * k, PD_Q32_ONE, den) + 1;
 	m = (m + unit - 1) / unit * unit;
-	while (m <= PD_SBF_MAX_CELLS && pd_tw_bloom_fp(c, k, m) > f)
+	while (m <= max && pd_tw_bloom_fp(c, k, m) > f)
 		m += unit;
-	return m <= PD_SBF_MAX_CELLS ? m : 0;
+	return m <= max ? m : 0;
 }
 
 /* The cheapest K and its cells for capacity c; false if none fits. */
 static bool pd_tw_geom_for(bool sliding, u32 s, u64 c, u64 fps,
 			   struct pd_tw_geom *g)
 {
-	/* cells come in whole words: 4 counters, or 64 / lane positions */
+	/*
+	 * sliding: an even count, 32 stamps at a time; jumping:
+	 * whole words of 64 / lane positions
+	 */
 	u64 unit = sliding ? 32 : 64 >> pd_tw_lane_shift(s);
 	u64 f = sliding ? fps : pd_div64(fps, s);
 	bool found = false;
 	u32 k;
 
 	for (k = 1; k <= PD_TW_MAX_K; k++) {
-		u64 m = pd_tw_cells(c, k, f, unit), b;
+		u64 m = pd_tw_cells(c, k, f, unit, sliding ?
+				    PD_TW_MAX_SLIDE_CELLS : PD_SBF_MAX_CELLS), b;
 
 		if (!m)
 			continue;

@@ -10,18 +10,29 @@
  * one tick). A packet is a duplicate iff its key was seen within the
  * window before it, duplicates included (editcap -w's semantics).
  *
- *   sliding   exact expiry: a counting Bloom filter of m 16-bit counters
- *             (K per key) and a ring of the hashes and ticks of the
- *             packets inside the window, oldest first. Before a packet's
- *             verdict, ring entries older than the window leave (at most
- *             PD_TW_EXPIRE_MAX per packet: after a quiet spell the backlog
- *             drains over the next packets, meanwhile remembered longer),
- *             each decrementing its K counters; if the ring is still full
- *             the oldest leaves early. A counter that reaches 65535 sticks
- *             there (counted): it can only add false positives. So no copy
- *             inside the window is missed while the ring holds the window,
- *             and the ring never holds more than its capacity, the load the
- *             Bloom bound (1 - e^(-K C / m))^K <= fps is planned for.
+ *   sliding   exact: m cells (K per key) that each hold the number
+ *             (mod 2^16 or 2^32) of the latest packet that set it, and a ring of
+ *             the times of the last C packets (C the capacity). A key is
+ *             inside iff every one of its cells was set by a packet that
+ *             is among the ring's live entries and whose time is inside
+ *             the window: its age is checked, so no copy older than the
+ *             window is reported (but for Bloom false positives: an old
+ *             key whose K cells were all set again by packets inside the
+ *             window, at most C of them, the load the bound (1 - e^(-K C
+ *             / m))^K <= fps is planned for), and none inside it is
+ *             missed while the ring holds it (each cell of a key holds
+ *             its number or a later one, of a packet no older). Nothing
+ *             is decremented and nothing drains. A frontier (the oldest
+ *             entry not known old) advances at most PD_TW_EXPIRE_MAX
+ *             entries a packet; while it lags (after a quiet spell) a
+ *             lookup reads the ring time of each cell it matched, else
+ *             none. If the ring is full the oldest entry leaves, early if
+ *             inside the window. Numbers wrap: a sweep re-stamps r cells
+ *             a packet, any stamped C or more packets ago as C packets
+ *             old, so a cell's age stays at most C + m / r and never
+ *             aliases a recent one: 16-bit stamps where C + m / r <=
+ *             65535 with r <= PD_TW_SWEEP_MAX (small windows), else
+ *             32-bit ones and r = 1 (C + m < 2^32).
  *   jumping   the window cut into s subwindows of W / s ticks; subwindow i
  *             is a plain Bloom filter (m bits, K per key) kept in lane bit
  *             i of every position (lanes of 2..64 bits, one word holds
@@ -33,13 +44,22 @@
  *             packet (enough to be clean before the current one can fill),
  *             and the clean spare becomes the current. A subwindow that
  *             reaches its capacity of keys jumps early; a jump whose spare
- *             is not yet clean waits (the window is longer meanwhile). No
- *             copy less than (s - 1) W / s apart is missed while no jump
- *             comes early; each subwindow holds at most its capacity, planned
- *             so that the union's FP stays under fps. After a quiet
- *             spell longer than the window, until the spare is empty (at
- *             most PD_TW_CLEAN_FAST words a packet), packets are judged
- *             but not remembered: their copies may pass.
+ *             is not yet clean waits (the window is longer meanwhile;
+ *             nothing is forgotten). No copy less than (s - 1) W / s apart
+ *             is missed while no jump comes early; each subwindow holds at
+ *             most its capacity, planned so that the union's FP stays
+ *             under fps. A subwindow stays live while its latest packet is
+ *             younger than W: a copy up to W plus a subwindow's span old
+ *             may be found. After a quiet spell of W or more (the current
+ *             subwindow, the latest written, is older than W) everything
+ *             is forgotten at once: a new epoch. Each line of 8 words has
+ *             a mark; a line whose mark is not the epoch reads as empty
+ *             and is emptied and marked at its first write, or by a sweep
+ *             of a few lines a packet (every line within as many packets
+ *             as a spare is emptied in), after which no mark is read
+ *             until the next reset. A reset comes at most once a packet
+ *             and the sweep visits every line within nlines packets, so
+ *             no mark falls 2^32 epochs behind.
  *   landmark  jumping with one subwindow: one Bloom filter emptied at each
  *             landmark (every window, or earlier when it fills); copies
  *             that straddle a landmark are missed.
@@ -51,9 +71,14 @@
  * pd_filter.alert (at most once a second of its ticks) for its owner to
  * report.
  *
- * All work per packet is bounded: K counters and at most PD_TW_EXPIRE_MAX + 1
- * entries' K counters (sliding); K words and a bounded cleaning run
- * (jumping, landmark).
+ * All work per packet is bounded. Sliding: K cells read and K stamped, at
+ * most K ring times read (only while the frontier lags), at most
+ * PD_TW_EXPIRE_MAX + 1 frontier steps (a ring time each), one ring time
+ * written, at most PD_TW_SWEEP_MAX cells swept (one with 32-bit stamps).
+ * Jumping, landmark: K words (while a sweep is under way also K marks,
+ * and at most K lines of 8 words emptied), the spare's cleaning (its step,
+ * eight times it while a jump waits), the sweep's step of lines, and at a
+ * reset s + 1 subwindows' states.
  */
 #ifndef PD_TIMEWIN_H
 #define PD_TIMEWIN_H
@@ -65,14 +90,16 @@
 #define PD_TW_MAX_SUBWIN 63
 #define PD_TW_DEFAULT_WARN 50		/* percent */
 #define PD_TW_MAX_K 16
-#define PD_TW_EXPIRE_MAX 4		/* sliding: expiries by age per packet */
-#define PD_TW_CLEAN_FAST 64		/* jumping: words a packet empties at most */
+#define PD_TW_EXPIRE_MAX 4		/* sliding: frontier steps per packet */
+#define PD_TW_LINE_WORDS 8		/* jumping: words of a line, one mark */
 #define PD_TW_MIN_NS 1000ULL
 #define PD_TW_MAX_NS 3600000000000ULL	/* an hour */
 #define PD_TW_MAX_PACKETS 0x80000000ULL
 #define PD_TW_MAX_CAP 0x80000000ULL	/* packets a window holds */
 #define PD_TW_MAX_BYTES 0x100000000ULL	/* of one filter */
-#define PD_TW_CNT_MAX 0xffff		/* a sliding counter sticks here */
+/* sliding: cells plus capacity stay below 2^32 (the stamps' sweep) */
+#define PD_TW_MAX_SLIDE_CELLS 0x40000000ULL
+#define PD_TW_SWEEP_MAX 16		/* sliding: 16-bit stamps swept a packet */
 #define PD_TW_NS_PER_SEC 1000000000ULL
 
 /* What the window families share: the clock, the capacity, the report. */
@@ -90,22 +117,26 @@ struct pd_tw {
 	bool has_warned;
 };
 
-/* One packet inside a sliding window. */
-struct pd_tw_ent {
-	u32 h1;
-	u32 h2;
-	u64 t;
-};
-
+/*
+ * The sliding window. Packet number seq stamps its K cells (mod 2^16 or
+ * 2^32: pd_tw_slide_narrow()); the ring holds the times of the last len
+ * packets (len <= cap), oldest at head; (seq - stamp) & mask is the age,
+ * in packets, of the packet that last set a cell.
+ */
 struct pd_slide {
 	struct pd_tw w;
-	u16 *cnt;		/* m counters */
-	struct pd_tw_ent *ring;	/* cap entries */
+	void *cell;		/* m stamps of 16 or 32 bits */
+	u64 *ring;		/* cap times */
 	u32 m;
+	u32 cap;
+	u32 mask;		/* 0xffff or 0xffffffff */
 	u8 k;
-	u32 head;		/* the oldest entry */
-	u32 len;
-	u64 stuck;		/* counters that reached PD_TW_CNT_MAX */
+	bool wide;		/* 32-bit stamps */
+	u32 seq;		/* the latest packet's number */
+	u32 head;		/* the frontier: the oldest entry not known old */
+	u32 len;		/* entries from the frontier to the latest */
+	u32 sweep;		/* the next cell the stamps' sweep visits */
+	u32 sweep_step;		/* cells it visits a packet */
 };
 
 /* A subwindow's span and load. */
@@ -119,11 +150,17 @@ struct pd_jump {
 	struct pd_tw w;
 	struct pd_jslot *slot;	/* s + 1 */
 	u64 *words;		/* m positions of `lane` bits */
+	u32 *mark;		/* nlines: the epoch of each line of 8 words */
 	u64 sub;		/* ticks per subwindow */
 	u32 m;
 	u32 nwords;
+	u32 nlines;
 	u32 clean_pos;		/* words of the spare emptied */
 	u32 clean_step;		/* words emptied per packet */
+	u32 epoch;		/* a line marked otherwise reads as empty */
+	u32 sweep_pos;		/* the next line the epoch's sweep visits */
+	u32 sweep_left;		/* lines to visit; 0: every line is of the epoch */
+	u32 sweep_step;		/* lines visited per packet */
 	u8 k;
 	u8 s;			/* live subwindows */
 	u8 slots;		/* s + 1 */
@@ -141,9 +178,19 @@ struct pd_filter_win {
 	u64 effective;		/* at the latest expiry (window if none) */
 	u64 shortest;		/* since built (window if none) */
 	u64 early;
-	u64 stuck;		/* sliding: counters stuck at the maximum */
+	u64 stuck;		/* no counters stick any more: always 0 */
 	u32 subwindows;
 };
+
+/*
+ * Whether a sliding window of m cells and capacity c stamps in 16 bits: a
+ * sweep of at most PD_TW_SWEEP_MAX cells a packet then visits each cell
+ * before its age can pass c + m / PD_TW_SWEEP_MAX <= 65535.
+ */
+static inline bool pd_tw_slide_narrow(u64 m, u64 c)
+{
+	return c + (m + PD_TW_SWEEP_MAX - 1) / PD_TW_SWEEP_MAX <= 0xffff;
+}
 
 /* The lane bits for s live subwindows and a spare: 2, 4, ... 64. */
 unsigned int pd_tw_lane_shift(unsigned int s);

@@ -460,6 +460,64 @@ def truth_none_same_verdicts():
     assert r.returncode == 2 and b"--truth exact" in r.stderr, r
 
 
+def quiet_burst_capture(name, late_us, bursts=40):
+    """A busy millisecond (1000 distinct UDP packets, 1 us apart), 20 ms of
+    quiet, then `bursts` bursts of 25 new packets (1 us apart, 5 ms between
+    bursts), each packet followed by a byte-identical copy late_us after
+    it. Returns (path, copies)."""
+    frames, stamps = [], []
+    for i in range(1000):
+        frames.append(eth(0x0800, ip4(64, 17, udp(1000 + i % 500,
+                                                  b"busy %05d" % i))))
+        stamps.append(i)
+    for b in range(bursts):
+        t = 21000 + 5000 * b
+        for i in range(25):
+            fr = eth(0x0800, ip4(64, 17, udp(3000 + i, b"burst %03d" % b)))
+            frames += [fr, fr]
+            stamps += [t + i, t + i + late_us]
+    order = sorted(range(len(frames)), key=lambda n: (stamps[n], n))
+    out = path(name)
+    packets.text2pcap([frames[n] for n in order], out,
+                      lambda n: T0_US + stamps[order[n]])
+    return out, 25 * bursts
+
+
+@test
+def quiet_then_burst_windows_exact():
+    """A 2 ms window planned for 1 Mpps after a busy millisecond and 20 ms
+    of quiet: copies 3 ms late are kept (sliding: none said a copy, the
+    report's "copies older than the window said duplicate" 0; editcap -w
+    0.002 agrees), copies 1 ms late removed, all of them, by the sliding
+    window and by the jumping window (inside its guaranteed 6/7 of 2 ms)."""
+    for late, removed in ((3000, 0), (1000, 1)):
+        src, copies = quiet_burst_capture("qb-%d.pcap" % late, late)
+        total = 1000 + 2 * copies
+        ed = path("qb-%d-editcap.pcap" % late)
+        sh(["editcap", "-w", "0.002", src, ed])
+        assert count_of(ed) == total - removed * copies, count_of(ed)
+        for algo in ("sliding", "jumping"):
+            out = path("qb-%d-%s.pcap" % (late, algo))
+            j = sim_json(["--pcap", src, "--algo", algo, "--window", "2ms",
+                          "--rate", "1M", "--write", out])
+            assert j["duplicates"] == removed * copies, (algo, j)
+            said = j["said_duplicates"]
+            # the 1000 + copies new packets may be taken for copies at
+            # most at the plan's FP bound (five deviations, and one)
+            new = total - removed * copies
+            fp_max = new * j["fp_bound"] + \
+                5 * (new * j["fp_bound"]) ** 0.5 + 1
+            if removed:
+                assert j["false_negatives"] == 0, (algo, late, j)
+                assert j["fn_inside_guaranteed"] == 0, (algo, late, j)
+            else:
+                assert j["stale"] == copies, (algo, late, j)
+                if algo == "sliding":
+                    assert j["fp_stale"] == 0, (late, j)
+            assert said <= removed * copies + fp_max, (algo, late, said)
+            assert count_of(out) == total - said, (algo, late)
+
+
 @test
 def bad_command_lines_exit_2():
     src, *_ = copies_capture("cl.pcap")

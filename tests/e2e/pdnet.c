@@ -17,6 +17,9 @@
  *	--src-first I  the first offset (default 0); the offset is added to
  *	               the address's last two bytes
  *	--pause-every N  sleep 1 ms after every N packets (default 64)
+ *	--again-after MS  send every packet once more MS ms after it (one
+ *	               process: the gap is the sleep's, not a spawn's);
+ *	               prints the gap measured between the two first packets
  *	--loop         repeat until killed (background traffic)
  *	--keep-going   a packet refused (EPERM: a netfilter drop at the
  *	               sender's output hook; no route) is skipped, not fatal
@@ -116,7 +119,7 @@ struct opts {
 	bool v6, ttl_step, loop, alternate, keep_going;
 	uint8_t src[16], dst[16];
 	unsigned long count, copies, flows, port, dsts, pause_every, cpu, first;
-	unsigned long srcs, src_first, proto;
+	unsigned long srcs, src_first, proto, again_ms;
 };
 
 void pin(unsigned long cpu)
@@ -190,6 +193,8 @@ static int cmd_send(int argc, char **argv)
 			  .proto = IPPROTO_UDP };
 	uint8_t pkt[128], dst[16];
 	unsigned long i, j, sent = 0;
+	struct timespec t0 = { 0 }, t1 = { 0 };
+	unsigned int round;
 	int fd, one = 1, a;
 
 	if (argc < 3)
@@ -233,6 +238,8 @@ static int cmd_send(int argc, char **argv)
 			v = &o.pause_every;
 		else if (!strcmp(argv[a], "--proto"))
 			v = &o.proto;
+		else if (!strcmp(argv[a], "--again-after"))
+			v = &o.again_ms;
 		else {
 			fprintf(stderr, "send: unknown option %s\n", argv[a]);
 			return 2;
@@ -255,36 +262,48 @@ static int cmd_send(int argc, char **argv)
 	if (o.v6 && setsockopt(fd, IPPROTO_IPV6, IPV6_HDRINCL, &one,
 			       sizeof(one)))
 		die("IPV6_HDRINCL");
-	do {
-		for (i = o.first; i < o.first + o.count; i++)
-			for (j = 0; j < o.copies; j++) {
-				size_t len = build(&o, i, j, pkt, dst);
-				struct sockaddr_storage ss = { 0 };
-				socklen_t sl;
+	for (round = 0; round < (o.again_ms ? 2u : 1u); round++) {
+		if (round) {
+			usleep((useconds_t)(o.again_ms * 1000));
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+		} else {
+			clock_gettime(CLOCK_MONOTONIC, &t0);
+		}
+		do {
+			for (i = o.first; i < o.first + o.count; i++)
+				for (j = 0; j < o.copies; j++) {
+					size_t len = build(&o, i, j, pkt, dst);
+					struct sockaddr_storage ss = { 0 };
+					socklen_t sl;
 
-				if (o.alternate)
-					pin(j % (unsigned long)sysconf(_SC_NPROCESSORS_ONLN));
+					if (o.alternate)
+						pin(j % (unsigned long)sysconf(_SC_NPROCESSORS_ONLN));
 
-				if (o.v6) {
-					struct sockaddr_in6 *s6 = (void *)&ss;
+					if (o.v6) {
+						struct sockaddr_in6 *s6 = (void *)&ss;
 
-					s6->sin6_family = AF_INET6;
-					memcpy(&s6->sin6_addr, dst, 16);
-					sl = sizeof(*s6);
-				} else {
-					struct sockaddr_in *s4 = (void *)&ss;
+						s6->sin6_family = AF_INET6;
+						memcpy(&s6->sin6_addr, dst, 16);
+						sl = sizeof(*s6);
+					} else {
+						struct sockaddr_in *s4 = (void *)&ss;
 
-					s4->sin_family = AF_INET;
-					memcpy(&s4->sin_addr, dst, 4);
-					sl = sizeof(*s4);
+						s4->sin_family = AF_INET;
+						memcpy(&s4->sin_addr, dst, 4);
+						sl = sizeof(*s4);
+					}
+					if (sendto(fd, pkt, len, 0, (void *)&ss, sl) < 0 &&
+					    !o.keep_going)
+						die("sendto");
+					if (++sent % o.pause_every == 0)
+						usleep(1000);
 				}
-				if (sendto(fd, pkt, len, 0, (void *)&ss, sl) < 0 &&
-				    !o.keep_going)
-					die("sendto");
-				if (++sent % o.pause_every == 0)
-					usleep(1000);
-			}
-	} while (o.loop);
+		} while (o.loop);
+	}
+	if (o.again_ms)
+		printf("again after %ld us\n",
+		       (long)((t1.tv_sec - t0.tv_sec) * 1000000 +
+			      (t1.tv_nsec - t0.tv_nsec) / 1000));
 	printf("sent %lu\n", sent);
 	return 0;
 }

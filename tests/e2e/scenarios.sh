@@ -1054,6 +1054,48 @@ t_windows() {
 	t_end
 }
 
+# "Drop any copy seen in the last W" after a busy period and a quiet spell:
+# a 100 ms window planned for 20 kpps (or, jumping, sized by 1 MiB: an
+# array of 16384 lines to empty) receives 2000 packets, nothing for
+# 1 s (10 W), then 8 bursts of 25 new packets, each burst sent again by the
+# same process 50 ms (W/2: inside the jumping window's guaranteed 6/7 W)
+# or 400 ms (4 W) later. All copies at W/2 are dropped, none at 4 W, but
+# for false positives of the 200 new packets (the plan's bound).
+t_quiet_burst() {
+	t_begin "time windows after a quiet spell: copies W/2 late dropped, 4 W late passed (sliding, jumping; 100 ms)"
+	for cfg in "sliding rate 20000" "jumping rate 20000" "jumping mem 1M"; do
+		f=${cfg%% *}
+		# shellcheck disable=SC2086
+		expect_ok "$f, window 100ms ${cfg#* }" inns b dedupctl set \
+			filter $f window 100ms ${cfg#* } action drop
+		fp=$(tolerance 200 "$(fp_rate b)")
+		for d in 50 400; do
+			inns b dedupctl reset
+			send -4 $A4 $B4 --count 2000 --first 100000
+			sleep 1
+			d0=$(stat_of b dropped)
+			gaps=""
+			for r in 0 1 2 3 4 5 6 7; do
+				g=$(inns a pdnet send -4 $A4 $B4 --count 25 \
+					--first $((200000 + 1000 * d + 25 * r)) \
+					--again-after $d |
+					sed -n 's/^again after \([0-9]*\) us$/\1/p')
+				gaps="$gaps $((${g:-0} / 1000))"
+			done
+			sleep 0.3
+			got=$(($(stat_of b dropped) - d0))
+			echo "#   $f: the copies came (ms):$gaps"
+			want=0
+			[ $d = 50 ] && want=200
+			expect_near "$f: of 200 copies $d ms late after a quiet spell, dropped" \
+				$want "$got" 0 "$fp"
+		done
+	done
+	expect_ok "back to sbf" inns b dedupctl set filter sbf mem 256K \
+		action count scope percpu
+	t_end
+}
+
 # The operations of the spec, in its order.
 spec_ops() {
 	sed -n 's/^op \([a-z-]*\) .*/\1/p' /lib/pd/policy.expected | uniq
@@ -1528,6 +1570,7 @@ run t_families
 run t_layout
 run t_importance
 run t_windows
+run t_quiet_burst
 run t_strict
 run t_budget_init
 run t_budget_userns

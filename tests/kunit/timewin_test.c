@@ -106,7 +106,7 @@ static void tw_sliding_expiry(struct kunit *test)
  * Jumping (s = 4 of 250 ns) and landmark (1000 ns), fake clock: a copy
  * inside the guaranteed span is caught; the landmark forgets at its
  * landmark; after a quiet spell longer than the window nothing stale is
- * reported (the subwindows are masked by their age, not yet emptied).
+ * reported and the packets after it are remembered at once.
  */
 static void tw_jumping_expiry(struct kunit *test)
 {
@@ -125,16 +125,16 @@ static void tw_jumping_expiry(struct kunit *test)
 	/* 3 of 4 subwindows stay live: 750 ns are always remembered */
 	KUNIT_EXPECT_TRUE(test, tw_step(&f, 1, 100749));
 	KUNIT_EXPECT_FALSE(test, tw_step(&f, 1, 102000));	/* 1251 later */
-	/* quiet for 10 windows: the old key is not reported */
-	KUNIT_EXPECT_FALSE(test, tw_step(&f, 1, 112000));
 	/*
-	 * and until the spare is empty (at most 64 words a packet) packets
-	 * are not remembered; then they are again
+	 * quiet for 10 windows: the old key is not reported, and the packets
+	 * after the spell are remembered from the first (a new epoch)
 	 */
-	for (i = 0; i < f.u.jump.nwords / 64 + 1; i++)
-		tw_step(&f, 100 + i, 112000);
-	KUNIT_EXPECT_FALSE(test, tw_step(&f, 2, 112001));
-	KUNIT_EXPECT_TRUE(test, tw_step(&f, 2, 112002));
+	KUNIT_EXPECT_FALSE(test, tw_step(&f, 1, 112000));
+	KUNIT_EXPECT_TRUE(test, tw_step(&f, 1, 112001));
+	for (i = 0; i < 20; i++)
+		KUNIT_EXPECT_FALSE(test, tw_step(&f, 100 + i, 112002));
+	KUNIT_EXPECT_TRUE(test, tw_step(&f, 100, 112003));
+	KUNIT_EXPECT_TRUE(test, tw_step(&f, 119, 112003));
 	pd_filter_destroy(&f);
 
 	KUNIT_ASSERT_EQ(test, tw_new(test, &f, PKTDEDUP_FILTER_KIND_LANDMARK,
@@ -469,8 +469,315 @@ static void tw_quiet_spell(struct kunit *test)
 	}
 }
 
+/*
+ * The Bloom bound for load keys, k probes each, in m cells (Q62): the FP
+ * rate of a key none of them shares at that load.
+ */
+static u64 tw_bloom_at(u64 load, u32 k, u64 m)
+{
+	u64 zero = pd_pow_q62(PD_Q62_ONE - pd_div64(PD_Q62_ONE, m), load * k);
+
+	return pd_pow_q62(PD_Q62_ONE - zero, k);
+}
+
+/* What a quiet-then-burst run saw: copies reported, of how many. */
+struct tw_qb {
+	u64 copies, found, load;
+};
+
+#define TW_QB_BUSY 2000		/* one window at the planned 1 Mpps */
+#define TW_QB_BURST 200		/* eight bursts of 25 */
+
+/*
+ * A busy window (2000 distinct keys, 1000 ns apart: the planned rate,
+ * every subwindow and the ring filled), a quiet spell, then eight bursts
+ * of 25 new keys (100 ns apart, the bursts 10 us apart), then a copy of
+ * each burst packet `delta` after it. The copies alone are counted.
+ */
+static void tw_qb_run(struct pd_filter *f, u64 w, u64 quiet, u64 delta,
+		      struct tw_qb *r)
+{
+	u64 t = 10 * w, t0, j, id0 = 1ULL << 41;
+
+	memset(r, 0, sizeof(*r));
+	for (j = 0; j < TW_QB_BUSY; j++)
+		tw_step(f, (1ULL << 40) | j, t + 1000 * j);
+	t0 = t + 1000 * (TW_QB_BUSY - 1) + quiet;
+	for (j = 0; j < TW_QB_BURST; j++)
+		tw_step(f, id0 + j, t0 + (j / 25) * 10000 + (j % 25) * 100);
+	for (j = 0; j < TW_QB_BURST; j++) {
+		r->copies++;
+		r->found += tw_step(f, id0 + j,
+				    t0 + (j / 25) * 10000 + (j % 25) * 100 +
+				    delta);
+	}
+	/* what the window holds at the copies: the bursts and the copies */
+	r->load = quiet + delta < w ? TW_QB_BUSY + 2 * TW_QB_BURST :
+		  2 * TW_QB_BURST;
+}
+
+/*
+ * Quiet then burst: "drop any copy seen in the last W" whatever the
+ * traffic's pattern. A 2 ms window planned for 1 Mpps or sized by 1 MiB
+ * (a larger ring, a larger array to empty); after a busy
+ * window and a quiet spell of W/2, W or 20 W, copies W/2 after their
+ * packets are all found (sliding: inside W; jumping: inside its
+ * guaranteed span (s - 1) W / s); copies 1.01 W after theirs (sliding)
+ * or 4 W (both) are not reported, but for the Bloom filter's false
+ * positives at the window's load: at most the tolerance of the bound at
+ * that load (sliding; at most the capacity, so within the plan's
+ * fp_bound) or of the plan's bound (jumping, whose subwindows may keep a
+ * packet up to W + W / s: 1.01 W is only logged). Landmark guarantees no
+ * span and is left out.
+ */
+static void tw_quiet_burst(struct kunit *test)
+{
+	static const u64 quiet_x100[] = { 50, 100, 2000 };
+	static const u64 delta_x100[] = { 50, 101, 400 };
+	const u64 w = 2 * NS_MS;
+	unsigned int i, q, d;
+
+	/* sliding, jumping; planned for 1 Mpps, or sized by 1 MiB */
+	for (i = 0; i < 4; i++) {
+		const struct pd_filter_ops *ops = tw_kinds[i & 1];
+		u32 rate = i < 2 ? 1000000 : 0;
+
+		for (q = 0; q < PD_ARRAY_SIZE(quiet_x100); q++) {
+			for (d = 0; d < PD_ARRAY_SIZE(delta_x100); d++) {
+				u64 quiet = w * quiet_x100[q] / 100;
+				u64 delta = w * delta_x100[d] / 100, p;
+				struct pd_filter_plan plan;
+				struct pd_filter f;
+				struct tw_qb r;
+
+				KUNIT_ASSERT_EQ(test,
+						tw_new(test, &f, ops->kind, w,
+						       0, rate, 0, &plan),
+						0);
+				tw_qb_run(&f, w, quiet, delta, &r);
+				kunit_info(test, "%s (%s): quiet %llu%% W, copies %llu%% W later: %llu of %llu reported",
+					   ops->name, rate ? "1 Mpps" : "1 MiB",
+					   (unsigned long long)quiet_x100[q],
+					   (unsigned long long)delta_x100[d],
+					   (unsigned long long)r.found,
+					   (unsigned long long)r.copies);
+				if (delta < w) {
+					KUNIT_EXPECT_EQ_MSG(test, r.found,
+							    r.copies,
+							    "%s quiet %llu%%",
+							    ops->name,
+							    (unsigned long long)quiet_x100[q]);
+				} else if (ops->kind ==
+					   PKTDEDUP_FILTER_KIND_SLIDING ||
+					   delta >= 2 * w) {
+					p = ops->kind ==
+					    PKTDEDUP_FILTER_KIND_SLIDING ?
+					    tw_bloom_at(r.load, plan.k,
+							plan.cells) :
+					    plan.fp_bound;
+					KUNIT_EXPECT_LE_MSG(test, r.found,
+							    tw_upper(r.copies,
+								     p),
+							    "%s quiet %llu%% delta %llu%%",
+							    ops->name,
+							    (unsigned long long)quiet_x100[q],
+							    (unsigned long long)delta_x100[d]);
+				}
+				pd_filter_destroy(&f);
+			}
+		}
+	}
+}
+
+/*
+ * A random pattern, fixed seed: packets at the planned rate (gaps uniform
+ * in 1..4000 ns for 0.5 Mpps) broken by a quiet spell of up to 5 W about
+ * every 300 packets, a third of them copies of one of the last 4095
+ * packets: the sliding window misses no copy inside W, the jumping
+ * window none inside its guaranteed span (but those whose packet may
+ * have left early: an early expiry since it), and no copy older than W
+ * is reported by the sliding window beyond the tolerance of the bound.
+ */
+static void tw_quiet_burst_random(struct kunit *test)
+{
+	const u64 w = NS_MS;
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		const struct pd_filter_ops *ops = tw_kinds[i];
+		static u64 ids[TW_HIST], ts[TW_HIST], early[TW_HIST];
+		u64 rng = 77 + i, t = w, next = 1, n, sure;
+		u64 stale = 0, stale_dup = 0, inside = 0, missed = 0;
+		struct pd_filter_plan plan;
+		struct pd_filter_win win;
+		struct pd_filter f;
+
+		KUNIT_ASSERT_EQ(test, tw_new(test, &f, ops->kind, w, 0,
+					     500000, 0, &plan), 0);
+		sure = ops->kind == PKTDEDUP_FILTER_KIND_SLIDING ? w :
+		       w / plan.subwindows * (plan.subwindows - 1);
+		for (n = 0; n < 60000; n++) {
+			u64 id, gap, j, last = 0, early_then = 0;
+			bool have = false, dup;
+
+			/* a quiet spell every 300 packets or so */
+			gap = pd_rng_below(&rng, 300) ?
+			      1 + pd_rng_below(&rng, 4000) :
+			      pd_rng_below(&rng, (u32)(5 * w));
+			t += gap;
+			if (n < 16 || pd_rng_below(&rng, 3)) {
+				id = next++;
+			} else {
+				/* a copy of one of the last packets */
+				j = 1 + pd_rng_below(&rng,
+						     (u32)PD_MIN(n, (u64)TW_HIST - 1));
+				id = ids[(n - j) % TW_HIST];
+			}
+			for (j = 1; j <= PD_MIN(n, (u64)TW_HIST - 1); j++) {
+				if (ids[(n - j) % TW_HIST] == id) {
+					last = ts[(n - j) % TW_HIST];
+					early_then = early[(n - j) % TW_HIST];
+					have = true;
+					break;
+				}
+			}
+			dup = tw_step(&f, id, t);
+			pd_filter_window(&f, &win);
+			/* a copy whose packet may have expired early is not judged */
+			if (have && t - last < sure && win.early == early_then) {
+				inside++;
+				missed += !dup;
+			}
+			if (have && t - last >= w) {
+				stale++;
+				stale_dup += dup;
+			}
+			ids[n % TW_HIST] = id;
+			ts[n % TW_HIST] = t;
+			early[n % TW_HIST] = win.early;
+		}
+		kunit_info(test, "%s: %llu of %llu copies inside %llu ns missed; %llu of %llu older than W reported; %llu early",
+			   ops->name, (unsigned long long)missed,
+			   (unsigned long long)inside, (unsigned long long)sure,
+			   (unsigned long long)stale_dup,
+			   (unsigned long long)stale,
+			   (unsigned long long)win.early);
+		KUNIT_EXPECT_GT(test, inside, 1000ULL);
+		KUNIT_EXPECT_GT(test, stale, 1000ULL);
+		KUNIT_EXPECT_EQ_MSG(test, missed, 0ULL, "%s", ops->name);
+		if (ops->kind == PKTDEDUP_FILTER_KIND_SLIDING)
+			KUNIT_EXPECT_LE(test, stale_dup,
+					tw_upper(stale, plan.fp_bound));
+		pd_filter_destroy(&f);
+	}
+}
+
+/*
+ * The numbers wrap: a sliding window whose packet numbers pass 2^32 (with
+ * 16-bit stamps, planned by rate, and 32-bit ones, sized by 4 MiB), and a
+ * jumping window whose epoch passes it at a reset, behave as any other in
+ * the quiet-then-burst pattern (copies W/2 late all found, 4 W late none
+ * beyond the tolerance of the bound).
+ */
+static void tw_wrap(struct kunit *test)
+{
+	const u64 w = 2 * NS_MS;
+	unsigned int i, d;
+
+	/* sliding by rate (16-bit stamps), by 4 MiB (32-bit); jumping */
+	for (i = 0; i < 3; i++) {
+		for (d = 0; d < 2; d++) {
+			const struct pd_filter_ops *ops = tw_kinds[i / 2];
+			struct pd_filter_plan plan;
+			struct pd_filter_req req;
+			struct pd_filter f;
+			const char *why;
+			struct tw_qb r;
+
+			pd_filter_req_defaults(&req, ops->kind, 4 << 20);
+			req.window_ns = w;
+			req.rate = i == 1 ? 0 : 1000000;
+			KUNIT_ASSERT_EQ(test,
+					pd_filter_create(&f, &req, &plan, &why),
+					0);
+			pd_filter_set_seeds(&f, 0x2468ace0, 0x13579bdf, 1);
+			if (i < 2) {
+				KUNIT_EXPECT_EQ(test, f.u.slide.wide, i == 1);
+				/* 2^32 - 2100: the busy window crosses it */
+				f.u.slide.seq = 0xffffffffu - 2100;
+			} else {
+				/* every line of epoch 2^32 - 1; a reset wraps */
+				memset(f.u.jump.mark, 0xff,
+				       f.u.jump.nlines * sizeof(u32));
+				f.u.jump.epoch = 0xffffffffu;
+			}
+			tw_qb_run(&f, w, 20 * w, d ? 4 * w : w / 2, &r);
+			if (i == 2)
+				KUNIT_EXPECT_LT(test, f.u.jump.epoch, 3u);
+			else
+				KUNIT_EXPECT_LT(test, f.u.slide.seq, 3000u);
+			if (d)
+				KUNIT_EXPECT_LE_MSG(test, r.found,
+						    tw_upper(r.copies,
+							     plan.fp_bound),
+						    "%s", ops->name);
+			else
+				KUNIT_EXPECT_EQ_MSG(test, r.found, r.copies,
+						    "%s", ops->name);
+			pd_filter_destroy(&f);
+		}
+	}
+}
+
+/*
+ * What a window reports after a quiet spell: no entry (sliding: the ring's
+ * entries less than W old, whatever the frontier; jumping: no live
+ * subwindow) and no cell set by a packet inside (occupancy), then the
+ * burst's packets alone.
+ */
+static void tw_report_after_quiet(struct kunit *test)
+{
+	const u64 w = 2 * NS_MS;
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		struct pd_filter_plan plan;
+		struct pd_filter_win win;
+		struct pd_filter_occ occ = { 0 };
+		struct pd_filter f;
+		u64 j, t = w;
+
+		KUNIT_ASSERT_EQ(test, tw_new(test, &f, tw_kinds[i]->kind, w, 0,
+					     1000000, 0, &plan), 0);
+		for (j = 0; j < 2000; j++)
+			tw_step(&f, j, t + 1000 * j);
+		pd_filter_window(&f, &win);
+		KUNIT_EXPECT_GE(test, win.entries, 1900ULL);
+		/* 20 W later: ten packets */
+		t += 2000 * 1000 + 20 * w;
+		for (j = 0; j < 10; j++)
+			tw_step(&f, 5000 + j, t + j);
+		pd_filter_window(&f, &win);
+		KUNIT_EXPECT_EQ_MSG(test, win.entries, 10ULL, "%s",
+				    tw_kinds[i]->name);
+		KUNIT_EXPECT_EQ(test, win.stuck, 0ULL);
+		pd_filter_occupancy(&f, &occ);
+		/* at most K cells or positions for each of the ten */
+		if (f.ops->counting)
+			KUNIT_EXPECT_GE(test, occ.zero,
+					occ.units - 10 * plan.k);
+		else
+			KUNIT_EXPECT_LE(test, occ.set, 10ULL * plan.k);
+		pd_filter_destroy(&f);
+	}
+}
+
 static struct kunit_case pd_timewin_cases[] = {
 	KUNIT_CASE(tw_quiet_spell),
+	KUNIT_CASE(tw_quiet_burst),
+	KUNIT_CASE(tw_quiet_burst_random),
+	KUNIT_CASE(tw_wrap),
+	KUNIT_CASE(tw_report_after_quiet),
 	KUNIT_CASE(tw_sliding_expiry),
 	KUNIT_CASE(tw_jumping_expiry),
 	KUNIT_CASE(tw_no_fn_inside),

@@ -1316,6 +1316,91 @@ static void bench_windows(void)
 }
 
 /*
+ * After a quiet spell: a 2 ms window (sliding, jumping; planned for 1 Mpps
+ * or sized by 1 MiB) takes QB_ROUNDS rounds of 20 windows of quiet, a
+ * burst of QB_BURST new flows 100 ns apart, then QB_STEADY new flows at
+ * 1 Mpps. ns per packet of the bursts and of the steady packets, and their
+ * ratio in the same run. The bursts run in qb_burst(): valgrind
+ * --tool=callgrind --toggle-collect=qb_burst bench --quiet-burst counts
+ * their instructions alone.
+ */
+#define QB_ROUNDS 400
+#define QB_BURST 200
+#define QB_STEADY 2000
+
+/* n new flows from *next, the first at t, gap ns apart; ns spent. */
+static double qb_run(struct pd_filter *f, u64 *next, u32 n, u64 t, u64 gap)
+{
+	u8 src[4] = { 10, 0, 0, 0 }, dst[4] = { 192, 0, 2, 1 };
+	double t0 = now_ns();
+	u32 i, dups = 0;
+
+	for (i = 0; i < n; i++) {
+		u64 id = *next + i;
+		struct pd_pktinfo pi = { .now = t + i * gap };
+		struct pd_key key;
+
+		flow_addrs(src, dst, id);
+		pd_key_build(&key, PKTDEDUP_KEY_FLOW, PD_FAMILY_IPV4, src, dst,
+			     IPPROTO_TCP, (u16)(id * 40503u), 443);
+		dups += pd_filter_step_hash(f, pd_filter_hash(f, &key), &pi);
+	}
+	*next += n;
+	keep(dups);
+	return now_ns() - t0;
+}
+
+static __attribute__((noinline)) double qb_burst(struct pd_filter *f,
+						 u64 *next, u64 t)
+{
+	return qb_run(f, next, QB_BURST, t, 100);
+}
+
+static void bench_quiet_burst(void)
+{
+	static const u32 rates[] = { 1000000, 0 };
+	const u64 w = 2000000;
+	unsigned int fi, ri, r;
+
+	printf("\nafter a quiet spell: a 2 ms window, fps 0.001, %u rounds of 20 ms\n"
+	       "of quiet, a burst of %u new flows 100 ns apart, then %u new flows\n"
+	       "at 1 Mpps; ns per packet (key + SipHash + pd_filter_step) of the\n"
+	       "bursts and of the steady packets; ratio: burst against steady\n",
+	       QB_ROUNDS, QB_BURST, QB_STEADY);
+	printf("%-8s %-9s %9s %9s %9s %7s\n", "family", "plan", "memory",
+	       "steady", "burst", "ratio");
+	for (fi = 0; fi < 2; fi++) {
+		for (ri = 0; ri < PD_ARRAY_SIZE(rates); ri++) {
+			const struct win_plan wp = { "qb", w, rates[ri],
+						     1 << 20 };
+			double burst = 0, steady = 0;
+			struct pd_filter_plan pl;
+			struct pd_filter f;
+			u64 next = 0, t = w;
+			char mem[16];
+
+			win_create(&f, &pl, win_fams[fi], &wp);
+			qb_run(&f, &next, QB_STEADY, t, 1000);	/* warm */
+			t += QB_STEADY * 1000ULL;
+			for (r = 0; r < QB_ROUNDS; r++) {
+				t += 20 * w;
+				burst += qb_burst(&f, &next, t);
+				t += QB_BURST * 100ULL;
+				steady += qb_run(&f, &next, QB_STEADY, t, 1000);
+				t += QB_STEADY * 1000ULL;
+			}
+			pd_filter_destroy(&f);
+			burst /= (double)QB_ROUNDS * QB_BURST;
+			steady /= (double)QB_ROUNDS * QB_STEADY;
+			fmt_bytes(mem, sizeof(mem), pl.bytes);
+			printf("%-8s %-9s %9s %9.1f %9.1f %6.2fx\n",
+			       win_fams[fi]->name, rates[ri] ? "1 Mpps" : "1 MiB",
+			       mem, steady, burst, burst / steady);
+		}
+	}
+}
+
+/*
  * The window families' steady state takes up to 1.25 s of stream (1.25M
  * packets) to reach, too many to trace under lackey: bench --save-window
  * FAMILY PLAN FILE runs them natively and saves the filter, its memory and
@@ -1396,11 +1481,12 @@ static int trace_window(const char *name, const char *plan, u32 n,
 	st.f.ops = f.ops;
 	st.f.mem = f.mem;
 	if (ops == &pd_sliding_family) {
-		st.f.u.slide.cnt = f.u.slide.cnt;
+		st.f.u.slide.cell = f.u.slide.cell;
 		st.f.u.slide.ring = f.u.slide.ring;
 	} else {
 		st.f.u.jump.slot = f.u.jump.slot;
 		st.f.u.jump.words = f.u.jump.words;
+		st.f.u.jump.mark = f.u.jump.mark;
 	}
 	f = st.f;
 	print_range(name, f.mem, pl.bytes);
@@ -1529,6 +1615,8 @@ int main(int argc, char **argv)
 		bench_sources();
 	} else if (argc == 2 && !strcmp(argv[1], "--occupancy")) {
 		bench_occupancy();
+	} else if (argc == 2 && !strcmp(argv[1], "--quiet-burst")) {
+		bench_quiet_burst();
 	} else if (argc == 1) {
 		bench_filters();
 		bench_layouts();
@@ -1537,9 +1625,10 @@ int main(int argc, char **argv)
 		bench_sources();
 		bench_families();
 		bench_windows();
+		bench_quiet_burst();
 		bench_occupancy();
 	} else {
-		fprintf(stderr, "usage: bench [--json FILE] [--lines FILE] [--layouts | --families | --windows | --sources | --occupancy]\n");
+		fprintf(stderr, "usage: bench [--json FILE] [--lines FILE] [--layouts | --families | --windows | --quiet-burst | --sources | --occupancy]\n");
 		return 2;
 	}
 	return json ? json_write(json) : 0;

@@ -272,7 +272,10 @@ static void print_window_view(const struct plan_view *v)
 		printf(" (%s over the window)", rate_str(b1, sizeof(b1), v->rate));
 	printf("\n");
 	printf("cells    %llu %s, k %u\n", (unsigned long long)v->cells,
-	       v->ops->counting ? "16-bit counters (and a ring of the window's packets)" :
+	       v->ops->counting ?
+	       (pd_tw_slide_narrow(v->cells, v->capacity) ?
+		"16-bit packet stamps (and a ring of the times of the last packets)" :
+		"32-bit packet stamps (and a ring of the times of the last packets)") :
 	       v->subwindows > 1 ? "positions of one bit per subwindow and a spare" :
 	       "positions of two bits (the filter and its spare)", v->k);
 	printf("model    fp bound %s at capacity", pct(b1, sizeof(b1), v->fp));
