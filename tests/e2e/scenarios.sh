@@ -579,7 +579,8 @@ t_monitor() {
 		t_fail "monitor with the filter off printed '$out'"
 	fi
 	expect_ok "new-source filter on" inns e dedupctl sources new on
-	inns e dedupctl -j monitor > /tmp/mon.out &
+	# nsenter, not inns: $! must be the monitor itself (kill ends it)
+	nsenter -t "$(nspid e)" -n dedupctl -j monitor > /tmp/mon.out &
 	mp=$!
 	sleep 0.5
 	# 50 sources, 3 packets each, from CPU 0; then the same from CPU 1
@@ -622,18 +623,19 @@ t_monitor() {
 # prints them while d sends them 3 packets each.
 events_of() {	# FIRST SRCS
 	# nsenter, not inns: $! must be the monitor itself (kill ends it)
-	nsenter -t "$(nspid e)" -n dedupctl -j monitor > /tmp/mon.out &
+	nsenter -t "$(nspid e)" -n dedupctl -j monitor > /tmp/mon-restart.out &
 	_mp=$!
 	sleep 0.5
 	from_d "$1" "$2" $((3 * $2)) 0
 	sleep 0.5
 	kill "$_mp"
 	wait "$_mp" 2>/dev/null
-	grep -c '"addr"' /tmp/mon.out
+	grep -c '"addr"' /tmp/mon-restart.out
 }
 
 t_events_restart() {
 	t_begin "new-source events go on through every path that rebuilds the source windows"
+	was=$(inns e dedupctl -j sources | sed -n 's/.*"new":\([a-z]*\).*/\1/p')
 	expect_ok "new-source filter on" inns e dedupctl sources new on
 	printf 'set key packet\nsources new on new-mem 128K\n' > /tmp/both.conf
 	first=3000
@@ -660,7 +662,8 @@ t_events_restart() {
 		first=$((first + 100))
 	done
 	expect_eq "none failed" 0 "$(inns e dedupctl -j sources | json_num events_failed)"
-	expect_ok "back to the defaults" inns e dedupctl sources window 60s new off
+	[ "$was" = true ] && was=on || was=off
+	expect_ok "back as it was" inns e dedupctl sources window 60s new "$was" new-mem 64K
 	t_end
 }
 
