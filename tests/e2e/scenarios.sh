@@ -1063,7 +1063,12 @@ t_windows() {
 # 1 s (10 W), then 8 bursts of 25 new packets, each burst sent again by the
 # same process 50 ms (W/2: inside the jumping window's guaranteed 6/7 W)
 # or 400 ms (4 W) later. All copies at W/2 are dropped, none at 4 W, but
-# for false positives of the 200 new packets (the plan's bound).
+# for false positives of the 200 new packets (the plan's bound). A burst
+# whose copies the sender measured later than asked (a slow guest: the
+# debug kernel's came up to 119 ms late) is judged by the gap it had:
+# dropped whole when it was 5 ms inside the window's guaranteed span (W;
+# jumping (s - 1) W / s), passed whole when 5 ms beyond its longest span
+# (W; jumping W + W / s), either in between.
 t_quiet_burst() {
 	t_begin "time windows after a quiet spell: copies W/2 late dropped, 4 W late passed (sliding, jumping; 100 ms)"
 	for cfg in "sliding rate 20000" "jumping rate 20000" "jumping mem 1M"; do
@@ -1072,6 +1077,10 @@ t_quiet_burst() {
 		expect_ok "$f, window 100ms ${cfg#* }" inns b dedupctl set \
 			filter $f window 100ms ${cfg#* } action drop
 		fp=$(tolerance 200 "$(fp_rate b)")
+		# the plan's subwindows (the settings' may be 0: the default)
+		s=$(inns b dedupctl -j show | grep -o '"plan":{[^}]*}' |
+			json_num subwindows)
+		[ "$f" = sliding ] && s=0
 		for d in 50 400; do
 			inns b dedupctl reset
 			send -4 $A4 $B4 --count 2000 --first 100000
@@ -1088,10 +1097,17 @@ t_quiet_burst() {
 			sleep 0.3
 			got=$(($(stat_of b dropped) - d0))
 			echo "#   $f: the copies came (ms):$gaps"
-			want=0
-			[ $d = 50 ] && want=200
+			# the copies that must be dropped, and that may be
+			set -- $(echo "$gaps" | awk -v s="$s" '{
+				g = s ? 100 * (s - 1) / s : 100
+				m = s ? 100 + 100 / s : 100
+				for (i = 1; i <= NF; i++) {
+					if ($i <= g - 5) lo += 25
+					if ($i < m + 5) hi += 25
+				}
+				print lo + 0, hi + 0 }')
 			expect_near "$f: of 200 copies $d ms late after a quiet spell, dropped" \
-				$want "$got" 0 "$fp"
+				"$1" "$got" 0 $(($2 - $1 + fp))
 		done
 	done
 	expect_ok "back to sbf" inns b dedupctl set filter sbf mem 256K \
