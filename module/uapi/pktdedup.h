@@ -259,22 +259,24 @@ enum pktdedup_filter_kind {
 	 */
 	PKTDEDUP_FILTER_KIND_IBF_MC,
 	/*
-	 * Sliding window with exact expiry (Metwally et al., WWW 2005): a
-	 * counting Bloom filter of 16-bit counters and a ring of the hashes and
-	 * arrival times of the packets inside the window; a packet leaving the
-	 * window has its counters decremented. No copy inside the window is
-	 * missed; when more packets arrive than the ring holds, the oldest
-	 * leave early (the window shortens) so the false-positive rate stays
-	 * under fps.
+	 * Sliding window (Metwally et al., WWW 2005): cells stamped with the
+	 * number of the latest packet that set them and a ring of the arrival
+	 * times of the last packets; a key is in the window iff each of its
+	 * cells was set by a packet less than the window ago. No copy inside
+	 * the window is missed and none older is reported but for the planned
+	 * false positives, whatever the gaps in the traffic; when more packets
+	 * arrive than the ring holds, the oldest leave early (the window
+	 * shortens) so the false-positive rate stays under fps.
 	 */
 	PKTDEDUP_FILTER_KIND_SLIDING,
 	/*
 	 * Jumping window: the window cut into subwindows, each a plain Bloom
 	 * filter (the bits of one position interleaved); the verdict is the
 	 * union of the live ones, and the eldest is emptied (by a spare cleaned
-	 * a few words per packet) at each jump. No copy less than (s - 1) / s
-	 * of the window apart is missed; a subwindow that fills before its time
-	 * jumps early.
+	 * a few words per packet) at each jump; after a quiet spell of a window
+	 * or more, everything is forgotten at once (a new epoch). No copy less
+	 * than (s - 1) / s of the window apart is missed, whatever the gaps in
+	 * the traffic; a subwindow that fills before its time jumps early.
 	 */
 	PKTDEDUP_FILTER_KIND_JUMPING,
 	/*
