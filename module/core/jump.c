@@ -237,18 +237,26 @@ static inline u64 pd_jump_lanes(const struct pd_jump *j)
 	       (1ULL << (1u << j->lane_shift)) - 1;
 }
 
+/* The word of position pos, and in *sh the shift of its lanes there. */
+static inline u32 pd_jump_word(const struct pd_jump *j, u32 pos,
+			       unsigned int *sh)
+{
+	unsigned int per_word = 6 - j->lane_shift;
+
+	*sh = (pos & ((1u << per_word) - 1)) << j->lane_shift;
+	return pos >> per_word;
+}
+
 /* The lanes in which every probe of (h1, h2) is set. */
 static u64 pd_jump_test(const struct pd_jump *j, u32 h1, u32 h2)
 {
-	unsigned int i, per_word = 6 - j->lane_shift;
 	u64 lanes = pd_jump_lanes(j), all = lanes;
 	struct pd_tw_probe p;
+	unsigned int i, sh;
 
 	pd_tw_probe_init(&p, h1, h2, j->m);
 	for (i = 0; i < j->k; i++, pd_tw_probe_next(&p)) {
-		u32 wi = p.pos >> per_word;
-		unsigned int sh = (p.pos & ((1u << per_word) - 1)) <<
-				  j->lane_shift;
+		u32 wi = pd_jump_word(j, p.pos, &sh);
 
 		if (pd_jump_line_old(j, wi))
 			return 0;
@@ -263,16 +271,14 @@ static u64 pd_jump_test(const struct pd_jump *j, u32 h1, u32 h2)
  */
 static u64 pd_jump_probe(struct pd_jump *j, u32 h1, u32 h2)
 {
-	unsigned int i, per_word = 6 - j->lane_shift;
 	u64 lanes = pd_jump_lanes(j), all = lanes;
 	struct pd_tw_probe p;
+	unsigned int i, sh;
 
 	pd_tw_probe_init(&p, h1, h2, j->m);
 	for (i = 0; i < j->k; i++, pd_tw_probe_next(&p)) {
-		u32 wi = p.pos >> per_word;
+		u32 wi = pd_jump_word(j, p.pos, &sh);
 		u64 *w = &j->words[wi];
-		unsigned int sh = (p.pos & ((1u << per_word) - 1)) <<
-				  j->lane_shift;
 
 		if (pd_jump_line_old(j, wi))
 			pd_jump_line_renew(j, wi / PD_TW_LINE_WORDS);
