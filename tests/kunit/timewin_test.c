@@ -52,6 +52,19 @@ static int tw_new(struct kunit *test, struct pd_filter *f, u8 kind,
 	return err;
 }
 
+/*
+ * The span in which no copy is missed, of a window of w ticks planned as
+ * plan: all of it (sliding), (s - 1) / s of it (jumping), none (landmark).
+ */
+static u64 tw_sure(u8 kind, u64 w, const struct pd_filter_plan *plan)
+{
+	if (kind == PKTDEDUP_FILTER_KIND_SLIDING)
+		return w;
+	if (kind == PKTDEDUP_FILTER_KIND_JUMPING)
+		return w / plan->subwindows * (plan->subwindows - 1);
+	return 0;
+}
+
 static bool tw_step(struct pd_filter *f, u64 id, u64 t)
 {
 	struct pd_pktinfo pi = { .now = t };
@@ -226,9 +239,7 @@ static void tw_no_fn_inside(struct kunit *test)
 		/* 1 ms planned at 2 Mpps; the stream brings 1 Mpps */
 		KUNIT_ASSERT_EQ(test, tw_new(test, &f, ops->kind, w, 0,
 					     2000000, 10000000, &plan), 0);
-		sure = ops->kind == PKTDEDUP_FILTER_KIND_SLIDING ? w :
-		       ops->kind == PKTDEDUP_FILTER_KIND_JUMPING ?
-		       w / plan.subwindows * (plan.subwindows - 1) : 0;
+		sure = tw_sure(ops->kind, w, &plan);
 		tw_run(&f, 42 + i, 60000, 1000, 2 * w, w, sure, &c);
 		kunit_info(test, "%s: %llu copies (%llu inside the window), %llu missed inside %llu ns; %llu FP of %llu fresh",
 			   ops->name, (unsigned long long)c.copies,
@@ -614,8 +625,7 @@ static void tw_quiet_burst_random(struct kunit *test)
 
 		KUNIT_ASSERT_EQ(test, tw_new(test, &f, ops->kind, w, 0,
 					     500000, 0, &plan), 0);
-		sure = ops->kind == PKTDEDUP_FILTER_KIND_SLIDING ? w :
-		       w / plan.subwindows * (plan.subwindows - 1);
+		sure = tw_sure(ops->kind, w, &plan);
 		for (n = 0; n < 60000; n++) {
 			u64 id, gap, j, last = 0, early_then = 0;
 			bool have = false, dup;
