@@ -52,7 +52,10 @@
  *	                                  with its status
  *   pdnet pty MS CMD [ARG...]            run CMD with its stdout and stderr
  *	                                  on a new pseudo-terminal, SIGINT it
- *	                                  after MS ms, print what it wrote
+ *	                                  MS ms after its first output (its
+ *	                                  start-up does not count; MS + 30 s
+ *	                                  after the start if it writes none),
+ *	                                  print what it wrote
  *	                                  (a CR as the two characters \r) and
  *	                                  exit with its status (128 + signal)
  *
@@ -426,29 +429,35 @@ static int cmd_netns(int argc, char **argv)
 	return 0;
 }
 
-/* What the terminal's master side gives, CRs made visible, to stdout. */
-static void pty_copy(int m, int wait_ms)
+/*
+ * What the terminal's master side gives, CRs made visible, to stdout;
+ * true if it gave anything.
+ */
+static bool pty_copy(int m, int wait_ms)
 {
 	struct pollfd p = { .fd = m, .events = POLLIN };
+	bool got = false;
 	char buf[512];
 	ssize_t n, i;
 
 	while (poll(&p, 1, wait_ms) > 0) {
 		n = read(m, buf, sizeof(buf));
 		if (n <= 0)	/* EIO: the slave side is closed */
-			return;
+			return got;
+		got = true;
 		for (i = 0; i < n; i++)
 			if (buf[i] == '\r')
 				fputs("\\r", stdout);
 			else
 				putchar(buf[i]);
 	}
+	return got;
 }
 
 static int cmd_pty(int argc, char **argv)
 {
 	int m, s, status;
-	long t0, ms;
+	long start, t0, ms;
 	bool sent = false;
 	char *name;
 	pid_t pid;
@@ -472,10 +481,14 @@ static int cmd_pty(int argc, char **argv)
 		execvp(argv[1], argv + 1);
 		_exit(127);
 	}
-	t0 = now_ms();
+	/* from its first output; a command that writes nothing, 30 s later */
+	start = now_ms();
+	t0 = -1;
 	for (;;) {
-		pty_copy(m, 20);
-		if (!sent && now_ms() - t0 >= ms) {
+		if (pty_copy(m, 20) && t0 < 0)
+			t0 = now_ms();
+		if (!sent && ((t0 >= 0 && now_ms() - t0 >= ms) ||
+			      now_ms() - start >= ms + 30000)) {
 			kill(pid, SIGINT);
 			sent = true;
 		}
