@@ -89,8 +89,7 @@ CTL_PURE := userspace/dedupctl/prom.c userspace/dedupctl/watch.c
 $(B)/core-tests: $(CORE_SRC) $(CORE_HDR) $(KUNIT_TESTS) $(NATIVE_TESTS) \
 		userspace/kunit/kunit.c userspace/kunit/kunit/test.h \
 		$(filter-out userspace/sim/main.c,$(SIM_SRC)) $(SIM_HDR) \
-		$(CTL_PURE) $(CTL_PURE:.c=.h) \
-		tests/vectors/jhash_vectors.h | $(B)
+		$(CTL_PURE) $(CTL_PURE:.c=.h) | $(B)
 	$(CC) $(CFLAGS_COMMON) -O1 $(SAN) -Iuserspace/kunit \
 		-o $@ userspace/kunit/kunit.c $(KUNIT_TESTS) $(NATIVE_TESTS) \
 		$(CORE_SRC) $(filter-out userspace/sim/main.c,$(SIM_SRC)) \

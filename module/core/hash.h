@@ -6,10 +6,10 @@
  * machines), with a 128-bit secret key per filter.
  *
  * One pass over a key gives 64 bits: their halves are the two hashes of
- * the filters' double hashing (filter.h), so a packet costs one pass where
- * two seeded jhash passes were needed before. Unlike jhash, SipHash is a
- * pseudo-random function of its key: a sender who does not know the key
- * cannot compute or search for inputs that collide in a filter.
+ * the filters' double hashing (filter.h): a packet costs one pass. Unlike
+ * jhash, SipHash is a pseudo-random function of its key: a sender who does
+ * not know the key cannot compute or search for inputs that collide in a
+ * filter.
  *
  * Input words are read little-endian (the reference definition), so every
  * machine gives the same values; tests/vectors/siphash_vectors.h holds

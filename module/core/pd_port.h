@@ -4,10 +4,10 @@
  *
  * The algorithm files (filter, planner, hashing, key extraction) include only
  * this header. Inside the kernel it maps types, error and protocol numbers,
- * allocation, randomness and hashing to the kernel's own facilities; in
- * userspace to libc and to a bit-identical copy of the kernel's jhash
- * (userspace/common/port_user.h, found through the userspace build's include
- * path: the kernel never sees it).
+ * allocation, randomness, unaligned loads and prefetching to the kernel's
+ * own facilities; in userspace to libc (userspace/common/port_user.h,
+ * found through the userspace build's include path: the kernel never sees
+ * it).
  */
 #ifndef PD_PORT_H
 #define PD_PORT_H

@@ -7,7 +7,6 @@
 #include <linux/errno.h>
 #include <linux/string.h>
 #include <linux/bitops.h>
-#include <linux/jhash.h>
 #include <linux/math64.h>
 #include <linux/random.h>
 #include <linux/slab.h>
@@ -17,7 +16,12 @@
 #include <linux/icmp.h>
 #include <linux/icmpv6.h>
 #include <linux/prefetch.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter_bridge.h>
 #include <asm/unaligned.h>
+
+/* A placement's netfilter family and hook number (config.h). */
+#define PD_NF_HOOK(f, n) .pf = (f), .hooknum = (n)
 
 static inline void *pd_zalloc(size_t size)
 {
@@ -43,11 +47,6 @@ static inline void pd_free_large(void *p)
 static inline u64 pd_random_u64(void)
 {
 	return get_random_u64();
-}
-
-static inline u32 pd_jhash(const void *key, u32 len, u32 seed)
-{
-	return jhash(key, len, seed);
 }
 
 /* Little-endian loads from any alignment (SipHash's input words). */

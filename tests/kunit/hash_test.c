@@ -1,31 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit tests of hashing: the keys' SipHash-1-3 (vectors, pieces, the
- * halves used as two hashes), the shared jhash vectors (native: our copy;
- * kernel: the kernel's jhash), and double hashing.
+ * halves used as two hashes) and double hashing.
  */
 #include <kunit/test.h>
 
 #include "../../module/core/key.h"
 #include "../../module/core/sbf.h"
-#include "../vectors/jhash_vectors.h"
 #include "../vectors/siphash_vectors.h"
-
-static void pd_hash_vectors(struct kunit *test)
-{
-	u8 buf[256];
-	unsigned int i;
-
-	for (i = 0; i < sizeof(buf); i++)
-		buf[i] = PD_JHASH_VEC_BYTE(i);
-	KUNIT_ASSERT_GT(test, PD_ARRAY_SIZE(pd_jhash_vectors), (size_t)100);
-	for (i = 0; i < PD_ARRAY_SIZE(pd_jhash_vectors); i++)
-		KUNIT_EXPECT_EQ_MSG(test, pd_jhash(buf, pd_jhash_vectors[i].len,
-						   pd_jhash_vectors[i].seed),
-				    pd_jhash_vectors[i].hash,
-				    "len %u seed 0x%x", pd_jhash_vectors[i].len,
-				    pd_jhash_vectors[i].seed);
-}
 
 /* The SipHash key of the vectors: the bytes 00 01 .. 0f. */
 static const struct pd_hkey pd_sip_vec_key = {
@@ -171,7 +153,6 @@ static void pd_hash_double_hashing(struct kunit *test)
 }
 
 static struct kunit_case pd_hash_cases[] = {
-	KUNIT_CASE(pd_hash_vectors),
 	KUNIT_CASE(pd_hash_sip_vectors),
 	KUNIT_CASE(pd_hash_sip_pieces),
 	KUNIT_CASE(pd_hash_sip_padded),

@@ -134,11 +134,12 @@ static void pd_sbf_matches_model(struct kunit *test)
 		mrng = f.rng;
 		next = f.next_dec;
 		for (i = 0; i < 20000; i++) {
-			u32 h1 = (u32)pd_rng_next(&rng) % 3000;	/* repeats */
-			u32 h2 = pd_jhash(&h1, sizeof(h1), 7);
+			/* 3000 keys, each with its two hashes: repeats */
+			u64 key = pd_rng_next(&rng) % 3000;
+			u32 h1 = (u32)pd_rng_next(&key);
+			u32 h2 = (u32)pd_rng_next(&key);
 			bool dup = true, got;
 
-			h1 = pd_jhash(&h1, sizeof(h1), 9);
 			pd_sbf_positions(&f, h1, h2, pos);
 			for (j = 0; j < cfg[ci].k; j++)
 				dup &= model[pos[j]] != 0;

@@ -1,13 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * Userspace side of the pktdedup core's portability layer.
- *
- * pd_jhash() is a bit-identical copy of the kernel's jhash() (lookup3 as
- * adapted in include/linux/jhash.h): the same mixing, the same JHASH_INITVAL,
- * the same little-endian word loads of a little-endian CPU. The shared test
- * vectors in tests/vectors/jhash_vectors.h are checked against this copy
- * natively and against the kernel's own jhash() under KUnit.
- */
+/* Userspace side of the pktdedup core's portability layer. */
 #ifndef PD_PORT_USER_H
 #define PD_PORT_USER_H
 
@@ -101,11 +93,6 @@ static inline u64 pd_div64(u64 a, u64 b)
 	return a / b;
 }
 
-static inline u32 pd_rol32(u32 w, unsigned int s)
-{
-	return (w << s) | (w >> ((-s) & 31));
-}
-
 /* Little-endian loads from any alignment, as get_unaligned_le64(). */
 static inline u64 pd_load_le64(const u8 *p)
 {
@@ -135,70 +122,7 @@ static inline void pd_prefetchw(const void *p)
 	__builtin_prefetch(p, 1, 3);
 }
 
-#define PD_JHASH_INITVAL 0xdeadbeef
-
-#define pd_jhash_mix(a, b, c)					\
-do {								\
-	a -= c;  a ^= pd_rol32(c, 4);  c += b;			\
-	b -= a;  b ^= pd_rol32(a, 6);  a += c;			\
-	c -= b;  c ^= pd_rol32(b, 8);  b += a;			\
-	a -= c;  a ^= pd_rol32(c, 16); c += b;			\
-	b -= a;  b ^= pd_rol32(a, 19); a += c;			\
-	c -= b;  c ^= pd_rol32(b, 4);  b += a;			\
-} while (0)
-
-#define pd_jhash_final(a, b, c)					\
-do {								\
-	c ^= b; c -= pd_rol32(b, 14);				\
-	a ^= c; a -= pd_rol32(c, 11);				\
-	b ^= a; b -= pd_rol32(a, 25);				\
-	c ^= b; c -= pd_rol32(b, 16);				\
-	a ^= c; a -= pd_rol32(c, 4);				\
-	b ^= a; b -= pd_rol32(a, 14);				\
-	c ^= b; c -= pd_rol32(b, 24);				\
-} while (0)
-
-static inline u32 pd_load32(const u8 *p)
-{
-	u32 v;
-
-	memcpy(&v, p, sizeof(v));	/* CPU order, as get_unaligned_cpu32 */
-	return v;
-}
-
-static inline u32 pd_jhash(const void *key, u32 length, u32 initval)
-{
-	const u8 *k = key;
-	u32 a, b, c;
-
-	a = b = c = PD_JHASH_INITVAL + length + initval;
-	while (length > 12) {
-		a += pd_load32(k);
-		b += pd_load32(k + 4);
-		c += pd_load32(k + 8);
-		pd_jhash_mix(a, b, c);
-		length -= 12;
-		k += 12;
-	}
-	switch (length) {
-	case 12: c += (u32)k[11] << 24;	fallthrough;
-	case 11: c += (u32)k[10] << 16;	fallthrough;
-	case 10: c += (u32)k[9] << 8;	fallthrough;
-	case 9:  c += k[8];		fallthrough;
-	case 8:  b += (u32)k[7] << 24;	fallthrough;
-	case 7:  b += (u32)k[6] << 16;	fallthrough;
-	case 6:  b += (u32)k[5] << 8;	fallthrough;
-	case 5:  b += k[4];		fallthrough;
-	case 4:  a += (u32)k[3] << 24;	fallthrough;
-	case 3:  a += (u32)k[2] << 16;	fallthrough;
-	case 2:  a += (u32)k[1] << 8;	fallthrough;
-	case 1:  a += k[0];
-		pd_jhash_final(a, b, c);
-		break;
-	case 0:
-		break;
-	}
-	return c;
-}
+/* A placement's netfilter family and hook: the kernel's only (config.h). */
+#define PD_NF_HOOK(f, n) .pf = 0, .hooknum = 0
 
 #endif /* PD_PORT_USER_H */
