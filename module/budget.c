@@ -99,7 +99,7 @@ static u64 pd_agg_cap(enum pd_agg agg)
 	}
 }
 
-int pd_budget_msgs_init(void)
+void pd_budget_msgs_init(void)
 {
 	int part, src, agg;
 
@@ -117,7 +117,6 @@ int pd_budget_msgs_init(void)
 				 "%s would take %s, %llu bytes (%s); dedupctl show gives what is held",
 				 pd_part_names[part], pd_agg_what[agg],
 				 pd_agg_cap(agg), pd_agg_param[agg]);
-	return 0;
 }
 
 /* Bytes charged to the global count by all namespaces now. */

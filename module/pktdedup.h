@@ -282,7 +282,7 @@ int pd_budget_admit(struct pd_net *pn, enum pd_part part, u64 need,
 		    struct netlink_ext_ack *extack);
 void pd_budget_held(struct pd_net *pn, enum pd_part part, u64 bytes);
 u64 pd_budget_total(const struct pd_budget *b);
-int pd_budget_msgs_init(void);
+void pd_budget_msgs_init(void);
 u64 pd_budget_total_held(void);
 void pd_budget_settle(struct pd_net *pn);
 int pd_budget_check_alone(struct pd_net *pn, enum pd_part part, u64 need,
@@ -385,6 +385,11 @@ void pd_hooks_detach(struct pd_hooks *hooks);
 int pd_hook_dev_on(struct pd_hooks *h, unsigned int i);
 void pd_hook_dev_off(struct pd_hooks *h, unsigned int i);
 u32 pd_hooks_count(const struct pd_hooks *h);
+unsigned int pd_process(struct pd_net *pn, struct pd_filters *fs,
+			struct sk_buff *skb, u32 l3);
+enum pd_parse_result pd_skb_key(struct sk_buff *skb,
+				const struct pd_filters *fs, u8 *scratch,
+				struct pd_pkt *pkt, struct pd_key *key, u32 l3);
 
 /* select.c */
 int pd_nl_select_read(struct net *net, struct nlattr **tb,
@@ -395,11 +400,6 @@ bool pd_select_same_devs(const struct pd_select *a, const struct pd_select *b);
 int pd_hooks_bind(struct pd_hooks *h, struct netlink_ext_ack *extack);
 int pd_select_init(void);
 void pd_select_exit(void);
-unsigned int pd_process(struct pd_net *pn, struct pd_filters *fs,
-			struct sk_buff *skb, u32 l3);
-enum pd_parse_result pd_skb_key(struct sk_buff *skb,
-				const struct pd_filters *fs, u8 *scratch,
-				struct pd_pkt *pkt, struct pd_key *key, u32 l3);
 
 /* netlink.c: the family, and one request/reply path for every command */
 struct pd_nl_req {
@@ -440,6 +440,8 @@ int pd_nl_do(const struct pd_nl_cmd *cmd, struct sk_buff *skb,
 int pd_nl_nest(struct pd_nl_req *req, int type, const struct nla_policy *pol,
 	       unsigned int max, struct nlattr **tb);
 int pd_nl_put_u64(struct sk_buff *msg, int type, u64 v, int pad);
+int pd_netlink_init(void);
+void pd_netlink_exit(void);
 
 /* stats.c: a read of the statistics */
 struct pd_stats_view {
@@ -471,8 +473,6 @@ int pd_nl_filter_read(const struct nlattr *nest, struct pd_filter_req *req,
 int pd_nl_filter_put(struct sk_buff *msg, const struct pd_filter_req *r);
 int pd_nl_put_plan(struct sk_buff *msg, int type,
 		   const struct pd_filter_plan *p);
-int pd_netlink_init(void);
-void pd_netlink_exit(void);
 
 /* nl_events.c */
 void pd_events_init(struct pd_net *pn);
