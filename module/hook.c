@@ -41,22 +41,6 @@ struct pd_scratch {
 
 static struct pd_scratch __percpu *pd_scratch;
 
-/* Each hook point: the netfilter family and hook number it registers at. */
-static const struct {
-	u8 pf;
-	u8 hooknum;
-} pd_nf_hooks[PD_NHOOKS] = {
-	[PKTDEDUP_HOOK_PREROUTING] = { NFPROTO_INET, NF_INET_PRE_ROUTING },
-	[PKTDEDUP_HOOK_INPUT] = { NFPROTO_INET, NF_INET_LOCAL_IN },
-	[PKTDEDUP_HOOK_FORWARD] = { NFPROTO_INET, NF_INET_FORWARD },
-	[PKTDEDUP_HOOK_OUTPUT] = { NFPROTO_INET, NF_INET_LOCAL_OUT },
-	[PKTDEDUP_HOOK_POSTROUTING] = { NFPROTO_INET, NF_INET_POST_ROUTING },
-	[PKTDEDUP_HOOK_INGRESS] = { NFPROTO_NETDEV, NF_NETDEV_INGRESS },
-	[PKTDEDUP_HOOK_BRIDGE_PREROUTING] = { NFPROTO_BRIDGE,
-					      NF_BR_PRE_ROUTING },
-	[PKTDEDUP_HOOK_BRIDGE_FORWARD] = { NFPROTO_BRIDGE, NF_BR_FORWARD },
-};
-
 /*
  * The key of skb, and in *pkt what the parser learnt (pkt->family is 0 if
  * not even the IP header could be read). The IP header is l3 bytes past
@@ -319,8 +303,8 @@ struct pd_hooks *pd_hooks_register(struct pd_net *pn,
 				   const struct pd_config *cfg, u32 gen,
 				   struct netlink_ext_ack *extack)
 {
+	const struct pd_placement *pl = &pd_placements[cfg->hook];
 	struct pd_hooks *h = kzalloc(sizeof(*h), PD_GFP);
-	u8 pf = pd_nf_hooks[cfg->hook].pf;
 	unsigned int i;
 	int err = 0;
 
@@ -331,27 +315,26 @@ struct pd_hooks *pd_hooks_register(struct pd_net *pn,
 	}
 	h->pn = pn;
 	h->gen = gen;
-	h->l2 = pd_hook_is_l2(cfg->hook);
-	h->per_dev = pf == NFPROTO_NETDEV;
+	h->l2 = pl->l2;
+	h->per_dev = pl->per_dev;
 	h->match_dev = cfg->sel.ndev && !h->per_dev;
 	h->ndev = cfg->sel.ndev;
 	for (i = 0; i < h->ndev; i++)
 		strscpy(h->dev[i].name, cfg->sel.dev[i], IFNAMSIZ);
-	if (pf == NFPROTO_INET) {
-		h->ops[0].pf = NFPROTO_IPV4;
-		h->ops[1].pf = NFPROTO_IPV6;
-		h->n = 2;
-	} else if (pf == NFPROTO_BRIDGE) {
-		h->ops[0].pf = NFPROTO_BRIDGE;
-		h->n = 1;
-	}
+	/* per device: an ops per named device, registered as it comes */
 	for (i = 0; i < PKTDEDUP_DEVS_MAX; i++) {
 		h->ops[i].hook = pd_hook;
 		h->ops[i].priv = h;
-		h->ops[i].hooknum = pd_nf_hooks[cfg->hook].hooknum;
+		h->ops[i].pf = pl->pf;
+		h->ops[i].hooknum = pl->hooknum;
 		h->ops[i].priority = cfg->priority;
-		if (h->per_dev)
-			h->ops[i].pf = NFPROTO_NETDEV;
+	}
+	if (pl->pf == NFPROTO_INET) {	/* IPv4 and IPv6 */
+		h->ops[0].pf = NFPROTO_IPV4;
+		h->ops[1].pf = NFPROTO_IPV6;
+		h->n = 2;
+	} else if (!pl->per_dev) {
+		h->n = 1;
 	}
 	mutex_lock(&pn->dev_lock);
 	err = pd_hooks_bind(h, extack);

@@ -228,10 +228,10 @@ static int pd_set_config(struct pd_nl_req *req, u64 src_need)
 	err = pd_nl_select_read(pn->net, tb, &cfg.sel, req->extack);
 	if (err)
 		return err;
-	if (cfg.hook == PKTDEDUP_HOOK_INGRESS && !cfg.sel.ndev) {
+	if (pd_placements[cfg.hook].per_dev && !cfg.sel.ndev) {
 		NL_SET_ERR_MSG_ATTR(req->extack, tb[PKTDEDUP_A_CONFIG_HOOK] ?:
 				    tb[PKTDEDUP_A_CONFIG_DEVS],
-				    "hook ingress: name the devices to hook (dev)");
+				    "this hook is per device: name the devices to hook (dev)");
 		return -EINVAL;
 	}
 	err = pd_nl_filter_read(tb[PKTDEDUP_A_CONFIG_FILTER], &cfg.filter,

@@ -240,7 +240,7 @@ static int pd_config_show(struct seq_file *m, void *v)
 	if (c->action == PKTDEDUP_ACTION_MARK)
 		seq_printf(m, "mark 0x%x/0x%x\n", c->mark_value, c->mark_mask);
 	seq_printf(m, "hook %s\npriority %d\nscope %s\nfilter %s\nmem %llu\n",
-		   pd_hook_names[c->hook], c->priority,
+		   pd_placement_name(c->hook), c->priority,
 		   pd_scope_names[c->scope], ops->name, c->filter.mem_bytes);
 	pd_select_show(m, &c->sel);
 	/* whether, never what: this file is world-readable (netlink.c) */

@@ -15,16 +15,33 @@ const char *const pd_scope_names[PD_NSCOPES] = {
 	[PKTDEDUP_SCOPE_SHARED] = "shared",
 };
 
-const char *const pd_hook_names[PD_NHOOKS] = {
-	[PKTDEDUP_HOOK_PREROUTING] = "prerouting",
-	[PKTDEDUP_HOOK_INPUT] = "input",
-	[PKTDEDUP_HOOK_FORWARD] = "forward",
-	[PKTDEDUP_HOOK_OUTPUT] = "output",
-	[PKTDEDUP_HOOK_POSTROUTING] = "postrouting",
-	[PKTDEDUP_HOOK_INGRESS] = "ingress",
-	[PKTDEDUP_HOOK_BRIDGE_PREROUTING] = "bridge-prerouting",
-	[PKTDEDUP_HOOK_BRIDGE_FORWARD] = "bridge-forward",
+const struct pd_placement pd_placements[PD_NHOOKS] = {
+	[PKTDEDUP_HOOK_PREROUTING] = {
+		"prerouting", PD_NF_HOOK(NFPROTO_INET, NF_INET_PRE_ROUTING) },
+	[PKTDEDUP_HOOK_INPUT] = {
+		"input", PD_NF_HOOK(NFPROTO_INET, NF_INET_LOCAL_IN) },
+	[PKTDEDUP_HOOK_FORWARD] = {
+		"forward", PD_NF_HOOK(NFPROTO_INET, NF_INET_FORWARD) },
+	[PKTDEDUP_HOOK_OUTPUT] = {
+		"output", PD_NF_HOOK(NFPROTO_INET, NF_INET_LOCAL_OUT) },
+	[PKTDEDUP_HOOK_POSTROUTING] = {
+		"postrouting", PD_NF_HOOK(NFPROTO_INET, NF_INET_POST_ROUTING) },
+	[PKTDEDUP_HOOK_INGRESS] = {
+		"ingress", PD_NF_HOOK(NFPROTO_NETDEV, NF_NETDEV_INGRESS),
+		.l2 = true, .per_dev = true },
+	[PKTDEDUP_HOOK_BRIDGE_PREROUTING] = {
+		"bridge-prerouting", PD_NF_HOOK(NFPROTO_BRIDGE, NF_BR_PRE_ROUTING),
+		.l2 = true },
+	[PKTDEDUP_HOOK_BRIDGE_FORWARD] = {
+		"bridge-forward", PD_NF_HOOK(NFPROTO_BRIDGE, NF_BR_FORWARD),
+		.l2 = true },
 };
+
+const char *pd_placement_name(unsigned int hook)
+{
+	return hook < PD_NHOOKS && pd_placements[hook].name ?
+	       pd_placements[hook].name : "?";
+}
 
 void pd_select_update(struct pd_select *s)
 {

@@ -52,15 +52,23 @@ static inline bool pd_select_mark(const struct pd_select *s, u32 mark)
 void pd_select_update(struct pd_select *s);
 
 /*
- * The hooks of the bridge family and netdev ingress see frames, not only
- * IP packets.
+ * A placement: where an instance judges packets (enum pktdedup_hook). One
+ * row of pd_placements[] holds all that depends on it; nothing else tests
+ * a hook's number. pf and hooknum are netfilter's (PD_NF_HOOK() fills them
+ * in the kernel, and leaves them 0 in userspace, which never reads them).
  */
-static inline bool pd_hook_is_l2(u8 hook)
-{
-	return hook == PKTDEDUP_HOOK_INGRESS ||
-	       hook == PKTDEDUP_HOOK_BRIDGE_PREROUTING ||
-	       hook == PKTDEDUP_HOOK_BRIDGE_FORWARD;
-}
+struct pd_placement {
+	const char *name;	/* /proc's, dedupctl's: the spec's enum entry */
+	u8 pf;			/* NFPROTO_INET: IPv4 and IPv6 both */
+	u8 hooknum;
+	bool l2;		/* sees frames: VLAN tags, MPLS, non-IP */
+	bool per_dev;		/* a hook per named device; names required */
+};
+
+extern const struct pd_placement pd_placements[PD_NHOOKS];
+
+/* The name of placement hook, "?" for a number with none. */
+const char *pd_placement_name(unsigned int hook);
 
 struct pd_config {
 	u8 key;			/* enum pktdedup_key */
@@ -85,7 +93,6 @@ struct pd_config {
 
 extern const char *const pd_action_names[PD_NACTIONS];
 extern const char *const pd_scope_names[PD_NSCOPES];
-extern const char *const pd_hook_names[PD_NHOOKS];
 
 /*
  * The documented defaults: packet key, count, per CPU, prerouting, a

@@ -53,24 +53,40 @@ static void pd_t_select_mark(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, pd_select_mark(&s, 0));
 }
 
-static void pd_t_select_l2_hooks(struct kunit *test)
+/*
+ * Every placement has a row: a name of its own; a per-device one sees
+ * frames. In the kernel, where the rows carry netfilter's numbers, those
+ * agree with the flags: frames at every family but inet, a hook per
+ * device at netdev's.
+ */
+static void pd_t_select_placements(struct kunit *test)
 {
-	unsigned int h;
+	unsigned int h, g;
 
 	for (h = 0; h < PD_NHOOKS; h++) {
-		KUNIT_EXPECT_NOT_NULL(test, pd_hook_names[h]);
-		KUNIT_EXPECT_EQ(test, pd_hook_is_l2((u8)h),
-				h == PKTDEDUP_HOOK_INGRESS ||
-				h == PKTDEDUP_HOOK_BRIDGE_PREROUTING ||
-				h == PKTDEDUP_HOOK_BRIDGE_FORWARD);
+		const struct pd_placement *pl = &pd_placements[h];
+
+		KUNIT_ASSERT_NOT_NULL(test, pl->name);
+		KUNIT_EXPECT_STREQ(test, pd_placement_name(h), pl->name);
+		for (g = 0; g < h; g++)
+			KUNIT_EXPECT_STRNEQ(test, pl->name, pd_placements[g].name);
+		KUNIT_EXPECT_TRUE(test, !pl->per_dev || pl->l2);
+#ifdef __KERNEL__
+		KUNIT_EXPECT_TRUE(test, pl->pf == NFPROTO_INET ||
+				  pl->pf == NFPROTO_NETDEV ||
+				  pl->pf == NFPROTO_BRIDGE);
+		KUNIT_EXPECT_EQ(test, pl->l2, pl->pf != NFPROTO_INET);
+		KUNIT_EXPECT_EQ(test, pl->per_dev, pl->pf == NFPROTO_NETDEV);
+#endif
 	}
+	KUNIT_EXPECT_STREQ(test, pd_placement_name(PD_NHOOKS), "?");
 }
 
 static struct kunit_case pd_select_cases[] = {
 	KUNIT_CASE(pd_t_select_defaults),
 	KUNIT_CASE(pd_t_select_protos),
 	KUNIT_CASE(pd_t_select_mark),
-	KUNIT_CASE(pd_t_select_l2_hooks),
+	KUNIT_CASE(pd_t_select_placements),
 	{}
 };
 

@@ -203,8 +203,51 @@ def test_dump_covers_requests():
            "\n".join(missing) + r.stderr)
 
 
+def test_core_names():
+    """The names the core gives placements, actions and scopes (/proc's,
+    dedupctl's, the module parameters') are the spec's enum entries, in
+    the spec's order."""
+    doc = load()
+    enums = {d["name"]: [e["name"] if isinstance(e, dict) else e
+                         for e in d["entries"]]
+             for d in doc["definitions"] if d.get("type") == "enum"}
+    tables = {"hook": ("PD_NHOOKS", "pd_placement_name(i)"),
+              "action": ("PD_NACTIONS", "pd_action_names[i]"),
+              "scope": ("PD_NSCOPES", "pd_scope_names[i]")}
+    with tempfile.TemporaryDirectory() as d:
+        src = os.path.join(d, "names.c")
+        with open(src, "w") as f:
+            f.write('#include <stdio.h>\n#include "config.h"\n'
+                    "int main(void)\n{\n\tunsigned int i;\n\n")
+            for e, (n, name) in tables.items():
+                f.write(f"\tfor (i = 0; i < {n}; i++)\n"
+                        f'\t\tprintf("{e} %s\\n", {name});\n')
+            f.write("\treturn 0;\n}\n")
+        exe = os.path.join(d, "names")
+        core = sorted(os.path.join(ROOT, "module/core", c) for c in
+                      os.listdir(os.path.join(ROOT, "module/core"))
+                      if c.endswith(".c"))
+        cc = subprocess.run([CC, "-std=gnu11", "-Wall", "-Werror",
+                             "-I", os.path.join(ROOT, "module/core"),
+                             "-I", os.path.join(ROOT, "userspace/common"),
+                             "-o", exe, src] + core + ["-lm"],
+                            capture_output=True, text=True)
+        if cc.returncode:
+            result(False, "the core's name tables compile", cc.stderr)
+            return
+        got = {}
+        for line in subprocess.run([exe], capture_output=True,
+                                   text=True).stdout.splitlines():
+            e, name = line.split()
+            got.setdefault(e, []).append(name)
+    bad = [f"{e}: core {got.get(e)}, spec {enums.get(e)}" for e in tables
+           if got.get(e) != enums.get(e)]
+    result(not bad, "the core's placement, action and scope names are "
+           "the spec's enum entries", "\n".join(bad))
+
+
 for t in (test_generated_files, test_values, test_change_detected,
-          test_refusals, test_dump_covers_requests):
+          test_refusals, test_dump_covers_requests, test_core_names):
     t()
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

@@ -402,7 +402,7 @@ static int show_cb(const struct nlattr **tb, void *data)
 			 u8a(c, PKTDEDUP_A_CONFIG_ACTION));
 	scope = name_of(pd_scope_names, PD_NSCOPES,
 			u8a(c, PKTDEDUP_A_CONFIG_SCOPE));
-	hook = name_of(pd_hook_names, PD_NHOOKS, u8a(c, PKTDEDUP_A_CONFIG_HOOK));
+	hook = pd_placement_name(u8a(c, PKTDEDUP_A_CONFIG_HOOK));
 	tos = u32a(c, PKTDEDUP_A_CONFIG_KEY_FLAGS) & PKTDEDUP_KEY_F_IGNORE_TOS;
 	prio = (int32_t)u32a(c, PKTDEDUP_A_CONFIG_PRIORITY);
 	bits = u8a(s, PKTDEDUP_A_SETTINGS_CELL_BITS);
@@ -551,8 +551,7 @@ int config_prom_cb(const struct nlattr **tb, void *data)
 			     u8a(c, PKTDEDUP_A_CONFIG_ACTION));
 	pc->scope = name_of(pd_scope_names, PD_NSCOPES,
 			    u8a(c, PKTDEDUP_A_CONFIG_SCOPE));
-	pc->hook = name_of(pd_hook_names, PD_NHOOKS,
-			   u8a(c, PKTDEDUP_A_CONFIG_HOOK));
+	pc->hook = pd_placement_name(u8a(c, PKTDEDUP_A_CONFIG_HOOK));
 	pc->seed_fixed = u8a(c, PKTDEDUP_A_CONFIG_SEED_MODE) ==
 			 PKTDEDUP_SEED_MODE_FIXED;
 	pc->filters = u32a(pl, PKTDEDUP_A_PLAN_FILTERS);
@@ -811,9 +810,13 @@ static void put_setting(struct nlmsghdr *nlh, const char *k, const char *v)
 				(uint8_t)name_arg(k, v, pd_scope_names,
 						  PD_NSCOPES));
 	} else if (!strcmp(k, "hook")) {
+		const char *hooks[PD_NHOOKS];
+		unsigned int h;
+
+		for (h = 0; h < PD_NHOOKS; h++)
+			hooks[h] = pd_placements[h].name;
 		mnl_attr_put_u8(nlh, PKTDEDUP_A_CONFIG_HOOK,
-				(uint8_t)name_arg(k, v, pd_hook_names,
-						  PD_NHOOKS));
+				(uint8_t)name_arg(k, v, hooks, PD_NHOOKS));
 	} else if (!strcmp(k, "state")) {
 		static const char *const states[] = {
 			[PKTDEDUP_STATE_IDLE] = "idle",
@@ -1135,8 +1138,7 @@ void config_words(const struct nlattr **tb, struct words *w)
 	words_add(w, "%s", name_of(pd_scope_names, PD_NSCOPES,
 				   u8a(c, PKTDEDUP_A_CONFIG_SCOPE)));
 	words_add(w, "hook");
-	words_add(w, "%s", name_of(pd_hook_names, PD_NHOOKS,
-				   u8a(c, PKTDEDUP_A_CONFIG_HOOK)));
+	words_add(w, "%s", pd_placement_name(u8a(c, PKTDEDUP_A_CONFIG_HOOK)));
 	words_add(w, "priority");
 	words_add(w, "%d", (int32_t)u32a(c, PKTDEDUP_A_CONFIG_PRIORITY));
 	/* traffic selection, as set takes it ("any" where unset) */

@@ -734,6 +734,47 @@ static void pd_t_reconfigure(struct kunit *test)
 }
 
 /*
+ * Each inet placement (the ones this test kernel has) registers IPv4 and
+ * IPv6 ops at its row's hook number, and a change of placement is a new
+ * hook generation.
+ */
+static void pd_t_placements(struct kunit *test)
+{
+	struct pd_net *pn = pd_pernet(&init_net);
+	struct pd_config saved, cfg;
+	const struct pd_hooks *h;
+	unsigned int hook, n = 0;
+	u32 gen;
+
+	mutex_lock(&pn->lock);
+	saved = pn->cfg;
+	cfg = saved;
+	for (hook = 0; hook < PD_NHOOKS; hook++) {
+		const struct pd_placement *pl = &pd_placements[hook];
+
+		if (pl->pf != NFPROTO_INET)
+			continue;
+		gen = pn->hook_gen;
+		cfg.hook = hook;
+		KUNIT_ASSERT_EQ(test, pd_net_apply(pn, &cfg, NULL), 0);
+		h = pn->hooks;
+		KUNIT_ASSERT_NOT_NULL(test, h);
+		KUNIT_EXPECT_EQ(test, h->n, 2);
+		KUNIT_EXPECT_EQ(test, h->ops[0].pf, (u8)NFPROTO_IPV4);
+		KUNIT_EXPECT_EQ(test, h->ops[1].pf, (u8)NFPROTO_IPV6);
+		KUNIT_EXPECT_EQ(test, h->ops[0].hooknum, (unsigned int)pl->hooknum);
+		KUNIT_EXPECT_EQ(test, h->ops[1].hooknum, (unsigned int)pl->hooknum);
+		KUNIT_EXPECT_FALSE(test, h->l2 || h->per_dev);
+		KUNIT_EXPECT_EQ(test, pn->hook_gen,
+				saved.hook == hook && !n ? gen : gen + 1);
+		n++;
+	}
+	KUNIT_EXPECT_EQ(test, n, 5U);
+	KUNIT_EXPECT_EQ(test, pd_net_apply(pn, &saved, NULL), 0);
+	mutex_unlock(&pn->lock);
+}
+
+/*
  * Filter f against a filter of the same plan seeded by hand from seed
  * (pd_filter_seed(), as dedup-sim --seed): the same hash key, and over a
  * stream that makes the filter forget (its decrements come from the
@@ -1145,6 +1186,7 @@ static struct kunit_case pd_module_cases[] = {
 	KUNIT_CASE(pd_t_sources),
 	KUNIT_CASE(pd_t_sources_defaults),
 	KUNIT_CASE(pd_t_reconfigure),
+	KUNIT_CASE(pd_t_placements),
 	KUNIT_CASE(pd_t_fixed_seed),
 	KUNIT_CASE(pd_t_budget),
 	KUNIT_CASE(pd_t_idle_and_total),

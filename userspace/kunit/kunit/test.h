@@ -147,6 +147,7 @@ void *kunit_kmalloc_array(struct kunit *test, size_t n, size_t size,
 #define KUNIT_EXPECT_NULL(t, p) PD_KUNIT_PTR(t, false, p, ==, NULL)
 #define KUNIT_EXPECT_NOT_NULL(t, p) PD_KUNIT_PTR(t, false, p, !=, NULL)
 #define KUNIT_EXPECT_STREQ(t, l, r) PD_KUNIT_STR(t, false, l, ==, r)
+#define KUNIT_EXPECT_STRNEQ(t, l, r) PD_KUNIT_STR(t, false, l, !=, r)
 
 #define KUNIT_EXPECT_TRUE_MSG(t, c, ...) PD_KUNIT_TRUE(t, false, c, true, __VA_ARGS__)
 #define KUNIT_EXPECT_FALSE_MSG(t, c, ...) PD_KUNIT_TRUE(t, false, c, false, __VA_ARGS__)
