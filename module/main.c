@@ -70,21 +70,6 @@ module_param(init_reserve_mem, charp, 0444);
 MODULE_PARM_DESC(init_reserve_mem,
 		 "of max_total_mem, what namespaces of other user namespaces can never take: the initial user namespace's share (auto: half of max_total_mem)");
 
-bool pd_sources_on = true;
-module_param_named(sources, pd_sources_on, bool, 0444);
-MODULE_PARM_DESC(sources,
-		 "keep source windows (distinct counts, top talkers, new sources) in namespaces that enable de-duplication; per namespace: dedupctl sources on|off (Y)");
-
-unsigned int pd_distinct_window_s = 60;
-module_param_named(distinct_window, pd_distinct_window_s, uint, 0444);
-MODULE_PARM_DESC(distinct_window,
-		 "seconds over which distinct addresses are counted, 1..3600 (60)");
-
-unsigned int pd_distinct_subwindows = 12;
-module_param_named(distinct_subwindows, pd_distinct_subwindows, uint, 0444);
-MODULE_PARM_DESC(distinct_subwindows,
-		 "sub-windows of that window, 1..64 (12); memory: 2 x this x 16 KiB per CPU");
-
 u64 pd_max_netns_mem, pd_max_userns_mem, pd_max_total_mem, pd_max_user_mem,
 	pd_init_reserve_mem;
 
@@ -185,14 +170,8 @@ static int __init pd_parse_params(void)
 		       fps);
 		return -EINVAL;
 	}
-	if (pd_distinct_window_s < 1 || pd_distinct_window_s > 3600 ||
-	    pd_distinct_subwindows < 1 ||
-	    pd_distinct_subwindows > PD_WIN_MAX_SUB) {
-		pr_err("distinct_window=%u distinct_subwindows=%u: 1..3600 s and 1..%u\n",
-		       pd_distinct_window_s, pd_distinct_subwindows,
-		       PD_WIN_MAX_SUB);
+	if (pd_srcs_params_check())
 		return -EINVAL;
-	}
 	ram = (u64)totalram_pages() << PAGE_SHIFT;
 	if (pd_size_param("max_netns_mem", max_netns_mem, false, 0,
 			  &pd_max_netns_mem) ||
@@ -252,6 +231,7 @@ out_select:
 	pd_select_exit();
 out_pernet:
 	unregister_pernet_subsys(&pd_net_ops);
+	pd_srcs_module_exit();
 out_hook:
 	pd_hook_exit();
 	return err;
@@ -262,6 +242,7 @@ static void __exit pd_exit(void)
 	pd_netlink_exit();
 	pd_select_exit();
 	unregister_pernet_subsys(&pd_net_ops);
+	pd_srcs_module_exit();
 	pd_hook_exit();
 }
 

@@ -9,8 +9,8 @@
  * nothing), prepare() (what the reply needs) and fill(). A change's reply
  * is allocated before the change is made, so a reply that cannot be sent
  * never follows a change that was. This file holds the configuration,
- * statistics and query commands; nl_sources.c those about sources and
- * nl_events.c the notifications.
+ * statistics and query commands; sources/src_netlink.c those about
+ * sources and sources/src_events.c the notifications.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -291,7 +291,7 @@ static int pd_set_config(struct pd_nl_req *req, u64 src_need)
 static int pd_act_set_config(struct pd_nl_req *req)
 {
 	struct pd_net *pn = req->pn;
-	struct pd_src_cfg src = pn->src_cfg;
+	struct pd_src_cfg src = pn->src.cfg;
 	struct pd_config old = pn->cfg;
 	bool was_active = pn->active;
 	struct pd_filter_plan splan;

@@ -243,7 +243,7 @@ int pd_net_reset(struct pd_net *pn, struct netlink_ext_ack *extack)
 /*
  * Make an idle instance active with cfg: its counters, its filters and
  * hooks (all or nothing: on failure it stays idle, nothing held), then
- * its source windows as pn->src_cfg says, if there is room for them (the
+ * its source windows as pn->src.cfg says, if there is room for them (the
  * filters come first; without room the namespace has no windows, as
  * dedupctl sources says). pn->lock held.
  */
@@ -272,7 +272,7 @@ int pd_net_enable(struct pd_net *pn, const struct pd_config *cfg,
 		return err;
 	}
 	pn->active = true;
-	if (pd_srcs_apply(pn, &pn->src_cfg, NULL))
+	if (pd_srcs_apply(pn, &pn->src.cfg, NULL))
 		pr_warn_ratelimited("no source windows in a namespace: no room for them\n");
 	return 0;
 }
@@ -314,11 +314,9 @@ int pd_net_setup(struct pd_net *pn, struct net *net,
 	pn->net = net;
 	mutex_init(&pn->lock);
 	mutex_init(&pn->dev_lock);
-	mutex_init(&pn->read_lock);
 	pn->cfg = *cfg;
-	pd_srcs_defaults(&pn->src_cfg);
+	pd_srcs_net_init(pn);
 	pd_budget_init(&pn->budget, net);
-	pd_events_init(pn);
 	if (active) {
 		mutex_lock(&pn->lock);
 		err = pd_net_enable(pn, cfg, NULL);
@@ -353,9 +351,8 @@ void pd_net_teardown(struct pd_net *pn)
 	RCU_INIT_POINTER(pn->filters, NULL);
 	pd_counters_free(rcu_dereference_protected(pn->ctr, true));
 	RCU_INIT_POINTER(pn->ctr, NULL);
-	pd_srcs_teardown(pn);
+	pd_srcs_net_teardown(pn);
 	pd_budget_release(pn);
-	mutex_destroy(&pn->read_lock);
 	mutex_destroy(&pn->dev_lock);
 	mutex_destroy(&pn->lock);
 }

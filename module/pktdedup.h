@@ -25,8 +25,8 @@
 #include "core/key.h"
 #include "core/plan.h"
 #include "core/sbf.h"
-#include "core/window.h"
 #include "uapi/pktdedup.h"
+#include "sources/sources.h"
 
 /*
  * Allocations of an instance's state and of request buffers: charged to
@@ -130,66 +130,6 @@ struct pd_hooks {
 	struct pd_dev_bind dev[PKTDEDUP_DEVS_MAX];
 };
 
-/* What is learnt of addresses in the recent window (sources.c). */
-#define PD_SRC_DEFAULT_COUNTERS PD_WIN_DEFAULT_COUNTERS	/* 0: top talkers off */
-#define PD_SRC_DEFAULT_NEW_MEM (64 * 1024)
-#define PD_SRC_DEFAULT_NEW_GAP 1000	/* packets a source is remembered for */
-#define PD_SRC_DEFAULT_EVENT_RATE 1000
-#define PD_SRC_DEFAULT_RING 1024
-
-struct pd_src_cfg {
-	u32 window_ms;
-	u32 nsub;		/* sub-windows */
-	u32 counters;		/* top-talker counters per sub-window, per CPU; 0: off */
-	u32 newsrc;		/* 1: new-source filter, events, rare sources */
-	u64 newsrc_mem;		/* bytes of cells of each CPU's filter */
-	u64 newsrc_gap;		/* its planner's gap (packets); 0: auto */
-	u32 event_rate;		/* events sent per second, at most */
-	u32 ring;		/* new sources remembered per CPU, 2^n */
-	u8 enabled;		/* 0: no source windows at all */
-};
-
-/* A new source, as remembered in a CPU's ring. */
-struct pd_src_event {
-	u32 seq;		/* 2 i + 2 once entry i is whole; odd: writing */
-	u8 len;			/* 4 or 16 */
-	u8 addr[16];
-	u64 when;		/* jiffies64 */
-};
-
-/*
- * A CPU's state; its first cache line is what every packet reads (the
- * window's, core/window.h).
- */
-struct pd_src_cpu {
-	struct pd_win win;	/* sources, destinations; top talkers */
-	struct pd_sbf newsrc;	/* if cfg.newsrc */
-	struct pd_src_event *ring;
-	u32 head;		/* entries pushed; this CPU's, store-release */
-	u32 tail;		/* the event worker's cursor */
-	void *mem;		/* of the window's sketches and summaries */
-};
-
-struct pd_srcs {
-	/* what every packet reads first */
-	struct pd_src_cpu **cpu;	/* [nr_cpu_ids] */
-	/*
-	 * The instance's reference while published, and one for each reader
-	 * that walks the state without the namespace's lock (pd_srcs_get()):
-	 * the last one frees it.
-	 */
-	refcount_t ref;
-	struct pd_src_cfg cfg;
-	struct pd_filter_plan plan;	/* of the new-source filters (SBF) */
-	u64 tick_j;		/* jiffies per sub-window */
-	struct pd_akey key;	/* of the address hash (core/addrhash.h) */
-	/*
-	 * The event worker's own filter, over what the CPUs report: a source
-	 * new to two CPUs is one event. Only the worker touches it.
-	 */
-	struct pd_sbf ev_sbf;
-};
-
 /* The parts of a namespace's memory budget (core/budget.h). */
 enum pd_part { PD_PART_FILTERS, PD_PART_SOURCES, PD_NPARTS };
 
@@ -212,13 +152,6 @@ struct pd_budget {
 	struct pd_owner *owner;
 };
 
-/* The new-source event worker's state (nl_events.c). */
-struct pd_events {
-	struct delayed_work work;
-	u64 credit;			/* token bucket, under pn->lock */
-	u64 refill;			/* jiffies of the last refill */
-};
-
 struct pd_net {
 	struct net *net;
 	struct mutex lock;		/* serialises configuration changes */
@@ -239,22 +172,9 @@ struct pd_net {
 	/* a refusal naming devices: extack messages outlive the request */
 	char msg[160];
 	struct pd_counters __rcu *ctr;	/* NULL while idle */
-	/*
-	 * Taken by the readers that walk the source windows (GET_TOP,
-	 * GET_RARE, GET_DISTINCT, /proc's distinct), one at a time, so that
-	 * what they allocate stays bounded; nothing else waits for it.
-	 */
-	struct mutex read_lock;
 	struct proc_dir_entry *proc;
-	struct pd_srcs __rcu *srcs;	/* NULL: no memory for it */
-	struct pd_src_cfg src_cfg;	/* in force; under lock */
 	struct pd_budget budget;	/* under lock */
-	struct pd_events events;
-	atomic64_t ev_sent;
-	atomic64_t ev_repeat;		/* new to a CPU, not to the namespace */
-	atomic64_t ev_overrun;		/* overwritten before sent */
-	atomic64_t ev_ratelimited;
-	atomic64_t ev_failed;		/* no memory, no room in a socket */
+	struct pd_src_net src;		/* the source analytics' (sources/) */
 };
 
 /*
@@ -273,8 +193,6 @@ static inline void pd_set_err_msg(struct netlink_ext_ack *extack,
 struct pd_net *pd_pernet(const struct net *net);
 extern u64 pd_max_netns_mem, pd_max_userns_mem, pd_max_total_mem,
 	pd_max_user_mem, pd_init_reserve_mem;
-extern unsigned int pd_distinct_window_s, pd_distinct_subwindows;
-extern bool pd_sources_on;
 
 /* budget.c */
 void pd_budget_init(struct pd_budget *b, const struct net *net);
@@ -320,40 +238,6 @@ bool pd_filters_window(struct pd_filters *fs, int cpu,
 		       struct pd_filter_win *w);
 bool pd_filters_window_of(struct pd_filters *fs, int cpu,
 			  struct pd_filter_win *w);
-
-/* sources.c */
-void pd_srcs_defaults(struct pd_src_cfg *c);
-int pd_srcs_check(const struct pd_src_cfg *c, struct pd_filter_plan *plan,
-		  struct netlink_ext_ack *extack);
-u64 pd_srcs_bytes(const struct pd_src_cfg *c,
-		  const struct pd_filter_plan *plan);
-struct pd_srcs *pd_srcs_build(const struct pd_src_cfg *cfg,
-			      struct netlink_ext_ack *extack);
-void pd_srcs_free(struct pd_srcs *s);
-struct pd_srcs *pd_srcs_get(struct pd_net *pn);
-void pd_srcs_put(struct pd_srcs *s);
-int pd_srcs_apply(struct pd_net *pn, const struct pd_src_cfg *cfg,
-		  struct netlink_ext_ack *extack);
-void pd_srcs_withdraw(struct pd_net *pn);
-void pd_srcs_teardown(struct pd_net *pn);
-void pd_srcs_add(struct pd_net *pn, const struct pd_pkt *pkt);
-u64 pd_srcs_mem(const struct pd_srcs *s);
-u64 pd_srcs_tick(const struct pd_srcs *s);
-u64 pd_srcs_hash(const struct pd_srcs *s, const u8 *addr, u8 len);
-u32 pd_srcs_span(const struct pd_srcs *s, u32 ms);
-int pd_srcs_distinct(struct pd_srcs *s, u32 last, u64 *src, u64 *dst);
-struct pd_ss_agg *pd_srcs_top(struct pd_srcs *s, u32 last, u32 keep);
-int pd_srcs_candidates(struct pd_srcs *s, u32 last,
-		       struct pd_src_event **out);
-u32 pd_srcs_ring_head(const struct pd_srcs *s, int cpu);
-bool pd_srcs_ring_read(const struct pd_srcs *s, int cpu, u32 i,
-		       struct pd_src_event *out);
-/* Called for each source new to the namespace by pd_srcs_drain(). */
-typedef void (*pd_src_emit_t)(struct pd_net *pn, const struct pd_src_event *ev,
-			      int cpu, void *arg);
-void pd_srcs_drain(struct pd_net *pn, struct pd_srcs *s, pd_src_emit_t emit,
-		   void *arg);
-u64 pd_ev_dropped(struct pd_net *pn);
 
 /* netns.c */
 int pd_net_apply(struct pd_net *pn, const struct pd_config *cfg,
@@ -464,20 +348,12 @@ void pd_stats_end(struct pd_stats_view *v);
 void pd_stats_cpu(struct pd_stats_view *v, int cpu, struct pd_stats_row *r,
 		  struct pd_filter_occ *buf);
 
-/* nl_sources.c */
-int pd_nl_sources_read(struct pd_nl_req *req, struct pd_src_cfg *c);
-
 /* nl_filter.c */
 int pd_nl_filter_read(const struct nlattr *nest, struct pd_filter_req *req,
 		      struct nlattr **blame, struct netlink_ext_ack *extack);
 int pd_nl_filter_put(struct sk_buff *msg, const struct pd_filter_req *r);
 int pd_nl_put_plan(struct sk_buff *msg, int type,
 		   const struct pd_filter_plan *p);
-
-/* nl_events.c */
-void pd_events_init(struct pd_net *pn);
-void pd_events_start(struct pd_net *pn);
-void pd_events_stop(struct pd_net *pn);
 
 /* proc.c */
 int pd_proc_init(struct pd_net *pn);

@@ -236,7 +236,7 @@ PARTS = [
     ("parse and key", ("pd_parse", "pd_key_")),
     ("hash", ("pd_hash", "pd_sip", "pd_filter_hash", "pd_mul128")),
     ("filter (SBF step)", ("pd_sbf_", "pd_filter_", "pd_fam_")),
-    ("source analytics", ("pd_srcs_", "pd_win_", "pd_hll_", "pd_addr", "pd_ring_")),
+    ("source analytics", ("pd_srcs_", "pd_srcwin_", "pd_hll_", "pd_addr", "pd_ring_")),
 ]
 prof_rows = []
 if mode == "profile":

@@ -90,7 +90,7 @@ extra=$(grep -E '^-' <<<"$dkms_c" | awk '{ print $2 }' | grep -vE "^\./usr/share
 want "pktdedup-dkms holds nothing else${extra:+ (also: $extra)}" [ -z "$extra" ]
 
 # the modprobe.d example names every parameter of the module, and no other
-params=$(sed -n 's/^module_param\(_named\)\?(\([a-z_]*\),.*/\2/p' module/main.c | sort)
+params=$(git ls-files 'module/*.c' | xargs sed -n 's/^module_param\(_named\)\?(\([a-z_]*\),.*/\2/p' | sort)
 shown=$(sed -n 's/^#\?options pktdedup //p' dist/modprobe.d/pktdedup.conf |
 	tr ' ' '\n' | sed -n 's/=.*//p' | sort)
 want "the modprobe.d example shows the module's $(wc -l <<<"$params") parameters, and no other ($(paste -sd ' ' <<<"$shown"))" \

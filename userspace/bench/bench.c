@@ -39,7 +39,7 @@
 #include "../../module/core/plan.h"
 #include "../../module/core/rng.h"
 #include "../../module/core/sbf.h"
-#include "../../module/core/window.h"
+#include "../../module/core/srcwin.h"
 
 #define STEPS 1048576u	/* 2^20 */
 #define REPEAT 3
@@ -631,15 +631,16 @@ static void bench_scope(void)
 }
 
 /*
- * The source analytics' share of a packet, as module/sources.c adds them
- * after the dedup step (pd_srcs_add()): pd_win_add() (two keyed address
- * hashes, a HyperLogLog register each for sources and destinations, and
- * with counters the Space-Saving update of the top talkers), then the
- * optional new-source filter step. Each level has its own state, as the
- * module builds it for those settings: `defaults` is what a namespace
- * starts with (PD_WIN_DEFAULT_COUNTERS top-talker counters, no new-source
- * filter). Sources follow a skewed population of 100000 addresses (id =
- * x y / U for uniform x, y); 16 sub-windows of 65536 packets over a run.
+ * The source analytics' share of a packet, as module/sources/src_state.c
+ * adds them after the dedup step (pd_srcs_add()): pd_srcwin_add() (two keyed
+ * address hashes, a HyperLogLog register each for sources and
+ * destinations, and with counters the Space-Saving update of the top
+ * talkers), then the optional new-source filter step. Each level has its
+ * own state, as the module builds it for those settings: `defaults` is
+ * what a namespace starts with (PD_SRCWIN_DEFAULT_COUNTERS top-talker
+ * counters, no new-source filter). Sources follow a skewed population of
+ * 100000 addresses (id = x y / U for uniform x, y); 16 sub-windows of
+ * 65536 packets over a run.
  */
 enum src_level {
 	SRC_NONE, SRC_DISTINCT, SRC_DEFAULTS, SRC_TOP, SRC_NEW, SRC_NLEVELS
@@ -658,7 +659,7 @@ static const char *const src_rows[SRC_NLEVELS] = {
 
 /* What a CPU's pd_src_cpu holds for a level: the window first. */
 struct src_cpu {
-	struct pd_win win;
+	struct pd_srcwin win;
 	struct pd_sbf nf;		/* new-source filter */
 	void *mem;
 };
@@ -711,7 +712,7 @@ static double src_run(struct src_bench *b, enum src_level level, u32 first,
 		if (!s)
 			continue;
 		c = s->cpu[0];
-		hs = pd_win_add(&c->win, i, src, dst, 4);
+		hs = pd_srcwin_add(&c->win, i, src, dst, 4);
 		if (s->newsrc)
 			dups += pd_sbf_step(&c->nf, (u32)hs, (u32)(hs >> 32));
 	}
@@ -744,7 +745,7 @@ static void src_setup(struct src_bench *b)
 	nprm.max = (u8)np.max;
 	nprm.k = (u8)np.k;
 	nprm.p = np.p;
-	b->cap[SRC_DEFAULTS] = PD_WIN_DEFAULT_COUNTERS;
+	b->cap[SRC_DEFAULTS] = PD_SRCWIN_DEFAULT_COUNTERS;
 	b->cap[SRC_TOP] = SRC_TOPCAP;
 	b->cap[SRC_NEW] = SRC_TOPCAP;
 	for (l = SRC_DISTINCT; l < SRC_NLEVELS; l++) {
@@ -762,12 +763,12 @@ static void src_setup(struct src_bench *b)
 		if (!st->cpu)
 			goto fail;
 		st->cpu[0] = c;
-		c->mem = aligned_alloc(64, pd_win_bytes(SRC_NSUB, b->cap[l]));
+		c->mem = aligned_alloc(64, pd_srcwin_bytes(SRC_NSUB, b->cap[l]));
 		if (!c->mem)
 			goto fail;
-		memset(c->mem, 0, pd_win_bytes(SRC_NSUB, b->cap[l]));
+		memset(c->mem, 0, pd_srcwin_bytes(SRC_NSUB, b->cap[l]));
 		why = "bad window";
-		if (pd_win_init(&c->win, SRC_NSUB, b->cap[l], SRC_TICK, &src_akey,
+		if (pd_srcwin_init(&c->win, SRC_NSUB, b->cap[l], SRC_TICK, &src_akey,
 				c->mem))
 			goto fail;
 		st->newsrc = l == SRC_NEW;
@@ -829,7 +830,7 @@ static void src_read_lines(const char *path)
 static size_t src_bytes(const struct src_bench *b, unsigned int l)
 {
 	const struct src_state *st = b->lv[l];
-	size_t n = sizeof(struct src_cpu) + pd_win_bytes(SRC_NSUB, b->cap[l]);
+	size_t n = sizeof(struct src_cpu) + pd_srcwin_bytes(SRC_NSUB, b->cap[l]);
 
 	if (st->newsrc)
 		n += (size_t)st->cpu[0]->nf.nwords * 8;
@@ -872,7 +873,7 @@ static void bench_sources(void)
 	       "the baseline's run (its quartiles); defaults: a namespace's\n"
 	       "(%u top-talker counters, no new-source filter); lines: per\n"
 	       "packet, all structures (scripts/lines-touched.sh)\n",
-	       SRC_NSUB, SRC_ROUNDS, SRC_RUN, PD_WIN_DEFAULT_COUNTERS);
+	       SRC_NSUB, SRC_ROUNDS, SRC_RUN, PD_SRCWIN_DEFAULT_COUNTERS);
 	printf("%-30s %7s %7s %7s %13s %6s\n", "", "ns", "vs", "+ns",
 	       "+ns quartiles", "lines");
 	for (l = 0; l < SRC_NLEVELS; l++) {
@@ -928,7 +929,7 @@ static int trace_sources(u32 n)
 		print_range("sketches", c->mem, sk);
 		if (b.cap[l])
 			print_range("top-talkers", (u8 *)c->mem + sk,
-				    pd_win_bytes(SRC_NSUB, b.cap[l]) - sk);
+				    pd_srcwin_bytes(SRC_NSUB, b.cap[l]) - sk);
 		if (st->newsrc)
 			print_range("new-source-filter", c->nf.words,
 				    (size_t)c->nf.nwords * 8);

@@ -8,7 +8,7 @@
 #include "../../module/core/rng.h"
 #include "../../module/core/sbf.h"
 #include "../../module/core/ss.h"
-#include "../../module/core/window.h"
+#include "../../module/core/srcwin.h"
 #include "sources.h"
 
 /*
@@ -24,7 +24,7 @@ struct ring_ent {
 };
 
 struct src_cpu {
-	struct pd_win win;
+	struct pd_srcwin win;
 	void *mem;
 	struct pd_sbf newsrc;
 	struct ring_ent *ring;
@@ -132,12 +132,12 @@ struct src_sim *src_sim_new(const struct src_cfg *cfg, char *err,
 	for (c = 0; c < cfg->cpus; c++) {
 		struct src_cpu *p = &s->cpu[c];
 
-		p->mem = calloc(1, pd_win_bytes(cfg->nsub, cfg->counters));
+		p->mem = calloc(1, pd_srcwin_bytes(cfg->nsub, cfg->counters));
 		p->ring = calloc(cfg->ring, sizeof(*p->ring));
 		if (!p->mem || !p->ring)
 			goto nomem;
 		/* time: the element count; a tick is sub_elems elements */
-		if (pd_win_init(&p->win, cfg->nsub, cfg->counters, cfg->sub_elems,
+		if (pd_srcwin_init(&p->win, cfg->nsub, cfg->counters, cfg->sub_elems,
 				&s->key, p->mem) ||
 		    pd_sbf_create(&p->newsrc, &prm, &why)) {
 			snprintf(err, errlen, "source windows: %s",
@@ -209,7 +209,7 @@ void src_sim_add(struct src_sim *s, uint64_t id)
 	u8 addr[ADDR_LEN];
 
 	id_addr(id, addr);
-	h = pd_win_add(&p->win, s->n, addr, dst, ADDR_LEN);
+	h = pd_srcwin_add(&p->win, s->n, addr, dst, ADDR_LEN);
 	if (!pd_sbf_step(&p->newsrc, (u32)h, (u32)(h >> 32))) {
 		struct ring_ent *e = &p->ring[p->head++ % s->cfg.ring];
 
@@ -265,8 +265,8 @@ int src_sim_finish(struct src_sim *s, struct src_result *r)
 	for (k = 0; k < c->nsub; k++) {
 		pd_hll_clear(u);
 		for (p = 0; p < c->cpus; p++)
-			pd_win_collect(&s->cpu[p].win, now, k + 1,
-				       PD_WIN_SRC, u);
+			pd_srcwin_collect(&s->cpu[p].win, now, k + 1,
+				       PD_SRCWIN_SRC, u);
 		r->estimate[k] = pd_hll_estimate(u);
 	}
 	r->window_elems = s->n - first;
@@ -282,7 +282,7 @@ int src_sim_finish(struct src_sim *s, struct src_result *r)
 				    c->counters, amem))
 		goto out;
 	for (p = 0; p < c->cpus; p++)
-		if (pd_win_collect_top(&s->cpu[p].win, now, c->nsub, &a))
+		if (pd_srcwin_collect_top(&s->cpu[p].win, now, c->nsub, &a))
 			goto out;
 	r->window_elems = a.total;
 	r->ss_error = a.absent;
@@ -312,7 +312,7 @@ int src_sim_finish(struct src_sim *s, struct src_result *r)
 		     i++) {
 			const struct ring_ent *e = &q->ring[i % c->ring];
 
-			if (pd_win_within(e->tick + 1, now, c->nsub))
+			if (pd_srcwin_within(e->tick + 1, now, c->nsub))
 				(*cm_slot(&cand, e->id))++;
 			if (cand.used * 2 > cand.cap) {
 				struct countmap bigger;

@@ -3,9 +3,10 @@
  * The module's source analytics replayed on a stream, against exact
  * answers: element ids stand for source addresses, element i arrives on
  * "CPU" i mod cpus, and sub-windows are counted in elements (the module
- * counts them in time). Per CPU, as in module/sources.c: a jumping window
- * of HyperLogLog sketches and Space-Saving summaries (core/window.c), and
- * a new-source Stable Bloom Filter feeding a ring of `ring` entries.
+ * counts them in time). Per CPU, as in module/sources/src_state.c: a
+ * jumping window of HyperLogLog sketches and Space-Saving summaries
+ * (core/srcwin.c), and a new-source Stable Bloom Filter feeding a ring of
+ * `ring` entries.
  * Addresses are hashed as the module hashes them (core/addrhash.h).
  */
 #ifndef PD_SIM_SOURCES_H

@@ -13,6 +13,7 @@
 
 #include "../../../module/core/rng.h"
 #include "../../../module/pktdedup.h"
+#include "../../../module/sources/src_internal.h"
 
 #define PAYLOAD 200
 
@@ -275,7 +276,7 @@ static struct pd_net *pd_t_net(struct kunit *test)
 		u64_stats_init(&per_cpu_ptr(ctr->cpu, cpu)->syncp);
 	RCU_INIT_POINTER(pn->ctr, ctr);
 	mutex_init(&pn->lock);
-	mutex_init(&pn->read_lock);
+	mutex_init(&pn->src.read_lock);
 	return pn;
 }
 
@@ -473,7 +474,7 @@ static struct pd_srcs *pd_t_srcs(struct kunit *test, struct pd_net *pn,
 	struct pd_srcs *s = pd_srcs_build(cfg, NULL);
 
 	KUNIT_ASSERT_FALSE(test, IS_ERR(s));
-	rcu_assign_pointer(pn->srcs, s);
+	rcu_assign_pointer(pn->src.srcs, s);
 	return s;
 }
 
@@ -511,7 +512,7 @@ static void pd_t_distinct(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, src, 1ULL);
 	KUNIT_EXPECT_GE(test, dst, 39ULL);	/* one register collision */
 	KUNIT_EXPECT_LE(test, dst, 40ULL);
-	RCU_INIT_POINTER(pn->srcs, NULL);
+	RCU_INIT_POINTER(pn->src.srcs, NULL);
 	pd_srcs_free(s);
 	pd_filters_free(fs);
 	pd_t_net_free(pn);
@@ -595,7 +596,7 @@ static void pd_t_sources(struct kunit *test)
 	n = pd_srcs_candidates(s, cfg.nsub, &cand);
 	KUNIT_EXPECT_EQ(test, n, 16);
 	kvfree(cand);
-	RCU_INIT_POINTER(pn->srcs, NULL);
+	RCU_INIT_POINTER(pn->src.srcs, NULL);
 	pd_srcs_free(s);
 	pd_t_net_free(pn);
 }
@@ -650,7 +651,7 @@ static void pd_t_sources_defaults(struct kunit *test)
 	KUNIT_EXPECT_LE(test, src, 30ULL);
 	KUNIT_EXPECT_EQ(test, dst, 1ULL);
 	KUNIT_EXPECT_EQ(test, pd_srcs_hash(s, a, 4), pd_addr_hash(&s->key, a, 4));
-	RCU_INIT_POINTER(pn->srcs, NULL);
+	RCU_INIT_POINTER(pn->src.srcs, NULL);
 	pd_srcs_free(s);
 	pd_t_net_free(pn);
 }
@@ -968,13 +969,13 @@ static void pd_t_idle_and_total(struct kunit *test)
 
 	mutex_lock(&pn->lock);
 	saved = pn->cfg;
-	saved_src = pn->src_cfg;
+	saved_src = pn->src.cfg;
 	KUNIT_ASSERT_TRUE(test, pn->active);
 	/* the new-source filter on: its event worker runs */
 	src = saved_src;
 	src.newsrc = 1;
 	KUNIT_ASSERT_EQ(test, pd_srcs_apply(pn, &src, NULL), 0);
-	KUNIT_EXPECT_TRUE(test, delayed_work_pending(&pn->events.work));
+	KUNIT_EXPECT_TRUE(test, delayed_work_pending(&pn->src.events.work));
 	held = pd_budget_total(&pn->budget);
 	total = pd_budget_total_held();
 	KUNIT_EXPECT_GE(test, total, held);
@@ -983,7 +984,7 @@ static void pd_t_idle_and_total(struct kunit *test)
 	pd_net_disable(pn);
 	KUNIT_EXPECT_FALSE(test, pn->active);
 	KUNIT_EXPECT_NULL(test, rcu_access_pointer(pn->filters));
-	KUNIT_EXPECT_NULL(test, rcu_access_pointer(pn->srcs));
+	KUNIT_EXPECT_NULL(test, rcu_access_pointer(pn->src.srcs));
 	KUNIT_EXPECT_NULL(test, pn->hooks);
 	KUNIT_EXPECT_NULL(test, rcu_access_pointer(pn->ctr));
 	KUNIT_EXPECT_EQ(test, pd_budget_total(&pn->budget), 0ULL);
@@ -995,18 +996,18 @@ static void pd_t_idle_and_total(struct kunit *test)
 
 	/* idle: the worker's next run (it takes the lock) finds nothing */
 	mutex_unlock(&pn->lock);
-	flush_delayed_work(&pn->events.work);
+	flush_delayed_work(&pn->src.events.work);
 	mutex_lock(&pn->lock);
-	KUNIT_EXPECT_FALSE(test, delayed_work_pending(&pn->events.work));
+	KUNIT_EXPECT_FALSE(test, delayed_work_pending(&pn->src.events.work));
 
 	KUNIT_ASSERT_EQ(test, pd_net_enable(pn, &saved, NULL), 0);
 	KUNIT_EXPECT_TRUE(test, pn->active);
 	/* enabled again, with the filter on: the worker runs again */
-	KUNIT_EXPECT_TRUE(test, delayed_work_pending(&pn->events.work));
+	KUNIT_EXPECT_TRUE(test, delayed_work_pending(&pn->src.events.work));
 	KUNIT_EXPECT_NOT_NULL(test, pn->hooks);
 	KUNIT_EXPECT_NOT_NULL(test, rcu_access_pointer(pn->ctr));
 	KUNIT_EXPECT_NOT_NULL(test, rcu_access_pointer(pn->filters));
-	KUNIT_EXPECT_NOT_NULL(test, rcu_access_pointer(pn->srcs));
+	KUNIT_EXPECT_NOT_NULL(test, rcu_access_pointer(pn->src.srcs));
 	KUNIT_EXPECT_EQ(test, pd_budget_total(&pn->budget), held);
 	KUNIT_EXPECT_EQ(test, pd_budget_total_held(), total);
 
@@ -1042,6 +1043,49 @@ static void pd_t_idle_and_total(struct kunit *test)
 }
 
 /*
+ * The packet path's one call into the source analytics is patched out
+ * while no namespace keeps source windows (a second after the last one
+ * stops; at once here, the delay flushed) and back as soon as one keeps
+ * them; a rebuild with new settings keeps it as it is, and every change
+ * leaves the key's count as it found it.
+ */
+static void pd_t_sources_key(struct kunit *test)
+{
+	struct static_key *key = &pd_srcs_used.key.key;
+	struct pd_net *pn = pd_pernet(&init_net);
+	struct pd_src_cfg saved, cfg;
+	int n;
+
+	mutex_lock(&pn->lock);
+	saved = pn->src.cfg;
+	KUNIT_ASSERT_NOT_NULL(test, rcu_access_pointer(pn->src.srcs));
+	static_key_deferred_flush(&pd_srcs_used);
+	n = static_key_count(key);
+	KUNIT_EXPECT_GE(test, n, 1);
+
+	cfg = saved;
+	cfg.counters = 256;	/* rebuilt: on all along */
+	KUNIT_EXPECT_EQ(test, pd_srcs_apply(pn, &cfg, NULL), 0);
+	static_key_deferred_flush(&pd_srcs_used);
+	KUNIT_EXPECT_EQ(test, static_key_count(key), n);
+
+	cfg.enabled = 0;
+	KUNIT_EXPECT_EQ(test, pd_srcs_apply(pn, &cfg, NULL), 0);
+	KUNIT_EXPECT_NULL(test, rcu_access_pointer(pn->src.srcs));
+	KUNIT_EXPECT_EQ(test, pd_srcs_apply(pn, &cfg, NULL), 0);	/* again */
+	static_key_deferred_flush(&pd_srcs_used);
+	KUNIT_EXPECT_EQ(test, static_key_count(key), n - 1);
+	if (n == 1)	/* the only namespace with windows: patched out */
+		KUNIT_EXPECT_FALSE(test, static_key_enabled(key));
+
+	KUNIT_EXPECT_EQ(test, pd_srcs_apply(pn, &saved, NULL), 0);
+	KUNIT_EXPECT_TRUE(test, static_key_enabled(key));
+	static_key_deferred_flush(&pd_srcs_used);
+	KUNIT_EXPECT_EQ(test, static_key_count(key), n);
+	mutex_unlock(&pn->lock);
+}
+
+/*
  * The source windows share the budget: with a cap that holds the filters
  * and the new windows but not the old windows too, the windows are
  * rebuilt in the old ones' room; beyond it, refused and unchanged.
@@ -1056,9 +1100,9 @@ static void pd_t_budget_sources(struct kunit *test)
 	u64 others, need;
 
 	mutex_lock(&pn->lock);
-	saved = pn->src_cfg;
+	saved = pn->src.cfg;
 	saved_budget = pn->budget;
-	before = rcu_dereference_protected(pn->srcs, true);
+	before = rcu_dereference_protected(pn->src.srcs, true);
 	KUNIT_ASSERT_NOT_NULL(test, before);
 	cfg = saved;
 	cfg.counters = 512;
@@ -1069,7 +1113,7 @@ static void pd_t_budget_sources(struct kunit *test)
 	pn->budget.cap = others + need;
 	pn->budget.peak = 0;
 	KUNIT_EXPECT_EQ(test, pd_srcs_apply(pn, &cfg, NULL), 0);
-	after = rcu_dereference_protected(pn->srcs, true);
+	after = rcu_dereference_protected(pn->src.srcs, true);
 	KUNIT_ASSERT_NOT_NULL(test, after);
 	KUNIT_EXPECT_PTR_NE(test, after, before);
 	KUNIT_EXPECT_EQ(test, after->cfg.counters, 512u);
@@ -1078,9 +1122,9 @@ static void pd_t_budget_sources(struct kunit *test)
 
 	cfg.counters = 4096;
 	KUNIT_EXPECT_EQ(test, pd_srcs_apply(pn, &cfg, NULL), -E2BIG);
-	KUNIT_EXPECT_PTR_EQ(test, rcu_dereference_protected(pn->srcs, true),
+	KUNIT_EXPECT_PTR_EQ(test, rcu_dereference_protected(pn->src.srcs, true),
 			    after);
-	KUNIT_EXPECT_EQ(test, pn->src_cfg.counters, 512u);
+	KUNIT_EXPECT_EQ(test, pn->src.cfg.counters, 512u);
 
 	pn->budget.cap = saved_budget.cap;
 	KUNIT_EXPECT_EQ(test, pd_srcs_apply(pn, &saved, NULL), 0);
@@ -1192,6 +1236,7 @@ static struct kunit_case pd_module_cases[] = {
 	KUNIT_CASE(pd_t_idle_and_total),
 	KUNIT_CASE(pd_t_budget_users),
 	KUNIT_CASE(pd_t_budget_sources),
+	KUNIT_CASE(pd_t_sources_key),
 	{}
 };
 

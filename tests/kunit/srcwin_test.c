@@ -8,7 +8,7 @@
 #include <kunit/test.h>
 
 #include "../../module/core/rng.h"
-#include "../../module/core/window.h"
+#include "../../module/core/srcwin.h"
 
 #define NSUB 4
 #define TOPCAP 16
@@ -19,18 +19,18 @@ static const struct pd_akey pd_t_key = {
 };
 
 /* A window of NSUB ticks of len time units, top talkers of cap. */
-static struct pd_win *pd_t_win_of(struct kunit *test, u32 cap, u64 len)
+static struct pd_srcwin *pd_t_win_of(struct kunit *test, u32 cap, u64 len)
 {
-	struct pd_win *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
-	void *mem = kunit_kzalloc(test, pd_win_bytes(NSUB, cap), GFP_KERNEL);
+	struct pd_srcwin *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	void *mem = kunit_kzalloc(test, pd_srcwin_bytes(NSUB, cap), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, w);
 	KUNIT_ASSERT_NOT_NULL(test, mem);
-	KUNIT_ASSERT_EQ(test, pd_win_init(w, NSUB, cap, len, &pd_t_key, mem), 0);
+	KUNIT_ASSERT_EQ(test, pd_srcwin_init(w, NSUB, cap, len, &pd_t_key, mem), 0);
 	return w;
 }
 
-static struct pd_win *pd_t_win(struct kunit *test)
+static struct pd_srcwin *pd_t_win(struct kunit *test)
 {
 	return pd_t_win_of(test, TOPCAP, 1);
 }
@@ -44,7 +44,7 @@ static void pd_t_addr(u64 s, u8 *a)
 }
 
 /* Sources first..first+n-1 (distinct ids) to one destination at `now`. */
-static void pd_t_fill(struct pd_win *w, u64 now, u64 first, u32 n)
+static void pd_t_fill(struct pd_srcwin *w, u64 now, u64 first, u32 n)
 {
 	static const u8 dst[4] = { 192, 0, 2, 1 };
 	u32 i;
@@ -53,12 +53,12 @@ static void pd_t_fill(struct pd_win *w, u64 now, u64 first, u32 n)
 		u8 a[4];
 
 		pd_t_addr(first + i, a);
-		pd_win_add(w, now, a, dst, 4);
+		pd_srcwin_add(w, now, a, dst, 4);
 	}
 }
 
 /* The estimate over the last `last` ticks as of tick now, from w[]. */
-static u64 pd_t_count_of(struct kunit *test, struct pd_win **w, int nw,
+static u64 pd_t_count_of(struct kunit *test, struct pd_srcwin **w, int nw,
 			 u64 now, u32 last, int which)
 {
 	struct pd_hll *out = kunit_kzalloc(test, sizeof(*out), GFP_KERNEL);
@@ -66,14 +66,14 @@ static u64 pd_t_count_of(struct kunit *test, struct pd_win **w, int nw,
 
 	KUNIT_ASSERT_NOT_NULL(test, out);
 	for (i = 0; i < nw; i++)
-		pd_win_collect(w[i], now, last, which, out);
+		pd_srcwin_collect(w[i], now, last, which, out);
 	return pd_hll_estimate(out);
 }
 
-static u64 pd_t_count(struct kunit *test, struct pd_win **w, int nw, u64 now,
+static u64 pd_t_count(struct kunit *test, struct pd_srcwin **w, int nw, u64 now,
 		      u32 last)
 {
-	return pd_t_count_of(test, w, nw, now, last, PD_WIN_SRC);
+	return pd_t_count_of(test, w, nw, now, last, PD_SRCWIN_SRC);
 }
 
 /* |est - want| <= 3.25% want + 1 (4 standard errors of the sketch) */
@@ -86,23 +86,23 @@ static void pd_t_expect_about(struct kunit *test, u64 est, u64 want)
 			      (unsigned long long)est, (unsigned long long)want);
 }
 
-static void pd_win_rejects(struct kunit *test)
+static void pd_srcwin_rejects(struct kunit *test)
 {
-	struct pd_win *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	struct pd_srcwin *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, w);
-	KUNIT_EXPECT_LT(test, pd_win_init(w, 0, 0, 1, &pd_t_key, NULL), 0);
-	KUNIT_EXPECT_LT(test, pd_win_init(w, PD_WIN_MAX_SUB + 1, 0, 1,
-					  &pd_t_key, NULL), 0);
-	KUNIT_EXPECT_LT(test, pd_win_init(w, 1, PD_SS_MIN_CAP - 1, 1,
-					  &pd_t_key, NULL), 0);
-	KUNIT_EXPECT_LT(test, pd_win_init(w, 1, 0, 0, &pd_t_key, NULL), 0);
+	KUNIT_EXPECT_LT(test, pd_srcwin_init(w, 0, 0, 1, &pd_t_key, NULL), 0);
+	KUNIT_EXPECT_LT(test, pd_srcwin_init(w, PD_SRCWIN_MAX_SUB + 1, 0, 1,
+					     &pd_t_key, NULL), 0);
+	KUNIT_EXPECT_LT(test, pd_srcwin_init(w, 1, PD_SS_MIN_CAP - 1, 1,
+					     &pd_t_key, NULL), 0);
+	KUNIT_EXPECT_LT(test, pd_srcwin_init(w, 1, 0, 0, &pd_t_key, NULL), 0);
 }
 
 /* Sub-windows: the last 1, 2 and all ticks; ticks 10, 11, 12 disjoint. */
-static void pd_win_subwindows(struct kunit *test)
+static void pd_srcwin_subwindows(struct kunit *test)
 {
-	struct pd_win *w = pd_t_win(test);
+	struct pd_srcwin *w = pd_t_win(test);
 
 	pd_t_fill(w, 10, 0, 1000);
 	pd_t_fill(w, 11, 100000, 2000);
@@ -115,9 +115,9 @@ static void pd_win_subwindows(struct kunit *test)
 }
 
 /* Once the window has passed with no traffic, the count is zero. */
-static void pd_win_expiry(struct kunit *test)
+static void pd_srcwin_expiry(struct kunit *test)
 {
-	struct pd_win *w = pd_t_win(test);
+	struct pd_srcwin *w = pd_t_win(test);
 
 	pd_t_fill(w, 100, 0, 5000);
 	pd_t_expect_about(test, pd_t_count(test, &w, 1, 100 + NSUB - 1, NSUB), 5000);
@@ -128,21 +128,21 @@ static void pd_win_expiry(struct kunit *test)
 }
 
 /* A slot is reused NSUB ticks later and forgets what it held. */
-static void pd_win_reuse(struct kunit *test)
+static void pd_srcwin_reuse(struct kunit *test)
 {
-	struct pd_win *w = pd_t_win(test);
+	struct pd_srcwin *w = pd_t_win(test);
 
 	pd_t_fill(w, 0, 0, 3000);
 	pd_t_fill(w, NSUB, 500000, 10);	/* same slot as tick 0 */
 	pd_t_expect_about(test, pd_t_count(test, &w, 1, NSUB, NSUB), 10);
 	pd_t_expect_about(test, pd_t_count_of(test, &w, 1, NSUB, NSUB,
-					      PD_WIN_DST), 1);
+					      PD_SRCWIN_DST), 1);
 }
 
 /* Per-CPU windows merge into the union: 6000 + 6000 sharing 3000. */
-static void pd_win_union_of_cpus(struct kunit *test)
+static void pd_srcwin_union_of_cpus(struct kunit *test)
 {
-	struct pd_win *w[2] = { pd_t_win(test), pd_t_win(test) };
+	struct pd_srcwin *w[2] = { pd_t_win(test), pd_t_win(test) };
 
 	pd_t_fill(w[0], 7, 0, 6000);
 	pd_t_fill(w[1], 7, 3000, 6000);
@@ -157,16 +157,16 @@ static void pd_win_union_of_cpus(struct kunit *test)
  * destinations, 2 sources to 5000 destinations; an address that is a
  * source is not thereby a destination.
  */
-static void pd_win_sources_and_destinations(struct kunit *test)
+static void pd_srcwin_sources_and_destinations(struct kunit *test)
 {
-	struct pd_win *w = pd_t_win_of(test, 0, 1);
+	struct pd_srcwin *w = pd_t_win_of(test, 0, 1);
 	u8 s[16], d[16];
 	u32 i;
 
 	for (i = 0; i < 3000; i++) {
 		pd_t_addr(i, s);
 		pd_t_addr(1000000 + i % 7, d);
-		pd_win_add(w, 3, s, d, 4);
+		pd_srcwin_add(w, 3, s, d, 4);
 	}
 	memset(s, 0, sizeof(s));
 	memset(d, 0, sizeof(d));
@@ -177,11 +177,11 @@ static void pd_win_sources_and_destinations(struct kunit *test)
 		s[15] = (u8)(i & 1);
 		d[14] = (u8)(i >> 8);
 		d[15] = (u8)i;
-		pd_win_add(w, 3, s, d, 16);
+		pd_srcwin_add(w, 3, s, d, 16);
 	}
-	pd_t_expect_about(test, pd_t_count_of(test, &w, 1, 3, 1, PD_WIN_SRC),
+	pd_t_expect_about(test, pd_t_count_of(test, &w, 1, 3, 1, PD_SRCWIN_SRC),
 			  3002);
-	pd_t_expect_about(test, pd_t_count_of(test, &w, 1, 3, 1, PD_WIN_DST),
+	pd_t_expect_about(test, pd_t_count_of(test, &w, 1, 3, 1, PD_SRCWIN_DST),
 			  5007);
 }
 
@@ -190,22 +190,22 @@ static void pd_win_sources_and_destinations(struct kunit *test)
  * and 1000..1999 tick 1; what a tick counted leaves the window NSUB ticks
  * after it.
  */
-static void pd_win_ticks_of_time(struct kunit *test)
+static void pd_srcwin_ticks_of_time(struct kunit *test)
 {
-	struct pd_win *w = pd_t_win_of(test, 0, 1000);
+	struct pd_srcwin *w = pd_t_win_of(test, 0, 1000);
 	u8 a[4];
 	u32 i;
 
 	for (i = 0; i < 500; i++) {
 		pd_t_addr(i, a);
-		pd_win_add(w, 2 * i, a, a, 4);		/* times 0..998 */
+		pd_srcwin_add(w, 2 * i, a, a, 4);		/* times 0..998 */
 	}
 	for (i = 0; i < 300; i++) {
 		pd_t_addr(10000 + i, a);
-		pd_win_add(w, 1000 + 3 * i, a, a, 4);	/* times 1000..1897 */
+		pd_srcwin_add(w, 1000 + 3 * i, a, a, 4);	/* times 1000..1897 */
 	}
-	KUNIT_EXPECT_EQ(test, pd_win_tick(w, 999), 0ULL);
-	KUNIT_EXPECT_EQ(test, pd_win_tick(w, 1000), 1ULL);
+	KUNIT_EXPECT_EQ(test, pd_srcwin_tick(w, 999), 0ULL);
+	KUNIT_EXPECT_EQ(test, pd_srcwin_tick(w, 1000), 1ULL);
 	pd_t_expect_about(test, pd_t_count(test, &w, 1, 0, 1), 500);
 	pd_t_expect_about(test, pd_t_count(test, &w, 1, 1, 1), 300);
 	pd_t_expect_about(test, pd_t_count(test, &w, 1, 1, NSUB), 800);
@@ -213,20 +213,20 @@ static void pd_win_ticks_of_time(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pd_t_count(test, &w, 1, NSUB + 1, NSUB), 0ULL);
 	/* a packet of an earlier time counts in the current tick (1) */
 	pd_t_addr(99999, a);
-	pd_win_add(w, 5, a, a, 4);
+	pd_srcwin_add(w, 5, a, a, 4);
 	pd_t_expect_about(test, pd_t_count(test, &w, 1, 1, 1), 301);
 	pd_t_expect_about(test, pd_t_count(test, &w, 1, 0, 1), 500);
 }
 
-/* pd_win_add() hashes the source as pd_addr_hash() does, and returns it. */
-static void pd_win_returns_source_hash(struct kunit *test)
+/* pd_srcwin_add() hashes the source as pd_addr_hash() does, and returns it. */
+static void pd_srcwin_returns_source_hash(struct kunit *test)
 {
-	struct pd_win *w = pd_t_win_of(test, 0, 1);
+	struct pd_srcwin *w = pd_t_win_of(test, 0, 1);
 	u8 s[16] = { 0x20, 1, 0xd, 0xb8 }, d[16] = { 0xfe, 0x80 };
 
-	KUNIT_EXPECT_EQ(test, pd_win_add(w, 1, s, d, 4),
+	KUNIT_EXPECT_EQ(test, pd_srcwin_add(w, 1, s, d, 4),
 			pd_addr_hash(&pd_t_key, s, 4));
-	KUNIT_EXPECT_EQ(test, pd_win_add(w, 1, s, d, 16),
+	KUNIT_EXPECT_EQ(test, pd_srcwin_add(w, 1, s, d, 16),
 			pd_addr_hash(&pd_t_key, s, 16));
 }
 
@@ -234,39 +234,39 @@ static void pd_win_returns_source_hash(struct kunit *test)
  * Top talkers are optional: without counters a window holds sketches
  * only (32 KiB a sub-window), keeps no summary and merges none.
  */
-static void pd_win_top_off(struct kunit *test)
+static void pd_srcwin_top_off(struct kunit *test)
 {
-	struct pd_win *w = pd_t_win_of(test, 0, 1);
+	struct pd_srcwin *w = pd_t_win_of(test, 0, 1);
 	struct pd_ss_agg *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
 	void *mem = kunit_kzalloc(test, pd_ss_agg_bytes(64, TOPCAP), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, a);
 	KUNIT_ASSERT_NOT_NULL(test, mem);
-	KUNIT_EXPECT_EQ(test, pd_win_bytes(NSUB, 0),
+	KUNIT_EXPECT_EQ(test, pd_srcwin_bytes(NSUB, 0),
 			(size_t)NSUB * 2 * sizeof(struct pd_hll));
-	KUNIT_EXPECT_GT(test, pd_win_bytes(NSUB, TOPCAP), pd_win_bytes(NSUB, 0));
+	KUNIT_EXPECT_GT(test, pd_srcwin_bytes(NSUB, TOPCAP), pd_srcwin_bytes(NSUB, 0));
 	pd_t_fill(w, 2, 0, 100);
 	KUNIT_EXPECT_NULL(test, w->top);
 	KUNIT_ASSERT_EQ(test, pd_ss_agg_init(a, 64, TOPCAP, mem), 0);
-	KUNIT_EXPECT_EQ(test, pd_win_collect_top(w, 2, NSUB, a), 0);
+	KUNIT_EXPECT_EQ(test, pd_srcwin_collect_top(w, 2, NSUB, a), 0);
 	KUNIT_EXPECT_EQ(test, a->total, 0ULL);
 	KUNIT_EXPECT_EQ(test, a->n, 0u);
 	pd_t_expect_about(test, pd_t_count(test, &w, 1, 2, NSUB), 100);
 }
 
 /*
- * What pd_win_add() reads while a tick lasts (the tick's end, its
+ * What pd_srcwin_add() reads while a tick lasts (the tick's end, its
  * sketches and summary, the hash key) lies in the window's first 64
  * bytes: with the window at the start of a line, one line.
  */
-static void pd_win_hot_line(struct kunit *test)
+static void pd_srcwin_hot_line(struct kunit *test)
 {
-	KUNIT_EXPECT_LE(test, offsetof(struct pd_win, end) + sizeof(u64), 64UL);
-	KUNIT_EXPECT_LE(test, offsetof(struct pd_win, cur) + sizeof(void *),
+	KUNIT_EXPECT_LE(test, offsetof(struct pd_srcwin, end) + sizeof(u64), 64UL);
+	KUNIT_EXPECT_LE(test, offsetof(struct pd_srcwin, cur) + sizeof(void *),
 			64UL);
-	KUNIT_EXPECT_LE(test, offsetof(struct pd_win, top) + sizeof(void *),
+	KUNIT_EXPECT_LE(test, offsetof(struct pd_srcwin, top) + sizeof(void *),
 			64UL);
-	KUNIT_EXPECT_LE(test, offsetof(struct pd_win, key) +
+	KUNIT_EXPECT_LE(test, offsetof(struct pd_srcwin, key) +
 			sizeof(struct pd_akey), 64UL);
 }
 
@@ -274,9 +274,9 @@ static void pd_win_hot_line(struct kunit *test)
  * The summaries live and expire with their sub-windows: tick 20's heavy
  * address leads while tick 20 is within the span, and is gone after.
  */
-static void pd_win_top_expiry(struct kunit *test)
+static void pd_srcwin_top_expiry(struct kunit *test)
 {
-	struct pd_win *w[2] = { pd_t_win(test), pd_t_win(test) };
+	struct pd_srcwin *w[2] = { pd_t_win(test), pd_t_win(test) };
 	struct pd_ss_agg *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
 	void *mem = kunit_kzalloc(test, pd_ss_agg_bytes(64, TOPCAP), GFP_KERNEL);
 	u32 i;
@@ -290,7 +290,7 @@ static void pd_win_top_expiry(struct kunit *test)
 	pd_t_fill(w[0], 22, 5000, 100);
 	KUNIT_ASSERT_EQ(test, pd_ss_agg_init(a, 64, TOPCAP, mem), 0);
 	for (i = 0; i < 2; i++)
-		KUNIT_ASSERT_EQ(test, pd_win_collect_top(w[i], 22, NSUB, a), 0);
+		KUNIT_ASSERT_EQ(test, pd_srcwin_collect_top(w[i], 22, NSUB, a), 0);
 	pd_ss_agg_sort(a);
 	KUNIT_EXPECT_EQ(test, a->total, 700ULL);
 	KUNIT_EXPECT_EQ(test, a->it[0].addr[3], 7);
@@ -299,33 +299,33 @@ static void pd_win_top_expiry(struct kunit *test)
 	/* one tick later tick 20 (slot 0) is out of the last 2 */
 	KUNIT_ASSERT_EQ(test, pd_ss_agg_init(a, 64, TOPCAP, mem), 0);
 	for (i = 0; i < 2; i++)
-		KUNIT_ASSERT_EQ(test, pd_win_collect_top(w[i], 22, 2, a), 0);
+		KUNIT_ASSERT_EQ(test, pd_srcwin_collect_top(w[i], 22, 2, a), 0);
 	KUNIT_EXPECT_EQ(test, a->total, 100ULL);
 	/* and once tick 24 reuses slot 0, what it held is gone */
 	pd_t_fill(w[0], 24, 9000, 1);
 	KUNIT_ASSERT_EQ(test, pd_ss_agg_init(a, 64, TOPCAP, mem), 0);
-	KUNIT_ASSERT_EQ(test, pd_win_collect_top(w[0], 24, NSUB, a), 0);
+	KUNIT_ASSERT_EQ(test, pd_srcwin_collect_top(w[0], 24, NSUB, a), 0);
 	KUNIT_EXPECT_EQ(test, a->total, 101ULL);
 }
 
-static struct kunit_case pd_win_cases[] = {
-	KUNIT_CASE(pd_win_rejects),
-	KUNIT_CASE(pd_win_subwindows),
-	KUNIT_CASE(pd_win_expiry),
-	KUNIT_CASE(pd_win_reuse),
-	KUNIT_CASE(pd_win_union_of_cpus),
-	KUNIT_CASE(pd_win_sources_and_destinations),
-	KUNIT_CASE(pd_win_ticks_of_time),
-	KUNIT_CASE(pd_win_returns_source_hash),
-	KUNIT_CASE(pd_win_top_off),
-	KUNIT_CASE(pd_win_hot_line),
-	KUNIT_CASE(pd_win_top_expiry),
+static struct kunit_case pd_srcwin_cases[] = {
+	KUNIT_CASE(pd_srcwin_rejects),
+	KUNIT_CASE(pd_srcwin_subwindows),
+	KUNIT_CASE(pd_srcwin_expiry),
+	KUNIT_CASE(pd_srcwin_reuse),
+	KUNIT_CASE(pd_srcwin_union_of_cpus),
+	KUNIT_CASE(pd_srcwin_sources_and_destinations),
+	KUNIT_CASE(pd_srcwin_ticks_of_time),
+	KUNIT_CASE(pd_srcwin_returns_source_hash),
+	KUNIT_CASE(pd_srcwin_top_off),
+	KUNIT_CASE(pd_srcwin_hot_line),
+	KUNIT_CASE(pd_srcwin_top_expiry),
 	{}
 };
 
-static struct kunit_suite pd_win_suite = {
-	.name = "pktdedup-window",
-	.test_cases = pd_win_cases,
+static struct kunit_suite pd_srcwin_suite = {
+	.name = "pktdedup-srcwin",
+	.test_cases = pd_srcwin_cases,
 };
 
-kunit_test_suite(pd_win_suite);
+kunit_test_suite(pd_srcwin_suite);

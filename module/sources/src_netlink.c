@@ -2,12 +2,12 @@
 /*
  * pktdedup: the netlink commands about source addresses in the recent
  * window (GET_DISTINCT, GET_SOURCES, SET_SOURCES, GET_TOP, GET_RARE), on
- * the request/reply path of netlink.c.
+ * the request/reply path of ../netlink.c.
  *
  * The reading commands (GET_DISTINCT, GET_TOP, GET_RARE) walk every CPU's
  * sketches and summaries: they take no namespace lock that a change or
  * the device notifier waits for, but a reference to the state in force
- * (pd_srcs_get()) and the readers' own lock (pd_net.read_lock), one
+ * (pd_srcs_get()) and the readers' own lock (pd_src_net.read_lock), one
  * request at a time. The buffers they need (the merged summaries of
  * GET_TOP and GET_RARE, the candidates of GET_RARE) are charged to the
  * caller's memory cgroup and fail rather than invoke the OOM killer
@@ -19,9 +19,9 @@
 #include <linux/log2.h>
 #include <net/genetlink.h>
 
-#include "core/fixed.h"
-#include "nl_gen.h"
-#include "pktdedup.h"
+#include "../core/fixed.h"
+#include "../nl_gen.h"
+#include "src_internal.h"
 
 /* Top talkers are opt-in: counters 0, the default, is off. */
 #define PD_TOP_OFF_MSG \
@@ -29,7 +29,7 @@
 
 /* What a reading command gathers. */
 struct pd_src_req {
-	bool locked;		/* holds pn->read_lock */
+	bool locked;		/* holds pn->src.read_lock */
 	struct pd_srcs *s;	/* a reference */
 	u32 last;		/* sub-windows covering the span */
 	u32 count;		/* entries to list */
@@ -54,13 +54,13 @@ static int pd_src_span(struct pd_nl_req *req)
 	if (err)
 		return err;
 	a = tb[PKTDEDUP_A_WINDOW_LAST_MS];
-	if (mutex_lock_killable(&pn->read_lock))
+	if (mutex_lock_killable(&pn->src.read_lock))
 		return -EINTR;
 	r->locked = true;
 	r->s = pd_srcs_get(pn);
 	if (!r->s) {
 		/* why: read without pn->lock, a change may be under way */
-		if (!data_race(pn->src_cfg.enabled))
+		if (!data_race(pn->src.cfg.enabled))
 			NL_SET_ERR_MSG(req->extack,
 				       "source analytics are off in this namespace (dedupctl sources on turns them on)");
 		/* the same: a message, whichever way a change goes */
@@ -101,7 +101,7 @@ static void pd_cleanup_src(struct pd_nl_req *req)
 	if (r->s)
 		pd_srcs_put(r->s);
 	if (r->locked)
-		mutex_unlock(&req->pn->read_lock);
+		mutex_unlock(&req->pn->src.read_lock);
 }
 
 /* ---- GET_DISTINCT ---- */
@@ -153,13 +153,13 @@ int pd_nl_get_distinct_doit(struct sk_buff *skb, struct genl_info *info)
 static int pd_fill_sources(struct sk_buff *msg, struct pd_nl_req *req)
 {
 	struct pd_net *pn = req->pn;
-	const struct pd_src_cfg *c = &pn->src_cfg;
+	const struct pd_src_cfg *c = &pn->src.cfg;
 	struct nlattr *nest;
 	struct pd_srcs *s;
 	u64 seen = 0;
 	int cpu;
 
-	s = rcu_dereference_protected(pn->srcs, lockdep_is_held(&pn->lock));
+	s = rcu_dereference_protected(pn->src.srcs, lockdep_is_held(&pn->lock));
 	nest = nla_nest_start(msg, PKTDEDUP_A_SOURCES);
 	if (!nest ||
 	    nla_put_u32(msg, PKTDEDUP_A_SOURCES_WINDOW_MS, c->window_ms) ||
@@ -194,16 +194,16 @@ static int pd_fill_sources(struct sk_buff *msg, struct pd_nl_req *req)
 	nest = nla_nest_start(msg, PKTDEDUP_A_EVENTS);
 	if (!nest ||
 	    pd_nl_put_u64(msg, PKTDEDUP_A_EVENTS_SENT,
-			  atomic64_read(&pn->ev_sent), PKTDEDUP_A_EVENTS_PAD) ||
+			  atomic64_read(&pn->src.ev_sent), PKTDEDUP_A_EVENTS_PAD) ||
 	    pd_nl_put_u64(msg, PKTDEDUP_A_EVENTS_OVERRUN,
-			  atomic64_read(&pn->ev_overrun), PKTDEDUP_A_EVENTS_PAD) ||
+			  atomic64_read(&pn->src.ev_overrun), PKTDEDUP_A_EVENTS_PAD) ||
 	    pd_nl_put_u64(msg, PKTDEDUP_A_EVENTS_RATELIMITED,
-			  atomic64_read(&pn->ev_ratelimited),
+			  atomic64_read(&pn->src.ev_ratelimited),
 			  PKTDEDUP_A_EVENTS_PAD) ||
 	    pd_nl_put_u64(msg, PKTDEDUP_A_EVENTS_FAILED,
-			  atomic64_read(&pn->ev_failed), PKTDEDUP_A_EVENTS_PAD) ||
+			  atomic64_read(&pn->src.ev_failed), PKTDEDUP_A_EVENTS_PAD) ||
 	    pd_nl_put_u64(msg, PKTDEDUP_A_EVENTS_REPEAT,
-			  atomic64_read(&pn->ev_repeat), PKTDEDUP_A_EVENTS_PAD))
+			  atomic64_read(&pn->src.ev_repeat), PKTDEDUP_A_EVENTS_PAD))
 		return -EMSGSIZE;
 	nla_nest_end(msg, nest);
 	return 0;
@@ -253,7 +253,7 @@ int pd_nl_sources_read(struct pd_nl_req *req, struct pd_src_cfg *c)
 static int pd_act_set_sources(struct pd_nl_req *req)
 {
 	struct pd_net *pn = req->pn;
-	struct pd_src_cfg c = pn->src_cfg;
+	struct pd_src_cfg c = pn->src.cfg;
 	int err;
 
 	err = pd_nl_sources_read(req, &c);

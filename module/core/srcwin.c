@@ -1,20 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Jumping-window distinct counting and top talkers: see window.h. */
-#include "window.h"
+/* Jumping-window distinct counting and top talkers: see srcwin.h. */
+#include "srcwin.h"
 
-size_t pd_win_bytes(u32 nsub, u32 cap)
+size_t pd_srcwin_bytes(u32 nsub, u32 cap)
 {
 	return (size_t)nsub * (2 * sizeof(struct pd_hll) +
 			       (cap ? pd_ss_bytes(cap) : 0));
 }
 
-int pd_win_init(struct pd_win *w, u32 nsub, u32 cap, u64 len,
-		const struct pd_akey *key, void *mem)
+int pd_srcwin_init(struct pd_srcwin *w, u32 nsub, u32 cap, u64 len,
+		   const struct pd_akey *key, void *mem)
 {
 	u8 *p = mem;
 	u32 s;
 
-	if (!nsub || nsub > PD_WIN_MAX_SUB || !len ||
+	if (!nsub || nsub > PD_SRCWIN_MAX_SUB || !len ||
 	    (cap && (cap < PD_SS_MIN_CAP || cap > PD_SS_MAX_CAP)))
 		return -EINVAL;
 	memset(w, 0, sizeof(*w));
@@ -29,9 +29,9 @@ int pd_win_init(struct pd_win *w, u32 nsub, u32 cap, u64 len,
 	return 0;
 }
 
-void pd_win_roll(struct pd_win *w, u64 now)
+void pd_srcwin_roll(struct pd_srcwin *w, u64 now)
 {
-	u64 tick = pd_win_tick(w, now);
+	u64 tick = pd_srcwin_tick(w, now);
 	u32 s = (u32)(tick - pd_div64(tick, w->nsub) * w->nsub);
 
 	if (w->stamp[s] != tick + 1) {
@@ -47,31 +47,31 @@ void pd_win_roll(struct pd_win *w, u64 now)
 	w->end = (tick + 1) * w->len;
 }
 
-u32 pd_win_collect(const struct pd_win *w, u64 now, u32 last, int which,
-		   struct pd_hll *out)
+u32 pd_srcwin_collect(const struct pd_srcwin *w, u64 now, u32 last, int which,
+		      struct pd_hll *out)
 {
 	u32 s, n = 0;
 
 	if (last > w->nsub)
 		last = w->nsub;
 	for (s = 0; s < w->nsub; s++) {
-		if (pd_win_within(w->stamp[s], now, last)) {
-			pd_hll_merge(out, &w->sk[2 * s + (which != PD_WIN_SRC)]);
+		if (pd_srcwin_within(w->stamp[s], now, last)) {
+			pd_hll_merge(out, &w->sk[2 * s + (which != PD_SRCWIN_SRC)]);
 			n++;
 		}
 	}
 	return n;
 }
 
-int pd_win_collect_top(const struct pd_win *w, u64 now, u32 last,
-		       struct pd_ss_agg *out)
+int pd_srcwin_collect_top(const struct pd_srcwin *w, u64 now, u32 last,
+			  struct pd_ss_agg *out)
 {
 	u32 s;
 
 	if (last > w->nsub)
 		last = w->nsub;
 	for (s = 0; w->cap && s < w->nsub; s++)
-		if (pd_win_within(w->stamp[s], now, last) &&
+		if (pd_srcwin_within(w->stamp[s], now, last) &&
 		    pd_ss_agg_merge(out, &w->ss[s]))
 			return -EINVAL;
 	return 0;

@@ -3,7 +3,7 @@
  * pktdedup: what the module learns about source and destination addresses
  * in a recent time window, per network namespace.
  *
- * Each CPU keeps a jumping window (core/window.c) of HyperLogLog sketches
+ * Each CPU keeps a jumping window (core/srcwin.c) of HyperLogLog sketches
  * of the sources and of the destinations and, if `counters` is not 0, of
  * Space-Saving summaries of the sources (top talkers); addresses are
  * hashed with a cheap keyed hash (core/addrhash.h), one key per state,
@@ -15,7 +15,7 @@
  * Optionally, a Stable Bloom Filter per CPU keyed on the source address
  * reports addresses it considers new. Each report goes into a bounded ring
  * of this CPU's (oldest overwritten): pd_srcs_drain() hands what the rings
- * gained to a consumer (the event worker of nl_events.c) through a filter
+ * gained to a consumer (the event worker of src_events.c) through a filter
  * of its own, so an address new to two CPUs is handed over once, and
  * counts what the rings lost; the rare-source query reads the same rings
  * as the candidates BFSS's Algorithm 2 examines. Nothing here knows how
@@ -29,11 +29,49 @@
 #include <linux/jiffies.h>
 #include <linux/math64.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/timekeeping.h>
 
-#include "pktdedup.h"
+#include "src_internal.h"
+
+bool pd_sources_on = true;
+module_param_named(sources, pd_sources_on, bool, 0444);
+MODULE_PARM_DESC(sources,
+		 "keep source windows (distinct counts, top talkers, new sources) in namespaces that enable de-duplication; per namespace: dedupctl sources on|off (Y)");
+
+static unsigned int pd_distinct_window_s = 60;
+module_param_named(distinct_window, pd_distinct_window_s, uint, 0444);
+MODULE_PARM_DESC(distinct_window,
+		 "seconds over which distinct addresses are counted, 1..3600 (60)");
+
+static unsigned int pd_distinct_subwindows = 12;
+module_param_named(distinct_subwindows, pd_distinct_subwindows, uint, 0444);
+MODULE_PARM_DESC(distinct_subwindows,
+		 "sub-windows of that window, 1..64 (12); memory: 2 x this x 16 KiB per CPU");
+
+DEFINE_STATIC_KEY_DEFERRED_FALSE(pd_srcs_used, HZ);
+
+/* The module parameters of the analytics: 0, or -EINVAL (said why). */
+int pd_srcs_params_check(void)
+{
+	if (pd_distinct_window_s < 1 || pd_distinct_window_s > 3600 ||
+	    pd_distinct_subwindows < 1 ||
+	    pd_distinct_subwindows > PD_SRCWIN_MAX_SUB) {
+		pr_err("distinct_window=%u distinct_subwindows=%u: 1..3600 s and 1..%u\n",
+		       pd_distinct_window_s, pd_distinct_subwindows,
+		       PD_SRCWIN_MAX_SUB);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* At unload, every namespace gone: the key's delayed turning off done. */
+void pd_srcs_module_exit(void)
+{
+	static_key_deferred_flush(&pd_srcs_used);
+}
 
 void pd_srcs_defaults(struct pd_src_cfg *c)
 {
@@ -85,7 +123,7 @@ static u64 pd_src_sbf_bytes(const struct pd_filter_plan *plan)
 static u64 pd_src_cpu_bytes(const struct pd_src_cfg *c,
 			    const struct pd_filter_plan *plan)
 {
-	u64 b = sizeof(struct pd_src_cpu) + pd_win_bytes(c->nsub, c->counters);
+	u64 b = sizeof(struct pd_src_cpu) + pd_srcwin_bytes(c->nsub, c->counters);
 
 	if (c->newsrc)
 		b += pd_src_sbf_bytes(plan) +
@@ -118,7 +156,7 @@ int pd_srcs_check(const struct pd_src_cfg *c, struct pd_filter_plan *plan,
 		NL_SET_ERR_MSG(extack, "the window must be 1 s to 1 h");
 		return -ERANGE;
 	}
-	if (!c->nsub || c->nsub > PD_WIN_MAX_SUB) {
+	if (!c->nsub || c->nsub > PD_SRCWIN_MAX_SUB) {
 		NL_SET_ERR_MSG(extack, "sub-windows must be 1 to 64");
 		return -ERANGE;
 	}
@@ -157,10 +195,10 @@ static struct pd_src_cpu *pd_src_cpu_alloc(const struct pd_srcs *s, int cpu)
 	pc = kvzalloc_node(sizeof(*pc), PD_GFP, node);
 	if (!pc)
 		return NULL;
-	pc->mem = kvzalloc_node(pd_win_bytes(c->nsub, c->counters), PD_GFP,
+	pc->mem = kvzalloc_node(pd_srcwin_bytes(c->nsub, c->counters), PD_GFP,
 				node);
-	if (!pc->mem || pd_win_init(&pc->win, c->nsub, c->counters, s->tick_j,
-				    &s->key, pc->mem))
+	if (!pc->mem || pd_srcwin_init(&pc->win, c->nsub, c->counters, s->tick_j,
+				       &s->key, pc->mem))
 		goto fail;
 	if (c->newsrc) {
 		struct pd_sbf_params prm = {
@@ -241,7 +279,7 @@ u64 pd_srcs_tick(const struct pd_srcs *s)
 	return div64_u64(get_jiffies_64(), s->tick_j);
 }
 
-/* The hash the packet path gave a source (pd_win_add()). */
+/* The hash the packet path gave a source (pd_srcwin_add()). */
 u64 pd_srcs_hash(const struct pd_srcs *s, const u8 *addr, u8 len)
 {
 	return pd_addr_hash(&s->key, addr, len);
@@ -275,17 +313,18 @@ static void pd_ring_push(struct pd_src_cpu *c, u32 ring, const u8 *addr,
  * register per address (with top talkers or the new-source filter on,
  * theirs too); the time is jiffies, divided into ticks once per tick.
  */
-void pd_srcs_add(struct pd_net *pn, const struct pd_pkt *pkt)
+/* pd_srcs_add() while some namespace keeps source windows. */
+void pd_srcs_add_slow(struct pd_net *pn, const struct pd_pkt *pkt)
 {
-	struct pd_srcs *s = rcu_dereference(pn->srcs);
+	struct pd_srcs *s = rcu_dereference(pn->src.srcs);
 	struct pd_src_cpu *c;
 	u64 hs;
 
 	if (!s)
 		return;
 	c = s->cpu[smp_processor_id()];
-	hs = pd_win_add(&c->win, get_jiffies_64(), pkt->src, pkt->dst,
-			pkt->addr_len);
+	hs = pd_srcwin_add(&c->win, get_jiffies_64(), pkt->src, pkt->dst,
+			   pkt->addr_len);
 	/* the address hash's halves serve as the filter's two hashes */
 	if (s->cfg.newsrc && !pd_sbf_step(&c->newsrc, (u32)hs, (u32)(hs >> 32)))
 		pd_ring_push(c, s->cfg.ring, pkt->src, pkt->addr_len);
@@ -338,9 +377,9 @@ int pd_srcs_distinct(struct pd_srcs *s, u32 last, u64 *src, u64 *dst)
 		struct pd_src_cpu *c = s->cpu[cpu];
 
 		/* racing with the sketches' CPU is benign, as said above */
-		data_race(pd_win_collect(&c->win, now, last, PD_WIN_SRC, &u[0]));
+		data_race(pd_srcwin_collect(&c->win, now, last, PD_SRCWIN_SRC, &u[0]));
 		/* and here too */
-		data_race(pd_win_collect(&c->win, now, last, PD_WIN_DST, &u[1]));
+		data_race(pd_srcwin_collect(&c->win, now, last, PD_SRCWIN_DST, &u[1]));
 		cond_resched();
 	}
 	*src = pd_hll_estimate(&u[0]);
@@ -374,12 +413,12 @@ struct pd_ss_agg *pd_srcs_top(struct pd_srcs *s, u32 last, u32 keep)
 		goto fail;
 	now = pd_srcs_tick(s);
 	for_each_possible_cpu(cpu) {
-		const struct pd_win *w = &s->cpu[cpu]->win;
+		const struct pd_srcwin *w = &s->cpu[cpu]->win;
 
 		for (slot = 0; w->cap && slot < w->nsub; slot++) {
 			const struct pd_ss *ss = &w->ss[slot];
 
-			if (!pd_win_within(READ_ONCE(w->stamp[slot]), now, last))
+			if (!pd_srcwin_within(READ_ONCE(w->stamp[slot]), now, last))
 				continue;
 			/* racing with the summary's CPU: see above */
 			data_race(memcpy(tmp, ss->it, sb));
@@ -433,8 +472,8 @@ int pd_srcs_candidates(struct pd_srcs *s, u32 last,
 
 		for (i = first; i != head; i++)
 			if (pd_srcs_ring_read(s, cpu, i, &v[n]) &&
-			    pd_win_within(div64_u64(v[n].when, s->tick_j) + 1,
-					  now, last))
+			    pd_srcwin_within(div64_u64(v[n].when, s->tick_j) + 1,
+					     now, last))
 				n++;
 		cond_resched();
 	}
@@ -476,17 +515,17 @@ void pd_srcs_drain(struct pd_net *pn, struct pd_srcs *s, pd_src_emit_t emit,
 		u32 head = pd_srcs_ring_head(s, cpu), i = c->tail;
 
 		if (head - i > s->cfg.ring) {
-			atomic64_add(head - i - s->cfg.ring, &pn->ev_overrun);
+			atomic64_add(head - i - s->cfg.ring, &pn->src.ev_overrun);
 			i = head - s->cfg.ring;
 		}
 		for (; i != head; i++) {
 			if (!pd_srcs_ring_read(s, cpu, i, &ev)) {
-				atomic64_inc(&pn->ev_overrun);
+				atomic64_inc(&pn->src.ev_overrun);
 				continue;
 			}
 			h = pd_srcs_hash(s, ev.addr, ev.len);
 			if (pd_sbf_step(&s->ev_sbf, (u32)h, (u32)(h >> 32))) {
-				atomic64_inc(&pn->ev_repeat);
+				atomic64_inc(&pn->src.ev_repeat);
 				continue;
 			}
 			emit(pn, &ev, cpu, arg);
@@ -497,9 +536,9 @@ void pd_srcs_drain(struct pd_net *pn, struct pd_srcs *s, pd_src_emit_t emit,
 
 u64 pd_ev_dropped(struct pd_net *pn)
 {
-	return atomic64_read(&pn->ev_overrun) +
-	       atomic64_read(&pn->ev_ratelimited) +
-	       atomic64_read(&pn->ev_failed);
+	return atomic64_read(&pn->src.ev_overrun) +
+	       atomic64_read(&pn->src.ev_ratelimited) +
+	       atomic64_read(&pn->src.ev_failed);
 }
 
 /* Withdraw the source state: no packet uses or will use it. */
@@ -507,9 +546,10 @@ static void pd_srcs_drop(struct pd_net *pn)
 {
 	struct pd_srcs *old;
 
-	old = rcu_replace_pointer(pn->srcs, NULL, lockdep_is_held(&pn->lock));
+	old = rcu_replace_pointer(pn->src.srcs, NULL, lockdep_is_held(&pn->lock));
 	if (!old)
 		return;
+	static_branch_slow_dec_deferred(&pd_srcs_used);
 	synchronize_rcu();
 	pd_srcs_put(old);
 	pd_budget_held(pn, PD_PART_SOURCES, 0);
@@ -524,8 +564,10 @@ static void pd_srcs_publish(struct pd_net *pn, struct pd_srcs *s)
 {
 	struct pd_srcs *old;
 
-	old = rcu_replace_pointer(pn->srcs, s, lockdep_is_held(&pn->lock));
-	pn->src_cfg = s->cfg;
+	old = rcu_replace_pointer(pn->src.srcs, s, lockdep_is_held(&pn->lock));
+	pn->src.cfg = s->cfg;
+	if (!old)
+		static_branch_deferred_inc(&pd_srcs_used);
 	if (old) {
 		synchronize_rcu();	/* no packet is using the old state */
 		pd_srcs_put(old);
@@ -552,14 +594,14 @@ int pd_srcs_apply(struct pd_net *pn, const struct pd_src_cfg *cfg,
 		return err;
 	if (!cfg->enabled) {	/* the other settings kept for later */
 		pd_srcs_drop(pn);
-		pn->src_cfg = *cfg;
+		pn->src.cfg = *cfg;
 		return 0;
 	}
 	if (!pn->active) {	/* kept for the next activation */
 		err = pd_budget_check_alone(pn, PD_PART_SOURCES,
 					    pd_srcs_bytes(cfg, &plan), extack);
 		if (!err)
-			pn->src_cfg = *cfg;
+			pn->src.cfg = *cfg;
 		return err;
 	}
 	way = pd_budget_admit(pn, PD_PART_SOURCES, pd_srcs_bytes(cfg, &plan),
@@ -572,7 +614,7 @@ int pd_srcs_apply(struct pd_net *pn, const struct pd_src_cfg *cfg,
 	if (IS_ERR(s)) {
 		/* the old settings again, in the room just freed */
 		if (way == PD_BUDGET_IN_PLACE) {
-			struct pd_srcs *back = pd_srcs_build(&pn->src_cfg, NULL);
+			struct pd_srcs *back = pd_srcs_build(&pn->src.cfg, NULL);
 
 			if (!IS_ERR(back))
 				pd_srcs_publish(pn, back);
@@ -593,11 +635,28 @@ void pd_srcs_withdraw(struct pd_net *pn)
 
 void pd_srcs_teardown(struct pd_net *pn)
 {
-	struct pd_srcs *s = rcu_dereference_protected(pn->srcs, true);
+	struct pd_srcs *s = rcu_dereference_protected(pn->src.srcs, true);
 
-	RCU_INIT_POINTER(pn->srcs, NULL);
-	if (s)
+	RCU_INIT_POINTER(pn->src.srcs, NULL);
+	if (s) {
+		static_branch_slow_dec_deferred(&pd_srcs_used);
 		pd_srcs_put(s);
+	}
+}
+
+/* A new namespace's: the default settings, nothing held. */
+void pd_srcs_net_init(struct pd_net *pn)
+{
+	mutex_init(&pn->src.read_lock);
+	pd_srcs_defaults(&pn->src.cfg);
+	pd_events_init(pn);
+}
+
+/* After the namespace's grace period: nothing reaches the state. */
+void pd_srcs_net_teardown(struct pd_net *pn)
+{
+	pd_srcs_teardown(pn);
+	mutex_destroy(&pn->src.read_lock);
 }
 
 /*
@@ -611,7 +670,7 @@ struct pd_srcs *pd_srcs_get(struct pd_net *pn)
 	struct pd_srcs *s;
 
 	rcu_read_lock();
-	s = rcu_dereference(pn->srcs);
+	s = rcu_dereference(pn->src.srcs);
 	if (s && !refcount_inc_not_zero(&s->ref))
 		s = NULL;
 	rcu_read_unlock();

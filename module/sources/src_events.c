@@ -15,8 +15,8 @@
 #include <linux/ktime.h>
 #include <net/genetlink.h>
 
-#include "nl_gen.h"
-#include "pktdedup.h"
+#include "../nl_gen.h"
+#include "src_internal.h"
 
 #define PD_EV_PERIOD (HZ / 10)	/* the worker's period */
 
@@ -70,23 +70,23 @@ static void pd_ev_emit(struct pd_net *pn, const struct pd_src_event *ev,
 
 	if (!c->listen)
 		return;
-	if (pn->events.credit < HZ) {
-		atomic64_inc(&pn->ev_ratelimited);
+	if (pn->src.events.credit < HZ) {
+		atomic64_inc(&pn->src.ev_ratelimited);
 		return;
 	}
-	pn->events.credit -= HZ;
+	pn->src.events.credit -= HZ;
 	age = time_after64(c->now, ev->when) ?
 	      jiffies64_to_msecs(c->now - ev->when) : 0;
 	if (pd_ev_send(pn, ev, cpu, c->now_ms - age))
-		atomic64_inc(&pn->ev_failed);
+		atomic64_inc(&pn->src.ev_failed);
 	else
-		atomic64_inc(&pn->ev_sent);
+		atomic64_inc(&pn->src.ev_sent);
 }
 
 static void pd_ev_work(struct work_struct *work)
 {
 	struct pd_net *pn = container_of(to_delayed_work(work), struct pd_net,
-					 events.work);
+					 src.events.work);
 	struct pd_ev_ctx c = {
 		.now = get_jiffies_64(),
 		.now_ms = div_u64(ktime_get_real_ns(), NSEC_PER_MSEC),
@@ -94,7 +94,7 @@ static void pd_ev_work(struct work_struct *work)
 	struct pd_srcs *s;
 
 	mutex_lock(&pn->lock);
-	s = rcu_dereference_protected(pn->srcs, lockdep_is_held(&pn->lock));
+	s = rcu_dereference_protected(pn->src.srcs, lockdep_is_held(&pn->lock));
 	if (!s || !s->cfg.newsrc) {
 		mutex_unlock(&pn->lock);
 		return;
@@ -103,21 +103,21 @@ static void pd_ev_work(struct work_struct *work)
 	 * A token bucket counted in event_rate x jiffies: an event costs HZ,
 	 * a jiffy earns event_rate; at most a second's worth of burst.
 	 */
-	pn->events.credit = min_t(u64, pn->events.credit +
-				  (c.now - pn->events.refill) *
+	pn->src.events.credit = min_t(u64, pn->src.events.credit +
+				  (c.now - pn->src.events.refill) *
 				  s->cfg.event_rate,
 				  (u64)s->cfg.event_rate * HZ);
-	pn->events.refill = c.now;
+	pn->src.events.refill = c.now;
 	c.listen = genl_has_listeners(&pd_genl_family, pn->net,
 				      PD_NL_MCGRP_EVENTS);
 	pd_srcs_drain(pn, s, pd_ev_emit, &c);
-	schedule_delayed_work(&pn->events.work, PD_EV_PERIOD);
+	schedule_delayed_work(&pn->src.events.work, PD_EV_PERIOD);
 	mutex_unlock(&pn->lock);
 }
 
 void pd_events_init(struct pd_net *pn)
 {
-	INIT_DELAYED_WORK(&pn->events.work, pd_ev_work);
+	INIT_DELAYED_WORK(&pn->src.events.work, pd_ev_work);
 }
 
 /* After the source state changed (pn->lock held): run if it wants events. */
@@ -126,16 +126,16 @@ void pd_events_start(struct pd_net *pn)
 	struct pd_srcs *s;
 
 	lockdep_assert_held(&pn->lock);
-	s = rcu_dereference_protected(pn->srcs, lockdep_is_held(&pn->lock));
+	s = rcu_dereference_protected(pn->src.srcs, lockdep_is_held(&pn->lock));
 	if (!s || !s->cfg.newsrc)
 		return;		/* a running worker stops by itself */
-	pn->events.refill = get_jiffies_64();
-	pn->events.credit = (u64)s->cfg.event_rate * HZ;
-	schedule_delayed_work(&pn->events.work, PD_EV_PERIOD);
+	pn->src.events.refill = get_jiffies_64();
+	pn->src.events.credit = (u64)s->cfg.event_rate * HZ;
+	schedule_delayed_work(&pn->src.events.work, PD_EV_PERIOD);
 }
 
 /* No more packets reach the hooks: stop the worker for good. */
 void pd_events_stop(struct pd_net *pn)
 {
-	cancel_delayed_work_sync(&pn->events.work);
+	cancel_delayed_work_sync(&pn->src.events.work);
 }

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The source analytics' own interfaces, between the files of this folder
+ * (and their KUnit tests): the state a namespace keeps (src_state.c), its
+ * readers (src_netlink.c, src_proc.c) and the event worker
+ * (src_events.c). The rest of the module sees sources.h only.
+ */
+#ifndef PD_SRC_INTERNAL_H
+#define PD_SRC_INTERNAL_H
+
+#include <linux/refcount.h>
+
+#include "../core/addrhash.h"
+#include "../core/sbf.h"
+#include "../core/ss.h"
+#include "../pktdedup.h"
+
+/* A new source, as remembered in a CPU's ring. */
+struct pd_src_event {
+	u32 seq;		/* 2 i + 2 once entry i is whole; odd: writing */
+	u8 len;			/* 4 or 16 */
+	u8 addr[16];
+	u64 when;		/* jiffies64 */
+};
+
+/*
+ * A CPU's state; its first cache line is what every packet reads (the
+ * window's, core/srcwin.h).
+ */
+struct pd_src_cpu {
+	struct pd_srcwin win;	/* sources, destinations; top talkers */
+	struct pd_sbf newsrc;	/* if cfg.newsrc */
+	struct pd_src_event *ring;
+	u32 head;		/* entries pushed; this CPU's, store-release */
+	u32 tail;		/* the event worker's cursor */
+	void *mem;		/* of the window's sketches and summaries */
+};
+
+struct pd_srcs {
+	/* what every packet reads first */
+	struct pd_src_cpu **cpu;	/* [nr_cpu_ids] */
+	/*
+	 * The instance's reference while published, and one for each reader
+	 * that walks the state without the namespace's lock (pd_srcs_get()):
+	 * the last one frees it.
+	 */
+	refcount_t ref;
+	struct pd_src_cfg cfg;
+	struct pd_filter_plan plan;	/* of the new-source filters (SBF) */
+	u64 tick_j;		/* jiffies per sub-window */
+	struct pd_akey key;	/* of the address hash (core/addrhash.h) */
+	/*
+	 * The event worker's own filter, over what the CPUs report: a source
+	 * new to two CPUs is one event. Only the worker touches it.
+	 */
+	struct pd_sbf ev_sbf;
+};
+
+/* src_state.c */
+extern bool pd_sources_on;
+void pd_srcs_defaults(struct pd_src_cfg *c);
+struct pd_srcs *pd_srcs_build(const struct pd_src_cfg *cfg,
+			      struct netlink_ext_ack *extack);
+void pd_srcs_free(struct pd_srcs *s);
+struct pd_srcs *pd_srcs_get(struct pd_net *pn);
+void pd_srcs_put(struct pd_srcs *s);
+void pd_srcs_teardown(struct pd_net *pn);
+u64 pd_srcs_mem(const struct pd_srcs *s);
+u64 pd_srcs_tick(const struct pd_srcs *s);
+u64 pd_srcs_hash(const struct pd_srcs *s, const u8 *addr, u8 len);
+u32 pd_srcs_span(const struct pd_srcs *s, u32 ms);
+int pd_srcs_distinct(struct pd_srcs *s, u32 last, u64 *src, u64 *dst);
+struct pd_ss_agg *pd_srcs_top(struct pd_srcs *s, u32 last, u32 keep);
+int pd_srcs_candidates(struct pd_srcs *s, u32 last,
+		       struct pd_src_event **out);
+u32 pd_srcs_ring_head(const struct pd_srcs *s, int cpu);
+bool pd_srcs_ring_read(const struct pd_srcs *s, int cpu, u32 i,
+		       struct pd_src_event *out);
+/* Called for each source new to the namespace by pd_srcs_drain(). */
+typedef void (*pd_src_emit_t)(struct pd_net *pn, const struct pd_src_event *ev,
+			      int cpu, void *arg);
+void pd_srcs_drain(struct pd_net *pn, struct pd_srcs *s, pd_src_emit_t emit,
+		   void *arg);
+u64 pd_ev_dropped(struct pd_net *pn);
+
+/* src_events.c */
+void pd_events_init(struct pd_net *pn);
+void pd_events_start(struct pd_net *pn);
+
+#endif /* PD_SRC_INTERNAL_H */
