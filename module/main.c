@@ -83,15 +83,10 @@ static const char *const pd_start_names[PD_NSTARTS] = {
 static int pd_start;
 
 static struct pd_config pd_default_cfg;
-static unsigned int pd_net_id __read_mostly;
+unsigned int pd_net_id __read_mostly;
 
 /* QUERY takes a packet of at most what the hook's scratch holds. */
 static_assert(PD_SCRATCH == PKTDEDUP_QUERY_PACKET_MAX);
-
-struct pd_net *pd_pernet(const struct net *net)
-{
-	return net_generic(net, pd_net_id);
-}
 
 static int __net_init pd_net_init(struct net *net)
 {
@@ -215,20 +210,20 @@ static int __init pd_init(void)
 	err = register_pernet_subsys(&pd_net_ops);
 	if (err)
 		goto out_hook;
-	err = pd_select_init();
+	err = pd_placement_init();
 	if (err)
 		goto out_pernet;
 	err = pd_netlink_init();
 	if (err)
-		goto out_select;
+		goto out_placement;
 	pr_info("loaded: key %s, filter %s of %llu bytes, action count; active at load: %s namespaces; namespace caps %llu (initial user namespace), %llu (others); %llu for one user's user namespaces; %llu in all, of which %llu kept for the initial user namespace\n",
 		pd_key_mode_names[pd_default_cfg.key], filter,
 		pd_default_cfg.filter.mem_bytes, netns, pd_max_netns_mem,
 		pd_max_userns_mem, pd_max_user_mem, pd_max_total_mem,
 		pd_init_reserve_mem);
 	return 0;
-out_select:
-	pd_select_exit();
+out_placement:
+	pd_placement_exit();
 out_pernet:
 	unregister_pernet_subsys(&pd_net_ops);
 	pd_srcs_module_exit();
@@ -240,7 +235,7 @@ out_hook:
 static void __exit pd_exit(void)
 {
 	pd_netlink_exit();
-	pd_select_exit();
+	pd_placement_exit();
 	unregister_pernet_subsys(&pd_net_ops);
 	pd_srcs_module_exit();
 	pd_hook_exit();

@@ -137,43 +137,6 @@ int pd_net_apply(struct pd_net *pn, const struct pd_config *cfg,
 	return pd_net_rebuild(pn, cfg, rehook, extack);
 }
 
-/*
- * The counters of one CPU since the last reset; zeros without counters
- * (an idle instance). Under RCU, or pn->lock.
- */
-void pd_counters_read(const struct pd_counters *ctr, int cpu,
-		      struct pd_counts *c)
-{
-	const struct pd_cpu_stats *st;
-	const struct pd_counts *base;
-	struct pd_counts b;
-	unsigned int seq;
-
-	if (!ctr) {
-		memset(c, 0, sizeof(*c));
-		return;
-	}
-	st = per_cpu_ptr(ctr->cpu, cpu);
-	base = per_cpu_ptr(ctr->base, cpu);
-	do {
-		seq = u64_stats_fetch_begin(&st->syncp);
-		c->packets = u64_stats_read(&st->packets);
-		c->duplicates = u64_stats_read(&st->duplicates);
-		c->marked = u64_stats_read(&st->marked);
-		c->dropped = u64_stats_read(&st->dropped);
-		c->unparsed = u64_stats_read(&st->unparsed);
-		c->nonip = u64_stats_read(&st->nonip);
-	} while (u64_stats_fetch_retry(&st->syncp, seq));
-	/* a reset writes the base under pn->lock: a reader may be one behind */
-	b = data_race(*base);
-	c->packets -= b.packets;
-	c->duplicates -= b.duplicates;
-	c->marked -= b.marked;
-	c->dropped -= b.dropped;
-	c->unparsed -= b.unparsed;
-	c->nonip -= b.nonip;
-}
-
 static void pd_counters_free(struct pd_counters *ctr)
 {
 	if (!ctr)
@@ -199,16 +162,6 @@ static struct pd_counters *pd_counters_alloc(void)
 	for_each_possible_cpu(cpu)
 		u64_stats_init(&per_cpu_ptr(ctr->cpu, cpu)->syncp);
 	return ctr;
-}
-
-void pd_counts_add(struct pd_counts *sum, const struct pd_counts *c)
-{
-	sum->packets += c->packets;
-	sum->duplicates += c->duplicates;
-	sum->marked += c->marked;
-	sum->dropped += c->dropped;
-	sum->unparsed += c->unparsed;
-	sum->nonip += c->nonip;
 }
 
 /*

@@ -25,7 +25,7 @@ extern const struct nla_policy pd_window_nl_policy[PKTDEDUP_A_WINDOW_MAX + 1];
 extern const struct nla_policy pd_top_nl_policy[PKTDEDUP_A_TOP_MAX + 1];
 extern const struct nla_policy pd_rare_nl_policy[PKTDEDUP_A_RARE_MAX + 1];
 
-/* The handlers (netlink.c, sources/src_netlink.c). */
+/* The handlers (nl_config.c, nl_stats.c, sources/src_netlink.c). */
 int pd_nl_get_config_doit(struct sk_buff *skb, struct genl_info *info);
 int pd_nl_set_config_doit(struct sk_buff *skb, struct genl_info *info);
 int pd_nl_reset_doit(struct sk_buff *skb, struct genl_info *info);

@@ -18,6 +18,7 @@
 #include <linux/spinlock.h>
 #include <linux/u64_stats_sync.h>
 #include <linux/workqueue.h>
+#include <net/netns/generic.h>
 
 #include "core/budget.h"
 #include "core/config.h"
@@ -94,7 +95,7 @@ struct pd_filters {
 
 /*
  * A device a configuration names, bound by name to the device of that name
- * in the namespace now (select.c), or to none.
+ * in the namespace now (placement.c), or to none.
  */
 struct pd_dev_bind {
 	char name[IFNAMSIZ];
@@ -190,7 +191,14 @@ static inline void pd_set_err_msg(struct netlink_ext_ack *extack,
 }
 
 /* main.c */
-struct pd_net *pd_pernet(const struct net *net);
+extern unsigned int pd_net_id;
+
+/* The instance of namespace net. */
+static inline struct pd_net *pd_pernet(const struct net *net)
+{
+	return net_generic(net, pd_net_id);
+}
+
 extern u64 pd_max_netns_mem, pd_max_userns_mem, pd_max_total_mem,
 	pd_max_user_mem, pd_init_reserve_mem;
 
@@ -243,9 +251,6 @@ bool pd_filters_window_of(struct pd_filters *fs, int cpu,
 int pd_net_apply(struct pd_net *pn, const struct pd_config *cfg,
 		 struct netlink_ext_ack *extack);
 int pd_net_reset(struct pd_net *pn, struct netlink_ext_ack *extack);
-void pd_counters_read(const struct pd_counters *ctr, int cpu,
-		      struct pd_counts *c);
-void pd_counts_add(struct pd_counts *sum, const struct pd_counts *c);
 int pd_net_setup(struct pd_net *pn, struct net *net,
 		 const struct pd_config *cfg, bool active);
 int pd_net_enable(struct pd_net *pn, const struct pd_config *cfg,
@@ -254,9 +259,20 @@ void pd_net_disable(struct pd_net *pn);
 void pd_net_detach(struct pd_net *pn);
 void pd_net_teardown(struct pd_net *pn);
 
-/* hook.c */
+/* hook.c: the packet path */
 int pd_hook_init(void);
 void pd_hook_exit(void);
+unsigned int pd_hook(void *priv, struct sk_buff *skb,
+		     const struct nf_hook_state *state);
+unsigned int pd_process(struct pd_net *pn, struct pd_filters *fs,
+			struct sk_buff *skb, u32 l3);
+enum pd_parse_result pd_skb_key(struct sk_buff *skb,
+				const struct pd_filters *fs, u8 *scratch,
+				struct pd_pkt *pkt, struct pd_key *key, u32 l3);
+
+/* placement.c: the hooks of a configuration, the devices it names */
+int pd_placement_init(void);
+void pd_placement_exit(void);
 struct pd_hooks *pd_hooks_register(struct pd_net *pn,
 				   const struct pd_config *cfg, u32 gen,
 				   struct netlink_ext_ack *extack);
@@ -266,26 +282,16 @@ struct pd_hooks *pd_hooks_commit(struct pd_net *pn, struct pd_hooks *h,
 void pd_hooks_abort(struct pd_net *pn, struct pd_hooks *h);
 struct pd_hooks *pd_hooks_withdraw(struct pd_net *pn);
 void pd_hooks_detach(struct pd_hooks *hooks);
-int pd_hook_dev_on(struct pd_hooks *h, unsigned int i);
-void pd_hook_dev_off(struct pd_hooks *h, unsigned int i);
 u32 pd_hooks_count(const struct pd_hooks *h);
-unsigned int pd_process(struct pd_net *pn, struct pd_filters *fs,
-			struct sk_buff *skb, u32 l3);
-enum pd_parse_result pd_skb_key(struct sk_buff *skb,
-				const struct pd_filters *fs, u8 *scratch,
-				struct pd_pkt *pkt, struct pd_key *key, u32 l3);
 
-/* select.c */
+/* select.c: the traffic selection of a request and a reply */
 int pd_nl_select_read(struct net *net, struct nlattr **tb,
 		      struct pd_select *sel, struct netlink_ext_ack *extack);
 int pd_nl_select_put(struct sk_buff *msg, struct pd_net *pn,
 		     const struct pd_select *sel);
 bool pd_select_same_devs(const struct pd_select *a, const struct pd_select *b);
-int pd_hooks_bind(struct pd_hooks *h, struct netlink_ext_ack *extack);
-int pd_select_init(void);
-void pd_select_exit(void);
 
-/* netlink.c: the family, and one request/reply path for every command */
+/* nl_family.c: the family, and one request/reply path for every command */
 struct pd_nl_req {
 	struct pd_net *pn;
 	struct genl_info *info;
@@ -343,6 +349,9 @@ struct pd_stats_row {
 	u32 ppb;				/* of zero cells or set bits */
 };
 
+void pd_counters_read(const struct pd_counters *ctr, int cpu,
+		      struct pd_counts *c);
+void pd_counts_add(struct pd_counts *sum, const struct pd_counts *c);
 bool pd_stats_begin(struct pd_net *pn, struct pd_stats_view *v);
 void pd_stats_end(struct pd_stats_view *v);
 void pd_stats_cpu(struct pd_stats_view *v, int cpu, struct pd_stats_row *r,

@@ -242,7 +242,7 @@ static int pd_config_show(struct seq_file *m, void *v)
 		   pd_placement_name(c->hook), c->priority,
 		   pd_scope_names[c->scope], ops->name, c->filter.mem_bytes);
 	pd_select_show(m, &c->sel);
-	/* whether, never what: this file is world-readable (netlink.c) */
+	/* whether, never what: this file is world-readable (nl_config.c) */
 	seq_printf(m, "seed %s\n",
 		   c->seed_mode == PKTDEDUP_SEED_MODE_FIXED ? "fixed" : "random");
 	if (ops->settings & PD_SET_FPS) {

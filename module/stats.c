@@ -21,6 +21,53 @@
 #include "pktdedup.h"
 
 /*
+ * The counters of one CPU since the last reset; zeros without counters
+ * (an idle instance). Under RCU, or pn->lock.
+ */
+void pd_counters_read(const struct pd_counters *ctr, int cpu,
+		      struct pd_counts *c)
+{
+	const struct pd_cpu_stats *st;
+	const struct pd_counts *base;
+	struct pd_counts b;
+	unsigned int seq;
+
+	if (!ctr) {
+		memset(c, 0, sizeof(*c));
+		return;
+	}
+	st = per_cpu_ptr(ctr->cpu, cpu);
+	base = per_cpu_ptr(ctr->base, cpu);
+	do {
+		seq = u64_stats_fetch_begin(&st->syncp);
+		c->packets = u64_stats_read(&st->packets);
+		c->duplicates = u64_stats_read(&st->duplicates);
+		c->marked = u64_stats_read(&st->marked);
+		c->dropped = u64_stats_read(&st->dropped);
+		c->unparsed = u64_stats_read(&st->unparsed);
+		c->nonip = u64_stats_read(&st->nonip);
+	} while (u64_stats_fetch_retry(&st->syncp, seq));
+	/* a reset writes the base under pn->lock: a reader may be one behind */
+	b = data_race(*base);
+	c->packets -= b.packets;
+	c->duplicates -= b.duplicates;
+	c->marked -= b.marked;
+	c->dropped -= b.dropped;
+	c->unparsed -= b.unparsed;
+	c->nonip -= b.nonip;
+}
+
+void pd_counts_add(struct pd_counts *sum, const struct pd_counts *c)
+{
+	sum->packets += c->packets;
+	sum->duplicates += c->duplicates;
+	sum->marked += c->marked;
+	sum->dropped += c->dropped;
+	sum->unparsed += c->unparsed;
+	sum->nonip += c->nonip;
+}
+
+/*
  * Begin a read: false for an idle instance (no counters), else the filters
  * in force (a reference; none for a moment while they are rebuilt in
  * place) and, for a shared filter, its occupancy.

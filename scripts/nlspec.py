@@ -561,7 +561,7 @@ def gen_kernel_h(sp):
     for n in sp.request_sets():
         L.append(f"extern const struct nla_policy "
                  f"{kernel_policy_name(n)}[{sp.sets[n]['cmax']} + 1];")
-    L += ["", "/* The handlers (netlink.c, sources/src_netlink.c). */"]
+    L += ["", "/* The handlers (nl_config.c, nl_stats.c, sources/src_netlink.c). */"]
     for op in sp.ops:
         h = lname(op.get("handler", op["name"]))
         if "do" in op:

@@ -2,7 +2,7 @@
 /*
  * pktdedup: the netlink commands about source addresses in the recent
  * window (GET_DISTINCT, GET_SOURCES, SET_SOURCES, GET_TOP, GET_RARE), on
- * the request/reply path of ../netlink.c.
+ * the request/reply path of ../nl_family.c.
  *
  * The reading commands (GET_DISTINCT, GET_TOP, GET_RARE) walk every CPU's
  * sketches and summaries: they take no namespace lock that a change or
@@ -212,7 +212,7 @@ static int pd_fill_sources(struct sk_buff *msg, struct pd_nl_req *req)
 /*
  * The request's sources nest over *c (the settings in force): each
  * attribute present replaces its setting. SET_SOURCES and SET_CONFIG
- * (netlink.c) read it alike.
+ * (nl_config.c) read it alike.
  */
 int pd_nl_sources_read(struct pd_nl_req *req, struct pd_src_cfg *c)
 {

@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pktdedup: the configuration commands (GET_CONFIG, SET_CONFIG, RESET) on
+ * the request/reply path of nl_family.c.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <net/genetlink.h>
+#include <net/net_namespace.h>
+#include <net/sock.h>
+
+#include "nl_gen.h"
+#include "pktdedup.h"
+
+/* ---- the configuration ---- */
+
+static void pd_cfg_update(struct pd_config *c, struct nlattr **a)
+{
+	if (a[PKTDEDUP_A_CONFIG_KEY])
+		c->key = nla_get_u8(a[PKTDEDUP_A_CONFIG_KEY]);
+	if (a[PKTDEDUP_A_CONFIG_KEY_FLAGS])
+		c->key_flags = nla_get_u32(a[PKTDEDUP_A_CONFIG_KEY_FLAGS]);
+	if (a[PKTDEDUP_A_CONFIG_PAYLOAD])
+		c->payload = nla_get_u16(a[PKTDEDUP_A_CONFIG_PAYLOAD]);
+	if (a[PKTDEDUP_A_CONFIG_ACTION])
+		c->action = nla_get_u8(a[PKTDEDUP_A_CONFIG_ACTION]);
+	if (a[PKTDEDUP_A_CONFIG_MARK_VALUE])
+		c->mark_value = nla_get_u32(a[PKTDEDUP_A_CONFIG_MARK_VALUE]);
+	if (a[PKTDEDUP_A_CONFIG_MARK_MASK])
+		c->mark_mask = nla_get_u32(a[PKTDEDUP_A_CONFIG_MARK_MASK]);
+	if (a[PKTDEDUP_A_CONFIG_SCOPE])
+		c->scope = nla_get_u8(a[PKTDEDUP_A_CONFIG_SCOPE]);
+	if (a[PKTDEDUP_A_CONFIG_HOOK])
+		c->hook = nla_get_u8(a[PKTDEDUP_A_CONFIG_HOOK]);
+	if (a[PKTDEDUP_A_CONFIG_PRIORITY])
+		c->priority = nla_get_s32(a[PKTDEDUP_A_CONFIG_PRIORITY]);
+}
+
+/*
+ * The seed: a seed makes it fixed; seed-mode random returns to random
+ * seeds (and forgets the number), fixed alone keeps the seed in force.
+ */
+static int pd_cfg_seed(struct pd_config *c, struct nlattr **a,
+		       struct netlink_ext_ack *extack)
+{
+	struct nlattr *mode = a[PKTDEDUP_A_CONFIG_SEED_MODE];
+	struct nlattr *seed = a[PKTDEDUP_A_CONFIG_SEED];
+
+	if (mode && nla_get_u8(mode) == PKTDEDUP_SEED_MODE_RANDOM) {
+		if (seed) {
+			NL_SET_ERR_MSG_ATTR(extack, seed,
+					    "a fixed seed beside seed-mode random: one or the other");
+			return -EINVAL;
+		}
+		c->seed_mode = PKTDEDUP_SEED_MODE_RANDOM;
+		c->seed = 0;
+		return 0;
+	}
+	if (seed) {
+		c->seed_mode = PKTDEDUP_SEED_MODE_FIXED;
+		c->seed = nla_get_u64(seed);
+	} else if (mode && c->seed_mode != PKTDEDUP_SEED_MODE_FIXED) {
+		NL_SET_ERR_MSG_ATTR(extack, mode,
+				    "fixed, but no seed given and none in force");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * With a sources nest, the filters' and the source windows' memory
+ * together (src_need bytes for the latter) must fit the namespace's cap
+ * (and, to be active, the module's) before either is changed.
+ */
+static int pd_check_both(struct pd_nl_req *req, const struct pd_config *cfg,
+			 u64 src_need, bool active)
+{
+	struct pd_filter_plan plan;
+	u64 need;
+	int err;
+
+	if (!src_need)
+		return 0;
+	err = pd_filters_plan(cfg, &plan, req->extack);
+	if (err)
+		return err;
+	need = pd_filters_bytes(cfg, &plan) + src_need;
+	/* active: the counts across namespaces too (what others hold now) */
+	if (need <= req->pn->budget.cap &&
+	    (!active || pd_budget_fits(req->pn, need)))
+		return 0;
+	req->pn->budget.refused = need;
+	NL_SET_ERR_MSG(req->extack,
+		       "the filters and the source windows together would take this namespace over its memory cap, or the module over max_total_mem; dedupctl show gives what is held");
+	return -E2BIG;
+}
+
+/* SET_CONFIG's config nest; src_need: see pd_check_both(). */
+static int pd_set_config(struct pd_nl_req *req, u64 src_need)
+{
+	struct nlattr *tb[PKTDEDUP_A_CONFIG_MAX + 1], *blame;
+	struct pd_net *pn = req->pn;
+	struct pd_config cfg = pn->cfg;
+	struct pd_filter_plan plan;
+	u8 state;
+	int err;
+
+	err = pd_nl_nest(req, PKTDEDUP_A_CONFIG, pd_config_nl_policy,
+			 PKTDEDUP_A_CONFIG_MAX, tb);
+	if (err)
+		return err;
+	pd_cfg_update(&cfg, tb);
+	err = pd_cfg_seed(&cfg, tb, req->extack);
+	if (err)
+		return err;
+	err = pd_nl_select_read(pn->net, tb, &cfg.sel, req->extack);
+	if (err)
+		return err;
+	if (pd_placements[cfg.hook].per_dev && !cfg.sel.ndev) {
+		NL_SET_ERR_MSG_ATTR(req->extack, tb[PKTDEDUP_A_CONFIG_HOOK] ?:
+				    tb[PKTDEDUP_A_CONFIG_DEVS],
+				    "this hook is per device: name the devices to hook (dev)");
+		return -EINVAL;
+	}
+	err = pd_nl_filter_read(tb[PKTDEDUP_A_CONFIG_FILTER], &cfg.filter,
+				&blame, req->extack);
+	if (err)
+		return err;
+	if (cfg.mark_value & ~cfg.mark_mask) {
+		NL_SET_ERR_MSG_ATTR(req->extack,
+				    tb[PKTDEDUP_A_CONFIG_MARK_VALUE] ?:
+				    tb[PKTDEDUP_A_CONFIG_MARK_MASK],
+				    "mark: the value has bits outside the mask (the mask must cover the value)");
+		return -EINVAL;
+	}
+	state = tb[PKTDEDUP_A_CONFIG_STATE] ?
+		nla_get_u8(tb[PKTDEDUP_A_CONFIG_STATE]) : PKTDEDUP_STATE_ACTIVE;
+	err = pd_check_both(req, &cfg, src_need,
+			    state == PKTDEDUP_STATE_ACTIVE);
+	if (err)
+		return err;
+	if (state == PKTDEDUP_STATE_IDLE) {
+		/* the settings are checked and kept; everything is freed */
+		err = pd_filters_plan(&cfg, &plan, req->extack);
+		if (err) {
+			NL_SET_BAD_ATTR(req->extack, blame ?:
+					tb[PKTDEDUP_A_CONFIG_SCOPE]);
+			return err;
+		}
+		err = pd_budget_check_alone(pn, PD_PART_FILTERS,
+					    pd_filters_bytes(&cfg, &plan),
+					    req->extack);
+		if (err)
+			return err;
+		pd_net_disable(pn);
+		pn->cfg = cfg;
+		return 0;
+	}
+	/* "enable" on an active instance with nothing else: nothing to do */
+	if (pn->active && tb[PKTDEDUP_A_CONFIG_STATE] &&
+	    !memcmp(&cfg, &pn->cfg, sizeof(cfg)))
+		return 0;
+	err = pd_net_enable(pn, &cfg, req->extack);
+	/* the extack message is set; point at the likely culprit */
+	if (err && err != -ENOMEM && err != -E2BIG && !req->extack->bad_attr)
+		NL_SET_BAD_ATTR(req->extack, blame ?: tb[PKTDEDUP_A_CONFIG_SCOPE]);
+	return err;
+}
+
+/*
+ * SET_CONFIG: the config nest and, if the request has one, the sources
+ * nest, both or neither. Both are read and checked, and their memory
+ * together against the cap, before anything changes; then the
+ * configuration is applied, then the source windows. These can still
+ * fail (no memory, or the module's cap across namespaces taken by
+ * another namespace in between): then the configuration before the
+ * request is applied again (its filters rebuilt, empty).
+ */
+static int pd_act_set_config(struct pd_nl_req *req)
+{
+	struct pd_net *pn = req->pn;
+	struct pd_src_cfg src = pn->src.cfg;
+	struct pd_config old = pn->cfg;
+	bool was_active = pn->active;
+	struct pd_filter_plan splan;
+	int err;
+
+	if (!req->info->attrs[PKTDEDUP_A_SOURCES])
+		return pd_set_config(req, 0);
+	err = pd_nl_sources_read(req, &src);
+	if (!err)
+		err = pd_srcs_check(&src, &splan, req->extack);
+	if (!err)
+		err = pd_budget_check_alone(pn, PD_PART_SOURCES,
+					    pd_srcs_bytes(&src, &splan),
+					    req->extack);
+	if (err) {
+		/* which nest of the two the refusal is about */
+		if (!req->extack->bad_attr)
+			NL_SET_BAD_ATTR(req->extack,
+					req->info->attrs[PKTDEDUP_A_SOURCES]);
+		return err;
+	}
+	/* a sum of 0 checks nothing: sources off need no room */
+	err = pd_set_config(req, pd_srcs_bytes(&src, &splan));
+	if (err)
+		return err;
+	err = pd_srcs_apply(pn, &src, req->extack);
+	if (!err)
+		return 0;
+	/* back to the configuration before the request */
+	if (!was_active) {
+		pd_net_disable(pn);
+		pn->cfg = old;	/* disable keeps the settings */
+	} else if (pd_net_apply(pn, &old, NULL)) {
+		pr_warn_ratelimited("netns %u: the configuration before a refused request could not be rebuilt: the new one stays\n",
+				    pn->net->ns.inum);
+	}
+	return err;
+}
+
+/*
+ * The settings in force. The fixed seed's value goes only to a caller who
+ * may set it (admin): with it anyone can predict the filter (which cells a
+ * packet sets, which packets collide), and GET_CONFIG is open to all.
+ */
+static int pd_fill_settings(struct sk_buff *msg, struct pd_net *pn,
+			    const struct pd_config *c, bool active, bool admin)
+{
+	struct nlattr *cfg;
+
+	cfg = nla_nest_start(msg, PKTDEDUP_A_CONFIG);
+	if (!cfg ||
+	    nla_put_u8(msg, PKTDEDUP_A_CONFIG_STATE, active ?
+		       PKTDEDUP_STATE_ACTIVE : PKTDEDUP_STATE_IDLE) ||
+	    nla_put_u8(msg, PKTDEDUP_A_CONFIG_KEY, c->key) ||
+	    nla_put_u32(msg, PKTDEDUP_A_CONFIG_KEY_FLAGS, c->key_flags) ||
+	    nla_put_u16(msg, PKTDEDUP_A_CONFIG_PAYLOAD, c->payload) ||
+	    nla_put_u8(msg, PKTDEDUP_A_CONFIG_ACTION, c->action) ||
+	    nla_put_u32(msg, PKTDEDUP_A_CONFIG_MARK_VALUE, c->mark_value) ||
+	    nla_put_u32(msg, PKTDEDUP_A_CONFIG_MARK_MASK, c->mark_mask) ||
+	    nla_put_u8(msg, PKTDEDUP_A_CONFIG_SCOPE, c->scope) ||
+	    nla_put_u8(msg, PKTDEDUP_A_CONFIG_HOOK, c->hook) ||
+	    nla_put_s32(msg, PKTDEDUP_A_CONFIG_PRIORITY, c->priority) ||
+	    nla_put_u8(msg, PKTDEDUP_A_CONFIG_SEED_MODE, c->seed_mode) ||
+	    (admin && c->seed_mode == PKTDEDUP_SEED_MODE_FIXED &&
+	     pd_nl_put_u64(msg, PKTDEDUP_A_CONFIG_SEED, c->seed,
+			   PKTDEDUP_A_CONFIG_PAD)) ||
+	    pd_nl_select_put(msg, pn, &c->sel) ||
+	    pd_nl_filter_put(msg, &c->filter))
+		return -EMSGSIZE;
+	nla_nest_end(msg, cfg);
+	return 0;
+}
+
+static int pd_fill_budget(struct sk_buff *msg, const struct pd_budget *b)
+{
+	struct nlattr *nest = nla_nest_start(msg, PKTDEDUP_A_BUDGET);
+	u64 user_held, userns_held;
+
+	pd_budget_report(b, &user_held, &userns_held);
+
+	if (!nest ||
+	    pd_nl_put_u64(msg, PKTDEDUP_A_BUDGET_CAP, b->cap,
+			  PKTDEDUP_A_BUDGET_PAD) ||
+	    nla_put_u8(msg, PKTDEDUP_A_BUDGET_CAP_SOURCE, b->cap_source) ||
+	    pd_nl_put_u64(msg, PKTDEDUP_A_BUDGET_FILTERS,
+			  b->held[PD_PART_FILTERS], PKTDEDUP_A_BUDGET_PAD) ||
+	    pd_nl_put_u64(msg, PKTDEDUP_A_BUDGET_SOURCES,
+			  b->held[PD_PART_SOURCES], PKTDEDUP_A_BUDGET_PAD) ||
+	    pd_nl_put_u64(msg, PKTDEDUP_A_BUDGET_PEAK, b->peak,
+			  PKTDEDUP_A_BUDGET_PAD) ||
+	    pd_nl_put_u64(msg, PKTDEDUP_A_BUDGET_REFUSED, b->refused,
+			  PKTDEDUP_A_BUDGET_PAD) ||
+	    pd_nl_put_u64(msg, PKTDEDUP_A_BUDGET_TOTAL_CAP, pd_max_total_mem,
+			  PKTDEDUP_A_BUDGET_PAD) ||
+	    pd_nl_put_u64(msg, PKTDEDUP_A_BUDGET_TOTAL_HELD,
+			  pd_budget_total_held(), PKTDEDUP_A_BUDGET_PAD) ||
+	    pd_nl_put_u64(msg, PKTDEDUP_A_BUDGET_USERNS_CAP,
+			  pd_max_total_mem - pd_init_reserve_mem,
+			  PKTDEDUP_A_BUDGET_PAD) ||
+	    pd_nl_put_u64(msg, PKTDEDUP_A_BUDGET_USERNS_HELD, userns_held,
+			  PKTDEDUP_A_BUDGET_PAD) ||
+	    (b->userns &&
+	     (pd_nl_put_u64(msg, PKTDEDUP_A_BUDGET_USER_CAP, pd_max_user_mem,
+			    PKTDEDUP_A_BUDGET_PAD) ||
+	      pd_nl_put_u64(msg, PKTDEDUP_A_BUDGET_USER_HELD, user_held,
+			    PKTDEDUP_A_BUDGET_PAD))))
+		return -EMSGSIZE;
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+static int pd_fill_config(struct sk_buff *msg, struct pd_nl_req *req)
+{
+	struct pd_net *pn = req->pn;
+	struct pd_filters *fs;
+	struct nlattr *plan;
+
+	fs = rcu_dereference_protected(pn->filters, lockdep_is_held(&pn->lock));
+	if (pd_fill_settings(msg, pn, &pn->cfg, pn->active, req->admin))
+		return -EMSGSIZE;
+	if (fs) {	/* absent while idle */
+		plan = nla_nest_start(msg, PKTDEDUP_A_PLAN);
+		if (!plan ||
+		    nla_put_u32(msg, PKTDEDUP_A_PLAN_FILTERS,
+				pd_filters_count(fs)) ||
+		    pd_nl_put_u64(msg, PKTDEDUP_A_PLAN_MEM_TOTAL,
+				  pd_filters_count(fs) * fs->plan.bytes,
+				  PKTDEDUP_A_PLAN_PAD) ||
+		    pd_nl_put_plan(msg, PKTDEDUP_A_PLAN_FILTER, &fs->plan))
+			return -EMSGSIZE;
+		nla_nest_end(msg, plan);
+	}
+	return pd_fill_budget(msg, &pn->budget);
+}
+
+static const struct pd_nl_cmd pd_cmd_get_config = {
+	.reply_cmd = PKTDEDUP_CMD_GET_CONFIG,
+	.fill = pd_fill_config,
+};
+
+static const struct pd_nl_cmd pd_cmd_set_config = {
+	.reply_cmd = PKTDEDUP_CMD_SET_CONFIG,
+	.act = pd_act_set_config,
+	.fill = pd_fill_config,
+};
+
+int pd_nl_get_config_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	return pd_nl_do(&pd_cmd_get_config, skb, info);
+}
+
+int pd_nl_set_config_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	return pd_nl_do(&pd_cmd_set_config, skb, info);
+}
+
+static int pd_act_reset(struct pd_nl_req *req)
+{
+	return pd_net_reset(req->pn, req->extack);
+}
+
+static const struct pd_nl_cmd pd_cmd_reset = {
+	.act = pd_act_reset,
+};
+
+int pd_nl_reset_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	return pd_nl_do(&pd_cmd_reset, skb, info);
+}
+
