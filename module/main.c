@@ -29,7 +29,7 @@ MODULE_PARM_DESC(key, "default key: packet, src, dst, pair or flow (packet)");
 static char *filter = "sbf";
 module_param(filter, charp, 0444);
 MODULE_PARM_DESC(filter,
-		 "default filter family: sbf, rsbf, bsbf, bsbfsd, rlbsbf, ibf-2c or ibf-mc (sbf)");
+		 "default filter family, by the name dedupctl set filter takes; a wrong one is refused with the list (sbf)");
 
 static char *mem = "256K";
 module_param(mem, charp, 0444);
@@ -143,8 +143,11 @@ static int __init pd_parse_params(void)
 
 	pd_config_defaults(&pd_default_cfg);
 	if (!ops) {
-		pr_err("filter=%s: not a filter family (sbf, rsbf, bsbf, bsbfsd, rlbsbf, ibf-2c, ibf-mc, sliding, jumping, landmark)\n",
+		pr_err("filter=%s: not a filter family; the families are:\n",
 		       filter);
+		for (i = 0; i < PD_FILTER_NKINDS; i++)
+			if (pd_filter_family(i))
+				pr_err("  %s\n", pd_filter_family(i)->name);
 		return -EINVAL;
 	}
 	pd_filter_req_defaults(&pd_default_cfg.filter, ops->kind,

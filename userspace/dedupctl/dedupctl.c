@@ -41,6 +41,10 @@ enum dedupctl_output output;
 bool json;
 char dc_prog[DC_PROG_MAX] = "dedupctl";
 
+/*
+ * The usage text; the filter families' and the placements' names, where
+ * the text has @FAMILIES@ and @HOOKS@, come from their tables (usage()).
+ */
 static const char usage_text[] =
 "usage: dedupctl [-j | -o FORMAT] COMMAND\n"
 "       dedupctl -f FILE\n"
@@ -53,15 +57,14 @@ static const char usage_text[] =
 "      key packet|src|dst|pair|flow    payload BYTES    ignore-tos on|off\n"
 "      action count|mark|drop          mark VALUE[/MASK]\n"
 "      scope percpu|shared             state idle|active\n"
-"      filter sbf|rsbf|bsbf|bsbfsd|rlbsbf|ibf-2c|ibf-mc|sliding|jumping|landmark\n"
+"      filter @FAMILIES@\n"
 "      mem SIZE, and the filter family's own: fps RATE    max auto|N\n"
 "      k auto|N    p auto|N    gap auto|PACKETS    p-star RATE (rsbf)\n"
 "      layout flat|blocked (sbf: blocked puts a key's cells in one line)\n"
 "      importance dscp|mark MASK (ibf-2c, ibf-mc)\n"
 "      window DURATION|Np    rate PPS    warn-below PCT (windows)\n"
 "      subwindows N (jumping)    landmark DURATION (filter landmark window)\n"
-"      hook prerouting|input|forward|output|postrouting|ingress|\n"
-"           bridge-prerouting|bridge-forward    priority N\n"
+"      hook @HOOKS@    priority N\n"
 "      dev NAME[,NAME...]|any    proto P[,P...]|any    match-mark VALUE[/MASK]|any\n"
 "                                (traffic selection, before any hashing)\n"
 "      seed N|random    N: every filter seeded as dedup-sim --seed N (a\n"
@@ -102,6 +105,56 @@ static const char usage_text[] =
 "                distinct, sources); -o may also follow the command\n"
 "SIZE takes K, M, G suffixes; RATE is a fraction (0.01) or a percentage (1%);\n"
 "DURATION is a number with ms, s, m or h (seconds if bare).\n";
+
+/*
+ * names[0..n) joined by '|' from column col of a line, wrapped before
+ * column 80 (counting the rest bytes that follow the list on its line)
+ * onto lines indented by indent spaces.
+ */
+static void usage_names(FILE *f, const char *const *names, unsigned int n,
+			unsigned int col, unsigned int indent, size_t rest)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		size_t len = strlen(names[i]) + (i + 1 < n ? 1 : rest);
+
+		if (i && col + len > 79) {
+			fprintf(f, "\n%*s", (int)indent, "");
+			col = indent;
+		}
+		col += fprintf(f, "%s%s", names[i], i + 1 < n ? "|" : "");
+	}
+}
+
+/* The usage text, with the names of the families and placements in it. */
+static void usage(FILE *f)
+{
+	const char *names[PD_FILTER_NKINDS > PD_NHOOKS ? PD_FILTER_NKINDS :
+			  PD_NHOOKS];
+	const char *p = usage_text, *at;
+	unsigned int i, n;
+
+	while ((at = strchr(p, '@'))) {
+		const char *col = at;
+		bool fam = !strncmp(at, "@FAMILIES@", 10);
+
+		while (col > usage_text && col[-1] != '\n')
+			col--;
+		fwrite(p, 1, (size_t)(at - p), f);
+		n = 0;
+		for (i = 0; fam && i < PD_FILTER_NKINDS; i++)
+			if (pd_filter_family(i))
+				names[n++] = pd_filter_family(i)->name;
+		for (i = 0; !fam && i < PD_NHOOKS; i++)
+			names[n++] = pd_placements[i].name;
+		/* the rest of the line: what follows the list on it */
+		p = at + (fam ? 10 : 7);
+		usage_names(f, names, n, (unsigned int)(at - col),
+			    (unsigned int)(at - col), strcspn(p, "\n"));
+	}
+	fputs(p, f);
+}
 
 
 /* What the kernel said about a refused request, on stderr. */
@@ -933,7 +986,7 @@ int dedupctl_main(int argc, char **argv)
 					    argv[0]);
 			return cmd_batch(1, argv + 1);
 		} else if (!strcmp(argv[0], "-h") || !strcmp(argv[0], "--help")) {
-			fputs(usage_text, stdout);
+			usage(stdout);
 			return 0;
 		} else {
 			usage_error("unknown option '%s'", argv[0]);
@@ -944,7 +997,7 @@ int dedupctl_main(int argc, char **argv)
 	if (!argc)
 		usage_error("no command");
 	if (!strcmp(argv[0], "help")) {
-		fputs(usage_text, stdout);
+		usage(stdout);
 		return 0;
 	}
 	argc = take_output(argc, argv);
