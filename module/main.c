@@ -143,11 +143,10 @@ static int __init pd_parse_params(void)
 
 	pd_config_defaults(&pd_default_cfg);
 	if (!ops) {
-		pr_err("filter=%s: not a filter family; the families are:\n",
-		       filter);
-		for (i = 0; i < PD_FILTER_NKINDS; i++)
-			if (pd_filter_family(i))
-				pr_err("  %s\n", pd_filter_family(i)->name);
+		char names[PD_FILTER_NAMES_LEN];
+
+		pd_filter_family_names(names, sizeof(names), ", ");
+		pr_err("filter=%s: not a filter family (%s)\n", filter, names);
 		return -EINVAL;
 	}
 	pd_filter_req_defaults(&pd_default_cfg.filter, ops->kind,

@@ -33,6 +33,33 @@ const struct pd_filter_ops *pd_filter_family_by_name(const char *name)
 	return NULL;
 }
 
+static size_t pd_names_add(char *buf, size_t len, size_t at, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n > len - 1 - at)
+		n = len - 1 - at;
+	memcpy(buf + at, s, n);
+	return at + n;
+}
+
+void pd_filter_family_names(char *buf, size_t len, const char *sep)
+{
+	size_t at = 0;
+	unsigned int i;
+
+	if (!len)
+		return;
+	for (i = 0; i < PD_FILTER_NKINDS; i++) {
+		if (!pd_filter_families[i])
+			continue;
+		if (at)
+			at = pd_names_add(buf, len, at, sep);
+		at = pd_names_add(buf, len, at, pd_filter_families[i]->name);
+	}
+	buf[at] = 0;
+}
+
 void pd_filter_req_defaults(struct pd_filter_req *req, u8 kind, u64 mem)
 {
 	memset(req, 0, sizeof(*req));

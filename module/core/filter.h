@@ -178,6 +178,15 @@ extern const struct pd_filter_ops *const pd_filter_families[PD_FILTER_NKINDS];
 const struct pd_filter_ops *pd_filter_family(unsigned int kind);
 /* The family named name, or NULL. */
 const struct pd_filter_ops *pd_filter_family_by_name(const char *name);
+/*
+ * The families' names in the registry's order, sep between them, into buf
+ * (NUL-terminated, cut to len - 1 bytes): for messages that list them.
+ */
+void pd_filter_family_names(char *buf, size_t len, const char *sep);
+/* A family's name: at most this long. */
+#define PD_FILTER_NAME_MAX 15
+/* Room for all the names, a separator of up to 4 bytes after each. */
+#define PD_FILTER_NAMES_LEN (PD_FILTER_NKINDS * (PD_FILTER_NAME_MAX + 4))
 /* A request with every setting left to kind's family. */
 void pd_filter_req_defaults(struct pd_filter_req *req, u8 kind, u64 mem);
 /* Plan req with its family; 0, or a negative errno with *why. */

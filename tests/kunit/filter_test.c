@@ -109,6 +109,42 @@ static void pd_filter_registry(struct kunit *test)
  * stepped is a duplicate (1000 elements stay in every family's first
  * phase at 1 MiB); its occupancy counts what was set; reset empties it.
  */
+/*
+ * The list of names messages give: every family's, in the registry's
+ * order, each within PD_FILTER_NAME_MAX, the whole within
+ * PD_FILTER_NAMES_LEN; cut short (never overrun) in a short buffer.
+ */
+static void pd_filter_names(struct kunit *test)
+{
+	char names[PD_FILTER_NAMES_LEN], want[PD_FILTER_NAMES_LEN] = "";
+	size_t at = 0;
+	unsigned int i;
+
+	for (i = 0; i < PD_FILTER_NKINDS; i++) {
+		const struct pd_filter_ops *ops = pd_filter_family(i);
+		size_t n;
+
+		if (!ops)
+			continue;
+		n = strlen(ops->name);
+		KUNIT_EXPECT_LE(test, n, (size_t)PD_FILTER_NAME_MAX);
+		if (at) {
+			memcpy(want + at, " | ", 3);
+			at += 3;
+		}
+		memcpy(want + at, ops->name, n);
+		at += n;
+	}
+	KUNIT_ASSERT_LT(test, at, sizeof(want));
+	want[at] = 0;
+	pd_filter_family_names(names, sizeof(names), " | ");
+	KUNIT_EXPECT_STREQ(test, names, want);
+	memset(names, 'x', sizeof(names));
+	pd_filter_family_names(names, 6, " | ");
+	KUNIT_EXPECT_STREQ(test, names, "sbf |");
+	KUNIT_EXPECT_EQ(test, names[6], 'x');
+}
+
 static void pd_filter_defaults(struct kunit *test)
 {
 	unsigned int kind;
@@ -453,6 +489,7 @@ static void pd_filter_refuses(struct kunit *test)
 
 static struct kunit_case pd_filter_cases[] = {
 	KUNIT_CASE(pd_filter_registry),
+	KUNIT_CASE(pd_filter_names),
 	KUNIT_CASE(pd_filter_defaults),
 	KUNIT_CASE(pd_filter_query_pure),
 	KUNIT_CASE(pd_filter_occupancy_sampled),

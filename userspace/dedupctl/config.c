@@ -648,9 +648,13 @@ static const struct pd_filter_ops *named_family(int argc, char **argv)
 		if (strcmp(argv[i], "filter"))
 			continue;
 		ops = pd_filter_family_by_name(argv[i + 1]);
-		if (!ops)
-			usage_error("filter: '%s' is not one of sbf, rsbf, bsbf, bsbfsd, rlbsbf, ibf-2c, ibf-mc, sliding, jumping, landmark",
-				    argv[i + 1]);
+		if (!ops) {
+			char names[PD_FILTER_NAMES_LEN];
+
+			pd_filter_family_names(names, sizeof(names), ", ");
+			usage_error("filter: '%s' is not one of %s", argv[i + 1],
+				    names);
+		}
 	}
 	return ops;
 }

@@ -1066,7 +1066,16 @@ static const char *optname(int o)
 #define BAD(o, what) usage_error("--%s: '%s' is not %s", optname(o), optarg, what)
 
 #define ALGO_FPBUF "fpbuffering"
-#define ALGOS "sbf, rsbf, bsbf, bsbfsd, rlbsbf, ibf-2c, ibf-mc, sliding, jumping, landmark, fpbuffering"
+
+/* The algorithms this simulator knows: the filter families, fpbuffering. */
+static const char *algos(void)
+{
+	static char names[PD_FILTER_NAMES_LEN + sizeof(", " ALGO_FPBUF)];
+
+	pd_filter_family_names(names, PD_FILTER_NAMES_LEN, ", ");
+	strcat(names, ", " ALGO_FPBUF);
+	return names;
+}
 /* fpbuffering's own setting, beside filter.h's PD_SET_* */
 #define SIM_SET_ENTRY_BITS 0x10000
 
@@ -1327,8 +1336,8 @@ int main(int argc, char **argv)
 		case O_ALGO:
 			if (strcmp(optarg, ALGO_FPBUF) &&
 			    !pd_filter_family_by_name(optarg))
-				usage_error("--algo: '%s' is not an algorithm this simulator knows (" ALGOS ")",
-					    optarg);
+				usage_error("--algo: '%s' is not an algorithm this simulator knows (%s)",
+					    optarg, algos());
 			algo = optarg;
 			have_algo = true;
 			break;
@@ -1606,7 +1615,7 @@ int main(int argc, char **argv)
 		have_mem = true;
 	}
 	if (!have_algo)
-		usage_error("--algo is required (" ALGOS ")");
+		usage_error("--algo is required (%s)", algos());
 	if (!have_stream)
 		usage_error("--stream is required");
 	if (sc.sel && sc.kind != STREAM_PCAP)
