@@ -12,6 +12,10 @@ From Documentation/netlink/specs/pktdedup.yaml it writes
                                 operation table and multicast groups
   userspace/common/nl_spec.h,   tables userspace parses and names
   nl_spec.c                     attributes with (dedupctl, the test tools)
+  module/core/families.h        the filter families (the filter-kind enum)
+                                as an X-macro list: the core's registry
+                                and the netlink layer's nests are made
+                                from it
 
 and, on request, the policy dump a 6.1 kernel gives for the family
 (--policy-dump), in the canonical text tests/e2e/pdnl prints.
@@ -761,12 +765,43 @@ def policy_dump(sp, only=None):
     return "\n".join(out) + "\n"
 
 
+def gen_families(sp):
+    """The filter-kind enum as the core's list of families: each family
+    id (the entry's name, '-' as '_') is defined as pd_<id>_family, its
+    number is PKTDEDUP_FILTER_KIND_<KIND>, its settings nest
+    PKTDEDUP_A_FILTER_<KIND>; with PD_FAMILY(KIND, id) defined, the list."""
+    kinds = None
+    for d in sp.y.get("definitions", []):
+        if d.get("name") == "filter-kind":
+            kinds = [e["name"] if isinstance(e, dict) else e
+                     for e in d["entries"]]
+    if not kinds:
+        raise SpecError("no filter-kind enum")
+    L = ["/* SPDX-License-Identifier: GPL-2.0 */", "/*",
+         " * " + GEN_NOTE.replace(": do not", ":\n * do not"), " *",
+         " * The filter families, in the filter-kind enum's order: family id",
+         " * is defined (in its own file) as pd_<id>_family, its number is",
+         " * PKTDEDUP_FILTER_KIND_<KIND>, its settings nest",
+         " * PKTDEDUP_A_FILTER_<KIND>. Included with PD_FAMILY(KIND, id)",
+         " * defined, it is that list, a line per family, for the tables made",
+         " * from it (filter.c, nl_filter.c).",
+         " */", "#ifndef PD_FAMILIES_H", "#define PD_FAMILIES_H", "",
+         "struct pd_filter_ops;", ""]
+    for k in kinds:
+        L.append(f"extern const struct pd_filter_ops pd_{lname(k)}_family;")
+    L += ["", "#endif /* PD_FAMILIES_H */", "", "#ifdef PD_FAMILY"]
+    for k in kinds:
+        L.append(f"PD_FAMILY({cname(k)}, {lname(k)})")
+    L += ["#endif"]
+    return "\n".join(L) + "\n"
+
 OUTPUTS = {
     "module/uapi/pktdedup.h": gen_uapi,
     "module/nl_gen.h": gen_kernel_h,
     "module/nl_gen.c": gen_kernel_c,
     "userspace/common/nl_spec.h": gen_user_h,
     "userspace/common/nl_spec.c": gen_user_c,
+    "module/core/families.h": gen_families,
 }
 
 

@@ -5,6 +5,8 @@
 #include "fixed.h"
 #include "rng.h"
 
+PD_FILTER_PRIV_FITS(struct pd_bitf);
+
 static bool pd_bitf_kind_ok(u8 kind)
 {
 	return kind == PKTDEDUP_FILTER_KIND_RSBF ||
@@ -449,35 +451,35 @@ static int pd_bitf_finit(struct pd_filter *f, const struct pd_filter_plan *plan,
 			      PD_BITF_DEFAULT_PSTAR_PPB,
 	};
 
-	return pd_bitf_init(&f->u.bitf, &prm, mem, why);
+	return pd_bitf_init(pd_bitf_of(f), &prm, mem, why);
 }
 
 static void pd_bitf_fset_rng(struct pd_filter *f, u64 rng)
 {
-	pd_bitf_set_rng(&f->u.bitf, rng);
+	pd_bitf_set_rng(pd_bitf_of(f), rng);
 }
 
 static bool pd_bitf_fstep(struct pd_filter *f, u32 h1, u32 h2,
 			  const struct pd_pktinfo *pi)
 {
-	return pd_bitf_step(&f->u.bitf, h1, h2);
+	return pd_bitf_step(pd_bitf_of(f), h1, h2);
 }
 
 static bool pd_bitf_fquery(const struct pd_filter *f, u32 h1, u32 h2)
 {
-	return pd_bitf_query(&f->u.bitf, h1, h2);
+	return pd_bitf_query(pd_bitf_of(f), h1, h2);
 }
 
 static void pd_bitf_fclear(struct pd_filter *f)
 {
-	pd_bitf_clear(&f->u.bitf);
+	pd_bitf_clear(pd_bitf_of(f));
 }
 
 /* Exact at any budget: the loads are counted as bits are set and reset. */
 static void pd_bitf_occupancy(const struct pd_filter *f,
 			      struct pd_filter_occ *o, u64 max_bytes)
 {
-	const struct pd_bitf *b = &f->u.bitf;
+	const struct pd_bitf *b = pd_bitf_of(f);
 	unsigned int i;
 
 	o->units = (u64)b->s * b->k;

@@ -64,6 +64,9 @@ struct pd_bitf {
 	u32 load[PD_BITF_MAX_K];	/* set bits per array */
 };
 
+/* The state of a filter of a bit-array family (filter.h's pd_filter_priv()). */
+#define pd_bitf_of(f) ((struct pd_bitf *)pd_filter_priv(f))
+
 /* Validate params; 0 or a negative errno with *why. */
 int pd_bitf_check(const struct pd_bitf_params *prm, const char **why);
 /* Bits per array init will use (s rounded down to whole words). */

@@ -3,18 +3,12 @@
 #include "filter.h"
 #include "rng.h"
 
-/* Every family, by its uAPI number: one line each. */
+/* Every family, by its uAPI number: the spec's list (families.h). */
 const struct pd_filter_ops *const pd_filter_families[PD_FILTER_NKINDS] = {
-	[PKTDEDUP_FILTER_KIND_SBF] = &pd_sbf_family,
-	[PKTDEDUP_FILTER_KIND_RSBF] = &pd_rsbf_family,
-	[PKTDEDUP_FILTER_KIND_BSBF] = &pd_bsbf_family,
-	[PKTDEDUP_FILTER_KIND_BSBFSD] = &pd_bsbfsd_family,
-	[PKTDEDUP_FILTER_KIND_RLBSBF] = &pd_rlbsbf_family,
-	[PKTDEDUP_FILTER_KIND_IBF_2C] = &pd_ibf2c_family,
-	[PKTDEDUP_FILTER_KIND_IBF_MC] = &pd_ibfmc_family,
-	[PKTDEDUP_FILTER_KIND_SLIDING] = &pd_sliding_family,
-	[PKTDEDUP_FILTER_KIND_JUMPING] = &pd_jumping_family,
-	[PKTDEDUP_FILTER_KIND_LANDMARK] = &pd_landmark_family,
+#define PD_FAMILY(KIND, id) \
+	[PKTDEDUP_FILTER_KIND_##KIND] = &pd_##id##_family,
+#include "families.h"
+#undef PD_FAMILY
 };
 
 const struct pd_filter_ops *pd_filter_family(unsigned int kind)
@@ -69,7 +63,8 @@ void pd_filter_req_defaults(struct pd_filter_req *req, u8 kind, u64 mem)
 	req->k = PD_FILTER_AUTO;
 	req->p = PD_FILTER_AUTO;
 	req->importance = PKTDEDUP_IMPORTANCE_DSCP;
-	req->warn_below = PD_TW_DEFAULT_WARN;
+	if (pd_filter_family(kind) && pd_filter_family(kind)->req_defaults)
+		pd_filter_family(kind)->req_defaults(req);
 }
 
 int pd_filter_plan(const struct pd_filter_req *req,

@@ -18,12 +18,10 @@
 
 #include "pd_port.h"
 #include "../uapi/pktdedup.h"
-#include "bitf.h"
-#include "ibf.h"
+#include "families.h"
 #include "key.h"
 #include "occ.h"
 #include "sbf.h"
-#include "timewin.h"
 
 #define PD_FILTER_NKINDS (PKTDEDUP_FILTER_KIND_MAX + 1)
 #define PD_FILTER_AUTO 0xffffffffu	/* "choose for me" */
@@ -90,6 +88,9 @@ struct pd_filter_plan {
 	u8 layout;		/* sbf: PKTDEDUP_LAYOUT_* */
 };
 
+/* Bit-array families: arrays whose load an occupancy reports, at most. */
+#define PD_FILTER_MAX_LOADS 16
+
 /*
  * Occupancy of one filter, in its family's terms: of what a read examined,
  * the whole filter or a sample of it (occ.h).
@@ -99,7 +100,20 @@ struct pd_filter_occ {
 	u64 zero;		/* counting: zero cells */
 	u64 set;		/* bits: set bits */
 	u32 arrays;		/* bits: k, and the loads below */
-	u32 load[PD_BITF_MAX_K];
+	u32 load[PD_FILTER_MAX_LOADS];
+};
+
+/* A window family's state, for reports (pd_filter_ops.window). */
+struct pd_filter_win {
+	bool timed;		/* ticks are ns */
+	u64 window;		/* asked, ticks */
+	u64 entries;		/* packets or keys remembered now */
+	u64 capacity;		/* per window (sliding) or subwindow */
+	u64 effective;		/* at the latest expiry (window if none) */
+	u64 shortest;		/* since built (window if none) */
+	u64 early;
+	u64 stuck;		/* no counters stick any more: always 0 */
+	u32 subwindows;
 };
 
 /* Settings a family takes (pd_filter_ops.settings). */
@@ -124,6 +138,11 @@ struct pd_filter_ops {
 	bool timed;			/* its step reads pd_pktinfo.now */
 	u32 settings;			/* PD_SET_* it takes */
 	u32 default_fps_ppb;		/* when the request gives none */
+	/*
+	 * The family's own defaults in a request the generic ones filled
+	 * (pd_filter_req_defaults()); NULL: none.
+	 */
+	void (*req_defaults)(struct pd_filter_req *req);
 	/* Parameters and model for req; 0, or a negative errno with *why. */
 	int (*plan)(const struct pd_filter_req *req,
 		    struct pd_filter_plan *plan, const char **why);
@@ -149,6 +168,9 @@ struct pd_filter_ops {
 	void (*window)(const struct pd_filter *f, struct pd_filter_win *w);
 };
 
+/* Room for a family's state inside struct pd_filter. */
+#define PD_FILTER_PRIV_BYTES 192
+
 /* A filter of any family. Not thread-safe: one writer at a time. */
 struct pd_filter {
 	const struct pd_filter_ops *ops;
@@ -159,19 +181,23 @@ struct pd_filter {
 	 * most once a second); the owner reports and clears it.
 	 */
 	bool alert;
-	union {
-		struct pd_sbf sbf;
-		struct pd_ibf ibf;
-		struct pd_bitf bitf;
-		struct pd_slide slide;
-		struct pd_jump jump;
-	} u;
+	/*
+	 * The family's own state (its struct, opaque here): reached with
+	 * pd_filter_priv(), checked to fit by PD_FILTER_PRIV_FITS().
+	 */
+	u64 priv[PD_FILTER_PRIV_BYTES / sizeof(u64)];
 };
 
-extern const struct pd_filter_ops pd_sbf_family, pd_rsbf_family,
-	pd_bsbf_family, pd_bsbfsd_family, pd_rlbsbf_family, pd_ibf2c_family,
-	pd_ibfmc_family, pd_sliding_family, pd_jumping_family,
-	pd_landmark_family;
+static inline void *pd_filter_priv(const struct pd_filter *f)
+{
+	return (void *)f->priv;
+}
+
+/* In a family's file: its state struct fits in pd_filter.priv. */
+#define PD_FILTER_PRIV_FITS(type)					\
+	static_assert(sizeof(type) <= PD_FILTER_PRIV_BYTES,		\
+		      #type " does not fit in pd_filter.priv")
+
 extern const struct pd_filter_ops *const pd_filter_families[PD_FILTER_NKINDS];
 
 /* The family of kind, or NULL. */
@@ -226,7 +252,7 @@ static inline bool pd_filter_step(struct pd_filter *f, u32 h1, u32 h2,
 				  const struct pd_pktinfo *pi)
 {
 	if (f->ops == &pd_sbf_family)
-		return pd_sbf_step(&f->u.sbf, h1, h2);
+		return pd_sbf_step(pd_sbf_of(f), h1, h2);
 	return f->ops->step(f, h1, h2, pi);
 }
 
@@ -253,7 +279,7 @@ static inline u64 pd_filter_hash(const struct pd_filter *f,
 static inline void pd_filter_prefetch(const struct pd_filter *f, u64 h)
 {
 	if (f->ops == &pd_sbf_family)
-		pd_sbf_prefetch(&f->u.sbf, (u32)h);
+		pd_sbf_prefetch(pd_sbf_of(f), (u32)h);
 }
 
 /* pd_filter_step() and pd_filter_query() by a pd_filter_hash() value. */

@@ -5,6 +5,8 @@
 #include "ibf.h"
 #include "plan.h"
 
+PD_FILTER_PRIV_FITS(struct pd_ibf);
+
 /*
  * DSCP to level, by class selector (dscp >> 3): CS0 and CS1 lowest, then
  * AF1x, CS2/AF2x, CS3/AF3x, CS4/AF4x, CS5/EF/VOICE-ADMIT, CS6/CS7. CS1
@@ -225,39 +227,39 @@ static int pd_ibfmc_plan(const struct pd_filter_req *req,
 static int pd_ibf_init(struct pd_filter *f, const struct pd_filter_plan *plan,
 		       void *mem, const char **why)
 {
-	int err = pd_sbf_init_plan(&f->u.ibf.sbf, plan, mem, why);
+	int err = pd_sbf_init_plan(&pd_ibf_of(f)->sbf, plan, mem, why);
 
 	if (err)
 		return err;
-	return pd_ibf_setup(&f->u.ibf, plan->kind == PKTDEDUP_FILTER_KIND_IBF_2C,
+	return pd_ibf_setup(pd_ibf_of(f), plan->kind == PKTDEDUP_FILTER_KIND_IBF_2C,
 			    plan->importance, plan->importance_mask, why);
 }
 
 static void pd_ibf_set_rng(struct pd_filter *f, u64 rng)
 {
-	pd_sbf_set_rng(&f->u.ibf.sbf, rng);
+	pd_sbf_set_rng(&pd_ibf_of(f)->sbf, rng);
 }
 
 static bool pd_ibf_fstep(struct pd_filter *f, u32 h1, u32 h2,
 			 const struct pd_pktinfo *pi)
 {
-	return pd_ibf_step(&f->u.ibf, h1, h2, pi);
+	return pd_ibf_step(pd_ibf_of(f), h1, h2, pi);
 }
 
 static bool pd_ibf_query(const struct pd_filter *f, u32 h1, u32 h2)
 {
-	return pd_sbf_query(&f->u.ibf.sbf, h1, h2);
+	return pd_sbf_query(&pd_ibf_of(f)->sbf, h1, h2);
 }
 
 static void pd_ibf_clear(struct pd_filter *f)
 {
-	pd_sbf_clear(&f->u.ibf.sbf);
+	pd_sbf_clear(&pd_ibf_of(f)->sbf);
 }
 
 static void pd_ibf_occupancy(const struct pd_filter *f,
 			     struct pd_filter_occ *o, u64 max_bytes)
 {
-	pd_sbf_occ(&f->u.ibf.sbf, o, max_bytes);
+	pd_sbf_occ(&pd_ibf_of(f)->sbf, o, max_bytes);
 }
 
 #define PD_IBF_SETTINGS (PD_SET_FPS | PD_SET_MAX | PD_SET_K | PD_SET_P | \
@@ -279,7 +281,7 @@ const struct pd_filter_ops fam = {					\
 	.occupancy = pd_ibf_occupancy,					\
 }
 
-PD_IBF_FAMILY(pd_ibf2c_family, "ibf-2c", PKTDEDUP_FILTER_KIND_IBF_2C,
+PD_IBF_FAMILY(pd_ibf_2c_family, "ibf-2c", PKTDEDUP_FILTER_KIND_IBF_2C,
 	      pd_ibf2c_plan);
-PD_IBF_FAMILY(pd_ibfmc_family, "ibf-mc", PKTDEDUP_FILTER_KIND_IBF_MC,
+PD_IBF_FAMILY(pd_ibf_mc_family, "ibf-mc", PKTDEDUP_FILTER_KIND_IBF_MC,
 	      pd_ibfmc_plan);

@@ -40,6 +40,9 @@ struct pd_ibf {
 	u8 dscp_value[64];	/* the value each DSCP raises cells to */
 };
 
+/* The state of a filter of an ibf family (filter.h's pd_filter_priv()). */
+#define pd_ibf_of(f) ((struct pd_ibf *)pd_filter_priv(f))
+
 /* The DSCP table: level 1 (lowest) to PD_IBF_LEVELS (highest). */
 unsigned int pd_ibf_dscp_level(unsigned int dscp);
 /* The value a level (1..PD_IBF_LEVELS) takes with cell maximum max. */

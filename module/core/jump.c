@@ -7,6 +7,8 @@
 #include "filter.h"
 #include "timewin.h"
 
+PD_FILTER_PRIV_FITS(struct pd_jump);
+
 static u32 pd_jump_s(const struct pd_filter_req *req)
 {
 	return req->subwindows ? req->subwindows : PD_TW_DEFAULT_SUBWIN;
@@ -33,7 +35,7 @@ static int pd_landmark_plan(const struct pd_filter_req *req,
 static int pd_jump_init(struct pd_filter *f, const struct pd_filter_plan *plan,
 			void *mem, const char **why)
 {
-	struct pd_jump *j = &f->u.jump;
+	struct pd_jump *j = pd_jump_of(f);
 	u32 s = plan->subwindows, shift;
 	u64 slot_bytes, n;
 
@@ -291,7 +293,7 @@ static u64 pd_jump_probe(struct pd_jump *j, u32 h1, u32 h2)
 static bool pd_jump_step(struct pd_filter *f, u32 h1, u32 h2,
 			 const struct pd_pktinfo *pi)
 {
-	struct pd_jump *j = &f->u.jump;
+	struct pd_jump *j = pd_jump_of(f);
 	u64 t = pd_tw_tick(&j->w, pi), live, all;
 
 	if (j->w.packets == 1) {	/* the first packet starts the clock */
@@ -321,14 +323,14 @@ static bool pd_jump_step(struct pd_filter *f, u32 h1, u32 h2,
 
 static bool pd_jump_query(const struct pd_filter *f, u32 h1, u32 h2)
 {
-	const struct pd_jump *j = &f->u.jump;
+	const struct pd_jump *j = pd_jump_of(f);
 
 	return pd_jump_test(j, h1, h2) & pd_jump_live(j, j->w.now);
 }
 
 static void pd_jump_clear(struct pd_filter *f)
 {
-	struct pd_jump *j = &f->u.jump;
+	struct pd_jump *j = pd_jump_of(f);
 
 	memset(j->words, 0, (size_t)j->nwords * sizeof(u64));
 	memset(j->mark, 0, (size_t)j->nlines * sizeof(u32));
@@ -350,7 +352,7 @@ static void pd_jump_clear(struct pd_filter *f)
 static void pd_jump_occupancy(const struct pd_filter *f,
 			      struct pd_filter_occ *o, u64 max_bytes)
 {
-	const struct pd_jump *j = &f->u.jump;
+	const struct pd_jump *j = pd_jump_of(f);
 	struct pd_occ_span sp;
 	u64 mask = 0, r, i, first, len, words = 0;
 	unsigned int b;
@@ -373,7 +375,7 @@ static void pd_jump_occupancy(const struct pd_filter *f,
 
 static void pd_jump_window(const struct pd_filter *f, struct pd_filter_win *w)
 {
-	const struct pd_jump *j = &f->u.jump;
+	const struct pd_jump *j = pd_jump_of(f);
 	u64 live = pd_jump_live(j, j->w.now);
 	unsigned int l;
 
@@ -391,6 +393,7 @@ const struct pd_filter_ops id = {					\
 	.timed = true,							\
 	.settings = PD_SET_FPS | PD_SET_WINDOW | PD_SET_WARN | (extra),	\
 	.default_fps_ppb = PD_TW_DEFAULT_FPS_PPB,			\
+	.req_defaults = pd_tw_req_defaults,				\
 	.plan = planner,						\
 	.init = pd_jump_init,						\
 	.set_rng = pd_jump_set_rng,					\

@@ -4,6 +4,7 @@
 #define PD_PORT_KERNEL_H
 
 #include <linux/types.h>
+#include <linux/build_bug.h>
 #include <linux/errno.h>
 #include <linux/string.h>
 #include <linux/bitops.h>

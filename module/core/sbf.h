@@ -71,6 +71,9 @@ struct pd_sbf {
 	u64 rng;	/* decrement-start generator state */
 };
 
+/* The state of a filter of the sbf family (filter.h's pd_filter_priv()). */
+#define pd_sbf_of(f) ((struct pd_sbf *)pd_filter_priv(f))
+
 /* Bits per cell for a Max value, or 0 if Max is not 2^d - 1, d in 1,2,4,8. */
 unsigned int pd_sbf_bits_for_max(unsigned int max);
 /* Validate params; returns 0 or a negative errno, *why says what is wrong. */

@@ -7,6 +7,8 @@
 #include "plan.h"
 #include "sbf.h"
 
+PD_FILTER_PRIV_FITS(struct pd_sbf);
+
 static int pd_sbf_fplan(const struct pd_filter_req *req,
 			struct pd_filter_plan *c, const char **why)
 {
@@ -63,34 +65,34 @@ void pd_sbf_occ(const struct pd_sbf *s, struct pd_filter_occ *o,
 static int pd_sbf_finit(struct pd_filter *f, const struct pd_filter_plan *plan,
 			void *mem, const char **why)
 {
-	return pd_sbf_init_plan(&f->u.sbf, plan, mem, why);
+	return pd_sbf_init_plan(pd_sbf_of(f), plan, mem, why);
 }
 
 static void pd_sbf_fset_rng(struct pd_filter *f, u64 rng)
 {
-	pd_sbf_set_rng(&f->u.sbf, rng);
+	pd_sbf_set_rng(pd_sbf_of(f), rng);
 }
 
 static bool pd_sbf_fstep(struct pd_filter *f, u32 h1, u32 h2,
 			 const struct pd_pktinfo *pi)
 {
-	return pd_sbf_step(&f->u.sbf, h1, h2);
+	return pd_sbf_step(pd_sbf_of(f), h1, h2);
 }
 
 static bool pd_sbf_fquery(const struct pd_filter *f, u32 h1, u32 h2)
 {
-	return pd_sbf_query(&f->u.sbf, h1, h2);
+	return pd_sbf_query(pd_sbf_of(f), h1, h2);
 }
 
 static void pd_sbf_fclear(struct pd_filter *f)
 {
-	pd_sbf_clear(&f->u.sbf);
+	pd_sbf_clear(pd_sbf_of(f));
 }
 
 static void pd_sbf_occupancy(const struct pd_filter *f,
 			     struct pd_filter_occ *o, u64 max_bytes)
 {
-	pd_sbf_occ(&f->u.sbf, o, max_bytes);
+	pd_sbf_occ(pd_sbf_of(f), o, max_bytes);
 }
 
 const struct pd_filter_ops pd_sbf_family = {

@@ -7,6 +7,8 @@
 #include "filter.h"
 #include "timewin.h"
 
+PD_FILTER_PRIV_FITS(struct pd_slide);
+
 static int pd_slide_plan(const struct pd_filter_req *req,
 			 struct pd_filter_plan *plan, const char **why)
 {
@@ -42,7 +44,7 @@ static inline u32 pd_slide_age(const struct pd_slide *sl, u32 pos)
 static int pd_slide_init(struct pd_filter *f, const struct pd_filter_plan *plan,
 			 void *mem, const char **why)
 {
-	struct pd_slide *sl = &f->u.slide;
+	struct pd_slide *sl = pd_slide_of(f);
 
 	if (plan->k < 1 || plan->k > PD_TW_MAX_K || !plan->capacity ||
 	    plan->capacity > PD_TW_MAX_CAP || plan->cells < 2 ||
@@ -160,7 +162,7 @@ static void pd_slide_sweep(struct pd_slide *sl)
 static bool pd_slide_step(struct pd_filter *f, u32 h1, u32 h2,
 			  const struct pd_pktinfo *pi)
 {
-	struct pd_slide *sl = &f->u.slide;
+	struct pd_slide *sl = pd_slide_of(f);
 	u64 t = pd_tw_tick(&sl->w, pi);
 	struct pd_tw_probe p;
 	unsigned int n, i;
@@ -193,14 +195,14 @@ static bool pd_slide_step(struct pd_filter *f, u32 h1, u32 h2,
 
 static bool pd_slide_query(const struct pd_filter *f, u32 h1, u32 h2)
 {
-	const struct pd_slide *sl = &f->u.slide;
+	const struct pd_slide *sl = pd_slide_of(f);
 
 	return pd_slide_query_at(sl, h1, h2, sl->w.now);
 }
 
 static void pd_slide_clear(struct pd_filter *f)
 {
-	struct pd_slide *sl = &f->u.slide;
+	struct pd_slide *sl = pd_slide_of(f);
 
 	memset(sl->cell, 0, (size_t)sl->m * pd_slide_stamp_bytes(sl));
 	sl->head = 0;
@@ -249,7 +251,7 @@ static u64 pd_slide_inside_bytes(const struct pd_slide *sl)
 static void pd_slide_occupancy(const struct pd_filter *f,
 			       struct pd_filter_occ *o, u64 max_bytes)
 {
-	const struct pd_slide *sl = &f->u.slide;
+	const struct pd_slide *sl = pd_slide_of(f);
 	u64 ring_bytes = pd_slide_inside_bytes(sl);
 	u32 inside = pd_slide_inside(sl, sl->w.now);
 	struct pd_occ_span sp;
@@ -269,7 +271,7 @@ static void pd_slide_occupancy(const struct pd_filter *f,
 
 static void pd_slide_window(const struct pd_filter *f, struct pd_filter_win *w)
 {
-	const struct pd_slide *sl = &f->u.slide;
+	const struct pd_slide *sl = pd_slide_of(f);
 
 	pd_tw_report(&sl->w, w);
 	w->entries = pd_slide_inside(sl, sl->w.now);
@@ -284,6 +286,7 @@ const struct pd_filter_ops pd_sliding_family = {
 	.timed = true,
 	.settings = PD_SET_FPS | PD_SET_WINDOW | PD_SET_WARN,
 	.default_fps_ppb = PD_TW_DEFAULT_FPS_PPB,
+	.req_defaults = pd_tw_req_defaults,
 	.plan = pd_slide_plan,
 	.init = pd_slide_init,
 	.set_rng = pd_slide_set_rng,

@@ -156,6 +156,11 @@ static u64 pd_tw_headroom(u64 n)
 	return n + 4 * pd_isqrt64(n) + 1;
 }
 
+void pd_tw_req_defaults(struct pd_filter_req *req)
+{
+	req->warn_below = PD_TW_DEFAULT_WARN;
+}
+
 int pd_tw_plan(const struct pd_filter_req *req, struct pd_filter_plan *c,
 	       bool sliding, u32 s, const char **why)
 {

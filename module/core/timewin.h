@@ -139,6 +139,9 @@ struct pd_slide {
 	u32 sweep_step;		/* cells it visits a packet */
 };
 
+/* The state of a filter of the sliding window (filter.h's pd_filter_priv()). */
+#define pd_slide_of(f) ((struct pd_slide *)pd_filter_priv(f))
+
 /* A subwindow's span and load. */
 struct pd_jslot {
 	u64 start;		/* tick it became the current one */
@@ -169,18 +172,8 @@ struct pd_jump {
 	u8 spare;		/* the one being emptied */
 };
 
-/* A window family's state, for reports (pd_filter_ops.window). */
-struct pd_filter_win {
-	bool timed;		/* ticks are ns */
-	u64 window;		/* asked, ticks */
-	u64 entries;		/* packets or keys remembered now */
-	u64 capacity;		/* per window (sliding) or subwindow */
-	u64 effective;		/* at the latest expiry (window if none) */
-	u64 shortest;		/* since built (window if none) */
-	u64 early;
-	u64 stuck;		/* no counters stick any more: always 0 */
-	u32 subwindows;
-};
+/* The state of a filter of a jumping or landmark window (filter.h's pd_filter_priv()). */
+#define pd_jump_of(f) ((struct pd_jump *)pd_filter_priv(f))
 
 /*
  * Whether a sliding window of m cells and capacity c stamps in 16 bits: a
@@ -249,6 +242,8 @@ struct pd_pktinfo;
  * Plan a window family: sliding (one ring) or a union of s subwindows of
  * bits (jumping; landmark is s = 1). 0, or a negative errno with *why.
  */
+/* The window families' request defaults (pd_filter_ops.req_defaults). */
+void pd_tw_req_defaults(struct pd_filter_req *req);
 int pd_tw_plan(const struct pd_filter_req *req, struct pd_filter_plan *plan,
 	       bool sliding, u32 s, const char **why);
 void pd_tw_init(struct pd_tw *w, const struct pd_filter_plan *plan);

@@ -21,8 +21,12 @@ CTL = os.path.join(sys.argv[1] if len(sys.argv) > 1 else "build", "dedupctl")
 
 
 def bash(code):
+    # the dedupctl under test first in PATH: the completion asks it for
+    # the filter families and the placements
+    env = dict(os.environ, PATH=os.path.dirname(os.path.abspath(CTL)) +
+               os.pathsep + os.environ.get("PATH", ""))
     r = subprocess.run(["bash", "-c", f"source {shlex.quote(SCRIPT)}\n{code}"],
-                       capture_output=True, text=True, timeout=30)
+                       capture_output=True, text=True, timeout=30, env=env)
     assert r.returncode == 0 and not r.stderr, (r.returncode, r.stderr)
     return r.stdout
 

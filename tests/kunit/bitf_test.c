@@ -8,6 +8,7 @@
  */
 #include <kunit/test.h>
 
+#include "../../module/core/bitf.h"
 #include "../../module/core/filter.h"
 #include "../../module/core/fixed.h"
 #include "../../module/core/rng.h"
@@ -118,7 +119,7 @@ static void pd_bitf_changes(struct kunit *test)
 		for (k = 1; k <= 3; k++) {
 			struct pd_filter_plan plan;
 			struct pd_filter f;
-			struct pd_bitf *b = &f.u.bitf;
+			struct pd_bitf *b = pd_bitf_of(&f);
 			u64 *old, rng = 5 + k, i, dups = 0, cleared = 0;
 			u64 mean = 0, var = 0;
 			u32 oload[PD_BITF_MAX_K], pos[PD_BITF_MAX_K];
@@ -205,7 +206,7 @@ static void pd_bitf_loads_exact(struct kunit *test)
 			struct pd_filter_plan plan;
 			struct pd_filter_occ o;
 			struct pd_filter f;
-			struct pd_bitf *b = &f.u.bitf;
+			struct pd_bitf *b = pd_bitf_of(&f);
 			u64 rng = kind * 10 + k, i, sum;
 			unsigned int a;
 
@@ -253,7 +254,7 @@ static void pd_rsbf_phases(struct kunit *test)
 {
 	struct pd_filter_plan plan;
 	struct pd_filter f;
-	struct pd_bitf *b = &f.u.bitf;
+	struct pd_bitf *b = pd_bitf_of(&f);
 	u64 *old, id, win_ins[2] = { 0 }, win_mean[2] = { 0 };
 	u64 win_var[2] = { 0 }, ph3 = 0;
 	u32 pos[PD_BITF_MAX_K], oload[PD_BITF_MAX_K];
@@ -347,7 +348,7 @@ static void pd_bt_feed(struct pd_filter *f, u64 first, u64 n)
 /* FP of q new elements against the product of the loads (5 sd). */
 static u64 pd_bt_fp(struct kunit *test, struct pd_filter *f, u64 q)
 {
-	const struct pd_bitf *b = &f->u.bitf;
+	const struct pd_bitf *b = pd_bitf_of(f);
 	u64 id, fp = 0, want = q, sd;
 	unsigned int a;
 	u32 h1, h2;
@@ -399,7 +400,7 @@ static void pd_bitf_stable_loads(struct kunit *test)
 		struct pd_filter_plan plan;
 		struct pd_filter_occ o;
 		struct pd_filter f;
-		const struct pd_bitf *b = &f.u.bitf;
+		const struct pd_bitf *b = pd_bitf_of(&f);
 		u64 x, load, tol, n, q = 1 << 16, fp, want, ftol;
 
 		KUNIT_ASSERT_EQ(test, pd_bt_new(test, &f, &plan, cfg[ci].kind,
@@ -456,7 +457,7 @@ static void pd_bsbfsd_rises(struct kunit *test)
 	struct pd_filter_plan plan;
 	struct pd_filter_occ o;
 	struct pd_filter f;
-	const struct pd_bitf *b = &f.u.bitf;
+	const struct pd_bitf *b = pd_bitf_of(&f);
 	u64 done = 0, z, want, tol, fp;
 	unsigned int i;
 

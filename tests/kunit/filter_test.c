@@ -100,7 +100,7 @@ static void pd_filter_registry(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, pd_filter_family_by_name("rlbsbf"),
 			    &pd_rlbsbf_family);
 	KUNIT_EXPECT_PTR_EQ(test, pd_filter_family_by_name("ibf-mc"),
-			    &pd_ibfmc_family);
+			    &pd_ibf_mc_family);
 }
 
 /*

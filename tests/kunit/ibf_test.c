@@ -11,6 +11,7 @@
 #include <kunit/test.h>
 
 #include "../../module/core/filter.h"
+#include "../../module/core/ibf.h"
 #include "../../module/core/fixed.h"
 #include "../../module/core/plan.h"
 #include "../../module/core/rng.h"
@@ -119,6 +120,7 @@ static void pd_ibf_class_values(struct kunit *test)
 			struct pd_filter_plan plan;
 			struct pd_filter f;
 			u32 pos[PD_SBF_MAX_K], h1, h2;
+			struct pd_ibf *ibf = pd_ibf_of(&f);
 
 			pd_it_req(&req, kind, 4096, max, 0);
 			KUNIT_ASSERT_EQ(test, pd_it_new(test, &f, &plan, &req, 1),
@@ -131,15 +133,15 @@ static void pd_ibf_class_values(struct kunit *test)
 					(l >= 5 ? max : (max + 1) / 2) :
 					pd_ibf_level_value(l, max);
 
-				KUNIT_EXPECT_EQ(test, pd_ibf_value(&f.u.ibf, &pi),
+				KUNIT_EXPECT_EQ(test, pd_ibf_value(pd_ibf_of(&f), &pi),
 						want);
 				pd_it_elem(d, &h1, &h2);
-				pd_sbf_positions(&f.u.ibf.sbf, h1, h2, pos);
+				pd_sbf_positions(&ibf->sbf, h1, h2, pos);
 				f.ops->clear(&f);
 				pd_filter_step(&f, h1, h2, &pi);
 				for (j = 0; j < plan.k; j++)
 					KUNIT_EXPECT_EQ_MSG(test,
-							    pd_sbf_cell(&f.u.ibf.sbf, pos[j]),
+							    pd_sbf_cell(&ibf->sbf, pos[j]),
 							    want, "%s max %u dscp %u",
 							    f.ops->name, max, d);
 			}
@@ -160,7 +162,7 @@ static void pd_ibf_class_values(struct kunit *test)
 			struct pd_pktinfo pi = { .dscp = 46,
 						 .mark = marks[i].mark };
 
-			KUNIT_EXPECT_EQ_MSG(test, pd_ibf_value(&f.u.ibf, &pi),
+			KUNIT_EXPECT_EQ_MSG(test, pd_ibf_value(pd_ibf_of(&f), &pi),
 					    kind == PKTDEDUP_FILTER_KIND_IBF_2C ?
 					    marks[i].v2c : marks[i].vmc,
 					    "%s mark %#x", f.ops->name,
@@ -193,7 +195,7 @@ static void pd_ibf_matches_model(struct kunit *test)
 		struct pd_filter_req req;
 		struct pd_filter_plan plan;
 		struct pd_filter f;
-		struct pd_sbf *s = &f.u.ibf.sbf;
+		struct pd_sbf *s = &pd_ibf_of(&f)->sbf;
 		u64 rng = 300 + ci, mrng, i, dups = 0, lowered = 0;
 		u32 pos[PD_SBF_MAX_K], max = cfg[ci].max, next;
 		u8 *model;
@@ -506,7 +508,7 @@ static void pd_ibf_important_outlive(struct kunit *test)
 			if (id < warm + gap)
 				continue;
 			pi = pd_it_info(id - gap, two, 7, false);
-			v = pd_ibf_value(&f.u.ibf, &pi);
+			v = pd_ibf_value(pd_ibf_of(&f), &pi);
 			pd_it_elem(id - gap, &h1, &h2);
 			cnt[v]++;
 			fn[v] += !pd_filter_query(&f, h1, h2);

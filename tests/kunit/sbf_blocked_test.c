@@ -256,11 +256,11 @@ static void pd_sbf_blocked_family(struct kunit *test)
 
 	pd_filter_req_defaults(&req, PKTDEDUP_FILTER_KIND_SBF, 64 << 10);
 	KUNIT_EXPECT_TRUE(test, pd_sbf_family.settings & PD_SET_LAYOUT);
-	KUNIT_EXPECT_FALSE(test, pd_ibf2c_family.settings & PD_SET_LAYOUT);
+	KUNIT_EXPECT_FALSE(test, pd_ibf_2c_family.settings & PD_SET_LAYOUT);
 	req.layout = PKTDEDUP_LAYOUT_BLOCKED;
 	KUNIT_ASSERT_EQ(test, pd_filter_create(&f, &req, &plan, &why), 0);
 	KUNIT_EXPECT_EQ(test, plan.layout, PKTDEDUP_LAYOUT_BLOCKED);
-	KUNIT_EXPECT_TRUE(test, f.u.sbf.blocked);
+	KUNIT_EXPECT_TRUE(test, pd_sbf_of(&f)->blocked);
 	KUNIT_EXPECT_EQ(test, plan.bytes, (u64)64 << 10);
 	pd_filter_destroy(&f);
 }

@@ -14,6 +14,7 @@
 #include <kunit/test.h>
 
 #include "../../module/core/filter.h"
+#include "../../module/core/timewin.h"
 #include "../../module/core/fixed.h"
 #include "../../module/core/rng.h"
 
@@ -712,20 +713,20 @@ static void tw_wrap(struct kunit *test)
 					0);
 			pd_filter_set_seeds(&f, 0x2468ace0, 0x13579bdf, 1);
 			if (i < 2) {
-				KUNIT_EXPECT_EQ(test, f.u.slide.wide, i == 1);
+				KUNIT_EXPECT_EQ(test, pd_slide_of(&f)->wide, i == 1);
 				/* 2^32 - 2100: the busy window crosses it */
-				f.u.slide.seq = 0xffffffffu - 2100;
+				pd_slide_of(&f)->seq = 0xffffffffu - 2100;
 			} else {
 				/* every line of epoch 2^32 - 1; a reset wraps */
-				memset(f.u.jump.mark, 0xff,
-				       f.u.jump.nlines * sizeof(u32));
-				f.u.jump.epoch = 0xffffffffu;
+				memset(pd_jump_of(&f)->mark, 0xff,
+				       pd_jump_of(&f)->nlines * sizeof(u32));
+				pd_jump_of(&f)->epoch = 0xffffffffu;
 			}
 			tw_qb_run(&f, w, 20 * w, d ? 4 * w : w / 2, &r);
 			if (i == 2)
-				KUNIT_EXPECT_LT(test, f.u.jump.epoch, 3u);
+				KUNIT_EXPECT_LT(test, pd_jump_of(&f)->epoch, 3u);
 			else
-				KUNIT_EXPECT_LT(test, f.u.slide.seq, 3000u);
+				KUNIT_EXPECT_LT(test, pd_slide_of(&f)->seq, 3000u);
 			if (d)
 				KUNIT_EXPECT_LE_MSG(test, r.found,
 						    tw_upper(r.copies,

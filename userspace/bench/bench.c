@@ -33,10 +33,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../module/core/bitf.h"
 #include "../../module/core/filter.h"
 #include "../../module/core/fixed.h"
 #include "../../module/core/key.h"
 #include "../../module/core/plan.h"
+#include "../../module/core/timewin.h"
 #include "../../module/core/rng.h"
 #include "../../module/core/sbf.h"
 #include "../../module/core/srcwin.h"
@@ -400,7 +402,7 @@ static double fam_run(struct pd_filter *f, u64 *next, u32 n,
 		if (mode == RUN_HASH) {
 			acc += h;
 		} else if (mode == RUN_DIRECT) {
-			dups += pd_sbf_step(&f->u.sbf, (u32)h, (u32)(h >> 32));
+			dups += pd_sbf_step(pd_sbf_of(f), (u32)h, (u32)(h >> 32));
 		} else {
 			pd_filter_prefetch(f, h);
 			dups += pd_filter_step_hash(f, h, &pi);
@@ -468,7 +470,7 @@ static void bench_layouts(void)
 			ns = t[REPEAT / 2];
 			if (!lay)
 				flat_ns = ns;
-			lines = mean_lines_step(&f.u.sbf, 100000);
+			lines = mean_lines_step(pd_sbf_of(&f), 100000);
 			printf("%-8s %-8s %-3u %7.3f%% %8.1f %8.3f %9.2fx\n",
 			       mem_name(mems[mi]), lay ? "blocked" : "flat", pl.p,
 			       100.0 * (double)pl.fp_bound / (double)PD_Q62_ONE,
@@ -994,7 +996,7 @@ static u64 density_word(u64 *rng, u64 x)
  */
 static void fam_prefill(struct pd_filter *f, const struct pd_filter_plan *pl)
 {
-	struct pd_bitf *b = &f->u.bitf;
+	struct pd_bitf *b = pd_bitf_of(f);
 	u64 x = pl->stable_load, rng = 4242, ones, head;
 	int fd = memfd_create("bench-block", 0);
 	unsigned int a;
@@ -1482,12 +1484,12 @@ static int trace_window(const char *name, const char *plan, u32 n,
 	st.f.ops = f.ops;
 	st.f.mem = f.mem;
 	if (ops == &pd_sliding_family) {
-		st.f.u.slide.cell = f.u.slide.cell;
-		st.f.u.slide.ring = f.u.slide.ring;
+		pd_slide_of(&st.f)->cell = pd_slide_of(&f)->cell;
+		pd_slide_of(&st.f)->ring = pd_slide_of(&f)->ring;
 	} else {
-		st.f.u.jump.slot = f.u.jump.slot;
-		st.f.u.jump.words = f.u.jump.words;
-		st.f.u.jump.mark = f.u.jump.mark;
+		pd_jump_of(&st.f)->slot = pd_jump_of(&f)->slot;
+		pd_jump_of(&st.f)->words = pd_jump_of(&f)->words;
+		pd_jump_of(&st.f)->mark = pd_jump_of(&f)->mark;
 	}
 	f = st.f;
 	print_range(name, f.mem, pl.bytes);
@@ -1564,7 +1566,7 @@ static void bench_occupancy(void)
 
 				h1 = (u32)x;
 				h2 = (u32)(x >> 32);
-				pd_sbf_step(&f[i].u.sbf, h1, h2);
+				pd_sbf_step(pd_sbf_of(&f[i]), h1, h2);
 			}
 		}
 		whole = occ_read(f, cases[c].n, PD_OCC_ALL, &fw);

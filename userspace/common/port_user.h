@@ -3,6 +3,7 @@
 #ifndef PD_PORT_USER_H
 #define PD_PORT_USER_H
 
+#include <assert.h>		/* static_assert */
 #include <endian.h>
 #include <errno.h>
 #include <stdbool.h>

@@ -16,6 +16,15 @@ _dedupctl_offer() {
 	mapfile -t COMPREPLY < <(compgen -W "$1" -- "$2")
 }
 
+# The alternatives of setting $1 in dedupctl's own usage text ("NAME a|b|c",
+# a list that may go on over the next line): the filter families and the
+# placements, which dedupctl lists from its tables.
+_dedupctl_usage_values() {
+	dedupctl help 2>/dev/null | tr '\n' ' ' | sed 's/| */|/g' |
+		grep -oE "(^| )$1 [a-z0-9-]+(\|[a-z0-9-]+)+" | head -n 1 |
+		sed "s/^ *$1 //" | tr '|' ' '
+}
+
 # The fixed values of setting $1 (nothing for a number, size or duration).
 _dedupctl_values() {
 	case "$1" in
@@ -23,10 +32,9 @@ _dedupctl_values() {
 	action) echo "count mark drop" ;;
 	scope) echo "percpu shared" ;;
 	state) echo "idle active" ;;
-	filter) echo "sbf rsbf bsbf bsbfsd rlbsbf ibf-2c ibf-mc sliding jumping landmark" ;;
+	filter | hook) _dedupctl_usage_values "$1" ;;
 	layout) echo "flat blocked" ;;
 	importance) echo "dscp mark" ;;
-	hook) echo "prerouting input forward output postrouting ingress bridge-prerouting bridge-forward" ;;
 	# this host's devices (a list is typed with commas)
 	dev) echo "any"; ls /sys/class/net 2>/dev/null ;;
 	proto) echo "any tcp udp icmp icmpv6 sctp gre esp ah udplite" ;;

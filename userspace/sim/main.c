@@ -12,6 +12,8 @@
 
 #include "../../module/core/config.h"
 #include "../../module/core/filter.h"
+#include "../../module/core/ibf.h"
+#include "../../module/core/timewin.h"
 #include "../../module/core/plan.h"
 #include "../../module/core/fixed.h"
 #include "../../module/core/hll.h"
@@ -475,7 +477,7 @@ static unsigned int sim_ibf_value(const struct sim_filter *sf,
 	struct pd_pktinfo pi;
 
 	sim_pktinfo(sf, imp, 0, &pi);
-	return pd_ibf_value(&sf->f.u.ibf, &pi);
+	return pd_ibf_value(pd_ibf_of(&sf->f), &pi);
 }
 
 /* fpbuffering: q, plus a distinct fingerprint matching a held one */
