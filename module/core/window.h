@@ -31,8 +31,9 @@
 #define PD_WIN_MAX_SUB 64
 /*
  * Top-talker counters a namespace starts with: none (off). Top talkers
- * cost more per packet than the rest of the analytics together (README,
- * "Figures"): an administrator turns them on (dedupctl sources counters).
+ * cost more per packet than the rest of the analytics together
+ * (Documentation/results/packet-path.md): an administrator turns them on
+ * (dedupctl sources counters).
  */
 #define PD_WIN_DEFAULT_COUNTERS 0
 #define PD_WIN_SRC 0
