@@ -207,7 +207,12 @@ dkms-check:
 
 # The Debian packages (scripts/deb.sh), rebuilt when a file git knows of,
 # or would add, changes; the guests install dedupctl from its package.
-DEB_INPUTS := $(wildcard $(shell git ls-files -co --exclude-standard 2>/dev/null))
+# README.md and Documentation/ (but its netlink spec, which the code is
+# generated from) are in no package: editing them rebuilds nothing.
+TREE_FILES := $(shell git ls-files -co --exclude-standard 2>/dev/null)
+DOC_FILES := README.md \
+	$(filter-out Documentation/netlink/%,$(filter Documentation/%,$(TREE_FILES)))
+DEB_INPUTS := $(wildcard $(filter-out $(DOC_FILES),$(TREE_FILES)))
 $(B)/deb/.stamp: $(DEB_INPUTS)
 	scripts/deb.sh $(B)/deb
 	touch $@

@@ -86,7 +86,9 @@ for f in dkms.conf Kbuild $(git ls-files module); do
 done
 want "pktdedup-dkms holds dkms.conf, Kbuild and all $(git ls-files module | wc -l) files of module/ under $src${missing:+ (missing:$missing)}" \
 	[ -z "$missing" ]
-extra=$(grep -E '^-' <<<"$dkms_c" | awk '{ print $2 }' | grep -vE "^\./usr/share/doc/pktdedup-dkms/|^\.$src/(dkms\.conf|Kbuild|module/.*)\$")
+extra=$(grep -E '^-' <<<"$dkms_c" | awk '{ print $2 }' | grep -vE "^\./usr/share/doc/pktdedup-dkms/|^\./usr/share/man/man7/pktdedup\.7\.gz\$|^\.$src/(dkms\.conf|Kbuild|module/.*)\$")
+want "pktdedup-dkms holds /usr/share/man/man7/pktdedup.7.gz" \
+	has "$dkms_c" -rw-r--r-- /usr/share/man/man7/pktdedup.7.gz
 want "pktdedup-dkms holds nothing else${extra:+ (also: $extra)}" [ -z "$extra" ]
 
 # the modprobe.d example names every parameter of the module, and no other

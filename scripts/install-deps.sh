@@ -41,7 +41,7 @@ pkgs=(
 	debhelper dh-dkms # make deb: debian/rules (dh, compat 13) and dh_dkms for pktdedup-dkms
 	dpkg-dev          # make deb: dpkg-buildpackage, dpkg-buildflags (hardening)
 	lintian           # the deb suite: lintian --fail-on error,warning on the packages
-	systemd man-db    # the deb suite: systemd-analyze verify on pktdedup.service (man checks its Documentation=)
+	systemd man-db    # the deb suite: systemd-analyze verify on pktdedup.service (man checks its Documentation=); the style suite: man --warnings on the man pages
 	prometheus        # promtool checks dedupctl's Prometheus output
 )
 

@@ -11,7 +11,8 @@
 #  - every program the tests, scripts and build run on the host comes from
 #    a package scripts/install-deps.sh installs (scripts/commands.txt,
 #    checked by scripts/commands.py lint), and README's dependency table
-#    lists those packages.
+#    lists those packages;
+#  - every man page renders without a groff warning (man --warnings).
 # Ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
@@ -38,6 +39,11 @@ done
 missing=$(for f in $(git ls-files '*.c' '*.h' '*.sh' '*.py' Makefile Kbuild .ci/run); do
 	head -n 3 "$f" | grep -q 'SPDX-License-Identifier' || echo "$f"; done)
 if [ -z "$missing" ]; then ok "spdx headers"; else bad "spdx headers"; echo "$missing" | sed 's/^/    /'; fi
+
+for f in $(git ls-files '*.[1-8]'); do
+	out=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$f" 2>&1 >/dev/null)
+	if [ -z "$out" ]; then ok "man --warnings $f"; else bad "man --warnings $f"; echo "$out" | sed 's/^/    /'; fi
+done
 
 # what runs, and where it comes from: the scanner on known text, then one
 # line per program the tree runs

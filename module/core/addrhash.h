@@ -23,8 +23,8 @@
  * key cannot choose addresses that collide, in a sketch register or
  * anywhere else, more often than chance. It is not a PRF: its values are
  * linear in the key before the public finalizer, so one who can watch the
- * estimates while choosing addresses may learn the key (README,
- * "Security").
+ * estimates while choosing addresses may learn the key
+ * (Documentation/user/security.md).
  */
 #ifndef PD_ADDRHASH_H
 #define PD_ADDRHASH_H

@@ -29,7 +29,7 @@
 #include "hash.h"
 
 #define PD_KEY_NMODES (PKTDEDUP_KEY_MAX + 1)
-/* Payload bytes hashed in packet mode by default: see README, "Keys". */
+/* Payload bytes hashed in packet mode by default: see Documentation/design/keys.md. */
 #define PD_KEY_DEFAULT_PAYLOAD 64
 #define PD_KEY_MAX_PAYLOAD PKTDEDUP_PAYLOAD_MAX
 /*

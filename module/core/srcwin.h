@@ -32,8 +32,9 @@
 #define PD_SRCWIN_MAX_SUB 64
 /*
  * Top-talker counters a namespace starts with: none (off). Top talkers
- * cost more per packet than the rest of the analytics together (README,
- * "Figures"): an administrator turns them on (dedupctl sources counters).
+ * cost more per packet than the rest of the analytics together
+ * (Documentation/results/packet-path.md): an administrator turns them on
+ * (dedupctl sources counters).
  */
 #define PD_SRCWIN_DEFAULT_COUNTERS 0
 #define PD_SRCWIN_SRC 0

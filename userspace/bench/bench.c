@@ -147,7 +147,8 @@ static double run(struct pd_sbf *f, enum mode mode)
 /*
  * Machine-readable results (--json FILE): one row per measured figure,
  * {"name", "ns_per_packet", "lines_per_packet" (where measured), "bytes"
- * (memory, where it applies)}; checks and the README rely on the names.
+ * (memory, where it applies)}; checks and Documentation/results/ rely on
+ * the names.
  */
 #define JSON_MAX_ROWS 256
 #define JSON_NONE -1.0
