@@ -29,7 +29,7 @@ MODULE_PARM_DESC(key, "default key: packet, src, dst, pair or flow (packet)");
 static char *filter = "sbf";
 module_param(filter, charp, 0444);
 MODULE_PARM_DESC(filter,
-		 "default filter family, by the name dedupctl set filter takes; a wrong one is refused with the list (sbf)");
+		 "default filter family, by the name dedupctl set filter takes; not a time window, which needs a window no parameter gives (sbf)");
 
 static char *mem = "256K";
 module_param(mem, charp, 0444);
