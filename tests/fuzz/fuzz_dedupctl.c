@@ -88,7 +88,7 @@ void nl_nest(const struct nlattr *nest, const struct nls_set *set,
 /*
  * The number the last "name N" of argv gives (auto: autoval), as dedupctl
  * reads it; false if argv has none. Settings are pairs, but importance mark
- * MASK (see setting_args() in config.c); put_settings() checked the rest.
+ * MASK (see setting_args() in set.c); put_settings() checked the rest.
  */
 static bool last_number(int argc, char **argv, const char *name,
 			uint64_t autoval, uint64_t *out)

@@ -85,15 +85,44 @@ uint16_t u16a(const struct nlattr **tb, int t);
 uint32_t u32a(const struct nlattr **tb, int t);
 uint8_t u8a(const struct nlattr **tb, int t);
 
-/* config.c */
+/* show.c */
 int cmd_show(int argc, char **argv);
+/* A GET_CONFIG reply into the struct prom_config at data. */
+int config_prom_cb(const struct nlattr **tb, void *data);
+
+/* planview.c */
+struct pd_filter_ops;
+struct pd_filter_plan;
+/*
+ * A filter's plan as dedupctl prints it, from the kernel's filter-plan nest
+ * or from the local planner: its model values in ppb, converted from the
+ * planner's Q62 as the kernel converts them, so both print the same.
+ */
+struct plan_view {
+	const struct pd_filter_ops *ops;
+	uint32_t k, max, bits, p, p_star, given;
+	uint64_t cells, gap, p_exact_q32;
+	uint32_t fp, zero, load, fn, fn_low;	/* ppb */
+	/* window families */
+	uint64_t window_ns, window_pkts, capacity, rate;
+	uint32_t subwindows, warn_below;
+};
+/* The nest attribute of family ops in the filter set (by its name). */
+uint16_t family_nest(const struct pd_filter_ops *ops);
+/* The family of a reply's kind; exits if this dedupctl does not know it. */
+const struct pd_filter_ops *kind_family(uint32_t kind);
+void plan_view_nl(const struct nlattr *nest, struct plan_view *v);
+void plan_view_local(const struct pd_filter_ops *ops,
+		     const struct pd_filter_plan *p, struct plan_view *v);
+void print_plan_view(const struct plan_view *v);
+/* The kernel's plan: the plan nest of a reply, its filter-plan within. */
+void print_plan(const struct nlattr *nest, const struct nlattr *plan_top);
+
+/* set.c */
 int cmd_set(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_enable(int argc, char **argv);
 int cmd_disable(int argc, char **argv);
-/* A GET_CONFIG reply into the struct prom_config at data. */
-int config_prom_cb(const struct nlattr **tb, void *data);
-struct pd_filter_ops;
 /*
  * The settings of "set argv" into nlh, a family's in its nest if target
  * takes them; exits 2 if a value is bad.

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * dedupctl's entry point. The commands are in dedupctl.c, config.c and
- * sources.c; the fuzzer links them with its own dedupctl_exit().
+ * dedupctl's entry point. The commands are in dedupctl.c, show.c, set.c,
+ * save.c and sources.c; the fuzzer links them with its own
+ * dedupctl_exit().
  */
 #include <stdlib.h>
 

@@ -1,0 +1,614 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dedupctl: set, enable, disable and plan (locally).
+ *
+ * Settings of the filter belong to its family: a request carries them in
+ * the nest of the family in force (the one the same command sets, or the
+ * kernel's), named after the family as the spec's filter set names them.
+ * A setting that family does not take goes in the nest of the first family
+ * that does, so that the kernel, which decides, refuses it by name.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../module/core/bitf.h"
+#include "../../module/core/config.h"
+#include "../../module/core/filter.h"
+#include "../../module/core/fixed.h"
+#include "../../module/core/timewin.h"
+#include "../../module/uapi/pktdedup.h"
+#include "dedupctl.h"
+#include "prom.h"
+#include "units.h"
+/* A filter setting: its name, the PD_SET_* it is, its values. */
+struct fsetting {
+	const char *name;
+	uint32_t flag;
+};
+
+/*
+ * The rate is a setting of the window families (PD_SET_WINDOW) but goes
+ * into a request on its own: a window given alone keeps the rate.
+ */
+#define DC_SET_RATE 0x10000
+
+static const struct fsetting fsettings[] = {
+	{ "fps", PD_SET_FPS }, { "max", PD_SET_MAX }, { "k", PD_SET_K },
+	{ "p", PD_SET_P }, { "gap", PD_SET_GAP }, { "p-star", PD_SET_PSTAR },
+	{ "importance", PD_SET_IMPORTANCE }, { "window", PD_SET_WINDOW },
+	{ "rate", DC_SET_RATE }, { "subwindows", PD_SET_SUBWIN },
+	{ "warn-below", PD_SET_WARN }, { "layout", PD_SET_LAYOUT },
+};
+
+/* What a family must take for a setting's flag. */
+static uint32_t family_flag(uint32_t flag)
+{
+	return flag == DC_SET_RATE ? PD_SET_WINDOW : flag;
+}
+
+static uint32_t fsetting_flag(const char *k)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(fsettings) / sizeof(fsettings[0]); i++)
+		if (!strcmp(fsettings[i].name, k))
+			return fsettings[i].flag;
+	return 0;
+}
+
+/* The arguments a setting takes: importance mark takes a mask too. */
+static int setting_args(int argc, char **argv, int i)
+{
+	if (i + 1 >= argc)
+		usage_error("'%s' needs a value", argv[i]);
+	if (!strcmp(argv[i], "importance") && !strcmp(argv[i + 1], "mark")) {
+		if (i + 2 >= argc)
+			usage_error("importance mark: needs a MASK (e.g. 0xff)");
+		return 3;
+	}
+	return 2;
+}
+
+/* Whether argv has setting name. */
+static bool has_setting(int argc, char **argv, const char *name)
+{
+	int i;
+
+	for (i = 0; i < argc; i += setting_args(argc, argv, i))
+		if (!strcmp(argv[i], name))
+			return true;
+	return false;
+}
+
+/* The filter family a command names with "filter F", or NULL. */
+static const struct pd_filter_ops *named_family(int argc, char **argv)
+{
+	const struct pd_filter_ops *ops = NULL;
+	int i;
+
+	for (i = 0; i < argc; i += setting_args(argc, argv, i)) {
+		if (strcmp(argv[i], "filter"))
+			continue;
+		ops = pd_filter_family_by_name(argv[i + 1]);
+		if (!ops) {
+			char names[PD_FILTER_NAMES_LEN];
+
+			pd_filter_family_names(names, sizeof(names), ", ");
+			usage_error("filter: '%s' is not one of %s", argv[i + 1],
+				    names);
+		}
+	}
+	return ops;
+}
+
+/* A filter setting into req (the values, validated; exits 2 if bad). */
+static void fsetting_read(const char *k, char **v, struct pd_filter_req *req)
+{
+	if (!strcmp(k, "fps")) {
+		req->fps_ppb = ppb_arg(k, v[0]);
+	} else if (!strcmp(k, "max")) {
+		req->max = auto_arg(k, v[0], PD_FILTER_AUTO, 1, 255);
+		if (req->max != PD_FILTER_AUTO && !pd_sbf_bits_for_max(req->max))
+			usage_error("max: '%s' is not 2^j - 1 (1, 3, 7, 15, ... 255) or auto",
+				    v[0]);
+	} else if (!strcmp(k, "k")) {
+		req->k = auto_arg(k, v[0], PD_FILTER_AUTO, 1, PKTDEDUP_K_MAX);
+	} else if (!strcmp(k, "p")) {
+		req->p = auto_arg(k, v[0], PD_FILTER_AUTO, 0, 0xfffffffeu);
+	} else if (!strcmp(k, "gap")) {
+		/* a u64: through auto_arg(), 2^32 came out as 0, auto */
+		req->gap = strcmp(v[0], "auto") ?
+			   num_arg(k, v[0], 1, 1ULL << 32) : 0;
+	} else if (!strcmp(k, "p-star")) {
+		req->p_star_ppb = ppb_arg(k, v[0]);
+	} else if (!strcmp(k, "window")) {
+		if (!parse_window(v[0], &req->window_ns, &req->window_pkts) ||
+		    (!req->window_ns && !req->window_pkts) ||
+		    (req->window_ns && (req->window_ns < PD_TW_MIN_NS ||
+					req->window_ns > PD_TW_MAX_NS)) ||
+		    req->window_pkts > PD_TW_MAX_PACKETS)
+			usage_error("window: '%s' is not a time from 1us to 1h (e.g. 2ms, 500us, 10s) or a packet count up to 2^31 (e.g. 100000p)",
+				    v[0]);
+	} else if (!strcmp(k, "rate")) {
+		uint64_t r;
+
+		if (!parse_rate(v[0], &r) || r > UINT32_MAX)
+			usage_error("rate: '%s' is not packets per second up to 4G (e.g. 2M, 500k, 0 to size by mem)",
+				    v[0]);
+		req->rate = (uint32_t)r;
+	} else if (!strcmp(k, "subwindows")) {
+		req->subwindows = (uint32_t)num_arg(k, v[0], 2,
+						    PD_TW_MAX_SUBWIN);
+	} else if (!strcmp(k, "warn-below")) {
+		char pct_buf[8];
+		size_t l = strlen(v[0]);
+
+		/* a percentage, "50" or "50%" */
+		if (l && l < sizeof(pct_buf) && v[0][l - 1] == '%') {
+			memcpy(pct_buf, v[0], l - 1);
+			pct_buf[l - 1] = '\0';
+			req->warn_below = (uint32_t)num_arg(k, pct_buf, 0, 100);
+		} else {
+			req->warn_below = (uint32_t)num_arg(k, v[0], 0, 100);
+		}
+	} else if (!strcmp(k, "layout")) {
+		if (!strcmp(v[0], "flat"))
+			req->layout = PKTDEDUP_LAYOUT_FLAT;
+		else if (!strcmp(v[0], "blocked"))
+			req->layout = PKTDEDUP_LAYOUT_BLOCKED;
+		else
+			usage_error("layout: '%s' is not flat or blocked", v[0]);
+	} else if (!strcmp(k, "importance")) {
+		if (!strcmp(v[0], "dscp")) {
+			req->importance = PKTDEDUP_IMPORTANCE_DSCP;
+		} else if (!strcmp(v[0], "mark")) {
+			req->importance = PKTDEDUP_IMPORTANCE_MARK;
+			req->importance_mask =
+				(uint32_t)num_arg("importance mask", v[1], 1,
+						  0xffffffffu);
+		} else {
+			usage_error("importance: '%s' is not dscp or mark MASK",
+				    v[0]);
+		}
+	}
+}
+
+/* Put the settings of flags (PD_SET_*) from req into a settings nest. */
+static void fsettings_put(struct nlmsghdr *nlh, const struct pd_filter_req *r,
+			  uint32_t flags)
+{
+	if (flags & PD_SET_FPS)
+		mnl_attr_put_u32(nlh, PKTDEDUP_A_SETTINGS_FPS, r->fps_ppb);
+	if (flags & PD_SET_MAX)
+		mnl_attr_put_u8(nlh, PKTDEDUP_A_SETTINGS_CELL_BITS,
+				r->max == PD_FILTER_AUTO ? 0 :
+				(uint8_t)pd_sbf_bits_for_max(r->max));
+	if (flags & PD_SET_K)
+		mnl_attr_put_u8(nlh, PKTDEDUP_A_SETTINGS_K,
+				r->k == PD_FILTER_AUTO ? 0 : (uint8_t)r->k);
+	if (flags & PD_SET_P)
+		mnl_attr_put_u32(nlh, PKTDEDUP_A_SETTINGS_P,
+				 r->p == PD_FILTER_AUTO ? PKTDEDUP_P_AUTO : r->p);
+	if (flags & PD_SET_GAP)
+		mnl_attr_put_u64(nlh, PKTDEDUP_A_SETTINGS_GAP, r->gap);
+	if (flags & PD_SET_PSTAR)
+		mnl_attr_put_u32(nlh, PKTDEDUP_A_SETTINGS_P_STAR, r->p_star_ppb);
+	if ((flags & PD_SET_WINDOW) && r->window_ns)
+		mnl_attr_put_u64(nlh, PKTDEDUP_A_SETTINGS_WINDOW_NS, r->window_ns);
+	if ((flags & PD_SET_WINDOW) && r->window_pkts)
+		mnl_attr_put_u32(nlh, PKTDEDUP_A_SETTINGS_WINDOW_PACKETS,
+				 (uint32_t)r->window_pkts);
+	if (flags & DC_SET_RATE)
+		mnl_attr_put_u32(nlh, PKTDEDUP_A_SETTINGS_RATE, r->rate);
+	if (flags & PD_SET_SUBWIN)
+		mnl_attr_put_u8(nlh, PKTDEDUP_A_SETTINGS_SUBWINDOWS,
+				(uint8_t)r->subwindows);
+	if (flags & PD_SET_WARN)
+		mnl_attr_put_u8(nlh, PKTDEDUP_A_SETTINGS_WARN_BELOW,
+				(uint8_t)r->warn_below);
+	if (flags & PD_SET_LAYOUT)
+		mnl_attr_put_u8(nlh, PKTDEDUP_A_SETTINGS_LAYOUT, r->layout);
+	if (flags & PD_SET_IMPORTANCE) {
+		mnl_attr_put_u8(nlh, PKTDEDUP_A_SETTINGS_IMPORTANCE,
+				r->importance);
+		if (r->importance == PKTDEDUP_IMPORTANCE_MARK)
+			mnl_attr_put_u32(nlh, PKTDEDUP_A_SETTINGS_IMPORTANCE_MASK,
+					 r->importance_mask);
+	}
+}
+
+/* A fixed seed: a u64, decimal or 0x hex; exits 2 if bad. */
+static uint64_t seed_arg(const char *v)
+{
+	uint64_t x;
+
+	if (!parse_u64(v, 0, UINT64_MAX, &x))
+		usage_error("seed: '%s' is not random or a number from 0 to 2^64 - 1 (decimal or 0x hex)",
+			    v);
+	return x;
+}
+
+/* A configuration setting, into the config nest; exits 2 if bad. */
+static void put_setting(struct nlmsghdr *nlh, const char *k, const char *v)
+{
+	if (!strcmp(k, "key")) {
+		mnl_attr_put_u8(nlh, PKTDEDUP_A_CONFIG_KEY,
+				(uint8_t)name_arg(k, v, pd_key_mode_names,
+						  PD_KEY_NMODES));
+	} else if (!strcmp(k, "payload")) {
+		mnl_attr_put_u16(nlh, PKTDEDUP_A_CONFIG_PAYLOAD,
+				 (uint16_t)num_arg(k, v, 0, PKTDEDUP_PAYLOAD_MAX));
+	} else if (!strcmp(k, "ignore-tos")) {
+		mnl_attr_put_u32(nlh, PKTDEDUP_A_CONFIG_KEY_FLAGS,
+				 onoff_arg(k, v) ? PKTDEDUP_KEY_F_IGNORE_TOS : 0);
+	} else if (!strcmp(k, "action")) {
+		mnl_attr_put_u8(nlh, PKTDEDUP_A_CONFIG_ACTION,
+				(uint8_t)name_arg(k, v, pd_action_names,
+						  PD_NACTIONS));
+	} else if (!strcmp(k, "mark")) {
+		uint32_t value, mask;
+
+		mark_arg(v, &value, &mask);
+		mnl_attr_put_u32(nlh, PKTDEDUP_A_CONFIG_MARK_VALUE, value);
+		mnl_attr_put_u32(nlh, PKTDEDUP_A_CONFIG_MARK_MASK, mask);
+	} else if (!strcmp(k, "scope")) {
+		mnl_attr_put_u8(nlh, PKTDEDUP_A_CONFIG_SCOPE,
+				(uint8_t)name_arg(k, v, pd_scope_names,
+						  PD_NSCOPES));
+	} else if (!strcmp(k, "hook")) {
+		const char *hooks[PD_NHOOKS];
+		unsigned int h;
+
+		for (h = 0; h < PD_NHOOKS; h++)
+			hooks[h] = pd_placements[h].name;
+		mnl_attr_put_u8(nlh, PKTDEDUP_A_CONFIG_HOOK,
+				(uint8_t)name_arg(k, v, hooks, PD_NHOOKS));
+	} else if (!strcmp(k, "state")) {
+		static const char *const states[] = {
+			[PKTDEDUP_STATE_IDLE] = "idle",
+			[PKTDEDUP_STATE_ACTIVE] = "active",
+		};
+
+		mnl_attr_put_u8(nlh, PKTDEDUP_A_CONFIG_STATE,
+				(uint8_t)name_arg(k, v, states, 2));
+	} else if (!strcmp(k, "priority")) {
+		char *end;
+		long p;
+
+		errno = 0;
+		p = strtol(v, &end, 0);
+		if (errno || *end || !*v || p <= INT32_MIN || p >= INT32_MAX)
+			usage_error("priority: '%s' is not a hook priority", v);
+		mnl_attr_put_u32(nlh, PKTDEDUP_A_CONFIG_PRIORITY, (uint32_t)p);
+	} else if (!strcmp(k, "seed")) {
+		/* random, or a fixed seed: a u64, as dedup-sim --seed reads it */
+		if (!strcmp(v, "random"))
+			mnl_attr_put_u8(nlh, PKTDEDUP_A_CONFIG_SEED_MODE,
+					PKTDEDUP_SEED_MODE_RANDOM);
+		else
+			mnl_attr_put_u64(nlh, PKTDEDUP_A_CONFIG_SEED,
+					 seed_arg(v));
+	} else if (!put_select_setting(nlh, k, v)) {
+		usage_error("set: unknown setting '%s'", k);
+	}
+}
+
+/*
+ * Put the settings of argv into nlh: the configuration's in its nest, the
+ * filter's kind and memory in the filter nest, and each family setting in
+ * the nest of family target if it takes it, else in that of the first
+ * family that does. Bad values exit with status 2 before anything is sent.
+ */
+void put_settings(struct nlmsghdr *nlh, int argc, char **argv,
+		  const struct pd_filter_ops *target)
+{
+	struct pd_filter_req req;
+	struct nlattr *cfg, *filter, *fam;
+	uint32_t set[PD_FILTER_NKINDS] = { 0 };
+	unsigned int kind;
+	int i, n;
+
+	memset(&req, 0, sizeof(req));
+	cfg = mnl_attr_nest_start(nlh, PKTDEDUP_A_CONFIG);
+	for (i = 0; i < argc; i += n) {
+		n = setting_args(argc, argv, i);
+		if (!strcmp(argv[i], "filter") || !strcmp(argv[i], "mem") ||
+		    fsetting_flag(argv[i]))
+			continue;
+		/*
+		 * seed N and seed random are two attributes: only the last
+		 * is sent (checked all the same), as the last of a setting
+		 * given twice is the kernel's
+		 */
+		if (!strcmp(argv[i], "seed") && i + n < argc &&
+		    has_setting(argc - i - n, argv + i + n, "seed")) {
+			if (strcmp(argv[i + 1], "random"))
+				seed_arg(argv[i + 1]);
+			continue;
+		}
+		put_setting(nlh, argv[i], argv[i + 1]);
+	}
+	filter = mnl_attr_nest_start(nlh, PKTDEDUP_A_CONFIG_FILTER);
+	for (i = 0; i < argc; i += n) {
+		uint32_t flag = fsetting_flag(argv[i]);
+
+		n = setting_args(argc, argv, i);
+		if (!strcmp(argv[i], "filter")) {
+			mnl_attr_put_u32(nlh, PKTDEDUP_A_FILTER_KIND,
+					 named_family(2, argv + i)->kind);
+		} else if (!strcmp(argv[i], "mem")) {
+			mnl_attr_put_u64(nlh, PKTDEDUP_A_FILTER_MEM,
+					 size_arg("mem", argv[i + 1]));
+		} else if (flag) {
+			fsetting_read(argv[i], argv + i + 1, &req);
+			if (target->settings & family_flag(flag)) {
+				set[target->kind] |= flag;
+				continue;
+			}
+			for (kind = 0; kind < PD_FILTER_NKINDS; kind++)
+				if (pd_filter_family(kind)->settings &
+				    family_flag(flag))
+					break;
+			set[kind] |= flag;
+		}
+	}
+	for (kind = 0; kind < PD_FILTER_NKINDS; kind++) {
+		if (!set[kind])
+			continue;
+		fam = mnl_attr_nest_start(nlh,
+					  family_nest(pd_filter_family(kind)));
+		fsettings_put(nlh, &req, set[kind]);
+		mnl_attr_nest_end(nlh, fam);
+	}
+	mnl_attr_nest_end(nlh, filter);
+	mnl_attr_nest_end(nlh, cfg);
+}
+
+static int kind_cb(const struct nlattr **tb, void *data)
+{
+	const struct nlattr *c[PKTDEDUP_A_CONFIG_MAX + 1],
+		*f[PKTDEDUP_A_FILTER_MAX + 1];
+
+	nl_nest(tb[PKTDEDUP_A_CONFIG], &nls_config, c);
+	nl_nest(c[PKTDEDUP_A_CONFIG_FILTER], &nls_filter, f);
+	*(uint32_t *)data = u32a(f, PKTDEDUP_A_FILTER_KIND);
+	return MNL_CB_OK;
+}
+
+/*
+ * The reply to a change: with action drop, warn when the model's FP of a
+ * new packet in the filter's steady state exceeds the target in force (1%,
+ * the SBF's default, for the families that take none): such packets are
+ * dropped as copies. The change is made; the warning says what it costs.
+ */
+static int set_cb(const struct nlattr **tb, void *data)
+{
+	const struct nlattr *c[PKTDEDUP_A_CONFIG_MAX + 1],
+		*f[PKTDEDUP_A_FILTER_MAX + 1], *s[PKTDEDUP_A_SETTINGS_MAX + 1],
+		*pl[PKTDEDUP_A_PLAN_MAX + 1];
+	const struct pd_filter_ops *ops;
+	struct plan_view v;
+	uint32_t target;
+	char b1[32], b2[32];
+
+	(void)data;
+	if (!tb[PKTDEDUP_A_CONFIG] || !tb[PKTDEDUP_A_PLAN])
+		return MNL_CB_OK;
+	nl_nest(tb[PKTDEDUP_A_CONFIG], &nls_config, c);
+	if (u8a(c, PKTDEDUP_A_CONFIG_ACTION) != PKTDEDUP_ACTION_DROP)
+		return MNL_CB_OK;
+	nl_nest(c[PKTDEDUP_A_CONFIG_FILTER], &nls_filter, f);
+	ops = kind_family(u32a(f, PKTDEDUP_A_FILTER_KIND));
+	nl_nest(f[family_nest(ops)], nls_filter.attrs[family_nest(ops)].nested,
+		s);
+	target = s[PKTDEDUP_A_SETTINGS_FPS] ?
+		 u32a(s, PKTDEDUP_A_SETTINGS_FPS) :
+		 pd_sbf_family.default_fps_ppb;
+	nl_nest(tb[PKTDEDUP_A_PLAN], &nls_plan, pl);
+	plan_view_nl(pl[PKTDEDUP_A_PLAN_FILTER], &v);
+	if (v.fp > target)
+		fprintf(stderr,
+			"dedupctl: warning: action drop with %s: by the model, %s of new packets are taken for copies and dropped once the filter is in its steady state (target %s; see 'dedupctl show')\n",
+			ops->name, pct(b1, sizeof(b1), v.fp),
+			pct(b2, sizeof(b2), target));
+	return MNL_CB_OK;
+}
+
+/*
+ * "landmark D" is the landmark window's own way to say it: "filter
+ * landmark window D". Returns argv with it spelled out (argc updated).
+ */
+static char **expand_landmark(int *argc, char **argv)
+{
+	static char *out[256];
+	int i, j, k, n = 0;
+
+	for (i = 0; i < *argc; i += k) {
+		k = setting_args(*argc, argv, i);
+		if (n + 4 > (int)(sizeof(out) / sizeof(out[0])))
+			usage_error("too many settings");
+		if (!strcmp(argv[i], "landmark")) {
+			out[n++] = "filter";
+			out[n++] = "landmark";
+			out[n++] = "window";
+			out[n++] = argv[i + 1];
+			continue;
+		}
+		for (j = 0; j < k; j++)
+			out[n++] = argv[i + j];
+	}
+	*argc = n;
+	return out;
+}
+
+char **set_expand(int *argc, char **argv)
+{
+	return expand_landmark(argc, argv);
+}
+
+int set_setting_args(int argc, char **argv, int i)
+{
+	return setting_args(argc, argv, i);
+}
+
+/* Check the settings of set (argv expanded): exits 2 if one is bad. */
+void set_check(int argc, char **argv)
+{
+	static char scratch[8192];
+	const struct pd_filter_ops *target = named_family(argc, argv);
+
+	if (!argc)
+		usage_error("set: nothing to set");
+	put_settings(mnl_nlmsg_put_header(scratch), argc, argv,
+		     target ? target : &pd_sbf_family);
+}
+
+/*
+ * Send the change of set (argv expanded and checked), a family's settings
+ * in its nest: the family it names, or the one in force; with the words
+ * of a sources change (sargc > 0), in the same request, both or neither.
+ * 0 or the error (n->err says why).
+ */
+int set_send(struct nl *n, int argc, char **argv, int sargc, char **sargv)
+{
+	const struct pd_filter_ops *target = named_family(argc, argv);
+	struct nlmsghdr *nlh;
+	uint32_t kind = 0;
+	int err;
+
+	if (!target) {
+		/* the family in force decides where its settings go */
+		err = nl_talk(n, nl_request(n, PKTDEDUP_CMD_GET_CONFIG, false),
+			      kind_cb, &kind);
+		if (err)
+			return err;
+		target = kind_family(kind);
+	}
+	nlh = nl_request(n, PKTDEDUP_CMD_SET_CONFIG, false);
+	put_settings(nlh, argc, argv, target);
+	if (sargc)
+		put_sources(nlh, sargc, sargv);
+	return nl_talk(n, nlh, set_cb, NULL);
+}
+
+int cmd_set(int argc, char **argv)
+{
+	struct nl n;
+	int err;
+
+	if (!argc)
+		usage_error("set: nothing to set");
+	argv = expand_landmark(&argc, argv);
+	/* check every value before the kernel sees any */
+	set_check(argc, argv);
+	open_nl(&n);
+	err = set_send(&n, argc, argv, 0, NULL);
+	if (err) {
+		report_change_refused(&n, err);
+		dedupctl_exit(EXIT_REFUSED);
+	}
+	nl_close(&n);
+	return 0;
+}
+
+/* enable, disable: the instance of this namespace active, or idle. */
+int cmd_enable(int argc, char **argv)
+{
+	char *set[] = { "state", "active" };
+
+	if (argc)
+		usage_error("enable: unexpected '%s'", argv[0]);
+	return cmd_set(2, set);
+}
+
+int cmd_disable(int argc, char **argv)
+{
+	char *set[] = { "state", "idle" };
+
+	if (argc)
+		usage_error("disable: unexpected '%s'", argv[0]);
+	return cmd_set(2, set);
+}
+
+/* plan [filter F] mem SIZE [settings]: the family's planner, locally. */
+int cmd_plan(int argc, char **argv)
+{
+	const struct pd_filter_ops *ops;
+	struct pd_filter_plan pl;
+	struct plan_view v;
+	struct pd_filter_req req;
+	uint32_t fps;
+	const char *why = NULL;
+	char b1[32], b2[32];
+	bool have_mem = false;
+	int i, n;
+
+	argv = expand_landmark(&argc, argv);
+	ops = named_family(argc, argv);
+	if (!ops)	/* a window asks for the sliding window */
+		ops = has_setting(argc, argv, "window") ? &pd_sliding_family :
+		      &pd_sbf_family;
+	pd_filter_req_defaults(&req, ops->kind, 0);
+	for (i = 0; i < argc; i += n) {
+		uint32_t flag = fsetting_flag(argv[i]);
+
+		n = setting_args(argc, argv, i);
+		if (!strcmp(argv[i], "filter"))
+			continue;
+		if (!strcmp(argv[i], "mem")) {
+			req.mem_bytes = size_arg("mem", argv[i + 1]);
+			have_mem = true;
+		} else if (!flag) {
+			usage_error("plan: unknown setting '%s'", argv[i]);
+		} else if (!(ops->settings & family_flag(flag))) {
+			usage_error("plan: %s is not a setting of the %s filter",
+				    argv[i], ops->name);
+		} else {
+			fsetting_read(argv[i], argv + i + 1, &req);
+		}
+	}
+	if (!have_mem && !(ops->window && (req.rate || req.window_pkts)))
+		usage_error(ops->window ?
+			    "plan: mem SIZE or rate PPS is required (or a packet window)" :
+			    "plan: mem SIZE is required");
+	if (pd_filter_plan(&req, &pl, &why))
+		usage_error("plan: %s", why);
+	/* sized by its rate or window, mem given is a limit (as dedup-sim's) */
+	if (have_mem && pl.bytes > req.mem_bytes)
+		usage_error("plan: the window needs %s per filter, more than mem %s: shorten it, lower rate or fps, or raise mem",
+			    size_str(b1, sizeof(b1), pl.bytes),
+			    size_str(b2, sizeof(b2), req.mem_bytes));
+	plan_view_local(ops, &pl, &v);
+	/* the target, where the family has one (the bit arrays: if given) */
+	fps = ops->settings & PD_SET_FPS ?
+	      (req.fps_ppb ? req.fps_ppb : ops->default_fps_ppb) : 0;
+	if (json) {
+		printf("{\"filter\":\"%s\",\"mem\":%llu,\"mem_bytes\":%llu",
+		       ops->name, (unsigned long long)req.mem_bytes,
+		       (unsigned long long)pl.bytes);
+		if (fps)
+			printf(",\"fps\":%.9g", fps / 1e9);
+		else
+			printf(",\"fps\":null");
+	} else if (!have_mem) {	/* a window family sized by rate or window */
+		printf("filter   %s, sized by its %s (uses %s)", ops->name,
+		       req.window_pkts ? "window" : "rate",
+		       size_str(b2, sizeof(b2), pl.bytes));
+	} else {
+		printf("filter   %s, %s (uses %s)", ops->name,
+		       size_str(b1, sizeof(b1), req.mem_bytes),
+		       size_str(b2, sizeof(b2), pl.bytes));
+	}
+	if (!json) {
+		if (fps)
+			printf(", target fp %s%s", pct(b1, sizeof(b1), fps),
+			       v.fp > fps ? " (not met by the model)" : "");
+		printf("\n");
+	}
+	print_plan_view(&v);
+	if (json)
+		printf("}\n");
+	return 0;
+}

@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dedupctl show: the configuration, the filter's plan and the namespace's
+ * memory, as text, JSON or Prometheus.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../module/core/bitf.h"
+#include "../../module/core/config.h"
+#include "../../module/core/filter.h"
+#include "../../module/core/fixed.h"
+#include "../../module/core/timewin.h"
+#include "../../module/uapi/pktdedup.h"
+#include "dedupctl.h"
+#include "prom.h"
+#include "units.h"
+static const char *const cap_sources[] = {
+	[PKTDEDUP_CAP_SOURCE_INIT_USERNS] = "max_netns_mem",
+	[PKTDEDUP_CAP_SOURCE_USERNS] = "max_userns_mem",
+};
+
+static const char *const cap_why[] = {
+	[PKTDEDUP_CAP_SOURCE_INIT_USERNS] =
+		"the namespace belongs to the initial user namespace",
+	[PKTDEDUP_CAP_SOURCE_USERNS] =
+		"the namespace belongs to another user namespace",
+};
+
+static const char *const importance_names[] = {
+	[PKTDEDUP_IMPORTANCE_DSCP] = "dscp",
+	[PKTDEDUP_IMPORTANCE_MARK] = "mark",
+};
+
+/* The budget nest of a reply: JSON members, or lines of text. */
+static void print_budget(const struct nlattr *nest)
+{
+	const struct nlattr *b[PKTDEDUP_A_BUDGET_MAX + 1];
+	uint8_t src;
+	unsigned long long filters, sources;
+	char b1[32], b2[32], b3[32], b4[32], b5[32];
+
+	nl_nest(nest, &nls_budget, b);
+	src = u8a(b, PKTDEDUP_A_BUDGET_CAP_SOURCE);
+	if (src > PKTDEDUP_CAP_SOURCE_MAX)
+		src = PKTDEDUP_CAP_SOURCE_INIT_USERNS;
+	filters = u64a(b, PKTDEDUP_A_BUDGET_FILTERS);
+	sources = u64a(b, PKTDEDUP_A_BUDGET_SOURCES);
+	if (json) {
+		printf(",\"budget\":{\"cap\":%llu,\"cap_source\":\"%s\","
+		       "\"held\":%llu,\"filters\":%llu,\"sources\":%llu,"
+		       "\"peak\":%llu,\"refused\":%llu,\"total_cap\":%llu,"
+		       "\"total_held\":%llu",
+		       (unsigned long long)u64a(b, PKTDEDUP_A_BUDGET_CAP),
+		       cap_sources[src], filters + sources, filters, sources,
+		       (unsigned long long)u64a(b, PKTDEDUP_A_BUDGET_PEAK),
+		       (unsigned long long)u64a(b, PKTDEDUP_A_BUDGET_REFUSED),
+		       (unsigned long long)u64a(b, PKTDEDUP_A_BUDGET_TOTAL_CAP),
+		       (unsigned long long)u64a(b, PKTDEDUP_A_BUDGET_TOTAL_HELD));
+		if (b[PKTDEDUP_A_BUDGET_USERNS_CAP])
+			printf(",\"userns_cap\":%llu,\"userns_held\":%llu",
+			       (unsigned long long)u64a(b, PKTDEDUP_A_BUDGET_USERNS_CAP),
+			       (unsigned long long)u64a(b, PKTDEDUP_A_BUDGET_USERNS_HELD));
+		if (b[PKTDEDUP_A_BUDGET_USER_CAP])
+			printf(",\"user_cap\":%llu,\"user_held\":%llu",
+			       (unsigned long long)u64a(b, PKTDEDUP_A_BUDGET_USER_CAP),
+			       (unsigned long long)u64a(b, PKTDEDUP_A_BUDGET_USER_HELD));
+		printf("}");
+		return;
+	}
+	printf("budget   %s held of a %s cap (filters %s, source windows %s), peak %s\n"
+	       "         the cap is %s: %s\n",
+	       size_str(b1, sizeof(b1), filters + sources),
+	       size_str(b2, sizeof(b2), u64a(b, PKTDEDUP_A_BUDGET_CAP)),
+	       size_str(b3, sizeof(b3), filters),
+	       size_str(b4, sizeof(b4), sources),
+	       size_str(b5, sizeof(b5), u64a(b, PKTDEDUP_A_BUDGET_PEAK)),
+	       cap_sources[src], cap_why[src]);
+	printf("module   %s held in all namespaces of a %s cap (max_total_mem)\n",
+	       size_str(b1, sizeof(b1),
+			u64a(b, PKTDEDUP_A_BUDGET_TOTAL_HELD)),
+	       size_str(b2, sizeof(b2), u64a(b, PKTDEDUP_A_BUDGET_TOTAL_CAP)));
+	if (b[PKTDEDUP_A_BUDGET_USER_CAP])
+		printf("user     %s held by the namespaces of this owner's user namespaces of a %s cap (max_user_mem)\n",
+		       size_str(b1, sizeof(b1),
+				u64a(b, PKTDEDUP_A_BUDGET_USER_HELD)),
+		       size_str(b2, sizeof(b2),
+				u64a(b, PKTDEDUP_A_BUDGET_USER_CAP)));
+	if (b[PKTDEDUP_A_BUDGET_USERNS_CAP])
+		printf("others   %s held by the namespaces of all other user namespaces of a %s share (max_total_mem less init_reserve_mem)\n",
+		       size_str(b1, sizeof(b1),
+				u64a(b, PKTDEDUP_A_BUDGET_USERNS_HELD)),
+		       size_str(b2, sizeof(b2),
+				u64a(b, PKTDEDUP_A_BUDGET_USERNS_CAP)));
+}
+
+static int show_cb(const struct nlattr **tb, void *data)
+{
+	const struct nlattr *c[PKTDEDUP_A_CONFIG_MAX + 1],
+		*f[PKTDEDUP_A_FILTER_MAX + 1], *s[PKTDEDUP_A_SETTINGS_MAX + 1],
+		*pl[PKTDEDUP_A_PLAN_MAX + 1];
+	const char *key, *action, *scope, *hook;
+	const struct pd_filter_ops *ops;
+	struct select_view sel;
+	bool tos, active, fixed;
+	char b1[32], b2[32];
+	uint8_t bits, imp;
+	int32_t prio;
+
+	(void)data;
+	nl_nest(tb[PKTDEDUP_A_CONFIG], &nls_config, c);
+	nl_nest(c[PKTDEDUP_A_CONFIG_FILTER], &nls_filter, f);
+	ops = kind_family(u32a(f, PKTDEDUP_A_FILTER_KIND));
+	nl_nest(f[family_nest(ops)], nls_filter.attrs[family_nest(ops)].nested,
+		s);
+	nl_nest(tb[PKTDEDUP_A_PLAN], &nls_plan, pl);
+	active = u8a(c, PKTDEDUP_A_CONFIG_STATE) == PKTDEDUP_STATE_ACTIVE;
+	key = name_of(pd_key_mode_names, PD_KEY_NMODES,
+		      u8a(c, PKTDEDUP_A_CONFIG_KEY));
+	action = name_of(pd_action_names, PD_NACTIONS,
+			 u8a(c, PKTDEDUP_A_CONFIG_ACTION));
+	scope = name_of(pd_scope_names, PD_NSCOPES,
+			u8a(c, PKTDEDUP_A_CONFIG_SCOPE));
+	hook = pd_placement_name(u8a(c, PKTDEDUP_A_CONFIG_HOOK));
+	tos = u32a(c, PKTDEDUP_A_CONFIG_KEY_FLAGS) & PKTDEDUP_KEY_F_IGNORE_TOS;
+	prio = (int32_t)u32a(c, PKTDEDUP_A_CONFIG_PRIORITY);
+	bits = u8a(s, PKTDEDUP_A_SETTINGS_CELL_BITS);
+	imp = u8a(s, PKTDEDUP_A_SETTINGS_IMPORTANCE) ? 1 : 0;
+	fixed = u8a(c, PKTDEDUP_A_CONFIG_SEED_MODE) == PKTDEDUP_SEED_MODE_FIXED;
+	select_view(c, &sel);
+	if (json) {
+		printf("{\"state\":\"%s\",\"key\":\"%s\",\"payload\":%u,"
+		       "\"ignore_tos\":%s,\"action\":\"%s\","
+		       "\"mark_value\":%u,\"mark_mask\":%u,\"hook\":\"%s\","
+		       "\"priority\":%d,\"scope\":\"%s\",\"filter\":\"%s\","
+		       "\"mem\":%llu",
+		       active ? "active" : "idle", key,
+		       u16a(c, PKTDEDUP_A_CONFIG_PAYLOAD), tos ? "true" : "false",
+		       action, u32a(c, PKTDEDUP_A_CONFIG_MARK_VALUE),
+		       u32a(c, PKTDEDUP_A_CONFIG_MARK_MASK), hook, prio, scope,
+		       ops->name,
+		       (unsigned long long)u64a(f, PKTDEDUP_A_FILTER_MEM));
+		printf(",\"dev\":\"%s\",\"proto\":\"%s\",\"match_mark\":\"%s\"",
+		       sel.dev, sel.proto, sel.mark);
+		if (*sel.devices)
+			printf(",\"devices\":[%s]", sel.devices);
+		/* the value only for CAP_NET_ADMIN: the kernel sends no more */
+		printf(",\"seed_mode\":\"%s\"", fixed ? "fixed" : "random");
+		if (c[PKTDEDUP_A_CONFIG_SEED])
+			printf(",\"seed\":%llu", (unsigned long long)
+			       u64a(c, PKTDEDUP_A_CONFIG_SEED));
+		if (s[PKTDEDUP_A_SETTINGS_FPS])
+			printf(",\"fps\":%.9g",
+			       u32a(s, PKTDEDUP_A_SETTINGS_FPS) / 1e9);
+		if (s[PKTDEDUP_A_SETTINGS_CELL_BITS])
+			printf(",\"max\":%u", bits ? (1u << bits) - 1 : 0);
+		if (s[PKTDEDUP_A_SETTINGS_K])
+			printf(",\"k\":%u", u8a(s, PKTDEDUP_A_SETTINGS_K));
+		if (s[PKTDEDUP_A_SETTINGS_P])
+			printf(",\"p\":%u", u32a(s, PKTDEDUP_A_SETTINGS_P));
+		if (s[PKTDEDUP_A_SETTINGS_GAP])
+			printf(",\"gap\":%llu",
+			       (unsigned long long)u64a(s, PKTDEDUP_A_SETTINGS_GAP));
+		if (s[PKTDEDUP_A_SETTINGS_P_STAR])
+			printf(",\"p_star\":%.9g",
+			       u32a(s, PKTDEDUP_A_SETTINGS_P_STAR) / 1e9);
+		if (s[PKTDEDUP_A_SETTINGS_IMPORTANCE])
+			printf(",\"importance\":\"%s\",\"importance_mask\":%u",
+			       importance_names[imp],
+			       u32a(s, PKTDEDUP_A_SETTINGS_IMPORTANCE_MASK));
+		if (s[PKTDEDUP_A_SETTINGS_WINDOW_NS])
+			printf(",\"window_ns\":%llu", (unsigned long long)
+			       u64a(s, PKTDEDUP_A_SETTINGS_WINDOW_NS));
+		if (s[PKTDEDUP_A_SETTINGS_WINDOW_PACKETS])
+			printf(",\"window_packets\":%u",
+			       u32a(s, PKTDEDUP_A_SETTINGS_WINDOW_PACKETS));
+		if (s[PKTDEDUP_A_SETTINGS_RATE])
+			printf(",\"rate\":%u", u32a(s, PKTDEDUP_A_SETTINGS_RATE));
+		if (s[PKTDEDUP_A_SETTINGS_SUBWINDOWS])
+			printf(",\"subwindows\":%u",
+			       u8a(s, PKTDEDUP_A_SETTINGS_SUBWINDOWS));
+		if (s[PKTDEDUP_A_SETTINGS_LAYOUT])
+			printf(",\"layout\":\"%s\"",
+			       u8a(s, PKTDEDUP_A_SETTINGS_LAYOUT) ==
+			       PKTDEDUP_LAYOUT_BLOCKED ? "blocked" : "flat");
+		if (active && tb[PKTDEDUP_A_PLAN]) {
+			printf(",\"plan\":{");
+			print_plan(pl[PKTDEDUP_A_PLAN_FILTER], tb[PKTDEDUP_A_PLAN]);
+			printf("}");
+		}
+		print_budget(tb[PKTDEDUP_A_BUDGET]);
+		printf("}\n");
+		return MNL_CB_OK;
+	}
+	printf("key      %s", key);
+	if (!strcmp(key, "packet"))
+		printf(" (L4 header + %u payload bytes, tos %s)",
+		       u16a(c, PKTDEDUP_A_CONFIG_PAYLOAD),
+		       tos ? "ignored" : "counted");
+	printf("\naction   %s", action);
+	if (!strcmp(action, "mark"))
+		printf(" 0x%x/0x%x", u32a(c, PKTDEDUP_A_CONFIG_MARK_VALUE),
+		       u32a(c, PKTDEDUP_A_CONFIG_MARK_MASK));
+	printf("\nhook     %s, priority %d\n", hook, prio);
+	if (strcmp(sel.dev, "any") || strcmp(sel.proto, "any") ||
+	    strcmp(sel.mark, "any"))
+		printf("select   dev %s%s%s%s, proto %s, match-mark %s\n",
+		       sel.dev, *sel.note ? " (" : "", sel.note,
+		       *sel.note ? ")" : "", sel.proto, sel.mark);
+	else
+		printf("select   every packet (dev, proto, match-mark any)\n");
+	if (fixed && c[PKTDEDUP_A_CONFIG_SEED])
+		printf("seed     fixed, %llu: the filters are predictable to whoever knows it (testing and replay only)\n",
+		       (unsigned long long)u64a(c, PKTDEDUP_A_CONFIG_SEED));
+	else if (fixed)
+		printf("seed     fixed (its value is shown to CAP_NET_ADMIN only)\n");
+	if (ops->window && (u32a(s, PKTDEDUP_A_SETTINGS_RATE) ||
+			    s[PKTDEDUP_A_SETTINGS_WINDOW_PACKETS]))
+		printf("filter   %s, sized by its %s", ops->name,
+		       s[PKTDEDUP_A_SETTINGS_WINDOW_PACKETS] ? "window" : "rate");
+	else
+		printf("filter   %s, %s per filter", ops->name,
+		       size_str(b1, sizeof(b1), u64a(f, PKTDEDUP_A_FILTER_MEM)));
+	if (s[PKTDEDUP_A_SETTINGS_FPS])
+		printf(", target fp %s",
+		       pct(b2, sizeof(b2), u32a(s, PKTDEDUP_A_SETTINGS_FPS)));
+	if (u8a(s, PKTDEDUP_A_SETTINGS_LAYOUT) == PKTDEDUP_LAYOUT_BLOCKED)
+		printf(", blocked (a key's cells in one cache line)");
+	printf("\n");
+	if (s[PKTDEDUP_A_SETTINGS_IMPORTANCE]) {
+		if (imp)
+			printf("import.  from the mark under 0x%x\n",
+			       u32a(s, PKTDEDUP_A_SETTINGS_IMPORTANCE_MASK));
+		else
+			printf("import.  from the DSCP: 7 levels, CS0/LE/CS1 lowest, CS6/CS7 highest%s\n",
+			       ops->kind == PKTDEDUP_FILTER_KIND_IBF_2C ?
+			       "; CS4/AF4x and above important" : "");
+	}
+	if (!active)
+		printf("state    idle: nothing allocated and no hook in this namespace;\n"
+		       "         'dedupctl enable' (or any 'dedupctl set') starts it with these settings\n");
+	else if (!tb[PKTDEDUP_A_PLAN])
+		printf("state    active, but its filters could not be rebuilt: see dmesg\n");
+	else
+		print_plan(pl[PKTDEDUP_A_PLAN_FILTER], tb[PKTDEDUP_A_PLAN]);
+	print_budget(tb[PKTDEDUP_A_BUDGET]);
+	return MNL_CB_OK;
+}
+
+/* A GET_CONFIG reply as the configuration gauges of stats -o prometheus. */
+int config_prom_cb(const struct nlattr **tb, void *data)
+{
+	const struct nlattr *c[PKTDEDUP_A_CONFIG_MAX + 1],
+		*f[PKTDEDUP_A_FILTER_MAX + 1], *pl[PKTDEDUP_A_PLAN_MAX + 1],
+		*fp[PKTDEDUP_A_FILTER_PLAN_MAX + 1],
+		*b[PKTDEDUP_A_BUDGET_MAX + 1];
+	struct prom_config *pc = data;
+
+	nl_nest(tb[PKTDEDUP_A_CONFIG], &nls_config, c);
+	nl_nest(c[PKTDEDUP_A_CONFIG_FILTER], &nls_filter, f);
+	nl_nest(tb[PKTDEDUP_A_PLAN], &nls_plan, pl);
+	nl_nest(pl[PKTDEDUP_A_PLAN_FILTER], &nls_filter_plan, fp);
+	nl_nest(tb[PKTDEDUP_A_BUDGET], &nls_budget, b);
+	pc->active = u8a(c, PKTDEDUP_A_CONFIG_STATE) == PKTDEDUP_STATE_ACTIVE &&
+		     tb[PKTDEDUP_A_PLAN];
+	pc->filter = kind_family(u32a(f, PKTDEDUP_A_FILTER_KIND))->name;
+	pc->key = name_of(pd_key_mode_names, PD_KEY_NMODES,
+			  u8a(c, PKTDEDUP_A_CONFIG_KEY));
+	pc->action = name_of(pd_action_names, PD_NACTIONS,
+			     u8a(c, PKTDEDUP_A_CONFIG_ACTION));
+	pc->scope = name_of(pd_scope_names, PD_NSCOPES,
+			    u8a(c, PKTDEDUP_A_CONFIG_SCOPE));
+	pc->hook = pd_placement_name(u8a(c, PKTDEDUP_A_CONFIG_HOOK));
+	pc->seed_fixed = u8a(c, PKTDEDUP_A_CONFIG_SEED_MODE) ==
+			 PKTDEDUP_SEED_MODE_FIXED;
+	pc->filters = u32a(pl, PKTDEDUP_A_PLAN_FILTERS);
+	pc->filter_mem = u64a(f, PKTDEDUP_A_FILTER_MEM);
+	pc->has_fp_bound = fp[PKTDEDUP_A_FILTER_PLAN_FP_BOUND];
+	pc->fp_bound_ppb = u32a(fp, PKTDEDUP_A_FILTER_PLAN_FP_BOUND);
+	pc->mem_filters = u64a(b, PKTDEDUP_A_BUDGET_FILTERS);
+	pc->mem_sources = u64a(b, PKTDEDUP_A_BUDGET_SOURCES);
+	pc->mem_cap = u64a(b, PKTDEDUP_A_BUDGET_CAP);
+	pc->mem_peak = u64a(b, PKTDEDUP_A_BUDGET_PEAK);
+	return MNL_CB_OK;
+}
+
+int cmd_show(int argc, char **argv)
+{
+	struct nl n;
+
+	if (argc)
+		usage_error("show: unexpected '%s'", argv[0]);
+	open_nl(&n);
+	talk(&n, nl_request(&n, PKTDEDUP_CMD_GET_CONFIG, false), show_cb, NULL);
+	return 0;
+}
