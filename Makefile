@@ -114,8 +114,9 @@ $(B)/dedupctl: $(CORE_SRC) $(CORE_HDR) $(CTL_SRC) $(wildcard userspace/dedupctl/
 	$(CC) $(CFLAGS_COMMON) -O2 $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ \
 		$(CTL_SRC) $(CORE_SRC) -lmnl
 
-$(B)/bench: $(CORE_SRC) $(CORE_HDR) userspace/bench/bench.c | $(B)
-	$(CC) $(CFLAGS_COMMON) -O2 -pthread -o $@ userspace/bench/bench.c $(CORE_SRC) -lm
+BENCH_SRC := $(wildcard userspace/bench/*.c)
+$(B)/bench: $(CORE_SRC) $(CORE_HDR) $(BENCH_SRC) userspace/bench/bench.h | $(B)
+	$(CC) $(CFLAGS_COMMON) -O2 -pthread -o $@ $(BENCH_SRC) $(CORE_SRC) -lm
 
 $(B):
 	mkdir -p $@

@@ -255,6 +255,7 @@ u64 pd_tw_tick(struct pd_tw *w, const struct pd_pktinfo *pi);
  * over). True if the owner should be alerted.
  */
 bool pd_tw_forgot(struct pd_tw *w, u64 span, bool early);
+struct pd_filter_win;
 void pd_tw_report(const struct pd_tw *w, struct pd_filter_win *r);
 
 #endif /* PD_TIMEWIN_H */

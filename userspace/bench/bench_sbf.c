@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * make bench: the Stable Bloom Filter's step against the textbook
+ * baseline, the cache lines it touches, the layouts, packet-mode keys by
+ * payload, and the two scopes (per CPU, one shared filter under a lock).
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+
+/* The step with P independent random single-cell decrements. */
+static bool step_scattered(struct pd_sbf *f, u32 h1, u32 h2)
+{
+	u32 pos[PD_SBF_MAX_K], j;
+	bool dup = true;
+	unsigned int i;
+
+	pd_sbf_positions(f, h1, h2, pos);
+	for (i = 0; i < f->k; i++)
+		dup &= pd_sbf_cell(f, pos[i]) != 0;
+	for (j = 0; j < f->p; j++)
+		pd_sbf_decrement(f, pd_rng_below(&f->rng, f->cells), 1);
+	pd_sbf_set_cells(f, pos);
+	return dup;
+}
+
+enum mode { HASH_ONLY, ADJACENT, SCATTERED };
+
+/* ns per element over STEPS flow keys; the key varies like real traffic */
+static double run(struct pd_sbf *f, enum mode mode)
+{
+	u8 src[4] = { 10, 0, 0, 0 }, dst[4] = { 192, 0, 2, 1 };
+	u32 i, dups = 0;
+	double t0;
+
+	t0 = now_ns();
+	for (i = 0; i < STEPS; i++) {
+		u32 h1, h2;
+
+		flow_addrs(src, dst, i);
+		flow_hashes(f, src, dst, i, &h1, &h2);
+		if (mode == ADJACENT)
+			dups += pd_sbf_step(f, h1, h2);
+		else if (mode == SCATTERED)
+			dups += step_scattered(f, h1, h2);
+		else
+			dups += h1 ^ h2;
+	}
+	keep(dups);
+	return (now_ns() - t0) / STEPS;
+}
+
+static double median_run(struct pd_sbf *f, enum mode mode)
+{
+	double t[REPEAT];
+	unsigned int r;
+
+	for (r = 0; r < REPEAT; r++)
+		t[r] = run(f, mode);
+	qsort(t, REPEAT, sizeof(t[0]), cmp_double);
+	return t[REPEAT / 2];
+}
+
+/* Distinct 64-byte lines holding cells [start, start+p) (wrapping). */
+static unsigned int lines_adjacent(const struct pd_sbf *f, u32 start, u32 p)
+{
+	u64 bits = (u64)f->d, first, last, n = 0;
+
+	if (start + (u64)p <= f->cells) {
+		first = start * bits / 512;
+		last = (start + (u64)p - 1) * bits / 512;
+		return (unsigned int)(last - first + 1);
+	}
+	n = lines_adjacent(f, start, f->cells - start);
+	return (unsigned int)n + lines_adjacent(f, 0, p - (f->cells - start));
+}
+
+static unsigned int lines_scattered(const struct pd_sbf *f, u64 *rng, u32 p)
+{
+	u64 seen[512];
+	unsigned int n = 0, i, j;
+
+	for (j = 0; j < p && j < 512; j++) {
+		u64 line = pd_rng_below(rng, f->cells) * (u64)f->d / 512;
+
+		for (i = 0; i < n && seen[i] != line; i++)
+			;
+		if (i == n)
+			seen[n++] = line;
+	}
+	return n;
+}
+
+/*
+ * Distinct 64-byte lines one step touches (its K cells, its decrement
+ * run), from the addresses it computes; scripts/lines-touched.sh checks
+ * the same under valgrind.
+ */
+static unsigned int lines_step(const struct pd_sbf *f, u32 h1, u32 h2,
+			       u32 start)
+{
+	u64 seen[PD_SBF_MAX_K + 2];
+	u32 pos[PD_SBF_MAX_K];
+	unsigned int n = 0, i, j;
+
+	pd_sbf_positions(f, h1, h2, pos);
+	for (j = 0; j < f->k; j++) {
+		u64 line = pos[j] * (u64)f->d / 512;
+
+		for (i = 0; i < n && seen[i] != line; i++)
+			;
+		if (i == n)
+			seen[n++] = line;
+	}
+	/* the run's lines: its first and last cell (a run spans <= 2) */
+	for (j = 0; j < 2; j++) {
+		u64 cell = j ? ((u64)start + f->p - 1) % f->cells : start;
+		u64 line = cell * f->d / 512;
+
+		if (!f->p)
+			break;
+		for (i = 0; i < n && seen[i] != line; i++)
+			;
+		if (i == n)
+			seen[n++] = line;
+	}
+	return n;
+}
+
+/* Mean lines per step over n random elements. */
+static double mean_lines_step(const struct pd_sbf *f, u32 n)
+{
+	u64 rng = 77, sum = 0;
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		u64 h = pd_rng_next(&rng);
+
+		sum += lines_step(f, (u32)h, (u32)(h >> 32),
+				  pd_rng_below(&rng, f->cells));
+	}
+	return (double)sum / n;
+}
+
+void bench_filters(void)
+{
+	static const u64 mems[] = { 64 << 10, 1 << 20, 64 << 20 };
+	static const u32 maxes[] = { 1, 3 };
+	unsigned int mi, xi, k;
+	const char *why;
+
+	printf("SBF step, ns per element (median of %u runs of %u flow keys),\n"
+	       "P from Eq. 17 for fps 1%%\n"
+	       "hash: key + one SipHash-1-3 pass; adjacent: hash + the module's step\n"
+	       "(P adjacent decrements); scattered: hash + the baseline step\n"
+	       "(P independent random decrements); ratio = scattered / adjacent;\n"
+	       "lines: 64-byte cache lines the decrements touch per element\n",
+	       REPEAT, STEPS);
+	printf("%-8s %-4s %-2s %-4s %7s %9s %10s %7s %10s %11s\n", "memory",
+	       "max", "k", "p", "hash", "adjacent", "scattered", "ratio",
+	       "lines(adj)", "lines(scat)");
+	for (mi = 0; mi < 3; mi++)
+		for (xi = 0; xi < 2; xi++)
+			for (k = 2; k <= 4; k++) {
+				struct pd_plan_req req = {
+					.mem_bytes = mems[mi],
+					.fps_ppb = 10000000, .max = maxes[xi],
+					.k = k, .p = PD_PLAN_AUTO,
+				};
+				struct pd_sbf_params prm;
+				struct pd_plan pl;
+				struct pd_sbf f;
+				double h, a, s, la = 0, ls = 0;
+				u64 rng = 99;
+				unsigned int i;
+
+				if (pd_plan(&req, &pl, &why))
+					goto fail;
+				prm = (struct pd_sbf_params){
+					.cells = pl.cells, .max = (u8)pl.max,
+					.k = (u8)pl.k, .p = pl.p };
+				if (pd_sbf_create(&f, &prm, &why))
+					goto fail;
+				run(&f, ADJACENT);	/* warm: pages, caches */
+				h = median_run(&f, HASH_ONLY);
+				a = median_run(&f, ADJACENT);
+				s = median_run(&f, SCATTERED);
+				for (i = 0; i < 100000; i++) {
+					la += lines_adjacent(&f, pd_rng_below(&rng, f.cells),
+							     f.p);
+					ls += lines_scattered(&f, &rng, f.p);
+				}
+				printf("%-8s %-4u %-2u %-4u %7.1f %9.1f %10.1f ",
+				       mems[mi] >= 1 << 20 ?
+				       (mems[mi] == 1 << 20 ? "1 MiB" : "64 MiB") :
+				       "64 KiB", pl.max, pl.k, pl.p, h, a, s);
+				printf("%6.2fx %10.3f %11.3f\n", s / a,
+				       la / 100000, ls / 100000);
+
+				pd_sbf_destroy(&f);
+			}
+	return;
+fail:
+	fprintf(stderr, "bench: %s\n", why);
+	exit(1);
+}
+
+/*
+ * The SBF's layouts: flat (the paper's) and blocked (sbf.h), K 3 and P
+ * planned for fps 1%, at 64 KiB, 1 MiB and 64 MiB, median of REPEAT runs
+ * of STEPS new flows after a warm-up run; lines from the step's addresses.
+ * JSON rows flow-hash, sbf-<mem>, sbf-blocked-<mem>.
+ */
+void bench_layouts(void)
+{
+	static const u64 mems[] = { 64 << 10, 1 << 20, 64 << 20 };
+	static const char *const mnames[] = { "64k", "1m", "64m" };
+	unsigned int mi, lay, r;
+	double hash = 0;
+
+	printf("\nSBF layouts, the module's path per packet (IPv4 flow key, one\n"
+	       "SipHash-1-3 pass, prefetch, step; K 3, P for fps 1%%), ns (median\n"
+	       "of %u runs of %u new flows); lines: 64-byte lines a step touches\n",
+	       REPEAT, STEPS);
+	printf("%-8s %-8s %-3s %-8s %8s %8s %10s\n", "memory", "layout", "p",
+	       "fp", "ns", "lines", "vs flat");
+	for (mi = 0; mi < PD_ARRAY_SIZE(mems); mi++) {
+		double flat_ns = 0;
+
+		for (lay = 0; lay <= PKTDEDUP_LAYOUT_MAX; lay++) {
+			struct pd_filter_plan pl;
+			struct pd_filter_req req;
+			double t[REPEAT], ns, lines;
+			struct pd_filter f;
+			const char *why;
+			char name[32];
+			u64 next = 0;
+
+			pd_filter_req_defaults(&req, PKTDEDUP_FILTER_KIND_SBF,
+					       mems[mi]);
+			req.k = 3;
+			req.layout = (u8)lay;
+			if (pd_filter_create(&f, &req, &pl, &why)) {
+				fprintf(stderr, "bench: %s\n", why);
+				exit(1);
+			}
+			pd_filter_set_seeds(&f, 0x1234567, 0x89abcdef, 99);
+			fam_run(&f, &next, STEPS, RUN_STEP, NULL, false);	/* warm */
+			if (!mi && !lay) {
+				for (r = 0; r < REPEAT; r++)
+					t[r] = fam_run(&f, &next, STEPS, RUN_HASH,
+						       NULL, false);
+				qsort(t, REPEAT, sizeof(t[0]), cmp_double);
+				hash = t[REPEAT / 2];
+			}
+			for (r = 0; r < REPEAT; r++)
+				t[r] = fam_run(&f, &next, STEPS, RUN_STEP, NULL,
+					       false);
+			qsort(t, REPEAT, sizeof(t[0]), cmp_double);
+			ns = t[REPEAT / 2];
+			if (!lay)
+				flat_ns = ns;
+			lines = mean_lines_step(pd_sbf_of(&f), 100000);
+			printf("%-8s %-8s %-3u %7.3f%% %8.1f %8.3f %9.2fx\n",
+			       mem_name(mems[mi]), lay ? "blocked" : "flat", pl.p,
+			       100.0 * (double)pl.fp_bound / (double)PD_Q62_ONE,
+			       ns, lines, ns / flat_ns);
+			snprintf(name, sizeof(name), "sbf-%s%s",
+				 lay ? "blocked-" : "", mnames[mi]);
+			json_row(name, ns, lines, (double)pl.bytes);
+			pd_filter_destroy(&f);
+		}
+	}
+	printf("flow key + hash alone: %.1f ns\n", hash);
+	json_row("flow-hash", hash, JSON_NONE, JSON_NONE);
+}
+
+/* Packet-mode key: extraction + two hashes, by payload bytes N. */
+void bench_payload(void)
+{
+	static const u16 ns[] = { 0, 16, 32, 64, 128, 256, 1500 };
+	static u8 pkt[1500];
+	unsigned int i, r;
+	double base = 0;
+
+	memset(pkt, 0x5a, sizeof(pkt));
+	pkt[0] = 0x45;
+	pkt[2] = 1500 >> 8;
+	pkt[3] = 1500 & 0xff;
+	pkt[6] = 0x40;	/* DF, offset 0: a whole packet, not a fragment */
+	pkt[7] = 0;
+	pkt[8] = 64;
+	pkt[9] = IPPROTO_TCP;
+	pkt[20 + 12] = 5 << 4;
+	printf("\npacket key of a 1500-byte TCP/IPv4 packet: extraction + hash,\n"
+	       "ns per packet\n");
+	printf("%-8s %10s %8s %10s\n", "payload N",
+	       "ns", "vs N=0", "key bytes");
+	for (i = 0; i < PD_ARRAY_SIZE(ns); i++) {
+		struct pd_key_opts o = { .mode = PKTDEDUP_KEY_PACKET, .payload = ns[i] };
+		struct pd_key key;
+		double t[REPEAT], t0;
+		u32 acc = 0, j;
+		char name[32];
+
+		for (r = 0; r < REPEAT; r++) {
+			t0 = now_ns();
+			for (j = 0; j < STEPS / 4; j++) {
+				pkt[4] = (u8)j;	/* IP ID varies */
+				pd_key_extract(pkt, sizeof(pkt), &o, &key);
+				acc += (u32)pd_key_hash64(&key, &bench_hkey);
+			}
+			t[r] = (now_ns() - t0) / (STEPS / 4);
+		}
+		keep(acc);
+		qsort(t, REPEAT, sizeof(t[0]), cmp_double);
+		if (!i)
+			base = t[REPEAT / 2];
+		printf("%-8u %10.1f %7.2fx %10u\n", ns[i], t[REPEAT / 2],
+		       t[REPEAT / 2] / base, key.len + key.tail_len);
+		snprintf(name, sizeof(name), "packet-hash-%u", ns[i]);
+		json_row(name, t[REPEAT / 2], JSON_NONE, JSON_NONE);
+	}
+}
+
+/*
+ * Scope percpu against scope shared: two threads (the two CPUs here) each
+ * step their own 1 MiB filter, or both step one filter under a spinlock,
+ * as the module does in each scope.
+ */
+struct scope_arg {
+	struct pd_sbf *f;
+	pthread_spinlock_t *lock;
+	u32 base;
+	double ns;
+};
+
+static void *scope_worker(void *p)
+{
+	struct scope_arg *a = p;
+	u8 src[4] = { 10, 0, 0, 0 }, dst[4] = { 192, 0, 2, 1 };
+	struct pd_key key;
+	u32 i, dups = 0;
+	double t0 = now_ns();
+
+	for (i = 0; i < STEPS; i++) {
+		u32 n = a->base + i;
+		u64 h;
+
+		flow_addrs(src, dst, n);
+		pd_key_build(&key, PKTDEDUP_KEY_FLOW, PD_FAMILY_IPV4, src, dst,
+			     IPPROTO_TCP, (u16)n, 443);
+		h = pd_key_hash64(&key, &bench_hkey);
+		if (a->lock)
+			pthread_spin_lock(a->lock);
+		dups += pd_sbf_step(a->f, (u32)h, (u32)(h >> 32));
+		if (a->lock)
+			pthread_spin_unlock(a->lock);
+	}
+	keep(dups);
+	a->ns = (now_ns() - t0) / STEPS;
+	return NULL;
+}
+
+/* nthreads (1 or 2) at once; ns per element per thread */
+static double scope_run(struct pd_sbf *f, bool shared, int nthreads)
+{
+	pthread_spinlock_t lock;
+	struct scope_arg a[2];
+	pthread_t t[2];
+	int i;
+
+	pthread_spin_init(&lock, PTHREAD_PROCESS_PRIVATE);
+	for (i = 0; i < nthreads; i++) {
+		a[i] = (struct scope_arg){ .f = shared ? &f[0] : &f[i],
+					   .lock = shared ? &lock : NULL,
+					   .base = (u32)i << 24 };
+		pthread_create(&t[i], NULL, scope_worker, &a[i]);
+	}
+	for (i = 0; i < nthreads; i++)
+		pthread_join(t[i], NULL);
+	pthread_spin_destroy(&lock);
+	return nthreads == 1 ? a[0].ns : (a[0].ns + a[1].ns) / 2;
+}
+
+void bench_scope(void)
+{
+	struct pd_sbf_params prm = { .cells = 8 << 20, .max = 1, .k = 3,
+				     .p = 11 };
+	double pc[REPEAT], sh[REPEAT], one[REPEAT];
+	struct pd_sbf f[2];
+	const char *why;
+	unsigned int r;
+
+	if (pd_sbf_create(&f[0], &prm, &why) || pd_sbf_create(&f[1], &prm, &why)) {
+		fprintf(stderr, "bench: %s\n", why);
+		exit(1);
+	}
+	scope_run(f, false, 2);	/* warm */
+	for (r = 0; r < REPEAT; r++) {
+		one[r] = scope_run(f, false, 1);
+		pc[r] = scope_run(f, false, 2);
+		sh[r] = scope_run(f, true, 2);
+	}
+	qsort(one, REPEAT, sizeof(one[0]), cmp_double);
+	qsort(pc, REPEAT, sizeof(pc[0]), cmp_double);
+	qsort(sh, REPEAT, sizeof(sh[0]), cmp_double);
+	printf("\nscope (1 MiB, max 1, k 3, p 11): ns per element per thread,\n"
+	       "one thread on its filter; two at once (the two CPUs), each on\n"
+	       "its own filter (percpu) or both on one under a spinlock (shared)\n");
+	printf("%-10s %12s %12s %10s %12s\n", "", "1 thread", "2 percpu",
+	       "2 shared", "shared/pcpu");
+	printf("%-10s %12.1f %12.1f %10.1f %11.2fx\n", "", one[REPEAT / 2],
+	       pc[REPEAT / 2], sh[REPEAT / 2], sh[REPEAT / 2] / pc[REPEAT / 2]);
+	json_row("scope-percpu-1thread", one[REPEAT / 2], JSON_NONE,
+		 (double)pd_sbf_bytes(&prm));
+	json_row("scope-percpu-2threads", pc[REPEAT / 2], JSON_NONE,
+		 (double)pd_sbf_bytes(&prm));
+	json_row("scope-shared-2threads", sh[REPEAT / 2], JSON_NONE,
+		 (double)pd_sbf_bytes(&prm));
+	pd_sbf_destroy(&f[0]);
+	pd_sbf_destroy(&f[1]);
+}
+
