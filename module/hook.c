@@ -51,7 +51,7 @@ static struct pd_scratch __percpu *pd_scratch;
  * linear and paged copies of one packet give one key.
  */
 enum pd_parse_result pd_skb_key(struct sk_buff *skb,
-				const struct pd_filters *fs, u8 *scratch,
+				const struct pd_filter_set *fs, u8 *scratch,
 				struct pd_pkt *pkt, struct pd_key *key, u32 l3)
 {
 	int off = skb_network_offset(skb) + (int)l3;
@@ -74,7 +74,7 @@ enum pd_parse_result pd_skb_key(struct sk_buff *skb,
  * A window filter's window fell below warn-below percent of the window
  * asked (the filter says so at most once a second): say so, rate-limited.
  */
-static void pd_window_alert(struct pd_net *pn, const struct pd_filters *fs,
+static void pd_window_alert(struct pd_net *pn, const struct pd_filter_set *fs,
 			    struct pd_filter *f)
 {
 	struct pd_filter_win w;
@@ -90,7 +90,7 @@ static void pd_window_alert(struct pd_net *pn, const struct pd_filters *fs,
 }
 
 /* One step of filter f, and its window's alert if it raised one. */
-static inline bool pd_step(struct pd_net *pn, const struct pd_filters *fs,
+static inline bool pd_step(struct pd_net *pn, const struct pd_filter_set *fs,
 			   struct pd_filter *f, u64 h,
 			   const struct pd_pktinfo *pi)
 {
@@ -102,7 +102,7 @@ static inline bool pd_step(struct pd_net *pn, const struct pd_filters *fs,
 }
 
 /* One packet through the filters fs of instance pn: the verdict. */
-unsigned int pd_process(struct pd_net *pn, struct pd_filters *fs,
+unsigned int pd_process(struct pd_net *pn, struct pd_filter_set *fs,
 			struct sk_buff *skb, u32 l3)
 {
 	unsigned int verdict = NF_ACCEPT;
@@ -172,7 +172,7 @@ out:
 }
 
 /* A frame that is not IP at an L2 hook: counted, passed. */
-static unsigned int pd_nonip(const struct pd_filters *fs)
+static unsigned int pd_nonip(const struct pd_filter_set *fs)
 {
 	struct pd_cpu_stats *st;
 
@@ -205,7 +205,7 @@ static bool pd_hooks_match(const struct pd_hooks *h,
  * IP, found as dedup-sim finds it in a capture (pd_l2_skip); else it is
  * counted as non-IP and passed. Only such frames read these bytes.
  */
-static unsigned int pd_l2_inner(struct pd_net *pn, struct pd_filters *fs,
+static unsigned int pd_l2_inner(struct pd_net *pn, struct pd_filter_set *fs,
 				struct sk_buff *skb)
 {
 	int off = skb_network_offset(skb);
@@ -229,7 +229,7 @@ unsigned int pd_hook(void *priv, struct sk_buff *skb,
 		     const struct nf_hook_state *state)
 {
 	const struct pd_hooks *hooks = priv;
-	struct pd_filters *fs = rcu_dereference(hooks->pn->filters);
+	struct pd_filter_set *fs = rcu_dereference(hooks->pn->filters);
 
 	/*
 	 * While a hook point changes, the old and the new hooks are both

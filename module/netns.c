@@ -28,14 +28,14 @@
 /* Withdraw the filters: after this, no packet uses or will use them. */
 static void pd_net_drop_filters(struct pd_net *pn)
 {
-	struct pd_filters *old;
+	struct pd_filter_set *old;
 
 	old = rcu_replace_pointer(pn->filters, NULL,
 				  lockdep_is_held(&pn->lock));
 	if (!old)
 		return;
 	synchronize_rcu();
-	pd_filters_put(old);
+	pd_fset_put(old);
 	pd_budget_held(pn, PD_PART_FILTERS, 0);
 }
 
@@ -48,11 +48,11 @@ static struct pd_counters *pd_net_ctr(struct pd_net *pn)
  * Publish fs (built for hook generation fs->hook_gen), with new hooks if
  * hooks is not NULL; free the old.
  */
-static void pd_net_publish(struct pd_net *pn, struct pd_filters *fs,
+static void pd_net_publish(struct pd_net *pn, struct pd_filter_set *fs,
 			   struct pd_hooks *hooks)
 {
 	struct pd_hooks *old_hooks;
-	struct pd_filters *old;
+	struct pd_filter_set *old;
 
 	/* the packet path counts through its filters */
 	fs->stats = pd_net_ctr(pn)->cpu;
@@ -62,7 +62,7 @@ static void pd_net_publish(struct pd_net *pn, struct pd_filters *fs,
 	if (old || old_hooks)
 		synchronize_rcu();
 	kfree(old_hooks);
-	pd_filters_put(old);
+	pd_fset_put(old);
 	pd_budget_held(pn, PD_PART_FILTERS, fs->bytes);
 }
 
@@ -72,11 +72,11 @@ static void pd_net_publish(struct pd_net *pn, struct pd_filters *fs,
  */
 static void pd_net_restore(struct pd_net *pn)
 {
-	struct pd_filters *fs;
+	struct pd_filter_set *fs;
 	struct pd_filter_plan plan;
 
-	if (!pd_filters_plan(&pn->cfg, &plan, NULL)) {
-		fs = pd_filters_build(&pn->cfg, &plan, NULL);
+	if (!pd_fset_plan(&pn->cfg, &plan, NULL)) {
+		fs = pd_fset_build(&pn->cfg, &plan, NULL);
 		if (!IS_ERR(fs)) {
 			fs->hook_gen = pn->hook_gen;
 			pd_net_publish(pn, fs, NULL);
@@ -91,15 +91,15 @@ static int pd_net_rebuild(struct pd_net *pn, const struct pd_config *cfg,
 			  bool rehook, struct netlink_ext_ack *extack)
 {
 	struct pd_hooks *hooks = NULL;
-	struct pd_filters *fs;
+	struct pd_filter_set *fs;
 	struct pd_filter_plan plan;
 	int way, err;
 
 	lockdep_assert_held(&pn->lock);
-	err = pd_filters_plan(cfg, &plan, extack);
+	err = pd_fset_plan(cfg, &plan, extack);
 	if (err)
 		return err;
-	way = pd_budget_admit(pn, PD_PART_FILTERS, pd_filters_bytes(cfg, &plan),
+	way = pd_budget_admit(pn, PD_PART_FILTERS, pd_fset_bytes(cfg, &plan),
 			      extack);
 	if (way < 0)
 		return way;
@@ -112,7 +112,7 @@ static int pd_net_rebuild(struct pd_net *pn, const struct pd_config *cfg,
 	}
 	if (way == PD_BUDGET_IN_PLACE)
 		pd_net_drop_filters(pn);
-	fs = pd_filters_build(cfg, &plan, extack);
+	fs = pd_fset_build(cfg, &plan, extack);
 	if (IS_ERR(fs)) {
 		if (hooks)
 			pd_hooks_abort(pn, hooks);
@@ -165,7 +165,7 @@ static struct pd_counters *pd_counters_alloc(void)
 }
 
 /*
- * Empty the filters with new seeds (a fixed seed's again: pd_filters_build)
+ * Empty the filters with new seeds (a fixed seed's again: pd_fset_build)
  * and zero the counters. The per-CPU
  * counters are only ever written by their CPU; a reset records where they
  * stand instead, and readers subtract that.
@@ -300,7 +300,7 @@ void pd_net_teardown(struct pd_net *pn)
 {
 	kfree(pn->detached);
 	pn->detached = NULL;
-	pd_filters_put(rcu_dereference_protected(pn->filters, true));
+	pd_fset_put(rcu_dereference_protected(pn->filters, true));
 	RCU_INIT_POINTER(pn->filters, NULL);
 	pd_counters_free(rcu_dereference_protected(pn->ctr, true));
 	RCU_INIT_POINTER(pn->ctr, NULL);

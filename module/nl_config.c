@@ -81,10 +81,10 @@ static int pd_check_both(struct pd_nl_req *req, const struct pd_config *cfg,
 
 	if (!src_need)
 		return 0;
-	err = pd_filters_plan(cfg, &plan, req->extack);
+	err = pd_fset_plan(cfg, &plan, req->extack);
 	if (err)
 		return err;
-	need = pd_filters_bytes(cfg, &plan) + src_need;
+	need = pd_fset_bytes(cfg, &plan) + src_need;
 	/* active: the counts across namespaces too (what others hold now) */
 	if (need <= req->pn->budget.cap &&
 	    (!active || pd_budget_fits(req->pn, need)))
@@ -141,14 +141,14 @@ static int pd_set_config(struct pd_nl_req *req, u64 src_need)
 		return err;
 	if (state == PKTDEDUP_STATE_IDLE) {
 		/* the settings are checked and kept; everything is freed */
-		err = pd_filters_plan(&cfg, &plan, req->extack);
+		err = pd_fset_plan(&cfg, &plan, req->extack);
 		if (err) {
 			NL_SET_BAD_ATTR(req->extack, blame ?:
 					tb[PKTDEDUP_A_CONFIG_SCOPE]);
 			return err;
 		}
 		err = pd_budget_check_alone(pn, PD_PART_FILTERS,
-					    pd_filters_bytes(&cfg, &plan),
+					    pd_fset_bytes(&cfg, &plan),
 					    req->extack);
 		if (err)
 			return err;
@@ -294,7 +294,7 @@ static int pd_fill_budget(struct sk_buff *msg, const struct pd_budget *b)
 static int pd_fill_config(struct sk_buff *msg, struct pd_nl_req *req)
 {
 	struct pd_net *pn = req->pn;
-	struct pd_filters *fs;
+	struct pd_filter_set *fs;
 	struct nlattr *plan;
 
 	fs = rcu_dereference_protected(pn->filters, lockdep_is_held(&pn->lock));
@@ -304,9 +304,9 @@ static int pd_fill_config(struct sk_buff *msg, struct pd_nl_req *req)
 		plan = nla_nest_start(msg, PKTDEDUP_A_PLAN);
 		if (!plan ||
 		    nla_put_u32(msg, PKTDEDUP_A_PLAN_FILTERS,
-				pd_filters_count(fs)) ||
+				pd_fset_count(fs)) ||
 		    pd_nl_put_u64(msg, PKTDEDUP_A_PLAN_MEM_TOTAL,
-				  pd_filters_count(fs) * fs->plan.bytes,
+				  pd_fset_count(fs) * fs->plan.bytes,
 				  PKTDEDUP_A_PLAN_PAD) ||
 		    pd_nl_put_plan(msg, PKTDEDUP_A_PLAN_FILTER, &fs->plan))
 			return -EMSGSIZE;

@@ -16,12 +16,12 @@
 /* ---- statistics ---- */
 
 /* A window family's state: of one CPU, or of all (cpu < 0). */
-static int pd_window_stats_put(struct sk_buff *msg, struct pd_filters *fs,
+static int pd_window_stats_put(struct sk_buff *msg, struct pd_filter_set *fs,
 			       int cpu)
 {
 	struct pd_filter_win w;
 
-	if (!pd_filters_window_of(fs, cpu, &w))
+	if (!pd_fset_window_of(fs, cpu, &w))
 		return 0;
 	if (pd_nl_put_u64(msg, w.timed ? PKTDEDUP_A_STATS_WINDOW_NS :
 			  PKTDEDUP_A_STATS_WINDOW_PACKETS, w.window,
@@ -47,7 +47,7 @@ static int pd_fill_stats_of(struct sk_buff *msg, struct pd_stats_view *v,
 			    int cpu)
 {
 	const struct pd_filter_occ *occ = NULL;
-	struct pd_filters *fs = v->fs;
+	struct pd_filter_set *fs = v->fs;
 	struct pd_filter_occ buf;
 	struct pd_counts c = {};
 	struct pd_stats_row r;
@@ -182,7 +182,7 @@ static const u8 *pd_query_addr(struct pd_nl_req *req, struct nlattr *a,
 }
 
 /* The key a QUERY request describes, for the configured key mode. */
-static int pd_query_key(struct pd_nl_req *req, const struct pd_filters *fs,
+static int pd_query_key(struct pd_nl_req *req, const struct pd_filter_set *fs,
 			struct pd_key *key)
 {
 	struct nlattr *tb[PKTDEDUP_A_QUERY_MAX + 1], *q;
@@ -252,7 +252,7 @@ static int pd_query_key(struct pd_nl_req *req, const struct pd_filters *fs,
 static int pd_prepare_query(struct pd_nl_req *req)
 {
 	struct pd_net *pn = req->pn;
-	struct pd_filters *fs;
+	struct pd_filter_set *fs;
 	struct pd_key key;
 	int err;
 
@@ -264,7 +264,7 @@ static int pd_prepare_query(struct pd_nl_req *req)
 	}
 	err = pd_query_key(req, fs, &key);
 	if (!err)
-		req->n = pd_filters_query(fs, &key);
+		req->n = pd_fset_query(fs, &key);
 	return err;
 }
 

@@ -2,7 +2,7 @@
 /*
  * pktdedup: internal interfaces between the module's files (and its KUnit
  * tests). One instance per network namespace (struct pd_net); its filters
- * and configuration (struct pd_filters) are replaced as a whole under RCU.
+ * and configuration (struct pd_filter_set) are replaced whole under RCU.
  */
 #ifndef PKTDEDUP_H
 #define PKTDEDUP_H
@@ -53,7 +53,7 @@ struct pd_cpu_stats {
 
 /*
  * The counters of an active instance. The packet path reaches them through
- * its filters (pd_filters.stats); readers, who take no lock, through
+ * its filters (pd_filter_set.stats); readers, who take no lock, through
  * pd_net.ctr under RCU: they are freed a grace period after the instance
  * goes idle.
  */
@@ -73,15 +73,15 @@ struct pd_counts {
 };
 
 /* The filters of one configuration; immutable but for the cells. */
-struct pd_filters {
+struct pd_filter_set {
 	/*
 	 * The instance's reference while published, and one for each reader
-	 * of the statistics (pd_filters_hold()): the last one frees them.
+	 * of the statistics (pd_fset_hold()): the last one frees them.
 	 */
 	refcount_t ref;
 	struct pd_config cfg;
 	struct pd_filter_plan plan;
-	u64 bytes;			/* what they hold (pd_filters_bytes()) */
+	u64 bytes;			/* what they hold (pd_fset_bytes()) */
 	struct pd_key_opts kopts;
 	u32 copy_len;			/* bytes extraction may read */
 	bool timed;			/* the filter reads packets' times */
@@ -157,7 +157,7 @@ struct pd_net {
 	struct net *net;
 	struct mutex lock;		/* serialises configuration changes */
 	bool active;			/* under lock; idle: nothing held */
-	struct pd_filters __rcu *filters;
+	struct pd_filter_set __rcu *filters;
 	struct pd_config cfg;		/* in force; under lock */
 	/*
 	 * Serialises the hooks' registrations and their device binding with
@@ -218,19 +218,19 @@ bool pd_budget_fits(struct pd_net *pn, u64 need);
 void pd_budget_report(const struct pd_budget *b, u64 *user_held,
 		      u64 *userns_held);
 
-/* filters.c */
-int pd_filters_plan(const struct pd_config *cfg, struct pd_filter_plan *plan,
-		    struct netlink_ext_ack *extack);
-u64 pd_filters_bytes(const struct pd_config *cfg,
-		     const struct pd_filter_plan *plan);
-struct pd_filters *pd_filters_build(const struct pd_config *cfg,
+/* filter_set.c */
+int pd_fset_plan(const struct pd_config *cfg, struct pd_filter_plan *plan,
+		 struct netlink_ext_ack *extack);
+u64 pd_fset_bytes(const struct pd_config *cfg,
+		  const struct pd_filter_plan *plan);
+struct pd_filter_set *pd_fset_build(const struct pd_config *cfg,
 				    const struct pd_filter_plan *plan,
 				    struct netlink_ext_ack *extack);
-void pd_filters_free(struct pd_filters *fs);
-struct pd_filters *pd_filters_hold(struct pd_net *pn);
-void pd_filters_put(struct pd_filters *fs);
-u32 pd_filters_count(const struct pd_filters *fs);
-struct pd_filter *pd_filters_get(struct pd_filters *fs, int cpu);
+void pd_fset_free(struct pd_filter_set *fs);
+struct pd_filter_set *pd_fset_hold(struct pd_net *pn);
+void pd_fset_put(struct pd_filter_set *fs);
+u32 pd_fset_count(const struct pd_filter_set *fs);
+struct pd_filter *pd_fset_get(struct pd_filter_set *fs, int cpu);
 /*
  * What one read of the statistics (a GET_STATS request or dump, /proc's
  * stats) may read of all the filters it reports together: bounded,
@@ -238,14 +238,14 @@ struct pd_filter *pd_filters_get(struct pd_filters *fs, int cpu);
  */
 #define PD_OCC_READ_BYTES SZ_1M
 u64 pd_occ_budget(u32 n);
-void pd_filters_occupancy(struct pd_filters *fs, int cpu,
-			  struct pd_filter_occ *occ, u64 max_bytes);
+void pd_fset_occupancy(struct pd_filter_set *fs, int cpu,
+		       struct pd_filter_occ *occ, u64 max_bytes);
 u32 pd_occupancy_ppb(const struct pd_filter_occ *occ, bool counting);
-int pd_filters_query(struct pd_filters *fs, const struct pd_key *key);
-bool pd_filters_window(struct pd_filters *fs, int cpu,
+int pd_fset_query(struct pd_filter_set *fs, const struct pd_key *key);
+bool pd_fset_window(struct pd_filter_set *fs, int cpu,
+		    struct pd_filter_win *w);
+bool pd_fset_window_of(struct pd_filter_set *fs, int cpu,
 		       struct pd_filter_win *w);
-bool pd_filters_window_of(struct pd_filters *fs, int cpu,
-			  struct pd_filter_win *w);
 
 /* netns.c */
 int pd_net_apply(struct pd_net *pn, const struct pd_config *cfg,
@@ -264,10 +264,10 @@ int pd_hook_init(void);
 void pd_hook_exit(void);
 unsigned int pd_hook(void *priv, struct sk_buff *skb,
 		     const struct nf_hook_state *state);
-unsigned int pd_process(struct pd_net *pn, struct pd_filters *fs,
+unsigned int pd_process(struct pd_net *pn, struct pd_filter_set *fs,
 			struct sk_buff *skb, u32 l3);
 enum pd_parse_result pd_skb_key(struct sk_buff *skb,
-				const struct pd_filters *fs, u8 *scratch,
+				const struct pd_filter_set *fs, u8 *scratch,
 				struct pd_pkt *pkt, struct pd_key *key, u32 l3);
 
 /* placement.c: the hooks of a configuration, the devices it names */
@@ -277,8 +277,8 @@ struct pd_hooks *pd_hooks_register(struct pd_net *pn,
 				   const struct pd_config *cfg, u32 gen,
 				   struct netlink_ext_ack *extack);
 struct pd_hooks *pd_hooks_commit(struct pd_net *pn, struct pd_hooks *h,
-				 struct pd_filters *fs,
-				 struct pd_filters **old);
+				 struct pd_filter_set *fs,
+				 struct pd_filter_set **old);
 void pd_hooks_abort(struct pd_net *pn, struct pd_hooks *h);
 struct pd_hooks *pd_hooks_withdraw(struct pd_net *pn);
 void pd_hooks_detach(struct pd_hooks *hooks);
@@ -336,7 +336,7 @@ void pd_netlink_exit(void);
 /* stats.c: a read of the statistics */
 struct pd_stats_view {
 	struct pd_net *pn;
-	struct pd_filters *fs;		/* a reference, or NULL */
+	struct pd_filter_set *fs;		/* a reference, or NULL */
 	bool counting;			/* zero cells (else set bits) */
 	u64 budget;			/* bytes read of each filter */
 	struct pd_filter_occ shared;	/* the shared filter's, read once */

@@ -279,8 +279,8 @@ struct pd_hooks *pd_hooks_register(struct pd_net *pn,
  * period), the old filters in *old. pn->lock held.
  */
 struct pd_hooks *pd_hooks_commit(struct pd_net *pn, struct pd_hooks *h,
-				 struct pd_filters *fs,
-				 struct pd_filters **old)
+				 struct pd_filter_set *fs,
+				 struct pd_filter_set **old)
 {
 	struct pd_hooks *prev = NULL;
 

@@ -42,12 +42,12 @@ static void pd_seq_row(struct seq_file *m, const char *name,
  * A window family's state over all CPUs, in the window's unit: entries
  * and early expiries summed, effective and shortest the least.
  */
-static void pd_window_show(struct seq_file *m, struct pd_filters *fs)
+static void pd_window_show(struct seq_file *m, struct pd_filter_set *fs)
 {
 	struct pd_filter_win w;
 	const char *unit;
 
-	if (!pd_filters_window_of(fs, -1, &w))
+	if (!pd_fset_window_of(fs, -1, &w))
 		return;
 	unit = w.timed ? "ns" : "packets";
 	seq_printf(m, "window_%s %llu\nwindow_capacity %llu\nwindow_entries %llu\n",
@@ -64,7 +64,7 @@ static int pd_stats_show(struct seq_file *m, void *v)
 	struct pd_stats_view sv;
 	struct pd_filter_occ buf;
 	struct pd_stats_row r;
-	struct pd_filters *fs;
+	struct pd_filter_set *fs;
 	u64 occ_sum = 0;
 	char name[16];
 	int cpu, n = 0;
@@ -107,12 +107,12 @@ static int pd_stats_show(struct seq_file *m, void *v)
 }
 
 /* The filter's parameters, and what its family's model says. */
-static void pd_plan_show(struct seq_file *m, const struct pd_filters *fs)
+static void pd_plan_show(struct seq_file *m, const struct pd_filter_set *fs)
 {
 	const struct pd_filter_plan *p = &fs->plan;
 	const struct pd_filter_ops *ops = pd_filter_family(p->kind);
 
-	seq_printf(m, "filters %u\nk %u\n", pd_filters_count(fs), p->k);
+	seq_printf(m, "filters %u\nk %u\n", pd_fset_count(fs), p->k);
 	if (p->given & PD_PLAN_HAS_WINDOW)	/* counters, or positions */
 		seq_printf(m, "cells %llu\n", p->cells);
 	else if (ops->counting)
@@ -224,7 +224,7 @@ static int pd_config_show(struct seq_file *m, void *v)
 	const struct pd_config *c = &pn->cfg;
 	const struct pd_filter_ops *ops = pd_filter_family(c->filter.kind);
 	u64 user_held, userns_held;
-	struct pd_filters *fs;
+	struct pd_filter_set *fs;
 
 	mutex_lock(&pn->lock);
 	fs = rcu_dereference_protected(pn->filters, lockdep_is_held(&pn->lock));

@@ -84,19 +84,19 @@ bool pd_stats_begin(struct pd_net *pn, struct pd_stats_view *v)
 	rcu_read_unlock();
 	if (!active)
 		return false;
-	v->fs = pd_filters_hold(pn);
+	v->fs = pd_fset_hold(pn);
 	if (!v->fs)
 		return true;
 	v->counting = pd_filter_family(v->fs->plan.kind)->counting;
-	v->budget = pd_occ_budget(pd_filters_count(v->fs));
+	v->budget = pd_occ_budget(pd_fset_count(v->fs));
 	if (v->fs->shared)
-		pd_filters_occupancy(v->fs, 0, &v->shared, v->budget);
+		pd_fset_occupancy(v->fs, 0, &v->shared, v->budget);
 	return true;
 }
 
 void pd_stats_end(struct pd_stats_view *v)
 {
-	pd_filters_put(v->fs);
+	pd_fset_put(v->fs);
 	v->fs = NULL;
 }
 
@@ -117,7 +117,7 @@ void pd_stats_cpu(struct pd_stats_view *v, int cpu, struct pd_stats_row *r,
 	if (v->fs->shared) {
 		r->occ = &v->shared;
 	} else {
-		pd_filters_occupancy(v->fs, cpu, buf, v->budget);
+		pd_fset_occupancy(v->fs, cpu, buf, v->budget);
 		r->occ = buf;
 		cond_resched();
 	}

@@ -87,10 +87,10 @@ static struct sk_buff *pd_t_skb(struct kunit *test, const u8 *bytes, u32 len,
  * 2^19 cells for a few dozen packets (a false positive has probability
  * below 1e-11), with fixed seeds.
  */
-static struct pd_filters *pd_t_filters(struct kunit *test, u8 key, u8 action)
+static struct pd_filter_set *pd_t_filters(struct kunit *test, u8 key, u8 action)
 {
 	struct pd_config cfg;
-	struct pd_filters *fs;
+	struct pd_filter_set *fs;
 	struct pd_filter_plan plan;
 	int cpu;
 
@@ -102,11 +102,11 @@ static struct pd_filters *pd_t_filters(struct kunit *test, u8 key, u8 action)
 	cfg.filter.mem_bytes = 64 << 10;
 	cfg.filter.k = 3;
 	cfg.filter.p = 0;
-	KUNIT_ASSERT_EQ(test, pd_filters_plan(&cfg, &plan, NULL), 0);
-	fs = pd_filters_build(&cfg, &plan, NULL);
+	KUNIT_ASSERT_EQ(test, pd_fset_plan(&cfg, &plan, NULL), 0);
+	fs = pd_fset_build(&cfg, &plan, NULL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(fs));
 	for_each_possible_cpu(cpu)
-		pd_filter_set_seeds(pd_filters_get(fs, cpu), 11 + cpu, 23 + cpu,
+		pd_filter_set_seeds(pd_fset_get(fs, cpu), 11 + cpu, 23 + cpu,
 				    5);
 	return fs;
 }
@@ -120,7 +120,7 @@ static void pd_t_skb_keys_one(struct kunit *test, u8 *buf, u8 *scratch,
 			      bool v6, bool frag, u8 mode)
 {
 	static const u32 splits[] = { 8, 20, 28, 40, 60, 100 };
-	struct pd_filters *fs = pd_t_filters(test, mode, PKTDEDUP_ACTION_COUNT);
+	struct pd_filter_set *fs = pd_t_filters(test, mode, PKTDEDUP_ACTION_COUNT);
 	static const struct pd_hkey hk = { { 1, 2 } };
 	u32 len = pd_t_packet(buf, v6, 7, 64), s;
 	u64 want;
@@ -148,7 +148,7 @@ static void pd_t_skb_keys_one(struct kunit *test, u8 *buf, u8 *scratch,
 				    mode, splits[s]);
 		kfree_skb(skb);
 	}
-	pd_filters_free(fs);
+	pd_fset_free(fs);
 }
 
 /*
@@ -185,7 +185,7 @@ static void pd_t_skb_keys_behind_tags(struct kunit *test)
 	static const struct pd_hkey hk = { { 1, 2 } };
 	u8 *buf = kunit_kzalloc(test, 512, GFP_KERNEL);
 	u8 *scratch = kunit_kzalloc(test, PD_SCRATCH, GFP_KERNEL);
-	struct pd_filters *fs = pd_t_filters(test, PKTDEDUP_KEY_PACKET,
+	struct pd_filter_set *fs = pd_t_filters(test, PKTDEDUP_KEY_PACKET,
 					     PKTDEDUP_ACTION_COUNT);
 	unsigned int i, s, tags;
 	struct pd_key flat, k;
@@ -220,7 +220,7 @@ static void pd_t_skb_keys_behind_tags(struct kunit *test)
 			kfree_skb(skb);
 		}
 	}
-	pd_filters_free(fs);
+	pd_fset_free(fs);
 }
 
 /* A short or garbled skb is "cannot parse", whatever its layout. */
@@ -228,7 +228,7 @@ static void pd_t_skb_truncated(struct kunit *test)
 {
 	u8 *buf = kunit_kzalloc(test, 512, GFP_KERNEL);
 	u8 *scratch = kunit_kzalloc(test, PD_SCRATCH, GFP_KERNEL);
-	struct pd_filters *fs = pd_t_filters(test, PKTDEDUP_KEY_FLOW,
+	struct pd_filter_set *fs = pd_t_filters(test, PKTDEDUP_KEY_FLOW,
 					     PKTDEDUP_ACTION_COUNT);
 	struct sk_buff *skb;
 	struct pd_pkt pkt;
@@ -250,7 +250,7 @@ static void pd_t_skb_truncated(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, (int)pd_skb_key(skb, fs, scratch, &pkt, &k, 0),
 			PD_PARSE_BAD_VERSION);
 	kfree_skb(skb);
-	pd_filters_free(fs);
+	pd_fset_free(fs);
 }
 
 static struct pd_counters *pd_t_ctr(struct pd_net *pn)
@@ -287,7 +287,7 @@ static void pd_t_net_free(struct pd_net *pn)
 }
 
 /* One packet through pd_process(), counted in pn's counters. */
-static unsigned int pd_t_process(struct pd_net *pn, struct pd_filters *fs,
+static unsigned int pd_t_process(struct pd_net *pn, struct pd_filter_set *fs,
 				 struct sk_buff *skb)
 {
 	unsigned int v;
@@ -313,7 +313,7 @@ static void pd_t_totals(struct pd_net *pn, struct pd_counts *t)
 
 /* Run packet i through pd_process; returns the verdict, *mark the mark. */
 static unsigned int pd_t_run(struct kunit *test, struct pd_net *pn,
-			     struct pd_filters *fs, u32 i, u8 ttl, u32 *mark)
+			     struct pd_filter_set *fs, u32 i, u8 ttl, u32 *mark)
 {
 	u8 buf[300];
 	u32 len = pd_t_packet(buf, i & 1, i, ttl);
@@ -336,7 +336,7 @@ static void pd_t_actions(struct kunit *test)
 
 	for (a = 0; a < ARRAY_SIZE(actions); a++) {
 		struct pd_net *pn = pd_t_net(test);
-		struct pd_filters *fs = pd_t_filters(test, PKTDEDUP_KEY_PACKET,
+		struct pd_filter_set *fs = pd_t_filters(test, PKTDEDUP_KEY_PACKET,
 						     actions[a]);
 		struct pd_counts t;
 		u32 mark;
@@ -372,7 +372,7 @@ static void pd_t_actions(struct kunit *test)
 				actions[a] == PKTDEDUP_ACTION_MARK ? 20ULL : 0ULL);
 		KUNIT_EXPECT_EQ(test, t.dropped,
 				actions[a] == PKTDEDUP_ACTION_DROP ? 20ULL : 0ULL);
-		pd_filters_free(fs);
+		pd_fset_free(fs);
 		pd_t_net_free(pn);
 	}
 }
@@ -391,7 +391,7 @@ static void pd_t_families(struct kunit *test)
 	for (kind = 0; kind < PD_FILTER_NKINDS; kind++) {
 		struct pd_net *pn = pd_t_net(test);
 		struct pd_filter_plan plan;
-		struct pd_filters *fs;
+		struct pd_filter_set *fs;
 		struct pd_config cfg;
 		struct pd_counts t;
 		u32 mark;
@@ -403,14 +403,14 @@ static void pd_t_families(struct kunit *test)
 		/* the window families: a time window, on the kernel's clock */
 		if (pd_filter_family(kind)->window)
 			cfg.filter.window_ns = 50 * NSEC_PER_MSEC;
-		KUNIT_ASSERT_EQ(test, pd_filters_plan(&cfg, &plan, NULL), 0);
-		fs = pd_filters_build(&cfg, &plan, NULL);
+		KUNIT_ASSERT_EQ(test, pd_fset_plan(&cfg, &plan, NULL), 0);
+		fs = pd_fset_build(&cfg, &plan, NULL);
 		KUNIT_ASSERT_FALSE(test, IS_ERR(fs));
 		KUNIT_EXPECT_EQ(test, fs->timed, !!pd_filter_family(kind)->window);
 		for_each_possible_cpu(cpu) {
-			KUNIT_EXPECT_PTR_EQ(test, pd_filters_get(fs, cpu)->ops,
+			KUNIT_EXPECT_PTR_EQ(test, pd_fset_get(fs, cpu)->ops,
 					    pd_filter_family(kind));
-			pd_filter_set_seeds(pd_filters_get(fs, cpu), 3 + cpu,
+			pd_filter_set_seeds(pd_fset_get(fs, cpu), 3 + cpu,
 					    7 + cpu, 11 + kind);
 		}
 		for (i = 0; i < 20; i++) {
@@ -429,7 +429,7 @@ static void pd_t_families(struct kunit *test)
 			struct pd_filter_win w;
 
 			/* 40 packets (20 keys) well inside 50 ms, none early */
-			KUNIT_ASSERT_TRUE(test, pd_filters_window_of(fs, -1, &w));
+			KUNIT_ASSERT_TRUE(test, pd_fset_window_of(fs, -1, &w));
 			KUNIT_EXPECT_TRUE(test, w.timed);
 			KUNIT_EXPECT_EQ(test, w.window, 50 * NSEC_PER_MSEC);
 			KUNIT_EXPECT_GE(test, w.entries, 20ULL);
@@ -437,7 +437,7 @@ static void pd_t_families(struct kunit *test)
 			KUNIT_EXPECT_EQ(test, w.early, 0ULL);
 			KUNIT_EXPECT_EQ(test, w.shortest, w.window);
 		}
-		pd_filters_free(fs);
+		pd_fset_free(fs);
 		pd_t_net_free(pn);
 	}
 }
@@ -446,7 +446,7 @@ static void pd_t_families(struct kunit *test)
 static void pd_t_unparsed(struct kunit *test)
 {
 	struct pd_net *pn = pd_t_net(test);
-	struct pd_filters *fs = pd_t_filters(test, PKTDEDUP_KEY_FLOW, PKTDEDUP_ACTION_DROP);
+	struct pd_filter_set *fs = pd_t_filters(test, PKTDEDUP_KEY_FLOW, PKTDEDUP_ACTION_DROP);
 	u8 junk[16] = { 0x45, 0x00, 0x00, 0x10 };
 	struct pd_counts t;
 	unsigned int i;
@@ -463,7 +463,7 @@ static void pd_t_unparsed(struct kunit *test)
 	pd_t_totals(pn, &t);
 	KUNIT_EXPECT_EQ(test, t.unparsed, 3ULL);
 	KUNIT_EXPECT_EQ(test, t.packets, 0ULL);
-	pd_filters_free(fs);
+	pd_fset_free(fs);
 	pd_t_net_free(pn);
 }
 
@@ -486,7 +486,7 @@ static struct pd_srcs *pd_t_srcs(struct kunit *test, struct pd_net *pn,
 static void pd_t_distinct(struct kunit *test)
 {
 	struct pd_net *pn = pd_t_net(test);
-	struct pd_filters *fs = pd_t_filters(test, PKTDEDUP_KEY_PACKET,
+	struct pd_filter_set *fs = pd_t_filters(test, PKTDEDUP_KEY_PACKET,
 					     PKTDEDUP_ACTION_COUNT);
 	u8 buf[300];
 	u64 src, dst;
@@ -514,7 +514,7 @@ static void pd_t_distinct(struct kunit *test)
 	KUNIT_EXPECT_LE(test, dst, 40ULL);
 	RCU_INIT_POINTER(pn->src.srcs, NULL);
 	pd_srcs_free(s);
-	pd_filters_free(fs);
+	pd_fset_free(fs);
 	pd_t_net_free(pn);
 }
 
@@ -664,7 +664,7 @@ static void pd_t_sources_defaults(struct kunit *test)
 static void pd_t_reconfigure(struct kunit *test)
 {
 	struct pd_net *pn = pd_pernet(&init_net);
-	struct pd_filters *before, *after;
+	struct pd_filter_set *before, *after;
 	struct pd_config saved, cfg;
 	struct pd_filter_occ occ;
 	struct pd_counts t;
@@ -700,7 +700,7 @@ static void pd_t_reconfigure(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pd_net_apply(pn, &cfg, NULL), 0);
 	after = rcu_dereference_protected(pn->filters, true);
 	KUNIT_EXPECT_EQ(test, after->plan.kind, (u8)PKTDEDUP_FILTER_KIND_RLBSBF);
-	KUNIT_EXPECT_PTR_EQ(test, pd_filters_get(after, 0)->ops,
+	KUNIT_EXPECT_PTR_EQ(test, pd_fset_get(after, 0)->ops,
 			    pd_filter_family(PKTDEDUP_FILTER_KIND_RLBSBF));
 	cfg.filter.kind = PKTDEDUP_FILTER_KIND_SBF;
 	KUNIT_EXPECT_EQ(test, pd_net_apply(pn, &cfg, NULL), 0);
@@ -720,15 +720,15 @@ static void pd_t_reconfigure(struct kunit *test)
 	pd_t_run(test, pn, before, 1, 64, &mark);
 	pd_t_totals(pn, &t);
 	KUNIT_EXPECT_GT(test, t.packets, 0ULL);
-	seed = pd_filters_get(before, 0)->hkey.k[0];
+	seed = pd_fset_get(before, 0)->hkey.k[0];
 	KUNIT_EXPECT_EQ(test, pd_net_reset(pn, NULL), 0);
 	pd_t_totals(pn, &t);
 	KUNIT_EXPECT_EQ(test, t.packets, 0ULL);
 	after = rcu_dereference_protected(pn->filters, true);
 	KUNIT_EXPECT_PTR_NE(test, after, before);
-	pd_filters_occupancy(after, 0, &occ, PD_OCC_ALL);
+	pd_fset_occupancy(after, 0, &occ, PD_OCC_ALL);
 	KUNIT_EXPECT_EQ(test, pd_occupancy_ppb(&occ, true), 1000000000u);
-	KUNIT_EXPECT_NE(test, pd_filters_get(after, 0)->hkey.k[0], seed);
+	KUNIT_EXPECT_NE(test, pd_fset_get(after, 0)->hkey.k[0], seed);
 
 	KUNIT_EXPECT_EQ(test, pd_net_apply(pn, &saved, NULL), 0);
 	mutex_unlock(&pn->lock);
@@ -818,7 +818,7 @@ static void pd_t_fixed_seed(struct kunit *test)
 {
 	struct pd_net *pn = pd_pernet(&init_net);
 	const u64 seed = 0x5eed0123456789abULL;
-	struct pd_filters *fs;
+	struct pd_filter_set *fs;
 	struct pd_config saved, cfg;
 	u64 state = seed;
 	int cpu, round;
@@ -842,7 +842,7 @@ static void pd_t_fixed_seed(struct kunit *test)
 		fs = rcu_dereference_protected(pn->filters, true);
 		KUNIT_ASSERT_NOT_NULL(test, fs);
 		for_each_possible_cpu(cpu) {
-			pd_t_same_as_seeded(test, pd_filters_get(fs, cpu),
+			pd_t_same_as_seeded(test, pd_fset_get(fs, cpu),
 					    &fs->plan, seed);
 			if (fs->shared)
 				break;
@@ -855,7 +855,7 @@ static void pd_t_fixed_seed(struct kunit *test)
 	/* the fixed seed's key: the generator state, then k1, then k0 */
 	pd_rng_next(&state);
 	pd_rng_next(&state);
-	KUNIT_EXPECT_NE(test, pd_filters_get(fs, 0)->hkey.k[0],
+	KUNIT_EXPECT_NE(test, pd_fset_get(fs, 0)->hkey.k[0],
 			pd_rng_next(&state));
 	KUNIT_EXPECT_EQ(test, pd_net_apply(pn, &saved, NULL), 0);
 	mutex_unlock(&pn->lock);
@@ -866,8 +866,8 @@ static u64 pd_t_need(struct kunit *test, const struct pd_config *cfg)
 {
 	struct pd_filter_plan plan;
 
-	KUNIT_ASSERT_EQ(test, pd_filters_plan(cfg, &plan, NULL), 0);
-	return pd_filters_bytes(cfg, &plan);
+	KUNIT_ASSERT_EQ(test, pd_fset_plan(cfg, &plan, NULL), 0);
+	return pd_fset_bytes(cfg, &plan);
 }
 
 /*
@@ -883,7 +883,7 @@ static void pd_t_budget(struct kunit *test)
 	struct pd_net *pn = pd_pernet(&init_net);
 	struct pd_budget saved_budget;
 	struct pd_config saved, cfg;
-	struct pd_filters *before, *after;
+	struct pd_filter_set *before, *after;
 	u64 others, need, total;
 	int err;
 
@@ -964,7 +964,7 @@ static void pd_t_idle_and_total(struct kunit *test)
 	u64 held, total, saved_cap = pd_max_total_mem, need;
 	struct pd_src_cfg saved_src, src;
 	struct pd_config saved, cfg;
-	struct pd_filters *before;
+	struct pd_filter_set *before;
 	struct pd_counts c;
 
 	mutex_lock(&pn->lock);

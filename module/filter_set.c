@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pktdedup: building and inspecting the filters of one configuration.
+ * pktdedup: the filter set of one configuration (struct pd_filter_set:
+ * one filter of the core's per CPU, or one shared), built and inspected.
  *
  * The filters are of the family the configuration names (core/filter.h);
  * nothing here knows one family from another. Scope percpu gives each
@@ -8,7 +9,7 @@
  * shared gives one filter, guarded by a spinlock. Memory is charged to the
  * memory cgroup of the task that asks for it and fails rather than invoke
  * the OOM killer (PD_GFP); what filters hold is known before they are
- * built (pd_filters_bytes()), for the namespace's budget.
+ * built (pd_fset_bytes()), for the namespace's budget.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -26,19 +27,19 @@ static u32 pd_cfg_filters(const struct pd_config *cfg)
 	return cfg->scope == PKTDEDUP_SCOPE_SHARED ? 1 : num_possible_cpus();
 }
 
-u32 pd_filters_count(const struct pd_filters *fs)
+u32 pd_fset_count(const struct pd_filter_set *fs)
 {
 	return pd_cfg_filters(&fs->cfg);
 }
 
-struct pd_filter *pd_filters_get(struct pd_filters *fs, int cpu)
+struct pd_filter *pd_fset_get(struct pd_filter_set *fs, int cpu)
 {
 	return fs->shared ? fs->shared : per_cpu_ptr(fs->pcpu, cpu);
 }
 
 /* Plan the filters of cfg; 0, or an error with an extack message. */
-int pd_filters_plan(const struct pd_config *cfg, struct pd_filter_plan *plan,
-		    struct netlink_ext_ack *extack)
+int pd_fset_plan(const struct pd_config *cfg, struct pd_filter_plan *plan,
+		 struct netlink_ext_ack *extack)
 {
 	const char *why = NULL;
 	int err = pd_filter_plan(&cfg->filter, plan, &why);
@@ -49,14 +50,14 @@ int pd_filters_plan(const struct pd_config *cfg, struct pd_filter_plan *plan,
 }
 
 /* Bytes the filters of cfg (planned as plan) hold, all CPUs. */
-u64 pd_filters_bytes(const struct pd_config *cfg,
-		     const struct pd_filter_plan *plan)
+u64 pd_fset_bytes(const struct pd_config *cfg,
+		  const struct pd_filter_plan *plan)
 {
-	return sizeof(struct pd_filters) +
+	return sizeof(struct pd_filter_set) +
 	       pd_cfg_filters(cfg) * (plan->bytes + sizeof(struct pd_filter));
 }
 
-void pd_filters_free(struct pd_filters *fs)
+void pd_fset_free(struct pd_filter_set *fs)
 {
 	int cpu;
 
@@ -80,9 +81,9 @@ void pd_filters_free(struct pd_filters *fs)
  * A change meanwhile publishes new filters; the reader's are freed when
  * it puts them, at the end of its read.
  */
-struct pd_filters *pd_filters_hold(struct pd_net *pn)
+struct pd_filter_set *pd_fset_hold(struct pd_net *pn)
 {
-	struct pd_filters *fs;
+	struct pd_filter_set *fs;
 
 	rcu_read_lock();
 	fs = rcu_dereference(pn->filters);
@@ -93,10 +94,10 @@ struct pd_filters *pd_filters_hold(struct pd_net *pn)
 }
 
 /* The instance's reference after a grace period, or a reader's. */
-void pd_filters_put(struct pd_filters *fs)
+void pd_fset_put(struct pd_filter_set *fs)
 {
 	if (fs && refcount_dec_and_test(&fs->ref))
-		pd_filters_free(fs);
+		pd_fset_free(fs);
 }
 
 /*
@@ -131,15 +132,15 @@ static int pd_filter_alloc(struct pd_filter *f, const struct pd_config *cfg,
 }
 
 /*
- * Allocate the filters of cfg, planned by pd_filters_plan(). Returns them,
+ * Allocate the filters of cfg, planned by pd_fset_plan(). Returns them,
  * or an ERR_PTR with an extack message; nothing is left allocated on
- * failure. The caller has admitted pd_filters_bytes() to the budget.
+ * failure. The caller has admitted pd_fset_bytes() to the budget.
  */
-struct pd_filters *pd_filters_build(const struct pd_config *cfg,
+struct pd_filter_set *pd_fset_build(const struct pd_config *cfg,
 				    const struct pd_filter_plan *plan,
 				    struct netlink_ext_ack *extack)
 {
-	struct pd_filters *fs;
+	struct pd_filter_set *fs;
 	int cpu, err;
 
 	fs = kzalloc(sizeof(*fs), PD_GFP);
@@ -150,7 +151,7 @@ struct pd_filters *pd_filters_build(const struct pd_config *cfg,
 	refcount_set(&fs->ref, 1);
 	fs->cfg = *cfg;
 	fs->plan = *plan;
-	fs->bytes = pd_filters_bytes(cfg, plan);
+	fs->bytes = pd_fset_bytes(cfg, plan);
 	fs->kopts.mode = cfg->key;
 	fs->kopts.flags = cfg->key_flags;
 	fs->kopts.payload = cfg->key == PKTDEDUP_KEY_PACKET ? cfg->payload : 0;
@@ -189,7 +190,7 @@ struct pd_filters *pd_filters_build(const struct pd_config *cfg,
 	}
 	return fs;
 fail:
-	pd_filters_free(fs);
+	pd_fset_free(fs);
 	return ERR_PTR(err);
 }
 
@@ -219,18 +220,18 @@ u64 pd_occ_budget(u32 n)
  * answer is a statistic, so the race is benign (as for a per-CPU filter,
  * which its CPU writes meanwhile).
  */
-void pd_filters_occupancy(struct pd_filters *fs, int cpu,
-			  struct pd_filter_occ *occ, u64 max_bytes)
+void pd_fset_occupancy(struct pd_filter_set *fs, int cpu,
+		       struct pd_filter_occ *occ, u64 max_bytes)
 {
 	/* a statistic read while its CPUs write: benign, as above */
-	(void)data_race(pd_occ(pd_filters_get(fs, cpu), occ, max_bytes));
+	(void)data_race(pd_occ(pd_fset_get(fs, cpu), occ, max_bytes));
 }
 
 /* One CPU's filter window state (window families); false for the others. */
-bool pd_filters_window(struct pd_filters *fs, int cpu,
-		       struct pd_filter_win *w)
+bool pd_fset_window(struct pd_filter_set *fs, int cpu,
+		    struct pd_filter_win *w)
 {
-	struct pd_filter *f = pd_filters_get(fs, cpu);
+	struct pd_filter *f = pd_fset_get(fs, cpu);
 	bool ok;
 
 	if (fs->shared) {
@@ -248,8 +249,8 @@ bool pd_filters_window(struct pd_filters *fs, int cpu,
  * The window state of one CPU (cpu >= 0) or of all: entries and early
  * expiries summed, the effective and shortest windows the least.
  */
-bool pd_filters_window_of(struct pd_filters *fs, int cpu,
-			  struct pd_filter_win *w)
+bool pd_fset_window_of(struct pd_filter_set *fs, int cpu,
+		       struct pd_filter_win *w)
 {
 	struct pd_filter_win one;
 	bool any = false;
@@ -258,7 +259,7 @@ bool pd_filters_window_of(struct pd_filters *fs, int cpu,
 	for_each_possible_cpu(i) {
 		if ((cpu >= 0 && i != cpu) || (fs->shared && any))
 			continue;
-		if (!pd_filters_window(fs, i, &one))
+		if (!pd_fset_window(fs, i, &one))
 			return false;
 		if (!any) {
 			*w = one;
@@ -284,7 +285,7 @@ u32 pd_occupancy_ppb(const struct pd_filter_occ *occ, bool counting)
 }
 
 /* How many filters hold key now; nothing is inserted. */
-int pd_filters_query(struct pd_filters *fs, const struct pd_key *key)
+int pd_fset_query(struct pd_filter_set *fs, const struct pd_key *key)
 {
 	int cpu, n = 0;
 
