@@ -1067,6 +1067,56 @@ static const char *optname(int o)
 
 #define BAD(o, what) usage_error("--%s: '%s' is not %s", optname(o), optarg, what)
 
+/*
+ * A numeric option of a plain range: parsed into *dst (a uint64_t,
+ * double, uint32_t ppb or unsigned int, by kind), lo to hi inclusive;
+ * what names it in the refusal; *seen set if given.
+ */
+struct num_opt {
+	int opt;
+	enum { NUM_U64, NUM_UINT, NUM_REAL, NUM_PPB } kind;
+	void *dst;
+	uint64_t lo, hi;	/* NUM_U64, NUM_UINT */
+	double rlo, rhi;	/* NUM_REAL */
+	const char *what;
+	bool *seen;
+};
+
+/* Option o, if t[] has it: its value read, or a usage error; false if not. */
+static bool num_option(int o, const char *arg, const struct num_opt *t,
+		       size_t n)
+{
+	uint64_t v;
+	size_t i;
+
+	for (i = 0; i < n && t[i].opt != o; i++)
+		;
+	if (i == n)
+		return false;
+	switch (t[i].kind) {
+	case NUM_U64:
+	case NUM_UINT:
+		if (!parse_u64(arg, t[i].lo, t[i].hi, &v))
+			BAD(o, t[i].what);
+		if (t[i].kind == NUM_U64)
+			*(uint64_t *)t[i].dst = v;
+		else
+			*(unsigned int *)t[i].dst = (unsigned int)v;
+		break;
+	case NUM_REAL:
+		if (!parse_real(arg, t[i].rlo, t[i].rhi, t[i].dst))
+			BAD(o, t[i].what);
+		break;
+	case NUM_PPB:
+		if (pd_parse_ppb(arg, t[i].dst))
+			BAD(o, t[i].what);
+		break;
+	}
+	if (t[i].seen)
+		*t[i].seen = true;
+	return true;
+}
+
 #define ALGO_FPBUF "fpbuffering"
 
 /* The algorithms this simulator knows: the filter families, fpbuffering. */
@@ -1331,9 +1381,51 @@ int main(int argc, char **argv)
 	char err[512];
 	int o;
 
+	/* the options of a plain numeric range (the others: the switch) */
+	const struct num_opt nums[] = {
+		{ .opt = O_GAP, .kind = NUM_U64, .dst = &gap, .lo = 1, .hi = 1ULL << 48,
+		  .what = "a gap of at least 1 element" },
+		{ .opt = O_WARN_BELOW, .kind = NUM_U64, .dst = &warn_below, .lo = 0, .hi = 100,
+		  .what = "a percentage from 0 to 100" },
+		{ .opt = O_SEED, .kind = NUM_U64, .dst = &sc.seed, .lo = 0, .hi = UINT64_MAX,
+		  .what = "a whole number" },
+		{ .opt = O_N, .kind = NUM_U64, .dst = &sc.n, .lo = 1, .hi = 1ULL << 40,
+		  .what = "an element count of at least 1" },
+		{ .opt = O_UNIVERSE, .kind = NUM_U64, .dst = &sc.universe, .lo = 1, .hi = 1ULL << 28,
+		  .what = "a universe size from 1 to 2^28", .seen = &have_universe },
+		{ .opt = O_ZIPF_S, .kind = NUM_REAL, .dst = &sc.zipf_s, .rlo = 0, .rhi = 10,
+		  .what = "a Zipf exponent from 0 to 10" },
+		{ .opt = O_LAMBDA, .kind = NUM_REAL, .dst = &sc.lambda, .rlo = 0, .rhi = 1,
+		  .what = "a rate in [0, 1]" },
+		{ .opt = O_U, .kind = NUM_REAL, .dst = &sc.u, .rlo = 1e-9, .rhi = 100,
+		  .what = "a positive rate (1e-9 .. 100)" },
+		{ .opt = O_BIAS, .kind = NUM_REAL, .dst = &sc.bias, .rlo = 0.5, .rhi = 1,
+		  .what = "a bias in [0.5, 1]" },
+		{ .opt = O_LEVELS, .kind = NUM_UINT, .dst = &sc.levels, .lo = 0, .hi = 40,
+		  .what = "a level count from 0 to 40" },
+		{ .opt = O_VOLUME, .kind = NUM_REAL, .dst = &sc.volume, .rlo = 0, .rhi = 1,
+		  .what = "a fraction in [0, 1]" },
+		{ .opt = O_CHECKPOINTS, .kind = NUM_U64, .dst = &ncp, .lo = 1, .hi = MAX_CHECKPOINTS,
+		  .what = "a count from 1 to 64" },
+		{ .opt = O_CPUS, .kind = NUM_U64, .dst = &cpus, .lo = 1, .hi = MAX_CPUS,
+		  .what = "a sketch count from 1 to 64" },
+		{ .opt = O_SUB_ELEMS, .kind = NUM_U64, .dst = &srcc.sub_elems, .lo = 1, .hi = 1ULL << 32,
+		  .what = "an element count from 1 to 2^32" },
+		{ .opt = O_HH_PHI, .kind = NUM_PPB, .dst = &srcc.phi_ppb,
+		  .what = "a fraction between 0 and 1" },
+		{ .opt = O_RARE_SUPPORT, .kind = NUM_PPB, .dst = &srcc.support_ppb,
+		  .what = "a fraction between 0 and 1" },
+		{ .opt = O_RING, .kind = NUM_UINT, .dst = &srcc.ring, .lo = 1, .hi = 1ULL << 24,
+		  .what = "a count from 1 to 2^24" },
+		{ .opt = O_NEW_GAP, .kind = NUM_U64, .dst = &srcc.new_gap, .lo = 0, .hi = 1ULL << 48,
+		  .what = "a packet count (0: auto)" },
+	};
+
 	opterr = 0;
 	while ((o = getopt_long(argc, argv, ":", options, NULL)) != -1) {
 		given |= setting_of(o);
+		if (num_option(o, optarg, nums, PD_ARRAY_SIZE(nums)))
+			continue;
 		switch (o) {
 		case O_ALGO:
 			if (strcmp(optarg, ALGO_FPBUF) &&
@@ -1369,10 +1461,6 @@ int main(int argc, char **argv)
 			if (!parse_real(optarg, 0, 1, &fps) || fps >= 1)
 				BAD(o, "a probability between 1e-9 and 1 (exclusive)");
 			break;
-		case O_GAP:
-			if (!parse_u64(optarg, 1, 1ULL << 48, &gap))
-				BAD(o, "a gap of at least 1 element");
-			break;
 		case O_PSTAR:
 			if (!parse_real(optarg, 0, 1, &p_star) ||
 			    llround(p_star * 1e9) < 1 || llround(p_star * 1e9) >= 1000000000)
@@ -1399,10 +1487,6 @@ int main(int argc, char **argv)
 			    tw_rate > UINT32_MAX)
 				BAD(o, "a rate in packets per second from 1 to 4G (500000, 2.5k, 1M)");
 			have_rate = true;
-			break;
-		case O_WARN_BELOW:
-			if (!parse_u64(optarg, 0, 100, &warn_below))
-				BAD(o, "a percentage from 0 to 100");
 			break;
 		case O_LAYOUT:
 			if (!strcmp(optarg, "flat"))
@@ -1442,10 +1526,6 @@ int main(int argc, char **argv)
 				BAD(o, "a time from 1ns to a day (5ms, 1s)");
 			have_flood_opts = true;
 			break;
-		case O_SEED:
-			if (!parse_u64(optarg, 0, UINT64_MAX, &sc.seed))
-				BAD(o, "a whole number");
-			break;
 		case O_STREAM:
 			o = parse_name(optarg, stream_names, STREAM_NKINDS);
 			if (o < 0)
@@ -1454,44 +1534,10 @@ int main(int argc, char **argv)
 			sc.kind = (enum stream_kind)o;
 			have_stream = true;
 			break;
-		case O_N:
-			if (!parse_u64(optarg, 1, 1ULL << 40, &sc.n))
-				BAD(o, "an element count of at least 1");
-			break;
 		case O_DISTINCT:
 			if (!parse_real(optarg, 0, 1, &sc.distinct) ||
 			    sc.distinct <= 0)
 				BAD(o, "a fraction in (0, 1]");
-			break;
-		case O_UNIVERSE:
-			if (!parse_u64(optarg, 1, 1ULL << 28, &sc.universe))
-				BAD(o, "a universe size from 1 to 2^28");
-			have_universe = true;
-			break;
-		case O_ZIPF_S:
-			if (!parse_real(optarg, 0, 10, &sc.zipf_s))
-				BAD(o, "a Zipf exponent from 0 to 10");
-			break;
-		case O_LAMBDA:
-			if (!parse_real(optarg, 0, 1, &sc.lambda))
-				BAD(o, "a rate in [0, 1]");
-			break;
-		case O_U:
-			if (!parse_real(optarg, 1e-9, 100, &sc.u))
-				BAD(o, "a positive rate (1e-9 .. 100)");
-			break;
-		case O_BIAS:
-			if (!parse_real(optarg, 0.5, 1, &sc.bias))
-				BAD(o, "a bias in [0.5, 1]");
-			break;
-		case O_LEVELS:
-			if (!parse_u64(optarg, 0, 40, &v))
-				BAD(o, "a level count from 0 to 40");
-			sc.levels = (unsigned int)v;
-			break;
-		case O_VOLUME:
-			if (!parse_real(optarg, 0, 1, &sc.volume))
-				BAD(o, "a fraction in [0, 1]");
 			break;
 		case O_PCAP:
 			sc.pcap_path = optarg;
@@ -1543,23 +1589,11 @@ int main(int argc, char **argv)
 				BAD(o, "a fraction in (0, 1)");
 			have_imp_opts = true;
 			break;
-		case O_CHECKPOINTS:
-			if (!parse_u64(optarg, 1, MAX_CHECKPOINTS, &ncp))
-				BAD(o, "a count from 1 to 64");
-			break;
-		case O_CPUS:
-			if (!parse_u64(optarg, 1, MAX_CPUS, &cpus))
-				BAD(o, "a sketch count from 1 to 64");
-			break;
 		case O_SOURCES:
 			sources = true;
 			break;
 		case O_SUBWINDOWS:	/* --sources', or jumping's (below) */
 			subwin_arg = optarg;
-			break;
-		case O_SUB_ELEMS:
-			if (!parse_u64(optarg, 1, 1ULL << 32, &srcc.sub_elems))
-				BAD(o, "an element count from 1 to 2^32");
 			break;
 		case O_COUNTERS:
 			if (!parse_u64(optarg, 0, PD_SS_MAX_CAP, &v) ||
@@ -1567,26 +1601,9 @@ int main(int argc, char **argv)
 				BAD(o, "0 (off) or a count from 8 to 4096");
 			srcc.counters = (unsigned int)v;
 			break;
-		case O_HH_PHI:
-			if (pd_parse_ppb(optarg, &srcc.phi_ppb))
-				BAD(o, "a fraction between 0 and 1");
-			break;
-		case O_RARE_SUPPORT:
-			if (pd_parse_ppb(optarg, &srcc.support_ppb))
-				BAD(o, "a fraction between 0 and 1");
-			break;
-		case O_RING:
-			if (!parse_u64(optarg, 1, 1ULL << 24, &v))
-				BAD(o, "a count from 1 to 2^24");
-			srcc.ring = (unsigned int)v;
-			break;
 		case O_NEW_MEM:
 			if (!parse_size(optarg, &srcc.new_mem) || !srcc.new_mem)
 				BAD(o, "a size (e.g. 64K)");
-			break;
-		case O_NEW_GAP:
-			if (!parse_u64(optarg, 0, 1ULL << 48, &srcc.new_gap))
-				BAD(o, "a packet count (0: auto)");
 			break;
 		case O_JSON:
 			json = true;
