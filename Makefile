@@ -154,7 +154,7 @@ FUZZ_SCALE ?= 20
 FUZZ_GUEST := t_nl_fuzz,t_pkt_fuzz,t_lifecycle
 
 fuzz: fuzz-build vm
-	scripts/fuzz.sh long $(B) $(FUZZ_SECONDS)
+	tests/fuzz/run.sh long $(B) $(FUZZ_SECONDS)
 	VM_APPEND="pd.only=$(FUZZ_GUEST) pd.scale=$(FUZZ_SCALE)" \
 		scripts/vm.sh boot $(B) e2e $$((600 + 400 * $(FUZZ_SCALE)))
 
@@ -177,10 +177,10 @@ module-check: $(KMOD)/.stamp
 
 check: deps
 	$(MAKE) all $(B)/san/dedup-sim fuzz-build vm
-	scripts/check.sh $(B)
+	tests/check.sh $(B)
 
 kunit:
-	scripts/kunit.sh $(B)
+	tests/kunit/run.sh $(B)
 
 # the analytics' lines per packet first: bench puts them in bench.json
 bench: $(B)/bench
@@ -204,7 +204,7 @@ bench-kernel: $(B)/dedupctl
 # DKMS builds pktdedup.ko for the installed headers in a tree of its own
 # under $(B)/dkms (never installed or loaded)
 dkms-check:
-	scripts/dkms-check.sh $(B)
+	tests/packaging/dkms-check.sh $(B)
 
 # The Debian packages (scripts/deb.sh), rebuilt when a file git knows of,
 # or would add, changes; the guests install dedupctl from its package.
@@ -221,7 +221,7 @@ $(B)/deb/.stamp: $(DEB_INPUTS)
 deb: $(B)/deb/.stamp
 
 deb-check:
-	scripts/deb-check.sh $(B)
+	tests/packaging/deb-check.sh $(B)
 
 # PAPER_SEEDS=1 takes about a third of the time
 PAPER_SEEDS ?= 3

@@ -17,7 +17,7 @@
 #                        (flock -s) while it builds against the kernel or
 #                        runs it, so that no rebuild happens meanwhile
 #
-# The shared tree is never written to. scripts/kunit.sh adds a line to its
+# The shared tree is never written to. tests/kunit/run.sh adds a line to its
 # net/Kconfig that sources net/pktdedup/module/Kconfig through a link to
 # whichever checkout ran KUnit last (possibly one that no longer exists),
 # so Kconfig reads a copy of the top-level Kconfig kept in the build folder

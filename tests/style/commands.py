@@ -6,10 +6,10 @@ Debian package each comes from.
   commands.py scan      every program found, and where (FILE:LINE)
   commands.py selftest  the scanner on known shell, Python and make text
   commands.py lint      the style suite's checks, as "ok ..." / "not ok ..."
-                        lines (tests/style.sh counts them):
+                        lines (tests/style/style.sh counts them):
     - each program a test, a script or the build runs is a shell builtin,
       comes from a package every Debian system has (Essential, or of
-      priority required), or is listed in scripts/commands.txt;
+      priority required), or is listed in tests/style/commands.txt;
     - each program listed there is installed, from the package it names
       (dpkg -S, or a package that one depends on), which
       scripts/install-deps.sh installs; and something still runs it;
@@ -35,8 +35,8 @@ import subprocess
 import sys
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                     ".."))
-MANIFEST = "scripts/commands.txt"
+                                     "..", ".."))
+MANIFEST = "tests/style/commands.txt"
 DEPS = "scripts/install-deps.sh"
 # commands that run the command after them (their options skipped)
 WRAPPERS = {"env", "exec", "command", "nice", "nohup", "setsid", "stdbuf",
@@ -392,7 +392,7 @@ def which(cmd):
 
 
 def manifest():
-    """scripts/commands.txt: {command: (package, suites)}."""
+    """tests/style/commands.txt: {command: (package, suites)}."""
     m = {}
     with open(os.path.join(ROOT, MANIFEST)) as f:
         for line in f:
@@ -532,7 +532,7 @@ def selftest():
             shell_commands(t, funcs, found, "selftest")
         missed, wrong = want - set(found), never & set(found)
         print(("ok " if not missed and not wrong else "not ok ") +
-              f"scripts/commands.py finds the programs of {kind} text" +
+              f"tests/style/commands.py finds the programs of {kind} text" +
               (f" (missed: {' '.join(sorted(missed))})" if missed else "") +
               (f" (not programs: {' '.join(sorted(wrong))})" if wrong
                else ""))

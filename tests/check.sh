@@ -6,7 +6,7 @@
 # own summary line counts as one failure. Exit status: non-zero if
 # anything failed.
 #
-# Usage: scripts/check.sh BUILD_DIR
+# Usage: tests/check.sh BUILD_DIR
 set -u
 B=${1:-build}
 total_pass=0
@@ -60,7 +60,7 @@ suite() {	# NAME CMD...
 	account "$name" $?
 }
 
-# Every program a suite runs is installed (scripts/commands.txt names them
+# Every program a suite runs is installed (tests/style/commands.txt names them
 # and the packages of scripts/install-deps.sh they come from; the style
 # suite keeps it true): checked before any suite starts, one test each, so
 # that a missing program is named here and not a suite's puzzling failure.
@@ -76,7 +76,7 @@ programs() {
 			echo "not ok $prog is not installed (Debian's $pkg, scripts/install-deps.sh), needed by: $suites"
 			f=$((f + 1))
 		fi
-	done <scripts/commands.txt
+	done <tests/style/commands.txt
 	echo "$p passed, $f failed"
 	[ "$f" -eq 0 ]
 }
@@ -94,7 +94,7 @@ suite native env ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 "$B/core-tests"
 # libFuzzer (ASan, UBSan): key extraction, the value parsers, dedupctl's
 # command line; the regression inputs, then a fixed run from the seeds.
-suite fuzz scripts/fuzz.sh short "$B"
+suite fuzz tests/fuzz/run.sh short "$B"
 # The dedup-sim command-line contract.
 suite sim-cli python3 tests/cli/test_sim_cli.py "$B"
 # dedup-sim on captures made by Wireshark's tools: formats, link types,
@@ -113,18 +113,18 @@ suite batch python3 tests/cli/test_batch.py "$B"
 # The netlink spec and what is generated from it (uAPI, policies, tables).
 suite spec /usr/bin/python3 tests/spec/test_spec.py
 # Kernel style of module/, the freestanding rule, SPDX headers.
-suite style tests/style.sh
+suite style tests/style/style.sh
 # The module builds against Debian's headers with W=1 and sparse, silently.
 suite module single "module builds clean (W=1, C=1)" make --no-print-directory module-check
 # DKMS builds the module from its source tree for the installed headers.
-suite dkms scripts/dkms-check.sh "$B"
+suite dkms tests/packaging/dkms-check.sh "$B"
 # The Debian packages: built, lintian-clean, holding what they should.
-suite deb scripts/deb-check.sh "$B"
+suite deb tests/packaging/deb-check.sh "$B"
 # The packet path in a UML kernel (built once, cached): a short run of
 # make bench-kernel whose counters must agree with the traffic sent.
 suite bench-kernel scripts/bench-kernel.sh "$B" short
 # KUnit on UML with KASAN: the core's suites and the module's.
-suite kunit scripts/kunit.sh "$B"
+suite kunit tests/kunit/run.sh "$B"
 # The scenarios in a QEMU guest running Debian's kernel.
 suite e2e scripts/vm.sh boot "$B" e2e 1200
 # Those that read or hook per CPU or per device, on a guest with 256

@@ -9,13 +9,13 @@
 #    kernel headers), and only port_kernel.h includes kernel headers;
 #  - every source file carries an SPDX header;
 #  - every program the tests, scripts and build run on the host comes from
-#    a package scripts/install-deps.sh installs (scripts/commands.txt,
-#    checked by scripts/commands.py lint), and README's dependency table
+#    a package scripts/install-deps.sh installs (tests/style/commands.txt,
+#    checked by tests/style/commands.py lint), and README's dependency table
 #    lists those packages;
 #  - every man page renders without a groff warning (man --warnings).
 # Ends with "N passed, N failed".
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 pass=0
 fail=0
 ok() { echo "ok $1"; pass=$((pass + 1)); }
@@ -48,7 +48,7 @@ done
 # what runs, and where it comes from: the scanner on known text, then one
 # line per program the tree runs
 for mode in selftest lint; do
-	out=$(python3 scripts/commands.py "$mode" 2>&1)
+	out=$(python3 tests/style/commands.py "$mode" 2>&1)
 	rc=$?
 	while IFS= read -r line; do
 		case $line in
@@ -58,7 +58,7 @@ for mode in selftest lint; do
 		esac
 	done <<<"$out"
 	[ "$rc" -eq 0 ] || grep -q '^not ok ' <<<"$out" ||
-		bad "scripts/commands.py $mode: exit $rc"
+		bad "tests/style/commands.py $mode: exit $rc"
 done
 
 echo "$pass passed, $fail failed"

@@ -11,7 +11,7 @@
 # Pass/fail comes from kunit.py's parsed results; any "BUG: KASAN" fails.
 # The last line is "N passed, N failed".
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 repo=$(pwd)
 tree=$(scripts/kernel-tools.sh tree) || exit 1
 cache=$(dirname "$tree")
@@ -23,7 +23,7 @@ ln -sfn "$repo" "$tree/net/pktdedup"
 grep -q 'net/pktdedup/module/Kconfig' "$tree/net/Kconfig" ||
 	sed -i 's|^endif   # if NET$|source "net/pktdedup/module/Kconfig"\n\n&|' "$tree/net/Kconfig"
 grep -q 'net/pktdedup/module/Kconfig' "$tree/net/Kconfig" ||
-	{ echo "kunit.sh: cannot hook module/Kconfig into net/Kconfig" >&2; exit 1; }
+	{ echo "kunit: cannot hook module/Kconfig into net/Kconfig" >&2; exit 1; }
 grep -q 'CONFIG_PKTDEDUP' "$tree/net/Makefile" ||
 	echo 'obj-$(CONFIG_PKTDEDUP) += pktdedup/' >> "$tree/net/Makefile"
 
@@ -37,14 +37,14 @@ summary=$(grep -a 'Testing complete\. Ran' "$log" | tail -n 1)
 total=$(echo "$summary" | sed -n 's/.*Ran \([0-9]*\) tests.*/\1/p')
 passed=$(echo "$summary" | sed -n 's/.*passed: \([0-9]*\).*/\1/p')
 if [ -z "$total" ]; then
-	echo "kunit.sh: kunit.py gave no result (exit $rc)"
+	echo "kunit: kunit.py gave no result (exit $rc)"
 	echo "0 passed, 1 failed"
 	exit 1
 fi
 passed=${passed:-0}
 failed=$((total - passed))
 if grep -aq 'BUG: KASAN' "$log"; then
-	echo "kunit.sh: KASAN reported a bug:"
+	echo "kunit: KASAN reported a bug:"
 	grep -a -A 20 'BUG: KASAN' "$log" | head -n 40
 	failed=$((failed + 1))
 fi

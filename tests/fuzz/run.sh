@@ -3,20 +3,20 @@
 #
 # Runs the libFuzzer targets of tests/fuzz (built by make fuzz-build).
 #
-#   scripts/fuzz.sh short BUILD_DIR   for make check: each target replays its
+#   tests/fuzz/run.sh short BUILD_DIR   for make check: each target replays its
 #       regression inputs (tests/fuzz/regressions/TARGET/), then runs a fixed
 #       number of executions from its seed corpus with a fixed seed; one
 #       "ok"/"not ok" line per target, the executions, then
 #       "N passed, N failed" (N counts targets)
-#   scripts/fuzz.sh long BUILD_DIR SECONDS   for make fuzz: each target in
+#   tests/fuzz/run.sh long BUILD_DIR SECONDS   for make fuzz: each target in
 #       turn for SECONDS, growing a corpus of its own in
 #       BUILD_DIR/fuzz/corpus-TARGET (the repository's seeds are read, not
 #       written); a crash leaves BUILD_DIR/fuzz/crash-TARGET-*
 set -u
-mode=${1:?usage: scripts/fuzz.sh short|long BUILD_DIR [SECONDS]}
+mode=${1:?usage: tests/fuzz/run.sh short|long BUILD_DIR [SECONDS]}
 B=${2:-build}
 secs=${3:-600}
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 targets="fuzz_key fuzz_args fuzz_dedupctl"
 # the short run: executions per target, and the seed
 FUZZ_RUNS=${FUZZ_RUNS:-200000}

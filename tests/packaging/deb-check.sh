@@ -10,17 +10,17 @@
 # systemd-analyze accepts the unit, and that dh_dkms's maintainer scripts
 # call DKMS. Installs nothing.
 #
-#   scripts/deb-check.sh [BUILD]
+#   tests/packaging/deb-check.sh [BUILD]
 #
 # The last line is "N passed, N failed".
 # shellcheck disable=SC2317 # the checks are functions that want calls
 set -uo pipefail
-cd "$(dirname "$0")/.." || exit 1
+cd "$(dirname "$0")/../.." || exit 1
 mkdir -p "${1:-build}"
 B=$(realpath "${1:-build}")
 out=$B/deb-check
-# shellcheck source=scripts/tap.sh
-. scripts/tap.sh
+# shellcheck source=tests/lib/tap.sh
+. tests/lib/tap.sh
 
 # the versions: debian/changelog's, dkms.conf's, the module's
 ver=$(dpkg-parsechangelog -S Version)

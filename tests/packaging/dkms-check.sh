@@ -8,17 +8,17 @@
 # As for any DKMS module, Debian's dkms signs what it builds, creating
 # its signing key /var/lib/dkms/mok.key (and mok.pub) if missing.
 #
-#   scripts/dkms-check.sh [BUILD] [stage]
+#   tests/packaging/dkms-check.sh [BUILD] [stage]
 #   stage: only put the source tree into BUILD/dkms/src/pktdedup-VERSION
 #
 # The last line is "N passed, N failed".
 set -uo pipefail
-cd "$(dirname "$0")/.." || exit 1
+cd "$(dirname "$0")/../.." || exit 1
 mkdir -p "${1:-build}"
 B=$(realpath "${1:-build}")
 root=$B/dkms
-# shellcheck source=scripts/tap.sh
-. scripts/tap.sh
+# shellcheck source=tests/lib/tap.sh
+. tests/lib/tap.sh
 
 ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' dkms.conf)
 modver=$(sed -n 's/^MODULE_VERSION("\(.*\)");$/\1/p' module/main.c)
