@@ -156,7 +156,7 @@ FUZZ_GUEST := t_nl_fuzz,t_pkt_fuzz,t_lifecycle
 fuzz: fuzz-build vm
 	tests/fuzz/run.sh long $(B) $(FUZZ_SECONDS)
 	VM_APPEND="pd.only=$(FUZZ_GUEST) pd.scale=$(FUZZ_SCALE)" \
-		scripts/vm.sh boot $(B) e2e $$((600 + 400 * $(FUZZ_SCALE)))
+		tests/vm/vm.sh boot $(B) e2e $$((600 + 400 * $(FUZZ_SCALE)))
 
 # Kbuild writes objects beside the sources, so the module builds from a
 # mirror of them in $(KMOD).
@@ -252,36 +252,36 @@ $(B)/policy.expected: $(SPEC) scripts/nlspec.py | $(B)
 
 # t_replay's capture (text2pcap) and dedup-sim --write's verdict on it,
 # made on the host before the guest boots
-$(B)/replay/settings.sh: scripts/replay-capture.py $(B)/dedup-sim
-	$(PYTHON) scripts/replay-capture.py $(B)
+$(B)/replay/settings.sh: tests/vm/replay-capture.py $(B)/dedup-sim
+	$(PYTHON) tests/vm/replay-capture.py $(B)
 
-# The guest image: module, tools, scenarios (see scripts/vm.sh).
+# The guest image: module, tools, scenarios (see tests/vm/vm.sh).
 vm: module $(B)/deb/.stamp $(B)/dedupctl $(B)/pdnet $(B)/pdnl $(B)/policy.expected \
 		$(B)/replay/settings.sh
-	scripts/vm.sh initramfs $(B)
+	tests/vm/vm.sh initramfs $(B)
 
 # The guest's time limit, a hang detector: the scenarios take about 8 min
 # under TCG on a quiet 2-core machine, and up to twice that when the
 # machine is busy (make check runs e2e-debug beside them)
 E2E_TIMEOUT ?= 1200
 e2e: vm
-	scripts/vm.sh boot $(B) e2e $(E2E_TIMEOUT)
+	tests/vm/vm.sh boot $(B) e2e $(E2E_TIMEOUT)
 
 # Some scenarios (after the setup): make e2e-one T=t_drop,t_mark
 e2e-one: vm
-	VM_APPEND="pd.only=$(T)" scripts/vm.sh boot $(B) e2e $(E2E_TIMEOUT)
+	VM_APPEND="pd.only=$(T)" tests/vm/vm.sh boot $(B) e2e $(E2E_TIMEOUT)
 
-# The debug kernel, pktdedup.ko against it and its guest: scripts/e2e-debug.sh
+# The debug kernel, pktdedup.ko against it and its guest: tests/vm/e2e-debug.sh
 e2e-debug: $(B)/deb/.stamp $(B)/dedupctl $(B)/pdnet $(B)/pdnl $(B)/policy.expected \
 		$(B)/replay/settings.sh
-	scripts/e2e-debug.sh $(B)
+	tests/vm/e2e-debug.sh $(B)
 
 e2e-debug-selftest: $(B)/deb/.stamp $(B)/dedupctl $(B)/pdnet $(B)/pdnl $(B)/policy.expected
-	scripts/e2e-debug.sh $(B) selftest
+	tests/vm/e2e-debug.sh $(B) selftest
 
 demo: deps
 	$(MAKE) vm
-	scripts/vm.sh boot $(B) demo 300
+	tests/vm/vm.sh boot $(B) demo 300
 
 clean:
 	rm -rf $(B)

@@ -43,9 +43,12 @@ import math
 import mmap
 import random
 import struct
+import os
 import sys
 
-from packets import csum
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "lib"))
+from packets import csum  # noqa: E402  (scripts/lib/packets.py)
 
 CLASSES = ("original", "retransmission", "exact copy", "hop copy")
 ORIG, RETX, EXACT, HOP = range(4)

@@ -85,8 +85,8 @@ suite programs programs
 # The debug kernel's run is the longest and its guest uses one core: it
 # starts first, in the background (its kernel build niced below the other
 # suites), and is accounted for last.
-echo "== e2e-debug (in the background): scripts/e2e-debug.sh $B"
-nice -n 10 scripts/e2e-debug.sh "$B" >"$log_dir/e2e-debug.log" 2>&1 &
+echo "== e2e-debug (in the background): tests/vm/e2e-debug.sh $B"
+nice -n 10 tests/vm/e2e-debug.sh "$B" >"$log_dir/e2e-debug.log" 2>&1 &
 debug_pid=$!
 
 # Core tests (KUnit API) and simulator tests, natively with ASan + UBSan.
@@ -126,19 +126,19 @@ suite bench-kernel scripts/bench-kernel.sh "$B" short
 # KUnit on UML with KASAN: the core's suites and the module's.
 suite kunit tests/kunit/run.sh "$B"
 # The scenarios in a QEMU guest running Debian's kernel.
-suite e2e scripts/vm.sh boot "$B" e2e 1200
+suite e2e tests/vm/vm.sh boot "$B" e2e 1200
 # Those that read or hook per CPU or per device, on a guest with 256
 # possible CPUs (2 online), as many servers report: unprivileged readers
 # of a 250M shared filter, device changes beside them, devices followed
 # by name and stacked.
 suite e2e-cpus env VM_TAG=cpus VM_MEM=1536 \
 	VM_APPEND="possible_cpus=256 pd.only=t_stats_bounded,t_stats_readers,t_dev_follow,t_dev_stacked pd.modparams=max_total_mem=700M,max_netns_mem=400M,mem=64K,sources=0" \
-	scripts/vm.sh boot "$B" e2e 900
+	tests/vm/vm.sh boot "$B" e2e 900
 # The same scenarios on a debug kernel (KASAN, UBSAN, lockdep, kmemleak):
 # started above; its console is kept in $B/vm/e2e-debug.log.
 wait "$debug_pid"
 rc=$?
-echo "== e2e-debug: scripts/e2e-debug.sh $B"
+echo "== e2e-debug: tests/vm/e2e-debug.sh $B"
 account e2e-debug $rc
 
 echo "$total_pass passed, $total_fail failed"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make e2e-debug: the e2e scenarios on the debug kernel (KASAN, UBSAN,
-# lockdep, debug objects, kmemleak; scripts/debug-kernel.sh) in QEMU with
+# lockdep, debug objects, kmemleak; tests/vm/debug-kernel.sh) in QEMU with
 # 2 vCPUs. Builds (or takes from the cache) the kernel, builds pktdedup.ko
 # against it in BUILD_DIR/kmod-debug, assembles the guest without Debian's
 # modules and boots it; the console is kept in BUILD_DIR/vm/e2e-debug.log.
@@ -17,10 +17,10 @@
 # undefined shift, a leak, an AB-BA locking order and a WARN, and each must
 # be reported (console: BUILD_DIR/vm/selftest-debug.log).
 #
-# Usage: scripts/e2e-debug.sh BUILD_DIR [selftest]
+# Usage: tests/vm/e2e-debug.sh BUILD_DIR [selftest]
 # E2E_DEBUG_TIMEOUT (seconds, default 2700) bounds the guest.
 set -uo pipefail
-cd "$(dirname "$0")/.." || exit 1
+cd "$(dirname "$0")/../.." || exit 1
 B=${1:-build}
 mode=${2:-e2e}
 secs=${E2E_DEBUG_TIMEOUT:-2700}
@@ -36,7 +36,7 @@ die() {
 }
 
 t0=$(date +%s)
-kdir=$(scripts/debug-kernel.sh build) || die "the debug kernel did not build"
+kdir=$(tests/vm/debug-kernel.sh build) || die "the debug kernel did not build"
 t1=$(date +%s)
 
 # Kbuild writes beside the sources: build from a mirror (mtimes kept, so
@@ -50,12 +50,12 @@ if [ "$mode" = selftest ]; then
 	make -C "$kdir" M="$(realpath "$B/kmod-selftest")" modules \
 		>"$B/kmod-selftest/build.log" 2>&1 || { tail -n 30 "$B/kmod-selftest/build.log"; die "pdselftest.ko did not build"; }
 fi
-scripts/vm.sh initramfs "$B" debug || die "no initramfs"
+tests/vm/vm.sh initramfs "$B" debug || die "no initramfs"
 t2=$(date +%s)
 
 if [ "$mode" = selftest ]; then
 	out_txt="$B/vm/selftest-debug.host.txt"
-	scripts/vm.sh boot "$B" selftest 600 debug >"$out_txt" 2>&1
+	tests/vm/vm.sh boot "$B" selftest 600 debug >"$out_txt" 2>&1
 	rc=$?
 	log="$B/vm/selftest-debug.log"
 	pass=0
@@ -88,7 +88,7 @@ if [ "$mode" = selftest ]; then
 	exit
 fi
 
-scripts/vm.sh boot "$B" e2e "$secs" debug 2>&1 | tee "$out_txt"
+tests/vm/vm.sh boot "$B" e2e "$secs" debug 2>&1 | tee "$out_txt"
 rc=${PIPESTATUS[0]}
 t3=$(date +%s)
 

@@ -3,7 +3,7 @@
 #
 # The debug kernel of make e2e-debug: x86_64, built from Debian's
 # linux-source-6.1 with KASAN, UBSAN, lockdep, debug objects and kmemleak
-# (scripts/debug-kernel.config), cached outside the work tree like the
+# (tests/vm/debug-kernel.config), cached outside the work tree like the
 # UML build (PKTDEDUP_CACHE, default ~/.cache/pktdedup):
 #
 #   CACHE/debug-VERSION/src     the unpacked source, never built in
@@ -14,10 +14,10 @@
 #                           prints the build folder
 #   debug-kernel.sh dir     prints the build folder (fails if not built)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 CACHE=${PKTDEDUP_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/pktdedup}
 TARBALL=/usr/src/linux-source-6.1.tar.xz
-FRAGMENT=scripts/debug-kernel.config
+FRAGMENT=tests/vm/debug-kernel.config
 
 [ -r "$TARBALL" ] || { echo "debug-kernel: $TARBALL missing: run scripts/install-deps.sh" >&2; exit 1; }
 ver=$(dpkg-query -W -f='${Version}' linux-source-6.1)

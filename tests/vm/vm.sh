@@ -26,7 +26,7 @@
 # (BUILD_DIR/vm/RUN-TAG.log) when one build boots several guests.
 #
 # With a last argument "debug", both use the debug kernel of
-# scripts/debug-kernel.sh instead (make e2e-debug): the initramfs
+# tests/vm/debug-kernel.sh instead (make e2e-debug): the initramfs
 # (vm/initramfs-debug.gz) holds BUILD_DIR/kmod-debug/pktdedup.ko and no
 # Debian modules (the debug kernel has what the e2e needs built in); the
 # guest gets 3 GiB for KASAN, reports every KASAN error, does not panic on
@@ -35,7 +35,7 @@
 # KASAN, UBSAN, lockdep, RCU, debug-objects or kmemleak report fails the
 # run ("vm.sh: the kernel reported" heads the excerpt).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 # Kernel modules the guest loads, in addition to their dependencies.
 # crc32c_generic first: libcrc32c (for nf_tables) only soft-depends on it
@@ -189,7 +189,7 @@ DEBUG_REPORTS='BUG: KASAN|UBSAN:|WARNING:|BUG:|Oops|Call Trace|Kernel panic|inco
 boot() {
 	local B=$1 run=$2 secs=$3 debug=${4:-} img kver log rc=0 kernel initrd mem append
 	if [ "$debug" = debug ]; then
-		kernel="$(scripts/debug-kernel.sh dir)/arch/x86/boot/bzImage"
+		kernel="$(tests/vm/debug-kernel.sh dir)/arch/x86/boot/bzImage"
 		initrd="$B/vm/initramfs-debug.gz"
 		log="$B/vm/$run-debug.log"
 		mem=3072

@@ -36,7 +36,9 @@ import struct
 import subprocess
 import sys
 
-from packets import csum, text2pcap
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "scripts", "lib"))
+from packets import csum, text2pcap  # noqa: E402  (scripts/lib/packets.py)
 
 SEED = 0x5eed2026          # the fixed seed, the module's and dedup-sim's
 OTHER_SEED = SEED + 1      # the control
@@ -223,7 +225,7 @@ def main():
         problems.append(f"seed {OTHER_SEED} gives the same output as seed {SEED}")
     with open(os.path.join(d, "settings.sh"), "w") as f:
         f.write("# SPDX-License-Identifier: GPL-2.0\n"
-                "# written by scripts/replay-capture.py: t_replay's settings and counts\n")
+                "# written by tests/vm/replay-capture.py: t_replay's settings and counts\n")
         f.write(f"REPLAY_SEED={SEED}\nREPLAY_OTHER_SEED={OTHER_SEED}\n")
         f.write(f"REPLAY_SET=\"{' '.join(KEY + FILTER)}\"\n")
         for k, v in built.items():
