@@ -184,22 +184,22 @@ kunit:
 
 # the analytics' lines per packet first: bench puts them in bench.json
 bench: $(B)/bench
-	LINES_PARTS=sources scripts/lines-touched.sh $(B)
+	LINES_PARTS=sources eval/bench/lines-touched.sh $(B)
 	@echo
 	$(B)/bench --json $(B)/bench.json --lines $(B)/lines-sources.txt
 	@echo
-	LINES_PARTS=filters scripts/lines-touched.sh $(B)
+	LINES_PARTS=filters eval/bench/lines-touched.sh $(B)
 	@echo
-	scripts/layout-table.sh $(B)
+	eval/bench/layout-table.sh $(B)
 
 # pktgen in a UML kernel; the table and $(B)/bench-kernel.json, then
 # pktdedup.ko's CPU time per packet by part under perf
-# ($(B)/bench-kernel-profile.json). scripts/bench-kernel.sh BUILD short is
+# ($(B)/bench-kernel-profile.json). eval/bench-kernel/run.sh BUILD short is
 # the quick check make check runs; BUILD targets the rows issue 11's
 # targets are judged on, with more pairs.
 bench-kernel: $(B)/dedupctl
-	scripts/bench-kernel.sh $(B) full
-	scripts/bench-kernel.sh $(B) profile
+	eval/bench-kernel/run.sh $(B) full
+	eval/bench-kernel/run.sh $(B) profile
 
 # DKMS builds pktdedup.ko for the installed headers in a tree of its own
 # under $(B)/dkms (never installed or loaded)
@@ -226,13 +226,13 @@ deb-check:
 # PAPER_SEEDS=1 takes about a third of the time
 PAPER_SEEDS ?= 3
 paper: $(B)/dedup-sim
-	scripts/paper-tables.sh $(B) $(PAPER_SEEDS)
+	eval/paper/paper-tables.sh $(B) $(PAPER_SEEDS)
 
 editcap-compare: $(B)/dedup-sim
-	scripts/editcap-compare.sh $(B)
+	eval/compare/editcap-compare.sh $(B)
 
 compare: $(B)/dedup-sim
-	scripts/compare.sh $(B)
+	eval/compare/compare.sh $(B)
 
 # the guest's traffic tool; its fuzzer predicts with the core's parser
 PDNET_SRC := tests/e2e/pdnet.c tests/e2e/pdnet_fuzz.c tests/e2e/pdnet_pcap.c \

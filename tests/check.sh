@@ -103,7 +103,7 @@ suite sim-cli python3 tests/cli/test_sim_cli.py "$B"
 suite capture python3 tests/cli/test_capture.py "$B" --sanitized --big
 # dedup-sim --write against editcap -D and -w on small generated captures
 # (make compare's check mode): each removes what it should.
-suite compare scripts/compare.sh --check "$B"
+suite compare eval/compare/compare.sh --check "$B"
 # dedupctl's bash completion: what it offers, and that its words are
 # dedupctl's usage text's.
 suite completion python3 tests/cli/test_completion.py "$B"
@@ -122,7 +122,7 @@ suite dkms tests/packaging/dkms-check.sh "$B"
 suite deb tests/packaging/deb-check.sh "$B"
 # The packet path in a UML kernel (built once, cached): a short run of
 # make bench-kernel whose counters must agree with the traffic sent.
-suite bench-kernel scripts/bench-kernel.sh "$B" short
+suite bench-kernel eval/bench-kernel/run.sh "$B" short
 # KUnit on UML with KASAN: the core's suites and the module's.
 suite kunit tests/kunit/run.sh "$B"
 # The scenarios in a QEMU guest running Debian's kernel.

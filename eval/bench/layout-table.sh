@@ -8,7 +8,7 @@
 # 140 000 elements), fps 1%, K 3, P as planned for each layout; 4 million
 # elements; fixed seed.
 #
-# Usage: scripts/layout-table.sh [BUILD_DIR] [N]
+# Usage: eval/bench/layout-table.sh [BUILD_DIR] [N]
 set -euo pipefail
 B=${1:-build}
 N=${2:-4000000}

@@ -4,7 +4,7 @@
 # The sliding window against Wireshark's `editcap -w` on one capture (not
 # part of make check; needs editcap, Debian's wireshark-common).
 #
-#   scripts/editcap-compare.sh [BUILD_DIR] [WINDOW_US] [DISTINCT_PACKETS]
+#   eval/compare/editcap-compare.sh [BUILD_DIR] [WINDOW_US] [DISTINCT_PACKETS]
 #
 # Writes a classic pcap (raw IPv4/UDP, microsecond times) of distinct
 # packets at 200k pps, a third of them followed by a copy a delay uniform

@@ -6,7 +6,7 @@
 # 50% distinct, scored against the whole stream and against a sliding
 # window. Reproducible: fixed seed.
 #
-# Usage: scripts/sim-table.sh [BUILD_DIR] [N] [WINDOW]
+# Usage: eval/paper/sim-table.sh [BUILD_DIR] [N] [WINDOW]
 set -euo pipefail
 B=${1:-build}
 N=${2:-1000000}

@@ -11,7 +11,7 @@
 #      "examined": the recall among the sources the rings held (BFSS's
 #      guarantee: 1).
 #
-# Usage: scripts/sources-table.sh [BUILD_DIR]
+# Usage: eval/paper/sources-table.sh [BUILD_DIR]
 set -euo pipefail
 B=${1:-build}
 sim() {

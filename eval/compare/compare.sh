@@ -4,13 +4,13 @@
 # dedup-sim against Wireshark's editcap on generated captures (make compare:
 # a few minutes; make check runs the check mode, about 8 s).
 #
-#   scripts/compare.sh [BUILD_DIR]           the table, also in
+#   eval/compare/compare.sh [BUILD_DIR]           the table, also in
 #                                            BUILD_DIR/compare.txt
-#   scripts/compare.sh --check [BUILD_DIR]   small captures, every count
+#   eval/compare/compare.sh --check [BUILD_DIR]   small captures, every count
 #                                            asserted; "N passed, N failed"
 #
 # Four captures (Ethernet, classic pcap, microsecond times; fixed seeds),
-# each built by scripts/compare.py (tap A: bulk and short TCP, UDP, at
+# each built by eval/compare/compare.py (tap A: bulk and short TCP, UDP, at
 # 125 kpps on average) and Debian's editcap and mergecap:
 #   exact   half of the flows also seen by a second tap, unchanged, 5 us
 #           later (editcap -t, mergecap): exact copies

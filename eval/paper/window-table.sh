@@ -16,7 +16,7 @@
 # for jumping; none for landmark); early = early expiries; shortest =
 # shortest effective window (ms).
 #
-# Usage: scripts/window-table.sh [BUILD_DIR] [N]
+# Usage: eval/paper/window-table.sh [BUILD_DIR] [N]
 set -euo pipefail
 B=${1:-build}
 N=${2:-1000000}

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """make compare's captures, their ground truth and the scores of each tool's
-output (scripts/compare.sh drives it).
+output (eval/compare/compare.sh drives it).
 
   compare.py gen [options] A.pcap B-EXACT.pcap B-HOP.pcap TRUTH
       Tap A's capture: Ethernet, classic pcap with microsecond times, a
@@ -41,13 +41,13 @@ import array
 import heapq
 import math
 import mmap
+import os
 import random
 import struct
-import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "lib"))
+                                "..", "..", "scripts", "lib"))
 from packets import csum  # noqa: E402  (scripts/lib/packets.py)
 
 CLASSES = ("original", "retransmission", "exact copy", "hop copy")

@@ -28,7 +28,7 @@
 #     largest per packet, and the mean against the SBF's at the plan's
 #     memory (from 2.).
 #
-# Usage: scripts/lines-touched.sh [BUILD_DIR] [PACKETS] [FAMILY_PACKETS]
+# Usage: eval/bench/lines-touched.sh [BUILD_DIR] [PACKETS] [FAMILY_PACKETS]
 # LINES_PARTS (default "sources filters": 1., and 2. with 3.) picks the
 # parts to run.
 set -euo pipefail

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make bench-kernel's report: reads the CFG and RUN lines the UML guest
-# wrote (scripts/bench-kernel-guest.sh), prints the table and writes the
+# wrote (eval/bench-kernel/guest.sh), prints the table and writes the
 # JSON array, then checks what the counters must say for the harness to
 # measure what it claims, and ends with "N passed, N failed".
 #
@@ -18,7 +18,7 @@
 # sources), and before the timed runs of a configuration that remembers
 # (pktdedup, an nft set, xt_recent) one whole cycle went through it.
 #
-# Usage: bench-kernel.py MODE RAW CONSOLE JSON_OUT
+# Usage: eval/bench-kernel/report.py MODE RAW CONSOLE JSON_OUT
 import bisect
 import json
 import math

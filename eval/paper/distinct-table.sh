@@ -6,7 +6,7 @@
 # over 2 "CPU" sketches that are merged, SEEDS seeds per N; prints the
 # median and 95th percentile of |error|.
 #
-# Usage: scripts/distinct-table.sh [BUILD_DIR] [SEEDS]
+# Usage: eval/paper/distinct-table.sh [BUILD_DIR] [SEEDS]
 set -euo pipefail
 B=${1:-build}
 S=${2:-20}

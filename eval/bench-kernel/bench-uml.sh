@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The UML kernel of make bench-kernel: ARCH=um defconfig plus
-# scripts/bench-uml.config, built out of tree from the linux-source-6.1
-# tree that scripts/kernel-tools.sh unpacks, into
+# eval/bench-kernel/bench-uml.config, built out of tree from the
+# linux-source-6.1 tree that scripts/kernel-tools.sh unpacks, into
 #
 #   CACHE/bench-uml-VERSION      the O= build folder: ./linux, and what
 #                                out-of-tree modules build against (M=)
@@ -28,11 +28,11 @@
 # written last, so an interrupted build is resumed by the next run (Kbuild
 # rebuilds any object whose .cmd file is missing) and never taken as done.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 repo=$(pwd)
 CACHE=${PKTDEDUP_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/pktdedup}
 TARBALL=/usr/src/linux-source-6.1.tar.xz
-FRAGMENT=scripts/bench-uml.config
+FRAGMENT=eval/bench-kernel/bench-uml.config
 
 [ -r "$TARBALL" ] || { echo "bench-uml: $TARBALL missing: run scripts/install-deps.sh" >&2; exit 1; }
 ver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
@@ -49,7 +49,7 @@ kmake() {
 	KBUILD_KCONFIG="$out/Kconfig.pd" make -C "$tree" O="$out" ARCH=um "$@"
 }
 
-# The top-level Kconfig, and net/Kconfig without kunit.sh's line, as
+# The top-level Kconfig, and net/Kconfig without tests/kunit/run.sh's line, as
 # copies in the build folder (absolute paths; everything else they source
 # is read from the tree).
 kconfig_copies() {

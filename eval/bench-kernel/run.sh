@@ -6,21 +6,22 @@
 # these machines and QEMU's emulation says nothing about speed; UML runs
 # the kernel's instructions natively (with one CPU).
 #
-#   1. the UML kernel (scripts/bench-uml.sh: built once, cached, locked);
+#   1. the UML kernel (eval/bench-kernel/bench-uml.sh: built once,
+#      cached, locked);
 #   2. pktdedup.ko against it, from a mirror of the sources in
 #      BUILD/kmod-uml (Kbuild writes beside the sources);
 #   3. UML boots with the host's root through hostfs, read-only, and
-#      scripts/bench-kernel-guest.sh as /init: pktgen in one namespace
+#      eval/bench-kernel/guest.sh as /init: pktgen in one namespace
 #      sends over veth into another, whose blackhole route drops the
 #      packets after PREROUTING and the routing lookup; each
 #      configuration's time per packet against no hook, measured in the
 #      same boot, interleaved, in rounds (raw counters in
 #      BUILD/bench-kernel/raw.txt, the console in .../console.log);
-#   4. scripts/bench-kernel.py prints the table, writes the JSON
+#   4. eval/bench-kernel/report.py prints the table, writes the JSON
 #      (BUILD/bench-kernel.json; BUILD/bench-kernel-short.json in short
 #      mode) and checks the counters: the last line is "N passed, N failed".
 #
-# Usage: scripts/bench-kernel.sh BUILD_DIR [full|short|targets|placement|profile|aa]
+# Usage: eval/bench-kernel/run.sh BUILD_DIR [full|short|targets|placement|profile|aa]
 #   full   every configuration, BENCH_KERNEL_ROUNDS (2) rounds of
 #          BENCH_KERNEL_PAIRS (3) pairs of runs of 10^6 packets (make
 #          bench-kernel; about 6 to 10 min)
@@ -46,7 +47,7 @@
 # BENCH_KERNEL_TIMEOUT (seconds) bounds the UML run: 1800 full, 300 else;
 # BENCH_KERNEL_APPEND adds to UML's command line (experiments).
 set -uo pipefail
-cd "$(dirname "$0")/.." || exit 1
+cd "$(dirname "$0")/../.." || exit 1
 repo=$(pwd)
 B=${1:-build}
 mode=${2:-full}
@@ -57,7 +58,7 @@ targets) secs=${BENCH_KERNEL_TIMEOUT:-1800} json="$B/bench-kernel-targets.json" 
 placement) secs=${BENCH_KERNEL_TIMEOUT:-1800} json="$B/bench-kernel-placement.json" ;;
 profile) secs=${BENCH_KERNEL_TIMEOUT:-600} json="$B/bench-kernel-profile.json" ;;
 aa) secs=${BENCH_KERNEL_TIMEOUT:-300} json="$B/bench-kernel-aa.json" ;;
-*) echo "usage: bench-kernel.sh BUILD_DIR [full|short|targets|placement|profile|aa]" >&2; exit 2 ;;
+*) echo "usage: eval/bench-kernel/run.sh BUILD_DIR [full|short|targets|placement|profile|aa]" >&2; exit 2 ;;
 esac
 mkdir -p "$B/bench-kernel" "$B/kmod-uml"
 B=$(realpath "$B")
@@ -71,12 +72,12 @@ die() {
 }
 
 t0=$(date +%s)
-scripts/bench-uml.sh build >/dev/null || die "the UML kernel did not build"
+eval/bench-kernel/bench-uml.sh build >/dev/null || die "the UML kernel did not build"
 # Hold the kernel shared while building against it and running it: a
 # rebuild (another work tree with another fragment) waits for us.
-exec 8>"$(scripts/bench-uml.sh lock)"
+exec 8>"$(eval/bench-kernel/bench-uml.sh lock)"
 flock -s 8
-kdir=$(scripts/bench-uml.sh dir) || die "the UML kernel changed under us; run again"
+kdir=$(eval/bench-kernel/bench-uml.sh dir) || die "the UML kernel changed under us; run again"
 tree=$(scripts/kernel-tools.sh tree) || die "no kernel tree"
 t1=$(date +%s)
 
@@ -102,7 +103,7 @@ if [ "$mode" = profile ] && [ -z "$wrap" ]; then
 	wrap="perf record -q -e cpu-clock -c 100000 -o $out/perf.data --"
 fi
 $wrap "$kdir/linux" mem=1536M root=/dev/root rootfstype=hostfs rootflags=/ ro \
-	init="$repo/scripts/bench-kernel-guest.sh" con0=fd:0,fd:1 con=null \
+	init="$repo/eval/bench-kernel/guest.sh" con0=fd:0,fd:1 con=null \
 	xt_recent.ip_list_tot=1000000 ${BENCH_KERNEL_APPEND:-} \
 	pdb.out="$out" pdb.mode="$mode" pdb.ko="$kmod/pktdedup.ko" \
 	pdb.ctl="$B/dedupctl" pdb.rounds="${BENCH_KERNEL_ROUNDS:-2}" \
@@ -145,7 +146,7 @@ if [ "$mode" = profile ]; then
 		die "nm pktdedup.ko failed"
 fi
 [ -s "$out/raw.txt" ] || { tail -n 30 "$out/console.log"; die "the guest wrote no results"; }
-/usr/bin/python3 scripts/bench-kernel.py "$mode" "$out/raw.txt" "$out/console.log" "$json" \
+/usr/bin/python3 eval/bench-kernel/report.py "$mode" "$out/raw.txt" "$out/console.log" "$json" \
 	>"$out/report.txt"
 rc=$?
 summary=$(tail -n 1 "$out/report.txt")

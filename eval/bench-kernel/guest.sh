@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make bench-kernel's guest: /init of the UML kernel that
-# scripts/bench-kernel.sh boots with the host's root through hostfs
+# eval/bench-kernel/run.sh boots with the host's root through hostfs
 # (read-only), so Debian's ip, nft, iptables-legacy and the work tree's
 # dedupctl run here unchanged. Its arguments are on the kernel command
 # line: pdb.out= (a folder it mounts writable and writes raw.txt into),
@@ -25,7 +25,7 @@
 # namespaces may differ by several percent for no reason of theirs. So
 # each configuration is measured in pairs of runs, one into REF and one
 # into CFG, back to back and in alternating order, and the host takes the
-# ratio of each pair (scripts/bench-kernel.py); "no-hook" itself is such a
+# ratio of each pair (eval/bench-kernel/report.py); "no-hook" itself is such a
 # pair with nothing configured on either side.
 #
 # raw.txt gets a "CFG" line per configuration and round (its memory, its
