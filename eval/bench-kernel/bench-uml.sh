@@ -28,7 +28,7 @@
 # written last, so an interrupted build is resumed by the next run (Kbuild
 # rebuilds any object whose .cmd file is missing) and never taken as done.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 repo=$(pwd)
 CACHE=${PKTDEDUP_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/pktdedup}
 TARBALL=/usr/src/linux-source-6.1.tar.xz

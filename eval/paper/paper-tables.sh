@@ -8,5 +8,5 @@
 #
 # Usage: eval/paper/paper-tables.sh [BUILD_DIR] [SEEDS]
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 exec python3 eval/paper/paper-tables.py "${1:-build}" "${2:-3}"

@@ -16,7 +16,7 @@ set -u
 mode=${1:?usage: tests/fuzz/run.sh short|long BUILD_DIR [SECONDS]}
 B=${2:-build}
 secs=${3:-600}
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 targets="fuzz_key fuzz_args fuzz_dedupctl"
 # the short run: executions per target, and the seed
 FUZZ_RUNS=${FUZZ_RUNS:-200000}
@@ -24,16 +24,15 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # the targets print dedupctl's output and errors: not worth reading here
 common=(-close_fd_mask=3 -timeout=10 -rss_limit_mb=2048 -max_len=4096)
-pass=0
-fail=0
+# shellcheck source=tests/lib/tap.sh
+. tests/lib/tap.sh
 
 for t in $targets; do
 	bin="$B/fuzz/$t"
 	log="$B/fuzz/$t.log"
 	reg="tests/fuzz/regressions/$t"
 	if [ ! -x "$bin" ]; then
-		echo "not ok $t: $bin is not built (make fuzz-build)"
-		fail=$((fail + 1))
+		bad "$t: $bin is not built (make fuzz-build)"
 		continue
 	fi
 	if [ "$mode" = long ]; then
@@ -65,13 +64,10 @@ for t in $targets; do
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
 	nreg=$(ls "$reg" 2>/dev/null | wc -l)
 	if [ "$rc" -eq 0 ]; then
-		echo "ok $t: ${execs:-?} executions in ${took}s, $nreg regression inputs"
-		pass=$((pass + 1))
+		ok "$t: ${execs:-?} executions in ${took}s, $nreg regression inputs"
 	else
-		echo "not ok $t: exit $rc after ${execs:-?} executions (see $log)"
+		bad "$t: exit $rc after ${execs:-?} executions (see $log)"
 		grep -E 'ERROR: |runtime error:|SUMMARY:|Test unit written' "$log" | head -n 8 | sed 's/^/    /'
-		fail=$((fail + 1))
 	fi
 done
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -11,7 +11,7 @@
 # Pass/fail comes from kunit.py's parsed results; any "BUG: KASAN" fails.
 # The last line is "N passed, N failed".
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 repo=$(pwd)
 tree=$(scripts/kernel-tools.sh tree) || exit 1
 cache=$(dirname "$tree")

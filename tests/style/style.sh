@@ -15,11 +15,9 @@
 #  - every man page renders without a groff warning (man --warnings).
 # Ends with "N passed, N failed".
 set -u
-cd "$(dirname "$0")/../.."
-pass=0
-fail=0
-ok() { echo "ok $1"; pass=$((pass + 1)); }
-bad() { echo "not ok $1"; fail=$((fail + 1)); }
+cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/lib/tap.sh
+. tests/lib/tap.sh
 
 cp_dir=$(scripts/kernel-tools.sh checkpatch) || { echo "0 passed, 1 failed"; exit 1; }
 # the module, and the tests that compile into the kernel with it
@@ -61,5 +59,4 @@ for mode in selftest lint; do
 		bad "tests/style/commands.py $mode: exit $rc"
 done
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

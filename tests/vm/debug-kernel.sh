@@ -14,7 +14,7 @@
 #                           prints the build folder
 #   debug-kernel.sh dir     prints the build folder (fails if not built)
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 CACHE=${PKTDEDUP_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/pktdedup}
 TARBALL=/usr/src/linux-source-6.1.tar.xz
 FRAGMENT=tests/vm/debug-kernel.config

@@ -58,15 +58,13 @@ if [ "$mode" = selftest ]; then
 	tests/vm/vm.sh boot "$B" selftest 600 debug >"$out_txt" 2>&1
 	rc=$?
 	log="$B/vm/selftest-debug.log"
-	pass=0
-	fail=0
+	# shellcheck source=tests/lib/tap.sh
+	. tests/lib/tap.sh
 	while IFS='|' read -r name pattern; do
 		if grep -aqE "$pattern" "$log"; then
-			echo "ok $name reported"
-			pass=$((pass + 1))
+			ok "$name reported"
 		else
-			echo "not ok $name not reported (want /$pattern/ in $log)"
-			fail=$((fail + 1))
+			bad "$name not reported (want /$pattern/ in $log)"
 		fi
 	done <<-'EOF'
 	KASAN|BUG: KASAN: slab-out-of-bounds in pdselftest_init
@@ -76,16 +74,12 @@ if [ "$mode" = selftest ]; then
 	WARN|WARNING: CPU: .*pdselftest_init
 	EOF
 	if [ "$rc" -ne 0 ] && grep -q '^vm.sh: the kernel reported' "$out_txt"; then
-		echo "ok the run fails on them"
-		pass=$((pass + 1))
+		ok "the run fails on them"
 	else
-		echo "not ok the run did not fail on them (exit $rc)"
-		fail=$((fail + 1))
+		bad "the run did not fail on them (exit $rc)"
 	fi
 	echo "e2e-debug selftest: guest $(($(date +%s) - t2)) s"
-	echo "$pass passed, $fail failed"
-	[ "$fail" -eq 0 ]
-	exit
+	finish
 fi
 
 tests/vm/vm.sh boot "$B" e2e "$secs" debug 2>&1 | tee "$out_txt"

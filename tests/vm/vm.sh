@@ -35,7 +35,7 @@
 # KASAN, UBSAN, lockdep, RCU, debug-objects or kmemleak report fails the
 # run ("vm.sh: the kernel reported" heads the excerpt).
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 
 # Kernel modules the guest loads, in addition to their dependencies.
 # crc32c_generic first: libcrc32c (for nf_tables) only soft-depends on it
