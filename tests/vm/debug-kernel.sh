@@ -4,7 +4,8 @@
 # The debug kernel of make e2e-debug: x86_64, built from Debian's
 # linux-source-6.1 with KASAN, UBSAN, lockdep, debug objects and kmemleak
 # (tests/vm/debug-kernel.config), cached outside the work tree like the
-# UML build (PKTDEDUP_CACHE, default ~/.cache/pktdedup):
+# UML build (scripts/lib/kernel-cache.sh; PKTDEDUP_CACHE, default
+# ~/.cache/pktdedup):
 #
 #   CACHE/debug-VERSION/src     the unpacked source, never built in
 #   CACHE/debug-VERSION/build   the O= build folder (bzImage, headers for M=)
@@ -15,22 +16,18 @@
 #   debug-kernel.sh dir     prints the build folder (fails if not built)
 set -euo pipefail
 cd "$(dirname "$0")/../.." || exit 1
-CACHE=${PKTDEDUP_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/pktdedup}
-TARBALL=/usr/src/linux-source-6.1.tar.xz
-FRAGMENT=tests/vm/debug-kernel.config
-
-[ -r "$TARBALL" ] || { echo "debug-kernel: $TARBALL missing: run scripts/install-deps.sh" >&2; exit 1; }
-ver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
-top="$CACHE/debug-$ver"
+# shellcheck source=scripts/lib/kernel-cache.sh
+. scripts/lib/kernel-cache.sh
+KC_NAME=debug-kernel
+KC_FRAGMENT=tests/vm/debug-kernel.config
+kc_source "$KC_NAME"
+top="$CACHE/debug-$KC_VER"
 src="$top/src"
-out="$top/build"
-log="$top/build.log"
-kmake() { make -C "$src" O="$out" ARCH=x86_64 "$@"; }
-
-# the fragment and the source version decide the kernel
-want_hash() {
-	{ echo "$ver"; cat "$FRAGMENT"; } | sha256sum | cut -d' ' -f1
-}
+KC_OUT="$top/build"
+KC_IMAGE=arch/x86/boot/bzImage
+KC_LOCK="$top.lock"
+KC_LOG="$top/build.log"
+kc_make() { make -C "$src" O="$KC_OUT" ARCH=x86_64 "$@"; }
 
 unpack() {
 	[ -e "$src/.complete" ] && return 0
@@ -43,51 +40,20 @@ unpack() {
 	mv "$src.tmp" "$src"
 }
 
-# tinyconfig, then the fragment; every line of the fragment must survive
-configure() {
-	mkdir -p "$out"
-	kmake tinyconfig >>"$log" 2>&1
-	cat "$FRAGMENT" >>"$out/.config"
-	kmake olddefconfig >>"$log" 2>&1
-	scripts/kernel-tools.sh fragment-check debug-kernel "$FRAGMENT" "$out/.config" || exit 1
-}
-
-build() {
-	local h start
-	h=$(want_hash)
-	# one build at a time: other work trees share the cache
-	mkdir -p "$CACHE"
-	exec 9>"$top.lock"
-	flock 9
-	if [ -f "$out/arch/x86/boot/bzImage" ] && [ "$(cat "$out/.pd-hash" 2>/dev/null)" = "$h" ]; then
-		echo "debug-kernel: cached bzImage ($out)" >&2
-		echo "$out"
-		return 0
-	fi
-	start=$(date +%s)
-	mkdir -p "$top"
-	: >"$log"
+# its own source; tinyconfig, then the fragment
+kc_configure() {
 	unpack
-	rm -f "$out/.pd-hash"
-	configure
-	echo "debug-kernel: building in $out (log: $log)" >&2
-	# vmlinux, bzImage and Module.symvers for out-of-tree modules
-	if ! kmake -j"$(nproc)" all >>"$log" 2>&1; then
-		grep -E 'error|Error' "$log" | head -n 20 >&2
-		tail -n 20 "$log" >&2
-		echo "debug-kernel: build failed (log: $log)" >&2
-		exit 1
-	fi
-	echo "$h" >"$out/.pd-hash"
-	echo "debug-kernel: built in $(($(date +%s) - start)) s" >&2
-	echo "$out"
+	kc_make tinyconfig >>"$KC_LOG" 2>&1
+	cat "$KC_FRAGMENT" >>"$KC_OUT/.config"
+	kc_make olddefconfig >>"$KC_LOG" 2>&1
+	scripts/kernel-tools.sh fragment-check "$KC_NAME" "$KC_FRAGMENT" "$KC_OUT/.config" || exit 1
 }
 
 case "${1:-}" in
-build) build ;;
+build) kc_build ;;
 dir)
-	[ -f "$out/arch/x86/boot/bzImage" ] || { echo "debug-kernel: not built: run debug-kernel.sh build" >&2; exit 1; }
-	echo "$out"
+	[ -f "$KC_OUT/$KC_IMAGE" ] || { echo "debug-kernel: not built: run debug-kernel.sh build" >&2; exit 1; }
+	echo "$KC_OUT"
 	;;
 *)
 	echo "usage: debug-kernel.sh build|dir" >&2
