@@ -154,9 +154,9 @@ FUZZ_SCALE ?= 20
 FUZZ_GUEST := t_nl_fuzz,t_pkt_fuzz,t_lifecycle
 
 fuzz: fuzz-build vm
-	scripts/fuzz.sh long $(B) $(FUZZ_SECONDS)
+	tests/fuzz/run.sh long $(B) $(FUZZ_SECONDS)
 	VM_APPEND="pd.only=$(FUZZ_GUEST) pd.scale=$(FUZZ_SCALE)" \
-		scripts/vm.sh boot $(B) e2e $$((600 + 400 * $(FUZZ_SCALE)))
+		tests/vm/vm.sh boot $(B) e2e $$((600 + 400 * $(FUZZ_SCALE)))
 
 # Kbuild writes objects beside the sources, so the module builds from a
 # mirror of them in $(KMOD).
@@ -177,34 +177,34 @@ module-check: $(KMOD)/.stamp
 
 check: deps
 	$(MAKE) all $(B)/san/dedup-sim fuzz-build vm
-	scripts/check.sh $(B)
+	tests/check.sh $(B)
 
 kunit:
-	scripts/kunit.sh $(B)
+	tests/kunit/run.sh $(B)
 
 # the analytics' lines per packet first: bench puts them in bench.json
 bench: $(B)/bench
-	LINES_PARTS=sources scripts/lines-touched.sh $(B)
+	LINES_PARTS=sources eval/bench/lines-touched.sh $(B)
 	@echo
 	$(B)/bench --json $(B)/bench.json --lines $(B)/lines-sources.txt
 	@echo
-	LINES_PARTS=filters scripts/lines-touched.sh $(B)
+	LINES_PARTS=filters eval/bench/lines-touched.sh $(B)
 	@echo
-	scripts/layout-table.sh $(B)
+	eval/bench/layout-table.sh $(B)
 
 # pktgen in a UML kernel; the table and $(B)/bench-kernel.json, then
 # pktdedup.ko's CPU time per packet by part under perf
-# ($(B)/bench-kernel-profile.json). scripts/bench-kernel.sh BUILD short is
+# ($(B)/bench-kernel-profile.json). eval/bench-kernel/run.sh BUILD short is
 # the quick check make check runs; BUILD targets the rows issue 11's
 # targets are judged on, with more pairs.
 bench-kernel: $(B)/dedupctl
-	scripts/bench-kernel.sh $(B) full
-	scripts/bench-kernel.sh $(B) profile
+	eval/bench-kernel/run.sh $(B) full
+	eval/bench-kernel/run.sh $(B) profile
 
 # DKMS builds pktdedup.ko for the installed headers in a tree of its own
 # under $(B)/dkms (never installed or loaded)
 dkms-check:
-	scripts/dkms-check.sh $(B)
+	tests/packaging/dkms-check.sh $(B)
 
 # The Debian packages (scripts/deb.sh), rebuilt when a file git knows of,
 # or would add, changes; the guests install dedupctl from its package.
@@ -221,18 +221,18 @@ $(B)/deb/.stamp: $(DEB_INPUTS)
 deb: $(B)/deb/.stamp
 
 deb-check:
-	scripts/deb-check.sh $(B)
+	tests/packaging/deb-check.sh $(B)
 
 # PAPER_SEEDS=1 takes about a third of the time
 PAPER_SEEDS ?= 3
 paper: $(B)/dedup-sim
-	scripts/paper-tables.sh $(B) $(PAPER_SEEDS)
+	eval/paper/paper-tables.sh $(B) $(PAPER_SEEDS)
 
 editcap-compare: $(B)/dedup-sim
-	scripts/editcap-compare.sh $(B)
+	eval/compare/editcap-compare.sh $(B)
 
 compare: $(B)/dedup-sim
-	scripts/compare.sh $(B)
+	eval/compare/compare.sh $(B)
 
 # the guest's traffic tool; its fuzzer predicts with the core's parser
 PDNET_SRC := tests/e2e/pdnet.c tests/e2e/pdnet_fuzz.c tests/e2e/pdnet_pcap.c \
@@ -252,36 +252,36 @@ $(B)/policy.expected: $(SPEC) scripts/nlspec.py | $(B)
 
 # t_replay's capture (text2pcap) and dedup-sim --write's verdict on it,
 # made on the host before the guest boots
-$(B)/replay/settings.sh: scripts/replay-capture.py $(B)/dedup-sim
-	$(PYTHON) scripts/replay-capture.py $(B)
+$(B)/replay/settings.sh: tests/vm/replay-capture.py $(B)/dedup-sim
+	$(PYTHON) tests/vm/replay-capture.py $(B)
 
-# The guest image: module, tools, scenarios (see scripts/vm.sh).
+# The guest image: module, tools, scenarios (see tests/vm/vm.sh).
 vm: module $(B)/deb/.stamp $(B)/dedupctl $(B)/pdnet $(B)/pdnl $(B)/policy.expected \
 		$(B)/replay/settings.sh
-	scripts/vm.sh initramfs $(B)
+	tests/vm/vm.sh initramfs $(B)
 
 # The guest's time limit, a hang detector: the scenarios take about 8 min
 # under TCG on a quiet 2-core machine, and up to twice that when the
 # machine is busy (make check runs e2e-debug beside them)
 E2E_TIMEOUT ?= 1200
 e2e: vm
-	scripts/vm.sh boot $(B) e2e $(E2E_TIMEOUT)
+	tests/vm/vm.sh boot $(B) e2e $(E2E_TIMEOUT)
 
 # Some scenarios (after the setup): make e2e-one T=t_drop,t_mark
 e2e-one: vm
-	VM_APPEND="pd.only=$(T)" scripts/vm.sh boot $(B) e2e $(E2E_TIMEOUT)
+	VM_APPEND="pd.only=$(T)" tests/vm/vm.sh boot $(B) e2e $(E2E_TIMEOUT)
 
-# The debug kernel, pktdedup.ko against it and its guest: scripts/e2e-debug.sh
+# The debug kernel, pktdedup.ko against it and its guest: tests/vm/e2e-debug.sh
 e2e-debug: $(B)/deb/.stamp $(B)/dedupctl $(B)/pdnet $(B)/pdnl $(B)/policy.expected \
 		$(B)/replay/settings.sh
-	scripts/e2e-debug.sh $(B)
+	tests/vm/e2e-debug.sh $(B)
 
 e2e-debug-selftest: $(B)/deb/.stamp $(B)/dedupctl $(B)/pdnet $(B)/pdnl $(B)/policy.expected
-	scripts/e2e-debug.sh $(B) selftest
+	tests/vm/e2e-debug.sh $(B) selftest
 
 demo: deps
 	$(MAKE) vm
-	scripts/vm.sh boot $(B) demo 300
+	tests/vm/vm.sh boot $(B) demo 300
 
 clean:
 	rm -rf $(B)

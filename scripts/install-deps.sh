@@ -3,7 +3,7 @@
 #
 # Installs, by Debian package name, everything pktdedup's build and tests need.
 # Idempotent: packages already present are not fetched again, and apt's lists
-# are refreshed only when something is missing. scripts/commands.txt names
+# are refreshed only when something is missing. tests/style/commands.txt names
 # the package here of every program the tests and scripts run (the style
 # suite checks it), and README's dependency table lists these packages.
 set -euo pipefail
@@ -33,7 +33,7 @@ pkgs=(
 	kmod              # modprobe, modinfo: the deb and dkms suites
 	procps            # ps: make bench-kernel ends UML's processes on a time-out
 	git               # the style and deb suites list the tracked files (git ls-files)
-	shfmt             # the style suite parses the scripts for the programs they run (scripts/commands.py)
+	shfmt             # the style suite parses the scripts for the programs they run (tests/style/commands.py)
 	valgrind          # make bench: lackey counts the cache lines a packet touches
 	dkms              # make dkms-check: DKMS builds the module for the installed headers
 	linux-perf        # make bench-kernel-profile: where UML's CPU goes, per function of pktdedup.ko

@@ -15,12 +15,13 @@
 #               .config (CONFIG_X=v present, "# CONFIG_X is not set" not
 #               set); prints what did not, as NAME, and exits 1 then
 set -euo pipefail
-CACHE=${PKTDEDUP_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/pktdedup}
-TARBALL=/usr/src/linux-source-6.1.tar.xz
+# CACHE, TARBALL and kc_source, shared with the cached kernels' builders
+# shellcheck source=scripts/lib/kernel-cache.sh
+. "$(dirname "$0")/lib/kernel-cache.sh"
 
 need_source() {
-	[ -r "$TARBALL" ] || { echo "kernel-tools: $TARBALL missing: run scripts/install-deps.sh" >&2; exit 1; }
-	dpkg-query -W -f='${Version}' linux-source-6.1
+	kc_source kernel-tools
+	echo "$KC_VER"
 }
 
 kver() {

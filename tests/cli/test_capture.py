@@ -27,8 +27,8 @@ import time
 from tap import run_all, test
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "..", "scripts"))
-import packets  # noqa: E402  (scripts/packets.py)
+                                "..", "..", "scripts", "lib"))
+import packets  # noqa: E402  (scripts/lib/packets.py)
 from packets import csum  # noqa: E402
 
 B = sys.argv[1] if len(sys.argv) > 1 else "build"

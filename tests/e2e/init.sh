@@ -30,7 +30,7 @@ fi
 
 # dedupctl from its Debian package (make deb), with busybox's dpkg;
 # -F depends: this userland has no dpkg status for libc6 and libmnl0,
-# whose libraries scripts/vm.sh copied in from the host. No job runs
+# whose libraries tests/vm/vm.sh copied in from the host. No job runs
 # without it.
 pkg=0
 if dpkg -i -F depends /lib/pd/dedupctl.deb &&

@@ -4,7 +4,7 @@
 # dedupctl's metrics: -o prometheus (stats, stats percpu, distinct,
 # sources) against the traffic sent, and stats -w's rates while traffic
 # flows. Each Prometheus output is printed between "pd-prom-begin NAME" and
-# "pd-prom-end NAME" lines: the host (scripts/vm.sh boot) cuts them out of
+# "pd-prom-end NAME" lines: the host (tests/vm/vm.sh boot) cuts them out of
 # the console log and runs Debian's promtool check metrics on each.
 
 # Print FILE between the marker lines the host looks for.

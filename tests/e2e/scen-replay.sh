@@ -2,7 +2,7 @@
 # shellcheck shell=sh
 #
 # One verdict, offline and in the kernel: a capture made on the host
-# (scripts/replay-capture.py: text2pcap, a fixed seed) is replayed frame by
+# (tests/vm/replay-capture.py: text2pcap, a fixed seed) is replayed frame by
 # frame into a bridge whose instance drops copies with a fixed seed, and
 # what comes out of the far port must be dedup-sim --write's output for the
 # same capture, settings and seed: the same frames, byte for byte, in the
@@ -58,7 +58,7 @@ t_replay() {
 	t_begin "one verdict: a capture replayed through the module (drop, fixed seed) comes out as dedup-sim --write says"
 	if ! [ -f $RP/settings.sh ] || ! [ -f $RP/in.pcap ] ||
 		! [ -f $RP/expected.pcap ]; then
-		t_fail "no capture in $RP: scripts/replay-capture.py runs on the host before the guest boots"
+		t_fail "no capture in $RP: tests/vm/replay-capture.py runs on the host before the guest boots"
 		t_end
 		return
 	fi

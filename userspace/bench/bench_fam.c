@@ -240,7 +240,7 @@ void bench_families(void)
 }
 
 /*
- * bench --trace-filter FAMILY MEM N: for scripts/lines-touched.sh, as
+ * bench --trace-filter FAMILY MEM N: for eval/bench/lines-touched.sh, as
  * --trace-sources: the family's memory range and the marker, 2000 packets
  * of warm-up, then N marked packets.
  */

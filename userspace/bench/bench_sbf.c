@@ -96,7 +96,7 @@ static unsigned int lines_scattered(const struct pd_sbf *f, u64 *rng, u32 p)
 
 /*
  * Distinct 64-byte lines one step touches (its K cells, its decrement
- * run), from the addresses it computes; scripts/lines-touched.sh checks
+ * run), from the addresses it computes; eval/bench/lines-touched.sh checks
  * the same under valgrind.
  */
 static unsigned int lines_step(const struct pd_sbf *f, u32 h1, u32 h2,

@@ -181,7 +181,7 @@ static void src_teardown(struct src_bench *b)
 }
 
 /*
- * Lines per packet of each level, as scripts/lines-touched.sh measured
+ * Lines per packet of each level, as eval/bench/lines-touched.sh measured
  * them (its file: "LEVEL MEAN" per line); JSON_NONE where unknown.
  */
 static double src_lines[SRC_NLEVELS] = {
@@ -252,7 +252,7 @@ void bench_sources(void)
 	       "%u packets; +ns: median over the rounds of the difference with\n"
 	       "the baseline's run (its quartiles); defaults: a namespace's\n"
 	       "(%u top-talker counters, no new-source filter); lines: per\n"
-	       "packet, all structures (scripts/lines-touched.sh)\n",
+	       "packet, all structures (eval/bench/lines-touched.sh)\n",
 	       SRC_NSUB, SRC_ROUNDS, SRC_RUN, PD_SRCWIN_DEFAULT_COUNTERS);
 	printf("%-30s %7s %7s %7s %13s %6s\n", "", "ns", "vs", "+ns",
 	       "+ns quartiles", "lines");
@@ -279,7 +279,7 @@ void bench_sources(void)
 static u32 src_marker[SRC_NLEVELS], src_idle;
 
 /*
- * bench --trace-sources N: for scripts/lines-touched.sh, which runs this
+ * bench --trace-sources N: for eval/bench/lines-touched.sh, which runs this
  * under valgrind's lackey and counts the distinct cache lines of each
  * structure that each packet touches. Prints the structures' address
  * ranges and each level's marker, then, per level, warms up and runs N

@@ -239,7 +239,7 @@ void bench_quiet_burst(void)
  * FAMILY PLAN FILE runs them natively and saves the filter, its memory and
  * the next flow to FILE (and prints the filter's bytes and the memory of
  * the SBF it is compared with); bench --trace-window FAMILY PLAN N FILE,
- * for scripts/lines-touched.sh as --trace-filter, reads that state (by
+ * for eval/bench/lines-touched.sh as --trace-filter, reads that state (by
  * pread(): the kernel copies, so lackey traces no stores) and runs 2000
  * packets, then N marked ones, from it.
  */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * make e2e-debug-selftest: a module that does on purpose what the debug
- * kernel must report (scripts/e2e-debug.sh selftest), one fault per load
+ * kernel must report (tests/vm/e2e-debug.sh selftest), one fault per load
  * (what=lockdep|kasan|ubsan|leak|warn). It never stays loaded; busybox
  * insmod retries a failed finit_module with init_module, so each runs twice.
  */

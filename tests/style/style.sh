@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Style suite (run by make check):
+#  - every C file under module/, and the KUnit tests and vectors built into
+#    the kernel with it, pass the kernel's checkpatch.pl --strict;
+#  - the algorithm files of module/core include nothing but the portability
+#    header, each other and the uAPI header (freestanding: no libc, no
+#    kernel headers), and only port_kernel.h includes kernel headers;
+#  - every source file carries an SPDX header;
+#  - every program the tests, scripts and build run on the host comes from
+#    a package scripts/install-deps.sh installs (tests/style/commands.txt,
+#    checked by tests/style/commands.py lint), and README's dependency table
+#    lists those packages;
+#  - every man page renders without a groff warning (man --warnings).
+# Ends with "N passed, N failed".
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/lib/tap.sh
+. tests/lib/tap.sh
+
+cp_dir=$(scripts/kernel-tools.sh checkpatch) || { echo "0 passed, 1 failed"; exit 1; }
+# the module, and the tests that compile into the kernel with it
+for f in $(git ls-files 'module/*.c' 'module/*.h' 'tests/kunit/*.c' 'tests/vectors/*.h'); do
+	out=$(perl "$cp_dir/scripts/checkpatch.pl" --no-tree --strict --quiet -f "$f" 2>&1)
+	if [ -z "$out" ]; then ok "checkpatch $f"; else bad "checkpatch $f"; echo "$out" | sed 's/^/    /'; fi
+done
+
+for f in $(git ls-files 'module/core/*.c' 'module/core/*.h'); do
+	[ "$f" = module/core/port_kernel.h ] && continue
+	incs=$(grep -E '^#include' "$f" | grep -vE '^#include "[a-z_]+\.h"$' |
+		grep -vE '^#include <port_user\.h>$' |
+		grep -vE '^#include "\.\./uapi/pktdedup\.h"$')
+	if [ -n "$incs" ]; then bad "freestanding $f"; echo "$incs" | sed 's/^/    /'; else ok "freestanding $f"; fi
+done
+
+missing=$(for f in $(git ls-files '*.c' '*.h' '*.sh' '*.py' Makefile Kbuild .ci/run); do
+	head -n 3 "$f" | grep -q 'SPDX-License-Identifier' || echo "$f"; done)
+if [ -z "$missing" ]; then ok "spdx headers"; else bad "spdx headers"; echo "$missing" | sed 's/^/    /'; fi
+
+for f in $(git ls-files '*.[1-8]'); do
+	out=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$f" 2>&1 >/dev/null)
+	if [ -z "$out" ]; then ok "man --warnings $f"; else bad "man --warnings $f"; echo "$out" | sed 's/^/    /'; fi
+done
+
+# what runs, and where it comes from: the scanner on known text, then one
+# line per program the tree runs
+for mode in selftest lint; do
+	out=$(python3 tests/style/commands.py "$mode" 2>&1)
+	rc=$?
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) ok "${line#ok }" ;;
+		"not ok "*) bad "${line#not ok }" ;;
+		*) echo "    $line" ;;
+		esac
+	done <<<"$out"
+	[ "$rc" -eq 0 ] || grep -q '^not ok ' <<<"$out" ||
+		bad "tests/style/commands.py $mode: exit $rc"
+done
+
+finish

@@ -1,0 +1,247 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""
+replay-capture.py: the host's half of the e2e scenario t_replay (one
+verdict, offline and in the kernel), run before the guest boots.
+
+  replay-capture.py BUILD_DIR
+
+writes BUILD_DIR/replay/:
+
+  in.pcap        a capture made by Debian's text2pcap (classic pcap,
+                 Ethernet) from frames generated here with a fixed seed:
+                 IPv4 and IPv6, UDP and TCP, exact copies, copies whose
+                 TTL (hop limit) and IPv4 checksum changed, copies missing
+                 from the gap the filter forgets over, ARP and other
+                 non-IP frames, IPv4 frames no key can be taken from;
+                 a fifth of the frames behind 802.1Q, 802.1ad or 0x9100
+                 QinQ tags or MPLS labels (a copy from another tap may
+                 carry other ones)
+  expected.pcap  dedup-sim --write on it: the frames the module in drop
+                 mode must let through, with the filter settings and seed
+                 of settings.sh (a filter small enough to err: false
+                 positives and false negatives)
+  other.pcap     the same with another seed (the control: it differs)
+  settings.sh    for the guest: the dedupctl settings, the seed and the
+                 counts the capture was built with and dedup-sim found
+
+The filter settings are given whole (max, k, p), so that the module's
+planner and the simulator's cannot choose differently; both take the seed
+through pd_filter_seed().
+"""
+import json
+import os
+import random
+import struct
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "scripts", "lib"))
+from packets import csum, text2pcap  # noqa: E402  (scripts/lib/packets.py)
+
+SEED = 0x5eed2026          # the fixed seed, the module's and dedup-sim's
+OTHER_SEED = SEED + 1      # the control
+KEY = ["key", "packet", "payload", "64"]
+# 4096 one-bit cells for about 2600 distinct packets: the filter errs both
+# ways (new packets taken for copies, copies forgotten over long gaps)
+FILTER = ["filter", "sbf", "mem", "512", "max", "1", "k", "3", "p", "6"]
+GEN_SEED = 20261124        # the capture's own randomness
+N_DISTINCT = 2600
+
+
+def mac(host):
+    return bytes([0x02, 0, 0, 0, host >> 8, host & 0xff])
+
+
+def l4(rng, proto, src, dst, v6, i):
+    """a UDP or TCP segment with its checksum over the pseudo-header"""
+    payload = bytes(rng.getrandbits(8) for _ in range(rng.choice((0, 8, 33, 64, 120, 200))))
+    sport, dport = 1024 + i % 50000, rng.choice((53, 80, 443, 9000, 5060))
+    if proto == 17:
+        seg = struct.pack("!HHHH", sport, dport, 8 + len(payload), 0) + payload
+        off = 6
+    else:
+        seg = struct.pack("!HHIIBBHHH", sport, dport, rng.getrandbits(32),
+                          rng.getrandbits(32), 5 << 4, 0x18, 65535, 0, 0) + payload
+        off = 16
+    if v6:
+        pseudo = src + dst + struct.pack("!IxxxB", len(seg), proto)
+    else:
+        pseudo = src + dst + struct.pack("!xBH", proto, len(seg))
+    c = csum(pseudo + seg) or (0xffff if proto == 17 else 0)
+    return seg[:off] + struct.pack("!H", c) + seg[off + 2:]
+
+
+def packet(rng, i):
+    """distinct packet i: (ethernet header fields, IP packet, is it v6)"""
+    v6 = rng.random() < 0.35
+    proto = 6 if rng.random() < 0.4 else 17
+    if v6:
+        src = bytes.fromhex("fd000000000000000000000000") + struct.pack("!BH", rng.randrange(4), rng.randrange(65536))
+        dst = bytes.fromhex("fd000000000000000000000001") + struct.pack("!BH", rng.randrange(4), rng.randrange(65536))
+        seg = l4(rng, proto, src, dst, True, i)
+        ip = struct.pack("!IHBB", 6 << 28 | (i & 0xfffff), len(seg), proto, 64) + src + dst + seg
+    else:
+        src = bytes([10, 1, rng.randrange(4), rng.randrange(1, 255)])
+        dst = bytes([10, 2, rng.randrange(4), rng.randrange(1, 255)])
+        seg = l4(rng, proto, src, dst, False, i)
+        hdr = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(seg), i & 0xffff,
+                          0x4000, 64, proto, 0, src, dst)
+        ip = hdr[:10] + struct.pack("!H", csum(hdr)) + hdr[12:] + seg
+    hosts = (rng.randrange(1, 5), rng.randrange(0x100, 0x110))
+    return hosts, ip, v6
+
+
+def rewritten(ip, v6, how):
+    """a copy as another tap saw it: TTL (hop limit) one less, the IPv4
+    checksum recomputed, or only the checksum changed"""
+    b = bytearray(ip)
+    if v6:
+        b[7] -= 1
+        return bytes(b)
+    if how == "ttl":
+        b[8] -= 1
+        b[10:12] = b"\0\0"
+        b[10:12] = struct.pack("!H", csum(bytes(b[:20])))
+    else:
+        b[10] ^= 0x5a
+    return bytes(b)
+
+
+def encap(rng, macs, v6, built):
+    """the link header after the MACs: most frames untagged; some with an
+    802.1Q tag (the kernel takes it off before the module's L2 hooks),
+    802.1ad or 0x9100 over 802.1Q (the inner tag stays on), or an MPLS
+    stack of one or two labels (the module looks through those)"""
+    ip = struct.pack("!H", 0x86dd if v6 else 0x0800)
+    r = rng.random()
+    if r < 0.80:
+        return macs + ip
+    if r < 0.87:
+        built["vlan"] += 1
+        return macs + struct.pack("!HH", 0x8100, 10) + ip
+    if r < 0.92:
+        built["qinq"] += 1
+        return macs + struct.pack("!HHHH", 0x88a8, 100, 0x8100, 10) + ip
+    if r < 0.95:
+        built["qinq"] += 1
+        return macs + struct.pack("!HHHH", 0x9100, 7, 0x8100, 20) + ip
+    built["mpls"] += 1
+    labels = [16 << 12 | 64] * rng.choice((1, 2))
+    labels[-1] |= 1 << 8          # bottom of stack
+    return macs + b"\x88\x47" + b"".join(struct.pack("!I", x) for x in labels)
+
+
+def frames():
+    """the capture's frames, in order, and how it was built"""
+    rng = random.Random(GEN_SEED)
+    slots = {}
+    built = {"distinct": 0, "exact": 0, "ttl": 0, "checksum": 0,
+             "arp": 0, "nonip": 0, "bad": 0, "vlan": 0, "qinq": 0, "mpls": 0}
+    out = []
+    pending = []   # (position, frame)
+    pos = 0
+    for i in range(N_DISTINCT):
+        (s, d), ip, v6 = packet(rng, i)
+        eth = encap(rng, mac(d) + mac(s), v6, built)
+        pending.append((pos, eth + ip))
+        built["distinct"] += 1
+        r = rng.random()
+        if r < 0.45:
+            # copies: most close behind, some far (the filter forgets those)
+            gap = rng.choice((1, 2, 5, 20, 100)) if rng.random() < 0.7 else rng.randrange(500, 3000)
+            kind = rng.choices(("exact", "ttl", "checksum"), (6, 3, 1))[0]
+            copy = ip if kind == "exact" else rewritten(ip, v6, kind)
+            # from another tap half the time: other tags, the same packet
+            ceth = encap(rng, mac(d) + mac(s), v6, built) if rng.random() < 0.5 else eth
+            pending.append((pos + gap + rng.random(), ceth + copy))
+            built[kind] += 1
+        if rng.random() < 0.01:
+            # ARP requests and replies, and a frame of a local experimental
+            # ethertype: passed by the module, written by dedup-sim
+            arp = struct.pack("!HHBBH", 1, 0x0800, 6, 4, rng.choice((1, 2))) + mac(s) + bytes([10, 1, 0, s]) + bytes(6) + bytes([10, 2, 0, d & 0xff])
+            pending.append((pos + 0.5, b"\xff" * 6 + mac(s) + b"\x08\x06" + arp + bytes(18)))
+            built["arp"] += 1
+        if rng.random() < 0.004:
+            pending.append((pos + 0.6, mac(d) + mac(s) + b"\x88\xb5" + bytes(range(46))))
+            built["nonip"] += 1
+        if rng.random() < 0.004:
+            # IPv4 whose header length is below 20: no key; passed
+            bad = bytearray(ip)
+            bad[0] = 0x43
+            pending.append((pos + 0.7, eth + bytes(bad)))
+            built["bad"] += 1
+        pos += 1
+    pending.sort(key=lambda x: x[0])
+    out = [f for _, f in pending]
+    built["frames"] = len(out)
+    return out, built
+
+
+def sim(build, pcap, seed, out):
+    """dedup-sim --write OUT on the capture; its JSON report (exact truth)"""
+    args = [os.path.join(build, "dedup-sim"), "--stream", "pcap", "--pcap", pcap,
+            "--seed", str(seed), "--json", "--write", out]
+    for k, v in zip(KEY[::2], KEY[1::2]):
+        args += ["--" + k, v]
+    for k, v in zip(FILTER[::2], FILTER[1::2]):
+        args += ["--" + ("algo" if k == "filter" else k), v]
+    r = subprocess.run(args, capture_output=True, text=True)
+    if r.returncode:
+        sys.exit(f"replay-capture: {' '.join(args)}: exit {r.returncode}: {r.stderr.strip()}")
+    return json.loads(r.stdout)
+
+
+def main():
+    build = sys.argv[1] if len(sys.argv) > 1 else "build"
+    d = os.path.join(build, "replay")
+    os.makedirs(d, exist_ok=True)
+    fr, built = frames()
+    pcap = os.path.join(d, "in.pcap")
+    # a time per frame, 10 us apart
+    try:
+        text2pcap(fr, pcap, lambda n: 1700000000 * 1000000 + 10 * n)
+    except RuntimeError as e:
+        sys.exit(f"replay-capture: {e}")
+    j = sim(build, pcap, SEED, os.path.join(d, "expected.pcap"))
+    jo = sim(build, pcap, OTHER_SEED, os.path.join(d, "other.pcap"))
+    said = j["false_positives"] + j["duplicates"] - j["false_negatives"]
+    passed = built["frames"] - said
+    exact = built["frames"] - j["duplicates"]
+    copies = built["exact"] + built["ttl"] + built["checksum"]
+    unkeyed = built["arp"] + built["nonip"] + built["bad"]
+    # what the capture was built with is what dedup-sim must find
+    problems = []
+    if j["n"] != built["frames"] - unkeyed:
+        problems.append(f"dedup-sim keyed {j['n']} frames, the capture has {built['frames'] - unkeyed} IP frames")
+    if j["duplicates"] != copies:
+        problems.append(f"dedup-sim's truth has {j['duplicates']} copies, the capture {copies}")
+    if not (j["false_positives"] and j["false_negatives"]):
+        problems.append("the filter made no false positive or no false negative: agreeing with it would be agreeing with exact de-duplication")
+    if passed == exact:
+        problems.append("as many frames pass as exact de-duplication passes")
+    if open(os.path.join(d, "expected.pcap"), "rb").read() == open(os.path.join(d, "other.pcap"), "rb").read():
+        problems.append(f"seed {OTHER_SEED} gives the same output as seed {SEED}")
+    with open(os.path.join(d, "settings.sh"), "w") as f:
+        f.write("# SPDX-License-Identifier: GPL-2.0\n"
+                "# written by tests/vm/replay-capture.py: t_replay's settings and counts\n")
+        f.write(f"REPLAY_SEED={SEED}\nREPLAY_OTHER_SEED={OTHER_SEED}\n")
+        f.write(f"REPLAY_SET=\"{' '.join(KEY + FILTER)}\"\n")
+        for k, v in built.items():
+            f.write(f"REPLAY_{k.upper()}={v}\n")
+        f.write(f"REPLAY_PASSED={passed}\nREPLAY_EXACT_PASSED={exact}\n"
+                f"REPLAY_FP={j['false_positives']}\nREPLAY_FN={j['false_negatives']}\n"
+                f"REPLAY_OTHER_FP={jo['false_positives']}\nREPLAY_OTHER_FN={jo['false_negatives']}\n")
+    print(f"replay-capture: {built['frames']} frames ({built['distinct']} distinct IP packets, "
+          f"{built['exact']} exact copies, {built['ttl']} with another TTL, {built['checksum']} "
+          f"with another checksum, {built['arp']} ARP, {built['nonip']} other non-IP, {built['bad']} unkeyable; "
+          f"{built['vlan']} behind 802.1Q, {built['qinq']} behind QinQ, {built['mpls']} behind MPLS); "
+          f"seed {SEED}: {passed} pass (exact de-duplication: {exact}; fp {j['false_positives']}, "
+          f"fn {j['false_negatives']}); seed {OTHER_SEED}: fp {jo['false_positives']}, fn {jo['false_negatives']}")
+    if problems:
+        sys.exit("replay-capture: " + "; ".join(problems))
+
+
+if __name__ == "__main__":
+    main()
