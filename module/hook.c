@@ -24,12 +24,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/if_ether.h>
-#include <linux/netfilter_bridge.h>
-#include <linux/netfilter_ipv4.h>
-#include <linux/netfilter_ipv6.h>
-#include <linux/netfilter_netdev.h>
 #include <linux/net.h>
-#include <linux/slab.h>
 #include <linux/timekeeping.h>
 #include <net/net_namespace.h>
 

@@ -22,26 +22,10 @@
  * Timings are native userspace ones of the same core the module compiles;
  * read the ratios, not the absolute numbers, across machines.
  */
-#define _GNU_SOURCE	/* memfd_create */
-#include <fcntl.h>
-#include <netinet/in.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
-#include <unistd.h>
-
-#include "../../module/core/bitf.h"
-#include "../../module/core/filter.h"
-#include "../../module/core/fixed.h"
-#include "../../module/core/key.h"
-#include "../../module/core/plan.h"
-#include "../../module/core/timewin.h"
-#include "../../module/core/rng.h"
-#include "../../module/core/sbf.h"
-#include "../../module/core/srcwin.h"
 
 #include "bench.h"
 

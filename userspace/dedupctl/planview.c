@@ -8,15 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../module/core/bitf.h"
 #include "../../module/core/config.h"
 #include "../../module/core/filter.h"
 #include "../../module/core/fixed.h"
 #include "../../module/core/timewin.h"
 #include "../../module/uapi/pktdedup.h"
 #include "dedupctl.h"
-#include "prom.h"
-#include "units.h"
 /* The nest attribute of family ops in the filter set (by its name). */
 uint16_t family_nest(const struct pd_filter_ops *ops)
 {

@@ -11,12 +11,9 @@
 #include "../../module/core/bitf.h"
 #include "../../module/core/config.h"
 #include "../../module/core/filter.h"
-#include "../../module/core/fixed.h"
 #include "../../module/core/timewin.h"
 #include "../../module/uapi/pktdedup.h"
 #include "dedupctl.h"
-#include "prom.h"
-#include "units.h"
 /* A rate (ppb, below 1) as a decimal fraction ppb_arg() reads back. */
 static const char *ppb_word(char *buf, size_t len, uint32_t ppb)
 {

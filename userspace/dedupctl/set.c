@@ -13,14 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../module/core/bitf.h"
 #include "../../module/core/config.h"
 #include "../../module/core/filter.h"
-#include "../../module/core/fixed.h"
 #include "../../module/core/timewin.h"
 #include "../../module/uapi/pktdedup.h"
 #include "dedupctl.h"
-#include "prom.h"
 #include "units.h"
 /* A filter setting: its name, the PD_SET_* it is, its values. */
 struct fsetting {

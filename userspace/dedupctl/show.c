@@ -8,15 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../module/core/bitf.h"
 #include "../../module/core/config.h"
 #include "../../module/core/filter.h"
-#include "../../module/core/fixed.h"
-#include "../../module/core/timewin.h"
 #include "../../module/uapi/pktdedup.h"
 #include "dedupctl.h"
 #include "prom.h"
-#include "units.h"
 static const char *const cap_sources[] = {
 	[PKTDEDUP_CAP_SOURCE_INIT_USERNS] = "max_netns_mem",
 	[PKTDEDUP_CAP_SOURCE_USERNS] = "max_userns_mem",
