@@ -161,6 +161,7 @@ fuzz: fuzz-build vm
 # Kbuild writes objects beside the sources, so the module builds from a
 # mirror of them in $(KMOD).
 $(KMOD)/.stamp: $(MODULE_SRC) | $(B)
+	rm -rf $(KMOD)/module
 	mkdir -p $(KMOD)
 	cp --parents $(MODULE_SRC) $(KMOD)/
 	touch $@

@@ -48,6 +48,8 @@
 # BENCH_KERNEL_APPEND adds to UML's command line (experiments).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=scripts/lib/kernel-cache.sh
+. scripts/lib/kernel-cache.sh
 repo=$(pwd)
 B=${1:-build}
 mode=${2:-full}
@@ -81,9 +83,9 @@ kdir=$(eval/bench-kernel/bench-uml.sh dir) || die "the UML kernel changed under 
 tree=$(scripts/kernel-tools.sh tree) || die "no kernel tree"
 t1=$(date +%s)
 
-# the module, from a mirror (mtimes kept: only what changed is rebuilt);
-# KBUILD_KCONFIG as bench-uml.sh configured the kernel
-find Kbuild module \( -name Kbuild -o -name '*.[ch]' \) -exec cp -p --parents -t "$kmod/" {} +
+# the module, from a mirror; KBUILD_KCONFIG as bench-uml.sh configured
+# the kernel
+kc_mirror_module "$kmod"
 KBUILD_KCONFIG="$kdir/Kconfig.pd" make -C "$tree" O="$kdir" ARCH=um M="$kmod" \
 	CONFIG_PKTDEDUP=m -j"$(nproc)" modules >"$kmod/build.log" 2>&1 ||
 	{ tail -n 30 "$kmod/build.log"; die "pktdedup.ko did not build against the UML kernel"; }

@@ -16,6 +16,7 @@
 # and defines kc_make (make with its tree, O= and ARCH) and kc_configure
 # (what comes before the build proper: unpack, configure, check that every
 # line of the fragment survived; output to KC_LOG). kc_build does the rest.
+# kc_mirror_module builds pktdedup's mirror for a build against one.
 CACHE=${PKTDEDUP_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/pktdedup}
 TARBALL=/usr/src/linux-source-6.1.tar.xz
 
@@ -70,4 +71,15 @@ kc_build() {
 	mv "$KC_OUT/.pd-hash.tmp" "$KC_OUT/.pd-hash"
 	echo "$KC_NAME: built in $(($(date +%s) - start)) s" >&2
 	echo "$KC_OUT"
+}
+
+# Kbuild writes beside the sources, so pktdedup builds against a kernel
+# from a mirror of them in DIR: mtimes kept (only what changed is
+# rebuilt), and sources the tree no longer has (renamed, removed) taken
+# out, lest Kbuild's wildcard build them.
+kc_mirror_module() {	# DIR
+	find Kbuild module \( -name Kbuild -o -name '*.[ch]' \) \
+		-exec cp -p --parents -t "$1/" {} +
+	(cd "$1" && find module \( -name Kbuild -o -name '*.[ch]' \)) |
+		while read -r f; do [ -e "$f" ] || rm -f "$1/$f"; done
 }

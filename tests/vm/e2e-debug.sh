@@ -21,6 +21,8 @@
 # E2E_DEBUG_TIMEOUT (seconds, default 2700) bounds the guest.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=scripts/lib/kernel-cache.sh
+. scripts/lib/kernel-cache.sh
 B=${1:-build}
 mode=${2:-e2e}
 secs=${E2E_DEBUG_TIMEOUT:-2700}
@@ -39,9 +41,7 @@ t0=$(date +%s)
 kdir=$(tests/vm/debug-kernel.sh build) || die "the debug kernel did not build"
 t1=$(date +%s)
 
-# Kbuild writes beside the sources: build from a mirror (mtimes kept, so
-# only what changed is rebuilt)
-find Kbuild module \( -name Kbuild -o -name '*.[ch]' \) -exec cp -p --parents -t "$kmod/" {} +
+kc_mirror_module "$kmod"
 make -C "$kdir" M="$(realpath "$kmod")" CONFIG_PKTDEDUP=m modules \
 	>"$kmod/build.log" 2>&1 || { tail -n 30 "$kmod/build.log"; die "pktdedup.ko did not build against the debug kernel"; }
 if [ "$mode" = selftest ]; then
