@@ -139,6 +139,7 @@ static int __init pd_parse_params(void)
 	const char *why = NULL;
 	char *end;
 	u64 ram;
+	u32 ppb;
 	int i;
 
 	pd_config_defaults(&pd_default_cfg);
@@ -162,11 +163,13 @@ static int __init pd_parse_params(void)
 		pr_err("mem=%s: not a size (e.g. 256K, 4M)\n", mem);
 		return -EINVAL;
 	}
-	if (*fps && pd_parse_ppb(fps, &pd_default_cfg.filter.fps_ppb)) {
+	if (*fps && pd_parse_ppb(fps, &ppb)) {
 		pr_err("fps=%s: not a probability between 0 and 1 (e.g. 0.01, 1%%)\n",
 		       fps);
 		return -EINVAL;
 	}
+	if (*fps)
+		pd_default_cfg.filter.fps_ppb = ppb;
 	if (pd_srcs_params_check())
 		return -EINVAL;
 	ram = (u64)totalram_pages() << PAGE_SHIFT;

@@ -6,8 +6,10 @@
  * A family's settings travel in a nest named after it (config.filter.sbf,
  * .rsbf, ...); all those nests number their attributes as the "settings"
  * set does, each accepting its own subset (the policies generated from the
- * spec), so one reader and one writer serve every family, with the family's
- * pd_filter_ops.settings saying which settings it takes. Settings of a
+ * spec), so one reader and one writer serve every family: they walk the
+ * family's rows (pd_filter_ops.settings, core/settings.h), which say where
+ * a request keeps each setting, and take each attribute's width from the
+ * nest's policy. Settings of a
  * family other than the one the request leaves in force are refused,
  * naming the first of them.
  */
@@ -38,53 +40,75 @@ static int pd_nest_family(int type)
 	return -1;
 }
 
-/* Apply the settings of a family's nest (already validated) to req. */
+/* An integer attribute's value, by the type its policy gives it. */
+static u64 pd_nla_get_uint(const struct nlattr *a, const struct nla_policy *pol)
+{
+	switch (pol->type) {
+	case NLA_U8:
+		return nla_get_u8(a);
+	case NLA_U16:
+		return nla_get_u16(a);
+	case NLA_U32:
+		return nla_get_u32(a);
+	default:
+		return nla_get_u64(a);
+	}
+}
+
+static int pd_nla_put_uint(struct sk_buff *msg, int type,
+			   const struct nla_policy *pol, u64 v)
+{
+	switch (pol->type) {
+	case NLA_U8:
+		return nla_put_u8(msg, type, (u8)v);
+	case NLA_U16:
+		return nla_put_u16(msg, type, (u16)v);
+	case NLA_U32:
+		return nla_put_u32(msg, type, (u32)v);
+	default:
+		return pd_nl_put_u64(msg, type, v, PKTDEDUP_A_SETTINGS_PAD);
+	}
+}
+
+/* The policy of kind's nest: the types of its settings. */
+static const struct nla_policy *pd_settings_policy(u8 kind)
+{
+	return pd_filter_nl_policy[pd_family_nest[kind]].nested_policy;
+}
+
+/* Apply a family's nest (already validated) to req, row by row. */
 static void pd_settings_read(struct nlattr **tb, struct pd_filter_req *req)
 {
-	if (tb[PKTDEDUP_A_SETTINGS_FPS])
-		req->fps_ppb = nla_get_u32(tb[PKTDEDUP_A_SETTINGS_FPS]);
-	if (tb[PKTDEDUP_A_SETTINGS_CELL_BITS]) {
-		u8 bits = nla_get_u8(tb[PKTDEDUP_A_SETTINGS_CELL_BITS]);
+	const struct pd_filter_ops *ops = pd_filter_family(req->kind);
+	const struct nla_policy *pol = pd_settings_policy(req->kind);
+	const struct pd_setting *s;
 
-		req->max = bits ? (1u << bits) - 1 : PD_FILTER_AUTO;
-	}
-	if (tb[PKTDEDUP_A_SETTINGS_K]) {
-		u8 k = nla_get_u8(tb[PKTDEDUP_A_SETTINGS_K]);
+	for (s = ops->settings; s->attr; s++)
+		if (tb[s->attr])
+			pd_setting_from_wire(ops, req, s,
+					     pd_nla_get_uint(tb[s->attr],
+							     &pol[s->attr]));
+}
 
-		req->k = k ? k : PD_FILTER_AUTO;
-	}
-	if (tb[PKTDEDUP_A_SETTINGS_P]) {
-		u32 p = nla_get_u32(tb[PKTDEDUP_A_SETTINGS_P]);
+/*
+ * Refuse both of two settings of which a request gives one (the window as
+ * a time or a packet count), pointing at the second.
+ */
+static int pd_settings_check_either(struct nlattr **tb,
+				    const struct pd_filter_ops *ops,
+				    struct netlink_ext_ack *extack)
+{
+	const struct pd_setting *s;
 
-		req->p = p == PKTDEDUP_P_AUTO ? PD_FILTER_AUTO : p;
+	for (s = ops->settings; s->attr; s++) {
+		if (s->codec != PD_SC_EITHER || !tb[s->attr] ||
+		    !tb[s->other] || s->attr > s->other)
+			continue;
+		NL_SET_ERR_MSG_ATTR(extack, tb[s->other],
+				    "a window is a time (window-ns) or a packet count (window-packets), not both");
+		return -EINVAL;
 	}
-	if (tb[PKTDEDUP_A_SETTINGS_GAP])
-		req->gap = nla_get_u64(tb[PKTDEDUP_A_SETTINGS_GAP]);
-	if (tb[PKTDEDUP_A_SETTINGS_P_STAR])
-		req->p_star_ppb = nla_get_u32(tb[PKTDEDUP_A_SETTINGS_P_STAR]);
-	if (tb[PKTDEDUP_A_SETTINGS_IMPORTANCE])
-		req->importance = nla_get_u8(tb[PKTDEDUP_A_SETTINGS_IMPORTANCE]);
-	if (tb[PKTDEDUP_A_SETTINGS_IMPORTANCE_MASK])
-		req->importance_mask =
-			nla_get_u32(tb[PKTDEDUP_A_SETTINGS_IMPORTANCE_MASK]);
-	/* a window is a time or a packet count: one replaces the other */
-	if (tb[PKTDEDUP_A_SETTINGS_WINDOW_NS]) {
-		req->window_ns = nla_get_u64(tb[PKTDEDUP_A_SETTINGS_WINDOW_NS]);
-		req->window_pkts = 0;
-	}
-	if (tb[PKTDEDUP_A_SETTINGS_WINDOW_PACKETS]) {
-		req->window_pkts =
-			nla_get_u32(tb[PKTDEDUP_A_SETTINGS_WINDOW_PACKETS]);
-		req->window_ns = 0;
-	}
-	if (tb[PKTDEDUP_A_SETTINGS_RATE])
-		req->rate = nla_get_u32(tb[PKTDEDUP_A_SETTINGS_RATE]);
-	if (tb[PKTDEDUP_A_SETTINGS_SUBWINDOWS])
-		req->subwindows = nla_get_u8(tb[PKTDEDUP_A_SETTINGS_SUBWINDOWS]);
-	if (tb[PKTDEDUP_A_SETTINGS_WARN_BELOW])
-		req->warn_below = nla_get_u8(tb[PKTDEDUP_A_SETTINGS_WARN_BELOW]);
-	if (tb[PKTDEDUP_A_SETTINGS_LAYOUT])
-		req->layout = nla_get_u8(tb[PKTDEDUP_A_SETTINGS_LAYOUT]);
+	return 0;
 }
 
 /*
@@ -133,76 +157,29 @@ int pd_nl_filter_read(const struct nlattr *nest, struct pd_filter_req *req,
 			       extack);
 	if (err)
 		return err;
-	if (set[PKTDEDUP_A_SETTINGS_WINDOW_NS] &&
-	    set[PKTDEDUP_A_SETTINGS_WINDOW_PACKETS]) {
-		NL_SET_ERR_MSG_ATTR(extack, set[PKTDEDUP_A_SETTINGS_WINDOW_PACKETS],
-				    "a window is a time (window-ns) or a packet count (window-packets), not both");
-		return -EINVAL;
-	}
+	err = pd_settings_check_either(set, pd_filter_family(new_kind), extack);
+	if (err)
+		return err;
 	pd_settings_read(set, req);
 	*blame = nla_len(a) ? nla_data(a) : a;
 	return 0;
 }
 
-/* The window families' settings: the window (whichever is set), rate. */
-static int pd_window_settings_put(struct sk_buff *msg,
-				  const struct pd_filter_req *r)
-{
-	u32 s = pd_filter_family(r->kind)->settings;
-
-	if (!(s & PD_SET_WINDOW))
-		return 0;
-	if ((r->window_ns &&
-	     pd_nl_put_u64(msg, PKTDEDUP_A_SETTINGS_WINDOW_NS, r->window_ns,
-			   PKTDEDUP_A_SETTINGS_PAD)) ||
-	    (r->window_pkts &&
-	     nla_put_u32(msg, PKTDEDUP_A_SETTINGS_WINDOW_PACKETS,
-			 (u32)r->window_pkts)) ||
-	    nla_put_u32(msg, PKTDEDUP_A_SETTINGS_RATE, r->rate) ||
-	    ((s & PD_SET_SUBWIN) &&
-	     nla_put_u8(msg, PKTDEDUP_A_SETTINGS_SUBWINDOWS,
-			(u8)r->subwindows)) ||
-	    ((s & PD_SET_WARN) &&
-	     nla_put_u8(msg, PKTDEDUP_A_SETTINGS_WARN_BELOW,
-			(u8)r->warn_below)))
-		return -EMSGSIZE;
-	return 0;
-}
-
-/* The settings of the kind in force, in its nest. */
+/* The settings of the kind in force, in its nest, row by row. */
 static int pd_settings_put(struct sk_buff *msg, const struct pd_filter_req *r)
 {
 	const struct pd_filter_ops *ops = pd_filter_family(r->kind);
+	const struct nla_policy *pol = pd_settings_policy(r->kind);
 	struct nlattr *nest = nla_nest_start(msg, pd_family_nest[r->kind]);
-	u32 s = ops->settings, fps = r->fps_ppb ?: ops->default_fps_ppb;
+	const struct pd_setting *s;
+	u64 v;
 
-	/* fps is left out where the family has no target (bit arrays) */
-	if (!nest ||
-	    ((s & PD_SET_FPS) && fps &&
-	     nla_put_u32(msg, PKTDEDUP_A_SETTINGS_FPS, fps)) ||
-	    ((s & PD_SET_MAX) &&
-	     nla_put_u8(msg, PKTDEDUP_A_SETTINGS_CELL_BITS,
-			r->max == PD_FILTER_AUTO ? 0 :
-			pd_sbf_bits_for_max(r->max))) ||
-	    ((s & PD_SET_K) &&
-	     nla_put_u8(msg, PKTDEDUP_A_SETTINGS_K,
-			r->k == PD_FILTER_AUTO ? 0 : r->k)) ||
-	    ((s & PD_SET_P) &&
-	     nla_put_u32(msg, PKTDEDUP_A_SETTINGS_P,
-			 r->p == PD_FILTER_AUTO ? PKTDEDUP_P_AUTO : r->p)) ||
-	    ((s & PD_SET_GAP) &&
-	     pd_nl_put_u64(msg, PKTDEDUP_A_SETTINGS_GAP, r->gap,
-			   PKTDEDUP_A_SETTINGS_PAD)) ||
-	    ((s & PD_SET_PSTAR) &&
-	     nla_put_u32(msg, PKTDEDUP_A_SETTINGS_P_STAR, r->p_star_ppb)) ||
-	    ((s & PD_SET_IMPORTANCE) &&
-	     (nla_put_u8(msg, PKTDEDUP_A_SETTINGS_IMPORTANCE, r->importance) ||
-	      nla_put_u32(msg, PKTDEDUP_A_SETTINGS_IMPORTANCE_MASK,
-			  r->importance_mask))) ||
-	    ((s & PD_SET_LAYOUT) &&
-	     nla_put_u8(msg, PKTDEDUP_A_SETTINGS_LAYOUT, r->layout)) ||
-	    pd_window_settings_put(msg, r))
+	if (!nest)
 		return -EMSGSIZE;
+	for (s = ops->settings; s->attr; s++)
+		if (pd_setting_to_wire(ops, r, s, &v) &&
+		    pd_nla_put_uint(msg, s->attr, &pol[s->attr], v))
+			return -EMSGSIZE;
 	nla_nest_end(msg, nest);
 	return 0;
 }
@@ -239,7 +216,7 @@ int pd_nl_put_plan(struct sk_buff *msg, int type,
 	    nla_put_u32(msg, PKTDEDUP_A_FILTER_PLAN_K, p->k) ||
 	    pd_nl_put_u64(msg, PKTDEDUP_A_FILTER_PLAN_CELLS, p->cells,
 			  PKTDEDUP_A_FILTER_PLAN_PAD) ||
-	    ((ops->settings & PD_SET_MAX) &&
+	    (pd_filter_takes(ops, PKTDEDUP_A_SETTINGS_CELL_BITS) &&
 	     (nla_put_u32(msg, PKTDEDUP_A_FILTER_PLAN_CELL_MAX, p->max) ||
 	      nla_put_u32(msg, PKTDEDUP_A_FILTER_PLAN_BITS, p->bits) ||
 	      nla_put_u32(msg, PKTDEDUP_A_FILTER_PLAN_P, p->p))) ||
@@ -255,9 +232,9 @@ int pd_nl_put_plan(struct sk_buff *msg, int type,
 	     (pd_put_ppb(msg, PKTDEDUP_A_FILTER_PLAN_FN, p->fn_rate) ||
 	      pd_nl_put_u64(msg, PKTDEDUP_A_FILTER_PLAN_GAP, p->gap,
 			    PKTDEDUP_A_FILTER_PLAN_PAD))) ||
-	    ((ops->settings & PD_SET_PSTAR) &&
+	    (pd_filter_takes(ops, PKTDEDUP_A_SETTINGS_P_STAR) &&
 	     nla_put_u32(msg, PKTDEDUP_A_FILTER_PLAN_P_STAR, p->p_star_ppb)) ||
-	    ((ops->settings & PD_SET_IMPORTANCE) &&
+	    (pd_filter_takes(ops, PKTDEDUP_A_SETTINGS_IMPORTANCE) &&
 	     (pd_put_ppb(msg, PKTDEDUP_A_FILTER_PLAN_FN_LOW, p->fn_low) ||
 	      nla_put_u8(msg, PKTDEDUP_A_FILTER_PLAN_IMPORTANCE,
 			 p->importance) ||

@@ -118,14 +118,14 @@ static void pd_plan_show(struct seq_file *m, const struct pd_filter_set *fs)
 	else if (ops->counting)
 		seq_printf(m, "cells %llu\nbits %u\nmax %u\np %u\n", p->cells,
 			   p->bits, p->max, p->p);
-	if (ops->settings & PD_SET_LAYOUT)
+	if (pd_filter_takes(ops, PKTDEDUP_A_SETTINGS_LAYOUT))
 		seq_printf(m, "layout %s\n", p->layout == PKTDEDUP_LAYOUT_BLOCKED ?
 			   "blocked" : "flat");
 	else
 		seq_printf(m, "bits_per_array %llu\n", p->cells);
-	if (ops->settings & PD_SET_PSTAR)
+	if (pd_filter_takes(ops, PKTDEDUP_A_SETTINGS_P_STAR))
 		pd_seq_ppb(m, "p_star ", p->p_star_ppb);
-	if (ops->settings & PD_SET_PSTAR)
+	if (pd_filter_takes(ops, PKTDEDUP_A_SETTINGS_P_STAR))
 		seq_putc(m, '\n');
 	if (p->given & PD_PLAN_HAS_WINDOW) {
 		if (p->window_ns)
@@ -136,7 +136,7 @@ static void pd_plan_show(struct seq_file *m, const struct pd_filter_set *fs)
 		seq_printf(m, "capacity %llu\nsubwindows %u\nwarn_below %u\n",
 			   p->capacity, p->subwindows, p->warn_below);
 	}
-	if (ops->settings & PD_SET_IMPORTANCE)
+	if (pd_filter_takes(ops, PKTDEDUP_A_SETTINGS_IMPORTANCE))
 		seq_printf(m, "importance %s\nimportance_mask 0x%x\n",
 			   p->importance == PKTDEDUP_IMPORTANCE_MARK ?
 			   "mark" : "dscp", p->importance_mask);
@@ -150,7 +150,7 @@ static void pd_plan_show(struct seq_file *m, const struct pd_filter_set *fs)
 	if (p->given & PD_PLAN_HAS_FN) {
 		seq_printf(m, "gap %llu", p->gap);
 		pd_seq_ppb(m, "\nfn_at_gap ", pd_q62_to_ppb(p->fn_rate));
-		if (ops->settings & PD_SET_IMPORTANCE)
+		if (pd_filter_takes(ops, PKTDEDUP_A_SETTINGS_IMPORTANCE))
 			pd_seq_ppb(m, "\nfn_low_at_gap ",
 				   pd_q62_to_ppb(p->fn_low));
 		seq_putc(m, '\n');
@@ -245,7 +245,7 @@ static int pd_config_show(struct seq_file *m, void *v)
 	/* whether, never what: this file is world-readable (nl_config.c) */
 	seq_printf(m, "seed %s\n",
 		   c->seed_mode == PKTDEDUP_SEED_MODE_FIXED ? "fixed" : "random");
-	if (ops->settings & PD_SET_FPS) {
+	if (pd_filter_takes(ops, PKTDEDUP_A_SETTINGS_FPS)) {
 		pd_seq_ppb(m, "fps ", c->filter.fps_ppb ? c->filter.fps_ppb :
 			   ops->default_fps_ppb);
 		seq_putc(m, '\n');

@@ -489,11 +489,26 @@ static void pd_bitf_occupancy(const struct pd_filter *f,
 	o->set = pd_bitf_set_bits(b);
 }
 
+/* RSBF: its FPR threshold (fps), k, and its insertion floor */
+static const struct pd_setting pd_rsbf_settings[] = {
+	PD_SETTING(FPS, fps_ppb, TARGET),
+	PD_SETTING(K, k, AUTO_ZERO),
+	PD_SETTING(P_STAR, p_star_ppb, PLAIN),
+	{ }
+};
+
+/* the others: a target (none by default), k */
+static const struct pd_setting pd_bitf_settings[] = {
+	PD_SETTING(FPS, fps_ppb, TARGET),
+	PD_SETTING(K, k, AUTO_ZERO),
+	{ }
+};
+
 #define PD_BITF_FAMILY(fam, nm, kd, sets, fps)				\
 const struct pd_filter_ops fam = {					\
 	.name = nm,							\
 	.kind = kd,							\
-	.settings = sets,						\
+	.settings = sets,							\
 	.default_fps_ppb = fps,						\
 	.plan = pd_bitf_plan,						\
 	.init = pd_bitf_finit,						\
@@ -506,11 +521,11 @@ const struct pd_filter_ops fam = {					\
 
 /* RSBF's FPR threshold, Eq. 6.1: the paper's 0.1 */
 PD_BITF_FAMILY(pd_rsbf_family, "rsbf", PKTDEDUP_FILTER_KIND_RSBF,
-	       PD_SET_FPS | PD_SET_K | PD_SET_PSTAR, 100000000u);
+	       pd_rsbf_settings, 100000000u);
 /* no target by default: k is the paper's 2 */
 PD_BITF_FAMILY(pd_bsbf_family, "bsbf", PKTDEDUP_FILTER_KIND_BSBF,
-	       PD_SET_FPS | PD_SET_K, 0);
+	       pd_bitf_settings, 0);
 PD_BITF_FAMILY(pd_bsbfsd_family, "bsbfsd", PKTDEDUP_FILTER_KIND_BSBFSD,
-	       PD_SET_FPS | PD_SET_K, 0);
+	       pd_bitf_settings, 0);
 PD_BITF_FAMILY(pd_rlbsbf_family, "rlbsbf", PKTDEDUP_FILTER_KIND_RLBSBF,
-	       PD_SET_FPS | PD_SET_K, 0);
+	       pd_bitf_settings, 0);

@@ -22,33 +22,36 @@
 #include "key.h"
 #include "occ.h"
 #include "sbf.h"
+#include "settings.h"
 
 #define PD_FILTER_NKINDS (PKTDEDUP_FILTER_KIND_MAX + 1)
 #define PD_FILTER_AUTO 0xffffffffu	/* "choose for me" */
 
 /*
  * What is asked of a filter: memory, then the settings of its family, each
- * PD_FILTER_AUTO (or 0 where it says so) for the family's own choice. A
- * family refuses nothing it does not read: the netlink layer checks which
- * settings a family takes (pd_filter_ops.settings).
+ * PD_FILTER_AUTO (or 0 where it says so) for the family's own choice, each
+ * a u64 (settings.h: a row locates its value by offset alone). A
+ * family refuses nothing it does not read: what it takes is its table of
+ * rows (pd_filter_ops.settings, settings.h), which the netlink layer,
+ * dedupctl and dedup-sim read.
  */
 struct pd_filter_req {
 	u8 kind;		/* PKTDEDUP_FILTER_KIND_* */
 	u64 mem_bytes;		/* cells or bit arrays */
-	u32 fps_ppb;		/* target FP rate; 0: the family's default */
-	u32 max;		/* counting: cell maximum 2^j - 1, or AUTO */
-	u32 k;			/* probes (counting), arrays (bits), or AUTO */
-	u32 p;			/* counting: decrements per element, or AUTO */
+	u64 fps_ppb;		/* target FP rate; 0: the family's default */
+	u64 max;		/* counting: cell maximum 2^j - 1, or AUTO */
+	u64 k;			/* probes (counting), arrays (bits), or AUTO */
+	u64 p;			/* counting: decrements per element, or AUTO */
 	u64 gap;		/* typical gap between copies; 0: unknown */
-	u32 p_star_ppb;		/* rsbf: the insertion floor; 0: 0.03 */
-	u8 importance;		/* ibf: PKTDEDUP_IMPORTANCE_* */
-	u32 importance_mask;	/* ibf, mark source */
+	u64 p_star_ppb;		/* rsbf: the insertion floor; 0: 0.03 */
+	u64 importance;		/* ibf: PKTDEDUP_IMPORTANCE_* */
+	u64 importance_mask;	/* ibf, mark source */
 	u64 window_ns;		/* windows: a time window, or 0 */
 	u64 window_pkts;	/* windows: a packet window, or 0 */
-	u32 rate;		/* time windows: packets/s; 0: size from mem */
-	u32 subwindows;		/* jumping: s; 0: PD_TW_DEFAULT_SUBWIN */
-	u32 warn_below;		/* windows: percent; 0: never */
-	u8 layout;		/* sbf: PKTDEDUP_LAYOUT_* */
+	u64 rate;		/* time windows: packets/s; 0: size from mem */
+	u64 subwindows;		/* jumping: s; 0: PD_TW_DEFAULT_SUBWIN */
+	u64 warn_below;		/* windows: percent; 0: never */
+	u64 layout;		/* sbf: PKTDEDUP_LAYOUT_* */
 };
 
 /* Which model values of a plan are given (pd_filter_plan.given). */
@@ -116,19 +119,6 @@ struct pd_filter_win {
 	u32 subwindows;
 };
 
-/* Settings a family takes (pd_filter_ops.settings). */
-#define PD_SET_FPS		0x01
-#define PD_SET_MAX		0x02
-#define PD_SET_K		0x04
-#define PD_SET_P		0x08
-#define PD_SET_GAP		0x10
-#define PD_SET_PSTAR		0x20
-#define PD_SET_IMPORTANCE	0x40
-#define PD_SET_WINDOW		0x80	/* window_ns or window_pkts, rate */
-#define PD_SET_SUBWIN		0x100
-#define PD_SET_WARN		0x200
-#define PD_SET_LAYOUT		0x400
-
 struct pd_filter;
 
 struct pd_filter_ops {
@@ -136,7 +126,8 @@ struct pd_filter_ops {
 	u8 kind;
 	bool counting;			/* cells (zero cells) or bits (loads) */
 	bool timed;			/* its step reads pd_pktinfo.now */
-	u32 settings;			/* PD_SET_* it takes */
+	/* The settings it takes, as rows (settings.h), in the order sent. */
+	const struct pd_setting *settings;
 	u32 default_fps_ppb;		/* when the request gives none */
 	/*
 	 * The family's own defaults in a request the generic ones filled

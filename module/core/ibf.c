@@ -262,15 +262,24 @@ static void pd_ibf_occupancy(const struct pd_filter *f,
 	pd_sbf_occ(&pd_ibf_of(f)->sbf, o, max_bytes);
 }
 
-#define PD_IBF_SETTINGS (PD_SET_FPS | PD_SET_MAX | PD_SET_K | PD_SET_P | \
-			 PD_SET_GAP | PD_SET_IMPORTANCE)
+/* The SBF's, but the layout, and the importance of a packet */
+static const struct pd_setting pd_ibf_settings[] = {
+	PD_SETTING(FPS, fps_ppb, TARGET),
+	PD_SETTING(CELL_BITS, max, CELL_MAX),
+	PD_SETTING(K, k, AUTO_ZERO),
+	PD_SETTING(P, p, P_AUTO),
+	PD_SETTING(GAP, gap, PLAIN),
+	PD_SETTING(IMPORTANCE, importance, PLAIN),
+	PD_SETTING(IMPORTANCE_MASK, importance_mask, PLAIN),
+	{ }
+};
 
 #define PD_IBF_FAMILY(fam, nm, kd, planner)				\
 const struct pd_filter_ops fam = {					\
 	.name = nm,							\
 	.kind = kd,							\
 	.counting = true,						\
-	.settings = PD_IBF_SETTINGS,					\
+	.settings = pd_ibf_settings,				\
 	.default_fps_ppb = PD_PLAN_DEFAULT_FPS_PPB,			\
 	.plan = planner,						\
 	.init = pd_ibf_init,						\

@@ -386,12 +386,12 @@ static void pd_jump_window(const struct pd_filter *f, struct pd_filter_win *w)
 	w->subwindows = j->s;
 }
 
-#define PD_JUMP_FAMILY(id, fname, KIND, planner, extra)			\
+#define PD_JUMP_FAMILY(id, fname, KIND, planner, sets)			\
 const struct pd_filter_ops id = {					\
 	.name = fname,							\
 	.kind = PKTDEDUP_FILTER_KIND_##KIND,				\
 	.timed = true,							\
-	.settings = PD_SET_FPS | PD_SET_WINDOW | PD_SET_WARN | (extra),	\
+	.settings = sets,						\
 	.default_fps_ppb = PD_TW_DEFAULT_FPS_PPB,			\
 	.req_defaults = pd_tw_req_defaults,				\
 	.plan = planner,						\
@@ -405,5 +405,6 @@ const struct pd_filter_ops id = {					\
 }
 
 PD_JUMP_FAMILY(pd_jumping_family, "jumping", JUMPING, pd_jump_plan,
-	       PD_SET_SUBWIN);
-PD_JUMP_FAMILY(pd_landmark_family, "landmark", LANDMARK, pd_landmark_plan, 0);
+	       pd_tw_jump_settings);
+PD_JUMP_FAMILY(pd_landmark_family, "landmark", LANDMARK, pd_landmark_plan,
+	       pd_tw_settings);

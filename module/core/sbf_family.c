@@ -95,12 +95,21 @@ static void pd_sbf_occupancy(const struct pd_filter *f,
 	pd_sbf_occ(pd_sbf_of(f), o, max_bytes);
 }
 
+static const struct pd_setting pd_sbf_settings[] = {
+	PD_SETTING(FPS, fps_ppb, TARGET),
+	PD_SETTING(CELL_BITS, max, CELL_MAX),
+	PD_SETTING(K, k, AUTO_ZERO),
+	PD_SETTING(P, p, P_AUTO),
+	PD_SETTING(GAP, gap, PLAIN),
+	PD_SETTING(LAYOUT, layout, PLAIN),
+	{ }
+};
+
 const struct pd_filter_ops pd_sbf_family = {
 	.name = "sbf",
 	.kind = PKTDEDUP_FILTER_KIND_SBF,
 	.counting = true,
-	.settings = PD_SET_FPS | PD_SET_MAX | PD_SET_K | PD_SET_P | PD_SET_GAP |
-		    PD_SET_LAYOUT,
+	.settings = pd_sbf_settings,
 	.default_fps_ppb = PD_PLAN_DEFAULT_FPS_PPB,
 	.plan = pd_sbf_fplan,
 	.init = pd_sbf_finit,

@@ -156,6 +156,25 @@ static u64 pd_tw_headroom(u64 n)
 	return n + 4 * pd_isqrt64(n) + 1;
 }
 
+const struct pd_setting pd_tw_settings[] = {
+	PD_SETTING(FPS, fps_ppb, TARGET),
+	PD_SETTING_EITHER(WINDOW_NS, window_ns, WINDOW_PACKETS),
+	PD_SETTING_EITHER(WINDOW_PACKETS, window_pkts, WINDOW_NS),
+	PD_SETTING(RATE, rate, PLAIN),
+	PD_SETTING(WARN_BELOW, warn_below, PLAIN),
+	{ }
+};
+
+const struct pd_setting pd_tw_jump_settings[] = {
+	PD_SETTING(FPS, fps_ppb, TARGET),
+	PD_SETTING_EITHER(WINDOW_NS, window_ns, WINDOW_PACKETS),
+	PD_SETTING_EITHER(WINDOW_PACKETS, window_pkts, WINDOW_NS),
+	PD_SETTING(RATE, rate, PLAIN),
+	PD_SETTING(SUBWINDOWS, subwindows, PLAIN),
+	PD_SETTING(WARN_BELOW, warn_below, PLAIN),
+	{ }
+};
+
 void pd_tw_req_defaults(struct pd_filter_req *req)
 {
 	req->warn_below = PD_TW_DEFAULT_WARN;

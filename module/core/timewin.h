@@ -84,6 +84,7 @@
 #define PD_TIMEWIN_H
 
 #include "pd_port.h"
+#include "settings.h"
 
 #define PD_TW_DEFAULT_FPS_PPB 1000000u	/* 0.001 */
 #define PD_TW_DEFAULT_SUBWIN 7
@@ -238,12 +239,21 @@ struct pd_filter_req;
 struct pd_filter_plan;
 struct pd_pktinfo;
 
+/* The window families' request defaults (pd_filter_ops.req_defaults). */
+void pd_tw_req_defaults(struct pd_filter_req *req);
+
+/*
+ * The window families' settings (settings.h): a target, the window as a
+ * time or a packet count, the rate that sizes it, the alert's threshold;
+ * the jumping window's add its subwindows.
+ */
+extern const struct pd_setting pd_tw_settings[];
+extern const struct pd_setting pd_tw_jump_settings[];
+
 /*
  * Plan a window family: sliding (one ring) or a union of s subwindows of
  * bits (jumping; landmark is s = 1). 0, or a negative errno with *why.
  */
-/* The window families' request defaults (pd_filter_ops.req_defaults). */
-void pd_tw_req_defaults(struct pd_filter_req *req);
 int pd_tw_plan(const struct pd_filter_req *req, struct pd_filter_plan *plan,
 	       bool sliding, u32 s, const char **why);
 void pd_tw_init(struct pd_tw *w, const struct pd_filter_plan *plan);

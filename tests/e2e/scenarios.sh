@@ -1527,6 +1527,11 @@ t_importance() {
 	args="filter ibf-mc mem 8K max 7 k 5 p 10 importance mark 7"
 	# shellcheck disable=SC2086
 	expect_ok "ibf-mc from the mark" inns b dedupctl set $args
+	# max 7 is 3 bits a cell on the wire, though 4 in memory
+	expect_eq "max in force" 7 \
+		"$(inns b dedupctl -j show | json_num max)"
+	expect_eq "cell maximum planned" 7 \
+		"$(inns b dedupctl -j show | sed 's/.*"plan"://' | json_num max)"
 	inns b dedupctl reset
 	send -4 $A4 $B4 --count 100 --first 0 --port 9007
 	send -4 $A4 $B4 --count 100 --first 100 --port 9001

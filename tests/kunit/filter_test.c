@@ -80,8 +80,9 @@ static void pd_filter_registry(struct kunit *test)
 				  ops->set_rng && ops->step && ops->query &&
 				  ops->clear && ops->occupancy);
 		/* every family takes k (probes or arrays), or a window */
-		KUNIT_EXPECT_TRUE(test, ops->settings &
-				  (ops->window ? PD_SET_WINDOW : PD_SET_K));
+		KUNIT_EXPECT_TRUE(test, pd_filter_takes(ops, ops->window ?
+						       PKTDEDUP_A_SETTINGS_WINDOW_NS :
+						       PKTDEDUP_A_SETTINGS_K));
 		/* a family that reads the time is a window family */
 		KUNIT_EXPECT_EQ(test, ops->timed, !!ops->window);
 		for (j = 0; j < i; j++)
@@ -143,6 +144,95 @@ static void pd_filter_names(struct kunit *test)
 	pd_filter_family_names(names, 6, " | ");
 	KUNIT_EXPECT_STREQ(test, names, "sbf |");
 	KUNIT_EXPECT_EQ(test, names[6], 'x');
+}
+
+/* A wire value of a row's codec, and the value it stands for. */
+static void pd_ft_codec_case(const struct pd_setting *s, unsigned int i,
+			     u64 *wire, u64 *value)
+{
+	switch (s->codec) {
+	case PD_SC_AUTO_ZERO:
+		*wire = i ? 3 : 0;
+		*value = i ? 3 : PD_FILTER_AUTO;
+		break;
+	case PD_SC_CELL_MAX:
+		*wire = i ? 3 : 0;
+		*value = i ? 7 : PD_FILTER_AUTO;
+		break;
+	case PD_SC_P_AUTO:
+		*wire = i ? 5 : PKTDEDUP_P_AUTO;
+		*value = i ? 5 : PD_FILTER_AUTO;
+		break;
+	default:
+		*wire = i ? 7 : 1;
+		*value = *wire;
+		break;
+	}
+}
+
+/*
+ * Every family's rows: a value off the wire lands where the row says, as
+ * its codec reads it, and goes back on the wire as it came; a target left
+ * at 0 goes as the family's default (or not at all); one of two clears
+ * the other.
+ */
+static void pd_filter_settings_codecs(struct kunit *test)
+{
+	unsigned int kind, i;
+	u64 wire, value, back;
+
+	for (kind = 0; kind < PD_FILTER_NKINDS; kind++) {
+		const struct pd_filter_ops *ops = pd_filter_family(kind);
+		const struct pd_setting *s;
+
+		KUNIT_EXPECT_NE(test, (unsigned int)ops->settings[0].attr, 0u);
+		for (s = ops->settings; s->attr; s++) {
+			struct pd_filter_req req;
+
+			KUNIT_EXPECT_PTR_EQ(test, pd_filter_setting(ops, s->attr),
+					    s);
+			for (i = 0; i < 2; i++) {
+				pd_filter_req_defaults(&req, (u8)kind, 1 << 20);
+				pd_ft_codec_case(s, i, &wire, &value);
+				pd_setting_from_wire(ops, &req, s, wire);
+				KUNIT_EXPECT_EQ_MSG(test, pd_setting_get(&req, s),
+						    value, "%s, setting %u",
+						    ops->name, s->attr);
+				KUNIT_EXPECT_TRUE(test,
+						  pd_setting_to_wire(ops, &req,
+								     s, &back));
+				KUNIT_EXPECT_EQ_MSG(test, back, wire,
+						    "%s, setting %u", ops->name,
+						    s->attr);
+			}
+			if (s->codec == PD_SC_TARGET) {
+				pd_setting_set(&req, s, 0);
+				KUNIT_EXPECT_EQ(test,
+						pd_setting_to_wire(ops, &req, s,
+								   &back),
+						ops->default_fps_ppb != 0);
+				if (ops->default_fps_ppb)
+					KUNIT_EXPECT_EQ(test, back,
+							(u64)ops->default_fps_ppb);
+			}
+			if (s->codec == PD_SC_EITHER) {
+				const struct pd_setting *o =
+					pd_filter_setting(ops, s->other);
+
+				KUNIT_ASSERT_NOT_NULL(test, o);
+				KUNIT_EXPECT_EQ(test, (unsigned int)o->codec,
+						(unsigned int)PD_SC_EITHER);
+				KUNIT_EXPECT_EQ(test, (unsigned int)o->other,
+						(unsigned int)s->attr);
+				pd_setting_from_wire(ops, &req, o, 9);
+				KUNIT_EXPECT_EQ(test, pd_setting_get(&req, s),
+						0ULL);
+				KUNIT_EXPECT_FALSE(test,
+						   pd_setting_to_wire(ops, &req,
+								      s, &back));
+			}
+		}
+	}
 }
 
 static void pd_filter_defaults(struct kunit *test)
@@ -401,8 +491,8 @@ static void pd_ft_refused(struct kunit *test, const struct pd_filter_req *req,
 	const char *why = NULL;
 
 	KUNIT_EXPECT_EQ_MSG(test, pd_filter_plan(req, &plan, &why), -EINVAL,
-			    "kind %u k %u max %u p* %u", req->kind, req->k,
-			    req->max, req->p_star_ppb);
+			    "kind %u k %u max %u p* %u", req->kind, (u32)req->k,
+			    (u32)req->max, (u32)req->p_star_ppb);
 	KUNIT_ASSERT_NOT_NULL(test, why);
 	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(why, what), "\"%s\"", why);
 }
@@ -432,7 +522,7 @@ static void pd_filter_refuses(struct kunit *test)
 	unsigned int kind, i;
 
 	for (kind = 0; kind < PD_FILTER_NKINDS; kind++) {
-		bool takes_k = pd_filter_family(kind)->settings & PD_SET_K;
+		bool takes_k = pd_filter_takes(pd_filter_family(kind), PKTDEDUP_A_SETTINGS_K);
 
 		for (i = 0; takes_k && i < PD_ARRAY_SIZE(bad_k); i++) {
 			pd_filter_req_defaults(&req, kind, 1 << 20);
@@ -451,7 +541,7 @@ static void pd_filter_refuses(struct kunit *test)
 	pd_ft_refused(test, &req, "p-star");
 	/* counting families: max is 2^j - 1; ibf's classes need max >= 3 */
 	for (kind = 0; kind < PD_FILTER_NKINDS; kind++) {
-		if (!(pd_filter_family(kind)->settings & PD_SET_MAX))
+		if (!pd_filter_takes(pd_filter_family(kind), PKTDEDUP_A_SETTINGS_CELL_BITS))
 			continue;
 		pd_filter_req_defaults(&req, kind, 1 << 20);
 		req.max = 5;
@@ -490,6 +580,7 @@ static void pd_filter_refuses(struct kunit *test)
 static struct kunit_case pd_filter_cases[] = {
 	KUNIT_CASE(pd_filter_registry),
 	KUNIT_CASE(pd_filter_names),
+	KUNIT_CASE(pd_filter_settings_codecs),
 	KUNIT_CASE(pd_filter_defaults),
 	KUNIT_CASE(pd_filter_query_pure),
 	KUNIT_CASE(pd_filter_occupancy_sampled),

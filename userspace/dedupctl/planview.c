@@ -185,7 +185,7 @@ void print_plan_view(const struct plan_view *v)
 {
 	const struct pd_filter_ops *ops = v->ops;
 	bool fn_low = (v->given & PD_PLAN_HAS_FN) &&
-		      (ops->settings & PD_SET_IMPORTANCE);
+		      pd_filter_takes(ops, PKTDEDUP_A_SETTINGS_IMPORTANCE);
 	char b1[32], b2[32];
 
 	if (v->given & PD_PLAN_HAS_WINDOW) {
@@ -211,7 +211,7 @@ void print_plan_view(const struct plan_view *v)
 			       (unsigned long long)v->gap, v->fn / 1e9);
 		if (fn_low)
 			printf(",\"fn_low_at_gap\":%.9g", v->fn_low / 1e9);
-		if (ops->settings & PD_SET_PSTAR)
+		if (pd_filter_takes(ops, PKTDEDUP_A_SETTINGS_P_STAR))
 			printf(",\"p_star\":%.9g", v->p_star / 1e9);
 		return;
 	}
@@ -227,7 +227,7 @@ void print_plan_view(const struct plan_view *v)
 		printf("arrays   %u of %llu bits\n", v->k,
 		       (unsigned long long)v->cells);
 	}
-	if (ops->settings & PD_SET_PSTAR)
+	if (pd_filter_takes(ops, PKTDEDUP_A_SETTINGS_P_STAR))
 		printf("p*       %s (phase 3 after bits / p* packets)\n",
 		       pct(b1, sizeof(b1), v->p_star));
 	printf("model    fp bound %s", pct(b1, sizeof(b1), v->fp));

@@ -105,7 +105,7 @@ void config_words(const struct nlattr **tb, struct words *w)
 		words_add(w, "fps");
 		words_add(w, "%s", ppb_word(b, sizeof(b),
 					    u32a(s, PKTDEDUP_A_SETTINGS_FPS)));
-	} else if (ops->settings & PD_SET_FPS) {
+	} else if (pd_filter_takes(ops, PKTDEDUP_A_SETTINGS_FPS)) {
 		/* the bit arrays: no target; one set cannot be unset */
 		w->note = "no fps: where this family is already in force with an fps, that fps stays (set another filter first to clear it)";
 	}

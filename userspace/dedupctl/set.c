@@ -19,39 +19,44 @@
 #include "../../module/uapi/pktdedup.h"
 #include "dedupctl.h"
 #include "units.h"
-/* A filter setting: its name, the PD_SET_* it is, its values. */
+/*
+ * A filter setting as dedupctl spells it, and the attribute of the spec's
+ * settings set a family must take for it (its rows: core/settings.h). The
+ * window is a time or a packet count (window-ns or window-packets), and
+ * importance mark brings its mask: fsetting_read() says which were given.
+ */
 struct fsetting {
 	const char *name;
-	uint32_t flag;
+	uint16_t attr;
 };
-
-/*
- * The rate is a setting of the window families (PD_SET_WINDOW) but goes
- * into a request on its own: a window given alone keeps the rate.
- */
-#define DC_SET_RATE 0x10000
 
 static const struct fsetting fsettings[] = {
-	{ "fps", PD_SET_FPS }, { "max", PD_SET_MAX }, { "k", PD_SET_K },
-	{ "p", PD_SET_P }, { "gap", PD_SET_GAP }, { "p-star", PD_SET_PSTAR },
-	{ "importance", PD_SET_IMPORTANCE }, { "window", PD_SET_WINDOW },
-	{ "rate", DC_SET_RATE }, { "subwindows", PD_SET_SUBWIN },
-	{ "warn-below", PD_SET_WARN }, { "layout", PD_SET_LAYOUT },
+	{ "fps", PKTDEDUP_A_SETTINGS_FPS },
+	{ "max", PKTDEDUP_A_SETTINGS_CELL_BITS },
+	{ "k", PKTDEDUP_A_SETTINGS_K },
+	{ "p", PKTDEDUP_A_SETTINGS_P },
+	{ "gap", PKTDEDUP_A_SETTINGS_GAP },
+	{ "p-star", PKTDEDUP_A_SETTINGS_P_STAR },
+	{ "importance", PKTDEDUP_A_SETTINGS_IMPORTANCE },
+	{ "window", PKTDEDUP_A_SETTINGS_WINDOW_NS },
+	{ "rate", PKTDEDUP_A_SETTINGS_RATE },
+	{ "subwindows", PKTDEDUP_A_SETTINGS_SUBWINDOWS },
+	{ "warn-below", PKTDEDUP_A_SETTINGS_WARN_BELOW },
+	{ "layout", PKTDEDUP_A_SETTINGS_LAYOUT },
 };
 
-/* What a family must take for a setting's flag. */
-static uint32_t family_flag(uint32_t flag)
-{
-	return flag == DC_SET_RATE ? PD_SET_WINDOW : flag;
-}
+/* The bit of attribute a in a mask of given settings. */
+#define SET_BIT(a) (1ULL << (a))
+static_assert(PKTDEDUP_A_SETTINGS_MAX < 64, "settings in a u64 mask");
 
-static uint32_t fsetting_flag(const char *k)
+/* The attribute a family must take for setting k; 0: not a setting. */
+static uint16_t fsetting_attr(const char *k)
 {
 	unsigned int i;
 
 	for (i = 0; i < sizeof(fsettings) / sizeof(fsettings[0]); i++)
 		if (!strcmp(fsettings[i].name, k))
-			return fsettings[i].flag;
+			return fsettings[i].attr;
 	return 0;
 }
 
@@ -100,9 +105,15 @@ static const struct pd_filter_ops *named_family(int argc, char **argv)
 	return ops;
 }
 
-/* A filter setting into req (the values, validated; exits 2 if bad). */
-static void fsetting_read(const char *k, char **v, struct pd_filter_req *req)
+/*
+ * A filter setting into req (the values, validated; exits 2 if bad), and
+ * the attributes it gives (SET_BIT()s).
+ */
+static uint64_t fsetting_read(const char *k, char **v,
+			      struct pd_filter_req *req)
 {
+	uint64_t given = SET_BIT(fsetting_attr(k));
+
 	if (!strcmp(k, "fps")) {
 		req->fps_ppb = ppb_arg(k, v[0]);
 	} else if (!strcmp(k, "max")) {
@@ -128,6 +139,8 @@ static void fsetting_read(const char *k, char **v, struct pd_filter_req *req)
 		    req->window_pkts > PD_TW_MAX_PACKETS)
 			usage_error("window: '%s' is not a time from 1us to 1h (e.g. 2ms, 500us, 10s) or a packet count up to 2^31 (e.g. 100000p)",
 				    v[0]);
+		if (req->window_pkts)
+			given = SET_BIT(PKTDEDUP_A_SETTINGS_WINDOW_PACKETS);
 	} else if (!strcmp(k, "rate")) {
 		uint64_t r;
 
@@ -165,55 +178,27 @@ static void fsetting_read(const char *k, char **v, struct pd_filter_req *req)
 			req->importance_mask =
 				(uint32_t)num_arg("importance mask", v[1], 1,
 						  0xffffffffu);
+			given |= SET_BIT(PKTDEDUP_A_SETTINGS_IMPORTANCE_MASK);
 		} else {
 			usage_error("importance: '%s' is not dscp or mark MASK",
 				    v[0]);
 		}
 	}
+	return given;
 }
 
-/* Put the settings of flags (PD_SET_*) from req into a settings nest. */
-static void fsettings_put(struct nlmsghdr *nlh, const struct pd_filter_req *r,
-			  uint32_t flags)
+/* Put the settings given (SET_BIT()s) from req, as ops's rows say. */
+static void fsettings_put(struct nlmsghdr *nlh, const struct pd_filter_ops *ops,
+			  const struct pd_filter_req *r, uint64_t given)
 {
-	if (flags & PD_SET_FPS)
-		mnl_attr_put_u32(nlh, PKTDEDUP_A_SETTINGS_FPS, r->fps_ppb);
-	if (flags & PD_SET_MAX)
-		mnl_attr_put_u8(nlh, PKTDEDUP_A_SETTINGS_CELL_BITS,
-				r->max == PD_FILTER_AUTO ? 0 :
-				(uint8_t)pd_sbf_bits_for_max(r->max));
-	if (flags & PD_SET_K)
-		mnl_attr_put_u8(nlh, PKTDEDUP_A_SETTINGS_K,
-				r->k == PD_FILTER_AUTO ? 0 : (uint8_t)r->k);
-	if (flags & PD_SET_P)
-		mnl_attr_put_u32(nlh, PKTDEDUP_A_SETTINGS_P,
-				 r->p == PD_FILTER_AUTO ? PKTDEDUP_P_AUTO : r->p);
-	if (flags & PD_SET_GAP)
-		mnl_attr_put_u64(nlh, PKTDEDUP_A_SETTINGS_GAP, r->gap);
-	if (flags & PD_SET_PSTAR)
-		mnl_attr_put_u32(nlh, PKTDEDUP_A_SETTINGS_P_STAR, r->p_star_ppb);
-	if ((flags & PD_SET_WINDOW) && r->window_ns)
-		mnl_attr_put_u64(nlh, PKTDEDUP_A_SETTINGS_WINDOW_NS, r->window_ns);
-	if ((flags & PD_SET_WINDOW) && r->window_pkts)
-		mnl_attr_put_u32(nlh, PKTDEDUP_A_SETTINGS_WINDOW_PACKETS,
-				 (uint32_t)r->window_pkts);
-	if (flags & DC_SET_RATE)
-		mnl_attr_put_u32(nlh, PKTDEDUP_A_SETTINGS_RATE, r->rate);
-	if (flags & PD_SET_SUBWIN)
-		mnl_attr_put_u8(nlh, PKTDEDUP_A_SETTINGS_SUBWINDOWS,
-				(uint8_t)r->subwindows);
-	if (flags & PD_SET_WARN)
-		mnl_attr_put_u8(nlh, PKTDEDUP_A_SETTINGS_WARN_BELOW,
-				(uint8_t)r->warn_below);
-	if (flags & PD_SET_LAYOUT)
-		mnl_attr_put_u8(nlh, PKTDEDUP_A_SETTINGS_LAYOUT, r->layout);
-	if (flags & PD_SET_IMPORTANCE) {
-		mnl_attr_put_u8(nlh, PKTDEDUP_A_SETTINGS_IMPORTANCE,
-				r->importance);
-		if (r->importance == PKTDEDUP_IMPORTANCE_MARK)
-			mnl_attr_put_u32(nlh, PKTDEDUP_A_SETTINGS_IMPORTANCE_MASK,
-					 r->importance_mask);
-	}
+	const struct pd_setting *s;
+	uint64_t v;
+
+	for (s = ops->settings; s->attr; s++)
+		if ((given & SET_BIT(s->attr)) &&
+		    pd_setting_to_wire(ops, r, s, &v))
+			put_uint(nlh, s->attr, nls_settings.attrs[s->attr].type,
+				 v);
 }
 
 /* A fixed seed: a u64, decimal or 0x hex; exits 2 if bad. */
@@ -303,7 +288,7 @@ void put_settings(struct nlmsghdr *nlh, int argc, char **argv,
 {
 	struct pd_filter_req req;
 	struct nlattr *cfg, *filter, *fam;
-	uint32_t set[PD_FILTER_NKINDS] = { 0 };
+	uint64_t set[PD_FILTER_NKINDS] = { 0 };
 	unsigned int kind;
 	int i, n;
 
@@ -312,7 +297,7 @@ void put_settings(struct nlmsghdr *nlh, int argc, char **argv,
 	for (i = 0; i < argc; i += n) {
 		n = setting_args(argc, argv, i);
 		if (!strcmp(argv[i], "filter") || !strcmp(argv[i], "mem") ||
-		    fsetting_flag(argv[i]))
+		    fsetting_attr(argv[i]))
 			continue;
 		/*
 		 * seed N and seed random are two attributes: only the last
@@ -329,7 +314,8 @@ void put_settings(struct nlmsghdr *nlh, int argc, char **argv,
 	}
 	filter = mnl_attr_nest_start(nlh, PKTDEDUP_A_CONFIG_FILTER);
 	for (i = 0; i < argc; i += n) {
-		uint32_t flag = fsetting_flag(argv[i]);
+		uint16_t attr = fsetting_attr(argv[i]);
+		uint64_t given;
 
 		n = setting_args(argc, argv, i);
 		if (!strcmp(argv[i], "filter")) {
@@ -338,17 +324,17 @@ void put_settings(struct nlmsghdr *nlh, int argc, char **argv,
 		} else if (!strcmp(argv[i], "mem")) {
 			mnl_attr_put_u64(nlh, PKTDEDUP_A_FILTER_MEM,
 					 size_arg("mem", argv[i + 1]));
-		} else if (flag) {
-			fsetting_read(argv[i], argv + i + 1, &req);
-			if (target->settings & family_flag(flag)) {
-				set[target->kind] |= flag;
+		} else if (attr) {
+			given = fsetting_read(argv[i], argv + i + 1, &req);
+			if (pd_filter_takes(target, attr)) {
+				set[target->kind] |= given;
 				continue;
 			}
 			for (kind = 0; kind < PD_FILTER_NKINDS; kind++)
-				if (pd_filter_family(kind)->settings &
-				    family_flag(flag))
+				if (pd_filter_takes(pd_filter_family(kind),
+						    attr))
 					break;
-			set[kind] |= flag;
+			set[kind] |= given;
 		}
 	}
 	for (kind = 0; kind < PD_FILTER_NKINDS; kind++) {
@@ -356,7 +342,7 @@ void put_settings(struct nlmsghdr *nlh, int argc, char **argv,
 			continue;
 		fam = mnl_attr_nest_start(nlh,
 					  family_nest(pd_filter_family(kind)));
-		fsettings_put(nlh, &req, set[kind]);
+		fsettings_put(nlh, pd_filter_family(kind), &req, set[kind]);
 		mnl_attr_nest_end(nlh, fam);
 	}
 	mnl_attr_nest_end(nlh, filter);
@@ -549,7 +535,7 @@ int cmd_plan(int argc, char **argv)
 		      &pd_sbf_family;
 	pd_filter_req_defaults(&req, ops->kind, 0);
 	for (i = 0; i < argc; i += n) {
-		uint32_t flag = fsetting_flag(argv[i]);
+		uint16_t attr = fsetting_attr(argv[i]);
 
 		n = setting_args(argc, argv, i);
 		if (!strcmp(argv[i], "filter"))
@@ -557,9 +543,9 @@ int cmd_plan(int argc, char **argv)
 		if (!strcmp(argv[i], "mem")) {
 			req.mem_bytes = size_arg("mem", argv[i + 1]);
 			have_mem = true;
-		} else if (!flag) {
+		} else if (!attr) {
 			usage_error("plan: unknown setting '%s'", argv[i]);
-		} else if (!(ops->settings & family_flag(flag))) {
+		} else if (!pd_filter_takes(ops, attr)) {
 			usage_error("plan: %s is not a setting of the %s filter",
 				    argv[i], ops->name);
 		} else {
@@ -579,7 +565,7 @@ int cmd_plan(int argc, char **argv)
 			    size_str(b2, sizeof(b2), req.mem_bytes));
 	plan_view_local(ops, &pl, &v);
 	/* the target, where the family has one (the bit arrays: if given) */
-	fps = ops->settings & PD_SET_FPS ?
+	fps = pd_filter_takes(ops, PKTDEDUP_A_SETTINGS_FPS) ?
 	      (req.fps_ppb ? req.fps_ppb : ops->default_fps_ppb) : 0;
 	if (json) {
 		printf("{\"filter\":\"%s\",\"mem\":%llu,\"mem_bytes\":%llu",

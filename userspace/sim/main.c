@@ -1128,8 +1128,27 @@ static const char *algos(void)
 	strcat(names, ", " ALGO_FPBUF);
 	return names;
 }
-/* fpbuffering's own setting, beside filter.h's PD_SET_* */
-#define SIM_SET_ENTRY_BITS 0x10000
+/*
+ * Settings as masks of the bits 1 << attr of the spec's settings set (a
+ * family's rows say which it takes), and fpbuffering's own beside them.
+ */
+#define SET_BIT(a) (1ULL << (a))
+#define SIM_ATTR_ENTRY_BITS (PKTDEDUP_A_SETTINGS_MAX + 1)
+static_assert(SIM_ATTR_ENTRY_BITS < 64, "settings in a u64 mask");
+
+/* The settings a family takes (fpbuffering: fps, entry bits). */
+static u64 settings_taken(const struct pd_filter_ops *ops)
+{
+	const struct pd_setting *s;
+	u64 m = 0;
+
+	if (!ops)
+		return SET_BIT(PKTDEDUP_A_SETTINGS_FPS) |
+		       SET_BIT(SIM_ATTR_ENTRY_BITS);
+	for (s = ops->settings; s->attr; s++)
+		m |= SET_BIT(s->attr);
+	return m;
+}
 
 /*
  * The family-specific options and the setting each gives. --window and
@@ -1139,15 +1158,19 @@ static const char *algos(void)
  */
 static const struct {
 	int opt;
-	u32 set;
+	u16 attr;
 } setting_opts[] = {
-	{ O_MAX, PD_SET_MAX }, { O_K, PD_SET_K }, { O_P, PD_SET_P },
-	{ O_FPS, PD_SET_FPS }, { O_GAP, PD_SET_GAP }, { O_PSTAR, PD_SET_PSTAR },
-	{ O_IMPORTANCE, PD_SET_IMPORTANCE },
-	{ O_ENTRY_BITS, SIM_SET_ENTRY_BITS },
-	{ O_WINDOW, PD_SET_WINDOW }, { O_RATE, PD_SET_WINDOW },
-	{ O_SUBWINDOWS, PD_SET_SUBWIN }, { O_WARN_BELOW, PD_SET_WARN },
-	{ O_LAYOUT, PD_SET_LAYOUT },
+	{ O_MAX, PKTDEDUP_A_SETTINGS_CELL_BITS }, { O_K, PKTDEDUP_A_SETTINGS_K },
+	{ O_P, PKTDEDUP_A_SETTINGS_P }, { O_FPS, PKTDEDUP_A_SETTINGS_FPS },
+	{ O_GAP, PKTDEDUP_A_SETTINGS_GAP },
+	{ O_PSTAR, PKTDEDUP_A_SETTINGS_P_STAR },
+	{ O_IMPORTANCE, PKTDEDUP_A_SETTINGS_IMPORTANCE },
+	{ O_ENTRY_BITS, SIM_ATTR_ENTRY_BITS },
+	{ O_WINDOW, PKTDEDUP_A_SETTINGS_WINDOW_NS },
+	{ O_RATE, PKTDEDUP_A_SETTINGS_RATE },
+	{ O_SUBWINDOWS, PKTDEDUP_A_SETTINGS_SUBWINDOWS },
+	{ O_WARN_BELOW, PKTDEDUP_A_SETTINGS_WARN_BELOW },
+	{ O_LAYOUT, PKTDEDUP_A_SETTINGS_LAYOUT },
 };
 
 static bool setting_given_by_main(int o)
@@ -1155,7 +1178,7 @@ static bool setting_given_by_main(int o)
 	return o == O_WINDOW || o == O_SUBWINDOWS;
 }
 
-static u32 setting_of(int o)
+static u64 setting_of(int o)
 {
 	unsigned int i;
 
@@ -1163,22 +1186,22 @@ static u32 setting_of(int o)
 		return 0;
 	for (i = 0; i < PD_ARRAY_SIZE(setting_opts); i++)
 		if (setting_opts[i].opt == o)
-			return setting_opts[i].set;
+			return SET_BIT(setting_opts[i].attr);
 	return 0;
 }
 
 /* Refuse a setting the family does not take, saying which it takes. */
-static void check_settings(const char *algo, u32 takes, u32 given)
+static void check_settings(const char *algo, u64 takes, u64 given)
 {
 	char list[256] = "";
 	unsigned int i;
 
 	for (i = 0; i < PD_ARRAY_SIZE(setting_opts); i++)
-		if (takes & setting_opts[i].set)
+		if (takes & SET_BIT(setting_opts[i].attr))
 			snprintf(list + strlen(list), sizeof(list) - strlen(list),
 				 " --%s", optname(setting_opts[i].opt));
 	for (i = 0; i < PD_ARRAY_SIZE(setting_opts); i++)
-		if ((given & setting_opts[i].set & ~takes) &&
+		if ((given & SET_BIT(setting_opts[i].attr) & ~takes) &&
 		    setting_opts[i].opt != O_WINDOW)
 			usage_error("--%s: %s does not take it (%s takes --mem%s)",
 				    optname(setting_opts[i].opt), algo, algo,
@@ -1357,7 +1380,7 @@ int main(int argc, char **argv)
 	uint64_t v, window = 0, ncp = 0, cpus = 1, mem = 0;
 	uint64_t gap = 0, entry_bits = FPBUF_DEFAULT_ENTRY_BITS;
 	u32 max = PD_FILTER_AUTO, k = PD_FILTER_AUTO, p = PD_FILTER_AUTO;
-	u32 given = 0, takes;
+	u64 given = 0, takes;
 	u8 importance = PKTDEDUP_IMPORTANCE_MARK;
 	const char *window_arg = NULL, *subwin_arg = NULL;
 	u64 window_ns = 0, window_pkts = 0, tw_rate = 0, subwin = 0;
@@ -1629,7 +1652,8 @@ int main(int argc, char **argv)
 		have_algo = true;
 	}
 	if (sc.kind == STREAM_PCAP && !have_mem && pd_filter_family_by_name(algo) &&
-	    !(pd_filter_family_by_name(algo)->settings & PD_SET_WINDOW)) {
+	    !pd_filter_takes(pd_filter_family_by_name(algo),
+			     PKTDEDUP_A_SETTINGS_WINDOW_NS)) {
 		mem = PD_DEFAULT_MEM;
 		have_mem = true;
 	}
@@ -1651,10 +1675,10 @@ int main(int argc, char **argv)
 	memset(&truth, 0, sizeof(truth));
 	r->sf.name = algo;
 	r->sf.ops = pd_filter_family_by_name(algo);
-	takes = r->sf.ops ? r->sf.ops->settings :
-		PD_SET_FPS | SIM_SET_ENTRY_BITS;
-	winfam = takes & PD_SET_WINDOW;
-	if (subwin_arg && sources && (takes & PD_SET_SUBWIN))
+	takes = settings_taken(r->sf.ops);
+	winfam = takes & SET_BIT(PKTDEDUP_A_SETTINGS_WINDOW_NS);
+	if (subwin_arg && sources &&
+	    (takes & SET_BIT(PKTDEDUP_A_SETTINGS_SUBWINDOWS)))
 		usage_error("--subwindows %s: ambiguous with --sources and --algo %s (the source analytics' or the filter's?)",
 			    subwin_arg, algo);
 	if (subwin_arg && sources) {
@@ -1663,7 +1687,7 @@ int main(int argc, char **argv)
 				    subwin_arg);
 		srcc.nsub = (unsigned int)v;
 	} else if (subwin_arg) {
-		given |= PD_SET_SUBWIN;
+		given |= SET_BIT(PKTDEDUP_A_SETTINGS_SUBWINDOWS);
 	}
 	check_settings(algo, takes, given);
 	if (subwin_arg && !sources &&
@@ -1707,7 +1731,7 @@ int main(int argc, char **argv)
 	if (fps > 0 && r->sf.ops && llround(fps * 1e9) < 1)
 		usage_error("--fps: %g is not a probability between 1e-9 and 1 (exclusive)",
 			    fps);
-	if ((given & PD_SET_FPS) && p != PD_FILTER_AUTO)
+	if ((given & SET_BIT(PKTDEDUP_A_SETTINGS_FPS)) && p != PD_FILTER_AUTO)
 		usage_error("give either --p or --fps, not both");
 	if (sc.kind == STREAM_PCAP && !sc.pcap_path)
 		usage_error("--stream pcap needs --pcap FILE");
@@ -1760,7 +1784,7 @@ int main(int argc, char **argv)
 		if (fps > 0)
 			req.fps_ppb = (u32)llround(fps * 1e9);
 		/* does the family read the target? */
-		if (r->sf.ops->settings & PD_SET_FPS) {
+		if (pd_filter_takes(r->sf.ops, PKTDEDUP_A_SETTINGS_FPS)) {
 			u32 t = req.fps_ppb ? req.fps_ppb :
 				r->sf.ops->default_fps_ppb;
 

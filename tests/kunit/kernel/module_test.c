@@ -12,6 +12,7 @@
 #include <net/net_namespace.h>
 
 #include "../../../module/core/rng.h"
+#include "../../../module/nl_gen.h"
 #include "../../../module/pktdedup.h"
 #include "../../../module/sources/src_internal.h"
 
@@ -735,6 +736,37 @@ static void pd_t_reconfigure(struct kunit *test)
 }
 
 /*
+ * Each family's rows are the settings its nest's policy (the spec's subset
+ * for it) accepts, no more and no fewer: the netlink layer reads and
+ * writes a nest from the rows alone.
+ */
+static void pd_t_settings_rows(struct kunit *test)
+{
+	static const u16 nest[PD_FILTER_NKINDS] = {
+#define PD_FAMILY(KIND, id) \
+	[PKTDEDUP_FILTER_KIND_##KIND] = PKTDEDUP_A_FILTER_##KIND,
+#include "../../../module/core/families.h"
+#undef PD_FAMILY
+	};
+	unsigned int kind, a;
+
+	for (kind = 0; kind < PD_FILTER_NKINDS; kind++) {
+		const struct pd_filter_ops *ops = pd_filter_family(kind);
+		const struct nla_policy *pol =
+			pd_filter_nl_policy[nest[kind]].nested_policy;
+
+		KUNIT_ASSERT_NOT_NULL(test, pol);
+		for (a = PKTDEDUP_A_SETTINGS_PAD + 1;
+		     a <= PKTDEDUP_A_SETTINGS_MAX; a++) {
+			const struct pd_setting *s = pd_filter_setting(ops, a);
+
+			KUNIT_EXPECT_EQ_MSG(test, !!s, pol[a].type != NLA_UNSPEC,
+					    "%s, setting %u", ops->name, a);
+		}
+	}
+}
+
+/*
  * Each inet placement (the ones this test kernel has) registers IPv4 and
  * IPv6 ops at its row's hook number, and a change of placement is a new
  * hook generation.
@@ -1231,6 +1263,7 @@ static struct kunit_case pd_module_cases[] = {
 	KUNIT_CASE(pd_t_sources_defaults),
 	KUNIT_CASE(pd_t_reconfigure),
 	KUNIT_CASE(pd_t_placements),
+	KUNIT_CASE(pd_t_settings_rows),
 	KUNIT_CASE(pd_t_fixed_seed),
 	KUNIT_CASE(pd_t_budget),
 	KUNIT_CASE(pd_t_idle_and_total),

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A filter family's settings, as rows of a table the family owns.
+ *
+ * Each row names the attribute of the spec's "settings" set the setting
+ * travels in (PKTDEDUP_A_SETTINGS_*; the family's own nest in the spec
+ * lists the same ones), where a request keeps its value, and how the
+ * value differs from what the wire carries (its codec). The netlink layer
+ * reads and writes every family's nest from the rows alone; dedupctl,
+ * dedup-sim, /proc and the reports ask the rows whether a family takes a
+ * setting (pd_filter_takes()). A table ends with an empty row. A family
+ * with a new setting adds its attribute to the spec and a row to its
+ * table: nothing else lists it.
+ */
+#ifndef PD_SETTINGS_H
+#define PD_SETTINGS_H
+
+#include "pd_port.h"
+
+struct pd_filter_ops;
+struct pd_filter_req;
+
+/* How a setting's value and the wire's differ. */
+enum pd_setting_codec {
+	PD_SC_PLAIN,		/* the same */
+	PD_SC_AUTO_ZERO,	/* wire 0: the value PD_FILTER_AUTO */
+	PD_SC_CELL_MAX,		/* wire: bits j per cell (0: AUTO); value 2^j - 1 */
+	PD_SC_P_AUTO,		/* wire PKTDEDUP_P_AUTO: the value PD_FILTER_AUTO */
+	/*
+	 * A target: 0 is the family's default (default_fps_ppb), sent as that
+	 * default, and left out if that is 0 too (no target).
+	 */
+	PD_SC_TARGET,
+	/*
+	 * One of two (a window as a time or a packet count, .other the
+	 * second): given, it clears the other; left out when 0; both in one
+	 * request are refused.
+	 */
+	PD_SC_EITHER,
+};
+
+/*
+ * A row. A request keeps every setting's value in a u64 (the widest a
+ * setting's attribute is), so a row needs only the value's place.
+ */
+struct pd_setting {
+	u16 attr;		/* PKTDEDUP_A_SETTINGS_* */
+	u16 other;		/* PD_SC_EITHER: the other one's attr */
+	u16 off;		/* of the u64 value in struct pd_filter_req */
+	u8 codec;		/* enum pd_setting_codec */
+};
+
+/* A row: the setting ATTR kept in the request's field, with its codec. */
+#define PD_SETTING(ATTR, field, CODEC)					\
+	{								\
+		.attr = PKTDEDUP_A_SETTINGS_##ATTR,			\
+		.off = offsetof(struct pd_filter_req, field),		\
+		.codec = PD_SC_##CODEC,					\
+	}
+
+/* A row of one of two settings: ATTR, given, clears OTHER. */
+#define PD_SETTING_EITHER(ATTR, field, OTHER)				\
+	{								\
+		.attr = PKTDEDUP_A_SETTINGS_##ATTR,			\
+		.other = PKTDEDUP_A_SETTINGS_##OTHER,			\
+		.off = offsetof(struct pd_filter_req, field),		\
+		.codec = PD_SC_EITHER,					\
+	}
+
+/* The row of setting attr that ops's family takes, or NULL. */
+const struct pd_setting *pd_filter_setting(const struct pd_filter_ops *ops,
+					   unsigned int attr);
+
+static inline bool pd_filter_takes(const struct pd_filter_ops *ops,
+				   unsigned int attr)
+{
+	return pd_filter_setting(ops, attr);
+}
+
+/* A setting's value in req, and setting it. */
+u64 pd_setting_get(const struct pd_filter_req *req,
+		   const struct pd_setting *s);
+void pd_setting_set(struct pd_filter_req *req, const struct pd_setting *s,
+		    u64 v);
+
+/*
+ * A value off the wire (already validated by the spec's policy) into req:
+ * what the kernel does with an attribute of a family's nest, and what
+ * dedupctl does with what it reads back.
+ */
+void pd_setting_from_wire(const struct pd_filter_ops *ops,
+			  struct pd_filter_req *req,
+			  const struct pd_setting *s, u64 wire);
+/* The wire's value of a setting in req; false: it is left out. */
+bool pd_setting_to_wire(const struct pd_filter_ops *ops,
+			const struct pd_filter_req *req,
+			const struct pd_setting *s, u64 *wire);
+
+#endif /* PD_SETTINGS_H */
