@@ -401,15 +401,23 @@ static u32 pd_bitf_k_for_fps(u8 kind, u32 fps_ppb)
 	return best;
 }
 
+PD_FILTER_REQ_FITS(struct pd_bitf_req);
+
+static void pd_bitf_req_defaults(struct pd_filter_req *req)
+{
+	pd_bitf_req(req)->k = PD_FILTER_AUTO;
+}
+
 static int pd_bitf_plan(const struct pd_filter_req *req,
 			struct pd_filter_plan *c, const char **why)
 {
+	const struct pd_bitf_req *br = pd_bitf_req(req);
 	struct pd_bitf_params prm;
 	int err;
 
 	memset(c, 0, sizeof(*c));
-	if (req->k != PD_FILTER_AUTO)
-		c->k = req->k;
+	if (br->k != PD_FILTER_AUTO)
+		c->k = br->k;
 	else if (req->kind == PKTDEDUP_FILTER_KIND_RSBF)
 		c->k = pd_rsbf_k(req->fps_ppb);
 	else if (req->fps_ppb)
@@ -427,7 +435,7 @@ static int pd_bitf_plan(const struct pd_filter_req *req,
 	prm.bits = req->mem_bytes * 8 / c->k;
 	prm.k = c->k;
 	prm.kind = req->kind;
-	prm.p_star_ppb = req->p_star_ppb ? req->p_star_ppb :
+	prm.p_star_ppb = br->p_star_ppb ? br->p_star_ppb :
 			 PD_BITF_DEFAULT_PSTAR_PPB;
 	err = pd_bitf_check(&prm, why);
 	if (err)
@@ -491,16 +499,16 @@ static void pd_bitf_occupancy(const struct pd_filter *f,
 
 /* RSBF: its FPR threshold (fps), k, and its insertion floor */
 static const struct pd_setting pd_rsbf_settings[] = {
-	PD_SETTING(FPS, fps_ppb, TARGET),
-	PD_SETTING(K, k, AUTO_ZERO),
-	PD_SETTING(P_STAR, p_star_ppb, PLAIN),
+	PD_SETTING_FPS,
+	PD_SETTING(K, struct pd_bitf_req, k, AUTO_ZERO),
+	PD_SETTING(P_STAR, struct pd_bitf_req, p_star_ppb, PLAIN),
 	{ }
 };
 
 /* the others: a target (none by default), k */
 static const struct pd_setting pd_bitf_settings[] = {
-	PD_SETTING(FPS, fps_ppb, TARGET),
-	PD_SETTING(K, k, AUTO_ZERO),
+	PD_SETTING_FPS,
+	PD_SETTING(K, struct pd_bitf_req, k, AUTO_ZERO),
 	{ }
 };
 
@@ -510,6 +518,7 @@ const struct pd_filter_ops fam = {					\
 	.kind = kd,							\
 	.settings = sets,							\
 	.default_fps_ppb = fps,						\
+	.req_defaults = pd_bitf_req_defaults,				\
 	.plan = pd_bitf_plan,						\
 	.init = pd_bitf_finit,						\
 	.set_rng = pd_bitf_fset_rng,					\

@@ -67,6 +67,14 @@ struct pd_bitf {
 /* The state of a filter of a bit-array family (filter.h's pd_filter_priv()). */
 #define pd_bitf_of(f) ((struct pd_bitf *)pd_filter_priv(f))
 
+/* The bit-array families' settings in a request (pd_filter_req.fam). */
+struct pd_bitf_req {
+	u64 k;			/* arrays, or PD_FILTER_AUTO */
+	u64 p_star_ppb;		/* rsbf: the insertion floor; 0: 0.03 */
+};
+
+#define pd_bitf_req(r) ((struct pd_bitf_req *)(r)->fam)
+
 /* Validate params; 0 or a negative errno with *why. */
 int pd_bitf_check(const struct pd_bitf_params *prm, const char **why);
 /* Bits per array init will use (s rounded down to whole words). */

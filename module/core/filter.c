@@ -59,10 +59,6 @@ void pd_filter_req_defaults(struct pd_filter_req *req, u8 kind, u64 mem)
 	memset(req, 0, sizeof(*req));
 	req->kind = kind;
 	req->mem_bytes = mem;
-	req->max = PD_FILTER_AUTO;
-	req->k = PD_FILTER_AUTO;
-	req->p = PD_FILTER_AUTO;
-	req->importance = PKTDEDUP_IMPORTANCE_DSCP;
 	if (pd_filter_family(kind) && pd_filter_family(kind)->req_defaults)
 		pd_filter_family(kind)->req_defaults(req);
 }

@@ -5,8 +5,10 @@
  * from a request, says how much memory it needs, sets itself up over the
  * memory it is given, and runs one step per element (the verdict and its
  * update). The module, the simulator, the benchmark and the tests call
- * only this interface; a family registers with one line in
- * pd_filter_families[] (filter.c) and nothing else names it.
+ * only this interface. A family is an entry of the spec's filter-kind enum
+ * (families.h, generated from it, lists them for the registry and the
+ * netlink nests) and its own file: its ops, its state and its settings
+ * (struct and rows, settings.h), which nothing else names.
  *
  * Families: sbf (Deng & Rafiei), rsbf, bsbf, bsbfsd, rlbsbf (Bera et al.,
  * bitf.h), ibf-2c, ibf-mc (Boraskar et al., ibf.h), and the window
@@ -27,32 +29,30 @@
 #define PD_FILTER_NKINDS (PKTDEDUP_FILTER_KIND_MAX + 1)
 #define PD_FILTER_AUTO 0xffffffffu	/* "choose for me" */
 
+/* Room for a family's own settings in a request, in u64 values. */
+#define PD_FILTER_REQ_SLOTS 8
+
 /*
- * What is asked of a filter: memory, then the settings of its family, each
- * PD_FILTER_AUTO (or 0 where it says so) for the family's own choice, each
- * a u64 (settings.h: a row locates its value by offset alone). A
- * family refuses nothing it does not read: what it takes is its table of
- * rows (pd_filter_ops.settings, settings.h), which the netlink layer,
- * dedupctl and dedup-sim read.
+ * What is asked of a filter: a family, memory and a target, then the
+ * settings of the family, each PD_FILTER_AUTO (or 0 where it says so) for
+ * the family's own choice. Those are the family's own struct of u64
+ * values (struct pd_sbf_req, pd_ibf_req, pd_bitf_req, pd_tw_req), opaque
+ * here: reached with the family's accessor (pd_sbf_req(), ...), checked to
+ * fit by PD_FILTER_REQ_FITS(), and described by the family's rows
+ * (pd_filter_ops.settings, settings.h), which the netlink layer,
+ * dedupctl and dedup-sim read. A family refuses nothing it does not read.
  */
 struct pd_filter_req {
 	u8 kind;		/* PKTDEDUP_FILTER_KIND_* */
 	u64 mem_bytes;		/* cells or bit arrays */
 	u64 fps_ppb;		/* target FP rate; 0: the family's default */
-	u64 max;		/* counting: cell maximum 2^j - 1, or AUTO */
-	u64 k;			/* probes (counting), arrays (bits), or AUTO */
-	u64 p;			/* counting: decrements per element, or AUTO */
-	u64 gap;		/* typical gap between copies; 0: unknown */
-	u64 p_star_ppb;		/* rsbf: the insertion floor; 0: 0.03 */
-	u64 importance;		/* ibf: PKTDEDUP_IMPORTANCE_* */
-	u64 importance_mask;	/* ibf, mark source */
-	u64 window_ns;		/* windows: a time window, or 0 */
-	u64 window_pkts;	/* windows: a packet window, or 0 */
-	u64 rate;		/* time windows: packets/s; 0: size from mem */
-	u64 subwindows;		/* jumping: s; 0: PD_TW_DEFAULT_SUBWIN */
-	u64 warn_below;		/* windows: percent; 0: never */
-	u64 layout;		/* sbf: PKTDEDUP_LAYOUT_* */
+	u64 fam[PD_FILTER_REQ_SLOTS];	/* the family's settings */
 };
+
+/* In a family's header: its settings struct fits in pd_filter_req.fam. */
+#define PD_FILTER_REQ_FITS(type)					\
+	static_assert(sizeof(type) <= sizeof(((struct pd_filter_req *)0)->fam), \
+		      #type " does not fit in pd_filter_req.fam")
 
 /* Which model values of a plan are given (pd_filter_plan.given). */
 #define PD_PLAN_HAS_FP		0x1	/* fp_bound */
@@ -130,8 +130,8 @@ struct pd_filter_ops {
 	const struct pd_setting *settings;
 	u32 default_fps_ppb;		/* when the request gives none */
 	/*
-	 * The family's own defaults in a request the generic ones filled
-	 * (pd_filter_req_defaults()); NULL: none.
+	 * The family's own settings' defaults in a request otherwise zeroed
+	 * (pd_filter_req_defaults()); NULL: all 0.
 	 */
 	void (*req_defaults)(struct pd_filter_req *req);
 	/* Parameters and model for req; 0, or a negative errno with *why. */

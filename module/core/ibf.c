@@ -116,22 +116,35 @@ static u64 pd_ibf_fp(const u64 *vprob, u32 max, u32 k, u32 p, u64 m,
 	return pd_pow_q62(PD_Q62_ONE - z, k);
 }
 
+PD_FILTER_REQ_FITS(struct pd_ibf_req);
+
+static void pd_ibf_req_defaults(struct pd_filter_req *req)
+{
+	struct pd_ibf_req *ir = pd_ibf_req(req);
+
+	ir->max = PD_FILTER_AUTO;
+	ir->k = PD_FILTER_AUTO;
+	ir->p = PD_FILTER_AUTO;
+	ir->importance = PKTDEDUP_IMPORTANCE_DSCP;
+}
+
 static int pd_ibf_plan(const struct pd_filter_req *req,
 		       struct pd_filter_plan *c, bool two_class,
 		       const char **why)
 {
+	const struct pd_ibf_req *ir = pd_ibf_req(req);
 	u64 vprob[PD_PLAN_STATES], fps, fp, zero = 0, lo, hi, pm, km;
 	struct pd_sbf_params prm;
 	u32 vmin;
 	int err;
 
 	memset(c, 0, sizeof(*c));
-	err = pd_ibf_check_importance(req->importance, req->importance_mask,
+	err = pd_ibf_check_importance(ir->importance, ir->importance_mask,
 				      why);
 	if (err)
 		return err;
-	c->max = req->max == PD_FILTER_AUTO ? PD_IBF_DEFAULT_MAX : req->max;
-	c->k = req->k == PD_FILTER_AUTO ? PD_IBF_DEFAULT_K : req->k;
+	c->max = ir->max == PD_FILTER_AUTO ? PD_IBF_DEFAULT_MAX : ir->max;
+	c->k = ir->k == PD_FILTER_AUTO ? PD_IBF_DEFAULT_K : ir->k;
 	c->bits = pd_sbf_bits_for_max(c->max);
 	if (!c->bits || c->max >= PD_PLAN_STATES || c->max < 2) {
 		*why = "ibf: max must be 3, 7 or 15 (classes need room)";
@@ -150,12 +163,12 @@ static int pd_ibf_plan(const struct pd_filter_req *req,
 	prm.max = (u8)c->max;
 	prm.cells = req->mem_bytes * 8 / c->bits;
 	c->cells = pd_sbf_usable_cells(&prm);
-	c->importance = req->importance;
-	c->importance_mask = req->importance_mask;
-	pd_ibf_vprob(two_class, req->importance, c->max, vprob);
+	c->importance = ir->importance;
+	c->importance_mask = ir->importance_mask;
+	pd_ibf_vprob(two_class, ir->importance, c->max, vprob);
 	fps = pd_q62_from_ppb(req->fps_ppb);
-	if (req->p != PD_FILTER_AUTO) {
-		c->p = req->p;
+	if (ir->p != PD_FILTER_AUTO) {
+		c->p = ir->p;
 	} else {
 		/* the least P whose stable FP is within fps: FP falls with P */
 		lo = 1;
@@ -194,7 +207,7 @@ static int pd_ibf_plan(const struct pd_filter_req *req,
 		return -ENOMEM;
 	}
 	c->stable_zero = zero;
-	c->gap = req->gap ? req->gap : PD_PLAN_DEFAULT_GAP;
+	c->gap = ir->gap ? ir->gap : PD_PLAN_DEFAULT_GAP;
 	/* FN at the gap of the most and the least important class */
 	for (vmin = 1; vmin < c->max && !vprob[vmin]; vmin++)
 		;
@@ -264,13 +277,13 @@ static void pd_ibf_occupancy(const struct pd_filter *f,
 
 /* The SBF's, but the layout, and the importance of a packet */
 static const struct pd_setting pd_ibf_settings[] = {
-	PD_SETTING(FPS, fps_ppb, TARGET),
-	PD_SETTING(CELL_BITS, max, CELL_MAX),
-	PD_SETTING(K, k, AUTO_ZERO),
-	PD_SETTING(P, p, P_AUTO),
-	PD_SETTING(GAP, gap, PLAIN),
-	PD_SETTING(IMPORTANCE, importance, PLAIN),
-	PD_SETTING(IMPORTANCE_MASK, importance_mask, PLAIN),
+	PD_SETTING_FPS,
+	PD_SETTING(CELL_BITS, struct pd_ibf_req, max, CELL_MAX),
+	PD_SETTING(K, struct pd_ibf_req, k, AUTO_ZERO),
+	PD_SETTING(P, struct pd_ibf_req, p, P_AUTO),
+	PD_SETTING(GAP, struct pd_ibf_req, gap, PLAIN),
+	PD_SETTING(IMPORTANCE, struct pd_ibf_req, importance, PLAIN),
+	PD_SETTING(IMPORTANCE_MASK, struct pd_ibf_req, importance_mask, PLAIN),
 	{ }
 };
 
@@ -281,6 +294,7 @@ const struct pd_filter_ops fam = {					\
 	.counting = true,						\
 	.settings = pd_ibf_settings,				\
 	.default_fps_ppb = PD_PLAN_DEFAULT_FPS_PPB,			\
+	.req_defaults = pd_ibf_req_defaults,				\
 	.plan = planner,						\
 	.init = pd_ibf_init,						\
 	.set_rng = pd_ibf_set_rng,					\

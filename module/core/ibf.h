@@ -43,6 +43,18 @@ struct pd_ibf {
 /* The state of a filter of an ibf family (filter.h's pd_filter_priv()). */
 #define pd_ibf_of(f) ((struct pd_ibf *)pd_filter_priv(f))
 
+/* The ibf families' settings in a request (pd_filter_req.fam). */
+struct pd_ibf_req {
+	u64 max;		/* cell maximum 2^j - 1, or PD_FILTER_AUTO */
+	u64 k;			/* probes, or AUTO */
+	u64 p;			/* decrements per element, or AUTO */
+	u64 gap;		/* typical gap between copies; 0: unknown */
+	u64 importance;		/* PKTDEDUP_IMPORTANCE_* */
+	u64 importance_mask;	/* the mark source's */
+};
+
+#define pd_ibf_req(r) ((struct pd_ibf_req *)(r)->fam)
+
 /* The DSCP table: level 1 (lowest) to PD_IBF_LEVELS (highest). */
 unsigned int pd_ibf_dscp_level(unsigned int dscp);
 /* The value a level (1..PD_IBF_LEVELS) takes with cell maximum max. */

@@ -11,7 +11,7 @@ PD_FILTER_PRIV_FITS(struct pd_jump);
 
 static u32 pd_jump_s(const struct pd_filter_req *req)
 {
-	return req->subwindows ? req->subwindows : PD_TW_DEFAULT_SUBWIN;
+	return pd_tw_req(req)->subwindows ? pd_tw_req(req)->subwindows : PD_TW_DEFAULT_SUBWIN;
 }
 
 static int pd_jump_plan(const struct pd_filter_req *req,

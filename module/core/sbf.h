@@ -74,6 +74,17 @@ struct pd_sbf {
 /* The state of a filter of the sbf family (filter.h's pd_filter_priv()). */
 #define pd_sbf_of(f) ((struct pd_sbf *)pd_filter_priv(f))
 
+/* The sbf family's settings in a request (filter.h's pd_filter_req.fam). */
+struct pd_sbf_req {
+	u64 max;		/* cell maximum 2^j - 1, or PD_FILTER_AUTO */
+	u64 k;			/* probes, or AUTO */
+	u64 p;			/* decrements per element, or AUTO */
+	u64 gap;		/* typical gap between copies; 0: unknown */
+	u64 layout;		/* PKTDEDUP_LAYOUT_* */
+};
+
+#define pd_sbf_req(r) ((struct pd_sbf_req *)(r)->fam)
+
 /* Bits per cell for a Max value, or 0 if Max is not 2^d - 1, d in 1,2,4,8. */
 unsigned int pd_sbf_bits_for_max(unsigned int max);
 /* Validate params; returns 0 or a negative errno, *why says what is wrong. */

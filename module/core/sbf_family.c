@@ -9,13 +9,25 @@
 
 PD_FILTER_PRIV_FITS(struct pd_sbf);
 
+PD_FILTER_REQ_FITS(struct pd_sbf_req);
+
+static void pd_sbf_req_defaults(struct pd_filter_req *req)
+{
+	struct pd_sbf_req *sr = pd_sbf_req(req);
+
+	sr->max = PD_FILTER_AUTO;
+	sr->k = PD_FILTER_AUTO;
+	sr->p = PD_FILTER_AUTO;
+}
+
 static int pd_sbf_fplan(const struct pd_filter_req *req,
 			struct pd_filter_plan *c, const char **why)
 {
+	const struct pd_sbf_req *sr = pd_sbf_req(req);
 	struct pd_plan_req pr = {
-		.mem_bytes = req->mem_bytes, .fps_ppb = req->fps_ppb,
-		.max = req->max, .k = req->k, .p = req->p, .gap = req->gap,
-		.layout = req->layout,
+		.mem_bytes = req->mem_bytes, .fps_ppb = (u32)req->fps_ppb,
+		.max = (u32)sr->max, .k = (u32)sr->k, .p = (u32)sr->p,
+		.gap = sr->gap, .layout = (u8)sr->layout,
 	};
 	struct pd_sbf_params prm;
 	struct pd_plan p;
@@ -96,12 +108,12 @@ static void pd_sbf_occupancy(const struct pd_filter *f,
 }
 
 static const struct pd_setting pd_sbf_settings[] = {
-	PD_SETTING(FPS, fps_ppb, TARGET),
-	PD_SETTING(CELL_BITS, max, CELL_MAX),
-	PD_SETTING(K, k, AUTO_ZERO),
-	PD_SETTING(P, p, P_AUTO),
-	PD_SETTING(GAP, gap, PLAIN),
-	PD_SETTING(LAYOUT, layout, PLAIN),
+	PD_SETTING_FPS,
+	PD_SETTING(CELL_BITS, struct pd_sbf_req, max, CELL_MAX),
+	PD_SETTING(K, struct pd_sbf_req, k, AUTO_ZERO),
+	PD_SETTING(P, struct pd_sbf_req, p, P_AUTO),
+	PD_SETTING(GAP, struct pd_sbf_req, gap, PLAIN),
+	PD_SETTING(LAYOUT, struct pd_sbf_req, layout, PLAIN),
 	{ }
 };
 
@@ -111,6 +123,7 @@ const struct pd_filter_ops pd_sbf_family = {
 	.counting = true,
 	.settings = pd_sbf_settings,
 	.default_fps_ppb = PD_PLAN_DEFAULT_FPS_PPB,
+	.req_defaults = pd_sbf_req_defaults,
 	.plan = pd_sbf_fplan,
 	.init = pd_sbf_finit,
 	.set_rng = pd_sbf_fset_rng,

@@ -41,7 +41,8 @@ enum pd_setting_codec {
 
 /*
  * A row. A request keeps every setting's value in a u64 (the widest a
- * setting's attribute is), so a row needs only the value's place.
+ * setting's attribute is), so a row needs only the value's place: its
+ * offset in the request, inside the family's own struct (filter.h).
  */
 struct pd_setting {
 	u16 attr;		/* PKTDEDUP_A_SETTINGS_* */
@@ -50,21 +51,32 @@ struct pd_setting {
 	u8 codec;		/* enum pd_setting_codec */
 };
 
-/* A row: the setting ATTR kept in the request's field, with its codec. */
-#define PD_SETTING(ATTR, field, CODEC)					\
+/* Where a family's settings struct begins in a request. */
+#define PD_SETTING_FAM offsetof(struct pd_filter_req, fam)
+
+/* A row: the setting ATTR kept in field of the family's struct type. */
+#define PD_SETTING(ATTR, type, field, CODEC)				\
 	{								\
 		.attr = PKTDEDUP_A_SETTINGS_##ATTR,			\
-		.off = offsetof(struct pd_filter_req, field),		\
+		.off = PD_SETTING_FAM + offsetof(type, field),		\
 		.codec = PD_SC_##CODEC,					\
 	}
 
 /* A row of one of two settings: ATTR, given, clears OTHER. */
-#define PD_SETTING_EITHER(ATTR, field, OTHER)				\
+#define PD_SETTING_EITHER(ATTR, type, field, OTHER)			\
 	{								\
 		.attr = PKTDEDUP_A_SETTINGS_##ATTR,			\
 		.other = PKTDEDUP_A_SETTINGS_##OTHER,			\
-		.off = offsetof(struct pd_filter_req, field),		\
+		.off = PD_SETTING_FAM + offsetof(type, field),		\
 		.codec = PD_SC_EITHER,					\
+	}
+
+/* The row of the target every family has (pd_filter_req.fps_ppb). */
+#define PD_SETTING_FPS							\
+	{								\
+		.attr = PKTDEDUP_A_SETTINGS_FPS,			\
+		.off = offsetof(struct pd_filter_req, fps_ppb),		\
+		.codec = PD_SC_TARGET,					\
 	}
 
 /* The row of setting attr that ops's family takes, or NULL. */

@@ -156,46 +156,53 @@ static u64 pd_tw_headroom(u64 n)
 	return n + 4 * pd_isqrt64(n) + 1;
 }
 
+PD_FILTER_REQ_FITS(struct pd_tw_req);
+
 const struct pd_setting pd_tw_settings[] = {
-	PD_SETTING(FPS, fps_ppb, TARGET),
-	PD_SETTING_EITHER(WINDOW_NS, window_ns, WINDOW_PACKETS),
-	PD_SETTING_EITHER(WINDOW_PACKETS, window_pkts, WINDOW_NS),
-	PD_SETTING(RATE, rate, PLAIN),
-	PD_SETTING(WARN_BELOW, warn_below, PLAIN),
+	PD_SETTING_FPS,
+	PD_SETTING_EITHER(WINDOW_NS, struct pd_tw_req, window_ns,
+			  WINDOW_PACKETS),
+	PD_SETTING_EITHER(WINDOW_PACKETS, struct pd_tw_req, window_pkts,
+			  WINDOW_NS),
+	PD_SETTING(RATE, struct pd_tw_req, rate, PLAIN),
+	PD_SETTING(WARN_BELOW, struct pd_tw_req, warn_below, PLAIN),
 	{ }
 };
 
 const struct pd_setting pd_tw_jump_settings[] = {
-	PD_SETTING(FPS, fps_ppb, TARGET),
-	PD_SETTING_EITHER(WINDOW_NS, window_ns, WINDOW_PACKETS),
-	PD_SETTING_EITHER(WINDOW_PACKETS, window_pkts, WINDOW_NS),
-	PD_SETTING(RATE, rate, PLAIN),
-	PD_SETTING(SUBWINDOWS, subwindows, PLAIN),
-	PD_SETTING(WARN_BELOW, warn_below, PLAIN),
+	PD_SETTING_FPS,
+	PD_SETTING_EITHER(WINDOW_NS, struct pd_tw_req, window_ns,
+			  WINDOW_PACKETS),
+	PD_SETTING_EITHER(WINDOW_PACKETS, struct pd_tw_req, window_pkts,
+			  WINDOW_NS),
+	PD_SETTING(RATE, struct pd_tw_req, rate, PLAIN),
+	PD_SETTING(SUBWINDOWS, struct pd_tw_req, subwindows, PLAIN),
+	PD_SETTING(WARN_BELOW, struct pd_tw_req, warn_below, PLAIN),
 	{ }
 };
 
 void pd_tw_req_defaults(struct pd_filter_req *req)
 {
-	req->warn_below = PD_TW_DEFAULT_WARN;
+	pd_tw_req(req)->warn_below = PD_TW_DEFAULT_WARN;
 }
 
 int pd_tw_plan(const struct pd_filter_req *req, struct pd_filter_plan *c,
 	       bool sliding, u32 s, const char **why)
 {
+	const struct pd_tw_req *tw = pd_tw_req(req);
 	u64 fps = pd_q62_from_ppb(req->fps_ppb), cap, mean = 0;
 	struct pd_tw_geom g;
 
-	if (!!req->window_ns == !!req->window_pkts) {
+	if (!!tw->window_ns == !!tw->window_pkts) {
 		*why = "give the window as a time or a packet count (window 2ms, window 100000p)";
 		return -EINVAL;
 	}
-	if (req->window_ns &&
-	    (req->window_ns < PD_TW_MIN_NS || req->window_ns > PD_TW_MAX_NS)) {
+	if (tw->window_ns &&
+	    (tw->window_ns < PD_TW_MIN_NS || tw->window_ns > PD_TW_MAX_NS)) {
 		*why = "a time window must be between 1us and 1h";
 		return -ERANGE;
 	}
-	if (req->window_pkts > PD_TW_MAX_PACKETS) {
+	if (tw->window_pkts > PD_TW_MAX_PACKETS) {
 		*why = "a packet window must be at most 2^31 packets";
 		return -ERANGE;
 	}
@@ -203,17 +210,17 @@ int pd_tw_plan(const struct pd_filter_req *req, struct pd_filter_plan *c,
 		*why = "subwindows must be between 2 and 63";
 		return -EINVAL;
 	}
-	if (req->warn_below > 100) {
+	if (tw->warn_below > 100) {
 		*why = "warn-below is a percentage (0 to 100)";
 		return -EINVAL;
 	}
 	memset(c, 0, sizeof(*c));
-	if (req->window_pkts || req->rate) {
+	if (tw->window_pkts || tw->rate) {
 		/* a subwindow's share, with its own headroom */
-		mean = req->window_pkts ? (req->window_pkts + s - 1) / s :
-		       pd_muldiv(req->rate, req->window_ns,
+		mean = tw->window_pkts ? (tw->window_pkts + s - 1) / s :
+		       pd_muldiv(tw->rate, tw->window_ns,
 				 PD_TW_NS_PER_SEC * s);
-		cap = req->window_pkts ? mean : pd_tw_headroom(mean);
+		cap = tw->window_pkts ? mean : pd_tw_headroom(mean);
 		if (cap > PD_TW_MAX_CAP) {
 			*why = "window of over 2^31 packets: shorten it or lower rate";
 			return -ERANGE;
@@ -236,17 +243,17 @@ int pd_tw_plan(const struct pd_filter_req *req, struct pd_filter_plan *c,
 	c->fp_bound = g.fp;
 	c->capacity = cap;
 	c->subwindows = s;
-	c->window_ns = req->window_ns;
-	c->window_pkts = req->window_pkts;
-	c->warn_below = req->warn_below;
+	c->window_ns = tw->window_ns;
+	c->window_pkts = tw->window_pkts;
+	c->warn_below = tw->warn_below;
 	/*
 	 * A spare is emptied over half a subwindow's packets at the planned
 	 * rate (over its capacity when sized by memory): jumps come on time
 	 * down to half that rate, and are late below it.
 	 */
 	c->clean_pkts = mean / 2 ? mean / 2 : cap;
-	if (req->window_ns)
-		c->rate = pd_muldiv(cap * s, PD_TW_NS_PER_SEC, req->window_ns);
+	if (tw->window_ns)
+		c->rate = pd_muldiv(cap * s, PD_TW_NS_PER_SEC, tw->window_ns);
 	c->given = PD_PLAN_HAS_FP | PD_PLAN_HAS_WINDOW;
 	return 0;
 }

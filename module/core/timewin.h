@@ -242,6 +242,17 @@ struct pd_pktinfo;
 /* The window families' request defaults (pd_filter_ops.req_defaults). */
 void pd_tw_req_defaults(struct pd_filter_req *req);
 
+/* The window families' settings in a request (pd_filter_req.fam). */
+struct pd_tw_req {
+	u64 window_ns;		/* a time window, or 0 */
+	u64 window_pkts;	/* a packet window, or 0 */
+	u64 rate;		/* time windows: packets/s; 0: size from mem */
+	u64 subwindows;		/* jumping: s; 0: PD_TW_DEFAULT_SUBWIN */
+	u64 warn_below;		/* percent; 0: never */
+};
+
+#define pd_tw_req(r) ((struct pd_tw_req *)(r)->fam)
+
 /*
  * The window families' settings (settings.h): a target, the window as a
  * time or a packet count, the rate that sizes it, the alert's threshold;

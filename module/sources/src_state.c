@@ -175,7 +175,7 @@ int pd_srcs_check(const struct pd_src_cfg *c, struct pd_filter_plan *plan,
 	}
 	memset(plan, 0, sizeof(*plan));
 	pd_filter_req_defaults(&req, PKTDEDUP_FILTER_KIND_SBF, c->newsrc_mem);
-	req.gap = c->newsrc_gap;
+	pd_sbf_req(&req)->gap = c->newsrc_gap;
 	if (c->newsrc && pd_filter_plan(&req, plan, &why)) {
 		pd_set_err_msg(extack, why);
 		return -EINVAL;

@@ -35,7 +35,7 @@ static int pd_bt_new(struct kunit *test, struct pd_filter *f,
 	int err;
 
 	pd_filter_req_defaults(&req, kind, mem);
-	req.k = k;
+	pd_bitf_req(&req)->k = k;
 	err = pd_filter_create(f, &req, plan, &why);
 	if (err)
 		kunit_err(test, "kind %u k %u mem %llu: %s", kind, k,
@@ -523,14 +523,14 @@ static void pd_bitf_planner_fps(struct kunit *test)
 		    want[i].k == PD_BITF_MAX_K)
 			continue;
 		KUNIT_EXPECT_LE(test, plan.fp_bound, fps);
-		req.k = plan.k - 1;
+		pd_bitf_req(&req)->k = plan.k - 1;
 		KUNIT_ASSERT_EQ(test, pd_filter_plan(&req, &plan, &why), 0);
 		KUNIT_EXPECT_GT(test, plan.fp_bound, fps);
 	}
 	/* a given k wins */
 	pd_filter_req_defaults(&req, PKTDEDUP_FILTER_KIND_BSBF, 1 << 20);
 	req.fps_ppb = 10000000;
-	req.k = 3;
+	pd_bitf_req(&req)->k = 3;
 	KUNIT_ASSERT_EQ(test, pd_filter_plan(&req, &plan, &why), 0);
 	KUNIT_EXPECT_EQ(test, plan.k, 3u);
 }
@@ -593,7 +593,7 @@ static void pd_bitf_planner(struct kunit *test)
 			(u64)754877666);
 	/* RSBF k = 1: the ODE's closed form 1 - 1 / (e + ln(1/p*)) */
 	pd_filter_req_defaults(&req, PKTDEDUP_FILTER_KIND_RSBF, 1 << 20);
-	req.k = 1;
+	pd_bitf_req(&req)->k = 1;
 	KUNIT_ASSERT_EQ(test, pd_filter_plan(&req, &plan, &why), 0);
 	d = pd_q62_to_ppb(plan.stable_load);
 	/* 1 - 1 / (2.718281828 + 3.506557897) = 0.839353 */

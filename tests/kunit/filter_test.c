@@ -7,9 +7,12 @@
  */
 #include <kunit/test.h>
 
+#include "../../module/core/bitf.h"
 #include "../../module/core/filter.h"
 #include "../../module/core/fixed.h"
+#include "../../module/core/ibf.h"
 #include "../../module/core/rng.h"
+#include "../../module/core/timewin.h"
 
 /* The hashes of element id: splitmix64 of the id, split in two. */
 static void pd_ft_elem(u64 id, u32 *h1, u32 *h2)
@@ -38,7 +41,14 @@ static void pd_ft_defaults(struct pd_filter_req *req, unsigned int kind,
 {
 	pd_filter_req_defaults(req, (u8)kind, mem);
 	if (pd_filter_family(kind) && pd_filter_family(kind)->window)
-		req->window_ns = 1000000000ULL;
+		pd_tw_req(req)->window_ns = 1000000000ULL;
+}
+
+/* Set setting attr of req's family to v (a value, not the wire's). */
+static void pd_ft_set(struct pd_filter_req *req, unsigned int attr, u64 v)
+{
+	pd_setting_set(req, pd_filter_setting(pd_filter_family(req->kind),
+					      attr), v);
 }
 
 static int pd_ft_new(struct kunit *test, struct pd_filter *f,
@@ -491,8 +501,7 @@ static void pd_ft_refused(struct kunit *test, const struct pd_filter_req *req,
 	const char *why = NULL;
 
 	KUNIT_EXPECT_EQ_MSG(test, pd_filter_plan(req, &plan, &why), -EINVAL,
-			    "kind %u k %u max %u p* %u", req->kind, (u32)req->k,
-			    (u32)req->max, (u32)req->p_star_ppb);
+			    "kind %u, expected to refuse: %s", req->kind, what);
 	KUNIT_ASSERT_NOT_NULL(test, why);
 	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(why, what), "\"%s\"", why);
 }
@@ -526,7 +535,7 @@ static void pd_filter_refuses(struct kunit *test)
 
 		for (i = 0; takes_k && i < PD_ARRAY_SIZE(bad_k); i++) {
 			pd_filter_req_defaults(&req, kind, 1 << 20);
-			req.k = bad_k[i];
+			pd_ft_set(&req, PKTDEDUP_A_SETTINGS_K, bad_k[i]);
 			pd_ft_refused(test, &req, "k ");
 		}
 		pd_filter_req_defaults(&req, kind, 1 << 20);
@@ -535,28 +544,29 @@ static void pd_filter_refuses(struct kunit *test)
 	}
 	/* rsbf: p* in (0, 1) */
 	pd_filter_req_defaults(&req, PKTDEDUP_FILTER_KIND_RSBF, 1 << 20);
-	req.p_star_ppb = 1000000000;
+	pd_bitf_req(&req)->p_star_ppb = 1000000000;
 	pd_ft_refused(test, &req, "p-star");
-	req.p_star_ppb = ~0u;
+	pd_bitf_req(&req)->p_star_ppb = ~0u;
 	pd_ft_refused(test, &req, "p-star");
 	/* counting families: max is 2^j - 1; ibf's classes need max >= 3 */
 	for (kind = 0; kind < PD_FILTER_NKINDS; kind++) {
 		if (!pd_filter_takes(pd_filter_family(kind), PKTDEDUP_A_SETTINGS_CELL_BITS))
 			continue;
 		pd_filter_req_defaults(&req, kind, 1 << 20);
-		req.max = 5;
+		pd_ft_set(&req, PKTDEDUP_A_SETTINGS_CELL_BITS, 5);
 		pd_ft_refused(test, &req, "max");
 		if (kind == PKTDEDUP_FILTER_KIND_SBF)
 			continue;
-		req.max = 1;
+		pd_ibf_req(&req)->max = 1;
 		pd_ft_refused(test, &req, "max");
-		req.max = 31;	/* beyond the chains the planner solves */
+		/* beyond the chains the planner solves */
+		pd_ibf_req(&req)->max = 31;
 		pd_ft_refused(test, &req, "max");
 		/* an importance the uAPI does not have; a mark without mask */
 		pd_filter_req_defaults(&req, kind, 1 << 20);
-		req.importance = PKTDEDUP_IMPORTANCE_MAX + 1;
+		pd_ibf_req(&req)->importance = PKTDEDUP_IMPORTANCE_MAX + 1;
 		pd_ft_create_refused(test, &req, "importance");
-		req.importance = PKTDEDUP_IMPORTANCE_MARK;
+		pd_ibf_req(&req)->importance = PKTDEDUP_IMPORTANCE_MARK;
 		pd_ft_create_refused(test, &req, "mask");
 	}
 	/* no such family */

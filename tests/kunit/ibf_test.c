@@ -48,8 +48,8 @@ static void pd_it_req(struct pd_filter_req *req, u8 kind, u64 mem, u32 max,
 		      u32 p)
 {
 	pd_filter_req_defaults(req, kind, mem);
-	req->max = max;
-	req->p = p;
+	pd_ibf_req(req)->max = max;
+	pd_ibf_req(req)->p = p;
 }
 
 /* The DSCP table: the DiffServ classes, lowest to highest. */
@@ -154,8 +154,8 @@ static void pd_ibf_class_values(struct kunit *test)
 		struct pd_filter f;
 
 		pd_it_req(&req, kind, 4096, 7, 0);
-		req.importance = PKTDEDUP_IMPORTANCE_MARK;
-		req.importance_mask = 0x0f00;
+		pd_ibf_req(&req)->importance = PKTDEDUP_IMPORTANCE_MARK;
+		pd_ibf_req(&req)->importance_mask = 0x0f00;
 		KUNIT_ASSERT_EQ(test, pd_it_new(test, &f, &plan, &req, 2), 0);
 		for (i = 0; i < PD_ARRAY_SIZE(marks); i++) {
 			/* the DSCP is not the source: it must not count */
@@ -201,8 +201,8 @@ static void pd_ibf_matches_model(struct kunit *test)
 		u8 *model;
 
 		pd_it_req(&req, cfg[ci].kind, 512, max, cfg[ci].p);
-		req.importance = cfg[ci].importance;
-		req.importance_mask = 0xf;
+		pd_ibf_req(&req)->importance = cfg[ci].importance;
+		pd_ibf_req(&req)->importance_mask = 0xf;
 		KUNIT_ASSERT_EQ(test, pd_it_new(test, &f, &plan, &req, 3 + ci), 0);
 		model = kunit_kzalloc(test, s->cells, GFP_KERNEL);
 		KUNIT_ASSERT_NOT_NULL(test, model);
@@ -385,8 +385,8 @@ static void pd_ibf_stable_zero(struct kunit *test)
 		struct pd_filter f;
 
 		pd_it_req(&req, cfg[ci].kind, 32 << 10, 7, cfg[ci].p);
-		req.importance = cfg[ci].importance;
-		req.importance_mask = mark ? (two ? 0x1 : 0xf) : 0;
+		pd_ibf_req(&req)->importance = cfg[ci].importance;
+		pd_ibf_req(&req)->importance_mask = mark ? (two ? 0x1 : 0xf) : 0;
 		KUNIT_ASSERT_EQ(test, pd_it_new(test, &f, &plan, &req, 50 + ci),
 				0);
 		m = plan.cells;
@@ -580,7 +580,7 @@ static void pd_ibf_planner(struct kunit *test)
 				KUNIT_EXPECT_TRUE(test, plan.given & PD_PLAN_HAS_FN);
 				KUNIT_EXPECT_LE(test, plan.fn_rate, plan.fn_low);
 				KUNIT_ASSERT_GT(test, plan.p, 1u);
-				req.p = plan.p - 1;
+				pd_ibf_req(&req)->p = plan.p - 1;
 				KUNIT_ASSERT_EQ(test, pd_filter_plan(&req, &less,
 								     &why), 0);
 				KUNIT_EXPECT_GT_MSG(test, less.fp_bound, target,
@@ -606,14 +606,14 @@ static void pd_ibf_plan_refuses_no_mask(struct kunit *test)
 		const char *why = NULL;
 
 		pd_filter_req_defaults(&req, kind, 64 << 10);
-		req.importance = PKTDEDUP_IMPORTANCE_MARK;
-		req.importance_mask = 0;
+		pd_ibf_req(&req)->importance = PKTDEDUP_IMPORTANCE_MARK;
+		pd_ibf_req(&req)->importance_mask = 0;
 		KUNIT_EXPECT_EQ(test, pd_filter_plan(&req, &plan, &why),
 				-EINVAL);
 		KUNIT_EXPECT_NOT_NULL(test, why);
-		req.importance_mask = 0x7;
+		pd_ibf_req(&req)->importance_mask = 0x7;
 		KUNIT_EXPECT_EQ(test, pd_filter_plan(&req, &plan, &why), 0);
-		req.importance = PKTDEDUP_IMPORTANCE_MAX + 1;
+		pd_ibf_req(&req)->importance = PKTDEDUP_IMPORTANCE_MAX + 1;
 		KUNIT_EXPECT_EQ(test, pd_filter_plan(&req, &plan, &why),
 				-EINVAL);
 	}

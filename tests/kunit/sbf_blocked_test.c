@@ -255,9 +255,11 @@ static void pd_sbf_blocked_family(struct kunit *test)
 	struct pd_filter f;
 
 	pd_filter_req_defaults(&req, PKTDEDUP_FILTER_KIND_SBF, 64 << 10);
-	KUNIT_EXPECT_TRUE(test, pd_filter_takes(&pd_sbf_family, PKTDEDUP_A_SETTINGS_LAYOUT));
-	KUNIT_EXPECT_FALSE(test, pd_filter_takes(&pd_ibf_2c_family, PKTDEDUP_A_SETTINGS_LAYOUT));
-	req.layout = PKTDEDUP_LAYOUT_BLOCKED;
+	KUNIT_EXPECT_TRUE(test, pd_filter_takes(&pd_sbf_family,
+						PKTDEDUP_A_SETTINGS_LAYOUT));
+	KUNIT_EXPECT_FALSE(test, pd_filter_takes(&pd_ibf_2c_family,
+						 PKTDEDUP_A_SETTINGS_LAYOUT));
+	pd_sbf_req(&req)->layout = PKTDEDUP_LAYOUT_BLOCKED;
 	KUNIT_ASSERT_EQ(test, pd_filter_create(&f, &req, &plan, &why), 0);
 	KUNIT_EXPECT_EQ(test, plan.layout, PKTDEDUP_LAYOUT_BLOCKED);
 	KUNIT_EXPECT_TRUE(test, pd_sbf_of(&f)->blocked);

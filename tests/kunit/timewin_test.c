@@ -41,9 +41,9 @@ static int tw_new(struct kunit *test, struct pd_filter *f, u8 kind,
 	int err;
 
 	pd_filter_req_defaults(&req, kind, 1 << 20);
-	req.window_ns = window_ns;
-	req.window_pkts = window_pkts;
-	req.rate = rate;
+	pd_tw_req(&req)->window_ns = window_ns;
+	pd_tw_req(&req)->window_pkts = window_pkts;
+	pd_tw_req(&req)->rate = rate;
 	req.fps_ppb = fps_ppb;
 	err = pd_filter_create(f, &req, plan, &why);
 	if (err)
@@ -131,8 +131,8 @@ static void tw_jumping_expiry(struct kunit *test)
 	u32 i;
 
 	pd_filter_req_defaults(&req, PKTDEDUP_FILTER_KIND_JUMPING, 1 << 16);
-	req.window_ns = 1000;
-	req.subwindows = 4;
+	pd_tw_req(&req)->window_ns = 1000;
+	pd_tw_req(&req)->subwindows = 4;
 	KUNIT_ASSERT_EQ(test, pd_filter_create(&f, &req, &plan, &why), 0);
 	KUNIT_EXPECT_EQ(test, plan.subwindows, 4u);
 	KUNIT_EXPECT_FALSE(test, tw_step(&f, 1, 100000));
@@ -371,8 +371,8 @@ static void tw_planner(struct kunit *test)
 		u8 kind = tw_kinds[i]->kind;
 
 		pd_filter_req_defaults(&req, kind, 4096);
-		req.window_ns = 2 * NS_MS;
-		req.rate = 1000000;
+		pd_tw_req(&req)->window_ns = 2 * NS_MS;
+		pd_tw_req(&req)->rate = 1000000;
 		KUNIT_ASSERT_EQ(test, pd_filter_plan(&req, &plan, &why), 0);
 		/*
 		 * a subwindow's mean share n = 2000 / s and four Poisson
@@ -386,36 +386,36 @@ static void tw_planner(struct kunit *test)
 		KUNIT_EXPECT_LE(test, plan.fp_bound,
 				pd_q62_from_ppb(PD_TW_DEFAULT_FPS_PPB));
 		KUNIT_EXPECT_GE(test, plan.rate, 1000000ULL);
-		req.rate = 0;	/* sized by the memory */
+		pd_tw_req(&req)->rate = 0;	/* sized by the memory */
 		KUNIT_ASSERT_EQ(test, pd_filter_plan(&req, &plan, &why), 0);
 		KUNIT_EXPECT_LE(test, plan.bytes, 4096ULL);
 		KUNIT_EXPECT_GT(test, plan.capacity, 10ULL);
 		/* both, or neither, kinds of window */
-		req.window_pkts = 1000;
+		pd_tw_req(&req)->window_pkts = 1000;
 		why = NULL;
 		KUNIT_EXPECT_EQ(test, pd_filter_plan(&req, &plan, &why),
 				-EINVAL);
 		KUNIT_EXPECT_NOT_NULL(test, strstr(why, "window"));
-		req.window_pkts = 0;
-		req.window_ns = 0;
+		pd_tw_req(&req)->window_pkts = 0;
+		pd_tw_req(&req)->window_ns = 0;
 		KUNIT_EXPECT_EQ(test, pd_filter_plan(&req, &plan, &why),
 				-EINVAL);
-		req.window_ns = 999;
+		pd_tw_req(&req)->window_ns = 999;
 		KUNIT_EXPECT_EQ(test, pd_filter_plan(&req, &plan, &why),
 				-ERANGE);
 		/* an hour at 4 Gpps does not fit 4 GiB */
-		req.window_ns = PD_TW_MAX_NS;
-		req.rate = 4000000000u;
+		pd_tw_req(&req)->window_ns = PD_TW_MAX_NS;
+		pd_tw_req(&req)->rate = 4000000000u;
 		KUNIT_EXPECT_EQ(test, pd_filter_plan(&req, &plan, &why),
 				-ERANGE);
 		KUNIT_EXPECT_NOT_NULL(test, why);
 	}
 	pd_filter_req_defaults(&req, PKTDEDUP_FILTER_KIND_JUMPING, 1 << 20);
-	req.window_ns = NS_MS;
-	req.subwindows = 1;
+	pd_tw_req(&req)->window_ns = NS_MS;
+	pd_tw_req(&req)->subwindows = 1;
 	KUNIT_EXPECT_EQ(test, pd_filter_plan(&req, &plan, &why), -EINVAL);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(why, "subwindows"));
-	req.subwindows = 64;
+	pd_tw_req(&req)->subwindows = 64;
 	KUNIT_EXPECT_EQ(test, pd_filter_plan(&req, &plan, &why), -EINVAL);
 	/* lanes: s + 1 a power of two fills them */
 	KUNIT_EXPECT_EQ(test, pd_tw_lane_shift(1), 1u);
@@ -706,8 +706,8 @@ static void tw_wrap(struct kunit *test)
 			struct tw_qb r;
 
 			pd_filter_req_defaults(&req, ops->kind, 4 << 20);
-			req.window_ns = w;
-			req.rate = i == 1 ? 0 : 1000000;
+			pd_tw_req(&req)->window_ns = w;
+			pd_tw_req(&req)->rate = i == 1 ? 0 : 1000000;
 			KUNIT_ASSERT_EQ(test,
 					pd_filter_create(&f, &req, &plan, &why),
 					0);

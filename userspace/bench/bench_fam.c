@@ -146,11 +146,15 @@ fail:
 void fam_create(struct pd_filter *f, struct pd_filter_plan *pl,
 		unsigned int kind, u64 mem, u8 layout)
 {
+	const struct pd_setting *lay =
+		pd_filter_setting(pd_filter_family(kind),
+				  PKTDEDUP_A_SETTINGS_LAYOUT);
 	struct pd_filter_req req;
 	const char *why;
 
 	pd_filter_req_defaults(&req, (u8)kind, mem);
-	req.layout = layout;
+	if (lay)	/* the families that have one */
+		pd_setting_set(&req, lay, layout);
 	if (pd_filter_create(f, &req, pl, &why)) {
 		fprintf(stderr, "bench: %s: %s\n",
 			pd_filter_family(kind)->name, why);

@@ -241,8 +241,8 @@ void bench_layouts(void)
 
 			pd_filter_req_defaults(&req, PKTDEDUP_FILTER_KIND_SBF,
 					       mems[mi]);
-			req.k = 3;
-			req.layout = (u8)lay;
+			pd_sbf_req(&req)->k = 3;
+			pd_sbf_req(&req)->layout = (u8)lay;
 			if (pd_filter_create(&f, &req, &pl, &why)) {
 				fprintf(stderr, "bench: %s\n", why);
 				exit(1);

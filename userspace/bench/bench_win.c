@@ -69,8 +69,8 @@ static void win_create(struct pd_filter *f, struct pd_filter_plan *pl,
 	const char *why;
 
 	pd_filter_req_defaults(&req, ops->kind, wp->mem);
-	req.window_ns = wp->window_ns;
-	req.rate = wp->rate;
+	pd_tw_req(&req)->window_ns = wp->window_ns;
+	pd_tw_req(&req)->rate = wp->rate;
 	req.fps_ppb = WIN_FPS_PPB;
 	if (pd_filter_create(f, &req, pl, &why)) {
 		fprintf(stderr, "bench: %s %s: %s\n", ops->name, wp->name, why);

@@ -106,99 +106,130 @@ static const struct pd_filter_ops *named_family(int argc, char **argv)
 }
 
 /*
- * A filter setting into req (the values, validated; exits 2 if bad), and
- * the attributes it gives (SET_BIT()s).
+ * Filter settings as the wire carries them (the spec's settings set),
+ * whichever family they go to, and which were given (SET_BIT()s).
  */
-static uint64_t fsetting_read(const char *k, char **v,
-			      struct pd_filter_req *req)
-{
-	uint64_t given = SET_BIT(fsetting_attr(k));
+struct fvals {
+	uint64_t wire[PKTDEDUP_A_SETTINGS_MAX + 1];
+	uint64_t given;
+	uint64_t last;		/* what the latest fsetting_read() gave */
+};
 
+static void fval(struct fvals *fv, uint16_t attr, uint64_t wire)
+{
+	fv->wire[attr] = wire;
+	fv->given |= SET_BIT(attr);
+	fv->last |= SET_BIT(attr);
+}
+
+/* A percentage, "50" or "50%"; exits 2 if bad. */
+static uint64_t pct_arg(const char *k, const char *v)
+{
+	char pct_buf[8];
+	size_t l = strlen(v);
+
+	if (l && l < sizeof(pct_buf) && v[l - 1] == '%') {
+		memcpy(pct_buf, v, l - 1);
+		pct_buf[l - 1] = '\0';
+		return num_arg(k, pct_buf, 0, 100);
+	}
+	return num_arg(k, v, 0, 100);
+}
+
+/*
+ * A filter setting into fv (the values, validated; exits 2 if bad); what
+ * it gave (SET_BIT()s).
+ */
+static uint64_t fsetting_read(const char *k, char **v, struct fvals *fv)
+{
+	uint64_t x, y;
+
+	fv->last = 0;
 	if (!strcmp(k, "fps")) {
-		req->fps_ppb = ppb_arg(k, v[0]);
+		fval(fv, PKTDEDUP_A_SETTINGS_FPS, ppb_arg(k, v[0]));
 	} else if (!strcmp(k, "max")) {
-		req->max = auto_arg(k, v[0], PD_FILTER_AUTO, 1, 255);
-		if (req->max != PD_FILTER_AUTO && !pd_sbf_bits_for_max(req->max))
+		x = auto_arg(k, v[0], PD_FILTER_AUTO, 1, 255);
+		if (x != PD_FILTER_AUTO && !pd_sbf_bits_for_max((unsigned int)x))
 			usage_error("max: '%s' is not 2^j - 1 (1, 3, 7, 15, ... 255) or auto",
 				    v[0]);
+		/* on the wire, j bits of the maximum 2^j - 1; 0: auto */
+		y = 0;
+		while (x != PD_FILTER_AUTO && (x >> y))
+			y++;
+		fval(fv, PKTDEDUP_A_SETTINGS_CELL_BITS, y);
 	} else if (!strcmp(k, "k")) {
-		req->k = auto_arg(k, v[0], PD_FILTER_AUTO, 1, PKTDEDUP_K_MAX);
+		x = auto_arg(k, v[0], PD_FILTER_AUTO, 1, PKTDEDUP_K_MAX);
+		fval(fv, PKTDEDUP_A_SETTINGS_K, x == PD_FILTER_AUTO ? 0 : x);
 	} else if (!strcmp(k, "p")) {
-		req->p = auto_arg(k, v[0], PD_FILTER_AUTO, 0, 0xfffffffeu);
+		x = auto_arg(k, v[0], PD_FILTER_AUTO, 0, 0xfffffffeu);
+		fval(fv, PKTDEDUP_A_SETTINGS_P,
+		     x == PD_FILTER_AUTO ? PKTDEDUP_P_AUTO : x);
 	} else if (!strcmp(k, "gap")) {
 		/* a u64: through auto_arg(), 2^32 came out as 0, auto */
-		req->gap = strcmp(v[0], "auto") ?
-			   num_arg(k, v[0], 1, 1ULL << 32) : 0;
+		fval(fv, PKTDEDUP_A_SETTINGS_GAP, strcmp(v[0], "auto") ?
+		     num_arg(k, v[0], 1, 1ULL << 32) : 0);
 	} else if (!strcmp(k, "p-star")) {
-		req->p_star_ppb = ppb_arg(k, v[0]);
+		fval(fv, PKTDEDUP_A_SETTINGS_P_STAR, ppb_arg(k, v[0]));
 	} else if (!strcmp(k, "window")) {
-		if (!parse_window(v[0], &req->window_ns, &req->window_pkts) ||
-		    (!req->window_ns && !req->window_pkts) ||
-		    (req->window_ns && (req->window_ns < PD_TW_MIN_NS ||
-					req->window_ns > PD_TW_MAX_NS)) ||
-		    req->window_pkts > PD_TW_MAX_PACKETS)
+		if (!parse_window(v[0], &x, &y) || (!x && !y) ||
+		    (x && (x < PD_TW_MIN_NS || x > PD_TW_MAX_NS)) ||
+		    y > PD_TW_MAX_PACKETS)
 			usage_error("window: '%s' is not a time from 1us to 1h (e.g. 2ms, 500us, 10s) or a packet count up to 2^31 (e.g. 100000p)",
 				    v[0]);
-		if (req->window_pkts)
-			given = SET_BIT(PKTDEDUP_A_SETTINGS_WINDOW_PACKETS);
+		/* one of the two, the last given */
+		fv->given &= ~(SET_BIT(PKTDEDUP_A_SETTINGS_WINDOW_NS) |
+			       SET_BIT(PKTDEDUP_A_SETTINGS_WINDOW_PACKETS));
+		if (x)
+			fval(fv, PKTDEDUP_A_SETTINGS_WINDOW_NS, x);
+		else
+			fval(fv, PKTDEDUP_A_SETTINGS_WINDOW_PACKETS, y);
 	} else if (!strcmp(k, "rate")) {
-		uint64_t r;
-
-		if (!parse_rate(v[0], &r) || r > UINT32_MAX)
+		if (!parse_rate(v[0], &x) || x > UINT32_MAX)
 			usage_error("rate: '%s' is not packets per second up to 4G (e.g. 2M, 500k, 0 to size by mem)",
 				    v[0]);
-		req->rate = (uint32_t)r;
+		fval(fv, PKTDEDUP_A_SETTINGS_RATE, x);
 	} else if (!strcmp(k, "subwindows")) {
-		req->subwindows = (uint32_t)num_arg(k, v[0], 2,
-						    PD_TW_MAX_SUBWIN);
+		fval(fv, PKTDEDUP_A_SETTINGS_SUBWINDOWS,
+		     num_arg(k, v[0], 2, PD_TW_MAX_SUBWIN));
 	} else if (!strcmp(k, "warn-below")) {
-		char pct_buf[8];
-		size_t l = strlen(v[0]);
-
-		/* a percentage, "50" or "50%" */
-		if (l && l < sizeof(pct_buf) && v[0][l - 1] == '%') {
-			memcpy(pct_buf, v[0], l - 1);
-			pct_buf[l - 1] = '\0';
-			req->warn_below = (uint32_t)num_arg(k, pct_buf, 0, 100);
-		} else {
-			req->warn_below = (uint32_t)num_arg(k, v[0], 0, 100);
-		}
+		fval(fv, PKTDEDUP_A_SETTINGS_WARN_BELOW, pct_arg(k, v[0]));
 	} else if (!strcmp(k, "layout")) {
 		if (!strcmp(v[0], "flat"))
-			req->layout = PKTDEDUP_LAYOUT_FLAT;
+			x = PKTDEDUP_LAYOUT_FLAT;
 		else if (!strcmp(v[0], "blocked"))
-			req->layout = PKTDEDUP_LAYOUT_BLOCKED;
+			x = PKTDEDUP_LAYOUT_BLOCKED;
 		else
 			usage_error("layout: '%s' is not flat or blocked", v[0]);
+		fval(fv, PKTDEDUP_A_SETTINGS_LAYOUT, x);
 	} else if (!strcmp(k, "importance")) {
 		if (!strcmp(v[0], "dscp")) {
-			req->importance = PKTDEDUP_IMPORTANCE_DSCP;
+			fval(fv, PKTDEDUP_A_SETTINGS_IMPORTANCE,
+			     PKTDEDUP_IMPORTANCE_DSCP);
+			/* a mask is the mark source's */
+			fv->given &= ~SET_BIT(PKTDEDUP_A_SETTINGS_IMPORTANCE_MASK);
 		} else if (!strcmp(v[0], "mark")) {
-			req->importance = PKTDEDUP_IMPORTANCE_MARK;
-			req->importance_mask =
-				(uint32_t)num_arg("importance mask", v[1], 1,
-						  0xffffffffu);
-			given |= SET_BIT(PKTDEDUP_A_SETTINGS_IMPORTANCE_MASK);
+			fval(fv, PKTDEDUP_A_SETTINGS_IMPORTANCE,
+			     PKTDEDUP_IMPORTANCE_MARK);
+			fval(fv, PKTDEDUP_A_SETTINGS_IMPORTANCE_MASK,
+			     num_arg("importance mask", v[1], 1, 0xffffffffu));
 		} else {
 			usage_error("importance: '%s' is not dscp or mark MASK",
 				    v[0]);
 		}
 	}
-	return given;
+	return fv->last;
 }
 
-/* Put the settings given (SET_BIT()s) from req, as ops's rows say. */
+/* Put the settings of fv in mask (SET_BIT()s), in ops's rows' order. */
 static void fsettings_put(struct nlmsghdr *nlh, const struct pd_filter_ops *ops,
-			  const struct pd_filter_req *r, uint64_t given)
+			  const struct fvals *fv, uint64_t mask)
 {
 	const struct pd_setting *s;
-	uint64_t v;
 
 	for (s = ops->settings; s->attr; s++)
-		if ((given & SET_BIT(s->attr)) &&
-		    pd_setting_to_wire(ops, r, s, &v))
+		if (fv->given & mask & SET_BIT(s->attr))
 			put_uint(nlh, s->attr, nls_settings.attrs[s->attr].type,
-				 v);
+				 fv->wire[s->attr]);
 }
 
 /* A fixed seed: a u64, decimal or 0x hex; exits 2 if bad. */
@@ -286,13 +317,13 @@ static void put_setting(struct nlmsghdr *nlh, const char *k, const char *v)
 void put_settings(struct nlmsghdr *nlh, int argc, char **argv,
 		  const struct pd_filter_ops *target)
 {
-	struct pd_filter_req req;
 	struct nlattr *cfg, *filter, *fam;
 	uint64_t set[PD_FILTER_NKINDS] = { 0 };
+	struct fvals fv;
 	unsigned int kind;
 	int i, n;
 
-	memset(&req, 0, sizeof(req));
+	memset(&fv, 0, sizeof(fv));
 	cfg = mnl_attr_nest_start(nlh, PKTDEDUP_A_CONFIG);
 	for (i = 0; i < argc; i += n) {
 		n = setting_args(argc, argv, i);
@@ -325,7 +356,7 @@ void put_settings(struct nlmsghdr *nlh, int argc, char **argv,
 			mnl_attr_put_u64(nlh, PKTDEDUP_A_FILTER_MEM,
 					 size_arg("mem", argv[i + 1]));
 		} else if (attr) {
-			given = fsetting_read(argv[i], argv + i + 1, &req);
+			given = fsetting_read(argv[i], argv + i + 1, &fv);
 			if (pd_filter_takes(target, attr)) {
 				set[target->kind] |= given;
 				continue;
@@ -342,7 +373,7 @@ void put_settings(struct nlmsghdr *nlh, int argc, char **argv,
 			continue;
 		fam = mnl_attr_nest_start(nlh,
 					  family_nest(pd_filter_family(kind)));
-		fsettings_put(nlh, pd_filter_family(kind), &req, set[kind]);
+		fsettings_put(nlh, pd_filter_family(kind), &fv, set[kind]);
 		mnl_attr_nest_end(nlh, fam);
 	}
 	mnl_attr_nest_end(nlh, filter);
@@ -522,7 +553,9 @@ int cmd_plan(int argc, char **argv)
 	struct pd_filter_plan pl;
 	struct plan_view v;
 	struct pd_filter_req req;
-	uint32_t fps;
+	const struct pd_setting *s;
+	struct fvals fv;
+	uint64_t fps;
 	const char *why = NULL;
 	char b1[32], b2[32];
 	bool have_mem = false;
@@ -534,6 +567,7 @@ int cmd_plan(int argc, char **argv)
 		ops = has_setting(argc, argv, "window") ? &pd_sliding_family :
 		      &pd_sbf_family;
 	pd_filter_req_defaults(&req, ops->kind, 0);
+	memset(&fv, 0, sizeof(fv));
 	for (i = 0; i < argc; i += n) {
 		uint16_t attr = fsetting_attr(argv[i]);
 
@@ -549,10 +583,17 @@ int cmd_plan(int argc, char **argv)
 			usage_error("plan: %s is not a setting of the %s filter",
 				    argv[i], ops->name);
 		} else {
-			fsetting_read(argv[i], argv + i + 1, &req);
+			fsetting_read(argv[i], argv + i + 1, &fv);
 		}
 	}
-	if (!have_mem && !(ops->window && (req.rate || req.window_pkts)))
+	for (s = ops->settings; s->attr; s++)
+		if (fv.given & SET_BIT(s->attr))
+			pd_setting_from_wire(ops, &req, s, fv.wire[s->attr]);
+	if (!have_mem && !(ops->window &&
+			   ((fv.given & SET_BIT(PKTDEDUP_A_SETTINGS_RATE) &&
+			     fv.wire[PKTDEDUP_A_SETTINGS_RATE]) ||
+			    (fv.given &
+			     SET_BIT(PKTDEDUP_A_SETTINGS_WINDOW_PACKETS)))))
 		usage_error(ops->window ?
 			    "plan: mem SIZE or rate PPS is required (or a packet window)" :
 			    "plan: mem SIZE is required");
@@ -577,7 +618,7 @@ int cmd_plan(int argc, char **argv)
 			printf(",\"fps\":null");
 	} else if (!have_mem) {	/* a window family sized by rate or window */
 		printf("filter   %s, sized by its %s (uses %s)", ops->name,
-		       req.window_pkts ? "window" : "rate",
+		       pd_tw_req(&req)->window_pkts ? "window" : "rate",
 		       size_str(b2, sizeof(b2), pl.bytes));
 	} else {
 		printf("filter   %s, %s (uses %s)", ops->name,

@@ -1755,21 +1755,33 @@ int main(int argc, char **argv)
 
 	/* the request: what was given, the rest left to the family */
 	if (r->sf.ops) {
+		const u64 vals[][2] = {
+			{ PKTDEDUP_A_SETTINGS_CELL_BITS, max },
+			{ PKTDEDUP_A_SETTINGS_K, k },
+			{ PKTDEDUP_A_SETTINGS_P, p },
+			{ PKTDEDUP_A_SETTINGS_GAP, gap },
+			{ PKTDEDUP_A_SETTINGS_IMPORTANCE, importance },
+			{ PKTDEDUP_A_SETTINGS_IMPORTANCE_MASK, IMP_MARK_MASK },
+			{ PKTDEDUP_A_SETTINGS_P_STAR,
+			  p_star > 0 ? (u64)llround(p_star * 1e9) : 0 },
+			{ PKTDEDUP_A_SETTINGS_WINDOW_NS, window_ns },
+			{ PKTDEDUP_A_SETTINGS_WINDOW_PACKETS, window_pkts },
+			{ PKTDEDUP_A_SETTINGS_RATE, tw_rate },
+			{ PKTDEDUP_A_SETTINGS_SUBWINDOWS, subwin },
+			{ PKTDEDUP_A_SETTINGS_WARN_BELOW, warn_below },
+			{ PKTDEDUP_A_SETTINGS_LAYOUT, layout },
+		};
+		const struct pd_setting *row;
+		unsigned int vi;
+
 		pd_filter_req_defaults(&req, r->sf.ops->kind, mem);
-		req.max = max;
-		req.k = k;
-		req.p = p;
-		req.gap = gap;
-		req.importance = importance;
-		req.importance_mask = IMP_MARK_MASK;
-		if (p_star > 0)
-			req.p_star_ppb = (u32)llround(p_star * 1e9);
-		req.window_ns = window_ns;
-		req.window_pkts = window_pkts;
-		req.rate = (u32)tw_rate;
-		req.subwindows = (u32)subwin;
-		req.warn_below = (u32)warn_below;
-		req.layout = layout;
+		/* the values of the settings the family takes (its rows) */
+		for (vi = 0; vi < PD_ARRAY_SIZE(vals); vi++) {
+			row = pd_filter_setting(r->sf.ops,
+						(unsigned int)vals[vi][0]);
+			if (row)
+				pd_setting_set(&req, row, vals[vi][1]);
+		}
 		if (winfam) {
 			r->sf.window_arg = window_arg;
 			/* sized by the rate or the window: --mem, a limit */

@@ -12,6 +12,7 @@
 #include <net/net_namespace.h>
 
 #include "../../../module/core/rng.h"
+#include "../../../module/core/timewin.h"
 #include "../../../module/nl_gen.h"
 #include "../../../module/pktdedup.h"
 #include "../../../module/sources/src_internal.h"
@@ -101,8 +102,8 @@ static struct pd_filter_set *pd_t_filters(struct kunit *test, u8 key, u8 action)
 	cfg.mark_value = 0x10;
 	cfg.mark_mask = 0xff;
 	cfg.filter.mem_bytes = 64 << 10;
-	cfg.filter.k = 3;
-	cfg.filter.p = 0;
+	pd_sbf_req(&cfg.filter)->k = 3;
+	pd_sbf_req(&cfg.filter)->p = 0;
 	KUNIT_ASSERT_EQ(test, pd_fset_plan(&cfg, &plan, NULL), 0);
 	fs = pd_fset_build(&cfg, &plan, NULL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(fs));
@@ -403,7 +404,8 @@ static void pd_t_families(struct kunit *test)
 		pd_filter_req_defaults(&cfg.filter, kind, 64 << 10);
 		/* the window families: a time window, on the kernel's clock */
 		if (pd_filter_family(kind)->window)
-			cfg.filter.window_ns = 50 * NSEC_PER_MSEC;
+			pd_tw_req(&cfg.filter)->window_ns =
+				50 * NSEC_PER_MSEC;
 		KUNIT_ASSERT_EQ(test, pd_fset_plan(&cfg, &plan, NULL), 0);
 		fs = pd_fset_build(&cfg, &plan, NULL);
 		KUNIT_ASSERT_FALSE(test, IS_ERR(fs));
