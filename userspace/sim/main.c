@@ -1068,23 +1068,50 @@ static const char *optname(int o)
 #define BAD(o, what) usage_error("--%s: '%s' is not %s", optname(o), optarg, what)
 
 /*
- * A numeric option of a plain range: parsed into *dst (a uint64_t,
- * double, uint32_t ppb or unsigned int, by kind), lo to hi inclusive;
- * what names it in the refusal; *seen set if given.
+ * An option whose value needs nothing but its kind's parser and a range:
+ * parsed into *dst (by kind: a uint64_t, unsigned int, double, uint32_t
+ * ppb, const char * or bool), lo to hi inclusive; what names it in the
+ * refusal; *seen set if given.
  */
-struct num_opt {
+struct opt_spec {
 	int opt;
-	enum { NUM_U64, NUM_UINT, NUM_REAL, NUM_PPB } kind;
+	enum {
+		OPT_U64, OPT_UINT, OPT_REAL, OPT_PPB,
+		OPT_SIZE,	/* a size in bytes, not 0 (64K, 1M) */
+		OPT_RATE,	/* packets per second (2.5k, 1M) */
+		OPT_TIME,	/* a time in ns (500us, 1.5s) */
+		OPT_STR,	/* the argument itself */
+		OPT_FLAG,	/* no argument: true */
+	} kind;
 	void *dst;
-	uint64_t lo, hi;	/* NUM_U64, NUM_UINT */
-	double rlo, rhi;	/* NUM_REAL */
+	uint64_t lo, hi;	/* the integer kinds */
+	double rlo, rhi;	/* OPT_REAL */
 	const char *what;
 	bool *seen;
 };
 
+/* An integer of kind k (OPT_U64, UINT, RATE, TIME) in [lo, hi]. */
+static bool opt_int(int k, const char *arg, uint64_t lo, uint64_t hi,
+		    uint64_t *v)
+{
+	switch (k) {
+	case OPT_RATE:
+		if (!parse_rate(arg, v))
+			return false;
+		break;
+	case OPT_TIME:
+		if (!parse_time_ns(arg, v))
+			return false;
+		break;
+	default:
+		return parse_u64(arg, lo, hi, v);
+	}
+	return *v >= lo && *v <= hi;
+}
+
 /* Option o, if t[] has it: its value read, or a usage error; false if not. */
-static bool num_option(int o, const char *arg, const struct num_opt *t,
-		       size_t n)
+static bool table_option(int o, const char *arg, const struct opt_spec *t,
+			 size_t n)
 {
 	uint64_t v;
 	size_t i;
@@ -1094,22 +1121,34 @@ static bool num_option(int o, const char *arg, const struct num_opt *t,
 	if (i == n)
 		return false;
 	switch (t[i].kind) {
-	case NUM_U64:
-	case NUM_UINT:
-		if (!parse_u64(arg, t[i].lo, t[i].hi, &v))
+	case OPT_U64:
+	case OPT_UINT:
+	case OPT_RATE:
+	case OPT_TIME:
+		if (!opt_int(t[i].kind, arg, t[i].lo, t[i].hi, &v))
 			BAD(o, t[i].what);
-		if (t[i].kind == NUM_U64)
-			*(uint64_t *)t[i].dst = v;
-		else
+		if (t[i].kind == OPT_UINT)
 			*(unsigned int *)t[i].dst = (unsigned int)v;
+		else
+			*(uint64_t *)t[i].dst = v;
 		break;
-	case NUM_REAL:
+	case OPT_REAL:
 		if (!parse_real(arg, t[i].rlo, t[i].rhi, t[i].dst))
 			BAD(o, t[i].what);
 		break;
-	case NUM_PPB:
+	case OPT_PPB:
 		if (pd_parse_ppb(arg, t[i].dst))
 			BAD(o, t[i].what);
+		break;
+	case OPT_SIZE:
+		if (!parse_size(arg, t[i].dst) || !*(uint64_t *)t[i].dst)
+			BAD(o, t[i].what);
+		break;
+	case OPT_STR:
+		*(const char **)t[i].dst = arg;
+		break;
+	case OPT_FLAG:
+		*(bool *)t[i].dst = true;
 		break;
 	}
 	if (t[i].seen)
@@ -1358,9 +1397,28 @@ static void parse_protos(const char *v, struct pd_select *sel)
 	pd_select_update(sel);
 }
 
-int main(int argc, char **argv)
+/* What the command line asks for: main()'s options, parsed and checked. */
+struct sim_args {
+	struct stream_cfg sc;
+	struct src_cfg srcc;
+	struct pd_select sel;		/* --proto's (sc.sel points here) */
+	const char *algo, *window_arg, *subwin_arg, *write_path, *dups_path;
+	uint64_t window, ncp, cpus, mem, gap, entry_bits;
+	u32 max, k, p;
+	u64 given, takes;		/* settings, SET_BIT()s */
+	u8 importance, layout;
+	u64 window_ns, window_pkts, tw_rate, subwin, warn_below;
+	double fps, p_star;
+	enum truth_mode truth_mode;
+	bool json, have_mem, have_algo, have_stream, have_universe, sources;
+	bool have_imp_opts, have_rate, have_timed_opts, have_flood_opts;
+	bool winfam;			/* a window family */
+};
+
+/* The defaults of every option. */
+static void sim_args_init(struct sim_args *a)
 {
-	struct stream_cfg sc = {
+	const struct stream_cfg sc = {
 		.kind = STREAM_UNIFORM, .n = 1000000, .distinct = 0.5,
 		.zipf_s = 1.0, .lambda = 0.5, .bias = 0.7, .levels = 6,
 		.volume = 0.1, .u = 0.001, .seed = 1, .imp_dist = IMP_UNIFORM,
@@ -1368,86 +1426,114 @@ int main(int argc, char **argv)
 		.flood_for = UINT64_MAX / 2,
 		.key = { .mode = PKTDEDUP_KEY_PACKET, .payload = PD_KEY_DEFAULT_PAYLOAD },
 	};
-	struct pd_filter_req req;
-	bool json = false, have_mem = false, have_algo = false;
-	bool have_stream = false, have_universe = false, sources = false;
-	bool have_imp_opts = false;
-	struct src_cfg srcc = {
+	const struct src_cfg srcc = {
 		.nsub = 12, .counters = 128, .ring = 1024, .new_mem = 65536,
 		.new_gap = 1000,
 		.phi_ppb = 1000000, .support_ppb = 100000,
 	};
-	uint64_t v, window = 0, ncp = 0, cpus = 1, mem = 0;
-	uint64_t gap = 0, entry_bits = FPBUF_DEFAULT_ENTRY_BITS;
-	u32 max = PD_FILTER_AUTO, k = PD_FILTER_AUTO, p = PD_FILTER_AUTO;
-	u64 given = 0, takes;
-	u8 importance = PKTDEDUP_IMPORTANCE_MARK;
-	const char *window_arg = NULL, *subwin_arg = NULL;
-	u64 window_ns = 0, window_pkts = 0, tw_rate = 0, subwin = 0;
-	u64 warn_below = PD_TW_DEFAULT_WARN;
-	u8 layout = PKTDEDUP_LAYOUT_FLAT;
-	bool have_rate = false, have_timed_opts = false, have_flood_opts = false;
-	bool winfam;
-	double fps = -1, p_star = 0;
-	const char *algo = NULL;
-	struct run *r;
-	struct stream st;
-	struct truth truth;
-	struct element e;
-	const char *write_path = NULL, *dups_path = NULL;
-	struct pd_select sel;
-	enum truth_mode truth_mode = TRUTH_EXACT;
-	struct outputs out;
-	bool time_warned = false;
-	uint64_t total;
-	int status;
-	char err[512];
+
+	memset(a, 0, sizeof(*a));
+	a->sc = sc;
+	a->srcc = srcc;
+	a->cpus = 1;
+	a->entry_bits = FPBUF_DEFAULT_ENTRY_BITS;
+	a->max = PD_FILTER_AUTO;
+	a->k = PD_FILTER_AUTO;
+	a->p = PD_FILTER_AUTO;
+	a->importance = PKTDEDUP_IMPORTANCE_MARK;
+	a->warn_below = PD_TW_DEFAULT_WARN;
+	a->layout = PKTDEDUP_LAYOUT_FLAT;
+	a->fps = -1;
+	a->truth_mode = TRUTH_EXACT;
+}
+
+/*
+ * The options, each checked on its own (exits 2 if bad), and what follows
+ * from them before the algorithm is known.
+ */
+static void sim_args_parse(struct sim_args *a, int argc, char **argv)
+{
+	uint64_t v;
 	int o;
 
-	/* the options of a plain numeric range (the others: the switch) */
-	const struct num_opt nums[] = {
-		{ .opt = O_GAP, .kind = NUM_U64, .dst = &gap, .lo = 1, .hi = 1ULL << 48,
+	/* the options of a plain kind and range (the others: the switch) */
+	const struct opt_spec opts[] = {
+		{ .opt = O_MEM, .kind = OPT_SIZE, .dst = &a->mem,
+		  .what = "a size (e.g. 65536, 64K, 1M, 2G)", .seen = &a->have_mem },
+		{ .opt = O_NEW_MEM, .kind = OPT_SIZE, .dst = &a->srcc.new_mem,
+		  .what = "a size (e.g. 64K)" },
+		{ .opt = O_K, .kind = OPT_UINT, .dst = &a->k, .lo = 1, .hi = PD_SBF_MAX_K,
+		  .what = "a probe or array count from 1 to 16" },
+		{ .opt = O_P, .kind = OPT_UINT, .dst = &a->p, .lo = 0, .hi = 0xfffffffeu,
+		  .what = "a cell count" },
+		{ .opt = O_RATE, .kind = OPT_RATE, .dst = &a->tw_rate, .lo = 1, .hi = UINT32_MAX,
+		  .what = "a rate in packets per second from 1 to 4G (500000, 2.5k, 1M)",
+		  .seen = &a->have_rate },
+		{ .opt = O_PPS, .kind = OPT_RATE, .dst = &a->sc.pps, .lo = 1, .hi = 1000000000000ULL,
+		  .what = "a rate in packets per second from 1 to 1T (500000, 2.5k, 1M)",
+		  .seen = &a->have_timed_opts },
+		{ .opt = O_FLOOD, .kind = OPT_RATE, .dst = &a->sc.flood_pps, .lo = 1,
+		  .hi = 1000000000000ULL, .what = "a rate in packets per second from 1 to 1T (10M)",
+		  .seen = &a->have_timed_opts },
+		{ .opt = O_COPY_DELAY, .kind = OPT_TIME, .dst = &a->sc.copy_delay, .lo = 0,
+		  .hi = PD_TW_MAX_NS, .what = "a time of at most 1h (0, 500us, 4ms, 1.5s)",
+		  .seen = &a->have_timed_opts },
+		{ .opt = O_FLOOD_AT, .kind = OPT_TIME, .dst = &a->sc.flood_at, .lo = 0,
+		  .hi = PD_TW_MAX_NS * 24, .what = "a time of at most a day (0, 100ms, 2s)",
+		  .seen = &a->have_flood_opts },
+		{ .opt = O_FLOOD_FOR, .kind = OPT_TIME, .dst = &a->sc.flood_for, .lo = 1,
+		  .hi = PD_TW_MAX_NS * 24, .what = "a time from 1ns to a day (5ms, 1s)",
+		  .seen = &a->have_flood_opts },
+		/* --window and --subwindows: their meaning depends on --algo */
+		{ .opt = O_WINDOW, .kind = OPT_STR, .dst = &a->window_arg },
+		{ .opt = O_SUBWINDOWS, .kind = OPT_STR, .dst = &a->subwin_arg },
+		{ .opt = O_PCAP, .kind = OPT_STR, .dst = &a->sc.pcap_path },
+		{ .opt = O_WRITE, .kind = OPT_STR, .dst = &a->write_path },
+		{ .opt = O_WRITE_DUPS, .kind = OPT_STR, .dst = &a->dups_path },
+		{ .opt = O_SOURCES, .kind = OPT_FLAG, .dst = &a->sources },
+		{ .opt = O_JSON, .kind = OPT_FLAG, .dst = &a->json },
+		{ .opt = O_GAP, .kind = OPT_U64, .dst = &a->gap, .lo = 1, .hi = 1ULL << 48,
 		  .what = "a gap of at least 1 element" },
-		{ .opt = O_WARN_BELOW, .kind = NUM_U64, .dst = &warn_below, .lo = 0, .hi = 100,
+		{ .opt = O_WARN_BELOW, .kind = OPT_U64, .dst = &a->warn_below, .lo = 0, .hi = 100,
 		  .what = "a percentage from 0 to 100" },
-		{ .opt = O_SEED, .kind = NUM_U64, .dst = &sc.seed, .lo = 0, .hi = UINT64_MAX,
+		{ .opt = O_SEED, .kind = OPT_U64, .dst = &a->sc.seed, .lo = 0, .hi = UINT64_MAX,
 		  .what = "a whole number" },
-		{ .opt = O_N, .kind = NUM_U64, .dst = &sc.n, .lo = 1, .hi = 1ULL << 40,
+		{ .opt = O_N, .kind = OPT_U64, .dst = &a->sc.n, .lo = 1, .hi = 1ULL << 40,
 		  .what = "an element count of at least 1" },
-		{ .opt = O_UNIVERSE, .kind = NUM_U64, .dst = &sc.universe, .lo = 1, .hi = 1ULL << 28,
-		  .what = "a universe size from 1 to 2^28", .seen = &have_universe },
-		{ .opt = O_ZIPF_S, .kind = NUM_REAL, .dst = &sc.zipf_s, .rlo = 0, .rhi = 10,
+		{ .opt = O_UNIVERSE, .kind = OPT_U64, .dst = &a->sc.universe, .lo = 1, .hi = 1ULL << 28,
+		  .what = "a universe size from 1 to 2^28", .seen = &a->have_universe },
+		{ .opt = O_ZIPF_S, .kind = OPT_REAL, .dst = &a->sc.zipf_s, .rlo = 0, .rhi = 10,
 		  .what = "a Zipf exponent from 0 to 10" },
-		{ .opt = O_LAMBDA, .kind = NUM_REAL, .dst = &sc.lambda, .rlo = 0, .rhi = 1,
+		{ .opt = O_LAMBDA, .kind = OPT_REAL, .dst = &a->sc.lambda, .rlo = 0, .rhi = 1,
 		  .what = "a rate in [0, 1]" },
-		{ .opt = O_U, .kind = NUM_REAL, .dst = &sc.u, .rlo = 1e-9, .rhi = 100,
+		{ .opt = O_U, .kind = OPT_REAL, .dst = &a->sc.u, .rlo = 1e-9, .rhi = 100,
 		  .what = "a positive rate (1e-9 .. 100)" },
-		{ .opt = O_BIAS, .kind = NUM_REAL, .dst = &sc.bias, .rlo = 0.5, .rhi = 1,
+		{ .opt = O_BIAS, .kind = OPT_REAL, .dst = &a->sc.bias, .rlo = 0.5, .rhi = 1,
 		  .what = "a bias in [0.5, 1]" },
-		{ .opt = O_LEVELS, .kind = NUM_UINT, .dst = &sc.levels, .lo = 0, .hi = 40,
+		{ .opt = O_LEVELS, .kind = OPT_UINT, .dst = &a->sc.levels, .lo = 0, .hi = 40,
 		  .what = "a level count from 0 to 40" },
-		{ .opt = O_VOLUME, .kind = NUM_REAL, .dst = &sc.volume, .rlo = 0, .rhi = 1,
+		{ .opt = O_VOLUME, .kind = OPT_REAL, .dst = &a->sc.volume, .rlo = 0, .rhi = 1,
 		  .what = "a fraction in [0, 1]" },
-		{ .opt = O_CHECKPOINTS, .kind = NUM_U64, .dst = &ncp, .lo = 1, .hi = MAX_CHECKPOINTS,
+		{ .opt = O_CHECKPOINTS, .kind = OPT_U64, .dst = &a->ncp, .lo = 1, .hi = MAX_CHECKPOINTS,
 		  .what = "a count from 1 to 64" },
-		{ .opt = O_CPUS, .kind = NUM_U64, .dst = &cpus, .lo = 1, .hi = MAX_CPUS,
+		{ .opt = O_CPUS, .kind = OPT_U64, .dst = &a->cpus, .lo = 1, .hi = MAX_CPUS,
 		  .what = "a sketch count from 1 to 64" },
-		{ .opt = O_SUB_ELEMS, .kind = NUM_U64, .dst = &srcc.sub_elems, .lo = 1, .hi = 1ULL << 32,
+		{ .opt = O_SUB_ELEMS, .kind = OPT_U64, .dst = &a->srcc.sub_elems, .lo = 1, .hi = 1ULL << 32,
 		  .what = "an element count from 1 to 2^32" },
-		{ .opt = O_HH_PHI, .kind = NUM_PPB, .dst = &srcc.phi_ppb,
+		{ .opt = O_HH_PHI, .kind = OPT_PPB, .dst = &a->srcc.phi_ppb,
 		  .what = "a fraction between 0 and 1" },
-		{ .opt = O_RARE_SUPPORT, .kind = NUM_PPB, .dst = &srcc.support_ppb,
+		{ .opt = O_RARE_SUPPORT, .kind = OPT_PPB, .dst = &a->srcc.support_ppb,
 		  .what = "a fraction between 0 and 1" },
-		{ .opt = O_RING, .kind = NUM_UINT, .dst = &srcc.ring, .lo = 1, .hi = 1ULL << 24,
+		{ .opt = O_RING, .kind = OPT_UINT, .dst = &a->srcc.ring, .lo = 1, .hi = 1ULL << 24,
 		  .what = "a count from 1 to 2^24" },
-		{ .opt = O_NEW_GAP, .kind = NUM_U64, .dst = &srcc.new_gap, .lo = 0, .hi = 1ULL << 48,
+		{ .opt = O_NEW_GAP, .kind = OPT_U64, .dst = &a->srcc.new_gap, .lo = 0, .hi = 1ULL << 48,
 		  .what = "a packet count (0: auto)" },
 	};
 
 	opterr = 0;
 	while ((o = getopt_long(argc, argv, ":", options, NULL)) != -1) {
-		given |= setting_of(o);
-		if (num_option(o, optarg, nums, PD_ARRAY_SIZE(nums)))
+		a->given |= setting_of(o);
+		if (table_option(o, optarg, opts, PD_ARRAY_SIZE(opts)))
 			continue;
 		switch (o) {
 		case O_ALGO:
@@ -1455,131 +1541,68 @@ int main(int argc, char **argv)
 			    !pd_filter_family_by_name(optarg))
 				usage_error("--algo: '%s' is not an algorithm this simulator knows (%s)",
 					    optarg, algos());
-			algo = optarg;
-			have_algo = true;
-			break;
-		case O_MEM:
-			if (!parse_size(optarg, &mem) || !mem)
-				BAD(o, "a size (e.g. 65536, 64K, 1M, 2G)");
-			have_mem = true;
+			a->algo = optarg;
+			a->have_algo = true;
 			break;
 		case O_MAX:
 			if (!parse_u64(optarg, 1, 255, &v) ||
 			    !pd_sbf_bits_for_max((unsigned int)v))
 				BAD(o, "a cell maximum (1, 3, 7, 15, 31, 63, 127, 255)");
-			max = (u32)v;
-			break;
-		case O_K:
-			if (!parse_u64(optarg, 1, PD_SBF_MAX_K, &v))
-				BAD(o, "a probe or array count from 1 to 16");
-			k = (u32)v;
-			break;
-		case O_P:
-			if (!parse_u64(optarg, 0, 0xfffffffeu, &v))
-				BAD(o, "a cell count");
-			p = (u32)v;
+			a->max = (u32)v;
 			break;
 		case O_FPS:
 			/* 0 is fpbuffering's plain Buffering only (below) */
-			if (!parse_real(optarg, 0, 1, &fps) || fps >= 1)
+			if (!parse_real(optarg, 0, 1, &a->fps) || a->fps >= 1)
 				BAD(o, "a probability between 1e-9 and 1 (exclusive)");
 			break;
 		case O_PSTAR:
-			if (!parse_real(optarg, 0, 1, &p_star) ||
-			    llround(p_star * 1e9) < 1 || llround(p_star * 1e9) >= 1000000000)
+			if (!parse_real(optarg, 0, 1, &a->p_star) ||
+			    llround(a->p_star * 1e9) < 1 || llround(a->p_star * 1e9) >= 1000000000)
 				BAD(o, "a probability between 1e-9 and 1 (exclusive)");
 			break;
 		case O_IMPORTANCE:
 			if (!strcmp(optarg, "dscp"))
-				importance = PKTDEDUP_IMPORTANCE_DSCP;
+				a->importance = PKTDEDUP_IMPORTANCE_DSCP;
 			else if (!strcmp(optarg, "mark"))
-				importance = PKTDEDUP_IMPORTANCE_MARK;
+				a->importance = PKTDEDUP_IMPORTANCE_MARK;
 			else
 				BAD(o, "an importance source (dscp, mark)");
 			break;
 		case O_ENTRY_BITS:
-			if (!parse_u64(optarg, 8, 64, &entry_bits) ||
-			    entry_bits % 8)
+			if (!parse_u64(optarg, 8, 64, &a->entry_bits) ||
+			    a->entry_bits % 8)
 				BAD(o, "a whole number of bytes in bits (8, 16, ... 64)");
-			break;
-		case O_WINDOW:		/* its meaning depends on --algo */
-			window_arg = optarg;
-			break;
-		case O_RATE:
-			if (!parse_rate(optarg, &tw_rate) || !tw_rate ||
-			    tw_rate > UINT32_MAX)
-				BAD(o, "a rate in packets per second from 1 to 4G (500000, 2.5k, 1M)");
-			have_rate = true;
 			break;
 		case O_LAYOUT:
 			if (!strcmp(optarg, "flat"))
-				layout = PKTDEDUP_LAYOUT_FLAT;
+				a->layout = PKTDEDUP_LAYOUT_FLAT;
 			else if (!strcmp(optarg, "blocked"))
-				layout = PKTDEDUP_LAYOUT_BLOCKED;
+				a->layout = PKTDEDUP_LAYOUT_BLOCKED;
 			else
 				BAD(o, "flat or blocked");
-			break;
-		case O_PPS:
-			if (!parse_rate(optarg, &sc.pps) || !sc.pps ||
-			    sc.pps > 1000000000000ULL)
-				BAD(o, "a rate in packets per second from 1 to 1T (500000, 2.5k, 1M)");
-			have_timed_opts = true;
-			break;
-		case O_COPY_DELAY:
-			if (!parse_time_ns(optarg, &sc.copy_delay) ||
-			    sc.copy_delay > PD_TW_MAX_NS)
-				BAD(o, "a time of at most 1h (0, 500us, 4ms, 1.5s)");
-			have_timed_opts = true;
-			break;
-		case O_FLOOD:
-			if (!parse_rate(optarg, &sc.flood_pps) || !sc.flood_pps ||
-			    sc.flood_pps > 1000000000000ULL)
-				BAD(o, "a rate in packets per second from 1 to 1T (10M)");
-			have_timed_opts = true;
-			break;
-		case O_FLOOD_AT:
-			if (!parse_time_ns(optarg, &sc.flood_at) ||
-			    sc.flood_at > PD_TW_MAX_NS * 24)
-				BAD(o, "a time of at most a day (0, 100ms, 2s)");
-			have_flood_opts = true;
-			break;
-		case O_FLOOD_FOR:
-			if (!parse_time_ns(optarg, &sc.flood_for) ||
-			    !sc.flood_for || sc.flood_for > PD_TW_MAX_NS * 24)
-				BAD(o, "a time from 1ns to a day (5ms, 1s)");
-			have_flood_opts = true;
 			break;
 		case O_STREAM:
 			o = parse_name(optarg, stream_names, STREAM_NKINDS);
 			if (o < 0)
 				usage_error("--stream: '%s' is not a stream (uniform, zipf, poisson, bmodel, pcap, importance, timed)",
 					    optarg);
-			sc.kind = (enum stream_kind)o;
-			have_stream = true;
+			a->sc.kind = (enum stream_kind)o;
+			a->have_stream = true;
 			break;
 		case O_DISTINCT:
-			if (!parse_real(optarg, 0, 1, &sc.distinct) ||
-			    sc.distinct <= 0)
+			if (!parse_real(optarg, 0, 1, &a->sc.distinct) ||
+			    a->sc.distinct <= 0)
 				BAD(o, "a fraction in (0, 1]");
 			break;
-		case O_PCAP:
-			sc.pcap_path = optarg;
-			break;
-		case O_WRITE:
-			write_path = optarg;
-			break;
-		case O_WRITE_DUPS:
-			dups_path = optarg;
-			break;
 		case O_PROTO:
-			parse_protos(optarg, &sel);
-			sc.sel = &sel;
+			parse_protos(optarg, &a->sel);
+			a->sc.sel = &a->sel;
 			break;
 		case O_TRUTH:
 			if (!strcmp(optarg, "none"))
-				truth_mode = TRUTH_NONE;
+				a->truth_mode = TRUTH_NONE;
 			else if (!strcmp(optarg, "exact"))
-				truth_mode = TRUTH_EXACT;
+				a->truth_mode = TRUTH_EXACT;
 			else
 				BAD(o, "none or exact");
 			break;
@@ -1588,52 +1611,39 @@ int main(int argc, char **argv)
 			if (o < 0)
 				usage_error("--key: '%s' is not a key (packet, src, dst, pair, flow)",
 					    optarg);
-			sc.key.mode = (u8)o;
+			a->sc.key.mode = (u8)o;
 			break;
 		case O_PAYLOAD:
 			if (!parse_u64(optarg, 0, PD_KEY_MAX_PAYLOAD, &v))
 				BAD(o, "a byte count from 0 to 1500");
-			sc.key.payload = (u16)v;
+			a->sc.key.payload = (u16)v;
 			break;
 		case O_IGNORE_TOS:
-			sc.key.flags |= PKTDEDUP_KEY_F_IGNORE_TOS;
+			a->sc.key.flags |= PKTDEDUP_KEY_F_IGNORE_TOS;
 			break;
 		case O_IMP_DIST:
 			o = parse_name(optarg, imp_dist_names, IMP_NDISTS);
 			if (o < 0)
 				usage_error("--imp-dist: '%s' is not a distribution (uniform, direct, inverse)",
 					    optarg);
-			sc.imp_dist = (enum imp_dist)o;
-			have_imp_opts = true;
+			a->sc.imp_dist = (enum imp_dist)o;
+			a->have_imp_opts = true;
 			break;
 		case O_REPEAT:
-			if (!parse_real(optarg, 0, 1, &sc.repeat) ||
-			    sc.repeat <= 0 || sc.repeat >= 1)
+			if (!parse_real(optarg, 0, 1, &a->sc.repeat) ||
+			    a->sc.repeat <= 0 || a->sc.repeat >= 1)
 				BAD(o, "a fraction in (0, 1)");
-			have_imp_opts = true;
-			break;
-		case O_SOURCES:
-			sources = true;
-			break;
-		case O_SUBWINDOWS:	/* --sources', or jumping's (below) */
-			subwin_arg = optarg;
+			a->have_imp_opts = true;
 			break;
 		case O_COUNTERS:
 			if (!parse_u64(optarg, 0, PD_SS_MAX_CAP, &v) ||
 			    (v && v < PD_SS_MIN_CAP))
 				BAD(o, "0 (off) or a count from 8 to 4096");
-			srcc.counters = (unsigned int)v;
-			break;
-		case O_NEW_MEM:
-			if (!parse_size(optarg, &srcc.new_mem) || !srcc.new_mem)
-				BAD(o, "a size (e.g. 64K)");
-			break;
-		case O_JSON:
-			json = true;
+			a->srcc.counters = (unsigned int)v;
 			break;
 		case O_HELP:
 			fputs(usage, stdout);
-			return 0;
+			exit(0);
 		case ':':
 			usage_error("%s needs a value", argv[optind - 1]);
 		default:
@@ -1643,138 +1653,140 @@ int main(int argc, char **argv)
 	if (optind < argc)
 		usage_error("unexpected argument '%s'", argv[optind]);
 	/* a capture alone: the module's defaults (dedupctl set ... defaults) */
-	if (!have_stream && sc.pcap_path) {
-		sc.kind = STREAM_PCAP;
-		have_stream = true;
+	if (!a->have_stream && a->sc.pcap_path) {
+		a->sc.kind = STREAM_PCAP;
+		a->have_stream = true;
 	}
-	if (sc.kind == STREAM_PCAP && !have_algo) {
-		algo = "sbf";
-		have_algo = true;
+	if (a->sc.kind == STREAM_PCAP && !a->have_algo) {
+		a->algo = "sbf";
+		a->have_algo = true;
 	}
-	if (sc.kind == STREAM_PCAP && !have_mem && pd_filter_family_by_name(algo) &&
-	    !pd_filter_takes(pd_filter_family_by_name(algo),
+	if (a->sc.kind == STREAM_PCAP && !a->have_mem && pd_filter_family_by_name(a->algo) &&
+	    !pd_filter_takes(pd_filter_family_by_name(a->algo),
 			     PKTDEDUP_A_SETTINGS_WINDOW_NS)) {
-		mem = PD_DEFAULT_MEM;
-		have_mem = true;
+		a->mem = PD_DEFAULT_MEM;
+		a->have_mem = true;
 	}
-	if (!have_algo)
+	if (!a->have_algo)
 		usage_error("--algo is required (%s)", algos());
-	if (!have_stream)
+	if (!a->have_stream)
 		usage_error("--stream is required");
-	if (sc.sel && sc.kind != STREAM_PCAP)
+	if (a->sc.sel && a->sc.kind != STREAM_PCAP)
 		usage_error("--proto selects a capture's packets: it needs --pcap FILE");
-	if ((write_path || dups_path) && sc.kind != STREAM_PCAP)
+	if ((a->write_path || a->dups_path) && a->sc.kind != STREAM_PCAP)
 		usage_error("--write and --write-dups need a capture (--pcap FILE)");
-	/* no output may be the input or the other output: before any opens */
-	resolve_outputs(&out, write_path, dups_path, sc.pcap_path);
+}
 
-	r = calloc(1, sizeof(*r));
-	if (!r)
-		return 1;
-	memset(&st, 0, sizeof(st));
-	memset(&truth, 0, sizeof(truth));
-	r->sf.name = algo;
-	r->sf.ops = pd_filter_family_by_name(algo);
-	takes = settings_taken(r->sf.ops);
-	winfam = takes & SET_BIT(PKTDEDUP_A_SETTINGS_WINDOW_NS);
-	if (subwin_arg && sources &&
-	    (takes & SET_BIT(PKTDEDUP_A_SETTINGS_SUBWINDOWS)))
+/* The options together, against the algorithm's family ops (exits 2). */
+static void sim_args_check(struct sim_args *a, const struct pd_filter_ops *ops)
+{
+	uint64_t v;
+
+	a->takes = settings_taken(ops);
+	a->winfam = a->takes & SET_BIT(PKTDEDUP_A_SETTINGS_WINDOW_NS);
+	if (a->subwin_arg && a->sources &&
+	    (a->takes & SET_BIT(PKTDEDUP_A_SETTINGS_SUBWINDOWS)))
 		usage_error("--subwindows %s: ambiguous with --sources and --algo %s (the source analytics' or the filter's?)",
-			    subwin_arg, algo);
-	if (subwin_arg && sources) {
-		if (!parse_u64(subwin_arg, 1, SRC_MAX_SUB, &v))
+			    a->subwin_arg, a->algo);
+	if (a->subwin_arg && a->sources) {
+		if (!parse_u64(a->subwin_arg, 1, SRC_MAX_SUB, &v))
 			usage_error("--subwindows: '%s' is not a count from 1 to 64",
-				    subwin_arg);
-		srcc.nsub = (unsigned int)v;
-	} else if (subwin_arg) {
-		given |= SET_BIT(PKTDEDUP_A_SETTINGS_SUBWINDOWS);
+				    a->subwin_arg);
+		a->srcc.nsub = (unsigned int)v;
+	} else if (a->subwin_arg) {
+		a->given |= SET_BIT(PKTDEDUP_A_SETTINGS_SUBWINDOWS);
 	}
-	check_settings(algo, takes, given);
-	if (subwin_arg && !sources &&
-	    (!parse_u64(subwin_arg, 2, PD_TW_MAX_SUBWIN, &subwin)))
+	check_settings(a->algo, a->takes, a->given);
+	if (a->subwin_arg && !a->sources &&
+	    (!parse_u64(a->subwin_arg, 2, PD_TW_MAX_SUBWIN, &a->subwin)))
 		usage_error("--subwindows: '%s' is not a subwindow count from 2 to 63 (one subwindow is the landmark window)",
-			    subwin_arg);
-	if (winfam) {
-		if (!window_arg)
+			    a->subwin_arg);
+	if (a->winfam) {
+		if (!a->window_arg)
 			usage_error("--window is required for %s: a time (2ms, 500us) or a packet count (100000p)",
-				    algo);
-		if (!parse_window(window_arg, &window_ns, &window_pkts))
+				    a->algo);
+		if (!parse_window(a->window_arg, &a->window_ns, &a->window_pkts))
 			usage_error("--window: '%s' is not a window: a time with a unit (10ns, 500us, 2ms, 1.5s) or a packet count (100000p)",
-				    window_arg);
-		if (!window_ns && !window_pkts)
+				    a->window_arg);
+		if (!a->window_ns && !a->window_pkts)
 			usage_error("--window: '%s' is an empty window: give at least 1us or 1p",
-				    window_arg);
-		if (window_pkts && have_rate)
+				    a->window_arg);
+		if (a->window_pkts && a->have_rate)
 			usage_error("--rate: a packet window (--window %s) holds its own count; --rate sizes time windows",
-				    window_arg);
-		if (window_ns && sc.kind != STREAM_TIMED &&
-		    sc.kind != STREAM_PCAP)
+				    a->window_arg);
+		if (a->window_ns && a->sc.kind != STREAM_TIMED &&
+		    a->sc.kind != STREAM_PCAP)
 			usage_error("--window %s: a time window needs packet times (--stream timed or pcap); give a packet window (e.g. 100000p)",
-				    window_arg);
-		if (window_ns && !have_rate && !have_mem)
+				    a->window_arg);
+		if (a->window_ns && !a->have_rate && !a->have_mem)
 			usage_error("--rate or --mem is required: they size a time window");
 	} else {
-		if (window_arg && !parse_u64(window_arg, 1, UINT64_MAX, &window))
+		if (a->window_arg && !parse_u64(a->window_arg, 1, UINT64_MAX, &a->window))
 			usage_error("--window: '%s' is not a window of at least 1 element%s",
-				    window_arg,
-				    parse_window(window_arg, &window_ns, &window_pkts) ?
+				    a->window_arg,
+				    parse_window(a->window_arg, &a->window_ns, &a->window_pkts) ?
 				    " (a time or packet window needs --algo sliding, jumping or landmark)" : "");
-		if (!have_mem)
+		if (!a->have_mem)
 			usage_error("--mem is required");
 	}
-	if (sc.kind != STREAM_TIMED && have_timed_opts)
+	if (a->sc.kind != STREAM_TIMED && a->have_timed_opts)
 		usage_error("--pps, --copy-delay and --flood need --stream timed");
-	if (!sc.flood_pps && have_flood_opts)
+	if (!a->sc.flood_pps && a->have_flood_opts)
 		usage_error("--flood-at and --flood-for need --flood");
-	if (fps == 0 && r->sf.ops)
+	if (a->fps == 0 && ops)
 		usage_error("--fps: '0' is not a probability between 1e-9 and 1 (exclusive); only fpbuffering takes 0");
-	if (fps > 0 && r->sf.ops && llround(fps * 1e9) < 1)
+	if (a->fps > 0 && ops && llround(a->fps * 1e9) < 1)
 		usage_error("--fps: %g is not a probability between 1e-9 and 1 (exclusive)",
-			    fps);
-	if ((given & SET_BIT(PKTDEDUP_A_SETTINGS_FPS)) && p != PD_FILTER_AUTO)
+			    a->fps);
+	if ((a->given & SET_BIT(PKTDEDUP_A_SETTINGS_FPS)) && a->p != PD_FILTER_AUTO)
 		usage_error("give either --p or --fps, not both");
-	if (sc.kind == STREAM_PCAP && !sc.pcap_path)
+	if (a->sc.kind == STREAM_PCAP && !a->sc.pcap_path)
 		usage_error("--stream pcap needs --pcap FILE");
-	if (sc.kind != STREAM_PCAP && sc.pcap_path)
+	if (a->sc.kind != STREAM_PCAP && a->sc.pcap_path)
 		usage_error("--pcap needs --stream pcap");
-	if (sc.kind != STREAM_IMPORTANCE && have_imp_opts)
+	if (a->sc.kind != STREAM_IMPORTANCE && a->have_imp_opts)
 		usage_error("--imp-dist and --repeat need --stream importance");
-	if (sc.kind == STREAM_IMPORTANCE &&
-	    !stream_imp_per_class(sc.n, sc.imp_dist, sc.repeat))
+	if (a->sc.kind == STREAM_IMPORTANCE &&
+	    !stream_imp_per_class(a->sc.n, a->sc.imp_dist, a->sc.repeat))
 		usage_error("--repeat %g: no universe of %u importance classes gives that share of repeats among %llu elements",
-			    sc.repeat, IMP_CLASSES, (unsigned long long)sc.n);
-	if (sc.kind == STREAM_UNIFORM && sc.distinct * (double)sc.n < 1)
+			    a->sc.repeat, IMP_CLASSES, (unsigned long long)a->sc.n);
+	if (a->sc.kind == STREAM_UNIFORM && a->sc.distinct * (double)a->sc.n < 1)
 		usage_error("--distinct %g of %llu elements is less than one element",
-			    sc.distinct, (unsigned long long)sc.n);
-	if (sc.kind == STREAM_ZIPF && !have_universe)
-		sc.universe = PD_MIN(sc.n, 1ULL << 28);
-	if (sc.kind == STREAM_BMODEL && sc.bias > 0.5 && sc.levels &&
-	    sc.levels > log(sc.volume) / log(0.5 / sc.bias) + 1e-9)
+			    a->sc.distinct, (unsigned long long)a->sc.n);
+	if (a->sc.kind == STREAM_ZIPF && !a->have_universe)
+		a->sc.universe = PD_MIN(a->sc.n, 1ULL << 28);
+	if (a->sc.kind == STREAM_BMODEL && a->sc.bias > 0.5 && a->sc.levels &&
+	    a->sc.levels > log(a->sc.volume) / log(0.5 / a->sc.bias) + 1e-9)
 		usage_error("--levels %u is infeasible: the paper's constraint is l <= ln(v) / ln(1/(2b)) = %.2f",
-			    sc.levels, log(sc.volume) / log(0.5 / sc.bias));
+			    a->sc.levels, log(a->sc.volume) / log(0.5 / a->sc.bias));
+}
 
-	/* the request: what was given, the rest left to the family */
+/* The run's filter: the request of what was given, the rest the family's. */
+static void sim_request(struct sim_args *a, struct run *r)
+{
+	struct pd_filter_req req;
+
 	if (r->sf.ops) {
 		const u64 vals[][2] = {
-			{ PKTDEDUP_A_SETTINGS_CELL_BITS, max },
-			{ PKTDEDUP_A_SETTINGS_K, k },
-			{ PKTDEDUP_A_SETTINGS_P, p },
-			{ PKTDEDUP_A_SETTINGS_GAP, gap },
-			{ PKTDEDUP_A_SETTINGS_IMPORTANCE, importance },
+			{ PKTDEDUP_A_SETTINGS_CELL_BITS, a->max },
+			{ PKTDEDUP_A_SETTINGS_K, a->k },
+			{ PKTDEDUP_A_SETTINGS_P, a->p },
+			{ PKTDEDUP_A_SETTINGS_GAP, a->gap },
+			{ PKTDEDUP_A_SETTINGS_IMPORTANCE, a->importance },
 			{ PKTDEDUP_A_SETTINGS_IMPORTANCE_MASK, IMP_MARK_MASK },
 			{ PKTDEDUP_A_SETTINGS_P_STAR,
-			  p_star > 0 ? (u64)llround(p_star * 1e9) : 0 },
-			{ PKTDEDUP_A_SETTINGS_WINDOW_NS, window_ns },
-			{ PKTDEDUP_A_SETTINGS_WINDOW_PACKETS, window_pkts },
-			{ PKTDEDUP_A_SETTINGS_RATE, tw_rate },
-			{ PKTDEDUP_A_SETTINGS_SUBWINDOWS, subwin },
-			{ PKTDEDUP_A_SETTINGS_WARN_BELOW, warn_below },
-			{ PKTDEDUP_A_SETTINGS_LAYOUT, layout },
+			  a->p_star > 0 ? (u64)llround(a->p_star * 1e9) : 0 },
+			{ PKTDEDUP_A_SETTINGS_WINDOW_NS, a->window_ns },
+			{ PKTDEDUP_A_SETTINGS_WINDOW_PACKETS, a->window_pkts },
+			{ PKTDEDUP_A_SETTINGS_RATE, a->tw_rate },
+			{ PKTDEDUP_A_SETTINGS_SUBWINDOWS, a->subwin },
+			{ PKTDEDUP_A_SETTINGS_WARN_BELOW, a->warn_below },
+			{ PKTDEDUP_A_SETTINGS_LAYOUT, a->layout },
 		};
 		const struct pd_setting *row;
 		unsigned int vi;
 
-		pd_filter_req_defaults(&req, r->sf.ops->kind, mem);
+		pd_filter_req_defaults(&req, r->sf.ops->kind, a->mem);
 		/* the values of the settings the family takes (its rows) */
 		for (vi = 0; vi < PD_ARRAY_SIZE(vals); vi++) {
 			row = pd_filter_setting(r->sf.ops,
@@ -1782,19 +1794,19 @@ int main(int argc, char **argv)
 			if (row)
 				pd_setting_set(&req, row, vals[vi][1]);
 		}
-		if (winfam) {
-			r->sf.window_arg = window_arg;
+		if (a->winfam) {
+			r->sf.window_arg = a->window_arg;
 			/* sized by the rate or the window: --mem, a limit */
-			if (have_rate || window_pkts) {
-				r->sf.mem_limit = mem;
+			if (a->have_rate || a->window_pkts) {
+				r->sf.mem_limit = a->mem;
 				req.mem_bytes = 0;
 			}
 		}
 		/* the SBF's default target, as the simulator always had */
-		if (fps < 0 && r->sf.ops->kind == PKTDEDUP_FILTER_KIND_SBF)
-			fps = 0.01;
-		if (fps > 0)
-			req.fps_ppb = (u32)llround(fps * 1e9);
+		if (a->fps < 0 && r->sf.ops->kind == PKTDEDUP_FILTER_KIND_SBF)
+			a->fps = 0.01;
+		if (a->fps > 0)
+			req.fps_ppb = (u32)llround(a->fps * 1e9);
 		/* does the family read the target? */
 		if (pd_filter_takes(r->sf.ops, PKTDEDUP_A_SETTINGS_FPS)) {
 			u32 t = req.fps_ppb ? req.fps_ppb :
@@ -1802,59 +1814,74 @@ int main(int argc, char **argv)
 
 			/* bsbf, bsbfsd, rlbsbf have no target unless given */
 			if (r->sf.ops->counting)
-				r->sf.fps_used = p == PD_FILTER_AUTO && t;
+				r->sf.fps_used = a->p == PD_FILTER_AUTO && t;
 			else
-				r->sf.fps_used = k == PD_FILTER_AUTO && t;
+				r->sf.fps_used = a->k == PD_FILTER_AUTO && t;
 			r->sf.fps = t / 1e9;
 		}
 	} else {
 		memset(&req, 0, sizeof(req));
-		req.mem_bytes = mem;
-		r->sf.q = fps > 0 ? fps : 0;
+		req.mem_bytes = a->mem;
+		r->sf.q = a->fps > 0 ? a->fps : 0;
 	}
-	r->cpus = (unsigned int)cpus;
+	r->cpus = (unsigned int)a->cpus;
 	{
-		u64 seed = sc.seed;
+		u64 seed = a->sc.seed;
 
 		/* reproducible: filter seeds derive from --seed */
-		sim_filter_build(&r->sf, &req, (unsigned int)entry_bits, &seed);
+		sim_filter_build(&r->sf, &req, (unsigned int)a->entry_bits, &seed);
 		r->sketch_seed = pd_rng_next(&seed);
 	}
-	if (truth_mode == TRUTH_NONE && (window || ncp))
+}
+
+/* The stream through the filter, scored against the ground truth. */
+static int sim_run(struct sim_args *a, struct run *r, struct outputs *out)
+{
+	struct stream st;
+	struct truth truth;
+	struct element e;
+	bool time_warned = false;
+	uint64_t total;
+	int status;
+	char err[512];
+
+	memset(&st, 0, sizeof(st));
+	memset(&truth, 0, sizeof(truth));
+	if (a->truth_mode == TRUTH_NONE && (a->window || a->ncp))
 		usage_error("--%s scores against the ground truth: it needs --truth exact",
-			    window ? "window" : "checkpoints");
-	r->truth = truth_mode;
+			    a->window ? "window" : "checkpoints");
+	r->truth = a->truth_mode;
 	/* a capture's length, when something is sized by it */
-	total = sc.n;
-	if (sc.kind == STREAM_PCAP) {
+	total = a->sc.n;
+	if (a->sc.kind == STREAM_PCAP) {
 		total = 0;
-		if (ncp || (sources && !srcc.sub_elems)) {
-			if (!strcmp(sc.pcap_path, "-"))
+		if (a->ncp || (a->sources && !a->srcc.sub_elems)) {
+			if (!strcmp(a->sc.pcap_path, "-"))
 				usage_error("--%s needs the capture's length: read a file, not standard input%s",
-					    ncp ? "checkpoints" : "sources",
-					    ncp ? "" : ", or give --subwindow-elements");
-			total = count_keyed(&sc);
+					    a->ncp ? "checkpoints" : "sources",
+					    a->ncp ? "" : ", or give --subwindow-elements");
+			total = count_keyed(&a->sc);
 		}
 	}
-	if (stream_open(&st, &sc, err, sizeof(err))) {
+	if (stream_open(&st, &a->sc, err, sizeof(err))) {
 		fprintf(stderr, "dedup-sim: %s\n", err);
 		status = 1;
 		goto done;
 	}
-	if (sources) {
-		srcc.cpus = r->cpus;
-		srcc.seed = sc.seed;
-		if (!srcc.sub_elems)
-			srcc.sub_elems = total > srcc.nsub ?
-					 (total + srcc.nsub - 1) / srcc.nsub : 1;
-		r->src = src_sim_new(&srcc, err, sizeof(err));
+	if (a->sources) {
+		a->srcc.cpus = r->cpus;
+		a->srcc.seed = a->sc.seed;
+		if (!a->srcc.sub_elems)
+			a->srcc.sub_elems = total > a->srcc.nsub ?
+					 (total + a->srcc.nsub - 1) / a->srcc.nsub : 1;
+		r->src = src_sim_new(&a->srcc, err, sizeof(err));
 		if (!r->src)
 			usage_error("--sources: %s", err);
 	}
-	if (winfam) {
+	if (a->winfam) {
 		r->tw.on = true;
-		r->tw.timed = window_ns != 0;
-		r->tw.window = window_ns ? window_ns : window_pkts;
+		r->tw.timed = a->window_ns != 0;
+		r->tw.window = a->window_ns ? a->window_ns : a->window_pkts;
 		/* the guaranteed span: all of it, (s-1)/s of it, none */
 		r->tw.s = r->sf.ops->kind == PKTDEDUP_FILTER_KIND_SLIDING ? 0 :
 			  r->sf.plan.subwindows;
@@ -1864,9 +1891,9 @@ int main(int argc, char **argv)
 	 * set of key digests; a window (of elements or of time) or
 	 * FPBuffering's capacity also need where each key was seen last.
 	 */
-	r->compact = truth_mode == TRUTH_EXACT && r->sf.ops && !window &&
+	r->compact = a->truth_mode == TRUTH_EXACT && r->sf.ops && !a->window &&
 		     !r->tw.on;
-	if (truth_mode == TRUTH_EXACT &&
+	if (a->truth_mode == TRUTH_EXACT &&
 	    (r->compact ? dset_init(&r->dset) :
 	     /* sized by what the horizon holds, not by the stream */
 	     r->tw.timed ? truth_init_timed(&truth, 0) :
@@ -1876,19 +1903,19 @@ int main(int argc, char **argv)
 		goto done;
 	}
 	/* positions matter only inside the window (or the LRU's capacity) */
-	if (truth_mode == TRUTH_EXACT && !r->compact &&
+	if (a->truth_mode == TRUTH_EXACT && !r->compact &&
 	    truth_set_horizon(&truth,
 			      r->tw.on ? (r->tw.timed ? 0 : r->tw.window) :
-			      r->sf.ops ? window :
-			      (window > r->sf.buf.cap ? window : r->sf.buf.cap),
+			      r->sf.ops ? a->window :
+			      (a->window > r->sf.buf.cap ? a->window : r->sf.buf.cap),
 			      r->tw.timed ? r->tw.window : 0)) {
 		fprintf(stderr, "dedup-sim: out of memory\n");
 		status = 1;
 		goto done;
 	}
-	open_outputs(&st, &out);
+	open_outputs(&st, out);
 	{
-		uint64_t next_cp = ncp ? (total + ncp - 1) / ncp : UINT64_MAX;
+		uint64_t next_cp = a->ncp ? (total + a->ncp - 1) / a->ncp : UINT64_MAX;
 		struct score seg = { 0 };
 
 		while (stream_next(&st, &e)) {
@@ -1896,17 +1923,17 @@ int main(int argc, char **argv)
 			bool said, dup, found = false;
 
 			if (r->tw.timed && st.pc.time_back && !time_warned) {
-				warn_time_back(&sc, &st.pc, window_arg);
+				warn_time_back(&a->sc, &st.pc, a->window_arg);
 				time_warned = true;
 			}
 
 			if (!e.keyed) {
 				/* the module passes what it cannot key */
-				out_write(&st, &out, false);
+				out_write(&st, out, false);
 				continue;
 			}
 			said = sim_filter_step(&r->sf, &e, &found);
-			out_write(&st, &out, said);
+			out_write(&st, out, said);
 			r->last_t = e.t_ns;
 			{
 				/* 64 uniform bits of the id, seeded per run
@@ -1919,7 +1946,7 @@ int main(int argc, char **argv)
 			if (r->src)
 				src_sim_add(r->src, e.id);
 			r->said += said;
-			if (truth_mode == TRUTH_NONE) {
+			if (a->truth_mode == TRUTH_NONE) {
 				r->all.n++;
 				continue;
 			}
@@ -1932,7 +1959,7 @@ int main(int argc, char **argv)
 					goto done;
 				}
 				tv.seen = seen;
-			} else if (truth_add_at(&truth, e.id, e.t_ns, window,
+			} else if (truth_add_at(&truth, e.id, e.t_ns, a->window,
 						&tv)) {
 				fprintf(stderr, "dedup-sim: out of memory\n");
 				status = 1;
@@ -1944,7 +1971,7 @@ int main(int argc, char **argv)
 			score_add(&r->all, dup, said);
 			score_add(&seg, dup, said);
 			r->flood_fp += e.flood && said;
-			if (window)
+			if (a->window)
 				score_add(&r->win, tv.in_window, said);
 			if (e.imp)
 				imp_add(&r->imp, e.imp, tv.seen, said);
@@ -1952,20 +1979,20 @@ int main(int argc, char **argv)
 				r->dup_in_cap++;
 				r->fn_in_cap += !said;
 			}
-			if (r->all.n == next_cp && r->ncp < ncp) {
+			if (r->all.n == next_cp && r->ncp < a->ncp) {
 				struct checkpoint *c = &r->cp[r->ncp++];
 
 				c->upto = r->all.n;
 				c->s = seg;
 				c->zero_fraction = sim_zero_fraction(&r->sf);
 				memset(&seg, 0, sizeof(seg));
-				next_cp = PD_MIN(total, next_cp + (total + ncp - 1) / ncp);
+				next_cp = PD_MIN(total, next_cp + (total + a->ncp - 1) / a->ncp);
 			}
 		}
 	}
 	if (r->tw.timed && st.pc.time_back > 1)
 		fprintf(stderr, "dedup-sim: %s: %llu frames in all were earlier than a frame before them (by up to %.6f s)\n",
-			sc.pcap_path, (unsigned long long)st.pc.time_back,
+			a->sc.pcap_path, (unsigned long long)st.pc.time_back,
 			(double)st.pc.back_max_ns / 1e9);
 	if (st.oom) {
 		fprintf(stderr, "dedup-sim: out of memory\n");
@@ -1988,20 +2015,42 @@ int main(int argc, char **argv)
 		goto done;
 	}
 	r->truth_bytes = r->compact ? r->dset.bytes :
-			 truth_mode == TRUTH_EXACT ? truth_bytes(&truth) : 0;
-	status = close_outputs(&st, &sc, &out);
-	if (json)
-		print_json(r, &sc, &st, &out, mem, window);
+			 a->truth_mode == TRUTH_EXACT ? truth_bytes(&truth) : 0;
+	status = close_outputs(&st, &a->sc, out);
+	if (a->json)
+		print_json(r, &a->sc, &st, out, a->mem, a->window);
 	else
-		print_table(r, &sc, &st, &out, mem, window);
+		print_table(r, &a->sc, &st, out, a->mem, a->window);
 done:
 	/* nothing half-written stays: a file is replaced only when whole */
-	abort_outputs(&st, &out);
+	abort_outputs(&st, out);
 	if (r->compact)
 		dset_free(&r->dset);
 	else
 		truth_free(&truth);	/* zeroed if never set up */
 	stream_close(&st);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	struct sim_args a;
+	struct outputs out;
+	struct run *r;
+	int status;
+
+	sim_args_init(&a);
+	sim_args_parse(&a, argc, argv);
+	/* no output may be the input or the other output: before any opens */
+	resolve_outputs(&out, a.write_path, a.dups_path, a.sc.pcap_path);
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return 1;
+	r->sf.name = a.algo;
+	r->sf.ops = pd_filter_family_by_name(a.algo);
+	sim_args_check(&a, r->sf.ops);
+	sim_request(&a, r);
+	status = sim_run(&a, r, &out);
 	sim_filter_free(&r->sf);
 	src_sim_free(r->src);
 	free(r);
