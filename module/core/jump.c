@@ -407,4 +407,4 @@ const struct pd_filter_ops id = {					\
 PD_JUMP_FAMILY(pd_jumping_family, "jumping", JUMPING, pd_jump_plan,
 	       pd_tw_jump_settings);
 PD_JUMP_FAMILY(pd_landmark_family, "landmark", LANDMARK, pd_landmark_plan,
-	       pd_tw_settings);
+	       PD_TW_SETTINGS);

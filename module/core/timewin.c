@@ -158,25 +158,15 @@ static u64 pd_tw_headroom(u64 n)
 
 PD_FILTER_REQ_FITS(struct pd_tw_req);
 
-const struct pd_setting pd_tw_settings[] = {
-	PD_SETTING_FPS,
-	PD_SETTING_EITHER(WINDOW_NS, struct pd_tw_req, window_ns,
-			  WINDOW_PACKETS),
-	PD_SETTING_EITHER(WINDOW_PACKETS, struct pd_tw_req, window_pkts,
-			  WINDOW_NS),
-	PD_SETTING(RATE, struct pd_tw_req, rate, PLAIN),
-	PD_SETTING(WARN_BELOW, struct pd_tw_req, warn_below, PLAIN),
-	{ }
-};
-
+/* The jumping window's first, then every window family's (timewin.h). */
 const struct pd_setting pd_tw_jump_settings[] = {
+	PD_SETTING(SUBWINDOWS, struct pd_tw_req, subwindows, PLAIN),
 	PD_SETTING_FPS,
 	PD_SETTING_EITHER(WINDOW_NS, struct pd_tw_req, window_ns,
 			  WINDOW_PACKETS),
 	PD_SETTING_EITHER(WINDOW_PACKETS, struct pd_tw_req, window_pkts,
 			  WINDOW_NS),
 	PD_SETTING(RATE, struct pd_tw_req, rate, PLAIN),
-	PD_SETTING(SUBWINDOWS, struct pd_tw_req, subwindows, PLAIN),
 	PD_SETTING(WARN_BELOW, struct pd_tw_req, warn_below, PLAIN),
 	{ }
 };

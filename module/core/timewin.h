@@ -256,10 +256,11 @@ struct pd_tw_req {
 /*
  * The window families' settings (settings.h): a target, the window as a
  * time or a packet count, the rate that sizes it, the alert's threshold;
- * the jumping window's add its subwindows.
+ * the jumping window's add its subwindows, before those (so that the
+ * others' are the same table from its second row).
  */
-extern const struct pd_setting pd_tw_settings[];
 extern const struct pd_setting pd_tw_jump_settings[];
+#define PD_TW_SETTINGS (&pd_tw_jump_settings[1])
 
 /*
  * Plan a window family: sliding (one ring) or a union of s subwindows of

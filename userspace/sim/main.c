@@ -1416,36 +1416,26 @@ struct sim_args {
 };
 
 /* The defaults of every option. */
-static void sim_args_init(struct sim_args *a)
-{
-	const struct stream_cfg sc = {
+static const struct sim_args sim_defaults = {
+	.sc = {
 		.kind = STREAM_UNIFORM, .n = 1000000, .distinct = 0.5,
 		.zipf_s = 1.0, .lambda = 0.5, .bias = 0.7, .levels = 6,
 		.volume = 0.1, .u = 0.001, .seed = 1, .imp_dist = IMP_UNIFORM,
 		.repeat = 0.3, .pps = 1000000, .copy_delay = 1000000,
 		.flood_for = UINT64_MAX / 2,
 		.key = { .mode = PKTDEDUP_KEY_PACKET, .payload = PD_KEY_DEFAULT_PAYLOAD },
-	};
-	const struct src_cfg srcc = {
+	},
+	.srcc = {
 		.nsub = 12, .counters = 128, .ring = 1024, .new_mem = 65536,
 		.new_gap = 1000,
 		.phi_ppb = 1000000, .support_ppb = 100000,
-	};
-
-	memset(a, 0, sizeof(*a));
-	a->sc = sc;
-	a->srcc = srcc;
-	a->cpus = 1;
-	a->entry_bits = FPBUF_DEFAULT_ENTRY_BITS;
-	a->max = PD_FILTER_AUTO;
-	a->k = PD_FILTER_AUTO;
-	a->p = PD_FILTER_AUTO;
-	a->importance = PKTDEDUP_IMPORTANCE_MARK;
-	a->warn_below = PD_TW_DEFAULT_WARN;
-	a->layout = PKTDEDUP_LAYOUT_FLAT;
-	a->fps = -1;
-	a->truth_mode = TRUTH_EXACT;
-}
+	},
+	.cpus = 1, .entry_bits = FPBUF_DEFAULT_ENTRY_BITS,
+	.max = PD_FILTER_AUTO, .k = PD_FILTER_AUTO, .p = PD_FILTER_AUTO,
+	.importance = PKTDEDUP_IMPORTANCE_MARK,
+	.warn_below = PD_TW_DEFAULT_WARN, .layout = PKTDEDUP_LAYOUT_FLAT,
+	.fps = -1, .truth_mode = TRUTH_EXACT,
+};
 
 /*
  * The options, each checked on its own (exits 2 if bad), and what follows
@@ -2039,7 +2029,7 @@ int main(int argc, char **argv)
 	struct run *r;
 	int status;
 
-	sim_args_init(&a);
+	a = sim_defaults;
 	sim_args_parse(&a, argc, argv);
 	/* no output may be the input or the other output: before any opens */
 	resolve_outputs(&out, a.write_path, a.dups_path, a.sc.pcap_path);
