@@ -17,16 +17,13 @@
 #include <linux/netlink.h>
 #include <linux/workqueue.h>
 
-#include "../core/filter.h"
-#include "../core/key.h"
-#include "../core/srcwin.h"
-
+struct pd_filter_plan;
 struct pd_net;
 struct pd_nl_req;
+struct pd_pkt;
 struct pd_srcs;
 struct proc_dir_entry;
 
-#define PD_SRC_DEFAULT_COUNTERS PD_SRCWIN_DEFAULT_COUNTERS	/* 0: top talkers off */
 #define PD_SRC_DEFAULT_NEW_MEM (64 * 1024)
 #define PD_SRC_DEFAULT_NEW_GAP 1000	/* packets a source is remembered for */
 #define PD_SRC_DEFAULT_EVENT_RATE 1000

@@ -12,8 +12,11 @@
 
 #include "../core/addrhash.h"
 #include "../core/sbf.h"
+#include "../core/srcwin.h"
 #include "../core/ss.h"
 #include "../pktdedup.h"
+
+#define PD_SRC_DEFAULT_COUNTERS PD_SRCWIN_DEFAULT_COUNTERS	/* 0: top talkers off */
 
 /* A new source, as remembered in a CPU's ring. */
 struct pd_src_event {
