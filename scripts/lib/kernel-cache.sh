@@ -27,8 +27,9 @@ kc_source() {	# NAME
 }
 
 # the fragment and the source version decide the kernel
-kc_want_hash() {
-	{ echo "$KC_VER"; cat "$KC_FRAGMENT"; } | sha256sum | cut -d' ' -f1
+kc_want_hash() {	# of the source and the fragment's lines, not its comments
+	{ echo "$KC_VER"; grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$KC_FRAGMENT"; } |
+		sha256sum | cut -d' ' -f1
 }
 
 # Whether KC_OUT holds a complete kernel built from the current fragment
