@@ -71,24 +71,6 @@ void nl_nest(const struct nlattr *nest, const struct nls_set *set,
 		    set, tb);
 }
 
-void put_uint(struct nlmsghdr *nlh, uint16_t type, uint8_t t, uint64_t v)
-{
-	switch (t) {
-	case NLS_U8:
-		mnl_attr_put_u8(nlh, type, (uint8_t)v);
-		break;
-	case NLS_U16:
-		mnl_attr_put_u16(nlh, type, (uint16_t)v);
-		break;
-	case NLS_U32:
-		mnl_attr_put_u32(nlh, type, (uint32_t)v);
-		break;
-	default:
-		mnl_attr_put_u64(nlh, type, v);
-		break;
-	}
-}
-
 /*
  * The dotted path of the attribute at offset offs of request req (spec
  * names, e.g. "config.filter.sbf.cell-bits"), into out; returns the set of

@@ -54,7 +54,4 @@ int nl_listen(struct nl *n, nl_reply_cb cb, void *data);
 void nl_nest(const struct nlattr *nest, const struct nls_set *set,
 	     const struct nlattr **tb);
 
-/* An unsigned integer attribute of the spec's type t (NLS_U8 ... U64). */
-void put_uint(struct nlmsghdr *nlh, uint16_t type, uint8_t t, uint64_t v);
-
 #endif /* DEDUPCTL_NL_H */

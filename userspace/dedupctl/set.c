@@ -220,6 +220,26 @@ static uint64_t fsetting_read(const char *k, char **v, struct fvals *fv)
 	return fv->last;
 }
 
+/* An unsigned integer attribute of the spec's type t (NLS_U8 ... U64). */
+static void put_uint(struct nlmsghdr *nlh, uint16_t type, uint8_t t,
+		     uint64_t v)
+{
+	switch (t) {
+	case NLS_U8:
+		mnl_attr_put_u8(nlh, type, (uint8_t)v);
+		break;
+	case NLS_U16:
+		mnl_attr_put_u16(nlh, type, (uint16_t)v);
+		break;
+	case NLS_U32:
+		mnl_attr_put_u32(nlh, type, (uint32_t)v);
+		break;
+	default:
+		mnl_attr_put_u64(nlh, type, v);
+		break;
+	}
+}
+
 /* Put the settings of fv in mask (SET_BIT()s), in ops's rows' order. */
 static void fsettings_put(struct nlmsghdr *nlh, const struct pd_filter_ops *ops,
 			  const struct fvals *fv, uint64_t mask)
