@@ -7,7 +7,8 @@
 # second run only rebuilds what changed.
 #
 # The tree gets net/pktdedup, a link to this repository (its Kbuild and
-# module/Kconfig), and one line each in net/Kconfig and net/Makefile.
+# module/Kconfig), and one line each in net/Kconfig and net/Makefile; a
+# run from another work tree first drops the objects the last one built.
 # Pass/fail comes from kunit.py's parsed results; any "BUG: KASAN" fails.
 # The last line is "N passed, N failed".
 set -uo pipefail
@@ -19,6 +20,12 @@ build="$cache/kunit-build"
 log="${1:-build}/kunit.log"
 mkdir -p "$(dirname "$log")" "$build"
 
+# One run at a time: work trees share the tree and its build folder.
+exec 9>"$cache/kunit.lock"
+flock 9
+# Objects another work tree built are not ours: its sources may be newer
+# than ours, and make would keep them.
+[ "$(readlink "$tree/net/pktdedup")" = "$repo" ] || rm -rf "$build/net/pktdedup"
 ln -sfn "$repo" "$tree/net/pktdedup"
 grep -q 'net/pktdedup/module/Kconfig' "$tree/net/Kconfig" ||
 	sed -i 's|^endif   # if NET$|source "net/pktdedup/module/Kconfig"\n\n&|' "$tree/net/Kconfig"
