@@ -166,8 +166,13 @@ $(KMOD)/.stamp: $(MODULE_SRC) | $(B)
 	cp --parents $(MODULE_SRC) $(KMOD)/
 	touch $@
 
+# Its own BTF (scripts/module-btf.sh) against the BTF of the kernel its
+# headers are for, Debian's, whose image the guests boot; BTF_BASE=FILE
+# for another base, BTF_BASE= for none.
 module: $(KMOD)/.stamp
 	$(MAKE) -C $(KDIR) M=$(abspath $(KMOD)) CONFIG_PKTDEDUP=m W=1 modules
+	base=$${BTF_BASE-$$(scripts/kernel-tools.sh btf-base)/vmlinux.btf}; \
+	[ -z "$$base" ] || scripts/module-btf.sh $(KMOD)/pktdedup.ko "$$base" $(KDIR)
 
 # sparse and W=1 over every file of the module (rebuilds all of them)
 module-check: $(KMOD)/.stamp

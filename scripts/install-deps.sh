@@ -23,7 +23,8 @@ pkgs=(
 	sparse            # make module C=1
 	libmnl-dev        # dedupctl speaks generic netlink through libmnl
 	flex bison bc     # building the UML kernel for KUnit
-	libelf-dev        # objtool, for the x86_64 debug kernel of make e2e-debug
+	libelf-dev        # objtool, for the x86_64 debug kernel of make e2e-debug; resolve_btfids
+	dwarves zlib1g-dev # the module's own BTF: pahole encodes it, resolve_btfids (built from linux-source-6.1) needs zlib
 	qemu-system-x86   # boots Debian's kernel for the end-to-end tests
 	busybox-static    # the e2e guest's userland
 	nftables          # e2e: nft rules that match the marks; make bench-kernel's nft sets

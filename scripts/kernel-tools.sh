@@ -10,6 +10,10 @@
 #   kver        the version of Debian's current amd64 kernel (6.1.0-NN-amd64)
 #   image       that kernel's image and modules, unpacked from its .deb
 #               (downloaded, never installed on this machine)
+#   btf-base    that kernel's BTF, raw (vmlinux.btf), from the vmlinux inside
+#               its image's vmlinuz: the base of pktdedup.ko's own BTF
+#   resolve-btfids  the kernel's resolve_btfids (in no Debian package),
+#               built from linux-source-6.1's tools/bpf/resolve_btfids
 #   fragment-check NAME FRAGMENT CONFIG
 #               whether every line of a config fragment survived into a
 #               .config (CONFIG_X=v present, "# CONFIG_X is not set" not
@@ -64,6 +68,24 @@ do_image() {
 	rm -f "$1"/linux-image-"$v"_*.deb
 }
 
+do_btf_base() {	# VMLINUZ DIR
+	tar -xJf "$TARBALL" -C "$2" --strip-components=2 \
+		linux-source-6.1/scripts/extract-vmlinux
+	sh "$2/extract-vmlinux" "$1" >"$2/vmlinux"
+	objcopy --dump-section .BTF="$2/vmlinux.btf" "$2/vmlinux" "$2/vmlinux.tmp"
+	rm -f "$2/vmlinux" "$2/vmlinux.tmp" "$2/extract-vmlinux"
+	[ -s "$2/vmlinux.btf" ]
+}
+
+do_resolve_btfids() {	# TREE DIR
+	mkdir -p "$2/build"
+	make -s -C "$1/tools/bpf/resolve_btfids" OUTPUT="$2/build/" \
+		-j"$(nproc)" >"$2/build.log" 2>&1 ||
+		{ tail -n 20 "$2/build.log" >&2; return 1; }
+	mv "$2/build/resolve_btfids" "$2/resolve_btfids"
+	rm -rf "$2/build"
+}
+
 fragment_check() {	# NAME FRAGMENT CONFIG
 	local line name missing=0
 	while read -r line; do
@@ -107,11 +129,24 @@ image)
 	fill "$dir" sh -c "$(declare -f do_image); do_image \"\$1\" $v" sh
 	echo "$dir"
 	;;
+btf-base)
+	v=$(kver)
+	img=$("$0" image)
+	dir="$CACHE/btf-$v"
+	fill "$dir" do_btf_base "$img/boot/vmlinuz-$v"
+	echo "$dir"
+	;;
+resolve-btfids)
+	tree=$("$0" tree)
+	dir="$CACHE/resolve_btfids-$(need_source)"
+	fill "$dir" do_resolve_btfids "$tree"
+	echo "$dir"
+	;;
 fragment-check)
 	fragment_check "$2" "$3" "$4"
 	;;
 *)
-	echo "usage: kernel-tools.sh checkpatch|tree|kver|image|fragment-check" >&2
+	echo "usage: kernel-tools.sh checkpatch|tree|kver|image|btf-base|resolve-btfids|fragment-check" >&2
 	exit 2
 	;;
 esac

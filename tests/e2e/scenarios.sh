@@ -116,6 +116,26 @@ t_defaults() {
 	t_end
 }
 
+# The module's own BTF (make module encodes it against the BTF of the
+# guest's kernel): the kernel validates it against its own and shows it in
+# /sys/kernel/btf, with the module's types. A kernel built without BTF (the
+# debug guest's) takes none.
+t_module_btf() {
+	t_begin "the module's BTF, split against the running kernel's"
+	if [ -e /sys/kernel/btf/vmlinux ]; then
+		expect_eq "in /sys/kernel/btf" yes \
+			"$([ -s /sys/kernel/btf/pktdedup ] && echo yes)"
+		expect_eq "with the module's types" yes \
+			"$(grep -q pd_filter_set /sys/kernel/btf/pktdedup && echo yes)"
+		expect_eq "the kernel's complaints" "" \
+			"$(dmesg | grep -E 'BTF.*pktdedup|pktdedup.*BTF')"
+	else
+		expect_eq "a kernel without BTF takes none" no \
+			"$([ -e /sys/kernel/btf/pktdedup ] && echo yes || echo no)"
+	fi
+	t_end
+}
+
 t_count() {
 	t_begin "count mode counts every copy (IPv4, 500 x 2)"
 	inns b dedupctl set mem 4M
@@ -1570,6 +1590,7 @@ run() {	# T
 setup
 run t_policy
 run t_defaults
+run t_module_btf
 run t_idle
 run t_total_cap
 run t_count
