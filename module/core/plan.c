@@ -236,6 +236,16 @@ static u64 pd_plan_cells(u64 mem_bytes, u32 max, u8 layout)
 	return pd_sbf_usable_cells(&prm);
 }
 
+void pd_plan_params(const struct pd_plan *p, struct pd_sbf_params *prm)
+{
+	memset(prm, 0, sizeof(*prm));
+	prm->cells = p->cells;
+	prm->max = (u8)p->max;
+	prm->k = (u8)p->k;
+	prm->p = p->p;
+	prm->layout = p->layout;
+}
+
 /* Fill *c for one (Max, K); returns 0 or a negative errno. */
 static int pd_plan_one(const struct pd_plan_req *req, u64 fps, u32 max, u32 k,
 		       struct pd_plan *c, const char **why)

@@ -61,6 +61,11 @@ struct pd_plan {
 int pd_plan(const struct pd_plan_req *req, struct pd_plan *out,
 	    const char **why);
 
+struct pd_sbf_params;
+
+/* The parameters of an SBF that plan p gives (sbf.h). */
+void pd_plan_params(const struct pd_plan *p, struct pd_sbf_params *prm);
+
 /* Eq. 17 (unrounded, Q32.32) for m cells; 0 if FPS cannot be reached. */
 u64 pd_plan_p_exact(u64 fps_q62, u32 max, u32 k, u64 m);
 /* Theorem 3: the stable fraction of zeros (Q62). */

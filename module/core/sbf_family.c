@@ -48,11 +48,7 @@ static int pd_sbf_fplan(const struct pd_filter_req *req,
 	c->fn_rate = p.fn_rate;
 	c->layout = p.layout;
 	c->given = PD_PLAN_HAS_FP | PD_PLAN_HAS_ZERO | PD_PLAN_HAS_FN;
-	prm.cells = p.cells;
-	prm.max = (u8)p.max;
-	prm.k = (u8)p.k;
-	prm.p = p.p;
-	prm.layout = p.layout;
+	pd_plan_params(&p, &prm);
 	c->bytes = pd_sbf_bytes(&prm);
 	return 0;
 }

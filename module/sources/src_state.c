@@ -109,16 +109,6 @@ void pd_srcs_free(struct pd_srcs *s)
 	kfree(s);
 }
 
-static u64 pd_src_sbf_bytes(const struct pd_filter_plan *plan)
-{
-	struct pd_sbf_params prm = {
-		.cells = plan->cells, .max = (u8)plan->max,
-		.k = (u8)plan->k, .p = plan->p,
-	};
-
-	return pd_sbf_bytes(&prm);
-}
-
 /* Bytes per CPU for cfg (and the new-source filter plan). */
 static u64 pd_src_cpu_bytes(const struct pd_src_cfg *c,
 			    const struct pd_filter_plan *plan)
@@ -126,7 +116,7 @@ static u64 pd_src_cpu_bytes(const struct pd_src_cfg *c,
 	u64 b = sizeof(struct pd_src_cpu) + pd_srcwin_bytes(c->nsub, c->counters);
 
 	if (c->newsrc)
-		b += pd_src_sbf_bytes(plan) +
+		b += plan->bytes +
 		     (u64)c->ring * sizeof(struct pd_src_event);
 	return b;
 }
@@ -142,7 +132,7 @@ u64 pd_srcs_bytes(const struct pd_src_cfg *c, const struct pd_filter_plan *plan)
 	return sizeof(struct pd_srcs) +
 	       (u64)nr_cpu_ids * sizeof(struct pd_src_cpu *) +
 	       pd_src_cpu_bytes(c, plan) * num_possible_cpus() +
-	       (c->newsrc ? pd_src_sbf_bytes(plan) : 0);
+	       (c->newsrc ? plan->bytes : 0);
 }
 
 /* Validate and plan cfg; 0, or an error with an extack message. */
@@ -201,16 +191,12 @@ static struct pd_src_cpu *pd_src_cpu_alloc(const struct pd_srcs *s, int cpu)
 				       &s->key, pc->mem))
 		goto fail;
 	if (c->newsrc) {
-		struct pd_sbf_params prm = {
-			.cells = plan->cells, .max = (u8)plan->max,
-			.k = (u8)plan->k, .p = plan->p,
-		};
-		u64 *words = kvzalloc_node(pd_sbf_bytes(&prm), PD_GFP, node);
+		u64 *words = kvzalloc_node(plan->bytes, PD_GFP, node);
 
 		pc->ring = kvzalloc_node(array_size(c->ring, sizeof(*pc->ring)),
 					 PD_GFP, node);
 		if (!words || !pc->ring ||
-		    pd_sbf_init(&pc->newsrc, &prm, words, &why)) {
+		    pd_sbf_init_plan(&pc->newsrc, plan, words, &why)) {
 			kvfree(words);
 			goto fail;
 		}
@@ -250,14 +236,10 @@ struct pd_srcs *pd_srcs_build(const struct pd_src_cfg *cfg,
 		cond_resched();
 	}
 	if (cfg->newsrc) {
-		struct pd_sbf_params prm = {
-			.cells = plan.cells, .max = (u8)plan.max,
-			.k = (u8)plan.k, .p = plan.p,
-		};
-		u64 *words = kvzalloc(pd_sbf_bytes(&prm), PD_GFP);
+		u64 *words = kvzalloc(plan.bytes, PD_GFP);
 		const char *why;
 
-		if (!words || pd_sbf_init(&s->ev_sbf, &prm, words, &why)) {
+		if (!words || pd_sbf_init_plan(&s->ev_sbf, &plan, words, &why)) {
 			kvfree(words);
 			goto nomem;
 		}

@@ -179,9 +179,7 @@ void bench_filters(void)
 
 				if (pd_plan(&req, &pl, &why))
 					goto fail;
-				prm = (struct pd_sbf_params){
-					.cells = pl.cells, .max = (u8)pl.max,
-					.k = (u8)pl.k, .p = pl.p };
+				pd_plan_params(&pl, &prm);
 				if (pd_sbf_create(&f, &prm, &why))
 					goto fail;
 				run(&f, ADJACENT);	/* warm: pages, caches */

@@ -120,11 +120,7 @@ static void src_setup(struct src_bench *b)
 	memset(b, 0, sizeof(*b));
 	if (pd_plan(&req, &np, &why) || pd_sbf_create(&b->f, &prm, &why))
 		goto fail;
-	memset(&nprm, 0, sizeof(nprm));
-	nprm.cells = np.cells;
-	nprm.max = (u8)np.max;
-	nprm.k = (u8)np.k;
-	nprm.p = np.p;
+	pd_plan_params(&np, &nprm);
 	b->cap[SRC_DEFAULTS] = PD_SRCWIN_DEFAULT_COUNTERS;
 	b->cap[SRC_TOP] = SRC_TOPCAP;
 	b->cap[SRC_NEW] = SRC_TOPCAP;

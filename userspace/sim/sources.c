@@ -113,11 +113,7 @@ struct src_sim *src_sim_new(const struct src_cfg *cfg, char *err,
 		snprintf(err, errlen, "new-source filter: %s", why);
 		return NULL;
 	}
-	memset(&prm, 0, sizeof(prm));
-	prm.cells = plan.cells;
-	prm.max = (u8)plan.max;
-	prm.k = (u8)plan.k;
-	prm.p = plan.p;
+	pd_plan_params(&plan, &prm);
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		goto nomem;
