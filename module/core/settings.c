@@ -20,6 +20,16 @@ static u64 *pd_setting_at(const struct pd_filter_req *req,
 	return (u64 *)((const u8 *)req + s->off);
 }
 
+u32 pd_setting_cell_bits(u64 max)
+{
+	u32 j = 0;
+
+	/* not the cell's width in memory (pd_sbf_bits_for_max: 4 for 7) */
+	while (max != PD_FILTER_AUTO && (max >> j))
+		j++;
+	return j;
+}
+
 u64 pd_setting_get(const struct pd_filter_req *req,
 		   const struct pd_setting *s)
 {
@@ -69,10 +79,7 @@ bool pd_setting_to_wire(const struct pd_filter_ops *ops,
 		*wire = v == PD_FILTER_AUTO ? 0 : v;
 		return true;
 	case PD_SC_CELL_MAX:
-		/* j of 2^j - 1, not the cell's width in memory (3 for 7, not 4) */
-		*wire = 0;
-		while (v != PD_FILTER_AUTO && (v >> *wire))
-			(*wire)++;
+		*wire = pd_setting_cell_bits(v);
 		return true;
 	case PD_SC_P_AUTO:
 		*wire = v == PD_FILTER_AUTO ? PKTDEDUP_P_AUTO : v;

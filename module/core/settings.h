@@ -16,6 +16,7 @@
 #define PD_SETTINGS_H
 
 #include "pd_port.h"
+#include "../uapi/pktdedup.h"
 
 struct pd_filter_ops;
 struct pd_filter_req;
@@ -78,6 +79,13 @@ struct pd_setting {
 		.off = offsetof(struct pd_filter_req, fps_ppb),		\
 		.codec = PD_SC_TARGET,					\
 	}
+
+/* The bit of setting attr in a u64 mask of settings. */
+#define PD_SETTING_BIT(attr) (1ULL << (attr))
+static_assert(PKTDEDUP_A_SETTINGS_MAX < 64, "settings in a u64 mask");
+
+/* j of a cell maximum 2^j - 1, its bits on the wire; 0 for AUTO. */
+u32 pd_setting_cell_bits(u64 max);
 
 /* The row of setting attr that ops's family takes, or NULL. */
 const struct pd_setting *pd_filter_setting(const struct pd_filter_ops *ops,

@@ -45,10 +45,6 @@ static const struct fsetting fsettings[] = {
 	{ "layout", PKTDEDUP_A_SETTINGS_LAYOUT },
 };
 
-/* The bit of attribute a in a mask of given settings. */
-#define SET_BIT(a) (1ULL << (a))
-static_assert(PKTDEDUP_A_SETTINGS_MAX < 64, "settings in a u64 mask");
-
 /* The attribute a family must take for setting k; 0: not a setting. */
 static uint16_t fsetting_attr(const char *k)
 {
@@ -107,7 +103,7 @@ static const struct pd_filter_ops *named_family(int argc, char **argv)
 
 /*
  * Filter settings as the wire carries them (the spec's settings set),
- * whichever family they go to, and which were given (SET_BIT()s).
+ * whichever family they go to, and which were given (PD_SETTING_BIT()s).
  */
 struct fvals {
 	uint64_t wire[PKTDEDUP_A_SETTINGS_MAX + 1];
@@ -118,8 +114,8 @@ struct fvals {
 static void fval(struct fvals *fv, uint16_t attr, uint64_t wire)
 {
 	fv->wire[attr] = wire;
-	fv->given |= SET_BIT(attr);
-	fv->last |= SET_BIT(attr);
+	fv->given |= PD_SETTING_BIT(attr);
+	fv->last |= PD_SETTING_BIT(attr);
 }
 
 /* A percentage, "50" or "50%"; exits 2 if bad. */
@@ -138,7 +134,7 @@ static uint64_t pct_arg(const char *k, const char *v)
 
 /*
  * A filter setting into fv (the values, validated; exits 2 if bad); what
- * it gave (SET_BIT()s).
+ * it gave (PD_SETTING_BIT()s).
  */
 static uint64_t fsetting_read(const char *k, char **v, struct fvals *fv)
 {
@@ -152,11 +148,7 @@ static uint64_t fsetting_read(const char *k, char **v, struct fvals *fv)
 		if (x != PD_FILTER_AUTO && !pd_sbf_bits_for_max((unsigned int)x))
 			usage_error("max: '%s' is not 2^j - 1 (1, 3, 7, 15, ... 255) or auto",
 				    v[0]);
-		/* on the wire, j bits of the maximum 2^j - 1; 0: auto */
-		y = 0;
-		while (x != PD_FILTER_AUTO && (x >> y))
-			y++;
-		fval(fv, PKTDEDUP_A_SETTINGS_CELL_BITS, y);
+		fval(fv, PKTDEDUP_A_SETTINGS_CELL_BITS, pd_setting_cell_bits(x));
 	} else if (!strcmp(k, "k")) {
 		x = auto_arg(k, v[0], PD_FILTER_AUTO, 1, PKTDEDUP_K_MAX);
 		fval(fv, PKTDEDUP_A_SETTINGS_K, x == PD_FILTER_AUTO ? 0 : x);
@@ -177,8 +169,8 @@ static uint64_t fsetting_read(const char *k, char **v, struct fvals *fv)
 			usage_error("window: '%s' is not a time from 1us to 1h (e.g. 2ms, 500us, 10s) or a packet count up to 2^31 (e.g. 100000p)",
 				    v[0]);
 		/* one of the two, the last given */
-		fv->given &= ~(SET_BIT(PKTDEDUP_A_SETTINGS_WINDOW_NS) |
-			       SET_BIT(PKTDEDUP_A_SETTINGS_WINDOW_PACKETS));
+		fv->given &= ~(PD_SETTING_BIT(PKTDEDUP_A_SETTINGS_WINDOW_NS) |
+			       PD_SETTING_BIT(PKTDEDUP_A_SETTINGS_WINDOW_PACKETS));
 		if (x)
 			fval(fv, PKTDEDUP_A_SETTINGS_WINDOW_NS, x);
 		else
@@ -206,7 +198,7 @@ static uint64_t fsetting_read(const char *k, char **v, struct fvals *fv)
 			fval(fv, PKTDEDUP_A_SETTINGS_IMPORTANCE,
 			     PKTDEDUP_IMPORTANCE_DSCP);
 			/* a mask is the mark source's */
-			fv->given &= ~SET_BIT(PKTDEDUP_A_SETTINGS_IMPORTANCE_MASK);
+			fv->given &= ~PD_SETTING_BIT(PKTDEDUP_A_SETTINGS_IMPORTANCE_MASK);
 		} else if (!strcmp(v[0], "mark")) {
 			fval(fv, PKTDEDUP_A_SETTINGS_IMPORTANCE,
 			     PKTDEDUP_IMPORTANCE_MARK);
@@ -240,14 +232,14 @@ static void put_uint(struct nlmsghdr *nlh, uint16_t type, uint8_t t,
 	}
 }
 
-/* Put the settings of fv in mask (SET_BIT()s), in ops's rows' order. */
+/* Put the settings of fv in mask (PD_SETTING_BIT()s), in ops's rows' order. */
 static void fsettings_put(struct nlmsghdr *nlh, const struct pd_filter_ops *ops,
 			  const struct fvals *fv, uint64_t mask)
 {
 	const struct pd_setting *s;
 
 	for (s = ops->settings; s->attr; s++)
-		if (fv->given & mask & SET_BIT(s->attr))
+		if (fv->given & mask & PD_SETTING_BIT(s->attr))
 			put_uint(nlh, s->attr, nls_settings.attrs[s->attr].type,
 				 fv->wire[s->attr]);
 }
@@ -607,13 +599,13 @@ int cmd_plan(int argc, char **argv)
 		}
 	}
 	for (s = ops->settings; s->attr; s++)
-		if (fv.given & SET_BIT(s->attr))
+		if (fv.given & PD_SETTING_BIT(s->attr))
 			pd_setting_from_wire(ops, &req, s, fv.wire[s->attr]);
 	if (!have_mem && !(ops->window &&
-			   ((fv.given & SET_BIT(PKTDEDUP_A_SETTINGS_RATE) &&
+			   ((fv.given & PD_SETTING_BIT(PKTDEDUP_A_SETTINGS_RATE) &&
 			     fv.wire[PKTDEDUP_A_SETTINGS_RATE]) ||
 			    (fv.given &
-			     SET_BIT(PKTDEDUP_A_SETTINGS_WINDOW_PACKETS)))))
+			     PD_SETTING_BIT(PKTDEDUP_A_SETTINGS_WINDOW_PACKETS)))))
 		usage_error(ops->window ?
 			    "plan: mem SIZE or rate PPS is required (or a packet window)" :
 			    "plan: mem SIZE is required");

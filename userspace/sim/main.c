@@ -1171,7 +1171,6 @@ static const char *algos(void)
  * Settings as masks of the bits 1 << attr of the spec's settings set (a
  * family's rows say which it takes), and fpbuffering's own beside them.
  */
-#define SET_BIT(a) (1ULL << (a))
 #define SIM_ATTR_ENTRY_BITS (PKTDEDUP_A_SETTINGS_MAX + 1)
 static_assert(SIM_ATTR_ENTRY_BITS < 64, "settings in a u64 mask");
 
@@ -1182,10 +1181,10 @@ static u64 settings_taken(const struct pd_filter_ops *ops)
 	u64 m = 0;
 
 	if (!ops)
-		return SET_BIT(PKTDEDUP_A_SETTINGS_FPS) |
-		       SET_BIT(SIM_ATTR_ENTRY_BITS);
+		return PD_SETTING_BIT(PKTDEDUP_A_SETTINGS_FPS) |
+		       PD_SETTING_BIT(SIM_ATTR_ENTRY_BITS);
 	for (s = ops->settings; s->attr; s++)
-		m |= SET_BIT(s->attr);
+		m |= PD_SETTING_BIT(s->attr);
 	return m;
 }
 
@@ -1225,7 +1224,7 @@ static u64 setting_of(int o)
 		return 0;
 	for (i = 0; i < PD_ARRAY_SIZE(setting_opts); i++)
 		if (setting_opts[i].opt == o)
-			return SET_BIT(setting_opts[i].attr);
+			return PD_SETTING_BIT(setting_opts[i].attr);
 	return 0;
 }
 
@@ -1236,11 +1235,11 @@ static void check_settings(const char *algo, u64 takes, u64 given)
 	unsigned int i;
 
 	for (i = 0; i < PD_ARRAY_SIZE(setting_opts); i++)
-		if (takes & SET_BIT(setting_opts[i].attr))
+		if (takes & PD_SETTING_BIT(setting_opts[i].attr))
 			snprintf(list + strlen(list), sizeof(list) - strlen(list),
 				 " --%s", optname(setting_opts[i].opt));
 	for (i = 0; i < PD_ARRAY_SIZE(setting_opts); i++)
-		if ((given & SET_BIT(setting_opts[i].attr) & ~takes) &&
+		if ((given & PD_SETTING_BIT(setting_opts[i].attr) & ~takes) &&
 		    setting_opts[i].opt != O_WINDOW)
 			usage_error("--%s: %s does not take it (%s takes --mem%s)",
 				    optname(setting_opts[i].opt), algo, algo,
@@ -1405,7 +1404,7 @@ struct sim_args {
 	const char *algo, *window_arg, *subwin_arg, *write_path, *dups_path;
 	uint64_t window, ncp, cpus, mem, gap, entry_bits;
 	u32 max, k, p;
-	u64 given, takes;		/* settings, SET_BIT()s */
+	u64 given, takes;		/* settings, PD_SETTING_BIT()s */
 	u8 importance, layout;
 	u64 window_ns, window_pkts, tw_rate, subwin, warn_below;
 	double fps, p_star;
@@ -1673,9 +1672,9 @@ static void sim_args_check(struct sim_args *a, const struct pd_filter_ops *ops)
 	uint64_t v;
 
 	a->takes = settings_taken(ops);
-	a->winfam = a->takes & SET_BIT(PKTDEDUP_A_SETTINGS_WINDOW_NS);
+	a->winfam = a->takes & PD_SETTING_BIT(PKTDEDUP_A_SETTINGS_WINDOW_NS);
 	if (a->subwin_arg && a->sources &&
-	    (a->takes & SET_BIT(PKTDEDUP_A_SETTINGS_SUBWINDOWS)))
+	    (a->takes & PD_SETTING_BIT(PKTDEDUP_A_SETTINGS_SUBWINDOWS)))
 		usage_error("--subwindows %s: ambiguous with --sources and --algo %s (the source analytics' or the filter's?)",
 			    a->subwin_arg, a->algo);
 	if (a->subwin_arg && a->sources) {
@@ -1684,7 +1683,7 @@ static void sim_args_check(struct sim_args *a, const struct pd_filter_ops *ops)
 				    a->subwin_arg);
 		a->srcc.nsub = (unsigned int)v;
 	} else if (a->subwin_arg) {
-		a->given |= SET_BIT(PKTDEDUP_A_SETTINGS_SUBWINDOWS);
+		a->given |= PD_SETTING_BIT(PKTDEDUP_A_SETTINGS_SUBWINDOWS);
 	}
 	check_settings(a->algo, a->takes, a->given);
 	if (a->subwin_arg && !a->sources &&
@@ -1728,7 +1727,7 @@ static void sim_args_check(struct sim_args *a, const struct pd_filter_ops *ops)
 	if (a->fps > 0 && ops && llround(a->fps * 1e9) < 1)
 		usage_error("--fps: %g is not a probability between 1e-9 and 1 (exclusive)",
 			    a->fps);
-	if ((a->given & SET_BIT(PKTDEDUP_A_SETTINGS_FPS)) && a->p != PD_FILTER_AUTO)
+	if ((a->given & PD_SETTING_BIT(PKTDEDUP_A_SETTINGS_FPS)) && a->p != PD_FILTER_AUTO)
 		usage_error("give either --p or --fps, not both");
 	if (a->sc.kind == STREAM_PCAP && !a->sc.pcap_path)
 		usage_error("--stream pcap needs --pcap FILE");
