@@ -263,10 +263,11 @@ static const struct nla_policy pd_op_get_config_policy[PKTDEDUP_A_HEADER + 1] = 
 	[PKTDEDUP_A_HEADER] = NLA_POLICY_NESTED(pd_header_nl_policy),
 };
 
-static const struct nla_policy pd_op_set_config_policy[PKTDEDUP_A_SOURCES + 1] = {
+static const struct nla_policy pd_op_set_config_policy[PKTDEDUP_A_XDP_PROG + 1] = {
 	[PKTDEDUP_A_HEADER] = NLA_POLICY_NESTED(pd_header_nl_policy),
 	[PKTDEDUP_A_CONFIG] = NLA_POLICY_NESTED(pd_config_nl_policy),
 	[PKTDEDUP_A_SOURCES] = NLA_POLICY_NESTED(pd_sources_nl_policy),
+	[PKTDEDUP_A_XDP_PROG] = { .type = NLA_U32, },
 };
 
 static const struct nla_policy pd_op_reset_policy[PKTDEDUP_A_HEADER + 1] = {
@@ -319,7 +320,7 @@ const struct genl_ops pd_nl_ops[10] = {
 		.cmd = PKTDEDUP_CMD_SET_CONFIG,
 		.doit = pd_nl_set_config_doit,
 		.policy = pd_op_set_config_policy,
-		.maxattr = PKTDEDUP_A_SOURCES,
+		.maxattr = PKTDEDUP_A_XDP_PROG,
 		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	{

@@ -35,12 +35,32 @@ const struct pd_placement pd_placements[PD_NHOOKS] = {
 	[PKTDEDUP_HOOK_BRIDGE_FORWARD] = {
 		"bridge-forward", PD_NF_HOOK(NFPROTO_BRIDGE, NF_BR_FORWARD),
 		.l2 = true },
+	[PKTDEDUP_HOOK_XDP] = {
+		"xdp", .l2 = true, .per_dev = true, .xdp = PD_XDP_NATIVE },
+	[PKTDEDUP_HOOK_XDP_GENERIC] = {
+		"xdp-generic", .l2 = true, .per_dev = true,
+		.xdp = PD_XDP_GENERIC },
 };
 
 const char *pd_placement_name(unsigned int hook)
 {
 	return hook < PD_NHOOKS && pd_placements[hook].name ?
 	       pd_placements[hook].name : "?";
+}
+
+static const char *const pd_xdp_refusals[] = {
+	"action mark: an XDP hook has no skb, hence no mark to set; use action count or drop, or hook ingress",
+	"match-mark: an XDP hook has no skb, hence no mark to match; drop match-mark, or use hook ingress",
+};
+
+const char *pd_placement_refusal(const struct pd_config *cfg, bool *action)
+{
+	if (!pd_placements[cfg->hook].xdp)
+		return NULL;
+	*action = cfg->action == PKTDEDUP_ACTION_MARK;
+	if (*action)
+		return pd_xdp_refusals[0];
+	return cfg->sel.mark_mask ? pd_xdp_refusals[1] : NULL;
 }
 
 void pd_select_update(struct pd_select *s)

@@ -63,7 +63,15 @@ struct pd_placement {
 	u8 hooknum;
 	bool l2;		/* sees frames: VLAN tags, MPLS, non-IP */
 	bool per_dev;		/* a hook per named device; names required */
+	u8 xdp;			/* enum pd_xdp_mode: the XDP placements */
 };
+
+/*
+ * The XDP placements: the module's XDP program on each named device, in
+ * the driver (native) or at the top of the receive path (generic). No skb
+ * there: no mark to set or match.
+ */
+enum pd_xdp_mode { PD_XDP_NONE, PD_XDP_NATIVE, PD_XDP_GENERIC };
 
 extern const struct pd_placement pd_placements[PD_NHOOKS];
 
@@ -90,6 +98,12 @@ struct pd_config {
 	u8 seed_mode;			/* enum pktdedup_seed_mode */
 	u64 seed;
 };
+
+/*
+ * Why cfg's placement cannot do what cfg asks (a message), or NULL; *action
+ * says whether the action (true) or match-mark (false) is the cause.
+ */
+const char *pd_placement_refusal(const struct pd_config *cfg, bool *action);
 
 extern const char *const pd_action_names[PD_NACTIONS];
 extern const char *const pd_scope_names[PD_NSCOPES];

@@ -55,7 +55,7 @@
  *	their memory together against the namespace's cap, before either
  *	is applied; should building the source windows then fail (no
  *	memory), the configuration before the request is applied again.
- *	do request: header, config, sources
+ *	do request: header, config, sources, xdp-prog
  *	do reply: config, plan, budget
  * PKTDEDUP_CMD_RESET
  *	(do, CAP_NET_ADMIN)
@@ -205,7 +205,14 @@ enum pktdedup_scope {
  * arrive: non-IP frames are counted and passed); bridge-prerouting and
  * bridge-forward are the bridge family's hooks (frames entering a
  * bridge port, and frames the bridge forwards from one port to
- * another). Every key and action works at each.
+ * another). Every key and action works at each. xdp and xdp-generic
+ * judge frames before anything else on the devices the config's devs
+ * name, packet sockets (tcpdump, AF_PACKET readers) included: the
+ * module's XDP program, loaded by dedupctl and handed over in
+ * SET_CONFIG's xdp-prog, attached by the module in the driver (xdp:
+ * native XDP, which the driver must support) or at the top of the
+ * receive path (xdp-generic, any device). There is no skb there, hence
+ * no mark: action mark and match-mark are refused.
  */
 enum pktdedup_hook {
 	PKTDEDUP_HOOK_PREROUTING,
@@ -216,6 +223,8 @@ enum pktdedup_hook {
 	PKTDEDUP_HOOK_INGRESS,
 	PKTDEDUP_HOOK_BRIDGE_PREROUTING,
 	PKTDEDUP_HOOK_BRIDGE_FORWARD,
+	PKTDEDUP_HOOK_XDP,
+	PKTDEDUP_HOOK_XDP_GENERIC,
 
 	__PKTDEDUP_HOOK_MAX,
 	PKTDEDUP_HOOK_MAX = (__PKTDEDUP_HOOK_MAX - 1)
@@ -429,6 +438,15 @@ enum pktdedup_dev_state {
 	 * registered (no memory); retried at the device's next change.
 	 */
 	PKTDEDUP_DEV_STATE_FAILED,
+	/*
+	 * Hook xdp or xdp-generic: the device is there, but the program is not
+	 * attached to it, because it appeared after the configuration was set
+	 * (the kernel attaches an XDP program only for a process in the
+	 * device's namespace that holds the program; the device notifier is
+	 * neither). The next SET_CONFIG in the namespace attaches it (dedupctl
+	 * set, with or without settings).
+	 */
+	PKTDEDUP_DEV_STATE_WAITING,
 
 	__PKTDEDUP_DEV_STATE_MAX,
 	PKTDEDUP_DEV_STATE_MAX = (__PKTDEDUP_DEV_STATE_MAX - 1)
@@ -474,6 +492,17 @@ enum {
 	PKTDEDUP_A_ENTRY,
 	/* nest: event */
 	PKTDEDUP_A_EVENT,
+	/*
+	 * u32: SET_CONFIG at hook xdp or xdp-generic: a file descriptor of the
+	 * module's XDP program (type XDP, calling the module's kfunc
+	 * pd_xdp_judge), which the module holds while the configuration in
+	 * force is at an XDP hook and attaches (a bpf_link per device) to each
+	 * named device. Needs CAP_BPF and CAP_NET_ADMIN in the initial user
+	 * namespace, and the request must come from a process in the instance's
+	 * network namespace. Without it, the program the module holds serves;
+	 * with neither, the request is refused.
+	 */
+	PKTDEDUP_A_XDP_PROG,
 
 	__PKTDEDUP_A_MAX,
 	PKTDEDUP_A_MAX = (__PKTDEDUP_A_MAX - 1)

@@ -71,6 +71,13 @@ static void pd_t_select_placements(struct kunit *test)
 		for (g = 0; g < h; g++)
 			KUNIT_EXPECT_STRNEQ(test, pl->name, pd_placements[g].name);
 		KUNIT_EXPECT_TRUE(test, !pl->per_dev || pl->l2);
+		/* an XDP placement: frames, per device, no netfilter hook */
+		if (pl->xdp) {
+			KUNIT_EXPECT_TRUE(test, pl->l2 && pl->per_dev);
+			KUNIT_EXPECT_TRUE(test, pl->xdp == PD_XDP_NATIVE ||
+					  pl->xdp == PD_XDP_GENERIC);
+			continue;
+		}
 #ifdef __KERNEL__
 		KUNIT_EXPECT_TRUE(test, pl->pf == NFPROTO_INET ||
 				  pl->pf == NFPROTO_NETDEV ||
@@ -82,11 +89,46 @@ static void pd_t_select_placements(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, pd_placement_name(PD_NHOOKS), "?");
 }
 
+/*
+ * What a placement cannot do is refused by name: at an XDP hook, action
+ * mark and match-mark (no skb, no mark); elsewhere nothing of the kind.
+ */
+static void pd_t_select_refusals(struct kunit *test)
+{
+	struct pd_config c;
+	unsigned int h, a;
+	bool by_action;
+
+	for (h = 0; h < PD_NHOOKS; h++) {
+		for (a = 0; a < PD_NACTIONS; a++) {
+			pd_config_defaults(&c);
+			c.hook = (u8)h;
+			c.action = (u8)a;
+			by_action = false;
+			KUNIT_EXPECT_EQ(test, !!pd_placement_refusal(&c, &by_action),
+					pd_placements[h].xdp &&
+					a == PKTDEDUP_ACTION_MARK);
+			KUNIT_EXPECT_EQ(test, by_action,
+					pd_placements[h].xdp &&
+					a == PKTDEDUP_ACTION_MARK);
+		}
+		pd_config_defaults(&c);
+		c.hook = (u8)h;
+		c.sel.mark_value = 1;
+		c.sel.mark_mask = 1;
+		KUNIT_EXPECT_EQ(test, !!pd_placement_refusal(&c, &by_action),
+				!!pd_placements[h].xdp);
+		if (pd_placements[h].xdp)
+			KUNIT_EXPECT_FALSE(test, by_action);
+	}
+}
+
 static struct kunit_case pd_select_cases[] = {
 	KUNIT_CASE(pd_t_select_defaults),
 	KUNIT_CASE(pd_t_select_protos),
 	KUNIT_CASE(pd_t_select_mark),
 	KUNIT_CASE(pd_t_select_placements),
+	KUNIT_CASE(pd_t_select_refusals),
 	{}
 };
 

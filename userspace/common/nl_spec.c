@@ -24,6 +24,7 @@ static const struct nls_attr nls_pktdedup_attrs[PKTDEDUP_A_MAX + 1] = {
 	[PKTDEDUP_A_LIST] = { .name = "list", .type = NLS_NEST, .nested = &nls_list },
 	[PKTDEDUP_A_ENTRY] = { .name = "entry", .type = NLS_NEST, .multi = 1, .nested = &nls_entry },
 	[PKTDEDUP_A_EVENT] = { .name = "event", .type = NLS_NEST, .nested = &nls_event },
+	[PKTDEDUP_A_XDP_PROG] = { .name = "xdp-prog", .type = NLS_U32 },
 };
 
 static const struct nls_attr nls_header_attrs[PKTDEDUP_A_HEADER_MAX + 1] = {
