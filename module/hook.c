@@ -96,41 +96,39 @@ static inline bool pd_step(struct pd_net *pn, const struct pd_filter_set *fs,
 	return dup;
 }
 
-/* One packet through the filters fs of instance pn: the verdict. */
-unsigned int pd_process(struct pd_net *pn, struct pd_filter_set *fs,
-			struct sk_buff *skb, u32 l3)
+/*
+ * The judgement of one packet whose key was extracted (r, pkt, key): run
+ * the filter, count, act. *mark is the packet's mark (action mark sets
+ * it). Whether to drop it. BHs disabled.
+ */
+static bool pd_judge(struct pd_net *pn, struct pd_filter_set *fs,
+		     enum pd_parse_result r, const struct pd_pkt *pkt,
+		     const struct pd_key *key, u32 *mark)
 {
-	unsigned int verdict = NF_ACCEPT;
-	enum pd_parse_result r;
-	struct pd_cpu_stats *st;
-	struct pd_pkt pkt;
+	struct pd_cpu_stats *st = this_cpu_ptr(fs->stats);
 	struct pd_pktinfo pi;
 	struct pd_filter *f;
-	struct pd_key key;
-	bool dup;
+	bool dup, drop = false;
 	u64 h;
 
-	local_bh_disable();
-	st = this_cpu_ptr(fs->stats);
-	r = pd_skb_key(skb, fs, this_cpu_ptr(pd_scratch)->buf, &pkt, &key, l3);
-	if (pkt.family) {	/* the addresses are known */
+	if (pkt->family) {	/* the addresses are known */
 		/* traffic selection by protocol, once the header says it */
-		if (!pkt.l4_err && !pd_select_proto(&fs->cfg.sel, pkt.proto))
-			goto out;
-		pd_srcs_add(pn, &pkt);
+		if (!pkt->l4_err && !pd_select_proto(&fs->cfg.sel, pkt->proto))
+			return false;
+		pd_srcs_add(pn, pkt);
 	}
 	if (unlikely(r != PD_PARSE_OK)) {
 		u64_stats_update_begin(&st->syncp);
 		u64_stats_inc(&st->unparsed);
 		u64_stats_update_end(&st->syncp);
-		goto out;
+		return false;
 	}
 	/* a filter's hash key never changes: hash outside the shared lock */
 	f = fs->shared ? fs->shared : this_cpu_ptr(fs->pcpu);
-	h = pd_filter_hash(f, &key);
+	h = pd_filter_hash(f, key);
 	pd_filter_prefetch(f, h);
-	pi.dscp = pkt.dscp;
-	pi.mark = skb->mark;
+	pi.dscp = pkt->dscp;
+	pi.mark = *mark;
 	/* time windows: one clock read, ns, the same clock on every CPU */
 	pi.now = fs->timed ? ktime_get_mono_fast_ns() : 0;
 	if (fs->shared) {
@@ -148,22 +146,36 @@ unsigned int pd_process(struct pd_net *pn, struct pd_filter_set *fs,
 		switch (fs->cfg.action) {
 		case PKTDEDUP_ACTION_MARK:
 			/* MARK --set-xmark VALUE/MASK */
-			skb->mark = (skb->mark & ~fs->cfg.mark_mask) ^
-				    fs->cfg.mark_value;
+			*mark = (*mark & ~fs->cfg.mark_mask) ^
+				fs->cfg.mark_value;
 			u64_stats_inc(&st->marked);
 			break;
 		case PKTDEDUP_ACTION_DROP:
 			u64_stats_inc(&st->dropped);
-			verdict = NF_DROP;
+			drop = true;
 			break;
 		default:
 			break;
 		}
 	}
 	u64_stats_update_end(&st->syncp);
-out:
+	return drop;
+}
+
+/* One packet through the filters fs of instance pn: the verdict. */
+unsigned int pd_process(struct pd_net *pn, struct pd_filter_set *fs,
+			struct sk_buff *skb, u32 l3)
+{
+	enum pd_parse_result r;
+	struct pd_pkt pkt;
+	struct pd_key key;
+	bool drop;
+
+	local_bh_disable();
+	r = pd_skb_key(skb, fs, this_cpu_ptr(pd_scratch)->buf, &pkt, &key, l3);
+	drop = pd_judge(pn, fs, r, &pkt, &key, &skb->mark);
 	local_bh_enable();
-	return verdict;
+	return drop ? NF_DROP : NF_ACCEPT;
 }
 
 /* A frame that is not IP at an L2 hook: counted, passed. */
@@ -243,6 +255,55 @@ unsigned int pd_hook(void *priv, struct sk_buff *skb,
 	    skb->protocol != htons(ETH_P_IPV6))
 		return pd_l2_inner(hooks->pn, fs, skb);
 	return pd_process(hooks->pn, fs, skb, 0);
+}
+
+/*
+ * A frame at an XDP hook of instance pn, as the driver has it: data..+len
+ * is its first buffer, which holds the headers (a multi-buffer frame's
+ * further buffers are not read: the key covers what the first holds).
+ * VLAN tags and MPLS labels are skipped as at the other L2 hooks (no tag
+ * is taken off by the hardware before XDP); a frame too short for its
+ * headers is counted as unparsed, one that carries no IP as non-IP.
+ * Whether to drop it. Under rcu_read_lock(), as XDP programs run.
+ */
+bool pd_xdp_frame(struct pd_net *pn, const struct pd_hooks *hooks,
+		  const struct net_device *dev, const u8 *data, u32 len)
+{
+	struct pd_filter_set *fs = rcu_dereference(pn->filters);
+	enum pd_parse_result r = PD_PARSE_TRUNCATED;
+	unsigned int tags = 0;
+	struct pd_pkt pkt;
+	struct pd_key key;
+	u32 l3 = len, mark = 0;
+	__be16 proto;
+	bool drop;
+
+	/* a generation of hooks acts only with the filters built for it */
+	if (unlikely(!fs || fs->hook_gen != hooks->gen) ||
+	    !pd_hooks_match(hooks, dev))
+		return false;
+	pkt.family = 0;
+	if (len >= ETH_HLEN) {
+		proto = ((const struct ethhdr *)data)->h_proto;
+		l3 = 0;
+		if (proto != htons(ETH_P_IP) && proto != htons(ETH_P_IPV6) &&
+		    pd_l2_skip(data + ETH_HLEN, len - ETH_HLEN, ntohs(proto),
+			       &l3, &tags) != PD_L2_IP) {
+			pd_nonip(fs);
+			return false;
+		}
+		l3 += ETH_HLEN;
+	}
+	local_bh_disable();
+	if (len > l3) {
+		r = pd_parse(data + l3, min_t(u32, len - l3, fs->copy_len),
+			     &pkt);
+		if (r == PD_PARSE_OK)
+			r = pd_key_from_pkt(&pkt, &fs->kopts, &key);
+	}
+	drop = pd_judge(pn, fs, r, &pkt, &key, &mark);
+	local_bh_enable();
+	return drop;
 }
 
 int pd_hook_init(void)

@@ -5,6 +5,7 @@
  * swap and its all-or-nothing behaviour.
  */
 #include <kunit/test.h>
+#include <linux/if_ether.h>
 #include <linux/ip.h>
 #include <linux/netfilter.h>
 #include <linux/skbuff.h>
@@ -466,6 +467,126 @@ static void pd_t_unparsed(struct kunit *test)
 	pd_t_totals(pn, &t);
 	KUNIT_EXPECT_EQ(test, t.unparsed, 3ULL);
 	KUNIT_EXPECT_EQ(test, t.packets, 0ULL);
+	pd_fset_free(fs);
+	pd_t_net_free(pn);
+}
+
+/* Frame i of pd_t_xdp_frames(): Ethernet, then head (tags), then packet. */
+static u32 pd_t_frame(u8 *buf, const u8 *head, u32 hlen, __be16 type,
+		      bool v6, u32 i)
+{
+	struct ethhdr *eth = (struct ethhdr *)buf;
+
+	memset(eth, 0, ETH_HLEN);
+	eth->h_dest[5] = 2;
+	eth->h_source[5] = 1;
+	eth->h_proto = type;
+	memcpy(buf + ETH_HLEN, head, hlen);
+	return ETH_HLEN + hlen + pd_t_packet(buf + ETH_HLEN + hlen, v6, i, 64);
+}
+
+/*
+ * Frames as an XDP hook gets them from the driver (pd_xdp_frame): a
+ * packet bare, behind a VLAN tag (the tag still in the frame: no
+ * hardware untagging is assumed), two tags, and MPLS labels, IPv4 and
+ * IPv6, is one packet whatever its L2 (its copies are dropped); a runt,
+ * a frame cut inside its IP header, and a truncated tag are counted
+ * (unparsed, non-IP) and passed; ARP is non-IP; frames of a device not
+ * named, or judged by hooks of another generation, are neither judged
+ * nor counted.
+ */
+static void pd_t_xdp_frames(struct kunit *test)
+{
+	static const struct {
+		u8 head[8];
+		u32 hlen;
+		u16 type;
+	} l2[] = {
+		{ { 0 }, 0, 0 },				/* bare */
+		{ { 0x00, 0x0a, 0x00, 0x00 }, 4, ETH_P_8021Q },	/* 802.1Q */
+		{ { 0x00, 0x0b, 0x81, 0x00, 0x00, 0x0c }, 8, ETH_P_8021AD },
+		{ { 0x00, 0x01, 0x00, 0x40, 0x00, 0x02, 0x01, 0x40 }, 8,
+		  ETH_P_MPLS_UC },
+	};
+	struct pd_net *pn = pd_t_net(test);
+	struct pd_filter_set *fs = pd_t_filters(test, PKTDEDUP_KEY_PACKET,
+					     PKTDEDUP_ACTION_DROP);
+	struct pd_hooks *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
+	struct net_device *dev = kunit_kzalloc(test, sizeof(*dev), GFP_KERNEL);
+	struct net_device *other = kunit_kzalloc(test, sizeof(*dev),
+						 GFP_KERNEL);
+	u8 *buf = kunit_kzalloc(test, 512, GFP_KERNEL);
+	unsigned int v, i, n;
+	struct pd_counts t;
+	u32 len;
+	bool drop;
+
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	KUNIT_ASSERT_NOT_NULL(test, dev);
+	KUNIT_ASSERT_NOT_NULL(test, other);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	dev->ifindex = 7;
+	other->ifindex = 8;
+	h->pn = pn;
+	h->xdp = PD_XDP_NATIVE;
+	h->ndev = 1;
+	h->ifindex[0] = dev->ifindex;
+	h->gen = 4;
+	fs->hook_gen = 4;
+	fs->stats = pd_t_ctr(pn)->cpu;
+	RCU_INIT_POINTER(pn->filters, fs);
+
+	rcu_read_lock();
+	for (v = 0; v < 2; v++) {
+		/* packet 10 + v bare first, then behind each L2 head */
+		for (i = 0; i < ARRAY_SIZE(l2); i++) {
+			__be16 type = l2[i].hlen ? htons(l2[i].type) :
+				      htons(v ? ETH_P_IPV6 : ETH_P_IP);
+			u8 head[8];
+
+			memcpy(head, l2[i].head, sizeof(head));
+			/* the last tag or label says what follows */
+			if (l2[i].type == ETH_P_8021Q || l2[i].type == ETH_P_8021AD)
+				*(__be16 *)&head[l2[i].hlen - 2] =
+					htons(v ? ETH_P_IPV6 : ETH_P_IP);
+			len = pd_t_frame(buf, head, l2[i].hlen, type, v, 10 + v);
+			drop = pd_xdp_frame(pn, h, dev, buf, len);
+			KUNIT_EXPECT_EQ_MSG(test, drop, i > 0,
+					    "v6 %u l2 %u: a copy after the first",
+					    v, i);
+			/* not the named device: not judged */
+			KUNIT_EXPECT_FALSE(test, pd_xdp_frame(pn, h, other, buf,
+							      len));
+		}
+	}
+	pd_t_totals(pn, &t);
+	n = 2 * ARRAY_SIZE(l2);
+	KUNIT_EXPECT_EQ(test, t.packets, (u64)n);
+	KUNIT_EXPECT_EQ(test, t.duplicates, (u64)n - 2);
+	KUNIT_EXPECT_EQ(test, t.dropped, (u64)n - 2);
+
+	/* hooks of another generation than the filters: nothing at all */
+	h->gen = 5;
+	KUNIT_EXPECT_FALSE(test, pd_xdp_frame(pn, h, dev, buf, len));
+	h->gen = 4;
+	pd_t_totals(pn, &t);
+	KUNIT_EXPECT_EQ(test, t.packets, (u64)n);
+
+	/* a runt, a cut IP header, a cut tag, ARP: counted, passed */
+	len = pd_t_frame(buf, NULL, 0, htons(ETH_P_IP), false, 20);
+	KUNIT_EXPECT_FALSE(test, pd_xdp_frame(pn, h, dev, buf, ETH_HLEN - 1));
+	KUNIT_EXPECT_FALSE(test, pd_xdp_frame(pn, h, dev, buf, ETH_HLEN + 10));
+	KUNIT_EXPECT_FALSE(test, pd_xdp_frame(pn, h, dev, buf, ETH_HLEN + 10));
+	((struct ethhdr *)buf)->h_proto = htons(ETH_P_8021Q);
+	KUNIT_EXPECT_FALSE(test, pd_xdp_frame(pn, h, dev, buf, ETH_HLEN + 2));
+	((struct ethhdr *)buf)->h_proto = htons(ETH_P_ARP);
+	KUNIT_EXPECT_FALSE(test, pd_xdp_frame(pn, h, dev, buf, len));
+	rcu_read_unlock();
+	pd_t_totals(pn, &t);
+	KUNIT_EXPECT_EQ(test, t.packets, (u64)n);
+	KUNIT_EXPECT_EQ(test, t.unparsed, 3ULL);
+	KUNIT_EXPECT_EQ(test, t.nonip, 2ULL);
+	RCU_INIT_POINTER(pn->filters, NULL);
 	pd_fset_free(fs);
 	pd_t_net_free(pn);
 }
@@ -1260,6 +1381,7 @@ static struct kunit_case pd_module_cases[] = {
 	KUNIT_CASE(pd_t_actions),
 	KUNIT_CASE(pd_t_families),
 	KUNIT_CASE(pd_t_unparsed),
+	KUNIT_CASE(pd_t_xdp_frames),
 	KUNIT_CASE(pd_t_distinct),
 	KUNIT_CASE(pd_t_sources),
 	KUNIT_CASE(pd_t_sources_defaults),
