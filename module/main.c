@@ -218,6 +218,9 @@ static int __init pd_init(void)
 	err = pd_placement_init();
 	if (err)
 		goto out_pernet;
+	err = pd_xdp_init();
+	if (err)
+		goto out_placement;
 	err = pd_netlink_init();
 	if (err)
 		goto out_placement;

@@ -64,6 +64,7 @@ static void pd_net_publish(struct pd_net *pn, struct pd_filter_set *fs,
 	kfree(old_hooks);
 	pd_fset_put(old);
 	pd_budget_held(pn, PD_PART_FILTERS, fs->bytes);
+	pd_xdp_sync(pn);	/* the programs the old hooks alone wanted */
 }
 
 /*
@@ -109,6 +110,19 @@ static int pd_net_rebuild(struct pd_net *pn, const struct pd_config *cfg,
 			pd_budget_settle(pn);
 			return PTR_ERR(hooks);
 		}
+	}
+	/*
+	 * At an XDP hook, the program goes on the devices first (it passes
+	 * frames until the filters for its hooks are published), on those
+	 * waiting as well when the hooks stay
+	 */
+	err = pd_xdp_attach(pn, hooks ?: pn->hooks, extack);
+	if (err) {
+		if (hooks)
+			pd_hooks_abort(pn, hooks);
+		pd_xdp_sync(pn);
+		pd_budget_settle(pn);
+		return err;
 	}
 	if (way == PD_BUDGET_IN_PLACE)
 		pd_net_drop_filters(pn);
@@ -251,6 +265,7 @@ void pd_net_disable(struct pd_net *pn)
 	kfree(hooks);
 	pn->active = false;
 	pd_counters_free(ctr);
+	pd_xdp_sync(pn);	/* every program off */
 }
 
 /*
@@ -268,6 +283,7 @@ int pd_net_setup(struct pd_net *pn, struct net *net,
 	mutex_init(&pn->lock);
 	mutex_init(&pn->dev_lock);
 	pn->cfg = *cfg;
+	pd_xdp_net_init(pn);
 	pd_srcs_net_init(pn);
 	pd_budget_init(&pn->budget, net);
 	if (active) {
@@ -292,6 +308,7 @@ void pd_net_detach(struct pd_net *pn)
 	mutex_lock(&pn->lock);
 	pn->detached = pd_hooks_withdraw(pn);
 	mutex_unlock(&pn->lock);
+	pd_xdp_net_exit(pn);
 	pd_events_stop(pn);
 }
 

@@ -102,6 +102,8 @@ static int pd_set_config(struct pd_nl_req *req, u64 src_need)
 	struct pd_net *pn = req->pn;
 	struct pd_config cfg = pn->cfg;
 	struct pd_filter_plan plan;
+	const char *why;
+	bool by_action;
 	u8 state;
 	int err;
 
@@ -126,6 +128,18 @@ static int pd_set_config(struct pd_nl_req *req, u64 src_need)
 				&blame, req->extack);
 	if (err)
 		return err;
+	why = pd_placement_refusal(&cfg, &by_action);
+	if (why) {
+		pd_set_err_msg(req->extack, why);
+		NL_SET_BAD_ATTR(req->extack, by_action ?
+				tb[PKTDEDUP_A_CONFIG_ACTION] :
+				tb[PKTDEDUP_A_CONFIG_MATCH_MARK_MASK] ?:
+				tb[PKTDEDUP_A_CONFIG_MATCH_MARK_VALUE]);
+		if (!req->extack->bad_attr)
+			NL_SET_BAD_ATTR(req->extack,
+					tb[PKTDEDUP_A_CONFIG_HOOK]);
+		return -EINVAL;
+	}
 	if (cfg.mark_value & ~cfg.mark_mask) {
 		NL_SET_ERR_MSG_ATTR(req->extack,
 				    tb[PKTDEDUP_A_CONFIG_MARK_VALUE] ?:
@@ -156,10 +170,13 @@ static int pd_set_config(struct pd_nl_req *req, u64 src_need)
 		pn->cfg = cfg;
 		return 0;
 	}
-	/* "enable" on an active instance with nothing else: nothing to do */
+	/*
+	 * "enable" on an active instance with nothing else: nothing to do
+	 * but attach the XDP program to named devices that wait for it
+	 */
 	if (pn->active && tb[PKTDEDUP_A_CONFIG_STATE] &&
 	    !memcmp(&cfg, &pn->cfg, sizeof(cfg)))
-		return 0;
+		return pd_xdp_attach(pn, pn->hooks, req->extack);
 	err = pd_net_enable(pn, &cfg, req->extack);
 	/* the extack message is set; point at the likely culprit */
 	if (err && err != -ENOMEM && err != -E2BIG && !req->extack->bad_attr)
@@ -176,7 +193,7 @@ static int pd_set_config(struct pd_nl_req *req, u64 src_need)
  * another namespace in between): then the configuration before the
  * request is applied again (its filters rebuilt, empty).
  */
-static int pd_act_set_config(struct pd_nl_req *req)
+static int pd_set_both(struct pd_nl_req *req)
 {
 	struct pd_net *pn = req->pn;
 	struct pd_src_cfg src = pn->src.cfg;
@@ -216,6 +233,24 @@ static int pd_act_set_config(struct pd_nl_req *req)
 		pr_warn_ratelimited("netns %u: the configuration before a refused request could not be rebuilt: the new one stays\n",
 				    pn->net->ns.inum);
 	}
+	return err;
+}
+
+/*
+ * SET_CONFIG; an XDP program the request brings is held while it is
+ * applied (the XDP hooks attach it) and kept if the configuration in
+ * force is then at an XDP hook.
+ */
+static int pd_act_set_config(struct pd_nl_req *req)
+{
+	int err;
+
+	err = pd_xdp_prog_take(req->pn, req->info->attrs[PKTDEDUP_A_XDP_PROG],
+			       req->extack);
+	if (err)
+		return err;
+	err = pd_set_both(req);
+	pd_xdp_prog_settle(req->pn, !err);
 	return err;
 }
 

@@ -107,6 +107,7 @@ struct pd_dev_bind {
 	u8 state;		/* enum pktdedup_dev_state */
 	u8 lower;		/* stacked: the slot it is stacked on */
 	bool hooked;		/* per_dev: its ops registered */
+	bool attached;		/* XDP: the program is on the device */
 };
 
 /*
@@ -123,7 +124,8 @@ struct pd_hooks {
 	u32 gen;
 	u8 n;			/* ops in use at an inet or bridge hook */
 	bool l2;		/* frames: non-IP ones are counted, passed */
-	bool per_dev;		/* ingress: one hook per named device */
+	bool per_dev;		/* ingress, XDP: one hook per named device */
+	u8 xdp;			/* enum pd_xdp_mode: an XDP placement's */
 	bool match_dev;		/* the packet path matches the devices */
 	u8 ndev;
 	/* of the active devices, 0 for the others: the packet path's */
@@ -153,6 +155,27 @@ struct pd_budget {
 	struct pd_owner *owner;
 };
 
+/*
+ * An XDP attachment: a bpf_link of the module's program on a device, held
+ * by the module alone (xdp.c).
+ */
+struct pd_xdp_att {
+	struct bpf_link *link;		/* NULL: the slot is free */
+	struct net_device *dev;		/* NULL once it went; dev_lock */
+	u8 mode;			/* enum pd_xdp_mode */
+};
+
+/* A namespace's XDP placement: its program and attachments (xdp.c). */
+struct pd_xdp {
+	struct file *prog;		/* held while at an XDP hook; lock */
+	struct file *next;		/* a request's, until it ends; lock */
+	/* the hooks in force when they are XDP's: what the kfunc reads */
+	struct pd_hooks __rcu *hooks;
+	struct pd_xdp_att att[PKTDEDUP_DEVS_MAX];	/* lock, dev_lock */
+	struct work_struct work;	/* lets go what the notifier left */
+	bool dead;			/* the namespace goes; dev_lock */
+};
+
 struct pd_net {
 	struct net *net;
 	struct mutex lock;		/* serialises configuration changes */
@@ -171,11 +194,12 @@ struct pd_net {
 	struct pd_hooks *detached;	/* at exit, freed after its grace */
 	u32 hook_gen;			/* under lock */
 	/* a refusal naming devices: extack messages outlive the request */
-	char msg[160];
+	char msg[256];
 	struct pd_counters __rcu *ctr;	/* NULL while idle */
 	struct proc_dir_entry *proc;
 	struct pd_budget budget;	/* under lock */
 	struct pd_src_net src;		/* the source analytics' (sources/) */
+	struct pd_xdp xdp;
 };
 
 /*
@@ -269,6 +293,70 @@ unsigned int pd_process(struct pd_net *pn, struct pd_filter_set *fs,
 enum pd_parse_result pd_skb_key(struct sk_buff *skb,
 				const struct pd_filter_set *fs, u8 *scratch,
 				struct pd_pkt *pkt, struct pd_key *key, u32 l3);
+bool pd_xdp_frame(struct pd_net *pn, const struct pd_hooks *hooks,
+		  const struct net_device *dev, const u8 *data, u32 len);
+
+/* xdp.c: the XDP placements' program and attachments */
+#if IS_ENABLED(CONFIG_BPF_SYSCALL)
+struct xdp_md;
+u32 pd_xdp_judge(struct xdp_md *ctx);	/* the kfunc */
+/* bpf_sys_bpf() for modules (kernel/bpf/syscall.c); in no header */
+long kern_sys_bpf(u32 cmd, void *attr, u32 attr_size);
+int pd_xdp_init(void);
+int pd_xdp_prog_take(struct pd_net *pn, const struct nlattr *attr,
+		     struct netlink_ext_ack *extack);
+void pd_xdp_prog_settle(struct pd_net *pn, bool applied);
+int pd_xdp_attach(struct pd_net *pn, struct pd_hooks *h,
+		  struct netlink_ext_ack *extack);
+void pd_xdp_sync(struct pd_net *pn);
+void pd_xdp_dev_event(struct pd_net *pn, const struct net_device *dev,
+		      bool gone);
+void pd_xdp_net_init(struct pd_net *pn);
+void pd_xdp_net_exit(struct pd_net *pn);
+#else
+/* a kernel without BPF (KUnit's UML): the XDP placements are refused */
+static inline int pd_xdp_init(void)
+{
+	return 0;
+}
+
+static inline int pd_xdp_prog_take(struct pd_net *pn,
+				   const struct nlattr *attr,
+				   struct netlink_ext_ack *extack)
+{
+	return 0;
+}
+
+static inline void pd_xdp_prog_settle(struct pd_net *pn, bool applied)
+{
+}
+
+static inline int pd_xdp_attach(struct pd_net *pn, struct pd_hooks *h,
+				struct netlink_ext_ack *extack)
+{
+	if (!h || !h->xdp)
+		return 0;
+	NL_SET_ERR_MSG(extack, "hook xdp: this kernel has no BPF");
+	return -EOPNOTSUPP;
+}
+
+static inline void pd_xdp_sync(struct pd_net *pn)
+{
+}
+
+static inline void pd_xdp_dev_event(struct pd_net *pn,
+				    const struct net_device *dev, bool gone)
+{
+}
+
+static inline void pd_xdp_net_init(struct pd_net *pn)
+{
+}
+
+static inline void pd_xdp_net_exit(struct pd_net *pn)
+{
+}
+#endif
 
 /* placement.c: the hooks of a configuration, the devices it names */
 int pd_placement_init(void);

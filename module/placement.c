@@ -57,6 +57,10 @@ static int pd_hook_dev_on(struct pd_hooks *h, unsigned int i)
 	lockdep_assert_held(&h->pn->dev_lock);
 	if (b->hooked)
 		return 0;
+	if (h->xdp) {	/* the device's program: xdp.c attaches it */
+		b->hooked = true;
+		return 0;
+	}
 	h->ops[i].dev = b->dev;
 	err = nf_register_net_hook(h->pn->net, &h->ops[i]);
 	b->hooked = !err;
@@ -68,7 +72,8 @@ static void pd_hook_dev_off(struct pd_hooks *h, unsigned int i)
 	lockdep_assert_held(&h->pn->dev_lock);
 	if (!h->dev[i].hooked)
 		return;
-	nf_unregister_net_hook(h->pn->net, &h->ops[i]);
+	if (!h->xdp)
+		nf_unregister_net_hook(h->pn->net, &h->ops[i]);
 	h->dev[i].hooked = false;
 	h->ops[i].dev = NULL;
 }
@@ -101,6 +106,7 @@ static void pd_dev_unbind(struct pd_hooks *h, unsigned int i)
 		pd_hook_dev_off(h, i);
 	WRITE_ONCE(h->ifindex[i], 0);
 	h->dev[i].dev = NULL;
+	h->dev[i].attached = false;
 	h->dev[i].state = PKTDEDUP_DEV_STATE_ABSENT;
 }
 
@@ -151,7 +157,9 @@ static void pd_dev_settle(struct pd_hooks *h)
 			WRITE_ONCE(h->ifindex[i], 0);
 			continue;
 		}
-		b->state = PKTDEDUP_DEV_STATE_ACTIVE;
+		/* XDP: judged once the program is on it (xdp.c) */
+		b->state = h->xdp && !b->attached ? PKTDEDUP_DEV_STATE_WAITING :
+						    PKTDEDUP_DEV_STATE_ACTIVE;
 		WRITE_ONCE(h->ifindex[i], b->dev->ifindex);
 	}
 }
@@ -229,6 +237,7 @@ struct pd_hooks *pd_hooks_register(struct pd_net *pn,
 	h->gen = gen;
 	h->l2 = pl->l2;
 	h->per_dev = pl->per_dev;
+	h->xdp = pl->xdp;
 	h->match_dev = cfg->sel.ndev && !h->per_dev;
 	h->ndev = cfg->sel.ndev;
 	for (i = 0; i < h->ndev; i++)
@@ -291,6 +300,7 @@ struct pd_hooks *pd_hooks_commit(struct pd_net *pn, struct pd_hooks *h,
 		pn->hooks = h;
 		pn->hooks_next = NULL;
 		pn->hook_gen = fs->hook_gen;
+		rcu_assign_pointer(pn->xdp.hooks, h->xdp ? h : NULL);
 	}
 	*old = rcu_replace_pointer(pn->filters, fs,
 				   lockdep_is_held(&pn->lock));
@@ -324,6 +334,7 @@ struct pd_hooks *pd_hooks_withdraw(struct pd_net *pn)
 	mutex_lock(&pn->dev_lock);
 	h = pn->hooks;
 	pn->hooks = NULL;
+	RCU_INIT_POINTER(pn->xdp.hooks, NULL);
 	if (h)
 		pd_hooks_detach(h);
 	mutex_unlock(&pn->dev_lock);
@@ -406,6 +417,7 @@ static int pd_netdev_event(struct notifier_block *nb, unsigned long event,
 		return NOTIFY_DONE;
 	pn = pd_pernet(dev_net(dev));
 	mutex_lock(&pn->dev_lock);
+	pd_xdp_dev_event(pn, dev, event == NETDEV_UNREGISTER);
 	hs[0] = pn->hooks;
 	hs[1] = pn->hooks_next;
 	for (i = 0; i < ARRAY_SIZE(hs); i++) {

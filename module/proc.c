@@ -181,15 +181,17 @@ static void pd_select_show(struct seq_file *m, const struct pd_select *sel)
 /*
  * The hooks in force: netfilter_hooks registered (all the configuration
  * asks for), partial (hook ingress: some named devices are absent,
- * stacked or failed) or none; then each named device's binding.
+ * stacked or failed) or none, at an XDP hook xdp_programs attached,
+ * partial or none; then each named device's binding.
  */
 static void pd_hooks_show(struct seq_file *m, struct pd_net *pn)
 {
-	static const char *const states[] = {
+	static const char *const states[PKTDEDUP_DEV_STATE_MAX + 1] = {
 		[PKTDEDUP_DEV_STATE_ACTIVE] = "active",
 		[PKTDEDUP_DEV_STATE_ABSENT] = "absent",
 		[PKTDEDUP_DEV_STATE_STACKED] = "stacked on",
 		[PKTDEDUP_DEV_STATE_FAILED] = "failed",
+		[PKTDEDUP_DEV_STATE_WAITING] = "waiting",
 	};
 	struct pd_hooks *h = pn->hooks;
 	unsigned int i;
@@ -201,13 +203,17 @@ static void pd_hooks_show(struct seq_file *m, struct pd_net *pn)
 	}
 	mutex_lock(&pn->dev_lock);
 	n = pd_hooks_count(h);
-	seq_printf(m, "netfilter_hooks %s\n", !n ? "none" :
-		   h->per_dev && n < h->ndev ? "partial" : "registered");
+	if (h->xdp)	/* the programs attached, not netfilter's hooks */
+		for (i = 0, n = 0; i < h->ndev; i++)
+			n += h->dev[i].attached;
+	seq_printf(m, "%s %s\n", h->xdp ? "xdp_programs" : "netfilter_hooks",
+		   !n ? "none" : h->per_dev && n < h->ndev ? "partial" :
+		   h->xdp ? "attached" : "registered");
 	for (i = 0; i < h->ndev; i++) {
 		const struct pd_dev_bind *b = &h->dev[i];
 
 		seq_printf(m, "%s%s %s", i ? ", " : "dev_state ", b->name,
-			   states[b->state]);
+			   states[b->state] ?: "?");
 		if (b->state == PKTDEDUP_DEV_STATE_STACKED)
 			seq_printf(m, " %s", h->dev[b->lower].name);
 		if (b->dev)
