@@ -109,10 +109,21 @@ $(B)/san/dedup-sim: $(CORE_SRC) $(CORE_HDR) $(SIM_SRC) $(SIM_HDR)
 CTL_SRC := $(wildcard userspace/dedupctl/*.c) userspace/common/args.c \
 	userspace/common/nl_spec.c userspace/common/units.c \
 	userspace/common/protos.c
+# the module's XDP program, built into dedupctl (xdp_obj.S); -g: its BTF,
+# which libbpf needs to find the module's kfunc; the multiarch include
+# directory holds asm/types.h, which -target bpf does not look in
+XDP_OBJ := $(B)/xdp/pktdedup.bpf.o
+$(XDP_OBJ): userspace/xdp/pktdedup.bpf.c
+	mkdir -p $(@D)
+	clang -O2 -g -Wall -Werror -target bpf \
+		-I/usr/include/$(shell dpkg-architecture -qDEB_HOST_MULTIARCH) \
+		-c -o $@ $<
 $(B)/dedupctl: $(CORE_SRC) $(CORE_HDR) $(CTL_SRC) $(wildcard userspace/dedupctl/*.h) \
+		userspace/dedupctl/xdp_obj.S $(XDP_OBJ) \
 		module/uapi/pktdedup.h | $(B)
 	$(CC) $(CFLAGS_COMMON) -O2 $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ \
-		$(CTL_SRC) $(CORE_SRC) -lmnl
+		-DPD_XDP_OBJ='"$(XDP_OBJ)"' userspace/dedupctl/xdp_obj.S \
+		$(CTL_SRC) $(CORE_SRC) -lmnl -lbpf
 
 BENCH_SRC := $(wildcard userspace/bench/*.c)
 $(B)/bench: $(CORE_SRC) $(CORE_HDR) $(BENCH_SRC) userspace/bench/bench.h | $(B)
@@ -144,8 +155,10 @@ $(B)/fuzz/fuzz_key $(B)/fuzz/fuzz_args: $(B)/fuzz/%: tests/fuzz/%.c \
 
 # dedupctl's commands without main.c and nl.c (the target stands in for both)
 $(B)/fuzz/fuzz_dedupctl: tests/fuzz/fuzz_dedupctl.c $(CTL_SRC) $(CORE_SRC) \
-		$(CORE_HDR) $(wildcard userspace/dedupctl/*.h) | $(B)/fuzz
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(CTL_LIB_SRC) $(CORE_SRC) -lmnl
+		$(CORE_HDR) $(wildcard userspace/dedupctl/*.h) $(XDP_OBJ) | $(B)/fuzz
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(CTL_LIB_SRC) $(CORE_SRC) \
+		-DPD_XDP_OBJ='"$(XDP_OBJ)"' userspace/dedupctl/xdp_obj.S \
+		-lmnl -lbpf
 
 fuzz-build: $(FUZZ_BIN)
 

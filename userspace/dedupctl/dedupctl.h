@@ -85,6 +85,14 @@ uint16_t u16a(const struct nlattr **tb, int t);
 uint32_t u32a(const struct nlattr **tb, int t);
 uint8_t u8a(const struct nlattr **tb, int t);
 
+/* xdp.c: the module's XDP program */
+/* Why the XDP hooks cannot work on this host, or NULL. */
+const char *xdp_unavailable(void);
+/* The program loaded (exits 1 saying why if it cannot be); its fd. */
+int xdp_prog_fd(void);
+/* Let the loaded program go (the module holds what it attached). */
+void xdp_prog_close(void);
+
 /* show.c */
 int cmd_show(int argc, char **argv);
 /* A GET_CONFIG reply into the struct prom_config at data. */

@@ -96,11 +96,12 @@ bool put_select_setting(struct nlmsghdr *nlh, const char *k, const char *v)
 	return true;
 }
 
-static const char *const dev_states[] = {
+static const char *const dev_states[PKTDEDUP_DEV_STATE_MAX + 1] = {
 	[PKTDEDUP_DEV_STATE_ACTIVE] = "active",
 	[PKTDEDUP_DEV_STATE_ABSENT] = "absent",
 	[PKTDEDUP_DEV_STATE_STACKED] = "stacked",
 	[PKTDEDUP_DEV_STATE_FAILED] = "failed",
+	[PKTDEDUP_DEV_STATE_WAITING] = "waiting",
 };
 
 /* One device nest of a devs nest into v's note and devices. */

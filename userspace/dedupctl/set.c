@@ -80,6 +80,18 @@ static bool has_setting(int argc, char **argv, const char *name)
 	return false;
 }
 
+/* The value of setting name in argv, or NULL. */
+static const char *setting_value(int argc, char **argv, const char *name)
+{
+	const char *v = NULL;
+	int i;
+
+	for (i = 0; i < argc; i += setting_args(argc, argv, i))
+		if (!strcmp(argv[i], name))
+			v = argv[i + 1];
+	return v;
+}
+
 /* The filter family a command names with "filter F", or NULL. */
 static const struct pd_filter_ops *named_family(int argc, char **argv)
 {
@@ -392,15 +404,41 @@ void put_settings(struct nlmsghdr *nlh, int argc, char **argv,
 	mnl_attr_nest_end(nlh, cfg);
 }
 
-static int kind_cb(const struct nlattr **tb, void *data)
+/* What a change needs to know of the configuration in force. */
+struct in_force {
+	uint32_t kind;
+	uint8_t hook;
+};
+
+static int in_force_cb(const struct nlattr **tb, void *data)
 {
 	const struct nlattr *c[PKTDEDUP_A_CONFIG_MAX + 1],
 		*f[PKTDEDUP_A_FILTER_MAX + 1];
+	struct in_force *in = data;
 
 	nl_nest(tb[PKTDEDUP_A_CONFIG], &nls_config, c);
 	nl_nest(c[PKTDEDUP_A_CONFIG_FILTER], &nls_filter, f);
-	*(uint32_t *)data = u32a(f, PKTDEDUP_A_FILTER_KIND);
+	in->kind = u32a(f, PKTDEDUP_A_FILTER_KIND);
+	in->hook = u8a(c, PKTDEDUP_A_CONFIG_HOOK);
 	return MNL_CB_OK;
+}
+
+/*
+ * Whether the instance is at an XDP hook after the change of argv (the
+ * hook it names, or the one in force), and active (the module attaches
+ * the program then, and needs it).
+ */
+static bool leaves_at_xdp(int argc, char **argv, unsigned int hook)
+{
+	const char *h = setting_value(argc, argv, "hook");
+	const char *state = setting_value(argc, argv, "state");
+	unsigned int i;
+
+	for (i = 0; h && i < PD_NHOOKS; i++)
+		if (pd_placements[i].name && !strcmp(h, pd_placements[i].name))
+			hook = i;
+	return hook < PD_NHOOKS && pd_placements[hook].xdp &&
+	       !(state && !strcmp(state, "idle"));
 }
 
 /*
@@ -500,23 +538,28 @@ void set_check(int argc, char **argv)
 int set_send(struct nl *n, int argc, char **argv, int sargc, char **sargv)
 {
 	const struct pd_filter_ops *target = named_family(argc, argv);
+	struct in_force in = { 0 };
 	struct nlmsghdr *nlh;
-	uint32_t kind = 0;
 	int err;
 
-	if (!target) {
-		/* the family in force decides where its settings go */
-		err = nl_talk(n, nl_request(n, PKTDEDUP_CMD_GET_CONFIG, false),
-			      kind_cb, &kind);
-		if (err)
-			return err;
-		target = kind_family(kind);
-	}
+	/* the family in force decides where its settings go; the hook */
+	err = nl_talk(n, nl_request(n, PKTDEDUP_CMD_GET_CONFIG, false),
+		      in_force_cb, &in);
+	if (err)
+		return err;
+	if (!target)
+		target = kind_family(in.kind);
 	nlh = nl_request(n, PKTDEDUP_CMD_SET_CONFIG, false);
 	put_settings(nlh, argc, argv, target);
 	if (sargc)
 		put_sources(nlh, sargc, sargv);
-	return nl_talk(n, nlh, set_cb, NULL);
+	/* the module attaches its program: it comes with the change */
+	if (leaves_at_xdp(argc, argv, in.hook))
+		mnl_attr_put_u32(nlh, PKTDEDUP_A_XDP_PROG,
+				 (uint32_t)xdp_prog_fd());
+	err = nl_talk(n, nlh, set_cb, NULL);
+	xdp_prog_close();
+	return err;
 }
 
 int cmd_set(int argc, char **argv)

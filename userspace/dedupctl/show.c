@@ -186,6 +186,8 @@ static int show_cb(const struct nlattr **tb, void *data)
 			print_plan(pl[PKTDEDUP_A_PLAN_FILTER], tb[PKTDEDUP_A_PLAN]);
 			printf("}");
 		}
+		printf(",\"xdp\":\"%s\"", xdp_unavailable() ? "unavailable" :
+		       "available");
 		print_budget(tb[PKTDEDUP_A_BUDGET]);
 		printf("}\n");
 		return MNL_CB_OK;
@@ -200,6 +202,9 @@ static int show_cb(const struct nlattr **tb, void *data)
 		printf(" 0x%x/0x%x", u32a(c, PKTDEDUP_A_CONFIG_MARK_VALUE),
 		       u32a(c, PKTDEDUP_A_CONFIG_MARK_MASK));
 	printf("\nhook     %s, priority %d\n", hook, prio);
+	printf("xdp      %s%s\n", xdp_unavailable() ? "unavailable: " :
+	       "available (hook xdp, xdp-generic)",
+	       xdp_unavailable() ? xdp_unavailable() : "");
 	if (strcmp(sel.dev, "any") || strcmp(sel.proto, "any") ||
 	    strcmp(sel.mark, "any"))
 		printf("select   dev %s%s%s%s, proto %s, match-mark %s\n",

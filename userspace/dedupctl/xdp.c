@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dedupctl: the module's XDP program (userspace/xdp/pktdedup.bpf.c, built
+ * into dedupctl), loaded through libbpf for a change that leaves the
+ * instance at an XDP hook, and handed to the module in the request: the
+ * module attaches it and holds it (module/xdp.c). When it cannot be
+ * loaded, what is missing on this host, in words: the module's BTF, the
+ * JIT, the privileges.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+
+#include "dedupctl.h"
+
+/* the object file, assembled in by xdp_obj.S */
+extern const char pd_xdp_obj[], pd_xdp_obj_end[];
+
+#define MODULE_BTF "/sys/kernel/btf/pktdedup"
+#define JIT_SYSCTL "/proc/sys/net/core/bpf_jit_enable"
+
+static struct bpf_object *xdp_obj;
+
+/* libbpf's messages are kept for a refusal, not printed as they come */
+static char libbpf_log[2048];
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	size_t used = strlen(libbpf_log);
+
+	if (level == LIBBPF_DEBUG || used + 1 >= sizeof(libbpf_log))
+		return 0;
+	return vsnprintf(libbpf_log + used, sizeof(libbpf_log) - used, fmt,
+			 ap);
+}
+
+/* Whether the kernel's JIT is off (then a kfunc call cannot load). */
+static bool jit_off(void)
+{
+	FILE *f = fopen(JIT_SYSCTL, "r");
+	int v = 1;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = 1;
+		fclose(f);
+	}
+	return v == 0;
+}
+
+const char *xdp_unavailable(void)
+{
+	if (access("/sys/kernel/btf/vmlinux", F_OK))
+		return "this kernel has no BTF (/sys/kernel/btf/vmlinux): XDP programs cannot call the module";
+	if (access("/sys/module/pktdedup", F_OK))
+		return "the module is not loaded";
+	if (access(MODULE_BTF, F_OK))
+		return "the module has no BTF this kernel accepts (" MODULE_BTF " is missing): it was built without one, or against another kernel's BTF; the kernel log says which. Rebuild it for this kernel (make module, or dkms with the running kernel's BTF)";
+	if (jit_off())
+		return "the BPF JIT is off (net.core.bpf_jit_enable = 0), and a program calling the module needs it: sysctl net.core.bpf_jit_enable=1";
+	return NULL;
+}
+
+int xdp_prog_fd(void)
+{
+	const char *why = xdp_unavailable();
+	struct bpf_program *prog;
+	int err;
+
+	if (why) {
+		fprintf(stderr, "%s: hook xdp: %s\n", dc_prog, why);
+		dedupctl_exit(EXIT_REFUSED);
+	}
+	libbpf_set_print(libbpf_print);
+	xdp_obj = bpf_object__open_mem(pd_xdp_obj, pd_xdp_obj_end - pd_xdp_obj,
+				       NULL);
+	err = libbpf_get_error(xdp_obj);
+	if (!err)
+		err = bpf_object__load(xdp_obj);
+	if (err) {
+		err = err < 0 ? -err : err;
+		fprintf(stderr, "%s: hook xdp: cannot load the XDP program: %s%s\n%s",
+			dc_prog, strerror(err),
+			err == EPERM ? " (it needs CAP_BPF and CAP_NET_ADMIN)" : "",
+			libbpf_log);
+		dedupctl_exit(EXIT_REFUSED);
+	}
+	prog = bpf_object__find_program_by_name(xdp_obj, "pktdedup");
+	return prog ? bpf_program__fd(prog) : -1;
+}
+
+void xdp_prog_close(void)
+{
+	bpf_object__close(xdp_obj);
+	xdp_obj = NULL;
+}
