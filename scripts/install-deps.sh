@@ -13,7 +13,8 @@ pkgs=(
 	libwiretap-dev libwsutil-dev libglib2.0-dev pkg-config # dedup-sim reads and writes captures through Wireshark's libwiretap (editcap's own)
 	libpcap-dev       # the native tests write a capture through libpcap (another writer than the one dedup-sim reads with)
 	wireshark-common  # text2pcap, editcap, mergecap, capinfos: the capture suite makes its captures with them (and t_replay its capture)
-	tcpdump           # the capture suite's stdin_to_stdout: tcpdump -w - | dedup-sim --pcap - --write - | tcpdump -r -
+	tcpdump           # the capture suite's stdin_to_stdout: tcpdump -w - | dedup-sim --pcap - --write - | tcpdump -r -; the e2e guest's capture host (vm.sh copies it in)
+	ethtool           # the e2e guest: VLAN tags left in the frames a veth sends (txvlan off), as XDP sees them from a NIC
 	time              # make compare: GNU time (/usr/bin/time -v), each tool's peak RSS
 	libasan8 libubsan1 # sanitizer runtimes for the native test build
 	python3           # the CLI contract tests parse dedup-sim's JSON
@@ -22,6 +23,7 @@ pkgs=(
 	linux-headers-amd64 # builds pktdedup.ko against Debian's current kernel
 	sparse            # make module C=1
 	libmnl-dev        # dedupctl speaks generic netlink through libmnl
+	libbpf-dev        # dedupctl loads the module's XDP program through libbpf (and clang, below, builds it)
 	flex bison bc     # building the UML kernel for KUnit
 	libelf-dev        # objtool, for the x86_64 debug kernel of make e2e-debug; resolve_btfids
 	dwarves zlib1g-dev # the module's own BTF: pahole encodes it, resolve_btfids (built from linux-source-6.1) needs zlib
@@ -38,7 +40,7 @@ pkgs=(
 	valgrind          # make bench: lackey counts the cache lines a packet touches
 	dkms              # make dkms-check: DKMS builds the module for the installed headers
 	linux-perf        # make bench-kernel-profile: where UML's CPU goes, per function of pktdedup.ko
-	clang libclang-rt-14-dev # the fuzz targets: clang 14 and its libFuzzer
+	clang libclang-rt-14-dev # the fuzz targets: clang 14 and its libFuzzer; clang -target bpf builds the XDP program
 	debhelper dh-dkms # make deb: debian/rules (dh, compat 13) and dh_dkms for pktdedup-dkms
 	dpkg-dev          # make deb: dpkg-buildpackage, dpkg-buildflags (hardening)
 	lintian           # the deb suite: lintian --fail-on error,warning on the packages

@@ -1635,10 +1635,12 @@ run t_select_proto
 run t_select_mark
 run t_ingress
 run t_bridge
+run t_xdp_capture
 run t_replay
 run t_idle_cost
 run t_nl_fuzz
 run t_pkt_fuzz
+run t_xdp_lifecycle
 run t_reconfigure_rmmod
 run t_lifecycle
 echo "$PASS passed, $FAIL failed"

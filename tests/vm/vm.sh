@@ -106,6 +106,8 @@ initramfs() {
 	# Debian's tools the scenarios need, with their libraries
 	copy_bin "$root" /usr/sbin/ip /usr/sbin/ip
 	copy_bin "$root" /usr/sbin/nft /usr/sbin/nft
+	copy_bin "$root" /usr/bin/tcpdump /usr/bin/tcpdump
+	copy_bin "$root" /usr/sbin/ethtool /usr/sbin/ethtool
 	copy_deb "$root" "$B"
 	copy_bin "$root" "$B/pdnl" /bin/pdnl
 	cp "$B/pdnet" "$root/bin/pdnet"

@@ -1,0 +1,216 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+#
+# The XDP placements: a capture host's packet sockets (tcpdump, a plain
+# AF_PACKET reader) see each distinct frame once with hook xdp and every
+# copy with hook ingress; what XDP cannot do is refused; the module's
+# attachments follow the configuration, the devices and the namespace,
+# and hold the module while they last. Sourced by scenarios.sh.
+#
+# xs -- pa8 ~ pb8 -- xc: the sender and the capture host (10.8.0.1, .2;
+# fd08::1, ::2), and on it VLAN 5 (10.9.0.1, .2), tagged in the frames:
+# the sender's VLAN offload is off, so XDP sees the tag as a driver would.
+
+xdp_link() {
+	[ -n "${XDP_LINKED:-}" ] && return
+	mkns xs
+	mkns xc
+	link xs xc 8 1
+	inns xs ethtool -K pa8 txvlan off > /dev/null
+	inns xs $IP link add link pa8 name pa8.5 type vlan id 5
+	inns xc $IP link add link pb8 name pb8.5 type vlan id 5
+	for _e in "xs pa8.5 1" "xc pb8.5 2"; do
+		set -- $_e
+		inns "$1" sh -c "echo 1 > /proc/sys/net/ipv6/conf/$2/disable_ipv6"
+		inns "$1" $IP addr add "10.9.0.$3/24" dev "$2"
+		inns "$1" $IP link set "$2" up
+	done
+	inns xs ping -c 1 -W 2 10.8.0.2 > /dev/null
+	inns xs ping -c 1 -W 2 10.9.0.2 > /dev/null
+	inns xs ping -c 1 -W 2 fd08::2 > /dev/null
+	XDP_LINKED=1
+}
+
+# What the capture host's readers got of D distinct datagrams sent C
+# times each from SRC to DST: "tcpdump N packet-socket M", the UDP frames
+# to port 9000 each saw on pb8 (the tagged ones included). The counters
+# are reset once the readers listen; the frames pb8 was sent meanwhile
+# (the sender's tcpdump on pa8: every frame, ARP and ND included) go to
+# /tmp/xdp-frames.
+xdp_readers() {	# V D C SRC DST
+	inns xc timeout 60 tcpdump -Z root -i pb8 -n -w /tmp/xdp-td.pcap -U \
+		'udp port 9000 or (vlan and udp port 9000)' \
+		> /dev/null 2> /tmp/xdp-td.err &
+	_td=$!
+	inns xs timeout 60 tcpdump -Z root -i pa8 -Q out -n -w /tmp/xdp-tx.pcap \
+		-U > /dev/null 2> /tmp/xdp-tx.err &
+	_tx=$!
+	inns xc pdnet record /tmp/xdp-pk.pcap pb8 1000 --max-seconds 8 \
+		> /tmp/xdp-pk.out &
+	_pk=$!
+	sleep 1
+	inns xc dedupctl reset
+	inns xs pdnet send "-$1" "$4" "$5" --count "$2" --copies "$3" \
+		> /dev/null 2>&1 || echo "pdnet send failed" >&2
+	wait "$_pk"
+	kill -INT "$_td" "$_tx"
+	wait "$_td" "$_tx"
+	_f='udp port 9000 or (vlan and udp port 9000)'
+	_a=$(tcpdump -Z root -n -r /tmp/xdp-td.pcap 2> /dev/null | wc -l)
+	_b=$(tcpdump -Z root -n -r /tmp/xdp-pk.pcap "$_f" 2> /dev/null | wc -l)
+	tcpdump -Z root -n -r /tmp/xdp-tx.pcap 2> /dev/null | wc -l \
+		> /tmp/xdp-frames
+	echo "tcpdump $_a packet-socket $_b"
+}
+
+xdp_state() {
+	inns xc sed -n 's/^dev_state //p' /proc/net/pktdedup/config
+}
+
+# Whether the kernel has an XDP program on DEV in namespace NS, and in
+# which mode: "xdp" (native), "xdpgeneric" or "none".
+xdp_on() {	# NS DEV
+	_m=$(inns "$1" $IP -d link show "$2" | grep -o 'xdp[a-z]*' | head -n 1)
+	echo "${_m:-none}"
+}
+
+nonip_of() {	# NS
+	inns "$1" sed -n 's/^nonip //p' /proc/net/pktdedup/stats
+}
+
+# The counters add up: every frame pb8 was sent (xdp_readers) is a
+# packet, a non-IP frame or an unparsed one; with action drop, every
+# duplicate is dropped.
+xdp_counts() {	# WHAT DUPLICATES
+	_p=$(stat_of xc packets)
+	_u=$(stat_of xc unparsed)
+	_n=$(nonip_of xc)
+	expect_eq "$1: frames = packets + nonip + unparsed" \
+		"$(cat /tmp/xdp-frames)" "$((_p + _n + _u))"
+	expect_eq "$1: duplicates" "$2" "$(stat_of xc duplicates)"
+	expect_eq "$1: dropped = duplicates" "$2" "$(stat_of xc dropped)"
+}
+
+t_xdp_capture() {
+	t_begin "a capture host's packet sockets see each frame once at hook xdp (native and generic; IPv4, IPv6, VLAN-tagged), every copy at hook ingress"
+	xdp_link
+	if [ -n "$(dedupctl show 2> /dev/null | grep '^xdp.*unavailable')" ]; then
+		t_fail "the XDP hooks are unavailable: $(dedupctl show | grep '^xdp')"
+		t_end
+		return
+	fi
+	expect_ok "hook xdp dev pb8 action drop" inns xc dedupctl set \
+		hook xdp dev pb8 action drop key packet mem 1M
+	expect_eq "attached: the device" "pb8 active (ifindex $(ifindex_of xc pb8))" \
+		"$(xdp_state)"
+	expect_eq "attached: the kernel says" xdp "$(xdp_on xc pb8)"
+	expect_eq "IPv4, 50 x 2" "tcpdump 50 packet-socket 50" \
+		"$(xdp_readers 4 50 2 10.8.0.1 10.8.0.2)"
+	xdp_counts "IPv4" 50
+	expect_eq "IPv6, 40 x 3" "tcpdump 40 packet-socket 40" \
+		"$(xdp_readers 6 40 3 fd08::1 fd08::2)"
+	xdp_counts "IPv6" 80
+	expect_eq "VLAN-tagged IPv4, 30 x 2" "tcpdump 30 packet-socket 30" \
+		"$(xdp_readers 4 30 2 10.9.0.1 10.9.0.2)"
+	xdp_counts "tagged" 30
+
+	expect_ok "hook xdp-generic" inns xc dedupctl set hook xdp-generic
+	expect_eq "generic: the kernel says" xdpgeneric "$(xdp_on xc pb8)"
+	expect_eq "generic: IPv4, 50 x 2" "tcpdump 50 packet-socket 50" \
+		"$(xdp_readers 4 50 2 10.8.0.1 10.8.0.2)"
+	xdp_counts "generic" 50
+
+	# at ingress, the packet sockets have seen every copy before the hook
+	expect_ok "hook ingress" inns xc dedupctl set hook ingress
+	expect_eq "ingress: no XDP program left" none "$(xdp_on xc pb8)"
+	expect_eq "ingress: IPv4, 50 x 2" "tcpdump 100 packet-socket 100" \
+		"$(xdp_readers 4 50 2 10.8.0.1 10.8.0.2)"
+	expect_eq "ingress: dropped, after the sockets" 50 \
+		"$(stat_of xc dropped)"
+
+	# what XDP cannot do: refused, nothing changed
+	expect_fail "action mark at xdp" 1 "an XDP hook has no skb" \
+		inns xc dedupctl set hook xdp action mark mark 0x1/0x1
+	expect_fail "match-mark at xdp" 1 "no mark to match" \
+		inns xc dedupctl set hook xdp match-mark 0x1/0x1
+	expect_fail "native XDP on a device without it" 1 "hook xdp-generic works on any device" \
+		inns xc dedupctl set hook xdp dev pb8.5
+	expect_eq "refusals changed nothing" none "$(xdp_on xc pb8)"
+	expect_eq "nor the VLAN device" none "$(xdp_on xc pb8.5)"
+	expect_eq "still at ingress" "hook     ingress" \
+		"$(inns xc dedupctl show | grep -o '^hook *[a-z-]*')"
+	inns xc dedupctl disable
+	t_end
+}
+
+t_xdp_lifecycle() {
+	t_begin "the XDP attachments follow the configuration, the devices and the namespace, and hold the module while they last"
+	xdp_link
+	expect_ok "hook xdp dev pb8" inns xc dedupctl set hook xdp dev pb8 \
+		action drop
+	expect_eq "attached" xdp "$(xdp_on xc pb8)"
+	# attach and detach under traffic
+	inns xs pdnet send -4 10.8.0.1 10.8.0.2 --count 1000 --loop \
+		> /dev/null 2>&1 &
+	_bg=$!
+	expect_ok "under traffic: to generic" inns xc dedupctl set \
+		hook xdp-generic
+	expect_ok "under traffic: back to native" inns xc dedupctl set \
+		hook xdp
+	expect_ok "under traffic: disable" inns xc dedupctl disable
+	expect_eq "disabled: detached" none "$(xdp_on xc pb8)"
+	expect_ok "under traffic: enable" inns xc dedupctl enable
+	expect_eq "enabled: attached again" xdp "$(xdp_on xc pb8)"
+	kill "$_bg"
+	wait "$_bg" 2> /dev/null
+
+	# the module is held while a program is attached
+	expect_fail "rmmod while attached" 1 "pktdedup" rmmod pktdedup
+	expect_eq "still attached" xdp "$(xdp_on xc pb8)"
+
+	# moved to another namespace: the program comes off there
+	mkns xm
+	inns xc $IP link set pb8 netns "$(nspid xm)"
+	sleep 0.5
+	expect_eq "moved out: absent" "pb8 absent" "$(xdp_state)"
+	expect_eq "moved out: the program came off" none "$(xdp_on xm pb8)"
+	inns xm $IP link set pb8 netns "$(nspid xc)"
+	inns xc $IP addr add 10.8.0.2/24 dev pb8
+	inns xc $IP link set pb8 up
+	expect_eq "moved back: waiting" "pb8 waiting (ifindex $(ifindex_of xc pb8))" \
+		"$(xdp_state)"
+	expect_eq "moved back: not attached by the notifier" none \
+		"$(xdp_on xc pb8)"
+	expect_ok "enable attaches what waits" inns xc dedupctl enable
+	expect_eq "attached again" xdp "$(xdp_on xc pb8)"
+	expect_eq "active again" "pb8 active (ifindex $(ifindex_of xc pb8))" \
+		"$(xdp_state)"
+
+	# deleted while attached: the kernel takes the program off, the
+	# module lets its link go (the module is free once that is done)
+	inns xc $IP link del pb8
+	expect_eq "deleted: absent" "pb8 absent" "$(xdp_state)"
+	# the namespace goes while a program is attached
+	link xs xm 8 1
+	expect_ok "hook xdp in a namespace" inns xm dedupctl set hook xdp \
+		dev pb8
+	expect_eq "attached there" xdp "$(xdp_on xm pb8)"
+	kill "$(nspid xm)"
+	inns xc dedupctl disable
+	XDP_LINKED=
+	# the module is free once every program is let go (the last one's
+	# release is deferred: a few tries)
+	_ok=no
+	for _i in 1 2 3 4 5 6 7 8 9 10; do
+		if rmmod pktdedup 2> /dev/null; then
+			_ok=yes
+			break
+		fi
+		sleep 0.5
+	done
+	expect_eq "rmmod once nothing is attached" yes "$_ok"
+	insmod /lib/pd/pktdedup.ko
+	expect_eq "loaded again" yes \
+		"$([ -d /sys/module/pktdedup ] && echo yes)"
+	t_end
+}
