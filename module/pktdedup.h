@@ -171,7 +171,8 @@ struct pd_xdp {
 	struct file *next;		/* a request's, until it ends; lock */
 	/* the hooks in force when they are XDP's: what the kfunc reads */
 	struct pd_hooks __rcu *hooks;
-	struct pd_xdp_att att[PKTDEDUP_DEVS_MAX];	/* lock, dev_lock */
+	/* a change attaches its devices before the old ones are let go */
+	struct pd_xdp_att att[2 * PKTDEDUP_DEVS_MAX];	/* lock, dev_lock */
 	struct work_struct work;	/* lets go what the notifier left */
 	bool dead;			/* the namespace goes; dev_lock */
 };

@@ -302,6 +302,8 @@ int pd_xdp_attach(struct pd_net *pn, struct pd_hooks *h,
 	lockdep_assert_held(&pn->lock);
 	if (!h || !h->xdp)
 		return 0;
+	/* what went or is not wanted in force: room for h's attachments */
+	pd_xdp_sync(pn);
 	/* the devices wanted and not attached, held for the calls */
 	mutex_lock(&pn->dev_lock);
 	for (i = 0; i < h->ndev; i++) {
@@ -355,7 +357,10 @@ int pd_xdp_attach(struct pd_net *pn, struct pd_hooks *h,
 		/* kept only if it went to the device still bound there */
 		if (!made[i] || err || h->dev[i].dev != want[i])
 			continue;
-		a = pd_xdp_att_free(pn);	/* one per named device */
+		/* the new hooks' and the old ones': one slot each at most */
+		a = pd_xdp_att_free(pn);
+		if (WARN_ON_ONCE(!a))
+			continue;
 		a->link = made[i];
 		a->dev = want[i];
 		a->mode = h->xdp;
@@ -381,7 +386,7 @@ int pd_xdp_attach(struct pd_net *pn, struct pd_hooks *h,
  */
 void pd_xdp_sync(struct pd_net *pn)
 {
-	struct bpf_link *drop[PKTDEDUP_DEVS_MAX];
+	struct bpf_link *drop[ARRAY_SIZE(pn->xdp.att)];
 	struct pd_hooks *h;
 	unsigned int i, j, n = 0;
 	bool keep;
