@@ -116,7 +116,8 @@ if dkms_build btf PKTDEDUP_BOOT="$btf_img"; then
 	want "btf: the build log names its base" \
 		grep -q "pktdedup: BTF split against .* (btf_base $digest)" "$mlog"
 fi
-if dkms_build nobtf PKTDEDUP_BTF_BASE=none; then
+none=none
+if dkms_build nobtf PKTDEDUP_BTF_BASE="$none"; then
 	want "nobtf: no .BTF" no_btf "$ko"
 	want "nobtf: the build log says why" \
 		grep -q 'pktdedup: built without BTF (btf_base none), .*: PKTDEDUP_BTF_BASE says none' "$mlog"
