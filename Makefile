@@ -80,8 +80,10 @@ all: $(B)/dedup-sim $(B)/core-tests $(B)/bench $(B)/dedupctl
 deps:
 	scripts/install-deps.sh
 
-# dedupctl's pure parts: the Prometheus text and the rates of stats -w
-CTL_PURE := userspace/dedupctl/prom.c userspace/dedupctl/watch.c
+# dedupctl's pure parts: the Prometheus text, the rates of stats -w, the
+# digest of a BTF base
+CTL_PURE := userspace/dedupctl/prom.c userspace/dedupctl/watch.c \
+	userspace/dedupctl/btfbase.c
 
 # The core tests, natively, through the userspace KUnit stand-in, with ASan
 # and UBSan; the simulator's own tests (ground truth, streams) and
@@ -179,13 +181,23 @@ $(KMOD)/.stamp: $(MODULE_SRC) | $(B)
 	cp --parents $(MODULE_SRC) $(KMOD)/
 	touch $@
 
+# The project's resolve_btfids (make module, DKMS: scripts/module-btf.sh)
+$(B)/btfids/btfids: scripts/btfids/btfids.c
+	mkdir -p $(@D)
+	$(CC) -std=gnu11 -g -O2 $(WARN) -o $@ $< -lbpf -lelf
+
 # Its own BTF (scripts/module-btf.sh) against the BTF of the kernel its
 # headers are for, Debian's, whose image the guests boot; BTF_BASE=FILE
-# for another base, BTF_BASE= for none.
-module: $(KMOD)/.stamp
-	$(MAKE) -C $(KDIR) M=$(abspath $(KMOD)) CONFIG_PKTDEDUP=m W=1 modules
+# for another base, BTF_BASE= for none. The base's digest is compiled in
+# first (PD_BTF_BASE, the parameter btf_base; scripts/btf-base.sh digest).
+module: $(KMOD)/.stamp $(B)/btfids/btfids
 	base=$${BTF_BASE-$$(scripts/kernel-tools.sh btf-base)/vmlinux.btf}; \
-	[ -z "$$base" ] || scripts/module-btf.sh $(KMOD)/pktdedup.ko "$$base" $(KDIR)
+	digest=none; \
+	[ -z "$$base" ] || digest=$$(scripts/btf-base.sh digest "$$base"); \
+	$(MAKE) -C $(KDIR) M=$(abspath $(KMOD)) CONFIG_PKTDEDUP=m W=1 \
+		PD_BTF_BASE=$$digest modules && \
+	{ [ -z "$$base" ] || BTFIDS=$(abspath $(B)/btfids/btfids) \
+		scripts/module-btf.sh $(KMOD)/pktdedup.ko "$$base" $(KDIR); }
 
 # sparse and W=1 over every file of the module (rebuilds all of them)
 module-check: $(KMOD)/.stamp

@@ -15,12 +15,42 @@
 #include <linux/kernel.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/sysfs.h>
 #include <net/genetlink.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 
 #include "pktdedup.h"
 #include "uapi/pktdedup.h"
+
+/*
+ * The BTF the module's own is split against: a digest of it (scripts/
+ * btf-base.sh digest, the POSIX cksum of the base's bytes in hex), given
+ * by make module or DKMS (Kbuild: PD_BTF_BASE=), "none" when built without
+ * BTF. dedupctl compares it with the running kernel's. Read-only.
+ */
+#ifndef PD_BTF_BASE
+#define PD_BTF_BASE "none"
+#endif
+
+static int pd_btf_base_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n", PD_BTF_BASE);
+}
+
+static int pd_btf_base_set(const char *val, const struct kernel_param *kp)
+{
+	return -EPERM;
+}
+
+static const struct kernel_param_ops pd_btf_base_ops = {
+	.get = pd_btf_base_get,
+	.set = pd_btf_base_set,
+};
+
+module_param_cb(btf_base, &pd_btf_base_ops, NULL, 0444);
+MODULE_PARM_DESC(btf_base,
+		 "digest of the kernel BTF the module's BTF was built against, none without BTF (read-only)");
 
 static char *key = "packet";
 module_param(key, charp, 0444);

@@ -23,10 +23,11 @@ pkgs=(
 	linux-headers-amd64 # builds pktdedup.ko against Debian's current kernel
 	sparse            # make module C=1
 	libmnl-dev        # dedupctl speaks generic netlink through libmnl
-	libbpf-dev        # dedupctl loads the module's XDP program through libbpf (and clang, below, builds it)
+	libbpf-dev        # dedupctl loads the module's XDP program through libbpf (and clang, below, builds it); btfids (scripts/btfids) reads BTF with it
 	flex bison bc     # building the UML kernel for KUnit
-	libelf-dev        # objtool, for the x86_64 debug kernel of make e2e-debug; resolve_btfids
-	dwarves zlib1g-dev # the module's own BTF: pahole encodes it, resolve_btfids (built from linux-source-6.1) needs zlib
+	libelf-dev        # objtool, for the x86_64 debug kernel of make e2e-debug; btfids and the kernel's resolve_btfids (its reference)
+	dwarves zlib1g-dev # the module's own BTF: pahole encodes it; the kernel's resolve_btfids (built from linux-source-6.1, the btfids suite's reference) needs zlib
+	xz-utils          # scripts/btf-base.sh: the vmlinux in a kernel's XZ-compressed vmlinuz, whose BTF a DKMS build for another kernel is split against
 	qemu-system-x86   # boots Debian's kernel for the end-to-end tests
 	busybox-static    # the e2e guest's userland
 	nftables          # e2e: nft rules that match the marks; make bench-kernel's nft sets

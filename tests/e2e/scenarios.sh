@@ -129,6 +129,14 @@ t_module_btf() {
 			"$(grep -q pd_filter_set /sys/kernel/btf/pktdedup && echo yes)"
 		expect_eq "the kernel's complaints" "" \
 			"$(dmesg | grep -E 'BTF.*pktdedup|pktdedup.*BTF')"
+		# btf_base: the digest (POSIX cksum) of this kernel's BTF
+		set -- $(cksum </sys/kernel/btf/vmlinux)
+		expect_eq "btf_base is this kernel's BTF's digest" \
+			"$(printf '%08x' "$1")" \
+			"$(cat /sys/module/pktdedup/parameters/btf_base)"
+		expect_eq "dedupctl show: xdp available" \
+			"xdp      available (hook xdp, xdp-generic)" \
+			"$(dedupctl show | grep "^xdp ")"
 	else
 		expect_eq "a kernel without BTF takes none" no \
 			"$([ -e /sys/kernel/btf/pktdedup ] && echo yes || echo no)"

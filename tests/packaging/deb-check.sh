@@ -81,12 +81,15 @@ want "dedupctl activates nothing under /etc (the modprobe.d and modules-load.d f
 	no_etc
 src=/usr/src/pktdedup-$ver
 missing=
-for f in dkms.conf Kbuild $(git ls-files module); do
+for f in dkms.conf Kbuild $(git ls-files module) scripts/btfids/btfids.c; do
 	has "$dkms_c" -rw-r--r-- "$src/$f" || missing="$missing $f"
 done
-want "pktdedup-dkms holds dkms.conf, Kbuild and all $(git ls-files module | wc -l) files of module/ under $src${missing:+ (missing:$missing)}" \
+for f in scripts/dkms-make.sh scripts/btf-base.sh scripts/module-btf.sh; do
+	has "$dkms_c" -rwxr-xr-x "$src/$f" || missing="$missing $f"
+done
+want "pktdedup-dkms holds dkms.conf, Kbuild, all $(git ls-files module | wc -l) files of module/ and the BTF scripts and btfids.c under $src${missing:+ (missing:$missing)}" \
 	[ -z "$missing" ]
-extra=$(grep -E '^-' <<<"$dkms_c" | awk '{ print $2 }' | grep -vE "^\./usr/share/doc/pktdedup-dkms/|^\./usr/share/man/man7/pktdedup\.7\.gz\$|^\.$src/(dkms\.conf|Kbuild|module/.*)\$")
+extra=$(grep -E '^-' <<<"$dkms_c" | awk '{ print $2 }' | grep -vE "^\./usr/share/doc/pktdedup-dkms/|^\./usr/share/man/man7/pktdedup\.7\.gz\$|^\.$src/(dkms\.conf|Kbuild|module/.*|scripts/(dkms-make|btf-base|module-btf)\.sh|scripts/btfids/btfids\.c)\$")
 want "pktdedup-dkms holds /usr/share/man/man7/pktdedup.7.gz" \
 	has "$dkms_c" -rw-r--r-- /usr/share/man/man7/pktdedup.7.gz
 want "pktdedup-dkms holds nothing else${extra:+ (also: $extra)}" [ -z "$extra" ]
@@ -113,6 +116,10 @@ want "dedupctl recommends pktdedup-dkms" \
 	[ "$(dpkg-deb -f "$ctl" Recommends)" = pktdedup-dkms ]
 want "dedupctl depends on libmnl0 (shlibs): '$(dpkg-deb -f "$ctl" Depends)'" \
 	field_has "$ctl" Depends '(^|, )libmnl0( |,|$)'
+for d in pahole libbpf-dev libelf-dev xz-utils; do
+	want "pktdedup-dkms depends on $d (MAKE[0]: the module's BTF)" \
+		field_has "$dkms" Depends "(^|, )$d( |,|\$)"
+done
 x=$out/x
 rm -rf "$x"
 mkdir -p "$x/ctl" "$x/dkms"

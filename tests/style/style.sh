@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Style suite (run by make check):
-#  - every C file under module/, and the KUnit tests and vectors built into
-#    the kernel with it, pass the kernel's checkpatch.pl --strict;
+#  - every C file under module/, the KUnit tests and vectors built into
+#    the kernel with it, and scripts/btfids pass the kernel's
+#    checkpatch.pl --strict;
 #  - the algorithm files of module/core include nothing but the portability
 #    header, each other and the uAPI header (freestanding: no libc, no
 #    kernel headers), and only port_kernel.h includes kernel headers;
@@ -20,8 +21,9 @@ cd "$(dirname "$0")/../.." || exit 1
 . tests/lib/tap.sh
 
 cp_dir=$(scripts/kernel-tools.sh checkpatch) || { echo "0 passed, 1 failed"; exit 1; }
-# the module, and the tests that compile into the kernel with it
-for f in $(git ls-files 'module/*.c' 'module/*.h' 'tests/kunit/*.c' 'tests/vectors/*.h'); do
+# the module, the tests that compile into the kernel with it, and btfids
+# (scripts/btfids: kernel style, as the kernel's own build tools)
+for f in $(git ls-files 'module/*.c' 'module/*.h' 'tests/kunit/*.c' 'tests/vectors/*.h' 'scripts/btfids/*.c'); do
 	out=$(perl "$cp_dir/scripts/checkpatch.pl" --no-tree --strict --quiet -f "$f" 2>&1)
 	if [ -z "$out" ]; then ok "checkpatch $f"; else bad "checkpatch $f"; echo "$out" | sed 's/^/    /'; fi
 done

@@ -15,6 +15,7 @@
 
 #include <bpf/libbpf.h>
 
+#include "btfbase.h"
 #include "dedupctl.h"
 
 /* the object file, assembled in by xdp_obj.S */
@@ -22,6 +23,8 @@ extern const char pd_xdp_obj[], pd_xdp_obj_end[];
 
 #define MODULE_BTF "/sys/kernel/btf/pktdedup"
 #define JIT_SYSCTL "/proc/sys/net/core/bpf_jit_enable"
+#define BTF_BASE_PARAM "/sys/module/pktdedup/parameters/btf_base"
+#define KERNEL_BTF "/sys/kernel/btf/vmlinux"
 
 static struct bpf_object *xdp_obj;
 
@@ -53,12 +56,38 @@ static bool jit_off(void)
 	return v == 0;
 }
 
+/*
+ * The module's BTF base (its parameter btf_base) against the running
+ * kernel's: NULL when they agree or the module does not say (an older one).
+ */
+static const char *btf_base_unfit(void)
+{
+	static char why[512];
+	char built[32] = "", running[9];
+	FILE *f = fopen(BTF_BASE_PARAM, "r");
+
+	if (!f)
+		return NULL;
+	if (!fgets(built, sizeof(built), f))
+		built[0] = '\0';
+	fclose(f);
+	built[strcspn(built, "\n")] = '\0';
+	if (!built[0] || btf_digest(KERNEL_BTF, running))
+		return NULL;
+	return btf_base_mismatch(built, running, why, sizeof(why));
+}
+
 const char *xdp_unavailable(void)
 {
-	if (access("/sys/kernel/btf/vmlinux", F_OK))
+	const char *why;
+
+	if (access(KERNEL_BTF, F_OK))
 		return "this kernel has no BTF (/sys/kernel/btf/vmlinux): XDP programs cannot call the module";
 	if (access("/sys/module/pktdedup", F_OK))
 		return "the module is not loaded";
+	why = btf_base_unfit();
+	if (why)
+		return why;
 	if (access(MODULE_BTF, F_OK))
 		return "the module has no BTF this kernel accepts (" MODULE_BTF " is missing): it was built without one, or against another kernel's BTF; the kernel log says which. Rebuild it for this kernel (make module, or dkms with the running kernel's BTF)";
 	if (jit_off())
