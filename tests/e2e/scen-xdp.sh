@@ -25,10 +25,23 @@ xdp_link() {
 		inns "$1" $IP addr add "10.9.0.$3/24" dev "$2"
 		inns "$1" $IP link set "$2" up
 	done
+	# neighbours fixed both ways: no ARP or ND frame during a count
+	_ma=$(mac_of xs pa8)
+	_mb=$(mac_of xc pb8)
+	inns xs $IP neigh replace 10.8.0.2 lladdr "$_mb" dev pa8 nud permanent
+	inns xs $IP neigh replace 10.9.0.2 lladdr "$_mb" dev pa8.5 nud permanent
+	inns xs $IP neigh replace fd08::2 lladdr "$_mb" dev pa8 nud permanent
+	inns xc $IP neigh replace 10.8.0.1 lladdr "$_ma" dev pb8 nud permanent
+	inns xc $IP neigh replace 10.9.0.1 lladdr "$_ma" dev pb8.5 nud permanent
+	inns xc $IP neigh replace fd08::1 lladdr "$_ma" dev pb8 nud permanent
 	inns xs ping -c 1 -W 2 10.8.0.2 > /dev/null
 	inns xs ping -c 1 -W 2 10.9.0.2 > /dev/null
 	inns xs ping -c 1 -W 2 fd08::2 > /dev/null
 	XDP_LINKED=1
+}
+
+mac_of() {	# NS DEV
+	inns "$1" $IP -o link show "$2" | sed 's|.*link/ether \([0-9a-f:]*\).*|\1|'
 }
 
 # What the capture host's readers got of D distinct datagrams sent C
@@ -38,23 +51,31 @@ xdp_link() {
 # (the sender's tcpdump on pa8: every frame, ARP and ND included) go to
 # /tmp/xdp-frames.
 xdp_readers() {	# V D C SRC DST
-	inns xc timeout 60 tcpdump -Z root -i pb8 -n -w /tmp/xdp-td.pcap -U \
+	rm -f /tmp/xdp-td.err /tmp/xdp-tx.err
+	inns xc timeout 10 tcpdump -Z root -i pb8 -n -w /tmp/xdp-td.pcap -U \
 		'udp port 9000 or (vlan and udp port 9000)' \
 		> /dev/null 2> /tmp/xdp-td.err &
 	_td=$!
-	inns xs timeout 60 tcpdump -Z root -i pa8 -Q out -n -w /tmp/xdp-tx.pcap \
+	inns xs timeout 10 tcpdump -Z root -i pa8 -Q out -n -w /tmp/xdp-tx.pcap \
 		-U > /dev/null 2> /tmp/xdp-tx.err &
 	_tx=$!
 	inns xc pdnet record /tmp/xdp-pk.pcap pb8 1000 --max-seconds 8 \
 		> /tmp/xdp-pk.out &
 	_pk=$!
-	sleep 1
+	# both tcpdumps listening (they say so), then the count starts
+	for _i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+		[ "$(cat /tmp/xdp-td.err /tmp/xdp-tx.err 2> /dev/null |
+			grep -c listening)" = 2 ] && break
+		sleep 0.25
+	done
+	sleep 0.2
 	inns xc dedupctl reset
 	inns xs pdnet send "-$1" "$4" "$5" --count "$2" --copies "$3" \
 		> /dev/null 2>&1 || echo "pdnet send failed" >&2
-	wait "$_pk"
-	kill -INT "$_td" "$_tx"
-	wait "$_td" "$_tx"
+	# the captures end by their time-out (a background job of a script
+	# ignores SIGINT, and one stopped early loses what it has not yet
+	# read off its socket)
+	wait "$_pk" "$_td" "$_tx"
 	_f='udp port 9000 or (vlan and udp port 9000)'
 	_a=$(tcpdump -Z root -n -r /tmp/xdp-td.pcap 2> /dev/null | wc -l)
 	_b=$(tcpdump -Z root -n -r /tmp/xdp-pk.pcap "$_f" 2> /dev/null | wc -l)
