@@ -160,6 +160,21 @@ t_xdp_capture() {
 	expect_eq "nor the VLAN device" none "$(xdp_on xc pb8.5)"
 	expect_eq "still at ingress" "hook     ingress" \
 		"$(inns xc dedupctl show | grep -o '^hook *[a-z-]*')"
+	# the JIT off (where the kernel lets it be turned off): dedupctl says
+	# so and what to do, and nothing changes
+	if echo 0 2> /dev/null > /proc/sys/net/core/bpf_jit_enable; then
+		# (the sysctl is the initial namespace's: show reads it there)
+		expect_eq "JIT off: show says why" \
+			"xdp      unavailable: the BPF JIT is off" \
+			"$(dedupctl show | grep -o '^xdp .*JIT is off')"
+		expect_fail "JIT off: hook xdp refused" 1 \
+			"sysctl net.core.bpf_jit_enable=1" \
+			inns xc dedupctl set hook xdp dev pb8
+		echo 1 > /proc/sys/net/core/bpf_jit_enable
+		expect_eq "JIT off: nothing changed" none "$(xdp_on xc pb8)"
+	else
+		echo "#   the JIT cannot be turned off on this kernel"
+	fi
 	inns xc dedupctl disable
 	t_end
 }

@@ -42,7 +42,17 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 			 ap);
 }
 
-/* Whether the kernel's JIT is off (then a kfunc call cannot load). */
+static const char jit_msg[] =
+	"the BPF JIT is off (net.core.bpf_jit_enable = 0), and a program calling the module needs it: sysctl net.core.bpf_jit_enable=1 (in the initial network namespace)";
+
+/* The kernel's "not supported" (ENOTSUPP): what it says without a JIT */
+#define ENOTSUPP_KERNEL 524
+
+/*
+ * Whether the kernel's JIT is off (then a kfunc call cannot load). The
+ * sysctl is the initial namespace's alone: elsewhere it cannot be read,
+ * and the load's refusal says it (ENOTSUPP_KERNEL).
+ */
 static bool jit_off(void)
 {
 	FILE *f = fopen(JIT_SYSCTL, "r");
@@ -91,7 +101,7 @@ const char *xdp_unavailable(void)
 	if (access(MODULE_BTF, F_OK))
 		return "the module has no BTF this kernel accepts (" MODULE_BTF " is missing): it was built without one, or against another kernel's BTF; the kernel log says which. Rebuild it for this kernel (make module, or dkms with the running kernel's BTF)";
 	if (jit_off())
-		return "the BPF JIT is off (net.core.bpf_jit_enable = 0), and a program calling the module needs it: sysctl net.core.bpf_jit_enable=1";
+		return jit_msg;
 	return NULL;
 }
 
@@ -113,10 +123,13 @@ int xdp_prog_fd(void)
 		err = bpf_object__load(xdp_obj);
 	if (err) {
 		err = err < 0 ? -err : err;
-		fprintf(stderr, "%s: hook xdp: cannot load the XDP program: %s%s\n%s",
-			dc_prog, strerror(err),
-			err == EPERM ? " (it needs CAP_BPF and CAP_NET_ADMIN)" : "",
-			libbpf_log);
+		if (err == ENOTSUPP_KERNEL && strstr(libbpf_log, "JIT is required"))
+			fprintf(stderr, "%s: hook xdp: %s\n", dc_prog, jit_msg);
+		else
+			fprintf(stderr, "%s: hook xdp: cannot load the XDP program: %s%s\n%s",
+				dc_prog, strerror(err),
+				err == EPERM ? " (it needs CAP_BPF and CAP_NET_ADMIN)" : "",
+				libbpf_log);
 		dedupctl_exit(EXIT_REFUSED);
 	}
 	prog = bpf_object__find_program_by_name(xdp_obj, "pktdedup");
