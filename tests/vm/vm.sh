@@ -40,6 +40,11 @@ cd "$(dirname "$0")/../.." || exit 1
 # Kernel modules the guest loads, in addition to their dependencies.
 # crc32c_generic first: libcrc32c (for nf_tables) only soft-depends on it
 GUEST_MODULES="crc32c_generic veth nf_tables bridge 8021q"
+# Copied, with their dependencies, but loaded by the scenario that wants
+# them (/lib/pd/order-late): the driver of the guest's two virtio-net
+# NICs (boot), which t_xdp_virtio loads; until then the NICs are PCI
+# devices without a driver, and no other scenario sees them.
+GUEST_LATE_MODULES="virtio_pci virtio_net"
 
 modinfo_field() {	# FILE FIELD
 	objcopy -O binary --only-section=.modinfo "$1" /dev/stdout 2>/dev/null |
@@ -141,6 +146,13 @@ initramfs() {
 		done
 	fi
 	printf '%s\n' "${order[@]}" | sed '/^$/d' > "$root/lib/pd/order"
+	order=()
+	if [ "$debug" != debug ]; then
+		for m in $GUEST_LATE_MODULES; do
+			visit "$m"
+		done
+	fi
+	printf '%s\n' "${order[@]}" | sed '/^$/d' > "$root/lib/pd/order-late"
 
 	cp tests/e2e/init.sh "$root/init"
 	# the scenarios: lib.sh, scenarios.sh (which sources scen-*.sh), demo.sh
@@ -190,6 +202,7 @@ DEBUG_REPORTS='BUG: KASAN|UBSAN:|WARNING:|BUG:|Oops|Call Trace|Kernel panic|inco
 
 boot() {
 	local B=$1 run=$2 secs=$3 debug=${4:-} img kver log rc=0 kernel initrd mem append
+	local nics=()
 	if [ "$debug" = debug ]; then
 		kernel="$(tests/vm/debug-kernel.sh dir)/arch/x86/boot/bzImage"
 		initrd="$B/vm/initramfs-debug.gz"
@@ -204,13 +217,22 @@ boot() {
 		log="$B/vm/$run${VM_TAG:+-$VM_TAG}.log"
 		mem=${VM_MEM:-768}
 		append="console=ttyS0 panic=-1 oops=panic panic_on_warn=1 softlockup_panic=1 loglevel=5 pd.run=$run"
+		# two virtio-net NICs wired to each other through a QEMU hub:
+		# nothing on the host (no port another guest could hold), the
+		# guest's frames only (t_xdp_virtio). The second receives at
+		# native XDP, which 6.1's virtio_net allows only without the
+		# guest offloads (GRO_HW, checksum); the driver is loaded late.
+		nics=(-netdev hubport,id=pdn1,hubid=7
+			-device virtio-net-pci,netdev=pdn1,mac=52:54:00:0d:00:01
+			-netdev hubport,id=pdn2,hubid=7
+			-device "virtio-net-pci,netdev=pdn2,mac=52:54:00:0d:00:02,guest_tso4=off,guest_tso6=off,guest_ecn=off,guest_ufo=off,guest_csum=off")
 	fi
 	append="$append ${VM_APPEND:-}"
 	set +e
 	timeout --foreground "$secs" qemu-system-x86_64 -accel tcg,thread=single -cpu max \
 		-smp 2 -m "$mem" -nographic -no-reboot -monitor none \
 		-kernel "$kernel" -initrd "$initrd" -append "$append" \
-		-device isa-debug-exit,iobase=0xf4,iosize=0x04 < /dev/null |
+		-device isa-debug-exit,iobase=0xf4,iosize=0x04 "${nics[@]}" < /dev/null |
 		tee "$log" | if [ "$run" = demo ]; then
 			awk 'f || /^== / { f = 1 } f && !/^pd-result/'
 		else
