@@ -8,6 +8,10 @@
 # nft, and the kernel modules they need.
 #
 #   vm.sh initramfs BUILD_DIR        assemble BUILD_DIR/vm/initramfs.gz
+#                                    (with a last argument "bench", also
+#                                    make bench-xdp's job and tools:
+#                                    BUILD_DIR/vm/initramfs-bench.gz, which
+#                                    boot takes for the job benchxdp)
 #   vm.sh boot BUILD_DIR RUN SECONDS boot it running guest job RUN (e2e or
 #                                    demo); the console goes to
 #                                    BUILD_DIR/vm/RUN.log and to stdout
@@ -94,6 +98,10 @@ initramfs() {
 	local B=$1 debug=${2:-} img kver mdir root order=() seen=" " queue m f dep
 	local kmod="$B/kmod" out="$B/vm/initramfs.gz"
 	root="$B/vm/root"
+	if [ "$debug" = bench ]; then
+		out="$B/vm/initramfs-bench.gz"
+		root="$B/vm/root-bench"
+	fi
 	if [ "$debug" = debug ]; then
 		kmod="$B/kmod-debug"
 		out="$B/vm/initramfs-debug.gz"
@@ -153,6 +161,16 @@ initramfs() {
 		done
 	fi
 	printf '%s\n' "${order[@]}" | sed '/^$/d' > "$root/lib/pd/order-late"
+
+	# make bench-xdp's guest (eval/bench-xdp/run.sh): its job, its tool,
+	# the reference programs and the module's own, as dedupctl embeds it
+	if [ "$debug" = bench ]; then
+		cp eval/bench-xdp/guest.sh "$root/lib/pd/bench-xdp.sh"
+		cp "$B/bench-xdp/pdxb" "$root/bin/pdxb"
+		mkdir -p "$root/lib/pd/bench"
+		cp "$B"/bench-xdp/xdp-*.bpf.o "$B/xdp/pktdedup.bpf.o" \
+			"$root/lib/pd/bench/"
+	fi
 
 	cp tests/e2e/init.sh "$root/init"
 	# the scenarios: lib.sh, scenarios.sh (which sources scen-*.sh), demo.sh
@@ -214,6 +232,7 @@ boot() {
 		kver=$(scripts/kernel-tools.sh kver)
 		kernel="$img/boot/vmlinuz-$kver"
 		initrd="$B/vm/initramfs.gz"
+		[ "$run" = benchxdp ] && initrd="$B/vm/initramfs-bench.gz"
 		log="$B/vm/$run${VM_TAG:+-$VM_TAG}.log"
 		mem=${VM_MEM:-768}
 		append="console=ttyS0 panic=-1 oops=panic panic_on_warn=1 softlockup_panic=1 loglevel=5 pd.run=$run"
@@ -265,5 +284,5 @@ boot() {
 case "${1:-}" in
 initramfs) initramfs "$2" "${3:-}" ;;
 boot) boot "$2" "$3" "$4" "${5:-}" ;;
-*) echo "usage: vm.sh initramfs BUILD_DIR [debug] | boot BUILD_DIR RUN SECONDS [debug]" >&2; exit 2 ;;
+*) echo "usage: vm.sh initramfs BUILD_DIR [debug|bench] | boot BUILD_DIR RUN SECONDS [debug]" >&2; exit 2 ;;
 esac
