@@ -30,8 +30,9 @@
 #                   pktdedup.ko's own CPU time per packet under perf
 #   make bench-xdp  the XDP placements in Debian's kernel under QEMU TCG:
 #                   BPF_PROG_TEST_RUN per frame (pass, drop, pktdedup's
-#                   program), frames/s through veth at every placement, as
-#                   ratios to no hook in the same boot (about 6 min)
+#                   program), the time and CPU per frame through veth and
+#                   virtio-net at every placement, as ratios to no hook in
+#                   the same boot (about 6 min)
 #   make paper      the papers' comparisons on scaled-down streams (not in
 #                   make check: a few minutes)
 #   make editcap-compare  the sliding window against Wireshark's editcap -w
@@ -227,7 +228,8 @@ bench-kernel: $(B)/dedupctl
 # The XDP placements in Debian's kernel under QEMU TCG, in one boot of the
 # e2e guest's image with eval/bench-xdp's job added (vm.sh initramfs
 # BUILD bench): BPF_PROG_TEST_RUN per frame, and frames through a veth
-# pair, as ratios to no hook (eval/bench-xdp/run.sh; about 6 min)
+# pair and two virtio-net NICs, as ratios to no hook
+# (eval/bench-xdp/run.sh; about 6 min)
 BXDP := $(B)/bench-xdp
 $(BXDP)/pdxb: eval/bench-xdp/pdxb.c | $(B)
 	mkdir -p $(@D)

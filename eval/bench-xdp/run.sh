@@ -15,11 +15,16 @@
 #      returns XDP_DROP, and pktdedup's program (build/xdp/pktdedup.bpf.o,
 #      the object dedupctl embeds) with the instance at hook xdp-generic
 #      on lo, count and drop, 1 MiB;
-#   2. frames through a veth pair: BENCH_XDP_N (10000) distinct UDP
+#   2. frames through a veth pair: BENCH_XDP_N (20000) distinct UDP
 #      datagrams sent twice each, into no hook, pktdedup at ingress, xdp
 #      and xdp-generic (count, drop) and the reference programs at native
-#      XDP, BENCH_XDP_ROUNDS (5) rounds, every case once per round; each
-#      against the round's no-hook runs (one first, one last).
+#      XDP, BENCH_XDP_ROUNDS (7) rounds, every case once per round; each
+#      against the round's no-hook runs (one first, one last);
+#   3. the same through the guest's two virtio-net NICs (wired through a
+#      QEMU hub), where native XDP runs in the driver's NAPI poll before
+#      any skb: no hook, ingress, xdp and the reference programs.
+#   Times and the guest's CPU ticks (busy, and softirq: the receive side)
+#   per frame, as ratios.
 #
 # eval/bench-xdp/guest.sh is the guest's job; eval/bench-xdp/report.py
 # reads its console lines, prints the table, writes BUILD/bench-xdp.json
@@ -34,7 +39,7 @@ B=${1:-build}
 out="$B/bench-xdp"
 mkdir -p "$out"
 t0=$(date +%s)
-VM_APPEND="pdx.repeat=${BENCH_XDP_REPEAT:-100000} pdx.runs=${BENCH_XDP_RUNS:-3} pdx.trrounds=3 pdx.n=${BENCH_XDP_N:-10000} pdx.rounds=${BENCH_XDP_ROUNDS:-5}" \
+VM_APPEND="pdx.repeat=${BENCH_XDP_REPEAT:-100000} pdx.runs=${BENCH_XDP_RUNS:-3} pdx.trrounds=3 pdx.n=${BENCH_XDP_N:-20000} pdx.rounds=${BENCH_XDP_ROUNDS:-7}" \
 	tests/vm/vm.sh boot "$B" benchxdp "${BENCH_XDP_TIMEOUT:-900}" \
 	>"$out/console.txt" 2>&1
 boot=$?

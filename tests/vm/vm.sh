@@ -238,9 +238,10 @@ boot() {
 		append="console=ttyS0 panic=-1 oops=panic panic_on_warn=1 softlockup_panic=1 loglevel=5 pd.run=$run"
 		# two virtio-net NICs wired to each other through a QEMU hub:
 		# nothing on the host (no port another guest could hold), the
-		# guest's frames only (t_xdp_virtio). The second receives at
-		# native XDP, which 6.1's virtio_net allows only without the
-		# guest offloads (GRO_HW, checksum); the driver is loaded late.
+		# guest's frames only (t_xdp_virtio, make bench-xdp). The second
+		# receives at native XDP, which 6.1's virtio_net allows only
+		# without the guest offloads (GRO_HW, checksum); the driver is
+		# loaded late.
 		nics=(-netdev hubport,id=pdn1,hubid=7
 			-device virtio-net-pci,netdev=pdn1,mac=52:54:00:0d:00:01
 			-netdev hubport,id=pdn2,hubid=7
