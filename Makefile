@@ -28,6 +28,11 @@
 #                   from linux-source-6.1 and cached): pktgen over veth, ns
 #                   per packet against no hook, nft sets and xt_recent;
 #                   pktdedup.ko's own CPU time per packet under perf
+#   make bench-xdp  the XDP placements in Debian's kernel under QEMU TCG:
+#                   BPF_PROG_TEST_RUN per frame (pass, drop, pktdedup's
+#                   program), the time and CPU per frame through veth and
+#                   virtio-net at every placement, as ratios to no hook in
+#                   the same boot (about 6 min)
 #   make paper      the papers' comparisons on scaled-down streams (not in
 #                   make check: a few minutes)
 #   make editcap-compare  the sliding window against Wireshark's editcap -w
@@ -72,7 +77,7 @@ KDIR ?= /usr/src/linux-headers-$(KVER)
 KMOD := $(B)/kmod
 MODULE_SRC := Kbuild $(shell find module -name '*.[ch]')
 
-.PHONY: all check bench bench-kernel deb deb-check dkms-check demo clean deps module module-check e2e \
+.PHONY: all check bench bench-kernel bench-xdp deb deb-check dkms-check demo clean deps module module-check e2e \
 	e2e-debug e2e-debug-selftest e2e-one vm kunit paper editcap-compare compare fuzz \
 	fuzz-build
 all: $(B)/dedup-sim $(B)/core-tests $(B)/bench $(B)/dedupctl
@@ -231,6 +236,25 @@ bench: $(B)/bench
 bench-kernel: $(B)/dedupctl
 	eval/bench-kernel/run.sh $(B) full
 	eval/bench-kernel/run.sh $(B) profile
+
+# The XDP placements in Debian's kernel under QEMU TCG, in one boot of the
+# e2e guest's image with eval/bench-xdp's job added (vm.sh initramfs
+# BUILD bench): BPF_PROG_TEST_RUN per frame, and frames through a veth
+# pair and two virtio-net NICs, as ratios to no hook
+# (eval/bench-xdp/run.sh; about 6 min)
+BXDP := $(B)/bench-xdp
+$(BXDP)/pdxb: eval/bench-xdp/pdxb.c | $(B)
+	mkdir -p $(@D)
+	$(CC) $(CFLAGS_COMMON) -O2 -static -o $@ $< -lbpf -lelf -lz
+$(BXDP)/%.bpf.o: eval/bench-xdp/%.bpf.c
+	mkdir -p $(@D)
+	clang -O2 -g -Wall -Werror -target bpf \
+		-I/usr/include/$(shell dpkg-architecture -qDEB_HOST_MULTIARCH) \
+		-c -o $@ $<
+
+bench-xdp: vm $(BXDP)/pdxb $(BXDP)/xdp-pass.bpf.o $(BXDP)/xdp-drop.bpf.o
+	tests/vm/vm.sh initramfs $(B) bench
+	eval/bench-xdp/run.sh $(B)
 
 # DKMS builds pktdedup.ko for the installed headers in a tree of its own
 # under $(B)/dkms (never installed or loaded)

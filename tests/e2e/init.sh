@@ -63,6 +63,8 @@ status=1
 case "$run" in
 e2e) sh /lib/pd/scenarios.sh && status=0 ;;
 demo) sh /lib/pd/demo.sh && status=0 ;;
+# make bench-xdp (eval/bench-xdp/guest.sh; only in vm.sh's bench image)
+benchxdp) sh /lib/pd/bench-xdp.sh && status=0 ;;
 # make e2e-debug-selftest: faults on purpose, which the debug kernel reports
 selftest)
 	# lockdep first: a KASAN report turns lock debugging off

@@ -10,6 +10,8 @@
 # xs -- pa8 ~ pb8 -- xc: the sender and the capture host (10.8.0.1, .2;
 # fd08::1, ::2), and on it VLAN 5 (10.9.0.1, .2), tagged in the frames:
 # the sender's VLAN offload is off, so XDP sees the tag as a driver would.
+# t_xdp_virtio: the guest's two virtio-net NICs (tests/vm/vm.sh boot),
+# wired to each other through QEMU, in namespaces vs and vc.
 
 xdp_link() {
 	[ -n "${XDP_LINKED:-}" ] && return
@@ -248,5 +250,122 @@ t_xdp_lifecycle() {
 	insmod /lib/pd/pktdedup.ko
 	expect_eq "loaded again" yes \
 		"$([ -d /sys/module/pktdedup ] && echo yes)"
+	t_end
+}
+
+# The guest's virtio-net NICs by their MAC addresses (tests/vm/vm.sh):
+# the sender's and the receiver's, which has no guest offloads (native
+# XDP). The driver is loaded here (/lib/pd/order-late), not at boot.
+VIO_SND=52:54:00:0d:00:01
+VIO_RCV=52:54:00:0d:00:02
+
+vio_dev() {	# MAC
+	for _d in /sys/class/net/*; do
+		[ "$(cat "$_d/address" 2> /dev/null)" = "$1" ] &&
+			basename "$_d"
+	done
+}
+
+# skbs the receive path made on device pdv2 (in namespace vc) while CMD
+# ran: the tracepoint net:netif_receive_skb, which
+# __netif_receive_skb_core() hits once per skb on its way up (GRO, the
+# backlog and list receive alike); a frame dropped at native XDP never
+# becomes an skb, a frame dropped at ingress does, before the hook.
+# Device names are per namespace: no other has a pdv2.
+TRACEFS=/sys/kernel/tracing
+vio_skbs() {	# CMD...
+	_ev=$TRACEFS/events/net/netif_receive_skb
+	echo 'name == "pdv2"' > "$_ev/filter"
+	echo > "$TRACEFS/trace"
+	echo 1 > "$_ev/enable"
+	"$@" > /dev/null 2>&1
+	sleep 1
+	echo 0 > "$_ev/enable"
+	grep -c 'netif_receive_skb:' "$TRACEFS/trace"
+}
+
+# 50 distinct datagrams, each twice, vs -> vc, with the sender's tcpdump
+# on pdv1 counting every frame it sent: "SKBS FRAMES TEST_FRAMES" (the
+# frames that are not the test's are listed on stderr).
+vio_send() {
+	rm -f /tmp/vio-tx.err
+	inns vs timeout 8 tcpdump -Z root -i pdv1 -Q out -n \
+		-w /tmp/vio-tx.pcap -U > /dev/null 2> /tmp/vio-tx.err &
+	_tx=$!
+	for _i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+		grep -q listening /tmp/vio-tx.err 2> /dev/null && break
+		sleep 0.25
+	done
+	_s=$(vio_skbs inns vs pdnet send -4 10.12.0.1 10.12.0.2 \
+		--count 50 --copies 2)
+	# it ends by its time-out (a background job ignores SIGINT)
+	wait "$_tx"
+	_a=$(tcpdump -Z root -n -r /tmp/vio-tx.pcap 2> /dev/null | wc -l)
+	_t=$(tcpdump -Z root -n -r /tmp/vio-tx.pcap 'udp port 9000' \
+		2> /dev/null | wc -l)
+	tcpdump -Z root -n -r /tmp/vio-tx.pcap 'not udp port 9000' \
+		2> /dev/null | sed 's/^/#     not a test frame: /' >&2
+	echo "$_s $_a $_t"
+}
+
+t_xdp_virtio() {
+	t_begin "virtio-net at native XDP: a dropped copy never becomes an skb (hook xdp: 50 skbs for 50 x 2 frames; hook ingress: 100)"
+	while read -r _m; do
+		insmod "/lib/pd/$_m" 2> /dev/null
+	done < /lib/pd/order-late
+	sleep 1
+	_snd=$(vio_dev $VIO_SND)
+	_rcv=$(vio_dev $VIO_RCV)
+	if [ -z "$_snd" ] || [ -z "$_rcv" ]; then
+		if [ "$PD_DEBUG" = 1 ]; then
+			echo "#   skipped: the debug guest has no virtio-net NICs"
+		else
+			t_fail "no virtio-net NICs ($VIO_SND, $VIO_RCV): '$_snd' '$_rcv'"
+		fi
+		t_end
+		return
+	fi
+	[ -d $TRACEFS/events ] || mount -t tracefs tracefs $TRACEFS
+	mkns vs
+	mkns vc
+	$IP link set "$_snd" netns "$(nspid vs)"
+	$IP link set "$_rcv" netns "$(nspid vc)"
+	for _e in "vs $_snd pdv1 1" "vc $_rcv pdv2 2"; do
+		set -- $_e
+		inns "$1" $IP link set "$2" name "$3"
+		inns "$1" sh -c "echo 1 > /proc/sys/net/ipv6/conf/$3/disable_ipv6"
+		inns "$1" $IP addr add "10.12.0.$4/24" dev "$3"
+		inns "$1" $IP link set "$3" up
+	done
+	# no ARP during the counts (the sender's tcpdump would count a frame
+	# sent after the trace stopped)
+	inns vs $IP neigh replace 10.12.0.2 dev pdv1 nud permanent \
+		lladdr $VIO_RCV
+	inns vc $IP neigh replace 10.12.0.1 dev pdv2 nud permanent \
+		lladdr $VIO_SND
+	expect_ok "the NICs reach each other" inns vs ping -c 1 -W 5 10.12.0.2
+
+	expect_ok "hook xdp dev pdv2 action drop" inns vc dedupctl set \
+		hook xdp dev pdv2 action drop
+	expect_eq "native XDP on virtio-net" xdp "$(xdp_on vc pdv2)"
+	inns vc dedupctl reset
+	set -- $(vio_send)
+	echo "#   hook xdp: skbs $1, frames sent $2 (test frames $3)"
+	expect_eq "xdp: test frames sent" 100 "$3"
+	expect_eq "xdp: skbs = 50 + the non-test frames" $((50 + $2 - $3)) "$1"
+	expect_eq "xdp: dropped" 50 "$(stat_of vc dropped)"
+
+	expect_ok "hook ingress dev pdv2 action drop" inns vc dedupctl set \
+		hook ingress dev pdv2 action drop
+	expect_eq "ingress: no XDP program left" none "$(xdp_on vc pdv2)"
+	inns vc dedupctl reset
+	set -- $(vio_send)
+	echo "#   hook ingress: skbs $1, frames sent $2 (test frames $3)"
+	expect_eq "ingress: test frames sent" 100 "$3"
+	expect_eq "ingress: skbs = 100 + the non-test frames" $((100 + $2 - $3)) "$1"
+	expect_eq "ingress: dropped" 50 "$(stat_of vc dropped)"
+	inns vc dedupctl disable
+	# the NICs go back to the initial namespace with their namespaces
+	kill "$(nspid vs)" "$(nspid vc)"
 	t_end
 }

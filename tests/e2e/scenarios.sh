@@ -1644,6 +1644,7 @@ run t_select_mark
 run t_ingress
 run t_bridge
 run t_xdp_capture
+run t_xdp_virtio
 run t_replay
 run t_idle_cost
 run t_nl_fuzz

@@ -24,7 +24,8 @@ Makefiles' recipes and $(shell ...) as shell, and any literal absolute
 path of a program (/usr/bin/time, vm.sh's copies of ip and nft; in C, a
 string such as the native tests' "/usr/bin/promtool ..."). Programs
 run through a variable ($CC, "$B/dedup-sim") are not seen; the scripts
-under tests/e2e/ run in the QEMU guest's busybox, not on the host.
+under tests/e2e/ and make bench-xdp's job (eval/bench-xdp/guest.sh) run
+in the QEMU guest's busybox, not on the host.
 """
 import ast
 import json
@@ -60,11 +61,15 @@ def tracked(*patterns):
     return [f for f in r.stdout.split("\n") if f]
 
 
+# what runs in the QEMU guest (tests/vm/vm.sh copies it there)
+GUEST = ("tests/e2e/", "eval/bench-xdp/guest.sh")
+
+
 def host_files():
     """(kind, path) of what runs on the host: the guest's scripts apart."""
     files = []
     for f in tracked("*.sh", ".ci/run"):
-        if not f.startswith("tests/e2e/"):
+        if not f.startswith(GUEST):
             files.append(("sh", f))
     files += [("py", f) for f in tracked("*.py")]
     files += [("make", f) for f in tracked("Makefile", "debian/rules")]

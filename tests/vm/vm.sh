@@ -8,6 +8,10 @@
 # nft, and the kernel modules they need.
 #
 #   vm.sh initramfs BUILD_DIR        assemble BUILD_DIR/vm/initramfs.gz
+#                                    (with a last argument "bench", also
+#                                    make bench-xdp's job and tools:
+#                                    BUILD_DIR/vm/initramfs-bench.gz, which
+#                                    boot takes for the job benchxdp)
 #   vm.sh boot BUILD_DIR RUN SECONDS boot it running guest job RUN (e2e or
 #                                    demo); the console goes to
 #                                    BUILD_DIR/vm/RUN.log and to stdout
@@ -40,6 +44,11 @@ cd "$(dirname "$0")/../.." || exit 1
 # Kernel modules the guest loads, in addition to their dependencies.
 # crc32c_generic first: libcrc32c (for nf_tables) only soft-depends on it
 GUEST_MODULES="crc32c_generic veth nf_tables bridge 8021q"
+# Copied, with their dependencies, but loaded by the scenario that wants
+# them (/lib/pd/order-late): the driver of the guest's two virtio-net
+# NICs (boot), which t_xdp_virtio loads; until then the NICs are PCI
+# devices without a driver, and no other scenario sees them.
+GUEST_LATE_MODULES="virtio_pci virtio_net"
 
 modinfo_field() {	# FILE FIELD
 	objcopy -O binary --only-section=.modinfo "$1" /dev/stdout 2>/dev/null |
@@ -89,6 +98,10 @@ initramfs() {
 	local B=$1 debug=${2:-} img kver mdir root order=() seen=" " queue m f dep
 	local kmod="$B/kmod" out="$B/vm/initramfs.gz"
 	root="$B/vm/root"
+	if [ "$debug" = bench ]; then
+		out="$B/vm/initramfs-bench.gz"
+		root="$B/vm/root-bench"
+	fi
 	if [ "$debug" = debug ]; then
 		kmod="$B/kmod-debug"
 		out="$B/vm/initramfs-debug.gz"
@@ -141,6 +154,23 @@ initramfs() {
 		done
 	fi
 	printf '%s\n' "${order[@]}" | sed '/^$/d' > "$root/lib/pd/order"
+	order=()
+	if [ "$debug" != debug ]; then
+		for m in $GUEST_LATE_MODULES; do
+			visit "$m"
+		done
+	fi
+	printf '%s\n' "${order[@]}" | sed '/^$/d' > "$root/lib/pd/order-late"
+
+	# make bench-xdp's guest (eval/bench-xdp/run.sh): its job, its tool,
+	# the reference programs and the module's own, as dedupctl embeds it
+	if [ "$debug" = bench ]; then
+		cp eval/bench-xdp/guest.sh "$root/lib/pd/bench-xdp.sh"
+		cp "$B/bench-xdp/pdxb" "$root/bin/pdxb"
+		mkdir -p "$root/lib/pd/bench"
+		cp "$B"/bench-xdp/xdp-*.bpf.o "$B/xdp/pktdedup.bpf.o" \
+			"$root/lib/pd/bench/"
+	fi
 
 	cp tests/e2e/init.sh "$root/init"
 	# the scenarios: lib.sh, scenarios.sh (which sources scen-*.sh), demo.sh
@@ -190,6 +220,7 @@ DEBUG_REPORTS='BUG: KASAN|UBSAN:|WARNING:|BUG:|Oops|Call Trace|Kernel panic|inco
 
 boot() {
 	local B=$1 run=$2 secs=$3 debug=${4:-} img kver log rc=0 kernel initrd mem append
+	local nics=()
 	if [ "$debug" = debug ]; then
 		kernel="$(tests/vm/debug-kernel.sh dir)/arch/x86/boot/bzImage"
 		initrd="$B/vm/initramfs-debug.gz"
@@ -201,16 +232,27 @@ boot() {
 		kver=$(scripts/kernel-tools.sh kver)
 		kernel="$img/boot/vmlinuz-$kver"
 		initrd="$B/vm/initramfs.gz"
+		[ "$run" = benchxdp ] && initrd="$B/vm/initramfs-bench.gz"
 		log="$B/vm/$run${VM_TAG:+-$VM_TAG}.log"
 		mem=${VM_MEM:-768}
 		append="console=ttyS0 panic=-1 oops=panic panic_on_warn=1 softlockup_panic=1 loglevel=5 pd.run=$run"
+		# two virtio-net NICs wired to each other through a QEMU hub:
+		# nothing on the host (no port another guest could hold), the
+		# guest's frames only (t_xdp_virtio, make bench-xdp). The second
+		# receives at native XDP, which 6.1's virtio_net allows only
+		# without the guest offloads (GRO_HW, checksum); the driver is
+		# loaded late.
+		nics=(-netdev hubport,id=pdn1,hubid=7
+			-device virtio-net-pci,netdev=pdn1,mac=52:54:00:0d:00:01
+			-netdev hubport,id=pdn2,hubid=7
+			-device "virtio-net-pci,netdev=pdn2,mac=52:54:00:0d:00:02,guest_tso4=off,guest_tso6=off,guest_ecn=off,guest_ufo=off,guest_csum=off")
 	fi
 	append="$append ${VM_APPEND:-}"
 	set +e
 	timeout --foreground "$secs" qemu-system-x86_64 -accel tcg,thread=single -cpu max \
 		-smp 2 -m "$mem" -nographic -no-reboot -monitor none \
 		-kernel "$kernel" -initrd "$initrd" -append "$append" \
-		-device isa-debug-exit,iobase=0xf4,iosize=0x04 < /dev/null |
+		-device isa-debug-exit,iobase=0xf4,iosize=0x04 "${nics[@]}" < /dev/null |
 		tee "$log" | if [ "$run" = demo ]; then
 			awk 'f || /^== / { f = 1 } f && !/^pd-result/'
 		else
@@ -243,5 +285,5 @@ boot() {
 case "${1:-}" in
 initramfs) initramfs "$2" "${3:-}" ;;
 boot) boot "$2" "$3" "$4" "${5:-}" ;;
-*) echo "usage: vm.sh initramfs BUILD_DIR [debug] | boot BUILD_DIR RUN SECONDS [debug]" >&2; exit 2 ;;
+*) echo "usage: vm.sh initramfs BUILD_DIR [debug|bench] | boot BUILD_DIR RUN SECONDS [debug]" >&2; exit 2 ;;
 esac
