@@ -1384,8 +1384,9 @@ holder() {	# UID NAME MEM [NESTED]
 	# shellcheck disable=SC2086
 	pdnet asuser "$1" $_pre unshare -Urn sh -c "dedupctl sources off > /dev/null
 		dedupctl set mem $3 > /tmp/$2.out 2>&1
-		echo \$? > /tmp/$2.rc
+		rc=\$?
 		dedupctl -j show >> /tmp/$2.out
+		echo \$rc > /tmp/$2.rc
 		exec sleep 600" &
 	eval "HOLD_$2=\$!"
 	_i=0

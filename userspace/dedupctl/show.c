@@ -97,7 +97,7 @@ static int show_cb(const struct nlattr **tb, void *data)
 	const struct nlattr *c[PKTDEDUP_A_CONFIG_MAX + 1],
 		*f[PKTDEDUP_A_FILTER_MAX + 1], *s[PKTDEDUP_A_SETTINGS_MAX + 1],
 		*pl[PKTDEDUP_A_PLAN_MAX + 1];
-	const char *key, *action, *scope, *hook;
+	const char *key, *action, *scope, *hook, *xdp_why;
 	const struct pd_filter_ops *ops;
 	struct select_view sel;
 	bool tos, active, fixed;
@@ -202,9 +202,9 @@ static int show_cb(const struct nlattr **tb, void *data)
 		printf(" 0x%x/0x%x", u32a(c, PKTDEDUP_A_CONFIG_MARK_VALUE),
 		       u32a(c, PKTDEDUP_A_CONFIG_MARK_MASK));
 	printf("\nhook     %s, priority %d\n", hook, prio);
-	printf("xdp      %s%s\n", xdp_unavailable() ? "unavailable: " :
-	       "available (hook xdp, xdp-generic)",
-	       xdp_unavailable() ? xdp_unavailable() : "");
+	xdp_why = xdp_unavailable();	/* reads the kernel's BTF: once */
+	printf("xdp      %s%s\n", xdp_why ? "unavailable: " :
+	       "available (hook xdp, xdp-generic)", xdp_why ? xdp_why : "");
 	if (strcmp(sel.dev, "any") || strcmp(sel.proto, "any") ||
 	    strcmp(sel.mark, "any"))
 		printf("select   dev %s%s%s%s, proto %s, match-mark %s\n",
