@@ -78,10 +78,15 @@ tr_pd() {	# ACTION
 	check "tr pd-$1 packets" "$([ "$_p" = "$_want" ] && echo 1)" \
 		"packets +$_p (want $_want)"
 	if [ "$1" = drop ]; then
-		# the first frame of the first run may be new; every other a copy
+		# every frame a copy but the first each CPU's filter sees (a
+		# run stays on one CPU, the next may be on another) and what
+		# the filter forgets between two steps of the same frame: at
+		# most the model's FN rate for a gap of one (lib.sh)
+		_tol=$(($(grep -c '^processor' /proc/cpuinfo) + \
+			$(tolerance "$_want" "$(fn_rate tr 1)")))
 		check "tr pd-drop dropped" \
-			"$([ "$_d" -ge $((_want - 1)) ] && echo 1)" \
-			"dropped +$_d (want $_want or one less)"
+			"$([ "$_d" -ge $((_want - _tol)) ] && echo 1)" \
+			"dropped +$_d (want $_want, less at most $_tol)"
 	else
 		check "tr pd-count dropped" "$([ "$_d" = 0 ] && echo 1)" \
 			"dropped +$_d (want 0)"
@@ -215,38 +220,16 @@ done
 # rx_packets has grown by all of them (or stopped growing for a second),
 # and the guest's busy CPU ticks over the same span. The same blackhole.
 VCASES="none ingress-count ingress-drop xdp-count xdp-drop prog-pass prog-drop none2"
-while read -r _m; do
-	insmod "/lib/pd/$_m" 2> /dev/null
-done < /lib/pd/order-late
-sleep 1
-vio_dev() {	# MAC
-	for _d in /sys/class/net/*; do
-		[ "$(cat "$_d/address" 2> /dev/null)" = "$1" ] && basename "$_d"
-	done
-}
-_snd=$(vio_dev 52:54:00:0d:00:01)
-_rcv=$(vio_dev 52:54:00:0d:00:02)
 # frames the device took in, XDP's drops included (/proc/net/dev is the
 # reader's namespace's; /sys/class/net is the one sysfs was mounted in)
 rx_of() {
 	inns vc sed -n 's/^ *pdv2: *[0-9]* *\([0-9]*\) .*/\1/p' /proc/net/dev
 }
-if [ -n "$_snd" ] && [ -n "$_rcv" ]; then
-	mkns vs
-	mkns vc
-	$IP link set "$_snd" netns "$(nspid vs)"
-	$IP link set "$_rcv" netns "$(nspid vc)"
-	for _e in "vs $_snd pdv1 1" "vc $_rcv pdv2 2"; do
-		set -- $_e
-		inns "$1" $IP link set "$2" name "$3"
-		inns "$1" sh -c "echo 1 > /proc/sys/net/ipv6/conf/$3/disable_ipv6"
-		inns "$1" $IP addr add "10.12.0.$4/24" dev "$3"
-		inns "$1" $IP link set "$3" up
-	done
+if vio_link; then
 	inns vc $IP route add blackhole 10.99.0.0/16
 	inns vs $IP route add 10.99.0.0/16 via 10.12.0.2
 	inns vs $IP neigh replace 10.12.0.2 dev pdv1 nud permanent \
-		lladdr 52:54:00:0d:00:02
+		lladdr $VIO_RCV
 	echo "pdx start virtio n $N copies 2 rounds $ROUNDS"
 	inns vs pdnet send -4 10.12.0.1 10.99.0.1 --count "$N" --copies 2 \
 		--first 0 --pause-every 1000000 > /dev/null
@@ -293,7 +276,7 @@ if [ -n "$_snd" ] && [ -n "$_rcv" ]; then
 		_r=$((_r + 1))
 	done
 else
-	check "virtio NICs" 0 "none with the MACs of tests/vm/vm.sh: '$_snd' '$_rcv'"
+	check "virtio NICs" 0 "none with the MACs of tests/vm/vm.sh: $VIO_SND, $VIO_RCV"
 fi
 echo "pdx end bad $BAD"
 [ "$BAD" = 0 ]

@@ -194,3 +194,41 @@ expect_fail() {	# WHAT STATUS TEXT CMD...
 		t_fail "$_w: '$*' gave exit $_rc and \"$_out\" (want $_s and \"$_t\")"
 	fi
 }
+
+# The guest's two virtio-net NICs (tests/vm/vm.sh boot: wired to each
+# other through a QEMU hub; the receiver's without guest offloads, so
+# native XDP), by their MAC addresses. Their driver is loaded by those
+# that use them (/lib/pd/order-late), not at boot.
+VIO_SND=52:54:00:0d:00:01
+VIO_RCV=52:54:00:0d:00:02
+
+vio_dev() {	# MAC
+	for _d in /sys/class/net/*; do
+		[ "$(cat "$_d/address" 2> /dev/null)" = "$1" ] &&
+			basename "$_d"
+	done
+}
+
+# The driver loaded; the NICs found; the sender's in namespace vs as
+# pdv1 (10.12.0.1), the receiver's in vc as pdv2 (.2), IPv6 off, up. Exit
+# status 1 (nothing done) if the guest has no such NICs.
+vio_link() {
+	while read -r _m; do
+		insmod "/lib/pd/$_m" 2> /dev/null
+	done < /lib/pd/order-late
+	sleep 1
+	_snd=$(vio_dev $VIO_SND)
+	_rcv=$(vio_dev $VIO_RCV)
+	[ -n "$_snd" ] && [ -n "$_rcv" ] || return 1
+	mkns vs
+	mkns vc
+	$IP link set "$_snd" netns "$(nspid vs)"
+	$IP link set "$_rcv" netns "$(nspid vc)"
+	for _e in "vs $_snd pdv1 1" "vc $_rcv pdv2 2"; do
+		set -- $_e
+		inns "$1" $IP link set "$2" name "$3"
+		inns "$1" sh -c "echo 1 > /proc/sys/net/ipv6/conf/$3/disable_ipv6"
+		inns "$1" $IP addr add "10.12.0.$4/24" dev "$3"
+		inns "$1" $IP link set "$3" up
+	done
+}

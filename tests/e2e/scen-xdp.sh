@@ -253,19 +253,6 @@ t_xdp_lifecycle() {
 	t_end
 }
 
-# The guest's virtio-net NICs by their MAC addresses (tests/vm/vm.sh):
-# the sender's and the receiver's, which has no guest offloads (native
-# XDP). The driver is loaded here (/lib/pd/order-late), not at boot.
-VIO_SND=52:54:00:0d:00:01
-VIO_RCV=52:54:00:0d:00:02
-
-vio_dev() {	# MAC
-	for _d in /sys/class/net/*; do
-		[ "$(cat "$_d/address" 2> /dev/null)" = "$1" ] &&
-			basename "$_d"
-	done
-}
-
 # skbs the receive path made on device pdv2 (in namespace vc) while CMD
 # ran: the tracepoint net:netif_receive_skb, which
 # __netif_receive_skb_core() hits once per skb on its way up (GRO, the
@@ -310,33 +297,16 @@ vio_send() {
 
 t_xdp_virtio() {
 	t_begin "virtio-net at native XDP: a dropped copy never becomes an skb (hook xdp: 50 skbs for 50 x 2 frames; hook ingress: 100)"
-	while read -r _m; do
-		insmod "/lib/pd/$_m" 2> /dev/null
-	done < /lib/pd/order-late
-	sleep 1
-	_snd=$(vio_dev $VIO_SND)
-	_rcv=$(vio_dev $VIO_RCV)
-	if [ -z "$_snd" ] || [ -z "$_rcv" ]; then
+	if ! vio_link; then
 		if [ "$PD_DEBUG" = 1 ]; then
 			echo "#   skipped: the debug guest has no virtio-net NICs"
 		else
-			t_fail "no virtio-net NICs ($VIO_SND, $VIO_RCV): '$_snd' '$_rcv'"
+			t_fail "no virtio-net NICs ($VIO_SND, $VIO_RCV)"
 		fi
 		t_end
 		return
 	fi
 	[ -d $TRACEFS/events ] || mount -t tracefs tracefs $TRACEFS
-	mkns vs
-	mkns vc
-	$IP link set "$_snd" netns "$(nspid vs)"
-	$IP link set "$_rcv" netns "$(nspid vc)"
-	for _e in "vs $_snd pdv1 1" "vc $_rcv pdv2 2"; do
-		set -- $_e
-		inns "$1" $IP link set "$2" name "$3"
-		inns "$1" sh -c "echo 1 > /proc/sys/net/ipv6/conf/$3/disable_ipv6"
-		inns "$1" $IP addr add "10.12.0.$4/24" dev "$3"
-		inns "$1" $IP link set "$3" up
-	done
 	# no ARP during the counts (the sender's tcpdump would count a frame
 	# sent after the trace stopped)
 	inns vs $IP neigh replace 10.12.0.2 dev pdv1 nud permanent \
