@@ -136,6 +136,18 @@ int pd_xdp_prog_take(struct pd_net *pn, const struct nlattr *attr,
 }
 
 /*
+ * The program held goes when nothing is at an XDP hook and no request is
+ * applying one (a held program holds the module). pn->lock held.
+ */
+static void pd_xdp_prog_unneeded(struct pd_net *pn)
+{
+	if (!pn->xdp.prog || pn->xdp.next || (pn->hooks && pn->hooks->xdp))
+		return;
+	fput(pn->xdp.prog);
+	pn->xdp.prog = NULL;
+}
+
+/*
  * After a request: the program it brought replaces the one held if the
  * request was applied, and is dropped if not; the module keeps a program
  * only while its configuration in force is at an XDP hook (a held program
@@ -157,10 +169,7 @@ void pd_xdp_prog_settle(struct pd_net *pn, bool applied)
 	}
 	if (drop)
 		fput(drop);
-	if (pn->xdp.prog && !(pn->hooks && pn->hooks->xdp)) {
-		fput(pn->xdp.prog);
-		pn->xdp.prog = NULL;
-	}
+	pd_xdp_prog_unneeded(pn);
 }
 
 /* ---- the links ---- */
@@ -415,10 +424,7 @@ void pd_xdp_sync(struct pd_net *pn)
 	mutex_unlock(&pn->dev_lock);
 	for (i = 0; i < n; i++)
 		pd_xdp_unlink(drop[i]);
-	if (!h && !pn->xdp.next && pn->xdp.prog) {
-		fput(pn->xdp.prog);
-		pn->xdp.prog = NULL;
-	}
+	pd_xdp_prog_unneeded(pn);
 }
 
 /*
