@@ -64,6 +64,11 @@ slowest_of() {	# N CMD...
 	echo "$_max"
 }
 
+# The median of the numbers given.
+median_of() {	# N...
+	printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
+
 # A veth pair made and deleted in namespace NS: what a device change is.
 dev_change() {	# NS
 	inns "$1" pdnet time sh -c "$IP link add vt0 type veth peer name vt1 && $IP link del vt0"
@@ -74,10 +79,15 @@ dev_change() {	# NS
 # dump is one message per possible CPU, and a read that scanned a filter
 # per message (or held the namespace's lock while it scanned) took minutes
 # of one CPU and made every device change in the namespace, and RTNL with
-# it, wait. The bounds are TCG's: one read of the statistics in 5 s, and a
-# device change with readers looping at most 5 times as long as without
-# them, plus a second (the readers take the vCPUs' time: TCG runs both on
-# one host thread; measured 2.8-6.1 times on a busy host).
+# it, wait. The bounds are TCG's: one read of the statistics in 5 s (20 s
+# on the debug kernel, whose KASAN and lockdep make it 3-4 times slower),
+# and a device change with readers looping at most 5 times as long as
+# without them, plus a second (the readers take the vCPUs' time: TCG runs
+# both on one host thread; measured 2.8-6.1 times on a busy host). The
+# changes alone and beside readers alternate, five of each, and their
+# medians are compared: the host's load (make check runs other guests
+# beside this one) drifts over a minute, and a bound on two runs a minute
+# apart measured the drift.
 t_stats_bounded() {
 	t_begin "a read of the statistics is bounded whatever the filter and the possible CPUs, and device changes never wait for readers"
 	ncpu=$(($(sed 's/.*-//' /sys/devices/system/cpu/possible) + 1))
@@ -93,25 +103,34 @@ t_stats_bounded() {
 	dump=$(inns b pdnet time pdnet asuser 65534 dedupctl stats percpu)
 	proc=$(inns b pdnet time pdnet asuser 65534 cat /proc/net/pktdedup/stats)
 	echo "#   as uid 65534: stats percpu in $dump ms, /proc stats in $proc ms"
-	[ "$dump" -le 5000 ] || t_fail "stats percpu took $dump ms"
-	[ "$proc" -le 5000 ] || t_fail "/proc stats took $proc ms"
+	bound=5000
+	[ "${PD_DEBUG:-0}" = 1 ] && bound=20000
+	[ "$dump" -le $bound ] || t_fail "stats percpu took $dump ms"
+	[ "$proc" -le $bound ] || t_fail "/proc stats took $proc ms"
 	expect_eq "a row per possible CPU" "$ncpu" \
 		"$(inns b pdnet asuser 65534 dedupctl -j stats percpu | grep -o '"cpu":' | wc -l)"
 	zc=$(stat_of b zero_cells)
 	echo "#   zero cells of the shared filter after 2000 packets: $zc"
 	awk -v z="$zc" 'BEGIN { exit !(z > 0.99 && z <= 1) }' ||
 		t_fail "zero cells $zc (a fraction estimated from 1 MiB of 250)"
-	base_b=$(slowest_of 5 dev_change b)
-	base_c=$(slowest_of 5 dev_change c)
-	readers_start
-	sleep 2
-	busy_b=$(slowest_of 5 dev_change b)
-	busy_c=$(slowest_of 5 dev_change c)
+	bb='' bc='' rb='' rc=''
+	for _i in 1 2 3 4 5; do
+		bb="$bb $(slowest_of 1 dev_change b)"
+		bc="$bc $(slowest_of 1 dev_change c)"
+		readers_start
+		sleep 1
+		rb="$rb $(slowest_of 1 dev_change b)"
+		rc="$rc $(slowest_of 1 dev_change c)"
+		# shellcheck disable=SC2086
+		kill $READERS
+		# shellcheck disable=SC2086
+		wait $READERS 2>/dev/null
+	done
 	# shellcheck disable=SC2086
-	kill $READERS
-	# shellcheck disable=SC2086
-	wait $READERS 2>/dev/null
-	echo "#   a device change, slowest of 5: in b $base_b ms alone, $busy_b ms with two readers looping there; in c $base_c ms, $busy_c ms"
+	base_b=$(median_of $bb) base_c=$(median_of $bc) busy_b=$(median_of $rb) busy_c=$(median_of $rc)
+	echo "#   a device change in b, ms: alone$bb, with two readers looping there$rb"
+	echo "#   in c, ms: alone$bc, with b's readers$rc"
+	echo "#   medians: in b $base_b ms alone, $busy_b ms with readers; in c $base_c ms, $busy_c ms"
 	[ "$busy_b" -le $((5 * base_b + 1000)) ] ||
 		t_fail "device changes in the readers' namespace waited: $busy_b ms against $base_b"
 	[ "$busy_c" -le $((5 * base_c + 1000)) ] ||
