@@ -155,7 +155,11 @@ struct pd_filter_set *pd_fset_build(const struct pd_config *cfg,
 	fs->kopts.mode = cfg->key;
 	fs->kopts.flags = cfg->key_flags;
 	fs->kopts.payload = cfg->key == PKTDEDUP_KEY_PACKET ? cfg->payload : 0;
-	fs->copy_len = PD_HDR_ROOM + fs->kopts.payload;
+	fs->kopts.decap = cfg->decap;
+	fs->kopts.vxlan_port = cfg->vxlan_port;
+	fs->kopts.geneve_port = cfg->geneve_port;
+	fs->kopts.gtpu_port = cfg->gtpu_port;
+	fs->copy_len = pd_key_look(&fs->kopts);
 	fs->timed = pd_filter_plan_timed(plan);
 	spin_lock_init(&fs->lock);
 

@@ -38,12 +38,13 @@ static struct pd_scratch __percpu *pd_scratch;
 
 /*
  * The key of skb, and in *pkt what the parser learnt (pkt->family is 0 if
- * not even the IP header could be read). The IP header is l3 bytes past
- * the network header (VLAN tags or MPLS labels at the L2 hooks). The
- * first fs->copy_len bytes from it (fewer if the packet is shorter) are read
- * through skb_header_pointer(): in place when the linear area holds them,
- * copied into scratch (PD_SCRATCH bytes) when the packet is paged, so
- * linear and paged copies of one packet give one key.
+ * not even the IP header could be read, or a tunnel's could not). The IP
+ * header is l3 bytes past the network header (VLAN tags or MPLS labels at
+ * the L2 hooks). The first fs->copy_len bytes from it (fewer if the packet
+ * is shorter: pd_key_look(), with the tunnels' headers when decapsulating)
+ * are read through skb_header_pointer(): in place when the linear area
+ * holds them, copied into scratch (PD_SCRATCH bytes) when the packet is
+ * paged, so linear and paged copies of one packet give one key.
  */
 enum pd_parse_result pd_skb_key(struct sk_buff *skb,
 				const struct pd_filter_set *fs, u8 *scratch,
@@ -55,14 +56,16 @@ enum pd_parse_result pd_skb_key(struct sk_buff *skb,
 	u32 len;
 
 	pkt->family = 0;
+	pkt->encaps = 0;
+	pkt->bad_encap = 0;
 	if (off < 0 || skb->len <= (unsigned int)off)
 		return PD_PARSE_TRUNCATED;
 	len = min_t(u32, skb->len - off, fs->copy_len);
 	data = skb_header_pointer(skb, off, len, scratch);
 	if (!data)
 		return PD_PARSE_TRUNCATED;
-	r = pd_parse(data, len, pkt);
-	return r == PD_PARSE_OK ? pd_key_from_pkt(pkt, &fs->kopts, key) : r;
+	r = pd_parse_key(data, len, &fs->kopts, pkt, false);
+	return r == PD_PARSE_OK ? pd_key_of(pkt, &fs->kopts, key) : r;
 }
 
 /*
@@ -97,6 +100,24 @@ static inline bool pd_step(struct pd_net *pn, const struct pd_filter_set *fs,
 }
 
 /*
+ * The encapsulations a packet came through, and the one whose header was
+ * malformed (config decap only).
+ */
+static void pd_count_encaps(struct pd_cpu_stats *st, const struct pd_pkt *pkt)
+{
+	unsigned int i;
+
+	u64_stats_update_begin(&st->syncp);
+	for (i = 0; i < PD_NENCAPS; i++) {
+		if (pkt->encaps & BIT(i))
+			u64_stats_inc(&st->decap[i]);
+		if (pkt->bad_encap & BIT(i))
+			u64_stats_inc(&st->decap_err[i]);
+	}
+	u64_stats_update_end(&st->syncp);
+}
+
+/*
  * The judgement of one packet whose key was extracted (r, pkt, key): run
  * the filter, count, act. *mark is the packet's mark (action mark sets
  * it). Whether to drop it. BHs disabled.
@@ -117,9 +138,15 @@ static bool pd_judge(struct pd_net *pn, struct pd_filter_set *fs,
 			return false;
 		pd_srcs_add(pn, pkt);
 	}
+	if (unlikely(pkt->encaps | pkt->bad_encap))
+		pd_count_encaps(st, pkt);
 	if (unlikely(r != PD_PARSE_OK)) {
 		u64_stats_update_begin(&st->syncp);
-		u64_stats_inc(&st->unparsed);
+		/* a tunnel that carries ARP, ...: a frame that is not IP */
+		if (r == PD_PARSE_NOT_IP)
+			u64_stats_inc(&st->nonip);
+		else
+			u64_stats_inc(&st->unparsed);
 		u64_stats_update_end(&st->syncp);
 		return false;
 	}
@@ -283,6 +310,8 @@ bool pd_xdp_frame(struct pd_net *pn, const struct pd_hooks *hooks,
 	    !pd_hooks_match(hooks, dev))
 		return false;
 	pkt.family = 0;
+	pkt.encaps = 0;
+	pkt.bad_encap = 0;
 	if (len >= ETH_HLEN) {
 		proto = ((const struct ethhdr *)data)->h_proto;
 		l3 = 0;
@@ -296,10 +325,10 @@ bool pd_xdp_frame(struct pd_net *pn, const struct pd_hooks *hooks,
 	}
 	local_bh_disable();
 	if (len > l3) {
-		r = pd_parse(data + l3, min_t(u32, len - l3, fs->copy_len),
-			     &pkt);
+		r = pd_parse_key(data + l3, min_t(u32, len - l3, fs->copy_len),
+				 &fs->kopts, &pkt, false);
 		if (r == PD_PARSE_OK)
-			r = pd_key_from_pkt(&pkt, &fs->kopts, &key);
+			r = pd_key_of(&pkt, &fs->kopts, &key);
 	}
 	drop = pd_judge(pn, fs, r, &pkt, &key, &mark);
 	local_bh_enable();

@@ -34,6 +34,42 @@ static void pd_cfg_update(struct pd_config *c, struct nlattr **a)
 		c->hook = nla_get_u8(a[PKTDEDUP_A_CONFIG_HOOK]);
 	if (a[PKTDEDUP_A_CONFIG_PRIORITY])
 		c->priority = nla_get_s32(a[PKTDEDUP_A_CONFIG_PRIORITY]);
+	if (a[PKTDEDUP_A_CONFIG_DECAP])
+		c->decap = (u8)nla_get_u32(a[PKTDEDUP_A_CONFIG_DECAP]);
+	if (a[PKTDEDUP_A_CONFIG_VXLAN_PORT])
+		c->vxlan_port = nla_get_u16(a[PKTDEDUP_A_CONFIG_VXLAN_PORT]);
+	if (a[PKTDEDUP_A_CONFIG_GENEVE_PORT])
+		c->geneve_port = nla_get_u16(a[PKTDEDUP_A_CONFIG_GENEVE_PORT]);
+	if (a[PKTDEDUP_A_CONFIG_GTPU_PORT])
+		c->gtpu_port = nla_get_u16(a[PKTDEDUP_A_CONFIG_GTPU_PORT]);
+}
+
+/*
+ * The UDP tunnels looked into have a port each: two on one port would make
+ * a packet both.
+ */
+static int pd_cfg_ports(const struct pd_config *c, struct nlattr **a,
+			struct netlink_ext_ack *extack)
+{
+	static const u8 attr[] = { PKTDEDUP_A_CONFIG_VXLAN_PORT,
+				   PKTDEDUP_A_CONFIG_GENEVE_PORT,
+				   PKTDEDUP_A_CONFIG_GTPU_PORT };
+	static const u8 flag[] = { PKTDEDUP_DECAP_VXLAN, PKTDEDUP_DECAP_GENEVE,
+				   PKTDEDUP_DECAP_GTPU };
+	const u16 port[] = { c->vxlan_port, c->geneve_port, c->gtpu_port };
+	unsigned int i, j;
+
+	for (i = 0; i < ARRAY_SIZE(port); i++)
+		for (j = i + 1; j < ARRAY_SIZE(port); j++)
+			if ((c->decap & flag[i]) && (c->decap & flag[j]) &&
+			    port[i] == port[j]) {
+				NL_SET_ERR_MSG_ATTR(extack, a[attr[j]] ?:
+						    a[attr[i]] ?:
+						    a[PKTDEDUP_A_CONFIG_DECAP],
+						    "decap: two UDP tunnels on one port (vxlan-port, geneve-port and gtpu-port must differ)");
+				return -EINVAL;
+			}
+	return 0;
 }
 
 /*
@@ -113,6 +149,9 @@ static int pd_set_config(struct pd_nl_req *req, u64 src_need)
 		return err;
 	pd_cfg_update(&cfg, tb);
 	err = pd_cfg_seed(&cfg, tb, req->extack);
+	if (err)
+		return err;
+	err = pd_cfg_ports(&cfg, tb, req->extack);
 	if (err)
 		return err;
 	err = pd_nl_select_read(pn->net, tb, &cfg.sel, req->extack);
@@ -277,6 +316,10 @@ static int pd_fill_settings(struct sk_buff *msg, struct pd_net *pn,
 	    nla_put_u8(msg, PKTDEDUP_A_CONFIG_SCOPE, c->scope) ||
 	    nla_put_u8(msg, PKTDEDUP_A_CONFIG_HOOK, c->hook) ||
 	    nla_put_s32(msg, PKTDEDUP_A_CONFIG_PRIORITY, c->priority) ||
+	    nla_put_u32(msg, PKTDEDUP_A_CONFIG_DECAP, c->decap) ||
+	    nla_put_u16(msg, PKTDEDUP_A_CONFIG_VXLAN_PORT, c->vxlan_port) ||
+	    nla_put_u16(msg, PKTDEDUP_A_CONFIG_GENEVE_PORT, c->geneve_port) ||
+	    nla_put_u16(msg, PKTDEDUP_A_CONFIG_GTPU_PORT, c->gtpu_port) ||
 	    nla_put_u8(msg, PKTDEDUP_A_CONFIG_SEED_MODE, c->seed_mode) ||
 	    (admin && c->seed_mode == PKTDEDUP_SEED_MODE_FIXED &&
 	     pd_nl_put_u64(msg, PKTDEDUP_A_CONFIG_SEED, c->seed,

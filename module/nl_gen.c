@@ -13,6 +13,21 @@ static struct netlink_range_validation_signed pd_config_priority_range __ro_afte
 	.max = 2147483646,
 };
 
+static struct netlink_range_validation pd_config_vxlan_port_range __ro_after_init = {
+	.min = 1U,
+	.max = 65535U,
+};
+
+static struct netlink_range_validation pd_config_geneve_port_range __ro_after_init = {
+	.min = 1U,
+	.max = 65535U,
+};
+
+static struct netlink_range_validation pd_config_gtpu_port_range __ro_after_init = {
+	.min = 1U,
+	.max = 65535U,
+};
+
 static struct netlink_range_validation pd_filter_mem_range __ro_after_init = {
 	.min = 8ULL,
 	.max = 4294967296ULL,
@@ -124,7 +139,7 @@ const struct nla_policy pd_header_nl_policy[PKTDEDUP_A_HEADER_MAX + 1] = {
 
 const struct nla_policy pd_config_nl_policy[PKTDEDUP_A_CONFIG_MAX + 1] = {
 	[PKTDEDUP_A_CONFIG_KEY] = NLA_POLICY_MAX(NLA_U8, PKTDEDUP_KEY_MAX),
-	[PKTDEDUP_A_CONFIG_KEY_FLAGS] = NLA_POLICY_MASK(NLA_U32, 0x1),
+	[PKTDEDUP_A_CONFIG_KEY_FLAGS] = NLA_POLICY_MASK(NLA_U32, 0x3),
 	[PKTDEDUP_A_CONFIG_PAYLOAD] = NLA_POLICY_MAX(NLA_U16, PKTDEDUP_PAYLOAD_MAX),
 	[PKTDEDUP_A_CONFIG_ACTION] = NLA_POLICY_MAX(NLA_U8, PKTDEDUP_ACTION_MAX),
 	[PKTDEDUP_A_CONFIG_MARK_VALUE] = { .type = NLA_U32, },
@@ -142,6 +157,12 @@ const struct nla_policy pd_config_nl_policy[PKTDEDUP_A_CONFIG_MAX + 1] = {
 	[PKTDEDUP_A_CONFIG_MATCH_MARK_MASK] = { .type = NLA_U32, },
 	[PKTDEDUP_A_CONFIG_SEED_MODE] = NLA_POLICY_MAX(NLA_U8, PKTDEDUP_SEED_MODE_MAX),
 	[PKTDEDUP_A_CONFIG_SEED] = { .type = NLA_U64, },
+	[PKTDEDUP_A_CONFIG_DECAP] = NLA_POLICY_MASK(NLA_U32, 0x3f),
+	[PKTDEDUP_A_CONFIG_VXLAN_PORT] =
+		NLA_POLICY_FULL_RANGE(NLA_U16, &pd_config_vxlan_port_range),
+	[PKTDEDUP_A_CONFIG_GENEVE_PORT] =
+		NLA_POLICY_FULL_RANGE(NLA_U16, &pd_config_geneve_port_range),
+	[PKTDEDUP_A_CONFIG_GTPU_PORT] = NLA_POLICY_FULL_RANGE(NLA_U16, &pd_config_gtpu_port_range),
 };
 
 const struct nla_policy pd_filter_nl_policy[PKTDEDUP_A_FILTER_MAX + 1] = {

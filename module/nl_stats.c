@@ -38,6 +38,30 @@ static int pd_window_stats_put(struct sk_buff *msg, struct pd_filter_set *fs,
 	return 0;
 }
 
+/* The encapsulations the filters look into: their frames and errors. */
+static int pd_decap_stats_put(struct sk_buff *msg,
+			      const struct pd_filter_set *fs,
+			      const struct pd_counts *c)
+{
+	struct nlattr *nest;
+	unsigned int i;
+
+	for (i = 0; i < PD_NENCAPS; i++) {
+		if (!(fs->kopts.decap & BIT(i)))
+			continue;
+		nest = nla_nest_start(msg, PKTDEDUP_A_STATS_DECAP);
+		if (!nest ||
+		    nla_put_u32(msg, PKTDEDUP_A_DECAP_STATS_ENCAP, BIT(i)) ||
+		    pd_nl_put_u64(msg, PKTDEDUP_A_DECAP_STATS_FRAMES,
+				  c->decap[i], PKTDEDUP_A_DECAP_STATS_PAD) ||
+		    pd_nl_put_u64(msg, PKTDEDUP_A_DECAP_STATS_ERRORS,
+				  c->decap_err[i], PKTDEDUP_A_DECAP_STATS_PAD))
+			return -EMSGSIZE;
+		nla_nest_end(msg, nest);
+	}
+	return 0;
+}
+
 /*
  * Counters of one CPU, or the totals (cpu < 0), and the occupancy of the
  * filters in their family's terms (one CPU's message also gives the loads
@@ -87,6 +111,8 @@ static int pd_fill_stats_of(struct sk_buff *msg, struct pd_stats_view *v,
 			      (u32)div_u64(ppb, n))))
 		return -EMSGSIZE;
 	if (fs && pd_window_stats_put(msg, fs, cpu))
+		return -EMSGSIZE;
+	if (fs && pd_decap_stats_put(msg, fs, &c))
 		return -EMSGSIZE;
 	/* one filter's loads: a CPU's, or the shared one */
 	if (occ && !v->counting && (cpu >= 0 || fs->shared))

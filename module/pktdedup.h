@@ -22,6 +22,7 @@
 
 #include "core/budget.h"
 #include "core/config.h"
+#include "core/decap.h"
 #include "core/filter.h"
 #include "core/key.h"
 #include "core/plan.h"
@@ -38,7 +39,7 @@
 
 /* Bytes of a packet the key extraction may look at: core/key.h */
 #define PD_HDR_ROOM PD_KEY_HDR_ROOM
-#define PD_SCRATCH (PD_HDR_ROOM + PD_KEY_MAX_PAYLOAD)
+#define PD_SCRATCH (PD_HDR_ROOM + PD_KEY_MAX_PAYLOAD + PKTDEDUP_DECAP_ROOM)
 
 /* Per-CPU counters; written only by their CPU, with BHs off. */
 struct pd_cpu_stats {
@@ -48,6 +49,9 @@ struct pd_cpu_stats {
 	u64_stats_t dropped;
 	u64_stats_t unparsed;
 	u64_stats_t nonip;
+	/* config decap: frames through each encapsulation, and its errors */
+	u64_stats_t decap[PD_NENCAPS];
+	u64_stats_t decap_err[PD_NENCAPS];
 	struct u64_stats_sync syncp;
 };
 
@@ -70,6 +74,8 @@ struct pd_counts {
 	u64 dropped;
 	u64 unparsed;
 	u64 nonip;
+	u64 decap[PD_NENCAPS];
+	u64 decap_err[PD_NENCAPS];
 };
 
 /* The filters of one configuration; immutable but for the cells. */

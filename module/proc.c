@@ -57,6 +57,43 @@ static void pd_window_show(struct seq_file *m, struct pd_filter_set *fs)
 }
 
 /* A read of stats.c's, row by row. */
+/* "decap ENCAP FRAMES errors N": the encapsulations looked into. */
+static void pd_decap_show(struct seq_file *m, const struct pd_filter_set *fs,
+			  const struct pd_counts *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < PD_NENCAPS; i++)
+		if (fs->kopts.decap & BIT(i))
+			seq_printf(m, "decap %s %llu errors %llu\n",
+				   pd_encap_names[i], c->decap[i],
+				   c->decap_err[i]);
+}
+
+/*
+ * "decap LIST" (or none), and with any: whether the tunnels' identities
+ * are keyed and the UDP tunnels' ports.
+ */
+static void pd_decap_config_show(struct seq_file *m, const struct pd_config *c)
+{
+	const char *sep = "";
+	unsigned int i;
+
+	seq_puts(m, "decap ");
+	for (i = 0; i < PD_NENCAPS; i++)
+		if (c->decap & BIT(i)) {
+			seq_printf(m, "%s%s", sep, pd_encap_names[i]);
+			sep = ",";
+		}
+	if (!c->decap) {
+		seq_puts(m, "none\n");
+		return;
+	}
+	seq_printf(m, "\ntunnel_id %s\nvxlan_port %u\ngeneve_port %u\ngtpu_port %u\n",
+		   c->key_flags & PKTDEDUP_KEY_F_TUNNEL_ID ? "include" : "ignore",
+		   c->vxlan_port, c->geneve_port, c->gtpu_port);
+}
+
 static int pd_stats_show(struct seq_file *m, void *v)
 {
 	struct pd_net *pn = pd_pernet(seq_file_single_net(m));
@@ -91,6 +128,8 @@ static int pd_stats_show(struct seq_file *m, void *v)
 	pd_seq_ppb(m, " ", n ? (u32)div_u64(occ_sum, n) : 0);
 	seq_putc(m, '\n');
 	seq_printf(m, "nonip %llu\n", total.nonip);
+	if (fs)
+		pd_decap_show(m, fs, &total);
 	if (fs) {
 		if (fs->plan.given & PD_PLAN_HAS_ZERO)
 			pd_seq_ppb(m, "stable_point ",
@@ -241,6 +280,7 @@ static int pd_config_show(struct seq_file *m, void *v)
 	if (c->key == PKTDEDUP_KEY_PACKET)
 		seq_printf(m, "payload %u\nignore_tos %s\n", c->payload,
 			   c->key_flags & PKTDEDUP_KEY_F_IGNORE_TOS ? "yes" : "no");
+	pd_decap_config_show(m, c);
 	seq_printf(m, "action %s\n", pd_action_names[c->action]);
 	if (c->action == PKTDEDUP_ACTION_MARK)
 		seq_printf(m, "mark 0x%x/0x%x\n", c->mark_value, c->mark_mask);

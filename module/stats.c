@@ -30,7 +30,7 @@ void pd_counters_read(const struct pd_counters *ctr, int cpu,
 	const struct pd_cpu_stats *st;
 	const struct pd_counts *base;
 	struct pd_counts b;
-	unsigned int seq;
+	unsigned int seq, i;
 
 	if (!ctr) {
 		memset(c, 0, sizeof(*c));
@@ -46,6 +46,10 @@ void pd_counters_read(const struct pd_counters *ctr, int cpu,
 		c->dropped = u64_stats_read(&st->dropped);
 		c->unparsed = u64_stats_read(&st->unparsed);
 		c->nonip = u64_stats_read(&st->nonip);
+		for (i = 0; i < PD_NENCAPS; i++) {
+			c->decap[i] = u64_stats_read(&st->decap[i]);
+			c->decap_err[i] = u64_stats_read(&st->decap_err[i]);
+		}
 	} while (u64_stats_fetch_retry(&st->syncp, seq));
 	/* a reset writes the base under pn->lock: a reader may be one behind */
 	b = data_race(*base);
@@ -55,16 +59,26 @@ void pd_counters_read(const struct pd_counters *ctr, int cpu,
 	c->dropped -= b.dropped;
 	c->unparsed -= b.unparsed;
 	c->nonip -= b.nonip;
+	for (i = 0; i < PD_NENCAPS; i++) {
+		c->decap[i] -= b.decap[i];
+		c->decap_err[i] -= b.decap_err[i];
+	}
 }
 
 void pd_counts_add(struct pd_counts *sum, const struct pd_counts *c)
 {
+	unsigned int i;
+
 	sum->packets += c->packets;
 	sum->duplicates += c->duplicates;
 	sum->marked += c->marked;
 	sum->dropped += c->dropped;
 	sum->unparsed += c->unparsed;
 	sum->nonip += c->nonip;
+	for (i = 0; i < PD_NENCAPS; i++) {
+		sum->decap[i] += c->decap[i];
+		sum->decap_err[i] += c->decap_err[i];
+	}
 }
 
 /*

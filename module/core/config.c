@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Configuration names, defaults and the ppb parser: see config.h. */
 #include "config.h"
+#include "decap.h"
 #include "key.h"
 #include "plan.h"
 
@@ -78,6 +79,9 @@ void pd_config_defaults(struct pd_config *c)
 	memset(c, 0, sizeof(*c));
 	c->key = PKTDEDUP_KEY_PACKET;
 	c->payload = PD_KEY_DEFAULT_PAYLOAD;
+	c->vxlan_port = PD_VXLAN_PORT;
+	c->geneve_port = PD_GENEVE_PORT;
+	c->gtpu_port = PD_GTPU_PORT;
 	c->action = PKTDEDUP_ACTION_COUNT;
 	c->scope = PKTDEDUP_SCOPE_PERCPU;
 	c->hook = PKTDEDUP_HOOK_PREROUTING;

@@ -80,8 +80,12 @@ const char *pd_placement_name(unsigned int hook);
 
 struct pd_config {
 	u8 key;			/* enum pktdedup_key */
-	u8 key_flags;		/* PKTDEDUP_KEY_F_IGNORE_TOS */
+	u8 key_flags;		/* PKTDEDUP_KEY_F_IGNORE_TOS, _TUNNEL_ID */
 	u16 payload;		/* packet key: payload bytes */
+	u8 decap;		/* PKTDEDUP_DECAP_*: tunnels looked into */
+	u16 vxlan_port;		/* their UDP destination ports */
+	u16 geneve_port;
+	u16 gtpu_port;
 	u8 action;		/* enum pktdedup_action */
 	u8 scope;		/* enum pktdedup_scope */
 	u8 hook;		/* enum pktdedup_hook */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Key extraction from L3 packets: see key.h. */
+#include "decap.h"
 #include "key.h"
 
 /*
@@ -23,6 +24,8 @@ const char *const pd_parse_result_names[PD_PARSE_NRESULTS] = {
 	[PD_PARSE_BAD_VERSION] = "bad-version",
 	[PD_PARSE_BAD_HEADER] = "bad-header",
 	[PD_PARSE_EXT_LIMIT] = "ext-limit",
+	[PD_PARSE_DECAP_LIMIT] = "decap-limit",
+	[PD_PARSE_NOT_IP] = "not-ip",
 };
 
 static inline u16 pd_be16(const u8 *p)
@@ -81,7 +84,7 @@ enum pd_l2_result pd_l2_skip(const u8 *p, u32 len, u16 t, u32 *off,
 static enum pd_parse_result pd_parse_v4(const u8 *d, u32 len,
 					struct pd_pkt *pkt, bool cut)
 {
-	u32 ihl, tot;
+	u32 ihl, tot, frag;
 
 	if (len < 20)
 		return PD_PARSE_TRUNCATED;
@@ -97,7 +100,9 @@ static enum pd_parse_result pd_parse_v4(const u8 *d, u32 len,
 	pkt->len = PD_MIN(len, tot);
 	pkt->proto = d[9];
 	pkt->dscp = d[1] >> 2;
-	pkt->later_fragment = (pd_be16(d + 6) & 0x1fff) != 0;
+	frag = pd_be16(d + 6);
+	pkt->later_fragment = (frag & 0x1fff) != 0;
+	pkt->fragment = (frag & 0x3fff) != 0;	/* MF or an offset */
 	pkt->l4off = ihl;
 	pkt->src = d + 12;
 	pkt->dst = d + 16;
@@ -163,6 +168,7 @@ static enum pd_parse_result pd_parse_v6(const u8 *d, u32 len,
 		}
 		if (nh == IPPROTO_FRAGMENT) {
 			hlen = 8;
+			pkt->fragment = true;
 			pkt->later_fragment = (pd_be16(h + 2) & 0xfff8) != 0;
 		} else if (nh == IPPROTO_AH) {
 			hlen = (h[1] + 2u) * 4;
@@ -188,6 +194,7 @@ static inline enum pd_parse_result pd_parse_any(const u8 *data, u32 len,
 {
 	memset(pkt, 0, sizeof(*pkt));
 	pkt->data = data;
+	pkt->cut = cut;
 	if (!len)
 		return PD_PARSE_TRUNCATED;
 	switch (data[0] >> 4) {
@@ -360,10 +367,25 @@ static enum pd_parse_result pd_key_packet(const struct pd_pkt *pkt,
 	return PD_PARSE_OK;
 }
 
+/*
+ * The identities of the tunnels a packet came through, as a word of the
+ * key after its bytes (PKTDEDUP_KEY_F_TUNNEL_ID): at the next multiple of
+ * 8, the bytes between zero.
+ */
+static void pd_key_tunnel(struct pd_key *key, u64 id)
+{
+	u32 at = (key->len + 7u) & ~7u;
+
+	memset(key->buf + key->len, 0, at - key->len);
+	pd_store_le64(key->buf + at, id);
+	key->len = (u16)(at + 8);
+}
+
 static inline enum pd_parse_result pd_key_any(const struct pd_pkt *pkt,
 					      const struct pd_key_opts *o,
 					      struct pd_key *key, bool cut)
 {
+	enum pd_parse_result r;
 	u16 sport = 0, dport = 0;
 
 	if (o->mode == PKTDEDUP_KEY_PACKET) {
@@ -371,7 +393,11 @@ static inline enum pd_parse_result pd_key_any(const struct pd_pkt *pkt,
 		if (pkt->l4_err != PD_PARSE_OK &&
 		    !(cut && pkt->l4_err == PD_PARSE_TRUNCATED))
 			return (enum pd_parse_result)pkt->l4_err;
-		return pd_key_packet(pkt, o, key, cut);
+		r = pd_key_packet(pkt, o, key, cut);
+		if (r == PD_PARSE_OK && pkt->encaps &&
+		    (o->flags & PKTDEDUP_KEY_F_TUNNEL_ID))
+			pd_key_tunnel(key, pkt->tun_id);
+		return r;
 	}
 	if (o->mode == PKTDEDUP_KEY_FLOW && pkt->l4_err != PD_PARSE_OK)
 		return (enum pd_parse_result)pkt->l4_err;
@@ -395,6 +421,8 @@ static inline enum pd_parse_result pd_key_any(const struct pd_pkt *pkt,
 	if (pd_key_build(key, o->mode, pkt->family, pkt->src, pkt->dst,
 			 pkt->proto, sport, dport))
 		return PD_PARSE_BAD_VERSION;
+	if (pkt->encaps && (o->flags & PKTDEDUP_KEY_F_TUNNEL_ID))
+		pd_key_tunnel(key, pkt->tun_id);
 	return PD_PARSE_OK;
 }
 
@@ -412,14 +440,35 @@ enum pd_parse_result pd_key_from_cut(const struct pd_pkt *pkt,
 	return pd_key_any(pkt, o, key, true);
 }
 
+enum pd_parse_result pd_parse_key(const u8 *data, u32 len,
+				  const struct pd_key_opts *o,
+				  struct pd_pkt *pkt, bool cut)
+{
+	/* the IP header as a bare packet's key reads it */
+	u32 w = PD_MIN(len, (u32)PD_KEY_HDR_ROOM + o->payload);
+	enum pd_parse_result r = pd_parse_any(data, w, pkt, cut && w == len);
+
+	if (r != PD_PARSE_OK || !o->decap)
+		return r;
+	return pd_decap(data, len, o, pkt, cut);
+}
+
+enum pd_parse_result pd_key_of(const struct pd_pkt *pkt,
+			       const struct pd_key_opts *o,
+			       struct pd_key *key)
+{
+	return pd_key_any(pkt, o, key, pkt->cut);
+}
+
 enum pd_parse_result pd_key_extract(const u8 *data, u32 len,
 				    const struct pd_key_opts *o,
 				    struct pd_key *key)
 {
 	struct pd_pkt pkt;
-	enum pd_parse_result r = pd_parse(data, len, &pkt);
+	enum pd_parse_result r;
 
-	return r == PD_PARSE_OK ? pd_key_from_pkt(&pkt, o, key) : r;
+	r = pd_parse_key(data, PD_MIN(len, pd_key_look(o)), o, &pkt, false);
+	return r == PD_PARSE_OK ? pd_key_of(&pkt, o, key) : r;
 }
 
 u64 pd_key_hash64(const struct pd_key *key, const struct pd_hkey *hk)

@@ -55,6 +55,9 @@ enum pd_parse_result {
 	PD_PARSE_BAD_VERSION,	/* neither IPv4 nor IPv6 */
 	PD_PARSE_BAD_HEADER,	/* a length field contradicts itself */
 	PD_PARSE_EXT_LIMIT,	/* more IPv6 extension headers than walked */
+	/* tunnels nested deeper, or their headers longer, than decap reads */
+	PD_PARSE_DECAP_LIMIT,
+	PD_PARSE_NOT_IP,	/* a tunnel that carries no IP (ARP, ...) */
 	PD_PARSE_NRESULTS,
 };
 
@@ -80,6 +83,17 @@ struct pd_pkt {
 	const u8 *src;
 	const u8 *dst;
 	u8 dscp;		/* DiffServ code point of the IP header */
+	bool fragment;		/* any fragment (first, later): not decapsulated */
+	bool cut;		/* parsed as cut by a capture (pd_parse_cut) */
+	/*
+	 * With decap (decap.h): the encapsulations (PKTDEDUP_DECAP_*) this
+	 * packet came through, the one whose header failed, how deep it
+	 * was, and the identities of its tunnels folded into one word.
+	 */
+	u8 encaps;
+	u8 bad_encap;
+	u8 depth;
+	u64 tun_id;
 };
 
 /*
@@ -97,12 +111,21 @@ struct pd_pktinfo {
 
 struct pd_key_opts {
 	u8 mode;	/* enum pktdedup_key */
-	u8 flags;	/* PKTDEDUP_KEY_F_IGNORE_TOS */
+	u8 flags;	/* PKTDEDUP_KEY_F_IGNORE_TOS, _TUNNEL_ID */
 	u16 payload;	/* packet mode: payload bytes after the L4 header */
+	/* the encapsulations looked into (PKTDEDUP_DECAP_*), decap.h */
+	u8 decap;
+	u16 vxlan_port;	/* UDP destination ports, host order */
+	u16 geneve_port;
+	u16 gtpu_port;
 };
 
-/* a multiple of 8: pd_key_hash64() reads the last partial word whole */
-#define PD_KEY_BUF 40
+/*
+ * A multiple of 8: pd_key_hash64() reads the last partial word whole.
+ * The longest key (IPv6 flow: 38 bytes; the IPv6 header: 40) and a word
+ * of tunnel identities (PKTDEDUP_KEY_F_TUNNEL_ID).
+ */
+#define PD_KEY_BUF 48
 
 struct pd_key {
 	u16 len;		/* bytes used in buf */
@@ -135,7 +158,34 @@ enum pd_parse_result pd_parse_cut(const u8 *data, u32 len, struct pd_pkt *pkt);
 enum pd_parse_result pd_key_from_cut(const struct pd_pkt *pkt,
 				     const struct pd_key_opts *opts,
 				     struct pd_key *key);
-/* Parse and extract the key for opts; the key may point into data. */
+/*
+ * The bytes of a packet, from its (outermost) IP header on, that its key
+ * for opts may depend on: the headers' room and the payload hashed, and
+ * the tunnels' headers when opts decapsulates. The module reads no more
+ * of a packet, dedup-sim gives its parser no more.
+ */
+static inline u32 pd_key_look(const struct pd_key_opts *opts)
+{
+	return PD_KEY_HDR_ROOM + opts->payload +
+	       (opts->decap ? PKTDEDUP_DECAP_ROOM : 0);
+}
+
+/*
+ * Parse a packet as its key for opts sees it: data holds its first len
+ * bytes (at most pd_key_look(opts)); cut: the packet was cut there by a
+ * capture's snapshot length (pd_parse_cut), else it ends there or later.
+ * The IP header (as pd_parse on the bytes a bare packet's key reads),
+ * then with opts->decap the tunnels it carries (pd_decap, decap.h): pkt
+ * is then the innermost packet.
+ */
+enum pd_parse_result pd_parse_key(const u8 *data, u32 len,
+				  const struct pd_key_opts *opts,
+				  struct pd_pkt *pkt, bool cut);
+/* The key of a packet parsed by pd_parse_key: pd_key_from_pkt, or _cut. */
+enum pd_parse_result pd_key_of(const struct pd_pkt *pkt,
+			       const struct pd_key_opts *opts,
+			       struct pd_key *key);
+/* Parse (pd_parse_key) and extract the key for opts; the key may point into data. */
 enum pd_parse_result pd_key_extract(const u8 *data, u32 len,
 				    const struct pd_key_opts *opts,
 				    struct pd_key *key);

@@ -134,8 +134,16 @@
 #define PKTDEDUP_PAYLOAD_MAX	1500
 /* Shortest packet QUERY takes (an IPv4 header). */
 #define PKTDEDUP_QUERY_PACKET_MIN	20
-/* Longest packet QUERY takes (256 header bytes and payload-max). */
-#define PKTDEDUP_QUERY_PACKET_MAX	1756
+/* Longest packet QUERY takes (decap-room, 256 header bytes and payload-max). */
+#define PKTDEDUP_QUERY_PACKET_MAX	2012
+/*
+ * Bytes of tunnel headers (outer IP, UDP or GRE, the tunnel's own, inner
+ * Ethernet) the module reads past in front of the innermost IP header, all
+ * levels together; a packet whose tunnel headers take more is unparsed.
+ */
+#define PKTDEDUP_DECAP_ROOM	256
+/* Most encapsulations crossed; a packet nested deeper is unparsed. */
+#define PKTDEDUP_DECAP_DEPTH	4
 /* Most cells a key sets in a Stable Bloom Filter. */
 #define PKTDEDUP_K_MAX	16
 /* Widest Stable Bloom Filter cell (cell maximum 2^8 - 1). */
@@ -171,6 +179,48 @@ enum pktdedup_key {
 enum pktdedup_key_flags {
 	/* Packet key, leave TOS / traffic class out. */
 	PKTDEDUP_KEY_F_IGNORE_TOS = 0x1,
+	/*
+	 * With config decap: the identities of the tunnels a packet came
+	 * through (VXLAN and GENEVE VNI, GRE key, ERSPAN session, GTP-U TEID,
+	 * and the kind of each) are part of its key, so that copies mirrored
+	 * through different sessions stay apart. Without it a tunnelled packet
+	 * has the key of the bare packet it carries.
+	 */
+	PKTDEDUP_KEY_F_TUNNEL_ID = 0x2,
+};
+
+/*
+ * Encapsulations whose inner packet is keyed (config decap): the key
+ * modes, the traffic selection by protocol and the source analytics
+ * apply to the innermost IP packet, nested up to 4 levels. A tunnel
+ * header that is malformed or cut short makes the packet unparsed
+ * (counted with its encapsulation in stats decap) and passed.
+ */
+enum pktdedup_decap {
+	/* VXLAN (UDP to vxlan-port), over its inner Ethernet frame. */
+	PKTDEDUP_DECAP_VXLAN = 0x1,
+	/*
+	 * GENEVE (UDP to geneve-port), its options skipped by their length; an
+	 * Ethernet or IP payload.
+	 */
+	PKTDEDUP_DECAP_GENEVE = 0x2,
+	/*
+	 * GRE (RFC 2784, 2890: checksum, key and sequence number), version 0,
+	 * over IPv4, IPv6, MPLS or Ethernet (transparent Ethernet bridging).
+	 */
+	PKTDEDUP_DECAP_GRE = 0x4,
+	/*
+	 * ERSPAN in GRE: type I and II (protocol 0x88be) and III (0x22eb, with
+	 * or without its platform subheader), over Ethernet.
+	 */
+	PKTDEDUP_DECAP_ERSPAN = 0x8,
+	/*
+	 * GTP-U G-PDUs (UDP to gtpu-port), extension headers skipped; other
+	 * message types are not user packets and are keyed as they are.
+	 */
+	PKTDEDUP_DECAP_GTPU = 0x10,
+	/* IPv4 or IPv6 in IPv4 (IPIP, SIT) or in IPv6. */
+	PKTDEDUP_DECAP_IP = 0x20,
 };
 
 /*
@@ -608,6 +658,18 @@ enum {
 	PKTDEDUP_A_CONFIG_SEED,
 	/* pad */
 	PKTDEDUP_A_CONFIG_PAD,
+	/*
+	 * u32, enum decap (flags): Encapsulations looked into (none by default:
+	 * a tunnelled packet is keyed by its outer headers). The bytes read of
+	 * a packet grow by decap-room when any is set.
+	 */
+	PKTDEDUP_A_CONFIG_DECAP,
+	/* u16, min 1: UDP destination port of VXLAN (default 4789). */
+	PKTDEDUP_A_CONFIG_VXLAN_PORT,
+	/* u16, min 1: UDP destination port of GENEVE (default 6081). */
+	PKTDEDUP_A_CONFIG_GENEVE_PORT,
+	/* u16, min 1: UDP destination port of GTP-U (default 2152). */
+	PKTDEDUP_A_CONFIG_GTPU_PORT,
 
 	__PKTDEDUP_A_CONFIG_MAX,
 	PKTDEDUP_A_CONFIG_MAX = (__PKTDEDUP_A_CONFIG_MAX - 1)
@@ -1045,9 +1107,39 @@ enum {
 	 * IPv6 (ARP, LLDP, ...), passed untouched and not counted in packets.
 	 */
 	PKTDEDUP_A_STATS_NONIP,
+	/*
+	 * nest: decap-stats, repeated: With config decap: one per encapsulation
+	 * looked into, in the order of the decap flags.
+	 */
+	PKTDEDUP_A_STATS_DECAP,
 
 	__PKTDEDUP_A_STATS_MAX,
 	PKTDEDUP_A_STATS_MAX = (__PKTDEDUP_A_STATS_MAX - 1)
+};
+
+/*
+ * Attribute set "decap-stats"
+ *
+ * The frames of one encapsulation (stats decap).
+ */
+enum {
+	/* pad */
+	PKTDEDUP_A_DECAP_STATS_PAD = 1,
+	/* u32, enum decap (flags): The encapsulation, one flag of decap. */
+	PKTDEDUP_A_DECAP_STATS_ENCAP,
+	/*
+	 * u64: Frames that came through it (a frame nested twice in it counts
+	 * once), keyed by the packet inside.
+	 */
+	PKTDEDUP_A_DECAP_STATS_FRAMES,
+	/*
+	 * u64: Frames whose header of this encapsulation was malformed or cut
+	 * short (also counted in unparsed).
+	 */
+	PKTDEDUP_A_DECAP_STATS_ERRORS,
+
+	__PKTDEDUP_A_DECAP_STATS_MAX,
+	PKTDEDUP_A_DECAP_STATS_MAX = (__PKTDEDUP_A_DECAP_STATS_MAX - 1)
 };
 
 /*

@@ -50,6 +50,10 @@ static const struct nls_attr nls_config_attrs[PKTDEDUP_A_CONFIG_MAX + 1] = {
 	[PKTDEDUP_A_CONFIG_SEED_MODE] = { .name = "seed-mode", .type = NLS_U8 },
 	[PKTDEDUP_A_CONFIG_SEED] = { .name = "seed", .type = NLS_U64 },
 	[PKTDEDUP_A_CONFIG_PAD] = { .name = "pad", .type = NLS_PAD },
+	[PKTDEDUP_A_CONFIG_DECAP] = { .name = "decap", .type = NLS_U32 },
+	[PKTDEDUP_A_CONFIG_VXLAN_PORT] = { .name = "vxlan-port", .type = NLS_U16 },
+	[PKTDEDUP_A_CONFIG_GENEVE_PORT] = { .name = "geneve-port", .type = NLS_U16 },
+	[PKTDEDUP_A_CONFIG_GTPU_PORT] = { .name = "gtpu-port", .type = NLS_U16 },
 };
 
 static const struct nls_attr nls_devs_attrs[PKTDEDUP_A_DEVS_MAX + 1] = {
@@ -211,6 +215,14 @@ static const struct nls_attr nls_stats_attrs[PKTDEDUP_A_STATS_MAX + 1] = {
 	[PKTDEDUP_A_STATS_WINDOW_SHORTEST] = { .name = "window-shortest", .type = NLS_U64 },
 	[PKTDEDUP_A_STATS_EARLY_EXPIRIES] = { .name = "early-expiries", .type = NLS_U64 },
 	[PKTDEDUP_A_STATS_NONIP] = { .name = "nonip", .type = NLS_U64 },
+	[PKTDEDUP_A_STATS_DECAP] = { .name = "decap", .type = NLS_NEST, .multi = 1, .nested = &nls_decap_stats },
+};
+
+static const struct nls_attr nls_decap_stats_attrs[PKTDEDUP_A_DECAP_STATS_MAX + 1] = {
+	[PKTDEDUP_A_DECAP_STATS_PAD] = { .name = "pad", .type = NLS_PAD },
+	[PKTDEDUP_A_DECAP_STATS_ENCAP] = { .name = "encap", .type = NLS_U32 },
+	[PKTDEDUP_A_DECAP_STATS_FRAMES] = { .name = "frames", .type = NLS_U64 },
+	[PKTDEDUP_A_DECAP_STATS_ERRORS] = { .name = "errors", .type = NLS_U64 },
 };
 
 static const struct nls_attr nls_query_attrs[PKTDEDUP_A_QUERY_MAX + 1] = {
@@ -402,6 +414,12 @@ const struct nls_set nls_stats = {
 	.name = "stats",
 	.max = PKTDEDUP_A_STATS_MAX,
 	.attrs = nls_stats_attrs,
+};
+
+const struct nls_set nls_decap_stats = {
+	.name = "decap-stats",
+	.max = PKTDEDUP_A_DECAP_STATS_MAX,
+	.attrs = nls_decap_stats_attrs,
 };
 
 const struct nls_set nls_query = {

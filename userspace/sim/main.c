@@ -11,6 +11,7 @@
 #include <sys/resource.h>
 
 #include "../../module/core/config.h"
+#include "../../module/core/decap.h"
 #include "../../module/core/filter.h"
 #include "../../module/core/ibf.h"
 #include "../../module/core/timewin.h"
@@ -1422,7 +1423,9 @@ static const struct sim_args sim_defaults = {
 		.volume = 0.1, .u = 0.001, .seed = 1, .imp_dist = IMP_UNIFORM,
 		.repeat = 0.3, .pps = 1000000, .copy_delay = 1000000,
 		.flood_for = UINT64_MAX / 2,
-		.key = { .mode = PKTDEDUP_KEY_PACKET, .payload = PD_KEY_DEFAULT_PAYLOAD },
+		.key = { .mode = PKTDEDUP_KEY_PACKET, .payload = PD_KEY_DEFAULT_PAYLOAD,
+			 .vxlan_port = PD_VXLAN_PORT, .geneve_port = PD_GENEVE_PORT,
+			 .gtpu_port = PD_GTPU_PORT },
 	},
 	.srcc = {
 		.nsub = 12, .counters = 128, .ring = 1024, .new_mem = 65536,

@@ -216,16 +216,16 @@ static bool pcap_next(struct stream *s, struct element *e)
 		return true;
 	}
 	/*
-	 * The bytes the module would read (PD_KEY_HDR_ROOM + payload): a
-	 * frame cut past them is the whole frame to the key.
+	 * The bytes the module would read (pd_key_look: the headers' room,
+	 * the payload, the tunnels'): a frame cut past them is the whole
+	 * frame to the key.
 	 */
 	avail = f.caplen - l2.l3off;
-	look = PD_MIN(avail, PD_KEY_HDR_ROOM + (uint32_t)s->cfg.key.payload);
+	look = PD_MIN(avail, pd_key_look(&s->cfg.key));
 	cut = cut && look == avail;
-	if (cut)
-		r = pd_parse_cut(f.data + l2.l3off, look, &pkt);
-	else
-		r = pd_parse(f.data + l2.l3off, look, &pkt);
+	r = pd_parse_key(f.data + l2.l3off, look, &s->cfg.key, &pkt, cut);
+	/* the innermost packet's: cut or not where its window ends */
+	cut = pkt.cut;
 	/*
 	 * The module's proto selection: once the header says the protocol
 	 * (not when an IPv6 extension chain hides it); a cut that hides it
@@ -244,8 +244,7 @@ static bool pcap_next(struct stream *s, struct element *e)
 		}
 	}
 	if (r == PD_PARSE_OK)
-		r = cut ? pd_key_from_cut(&pkt, &s->cfg.key, &e->keybuf) :
-			  pd_key_from_pkt(&pkt, &s->cfg.key, &e->keybuf);
+		r = pd_key_of(&pkt, &s->cfg.key, &e->keybuf);
 	if (r != PD_PARSE_OK) {
 		n->unparsed[r]++;
 		return true;
