@@ -7,18 +7,21 @@
  * next byte: 0 to PD_KEY_MAX_PAYLOAD and a few past it), then the packet.
  * Every key mode runs with ignore-tos off and on, and every result is
  * checked against what key.h promises; a broken promise traps. The same
- * bytes as a packet cut by a capture's snaplen (pd_parse_cut), and as a
- * captured frame of each link type (the simulator's linktype.c).
+ * bytes as a packet cut by a capture's snaplen (pd_parse_cut), as a
+ * packet whose tunnels are looked into (core/decap.c), and as a captured
+ * frame of each link type (the simulator's linktype.c).
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../module/core/decap.h"
 #include "../../module/core/key.h"
 #include "../../userspace/sim/linktype.h"
 
-#define CHECK(c) do { if (!(c)) __builtin_trap(); } while (0)
+#define CHECK(c) do { if (!(c)) { fprintf(stderr, "CHECK %d\n", __LINE__); __builtin_trap(); } } while (0)
 
 int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size);
 
@@ -131,6 +134,81 @@ static void fuzz_cut(const u8 *data, u32 len, u16 payload,
 	}
 }
 
+/*
+ * With every tunnel looked into, whole and cut (as the simulator calls
+ * it: cut only when the bytes given are all the capture has): the packet
+ * found is inside the bytes, within decap's bounds, its window no longer
+ * than a bare packet's; a tunnel's failure blames one encapsulation and
+ * leaves no addresses; bytes that hold no tunnel key as without decap,
+ * and every key, with the tunnels' identities or without, stays inside.
+ */
+static void fuzz_decap(const u8 *data, u32 len, u16 payload)
+{
+	static const struct pd_hkey hk = { { 5, 6 } };
+	struct pd_key_opts o = {
+		.payload = payload, .decap = PD_DECAP_ALL,
+		.vxlan_port = PD_VXLAN_PORT, .geneve_port = PD_GENEVE_PORT,
+		.gtpu_port = PD_GTPU_PORT,
+	}, none;
+	u32 look = PD_MIN(len, pd_key_look(&o)), nlook;
+	enum pd_parse_result r, rn, rk, rnk;
+	struct pd_pkt pkt, bare;
+	struct pd_key key, nkey;
+	int cut;
+
+	none = o;
+	none.decap = 0;
+	nlook = PD_MIN(len, pd_key_look(&none));
+	for (cut = 0; cut < 2; cut++) {
+		r = pd_parse_key(data, look, &o, &pkt, cut && look == len);
+		CHECK(r < PD_PARSE_NRESULTS);
+		CHECK(pkt.depth <= PKTDEDUP_DECAP_DEPTH);
+		CHECK(!(pkt.encaps & ~PD_DECAP_ALL));
+		CHECK(!(pkt.bad_encap & (pkt.bad_encap - 1)));
+		if (pkt.bad_encap)
+			CHECK(r != PD_PARSE_OK && !pkt.family &&
+			      r != PD_PARSE_NOT_IP);
+		if (r == PD_PARSE_NOT_IP)
+			CHECK(pkt.encaps && !pkt.family);
+		if (r != PD_PARSE_OK && (pkt.encaps || pkt.bad_encap))
+			continue;
+		rn = pd_parse_key(data, nlook, &none, &bare,
+				  cut && nlook == len);
+		if (!pkt.encaps)
+			CHECK(r == rn);
+		if (r != PD_PARSE_OK)
+			continue;
+		CHECK(pkt.data >= data && pkt.data + pkt.len <= data + look);
+		CHECK((u32)(pkt.data - data) <= PKTDEDUP_DECAP_ROOM);
+		CHECK(pkt.len <= PD_KEY_HDR_ROOM + (u32)payload);
+		CHECK(!pkt.encaps == !pkt.depth);
+		for (o.mode = 0; o.mode < PD_KEY_NMODES; o.mode++) {
+			for (o.flags = 0; o.flags <= PKTDEDUP_KEY_F_TUNNEL_ID;
+			     o.flags += PKTDEDUP_KEY_F_TUNNEL_ID) {
+				rk = pd_key_of(&pkt, &o, &key);
+				CHECK(rk < PD_PARSE_NRESULTS);
+				if (rk == PD_PARSE_OK) {
+					CHECK(key.len >= 1 &&
+					      key.len <= PD_KEY_BUF);
+					if (key.tail_len)
+						CHECK(key.tail >= data &&
+						      key.tail + key.tail_len <=
+						      data + look);
+				}
+				if (pkt.encaps)
+					continue;
+				none.mode = o.mode;
+				none.flags = o.flags;
+				rnk = pd_key_of(&bare, &none, &nkey);
+				CHECK(rk == rnk);
+				if (rk == PD_PARSE_OK)
+					CHECK(pd_key_hash64(&key, &hk) ==
+					      pd_key_hash64(&nkey, &hk));
+			}
+		}
+	}
+}
+
 /* As a captured frame: an IP header found is inside the frame. */
 static void fuzz_link(const u8 *data, u32 len)
 {
@@ -175,7 +253,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 		return 0;
 	memcpy(data, in, len);
 
-	r = pd_parse(data, len, &pkt);
+	/* the bytes the module reads of it, as pd_key_extract() parses */
+	r = pd_parse(data, PD_MIN(len, PD_KEY_HDR_ROOM + (u32)payload), &pkt);
 	CHECK(r < PD_PARSE_NRESULTS && pd_parse_result_names[r]);
 	/*
 	 * A whole IPv6 fixed header parses, whatever follows: the address
@@ -218,7 +297,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 			      pd_key_hash64(&again, &hk));
 		}
 	}
-	fuzz_cut(data, len, payload, r);
+	/* cut: the simulator gives the parser no more than it reads */
+	fuzz_cut(data, PD_MIN(len, PD_KEY_HDR_ROOM + (u32)payload), payload, r);
+	fuzz_decap(data, len, payload);
 	fuzz_link(data, len);
 	free(data);
 	return 0;

@@ -93,6 +93,51 @@ packets = {
     'empty': b'',
 }
 
+
+# tunnels (fuzz_key.c's decap pass): an inner packet in each encapsulation
+def eth(body, ethertype=0x0800, vid=None):
+    tag = struct.pack('!HH', vid, ethertype) if vid is not None else b''
+    return bytes(12) + struct.pack('!H', 0x8100 if tag else ethertype) + tag + body
+
+
+def gre(body, proto=0x0800, flags=0, key=0):
+    h = struct.pack('!HH', flags, proto)
+    if flags & 0x8000:
+        h += bytes(4)
+    if flags & 0x2000:
+        h += struct.pack('!I', key)
+    if flags & 0x1000:
+        h += struct.pack('!I', 7)
+    return h + body
+
+
+INNER = ip4(6, tcp(data=b'inner payload'))
+INNER6 = ip6(6, tcp(data=b'inner payload'))
+tunnels = {
+    'vxlan': ip4(17, udp(40000, 4789, b'\x08\0\0\0\0\0\x2a\0' + eth(INNER))),
+    'geneve-opts': ip6(17, udp(40000, 6081, b'\x02\0\x65\x58\0\0\x07\0' +
+                                bytes(8) + eth(INNER6, 0x86dd))),
+    'geneve-ip': ip4(17, udp(40000, 6081, b'\0\0\x08\0\0\0\x07\0' + INNER)),
+    'gre-cks': ip4(47, gre(INNER, flags=0xb000, key=9)),
+    'gretap-vlan': ip6(47, gre(eth(INNER, vid=5), 0x6558, 0x2000, 3)),
+    'gre-mpls': ip4(47, gre(struct.pack('!I', 16 << 12 | 1 << 8 | 64) + INNER, 0x8847)),
+    'erspan1': ip4(47, gre(eth(INNER), 0x88be)),
+    'erspan2': ip4(47, gre(b'\x10\0\x01\x2c' + bytes(4) + eth(INNER), 0x88be, 0x1000)),
+    'erspan3-sub': ip4(47, gre(b'\x20\0\x01\x2c' + bytes(6) + b'\0\x01' + bytes(8) +
+                              eth(INNER6, 0x86dd), 0x22eb, 0x1000)),
+    'gtpu-ext': ip4(17, udp(40000, 2152, b'\x34\xff' + struct.pack('!H', 8 + len(INNER)) +
+                           b'\0\0\x12\x34' + b'\0\0\0\x85' + b'\x01\0\0\0' + INNER)),
+    'gtpu-echo': ip4(17, udp(40000, 2152, b'\x32\x01\0\x04\0\0\0\0\0\0\0\0')),
+    'ipip': ip4(4, INNER),
+    'sit': ip4(41, INNER6),
+    'ip6ip6-nested': ip6(41, ip6(4, ip4(47, gre(INNER)))),
+    'vxlan-in-gre': ip6(47, gre(ip4(17, udp(1, 4789, b'\x08' + bytes(7) + eth(INNER))))),
+    'vxlan-arp': ip4(17, udp(40000, 4789, b'\x08' + bytes(7) + eth(bytes(28), 0x0806))),
+}
+for name, t in tunnels.items():
+    packets['tun-' + name] = t
+    packets['tun-' + name + '-cut'] = t[:len(t) * 2 // 3]
+
 args = [
     '0', '1', '42', '0x10', '0777', '18446744073709551615',
     '18446744073709551616', '256K', '4M', '1G', '64KiB', '1MB', '1.5',
