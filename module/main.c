@@ -56,6 +56,11 @@ static char *key = "packet";
 module_param(key, charp, 0444);
 MODULE_PARM_DESC(key, "default key: packet, src, dst, pair or flow (packet)");
 
+static char *decap = "none";
+module_param(decap, charp, 0444);
+MODULE_PARM_DESC(decap,
+		 "default tunnels looked into: none, all, or a list of vxlan, geneve, gre, erspan, gtpu, ip (none)");
+
 static char *filter = "sbf";
 module_param(filter, charp, 0444);
 MODULE_PARM_DESC(filter,
@@ -188,6 +193,11 @@ static int __init pd_parse_params(void)
 		return -EINVAL;
 	}
 	pd_default_cfg.key = i;
+	if (pd_decap_parse(decap, &pd_default_cfg.decap)) {
+		pr_err("decap=%s: not none, all or a list of vxlan, geneve, gre, erspan, gtpu, ip\n",
+		       decap);
+		return -EINVAL;
+	}
 	pd_default_cfg.filter.mem_bytes = memparse(mem, &end);
 	if (*end || !pd_default_cfg.filter.mem_bytes) {
 		pr_err("mem=%s: not a size (e.g. 256K, 4M)\n", mem);

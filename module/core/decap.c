@@ -349,6 +349,35 @@ fail:
 	return (enum pd_parse_result)r;
 }
 
+int pd_decap_parse(const char *s, u8 *decap)
+{
+	u8 v = 0;
+
+	if (!strcmp(s, "none") || !strcmp(s, "all")) {
+		*decap = *s == 'a' ? PD_DECAP_ALL : 0;
+		return 0;
+	}
+	for (;;) {
+		const char *e = s;
+		unsigned int i;
+
+		while (*e && *e != ',')
+			e++;
+		for (i = 0; i < PD_NENCAPS; i++)
+			if (strlen(pd_encap_names[i]) == (size_t)(e - s) &&
+			    !memcmp(pd_encap_names[i], s, (size_t)(e - s)))
+				break;
+		if (i == PD_NENCAPS || (v & (1u << i)))
+			return -EINVAL;	/* unknown, empty or twice */
+		v |= (u8)(1u << i);
+		if (!*e)
+			break;
+		s = e + 1;
+	}
+	*decap = v;
+	return 0;
+}
+
 void pd_decap_defaults(struct pd_key_opts *o)
 {
 	o->decap = 0;

@@ -67,6 +67,12 @@ enum pd_parse_result pd_decap(const u8 *data, u32 len,
 			      const struct pd_key_opts *o, struct pd_pkt *pkt,
 			      bool cut);
 
+/*
+ * A list of encapsulations as users write it: "none", "all", or names of
+ * pd_encap_names separated by commas, each once. 0 or -EINVAL.
+ */
+int pd_decap_parse(const char *s, u8 *decap);
+
 /* The documented defaults of opts' decap settings: none, IANA's ports. */
 void pd_decap_defaults(struct pd_key_opts *o);
 

@@ -783,7 +783,39 @@ static void pd_decap_prefixes(struct kunit *test)
 	}
 }
 
+/* The lists users write (dedupctl set decap, decap=, dedup-sim --decap). */
+static void pd_decap_lists(struct kunit *test)
+{
+	static const struct {
+		const char *s;
+		int want;	/* the flags, or -1: refused */
+	} c[] = {
+		{ "none", 0 }, { "all", PD_DECAP_ALL },
+		{ "vxlan", PKTDEDUP_DECAP_VXLAN },
+		{ "gre,erspan", PKTDEDUP_DECAP_GRE | PKTDEDUP_DECAP_ERSPAN },
+		{ "ip,gtpu,geneve", PKTDEDUP_DECAP_IP | PKTDEDUP_DECAP_GTPU |
+				    PKTDEDUP_DECAP_GENEVE },
+		{ "vxlan,geneve,gre,erspan,gtpu,ip", PD_DECAP_ALL },
+		{ "", -1 }, { "vxlan,", -1 }, { ",vxlan", -1 },
+		{ "vxlan,vxlan", -1 }, { "vxla", -1 }, { "vxlanx", -1 },
+		{ "none,vxlan", -1 }, { "all,gre", -1 }, { "VXLAN", -1 },
+		{ "gre,,ip", -1 },
+	};
+	unsigned int i;
+
+	for (i = 0; i < PD_ARRAY_SIZE(c); i++) {
+		u8 v = 0x80;
+		int r = pd_decap_parse(c[i].s, &v);
+
+		KUNIT_EXPECT_EQ_MSG(test, r, c[i].want < 0 ? -EINVAL : 0,
+				    "%s", c[i].s);
+		KUNIT_EXPECT_EQ_MSG(test, (int)v, c[i].want < 0 ? 0x80 :
+				    c[i].want, "%s", c[i].s);
+	}
+}
+
 static struct kunit_case pd_decap_cases[] = {
+	KUNIT_CASE(pd_decap_lists),
 	KUNIT_CASE(pd_decap_each),
 	KUNIT_CASE(pd_decap_tunnel_id),
 	KUNIT_CASE(pd_decap_nested),
