@@ -17,6 +17,9 @@ mkdir -p /dev/pts /sys/fs/cgroup
 mount -t tmpfs tmp /tmp
 mount -t tmpfs run /run
 echo 1 > /proc/sys/kernel/printk_ratelimit_burst 2>/dev/null
+# tunnel drivers (built into the debug kernel, loaded by t_tunnels
+# elsewhere) add no fallback devices (gre0, tunl0, ...) to namespaces
+echo 2 > /proc/sys/net/core/fb_tunnels_only_for_init_net
 
 debug=0
 grep -q 'pd\.debug=1' /proc/cmdline && debug=1

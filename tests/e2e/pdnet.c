@@ -28,6 +28,10 @@
  *	               what RSS/RPS flow steering does to copies of a flow
  *	--alternate-cpus  copy j from CPU j % (CPUs online): copies of one
  *	               packet on different CPUs
+ *	--gtpu FROM TO TEID  each packet inside a GTP-U G-PDU (TEID, no
+ *	               extension header) in UDP from FROM:2152 to TO:2152
+ *	               over IPv4, sent to TO: the kernel has no GTP-U device
+ *	               an e2e guest could configure without a control plane
  *   pdnet recv PORT IDLE_MS             count UDP datagrams to PORT (IPv4 and
  *	                                  IPv6) until IDLE_MS pass without one
  *   pdnet asuser UID CMD [ARG...]        run CMD as UID with no capabilities
@@ -119,8 +123,9 @@ void put16(uint8_t *p, uint16_t v)
 }
 
 struct opts {
-	bool v6, ttl_step, loop, alternate, keep_going;
-	uint8_t src[16], dst[16];
+	bool v6, ttl_step, loop, alternate, keep_going, gtpu;
+	uint8_t src[16], dst[16], gtpu_from[4], gtpu_to[4];
+	unsigned long teid;
 	unsigned long count, copies, flows, port, dsts, pause_every, cpu, first;
 	unsigned long srcs, src_first, proto, again_ms;
 };
@@ -189,12 +194,44 @@ static size_t build(const struct opts *o, unsigned long i, unsigned long j,
 	return hl + 8 + plen;
 }
 
+/*
+ * Packet p (len bytes) in a GTP-U G-PDU of o's TEID, in UDP over IPv4 from
+ * o->gtpu_from to o->gtpu_to, into b; returns its length.
+ */
+static size_t gtpu_wrap(const struct opts *o, const uint8_t *p, size_t len,
+			uint8_t *b)
+{
+	uint8_t *udp = b + 20, *g = udp + 8;
+
+	memset(b, 0, 36);
+	b[0] = 0x45;
+	put16(b + 2, (uint16_t)(36 + len));
+	put16(b + 4, (uint16_t)(p[4] << 8 | p[5]));	/* the inner's ID */
+	b[8] = 64;
+	b[9] = IPPROTO_UDP;
+	memcpy(b + 12, o->gtpu_from, 4);
+	memcpy(b + 16, o->gtpu_to, 4);
+	put16(b + 10, fold(sum16(b, 20, 0)));
+	put16(udp, 2152);
+	put16(udp + 2, 2152);
+	put16(udp + 4, (uint16_t)(16 + len));	/* UDP checksum 0: none */
+	g[0] = 0x30;				/* version 1, PT 1 */
+	g[1] = 255;				/* G-PDU */
+	put16(g + 2, (uint16_t)len);
+	g[4] = (uint8_t)(o->teid >> 24);
+	g[5] = (uint8_t)(o->teid >> 16);
+	g[6] = (uint8_t)(o->teid >> 8);
+	g[7] = (uint8_t)o->teid;
+	memcpy(g + 8, p, len);
+	return 36 + len;
+}
+
 static int cmd_send(int argc, char **argv)
 {
 	struct opts o = { .count = 100, .copies = 1, .port = 9000, .dsts = 1,
 			  .pause_every = 64, .srcs = 1,
 			  .proto = IPPROTO_UDP };
-	uint8_t pkt[128], dst[16];
+	uint8_t pkt[128], dst[16], wrapped[192];
 	unsigned long i, j, sent = 0;
 	struct timespec t0 = { 0 }, t1 = { 0 };
 	unsigned int round;
@@ -243,7 +280,17 @@ static int cmd_send(int argc, char **argv)
 			v = &o.proto;
 		else if (!strcmp(argv[a], "--again-after"))
 			v = &o.again_ms;
-		else {
+		else if (!strcmp(argv[a], "--gtpu")) {
+			if (a + 3 >= argc ||
+			    inet_pton(AF_INET, argv[a + 1], o.gtpu_from) != 1 ||
+			    inet_pton(AF_INET, argv[a + 2], o.gtpu_to) != 1) {
+				fprintf(stderr, "send: --gtpu FROM TO TEID (IPv4)\n");
+				return 2;
+			}
+			o.gtpu = true;
+			o.teid = strtoul(argv[a + 3], NULL, 0);
+			a += 3;
+		} else {
 			fprintf(stderr, "send: unknown option %s\n", argv[a]);
 			return 2;
 		}
@@ -259,10 +306,10 @@ static int cmd_send(int argc, char **argv)
 	if (!o.dsts || !o.pause_every || !o.srcs || o.proto > 255)
 		return 2;
 	pin(o.cpu);
-	fd = socket(o.v6 ? AF_INET6 : AF_INET, SOCK_RAW, IPPROTO_RAW);
+	fd = socket(o.v6 && !o.gtpu ? AF_INET6 : AF_INET, SOCK_RAW, IPPROTO_RAW);
 	if (fd < 0)
 		die("socket");
-	if (o.v6 && setsockopt(fd, IPPROTO_IPV6, IPV6_HDRINCL, &one,
+	if (o.v6 && !o.gtpu && setsockopt(fd, IPPROTO_IPV6, IPV6_HDRINCL, &one,
 			       sizeof(one)))
 		die("IPV6_HDRINCL");
 	for (round = 0; round < (o.again_ms ? 2u : 1u); round++) {
@@ -276,13 +323,20 @@ static int cmd_send(int argc, char **argv)
 			for (i = o.first; i < o.first + o.count; i++)
 				for (j = 0; j < o.copies; j++) {
 					size_t len = build(&o, i, j, pkt, dst);
+					const uint8_t *out = pkt;
 					struct sockaddr_storage ss = { 0 };
 					socklen_t sl;
+
+					if (o.gtpu) {
+						len = gtpu_wrap(&o, pkt, len, wrapped);
+						out = wrapped;
+						memcpy(dst, o.gtpu_to, 4);
+					}
 
 					if (o.alternate)
 						pin(j % (unsigned long)sysconf(_SC_NPROCESSORS_ONLN));
 
-					if (o.v6) {
+					if (o.v6 && !o.gtpu) {
 						struct sockaddr_in6 *s6 = (void *)&ss;
 
 						s6->sin6_family = AF_INET6;
@@ -295,7 +349,7 @@ static int cmd_send(int argc, char **argv)
 						memcpy(&s4->sin_addr, dst, 4);
 						sl = sizeof(*s4);
 					}
-					if (sendto(fd, pkt, len, 0, (void *)&ss, sl) < 0 &&
+					if (sendto(fd, out, len, 0, (void *)&ss, sl) < 0 &&
 					    !o.keep_going)
 						die("sendto");
 					if (++sent % o.pause_every == 0)

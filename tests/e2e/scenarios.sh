@@ -1646,6 +1646,9 @@ run t_ingress
 run t_bridge
 run t_xdp_capture
 run t_xdp_virtio
+run t_tunnels
+run t_tunnel_sessions
+run t_tunnel_malformed
 run t_replay
 run t_idle_cost
 run t_nl_fuzz

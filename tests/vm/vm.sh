@@ -49,6 +49,10 @@ GUEST_MODULES="crc32c_generic veth nf_tables bridge 8021q"
 # NICs (boot), which t_xdp_virtio loads; until then the NICs are PCI
 # devices without a driver, and no other scenario sees them.
 GUEST_LATE_MODULES="virtio_pci virtio_net"
+# The same for the tunnel devices t_tunnels makes (/lib/pd/order-tunnels):
+# loaded at boot, they would add their fallback devices (gre0, tunl0,
+# ...) to every namespace every other scenario makes.
+GUEST_TUNNEL_MODULES="vxlan geneve ip_gre ip6_gre ipip sit"
 
 modinfo_field() {	# FILE FIELD
 	objcopy -O binary --only-section=.modinfo "$1" /dev/stdout 2>/dev/null |
@@ -148,19 +152,25 @@ initramfs() {
 		cp "$file" "$root/lib/pd/"
 		order+=("$(basename "$file")")
 	}
-	if [ "$debug" != debug ]; then
-		for m in $GUEST_MODULES; do
-			visit "$m"
-		done
-	fi
-	printf '%s\n' "${order[@]}" | sed '/^$/d' > "$root/lib/pd/order"
-	order=()
-	if [ "$debug" != debug ]; then
-		for m in $GUEST_LATE_MODULES; do
-			visit "$m"
-		done
-	fi
-	printf '%s\n' "${order[@]}" | sed '/^$/d' > "$root/lib/pd/order-late"
+	# each list's modules and the dependencies not listed before, in
+	# the order to load them (the debug kernel has them built in)
+	modules() {	# FILE MODULE...
+		local file=$1 m
+		shift
+		order=()
+		if [ "$debug" != debug ]; then
+			for m in "$@"; do
+				visit "$m"
+			done
+		fi
+		printf '%s\n' "${order[@]}" | sed '/^$/d' > "$root/lib/pd/$file"
+	}
+	# shellcheck disable=SC2086
+	modules order $GUEST_MODULES
+	# shellcheck disable=SC2086
+	modules order-late $GUEST_LATE_MODULES
+	# shellcheck disable=SC2086
+	modules order-tunnels $GUEST_TUNNEL_MODULES
 
 	# make bench-xdp's guest (eval/bench-xdp/run.sh): its job, its tool,
 	# the reference programs and the module's own, as dedupctl embeds it
