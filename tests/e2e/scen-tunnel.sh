@@ -59,6 +59,7 @@ tun_link() {
 	_l="local 10.20.0.1 remote 10.20.0.2"
 	inns tm $IP link add vx42 type vxlan id 42 dstport 4789 $_l dev pa20
 	inns tm $IP link add vx43 type vxlan id 43 dstport 4789 $_l dev pa20
+	inns tm $IP link add vx8472 type vxlan id 42 dstport 8472 $_l dev pa20
 	inns tm $IP link add gnv7 type geneve id 7 remote 10.20.0.2
 	inns tm $IP link add gre5 type gre $_l key 5 csum seq
 	inns tm $IP link add gtap type gretap $_l
@@ -71,7 +72,7 @@ tun_link() {
 	inns tm $IP link add sit1 type sit $_l
 	inns tm2 $IP link add vx42 type vxlan id 42 dstport 4789 \
 		local 10.21.0.1 remote 10.21.0.2 dev pa21
-	for _d in vx42 vx43 gnv7 gtap g6tap ersp2 ersp3; do
+	for _d in vx42 vx43 vx8472 gnv7 gtap g6tap ersp2 ersp3; do
 		tun_l2 tm $_d
 	done
 	tun_l2 tm2 vx42
@@ -195,8 +196,18 @@ t_tunnels() {
 	expect_ok "decap gre" inns tc dedupctl set decap gre
 	tun_case "gre only: gretap" tm gtap gre 4 $TUN_N
 	tun_case "gre only: erspan II" tm ersp2 erspan 4 0
+	# a port of one's own (Linux's VXLAN default, 8472): only once named;
+	# two UDP tunnels on one port are refused, and nothing changes
+	expect_ok "decap vxlan" inns tc dedupctl set decap vxlan
+	tun_case "vxlan on 8472, not named" tm vx8472 vxlan 4 0
+	expect_ok "vxlan-port 8472" inns tc dedupctl set vxlan-port 8472
+	tun_case "vxlan on 8472, named" tm vx8472 vxlan 4 $TUN_N
+	expect_fail "geneve on vxlan's port" 1 "must differ" \
+		inns tc dedupctl set decap vxlan,geneve geneve-port 8472
+	expect_eq "decap unchanged" "decap vxlan" \
+		"$(inns tc grep '^decap' /proc/net/pktdedup/config)"
 	expect_ok "back to the defaults" inns tc dedupctl set decap none \
-		mem 256K
+		vxlan-port 4789 mem 256K
 	t_end
 }
 
