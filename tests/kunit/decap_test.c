@@ -608,6 +608,10 @@ static void pd_decap_bad_headers(struct kunit *test)
 	fr_inner(f, false, 40, 1);
 	fr_gre(f, 0x0100, 0x0800, 0, false, 1);
 	dt_fails(test, f, &o, PD_PARSE_BAD_HEADER, PKTDEDUP_DECAP_GRE);
+	/* GRE versions 2-7 are no GRE's */
+	fr_inner(f, false, 40, 1);
+	fr_gre(f, 0x0002, 0x0800, 0, false, 1);
+	dt_fails(test, f, &o, PD_PARSE_BAD_HEADER, PKTDEDUP_DECAP_GRE);
 	/* GRE version 1 (PPTP): not looked into */
 	fr_inner(f, false, 40, 1);
 	fr_gre(f, 0x0001, 0x880b, 0, false, 1);
@@ -672,6 +676,17 @@ static void pd_decap_bad_headers(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, (int)dt_key(fr_data(f), fr_len(f), &o, &pkt, &h),
 			PD_PARSE_OK);
 	KUNIT_EXPECT_EQ(test, (int)pkt.encaps, PKTDEDUP_DECAP_VXLAN);
+	/*
+	 * A packet ends where the one carrying it does: VXLAN in IPIP whose
+	 * outer length ends inside the VXLAN header (the rest of the frame
+	 * is trailing bytes, not the tunnel's)
+	 */
+	o.vxlan_port = PD_VXLAN_PORT;
+	fr_inner(f, false, 40, 1);
+	fr_vxlan(f, 1, 1);
+	fr_ip(f, false, IPPROTO_IPIP, 2);
+	be16_put(f->buf + f->at + 2, 20 + 30);
+	dt_fails(test, f, &o, PD_PARSE_TRUNCATED, PKTDEDUP_DECAP_VXLAN);
 	/* an inner packet whose length says more than the tunnel holds */
 	fr_inner(f, false, 40, 1);
 	p = f->buf + f->at;
