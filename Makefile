@@ -86,9 +86,9 @@ deps:
 	scripts/install-deps.sh
 
 # dedupctl's pure parts: the Prometheus text, the rates of stats -w, the
-# digest of a BTF base
+# digest of a BTF base, the tunnel settings' words
 CTL_PURE := userspace/dedupctl/prom.c userspace/dedupctl/watch.c \
-	userspace/dedupctl/btfbase.c
+	userspace/dedupctl/btfbase.c userspace/dedupctl/encap.c
 
 # The core tests, natively, through the userspace KUnit stand-in, with ASan
 # and UBSan; the simulator's own tests (ground truth, streams) and

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "../../module/core/config.h"
+#include "../../module/core/decap.h"
 #include "../../module/core/fixed.h"
 #include "../../module/core/key.h"
 #include "../../module/core/plan.h"
@@ -42,8 +43,9 @@ bool json;
 char dc_prog[DC_PROG_MAX] = "dedupctl";
 
 /*
- * The usage text; the filter families' and the placements' names, where
- * the text has @FAMILIES@ and @HOOKS@, come from their tables (usage()).
+ * The usage text; the filter families', the placements' and the
+ * encapsulations' names, where the text has @FAMILIES@, @HOOKS@ and
+ * @ENCAPS@, come from their tables (usage()).
  */
 static const char usage_text[] =
 "usage: dedupctl [-j | -o FORMAT] COMMAND\n"
@@ -55,6 +57,9 @@ static const char usage_text[] =
 "  set SETTING VALUE ...         change settings (all or nothing; an idle\n"
 "                                instance starts unless state idle is given):\n"
 "      key packet|src|dst|pair|flow    payload BYTES    ignore-tos on|off\n"
+"      decap none|all|@ENCAPS@\n"
+"            (tunnels whose inner packet is keyed; a list: vxlan,gre)\n"
+"      tunnel-id include|ignore    vxlan-port N    geneve-port N    gtpu-port N\n"
 "      action count|mark|drop          mark VALUE[/MASK]\n"
 "      scope percpu|shared             state idle|active\n"
 "      filter @FAMILIES@\n"
@@ -130,14 +135,14 @@ static void usage_names(FILE *f, const char *const *names, unsigned int n,
 /* The usage text, with the names of the families and placements in it. */
 static void usage(FILE *f)
 {
-	const char *names[PD_FILTER_NKINDS > PD_NHOOKS ? PD_FILTER_NKINDS :
-			  PD_NHOOKS];
+	const char *names[PD_FILTER_NKINDS + PD_NHOOKS + PD_NENCAPS];
 	const char *p = usage_text, *at;
 	unsigned int i, n;
 
 	while ((at = strchr(p, '@'))) {
 		const char *col = at;
 		bool fam = !strncmp(at, "@FAMILIES@", 10);
+		bool enc = !strncmp(at, "@ENCAPS@", 8);
 
 		while (col > usage_text && col[-1] != '\n')
 			col--;
@@ -146,10 +151,12 @@ static void usage(FILE *f)
 		for (i = 0; fam && i < PD_FILTER_NKINDS; i++)
 			if (pd_filter_family(i))
 				names[n++] = pd_filter_family(i)->name;
-		for (i = 0; !fam && i < PD_NHOOKS; i++)
+		for (i = 0; enc && i < PD_NENCAPS; i++)
+			names[n++] = pd_encap_names[i];
+		for (i = 0; !fam && !enc && i < PD_NHOOKS; i++)
 			names[n++] = pd_placements[i].name;
 		/* the rest of the line: what follows the list on it */
-		p = at + (fam ? 10 : 7);
+		p = at + (fam ? 10 : enc ? 8 : 7);
 		usage_names(f, names, n, (unsigned int)(at - col),
 			    (unsigned int)(at - col), strcspn(p, "\n"));
 	}
