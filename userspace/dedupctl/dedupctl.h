@@ -95,6 +95,12 @@ void xdp_prog_close(void);
 
 /* show.c */
 int cmd_show(int argc, char **argv);
+struct encap_cfg;
+/*
+ * The tunnel settings of config nest c (tunnel-id from its key flags);
+ * false if it has none (a module without them).
+ */
+bool config_encap(const struct nlattr **c, struct encap_cfg *ec);
 /* A GET_CONFIG reply into the struct prom_config at data. */
 int config_prom_cb(const struct nlattr **tb, void *data);
 
