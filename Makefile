@@ -80,15 +80,16 @@ MODULE_SRC := Kbuild $(shell find module -name '*.[ch]')
 .PHONY: all check bench bench-kernel bench-xdp deb deb-check dkms-check demo clean deps module module-check e2e \
 	e2e-debug e2e-debug-selftest e2e-one vm kunit paper editcap-compare compare fuzz \
 	fuzz-build
-all: $(B)/dedup-sim $(B)/core-tests $(B)/bench $(B)/dedupctl
+all: $(B)/dedup-sim $(B)/core-tests $(B)/bench $(B)/dedupctl \
+	$(B)/dedupctl-fake
 
 deps:
 	scripts/install-deps.sh
 
 # dedupctl's pure parts: the Prometheus text, the rates of stats -w, the
-# digest of a BTF base
+# digest of a BTF base, the tunnel settings' words
 CTL_PURE := userspace/dedupctl/prom.c userspace/dedupctl/watch.c \
-	userspace/dedupctl/btfbase.c
+	userspace/dedupctl/btfbase.c userspace/dedupctl/encap.c
 
 # The core tests, natively, through the userspace KUnit stand-in, with ASan
 # and UBSan; the simulator's own tests (ground truth, streams) and
@@ -131,6 +132,16 @@ $(B)/dedupctl: $(CORE_SRC) $(CORE_HDR) $(CTL_SRC) $(wildcard userspace/dedupctl/
 	$(CC) $(CFLAGS_COMMON) -O2 $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ \
 		-DPD_XDP_OBJ='"$(XDP_OBJ)"' userspace/dedupctl/xdp_obj.S \
 		$(CTL_SRC) $(CORE_SRC) -lmnl -lbpf
+
+# dedupctl over a stand-in for the module (tests/cli/fake_nl.c in place of
+# nl.c): tests/cli/test_fake.py
+$(B)/dedupctl-fake: tests/cli/fake_nl.c $(CORE_SRC) $(CORE_HDR) $(CTL_SRC) \
+		$(wildcard userspace/dedupctl/*.h) userspace/dedupctl/xdp_obj.S \
+		$(XDP_OBJ) module/uapi/pktdedup.h | $(B)
+	$(CC) $(CFLAGS_COMMON) -O1 $(SAN) -o $@ \
+		-DPD_XDP_OBJ='"$(XDP_OBJ)"' userspace/dedupctl/xdp_obj.S \
+		$(filter-out userspace/dedupctl/nl.c,$(CTL_SRC)) $< \
+		$(CORE_SRC) -lmnl -lbpf
 
 BENCH_SRC := $(wildcard userspace/bench/*.c)
 $(B)/bench: $(CORE_SRC) $(CORE_HDR) $(BENCH_SRC) userspace/bench/bench.h | $(B)

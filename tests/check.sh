@@ -110,6 +110,10 @@ suite completion python3 tests/cli/test_completion.py "$B"
 # dedupctl -f: every line checked before netlink (FILE:LINE, exit 2), by
 # the command line's own parsers.
 suite batch python3 tests/cli/test_batch.py "$B"
+# dedupctl over a stand-in for the module (tests/cli/fake_nl.c): what set
+# sends, what show, save and stats print of known replies, and save's
+# file through -f.
+suite fake python3 tests/cli/test_fake.py "$B"
 # The netlink spec and what is generated from it (uAPI, policies, tables).
 suite spec /usr/bin/python3 tests/spec/test_spec.py
 # Kernel style of module/, the freestanding rule, SPDX headers.

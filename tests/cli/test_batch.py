@@ -90,7 +90,9 @@ def the_command_lines_own_messages():
                   ["set", "colour", "blue"], ["set", "window", "2days"],
                   ["sources", "counters", "3"], ["set", "priority", "x"],
                   ["set", "seed", "-1"], ["set", "seed", "18446744073709551616"],
-                  ["set", "seed", "fixed"]):
+                  ["set", "seed", "fixed"], ["set", "decap", "vxlam"],
+                  ["set", "decap", "gre,gre"], ["set", "tunnel-id", "on"],
+                  ["set", "vxlan-port", "0"], ["set", "gtpu-port", "65536"]):
         rc1, err1 = run(*words)
         assert rc1 == 2, (words, rc1, err1)
         path = file_of(" ".join(words) + "\n")
@@ -107,6 +109,29 @@ def seed_values():
         "seed: '1.5' is not random or a number from 0 to 2^64 - 1")
     bad("set seed\n", 1, "'seed' needs a value")
     bad("set seed 0x1ffffffffffffffff\n", 1, "seed: '0x1ffffffffffffffff'")
+
+
+@test
+def tunnel_settings():
+    """decap: none, all or names of the encapsulations, each once;
+    tunnel-id include or ignore; the UDP tunnels' ports 1 to 65535"""
+    names = "vxlan geneve gre erspan gtpu ip"
+    bad("set key flow\nset decap vxlan,geneve,nvgre\n", 2,
+        f"decap: 'nvgre' is not one of: {names} (a comma-separated list of"
+        " them, none or all)")
+    bad("set decap gtpu,ip,gtpu\n", 1, "decap: 'gtpu,ip,gtpu' names gtpu twice")
+    bad("set decap vxlan,\n", 1, "decap: 'vxlan,' has an empty name")
+    bad("set decap all,gre\n", 1, "none and all stand alone, not in a list")
+    bad("set decap None\n", 1, "decap: 'None' is not one of")
+    bad("set decap\n", 1, "'decap' needs a value")
+    bad("set tunnel-id yes\n", 1, "tunnel-id: 'yes' is not include or ignore")
+    for port in ("vxlan-port", "geneve-port", "gtpu-port"):
+        for v in ("0", "65536", "-1", "4789x", ""):
+            bad(f"set {port} {v}\n", 1,
+                f"{port}: '{v}' is not a number from 1 to 65535"
+                if v else f"'{port}' needs a value")
+    # a good setting before a bad one on the same line: still nothing sent
+    bad("set decap vxlan vxlan-port 70000\n", 1, "vxlan-port: '70000'")
 
 
 @test
@@ -138,6 +163,12 @@ def good_files_pass_the_checks():
                  "set filter rsbf p-star 0.03 max auto k auto p auto gap auto\n",
                  # a fixed seed as save writes it (a u64), hex, and back
                  "set seed 18446744073709551615\nset seed 0x2a\nset seed random\n",
+                 # the tunnel settings as save writes them, and the others
+                 "set decap vxlan,gre tunnel-id include vxlan-port 4790"
+                 " geneve-port 6082 gtpu-port 2153\n"
+                 "set decap vxlan,geneve,gre,erspan,gtpu,ip\nset decap all\n"
+                 "set decap none tunnel-id ignore vxlan-port 1"
+                 " gtpu-port 65535 ignore-tos on\n",
                  # the selection as save writes it: every protocol too
                  "set dev eth0,lo proto " + ",".join(str(p) for p in range(256)) +
                  " match-mark 0x1/0x1 hook ingress\n"):

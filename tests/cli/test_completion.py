@@ -113,6 +113,21 @@ def set_settings_and_values():
     assert complete("dedupctl set match-mark ") == {"any"}
     assert complete("dedupctl set se") == {"seed"}
     assert complete("dedupctl set seed ") == {"random"}
+    assert complete("dedupctl set de") == {"decap", "dev"}
+    assert complete("dedupctl set decap ") == {
+        "none", "all", "vxlan", "geneve", "gre", "erspan", "gtpu", "ip"}
+    assert complete("dedupctl set decap g") == {"geneve", "gre", "gtpu"}
+    # a list goes on with the names it has not yet; none, all stand alone
+    assert complete("dedupctl set decap vxlan,g") == {
+        "vxlan,geneve", "vxlan,gre", "vxlan,gtpu"}
+    assert complete("dedupctl set key flow decap gre,ip,") == {
+        "gre,ip,vxlan", "gre,ip,geneve", "gre,ip,erspan", "gre,ip,gtpu"}
+    assert complete("dedupctl set decap all,") == set()
+    assert complete("dedupctl set tunnel-id ") == {"include", "ignore"}
+    assert complete("dedupctl set decap gre tu") == {"tunnel-id"}
+    assert complete("dedupctl set g") == {"gap", "geneve-port", "gtpu-port"}
+    assert complete("dedupctl set vxlan-port ") == set(), "a port is a number"
+    assert complete("dedupctl set vxlan-port 4790 v") == {"vxlan-port"}
     assert "any" in complete("dedupctl set dev ")
     assert "lo" in complete("dedupctl set dev "), "this host's devices"
 

@@ -336,7 +336,11 @@ t_save_batch() {
 	expect_ok "configure" inns g dedupctl set key flow payload 32 \
 		ignore-tos on action mark mark 0x10/0xff scope shared hook input \
 		priority -100 filter jumping window 2ms rate 100k subwindows 15 \
-		warn-below 20 dev lo proto udp,tcp match-mark 0x4/0xc
+		warn-below 20 dev lo proto udp,tcp match-mark 0x4/0xc \
+		decap vxlan,gre tunnel-id include vxlan-port 4790
+	expect_eq "show: the tunnels" \
+		"decap    vxlan,gre (vxlan-port 4790), tunnel-id include" \
+		"$(inns g dedupctl show | grep '^decap')"
 	expect_ok "sources" inns g dedupctl sources window 20s subwindows 10 \
 		counters 64 new on new-mem 128K new-gap 500 event-rate 100 ring 256
 	inns g dedupctl save > /tmp/save1 || t_fail "save"
@@ -348,7 +352,9 @@ t_save_batch() {
 	# other settings, idle: -f must bring every one back
 	expect_ok "disable" inns g dedupctl disable
 	expect_ok "other settings" inns g dedupctl set state idle key packet \
-		filter sbf mem 128K action count dev any proto any match-mark any
+		filter sbf mem 128K action count dev any proto any match-mark any \
+		decap geneve,ip tunnel-id ignore ignore-tos off vxlan-port 4789 \
+		geneve-port 6082
 	expect_ok "other sources" inns g dedupctl sources off counters 0 \
 		window 60s
 	expect_ok "-f the saved file" inns g dedupctl -f /tmp/save1

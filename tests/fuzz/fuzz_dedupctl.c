@@ -18,7 +18,9 @@
  *
  * For "set", the request is also built by put_settings() for each family
  * the kernel could have in force, into a buffer of the size dedupctl sends
- * from (struct nl's), allocated to the byte: ASan sees any write past it.
+ * from (struct nl's), allocated to the byte: ASan sees any write past it;
+ * with key flags in force, of which ignore-tos and tunnel-id change their
+ * own only.
  */
 #include <setjmp.h>
 #include <stddef.h>
@@ -185,9 +187,90 @@ static void check_numbers(const struct nlmsghdr *nlh, int argc, char **argv)
 	}
 }
 
-/* put_settings() for "set" with the family target in force */
+/* Whether argv gives setting name; its last value into *v. */
+static bool last_word(int argc, char **argv, const char *name,
+		      const char **v)
+{
+	bool found = false;
+	int i;
+
+	for (i = 0; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], name)) {
+			found = true;
+			*v = argv[i + 1];
+		}
+		if (!strcmp(argv[i], "importance") &&
+		    !strcmp(argv[i + 1], "mark"))
+			i++;
+	}
+	return found;
+}
+
+/*
+ * The key flags: ignore-tos and tunnel-id set their flag as the command
+ * line's last says, every other flag is the one in force (key_flags), in
+ * one attribute, sent only if one of them is given. The tunnel settings:
+ * decap within the flags the spec knows, the ports not 0, each sent only
+ * if given.
+ */
+static void check_key_encap(const struct nlmsghdr *nlh, int argc, char **argv,
+			    uint32_t key_flags)
+{
+	static const struct {
+		const char *name;
+		uint16_t attr;
+	} encap[] = {
+		{ "decap", PKTDEDUP_A_CONFIG_DECAP },
+		{ "vxlan-port", PKTDEDUP_A_CONFIG_VXLAN_PORT },
+		{ "geneve-port", PKTDEDUP_A_CONFIG_GENEVE_PORT },
+		{ "gtpu-port", PKTDEDUP_A_CONFIG_GTPU_PORT },
+	};
+	const char *tos = NULL, *tun = NULL, *v;
+	bool has_tos, has_tun, seen[4] = { false }, flags_seen = false;
+	const struct nlattr *cfg, *a;
+	uint32_t want = key_flags;
+	unsigned int i;
+
+	has_tos = last_word(argc, argv, "ignore-tos", &tos);
+	has_tun = last_word(argc, argv, "tunnel-id", &tun);
+	if (has_tos)
+		want = (want & ~(uint32_t)PKTDEDUP_KEY_F_IGNORE_TOS) |
+		       (!strcmp(tos, "on") ? PKTDEDUP_KEY_F_IGNORE_TOS : 0);
+	if (has_tun)
+		want = (want & ~(uint32_t)PKTDEDUP_KEY_F_TUNNEL_ID) |
+		       (!strcmp(tun, "include") ? PKTDEDUP_KEY_F_TUNNEL_ID : 0);
+	mnl_attr_for_each(cfg, nlh, sizeof(struct genlmsghdr)) {
+		mnl_attr_for_each_nested(a, cfg) {
+			uint16_t t = mnl_attr_get_type(a);
+
+			if (t == PKTDEDUP_A_CONFIG_KEY_FLAGS) {
+				CHECK(!flags_seen && (has_tos || has_tun) &&
+				      mnl_attr_get_u32(a) == want);
+				flags_seen = true;
+			}
+			for (i = 0; i < 4; i++) {
+				if (t != encap[i].attr)
+					continue;
+				CHECK(!seen[i] &&
+				      last_word(argc, argv, encap[i].name, &v));
+				seen[i] = true;
+				CHECK(i ? mnl_attr_get_u16(a) != 0 :
+				      !(mnl_attr_get_u32(a) & ~0x3fu));
+			}
+		}
+	}
+	CHECK(flags_seen == (has_tos || has_tun));
+	for (i = 0; i < 4; i++)
+		CHECK(seen[i] == last_word(argc, argv, encap[i].name, &v));
+}
+
+/*
+ * put_settings() for "set" with the family target in force, and the key
+ * flags key_flags
+ */
 static void fuzz_put_settings(int argc, char **argv,
-			      const struct pd_filter_ops *target)
+			      const struct pd_filter_ops *target,
+			      uint32_t key_flags)
 {
 	struct nlmsghdr *volatile nlh;
 	char *buf = malloc(REQ_BUF);
@@ -197,17 +280,22 @@ static void fuzz_put_settings(int argc, char **argv,
 	nlh = mnl_nlmsg_put_header(buf);
 	mnl_nlmsg_put_extra_header(nlh, sizeof(struct genlmsghdr));
 	if (!setjmp(fuzz_jb)) {
-		put_settings(nlh, argc, argv, target);
+		put_settings(nlh, argc, argv, target, key_flags);
 		CHECK(nlh->nlmsg_len <= REQ_BUF);
 		/* the attributes are well formed as libmnl walks them */
 		CHECK(mnl_nlmsg_ok(nlh, (int)nlh->nlmsg_len));
 		check_numbers(nlh, argc, argv);
+		check_key_encap(nlh, argc, argv, key_flags);
 	}
 	free(buf);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 {
+	static const uint32_t in_force[] = {
+		0, PKTDEDUP_KEY_F_IGNORE_TOS | PKTDEDUP_KEY_F_TUNNEL_ID,
+		0x80000000u | PKTDEDUP_KEY_F_TUNNEL_ID,
+	};
 	char *argv[MAX_ARGS + 2], *copy;
 	unsigned int kind;
 	int argc = 0;
@@ -247,10 +335,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 		}
 	if (!setjmp(fuzz_jb))
 		(void)dedupctl_main(argc, argv);
+	/* the key flags in force: none, both, and one the spec lacks */
 	if (argc >= 2 && !strcmp(argv[1], "set"))
 		for (kind = 0; kind < PD_FILTER_NKINDS; kind++)
 			fuzz_put_settings(argc - 2, argv + 2,
-					  pd_filter_family(kind));
+					  pd_filter_family(kind),
+					  in_force[kind % 3]);
 	free(copy);
 	return 0;
 }

@@ -193,6 +193,9 @@ plans = [
     'help',
     'set seed 0x2a key flow scope shared',
     'set seed 18446744073709551615 seed random',
+    'set decap vxlan,gre tunnel-id include vxlan-port 4790 ignore-tos on',
+    'set decap all geneve-port 6082 gtpu-port 2153 tunnel-id ignore',
+    'set decap none decap erspan,ip,gtpu ignore-tos off tunnel-id include',
 ]
 
 # fuzz_dedupctl: "batch\0" and the lines of a file for dedupctl -f
@@ -208,6 +211,8 @@ batches = [
     'sources counters 128\nsources on new on\nsources off window 10s\n',
     'set fps 2\n',
     'set seed 12345 state idle\nset seed random\nset seed 0xffff\n',
+    'set decap vxlan,geneve tunnel-id include\nset vxlan-port 8472\n'
+    'set ignore-tos on decap gre,erspan gtpu-port 2153\nset decap none\n',
 ]
 
 

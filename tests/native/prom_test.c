@@ -257,6 +257,66 @@ static void prom_stats_packet_window_escapes(struct kunit *test)
 	free(text);
 }
 
+/*
+ * The encapsulations looked into: a family each of frames and errors,
+ * every row's series under one HELP and TYPE, labelled encap (and cpu);
+ * none when no row has any.
+ */
+static void prom_stats_decap(struct kunit *test)
+{
+	struct prom_stats_row rows[2] = {
+		{ .has_cpu = true, .cpu = 0, .packets = 10, .ndecap = 2,
+		  .decap = { { "vxlan", 7, 0 }, { "gre", 2, 1 } } },
+		{ .has_cpu = true, .cpu = 1, .packets = 20, .ndecap = 2,
+		  .decap = { { "vxlan", 12, 3 }, { "gre", 0, 0 } } },
+	};
+	static const char want[] =
+		"# HELP pktdedup_decap_frames_total Frames that came through each encapsulation looked into (config decap), keyed by the packet inside.\n"
+		"# TYPE pktdedup_decap_frames_total counter\n"
+		"pktdedup_decap_frames_total{netns=\"7\",cpu=\"0\",encap=\"vxlan\"} 7\n"
+		"pktdedup_decap_frames_total{netns=\"7\",cpu=\"0\",encap=\"gre\"} 2\n"
+		"pktdedup_decap_frames_total{netns=\"7\",cpu=\"1\",encap=\"vxlan\"} 12\n"
+		"pktdedup_decap_frames_total{netns=\"7\",cpu=\"1\",encap=\"gre\"} 0\n"
+		"# HELP pktdedup_decap_errors_total Frames whose header of the encapsulation was malformed or cut short (also in unparsed_packets_total).\n"
+		"# TYPE pktdedup_decap_errors_total counter\n"
+		"pktdedup_decap_errors_total{netns=\"7\",cpu=\"0\",encap=\"vxlan\"} 0\n"
+		"pktdedup_decap_errors_total{netns=\"7\",cpu=\"0\",encap=\"gre\"} 1\n"
+		"pktdedup_decap_errors_total{netns=\"7\",cpu=\"1\",encap=\"vxlan\"} 3\n"
+		"pktdedup_decap_errors_total{netns=\"7\",cpu=\"1\",encap=\"gre\"} 0\n";
+	struct prom_stats_row total = { .packets = 30, .ndecap = 1,
+					 .decap = { { "ip", 5, 4 } } };
+	char *buf = NULL, *text;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	prom_stats(f, 7, NULL, rows, 2);
+	text = text_of(f, &buf);
+	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(text, want), "%s", text);
+	expect_promtool_clean(test, text);
+	free(text);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	prom_stats(f, 7, NULL, &total, 1);
+	text = text_of(f, &buf);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(text,
+		"\npktdedup_decap_frames_total{netns=\"7\",encap=\"ip\"} 5\n"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(text,
+		"\npktdedup_decap_errors_total{netns=\"7\",encap=\"ip\"} 4\n"));
+	expect_promtool_clean(test, text);
+	free(text);
+	/* no encapsulation: no family */
+	total.ndecap = 0;
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	prom_stats(f, 7, NULL, &total, 1);
+	text = text_of(f, &buf);
+	KUNIT_EXPECT_NULL(test, strstr(text, "decap"));
+	free(text);
+}
+
 static void prom_distinct_exact(struct kunit *test)
 {
 	struct prom_distinct d = { .last_ms = 10500, .src = 1000, .dst = 10 };
@@ -403,6 +463,7 @@ static struct kunit_case prom_cases[] = {
 	KUNIT_CASE(prom_stats_totals_exact),
 	KUNIT_CASE(prom_stats_percpu),
 	KUNIT_CASE(prom_stats_packet_window_escapes),
+	KUNIT_CASE(prom_stats_decap),
 	KUNIT_CASE(prom_distinct_exact),
 	KUNIT_CASE(prom_sources_values),
 	KUNIT_CASE(watch_rates_steady),

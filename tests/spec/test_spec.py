@@ -204,20 +204,24 @@ def test_dump_covers_requests():
 
 
 def test_core_names():
-    """The names the core gives placements, actions and scopes (/proc's,
-    dedupctl's, the module parameters') are the spec's enum entries, in
-    the spec's order."""
+    """The names the core gives placements, actions, scopes and
+    encapsulations (/proc's, dedupctl's, the module parameters') are the
+    spec's enum entries, and the decap flags', in the spec's order (a
+    flag's name is its bit's: dedupctl's decap list)."""
     doc = load()
     enums = {d["name"]: [e["name"] if isinstance(e, dict) else e
                          for e in d["entries"]]
-             for d in doc["definitions"] if d.get("type") == "enum"}
+             for d in doc["definitions"]
+             if d.get("type") in ("enum", "flags")}
     tables = {"hook": ("PD_NHOOKS", "pd_placement_name(i)"),
               "action": ("PD_NACTIONS", "pd_action_names[i]"),
-              "scope": ("PD_NSCOPES", "pd_scope_names[i]")}
+              "scope": ("PD_NSCOPES", "pd_scope_names[i]"),
+              "decap": ("PD_NENCAPS", "pd_encap_names[i]")}
     with tempfile.TemporaryDirectory() as d:
         src = os.path.join(d, "names.c")
         with open(src, "w") as f:
             f.write('#include <stdio.h>\n#include "config.h"\n'
+                    '#include "decap.h"\n'
                     "int main(void)\n{\n\tunsigned int i;\n\n")
             for e, (n, name) in tables.items():
                 f.write(f"\tfor (i = 0; i < {n}; i++)\n"
@@ -242,8 +246,8 @@ def test_core_names():
             got.setdefault(e, []).append(name)
     bad = [f"{e}: core {got.get(e)}, spec {enums.get(e)}" for e in tables
            if got.get(e) != enums.get(e)]
-    result(not bad, "the core's placement, action and scope names are "
-           "the spec's enum entries", "\n".join(bad))
+    result(not bad, "the core's placement, action, scope and "
+           "encapsulation names are the spec's entries", "\n".join(bad))
 
 
 for t in (test_generated_files, test_values, test_change_detected,

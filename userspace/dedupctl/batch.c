@@ -169,22 +169,30 @@ static void flatten(struct request *r, const char *first)
 		}
 }
 
-/* The setting an attribute of the spec comes from (set's, sources'). */
-static const char *attr_word(const char *attr)
+/*
+ * The settings an attribute of the spec comes from (set's, sources'), the
+ * likelier first, into words[0..max); how many.
+ */
+static unsigned int attr_words(const char *attr, const char **words,
+			       unsigned int max)
 {
 	static const char *const map[][2] = {
-		{ "key-flags", "ignore-tos" }, { "mark-value", "mark" },
+		/* tunnel-id: the flag a module without decap refuses */
+		{ "key-flags", "tunnel-id" }, { "key-flags", "ignore-tos" },
+		{ "mark-value", "mark" },
 		{ "mark-mask", "mark" }, { "kind", "filter" },
 		{ "cell-bits", "max" }, { "importance-mask", "importance" },
 		{ "window-ns", "window" }, { "window-packets", "window" },
 		{ "window-ms", "window" }, { "enabled", "on" },
 	};
-	unsigned int i;
+	unsigned int i, n = 0;
 
-	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+	for (i = 0; i < sizeof(map) / sizeof(map[0]) && n < max; i++)
 		if (!strcmp(attr, map[i][0]))
-			return map[i][1];
-	return attr;
+			words[n++] = map[i][1];
+	if (!n)
+		words[n++] = attr;
+	return n;
 }
 
 static int cmp_uint(const void *a, const void *b)
@@ -200,8 +208,8 @@ static int cmp_uint(const void *a, const void *b)
  */
 static void blame(const struct request *r, const char *why)
 {
-	const char *colon = strstr(why, ": "), *dot, *word;
-	unsigned int lines[128], i, k, n = 0;
+	const char *colon = strstr(why, ": "), *dot, *words[2];
+	unsigned int lines[128], i, k, w, nw, n = 0;
 	char attr[128];
 	size_t len;
 
@@ -210,12 +218,14 @@ static void blame(const struct request *r, const char *why)
 		memcpy(attr, why, (size_t)(colon - why));
 		attr[colon - why] = '\0';
 		dot = strrchr(attr, '.');
-		word = attr_word(dot ? dot + 1 : attr);
-		for (i = 0; i < r->n; i++)
-			if (same(r->e[i].w[0], word)) {
-				at_line(r->e[i].line);
-				return;
-			}
+		nw = attr_words(dot ? dot + 1 : attr, words,
+				sizeof(words) / sizeof(words[0]));
+		for (w = 0; w < nw; w++)
+			for (i = 0; i < r->n; i++)
+				if (same(r->e[i].w[0], words[w])) {
+					at_line(r->e[i].line);
+					return;
+				}
 	}
 	for (i = 0; i < r->n; i++)
 		lines[n++] = r->e[i].line;

@@ -5,9 +5,10 @@
 # are dedupctl's usage text's; tests/cli/test_completion.py checks that
 # the two agree.
 
-_dedupctl_set_settings='key payload ignore-tos action mark scope state filter
-mem fps max k p gap p-star layout importance window rate warn-below
-subwindows landmark hook priority dev proto match-mark seed'
+_dedupctl_set_settings='key payload ignore-tos decap tunnel-id vxlan-port
+geneve-port gtpu-port action mark scope state filter mem fps max k p gap p-star
+layout importance window rate warn-below subwindows landmark hook priority dev
+proto match-mark seed'
 _dedupctl_sources_settings='window subwindows counters new new-mem new-gap
 event-rate ring'
 
@@ -17,8 +18,8 @@ _dedupctl_offer() {
 }
 
 # The alternatives of setting $1 in dedupctl's own usage text ("NAME a|b|c",
-# a list that may go on over the next line): the filter families and the
-# placements, which dedupctl lists from its tables.
+# a list that may go on over the next line): the filter families, the
+# placements and the encapsulations, which dedupctl lists from its tables.
 _dedupctl_usage_values() {
 	dedupctl help 2>/dev/null | tr '\n' ' ' | sed 's/| */|/g' |
 		grep -oE "(^| )$1 [a-z0-9-]+(\|[a-z0-9-]+)+" | head -n 1 |
@@ -32,7 +33,8 @@ _dedupctl_values() {
 	action) echo "count mark drop" ;;
 	scope) echo "percpu shared" ;;
 	state) echo "idle active" ;;
-	filter | hook) _dedupctl_usage_values "$1" ;;
+	filter | hook | decap) _dedupctl_usage_values "$1" ;;
+	tunnel-id) echo "include ignore" ;;
 	layout) echo "flat blocked" ;;
 	importance) echo "dscp mark" ;;
 	# this host's devices (a list is typed with commas)
@@ -43,6 +45,20 @@ _dedupctl_values() {
 	ignore-tos | new) echo "on off" ;;
 	max | k | p | gap | new-gap) echo "auto" ;;
 	esac
+}
+
+# A decap list being typed, $1 ("vxlan,g"): the names it has not yet, after
+# the names it has ("vxlan,geneve", "vxlan,gre"); none and all stand alone.
+_dedupctl_decap_more() {
+	local have=${1%,*} name names=''
+	for name in $(_dedupctl_usage_values decap); do
+		case ",$have," in
+		*",$name,"* | *,none,* | *,all,*) ;;
+		*) [ "$name" = none ] || [ "$name" = all ] ||
+			names="$names $have,$name" ;;
+		esac
+	done
+	_dedupctl_offer "$names" "$1"
 }
 
 # The formats of -o (--output).
@@ -76,7 +92,11 @@ _dedupctl() {
 	nargs=$((COMP_CWORD - i - 1))
 	case "$cmd" in
 	set | plan)
-		if [ $((nargs % 2)) = 1 ]; then
+		if [ $((nargs % 2)) = 1 ] &&
+			[ "${COMP_WORDS[COMP_CWORD - 1]}" = decap ] &&
+			[ "${cur#*,}" != "$cur" ]; then
+			_dedupctl_decap_more "$cur"
+		elif [ $((nargs % 2)) = 1 ]; then
 			_dedupctl_offer "$(_dedupctl_values "${COMP_WORDS[COMP_CWORD - 1]}")" "$cur"
 		else
 			_dedupctl_offer "$_dedupctl_set_settings" "$cur"

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "../../module/core/config.h"
+#include "../../module/core/decap.h"
 #include "../../module/core/fixed.h"
 #include "../../module/core/key.h"
 #include "../../module/core/plan.h"
@@ -32,6 +33,7 @@
 #include "../../module/uapi/pktdedup.h"
 #include "../common/args.h"
 #include "dedupctl.h"
+#include "encap.h"
 #include "nl.h"
 #include "prom.h"
 #include "watch.h"
@@ -42,8 +44,9 @@ bool json;
 char dc_prog[DC_PROG_MAX] = "dedupctl";
 
 /*
- * The usage text; the filter families' and the placements' names, where
- * the text has @FAMILIES@ and @HOOKS@, come from their tables (usage()).
+ * The usage text; the filter families', the placements' and the
+ * encapsulations' names, where the text has @FAMILIES@, @HOOKS@ and
+ * @ENCAPS@, come from their tables (usage()).
  */
 static const char usage_text[] =
 "usage: dedupctl [-j | -o FORMAT] COMMAND\n"
@@ -55,6 +58,9 @@ static const char usage_text[] =
 "  set SETTING VALUE ...         change settings (all or nothing; an idle\n"
 "                                instance starts unless state idle is given):\n"
 "      key packet|src|dst|pair|flow    payload BYTES    ignore-tos on|off\n"
+"      decap none|all|@ENCAPS@\n"
+"            (tunnels whose inner packet is keyed; a list: vxlan,gre)\n"
+"      tunnel-id include|ignore    vxlan-port N    geneve-port N    gtpu-port N\n"
 "      action count|mark|drop          mark VALUE[/MASK]\n"
 "      scope percpu|shared             state idle|active\n"
 "      filter @FAMILIES@\n"
@@ -130,14 +136,14 @@ static void usage_names(FILE *f, const char *const *names, unsigned int n,
 /* The usage text, with the names of the families and placements in it. */
 static void usage(FILE *f)
 {
-	const char *names[PD_FILTER_NKINDS > PD_NHOOKS ? PD_FILTER_NKINDS :
-			  PD_NHOOKS];
+	const char *names[PD_FILTER_NKINDS + PD_NHOOKS + PD_NENCAPS];
 	const char *p = usage_text, *at;
 	unsigned int i, n;
 
 	while ((at = strchr(p, '@'))) {
 		const char *col = at;
 		bool fam = !strncmp(at, "@FAMILIES@", 10);
+		bool enc = !strncmp(at, "@ENCAPS@", 8);
 
 		while (col > usage_text && col[-1] != '\n')
 			col--;
@@ -146,10 +152,12 @@ static void usage(FILE *f)
 		for (i = 0; fam && i < PD_FILTER_NKINDS; i++)
 			if (pd_filter_family(i))
 				names[n++] = pd_filter_family(i)->name;
-		for (i = 0; !fam && i < PD_NHOOKS; i++)
+		for (i = 0; enc && i < PD_NENCAPS; i++)
+			names[n++] = pd_encap_names[i];
+		for (i = 0; !fam && !enc && i < PD_NHOOKS; i++)
 			names[n++] = pd_placements[i].name;
 		/* the rest of the line: what follows the list on it */
-		p = at + (fam ? 10 : 7);
+		p = at + (fam ? 10 : enc ? 8 : 7);
 		usage_names(f, names, n, (unsigned int)(at - col),
 			    (unsigned int)(at - col), strcspn(p, "\n"));
 	}
@@ -495,11 +503,61 @@ static void prom_row(const struct nlattr *nest, const struct nlattr **tb,
 	r->early_expiries = u64a(tb, PKTDEDUP_A_STATS_EARLY_EXPIRIES);
 	if (!nest)
 		return;
-	mnl_attr_for_each_nested(a, nest)
+	mnl_attr_for_each_nested(a, nest) {
+		const struct nlattr *d[PKTDEDUP_A_DECAP_STATS_MAX + 1];
+		struct prom_decap *pd;
+		char name[16];
+
 		if (mnl_attr_get_type(a) == PKTDEDUP_A_STATS_LOAD &&
 		    mnl_attr_get_payload_len(a) == 8 &&
 		    r->nloads < PROM_LOADS_MAX)
 			r->loads[r->nloads++] = mnl_attr_get_u64(a);
+		if (mnl_attr_get_type(a) != PKTDEDUP_A_STATS_DECAP ||
+		    r->ndecap == PROM_ENCAPS_MAX)
+			continue;
+		nl_nest(a, &nls_decap_stats, d);
+		pd = &r->decap[r->ndecap++];
+		snprintf(pd->encap, sizeof(pd->encap), "%s",
+			 encap_name(name, sizeof(name),
+				    u32a(d, PKTDEDUP_A_DECAP_STATS_ENCAP)));
+		pd->frames = u64a(d, PKTDEDUP_A_DECAP_STATS_FRAMES);
+		pd->errors = u64a(d, PKTDEDUP_A_DECAP_STATS_ERRORS);
+	}
+}
+
+/*
+ * The frames and errors of each encapsulation looked into (repeated
+ * nests): a JSON array, or text as /proc's ("decap vxlan 120 errors 0,
+ * gre 30 errors 2").
+ */
+static void print_decap(const struct nlattr *nest)
+{
+	const struct nlattr *a, *d[PKTDEDUP_A_DECAP_STATS_MAX + 1];
+	unsigned long long frames, errors;
+	unsigned int n = 0;
+	const char *encap;
+	char name[16];
+
+	if (!nest)
+		return;
+	mnl_attr_for_each_nested(a, nest) {
+		if (mnl_attr_get_type(a) != PKTDEDUP_A_STATS_DECAP)
+			continue;
+		nl_nest(a, &nls_decap_stats, d);
+		encap = encap_name(name, sizeof(name),
+				   u32a(d, PKTDEDUP_A_DECAP_STATS_ENCAP));
+		frames = u64a(d, PKTDEDUP_A_DECAP_STATS_FRAMES);
+		errors = u64a(d, PKTDEDUP_A_DECAP_STATS_ERRORS);
+		if (json)
+			printf("%s{\"encap\":\"%s\",\"frames\":%llu,\"errors\":%llu}",
+			       n ? "," : ",\"decap\":[", encap, frames, errors);
+		else
+			printf("%s%s %llu errors %llu", n ? ", " : "  decap ",
+			       encap, frames, errors);
+		n++;
+	}
+	if (n && json)
+		printf("]");
 }
 
 /* The loads of a bit-array filter (repeated attributes), as a list. */
@@ -599,6 +657,7 @@ static int stats_cb(const struct nlattr **top, void *data)
 		       (unsigned long long)u64a(tb, PKTDEDUP_A_STATS_NONIP));
 		print_loads(top[PKTDEDUP_A_STATS]);
 		print_window_stats(tb);
+		print_decap(top[PKTDEDUP_A_STATS]);
 		printf("}");
 		if (!c->percpu)
 			printf("\n");
@@ -620,6 +679,7 @@ static int stats_cb(const struct nlattr **top, void *data)
 		if (u64a(tb, PKTDEDUP_A_STATS_NONIP))
 			printf("  non-IP %llu", (unsigned long long)
 			       u64a(tb, PKTDEDUP_A_STATS_NONIP));
+		print_decap(top[PKTDEDUP_A_STATS]);
 		printf("\n");
 	}
 	c->rows++;

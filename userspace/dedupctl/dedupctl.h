@@ -95,6 +95,12 @@ void xdp_prog_close(void);
 
 /* show.c */
 int cmd_show(int argc, char **argv);
+struct encap_cfg;
+/*
+ * The tunnel settings of config nest c (tunnel-id from its key flags);
+ * false if it has none (a module without them).
+ */
+bool config_encap(const struct nlattr **c, struct encap_cfg *ec);
 /* A GET_CONFIG reply into the struct prom_config at data. */
 int config_prom_cb(const struct nlattr **tb, void *data);
 
@@ -133,10 +139,11 @@ int cmd_enable(int argc, char **argv);
 int cmd_disable(int argc, char **argv);
 /*
  * The settings of "set argv" into nlh, a family's in its nest if target
- * takes them; exits 2 if a value is bad.
+ * takes them; key_flags: those in force (ignore-tos and tunnel-id change
+ * one flag each, and keep the others); exits 2 if a value is bad.
  */
 void put_settings(struct nlmsghdr *nlh, int argc, char **argv,
-		  const struct pd_filter_ops *target);
+		  const struct pd_filter_ops *target, uint32_t key_flags);
 
 /* set's words with "landmark D" spelled out (static: use before the next) */
 char **set_expand(int *argc, char **argv);

@@ -225,6 +225,42 @@ static void prom_config(FILE *f, uint64_t netns, const struct prom_config *c)
 	       u(c->mem_peak));
 }
 
+/* The frames and errors of each encapsulation looked into, by encap. */
+static void prom_decap(FILE *f, uint64_t netns,
+		       const struct prom_stats_row *rows, unsigned int n)
+{
+	static const struct {
+		const char *name, *help;
+		bool errors;
+	} fams[] = {
+		{ "decap_frames_total",
+		  "Frames that came through each encapsulation looked into (config decap), keyed by the packet inside.",
+		  false },
+		{ "decap_errors_total",
+		  "Frames whose header of the encapsulation was malformed or cut short (also in unparsed_packets_total).",
+		  true },
+	};
+	unsigned int fam, i, e;
+	bool any = false;
+
+	for (i = 0; i < n; i++)
+		any |= rows[i].ndecap > 0;
+	if (!any)
+		return;
+	for (fam = 0; fam < sizeof(fams) / sizeof(fams[0]); fam++) {
+		head(f, fams[fam].name, "counter", fams[fam].help);
+		for (i = 0; i < n; i++)
+			for (e = 0; e < rows[i].ndecap && e < PROM_ENCAPS_MAX;
+			     e++)
+				sample(f, fams[fam].name, netns,
+				       rows[i].has_cpu ? (long)rows[i].cpu : -1,
+				       "encap", rows[i].decap[e].encap,
+				       u(fams[fam].errors ?
+					 rows[i].decap[e].errors :
+					 rows[i].decap[e].frames));
+	}
+}
+
 void prom_stats(FILE *f, uint64_t netns, const struct prom_config *cfg,
 		const struct prom_stats_row *rows, unsigned int n)
 {
@@ -251,6 +287,7 @@ void prom_stats(FILE *f, uint64_t netns, const struct prom_config *cfg,
 			       NULL, v);
 		}
 	}
+	prom_decap(f, netns, rows, n);
 	for (i = 0; i < n; i++)
 		loads |= rows[i].nloads > 0;
 	if (!loads)

@@ -14,6 +14,14 @@
 
 /* Most per-array loads a row carries (the bit-array families' K). */
 #define PROM_LOADS_MAX 32
+/* Most encapsulations a row carries (the decap flags). */
+#define PROM_ENCAPS_MAX 32
+
+/* The frames of one encapsulation looked into (stats decap). */
+struct prom_decap {
+	char encap[16];			/* its name: the label encap */
+	uint64_t frames, errors;
+};
 
 /* One GET_STATS reply: the totals (has_cpu false) or one CPU's. */
 struct prom_stats_row {
@@ -30,6 +38,8 @@ struct prom_stats_row {
 	bool timed;			/* in ns; else in packets */
 	uint64_t window_asked, window_effective, window_shortest;
 	uint64_t window_entries, early_expiries;
+	unsigned int ndecap;		/* config decap: one per encapsulation */
+	struct prom_decap decap[PROM_ENCAPS_MAX];
 };
 
 /* What GET_CONFIG says of the instance (stats totals only). */

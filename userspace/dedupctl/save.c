@@ -14,6 +14,7 @@
 #include "../../module/core/timewin.h"
 #include "../../module/uapi/pktdedup.h"
 #include "dedupctl.h"
+#include "encap.h"
 /* A rate (ppb, below 1) as a decimal fraction ppb_arg() reads back. */
 static const char *ppb_word(char *buf, size_t len, uint32_t ppb)
 {
@@ -57,7 +58,10 @@ void config_words(const struct nlattr **tb, struct words *w)
 	const struct nlattr *c[PKTDEDUP_A_CONFIG_MAX + 1],
 		*f[PKTDEDUP_A_FILTER_MAX + 1], *s[PKTDEDUP_A_SETTINGS_MAX + 1];
 	const struct pd_filter_ops *ops;
+	char ew[ENCAP_WORDS][ENCAP_WORD_LEN];
 	struct select_view sel;
+	struct encap_cfg ec;
+	unsigned int i, n;
 	char b[48];
 	uint32_t v;
 	uint64_t g;
@@ -75,6 +79,15 @@ void config_words(const struct nlattr **tb, struct words *w)
 	words_add(w, "ignore-tos");
 	words_add(w, "%s", u32a(c, PKTDEDUP_A_CONFIG_KEY_FLAGS) &
 		  PKTDEDUP_KEY_F_IGNORE_TOS ? "on" : "off");
+	/*
+	 * the tunnel settings, all of them, defaults too (as every setting):
+	 * a file that left one out would leave another value in force
+	 */
+	if (config_encap(c, &ec)) {
+		n = encap_words(&ec, ew);
+		for (i = 0; i < n; i++)
+			words_add(w, "%s", ew[i]);
+	}
 	words_add(w, "action");
 	words_add(w, "%s", name_of(pd_action_names, PD_NACTIONS,
 				   u8a(c, PKTDEDUP_A_CONFIG_ACTION)));

@@ -18,6 +18,7 @@
 #include "../../module/core/timewin.h"
 #include "../../module/uapi/pktdedup.h"
 #include "dedupctl.h"
+#include "encap.h"
 #include "units.h"
 /*
  * A filter setting as dedupctl spells it, and the attribute of the spec's
@@ -277,9 +278,6 @@ static void put_setting(struct nlmsghdr *nlh, const char *k, const char *v)
 	} else if (!strcmp(k, "payload")) {
 		mnl_attr_put_u16(nlh, PKTDEDUP_A_CONFIG_PAYLOAD,
 				 (uint16_t)num_arg(k, v, 0, PKTDEDUP_PAYLOAD_MAX));
-	} else if (!strcmp(k, "ignore-tos")) {
-		mnl_attr_put_u32(nlh, PKTDEDUP_A_CONFIG_KEY_FLAGS,
-				 onoff_arg(k, v) ? PKTDEDUP_KEY_F_IGNORE_TOS : 0);
 	} else if (!strcmp(k, "action")) {
 		mnl_attr_put_u8(nlh, PKTDEDUP_A_CONFIG_ACTION,
 				(uint8_t)name_arg(k, v, pd_action_names,
@@ -333,26 +331,82 @@ static void put_setting(struct nlmsghdr *nlh, const char *k, const char *v)
 }
 
 /*
+ * The key flags and the tunnel settings of a command line: ignore-tos and
+ * tunnel-id set a flag each of one attribute, sent once, the other flags
+ * as they are in force; decap and the ports.
+ */
+struct key_encap {
+	uint32_t flags;		/* in force, then as the settings leave them */
+	bool flags_given;
+	struct encap_cfg ec;
+	unsigned int given;	/* ENCAP_GIVEN_*s */
+};
+
+/* Setting k of value v into ke if it is one of them; exits 2 if v is bad. */
+static bool key_encap_read(struct key_encap *ke, const char *k, const char *v)
+{
+	char why[256];
+	int r;
+
+	if (!strcmp(k, "ignore-tos")) {
+		ke->flags &= ~(uint32_t)PKTDEDUP_KEY_F_IGNORE_TOS;
+		if (onoff_arg(k, v))
+			ke->flags |= PKTDEDUP_KEY_F_IGNORE_TOS;
+		ke->flags_given = true;
+		return true;
+	}
+	r = encap_setting(k, v, &ke->ec, &ke->given, why, sizeof(why));
+	if (r < 0)
+		usage_error("%s", why);
+	if (r && !strcmp(k, "tunnel-id")) {
+		ke->flags &= ~(uint32_t)PKTDEDUP_KEY_F_TUNNEL_ID;
+		if (ke->ec.tunnel_id)
+			ke->flags |= PKTDEDUP_KEY_F_TUNNEL_ID;
+		ke->flags_given = true;
+	}
+	return r;
+}
+
+static void key_encap_put(struct nlmsghdr *nlh, const struct key_encap *ke)
+{
+	unsigned int i;
+
+	if (ke->flags_given)
+		mnl_attr_put_u32(nlh, PKTDEDUP_A_CONFIG_KEY_FLAGS, ke->flags);
+	if (ke->given & ENCAP_GIVEN_DECAP)
+		mnl_attr_put_u32(nlh, PKTDEDUP_A_CONFIG_DECAP, ke->ec.decap);
+	for (i = 0; i < ENCAP_NPORTS; i++)
+		if (ke->given & ENCAP_GIVEN_PORT(i))
+			mnl_attr_put_u16(nlh, encap_ports[i].attr,
+					 ke->ec.port[i]);
+}
+
+/*
  * Put the settings of argv into nlh: the configuration's in its nest, the
  * filter's kind and memory in the filter nest, and each family setting in
  * the nest of family target if it takes it, else in that of the first
- * family that does. Bad values exit with status 2 before anything is sent.
+ * family that does. key_flags: the key flags in force, which ignore-tos
+ * and tunnel-id, a flag each, leave as they are. Bad values exit with
+ * status 2 before anything is sent.
  */
 void put_settings(struct nlmsghdr *nlh, int argc, char **argv,
-		  const struct pd_filter_ops *target)
+		  const struct pd_filter_ops *target, uint32_t key_flags)
 {
 	struct nlattr *cfg, *filter, *fam;
 	uint64_t set[PD_FILTER_NKINDS] = { 0 };
+	struct key_encap ke = { .flags = key_flags };
 	struct fvals fv;
 	unsigned int kind;
 	int i, n;
 
 	memset(&fv, 0, sizeof(fv));
+	encap_defaults(&ke.ec);
 	cfg = mnl_attr_nest_start(nlh, PKTDEDUP_A_CONFIG);
 	for (i = 0; i < argc; i += n) {
 		n = setting_args(argc, argv, i);
 		if (!strcmp(argv[i], "filter") || !strcmp(argv[i], "mem") ||
-		    fsetting_attr(argv[i]))
+		    fsetting_attr(argv[i]) ||
+		    key_encap_read(&ke, argv[i], argv[i + 1]))
 			continue;
 		/*
 		 * seed N and seed random are two attributes: only the last
@@ -367,6 +421,7 @@ void put_settings(struct nlmsghdr *nlh, int argc, char **argv,
 		}
 		put_setting(nlh, argv[i], argv[i + 1]);
 	}
+	key_encap_put(nlh, &ke);
 	filter = mnl_attr_nest_start(nlh, PKTDEDUP_A_CONFIG_FILTER);
 	for (i = 0; i < argc; i += n) {
 		uint16_t attr = fsetting_attr(argv[i]);
@@ -408,6 +463,7 @@ void put_settings(struct nlmsghdr *nlh, int argc, char **argv,
 struct in_force {
 	uint32_t kind;
 	uint8_t hook;
+	uint32_t key_flags;
 };
 
 static int in_force_cb(const struct nlattr **tb, void *data)
@@ -420,6 +476,7 @@ static int in_force_cb(const struct nlattr **tb, void *data)
 	nl_nest(c[PKTDEDUP_A_CONFIG_FILTER], &nls_filter, f);
 	in->kind = u32a(f, PKTDEDUP_A_FILTER_KIND);
 	in->hook = u8a(c, PKTDEDUP_A_CONFIG_HOOK);
+	in->key_flags = u32a(c, PKTDEDUP_A_CONFIG_KEY_FLAGS);
 	return MNL_CB_OK;
 }
 
@@ -526,7 +583,7 @@ void set_check(int argc, char **argv)
 	if (!argc)
 		usage_error("set: nothing to set");
 	put_settings(mnl_nlmsg_put_header(scratch), argc, argv,
-		     target ? target : &pd_sbf_family);
+		     target ? target : &pd_sbf_family, 0);
 }
 
 /*
@@ -542,7 +599,10 @@ int set_send(struct nl *n, int argc, char **argv, int sargc, char **sargv)
 	struct nlmsghdr *nlh;
 	int err;
 
-	/* the family in force decides where its settings go; the hook */
+	/*
+	 * the family in force decides where its settings go; the hook; the
+	 * key flags, of which ignore-tos and tunnel-id change one each
+	 */
 	err = nl_talk(n, nl_request(n, PKTDEDUP_CMD_GET_CONFIG, false),
 		      in_force_cb, &in);
 	if (err)
@@ -550,7 +610,7 @@ int set_send(struct nl *n, int argc, char **argv, int sargc, char **sargv)
 	if (!target)
 		target = kind_family(in.kind);
 	nlh = nl_request(n, PKTDEDUP_CMD_SET_CONFIG, false);
-	put_settings(nlh, argc, argv, target);
+	put_settings(nlh, argc, argv, target, in.key_flags);
 	if (sargc)
 		put_sources(nlh, sargc, sargv);
 	/* the module attaches its program: it comes with the change */

@@ -12,6 +12,7 @@
 #include "../../module/core/filter.h"
 #include "../../module/uapi/pktdedup.h"
 #include "dedupctl.h"
+#include "encap.h"
 #include "prom.h"
 static const char *const cap_sources[] = {
 	[PKTDEDUP_CAP_SOURCE_INIT_USERNS] = "max_netns_mem",
@@ -92,6 +93,38 @@ static void print_budget(const struct nlattr *nest)
 				u64a(b, PKTDEDUP_A_BUDGET_USERNS_CAP)));
 }
 
+bool config_encap(const struct nlattr **c, struct encap_cfg *ec)
+{
+	unsigned int i;
+
+	encap_defaults(ec);
+	if (!c[PKTDEDUP_A_CONFIG_DECAP])
+		return false;
+	ec->decap = u32a(c, PKTDEDUP_A_CONFIG_DECAP);
+	ec->tunnel_id = u32a(c, PKTDEDUP_A_CONFIG_KEY_FLAGS) &
+			PKTDEDUP_KEY_F_TUNNEL_ID;
+	for (i = 0; i < ENCAP_NPORTS; i++)
+		if (c[encap_ports[i].attr])
+			ec->port[i] = u16a(c, encap_ports[i].attr);
+	return true;
+}
+
+/* The tunnel settings as JSON members (decap: an array of names). */
+static void print_encap_json(const struct encap_cfg *ec)
+{
+	char name[16];
+	unsigned int i, n = 0;
+
+	printf(",\"decap\":[");
+	for (i = 0; i < 32; i++)
+		if (ec->decap & (1u << i))
+			printf("%s\"%s\"", n++ ? "," : "",
+			       encap_name(name, sizeof(name), 1u << i));
+	printf("],\"tunnel_id\":\"%s\"", ec->tunnel_id ? "include" : "ignore");
+	for (i = 0; i < ENCAP_NPORTS; i++)
+		printf(",\"%s\":%u", encap_ports[i].json, ec->port[i]);
+}
+
 static int show_cb(const struct nlattr **tb, void *data)
 {
 	const struct nlattr *c[PKTDEDUP_A_CONFIG_MAX + 1],
@@ -100,8 +133,9 @@ static int show_cb(const struct nlattr **tb, void *data)
 	const char *key, *action, *scope, *hook, *xdp_why;
 	const struct pd_filter_ops *ops;
 	struct select_view sel;
-	bool tos, active, fixed;
-	char b1[32], b2[32];
+	struct encap_cfg ec;
+	bool tos, active, fixed, has_encap;
+	char b1[32], b2[32], eb[160];
 	uint8_t bits, imp;
 	int32_t prio;
 
@@ -126,6 +160,7 @@ static int show_cb(const struct nlattr **tb, void *data)
 	imp = u8a(s, PKTDEDUP_A_SETTINGS_IMPORTANCE) ? 1 : 0;
 	fixed = u8a(c, PKTDEDUP_A_CONFIG_SEED_MODE) == PKTDEDUP_SEED_MODE_FIXED;
 	select_view(c, &sel);
+	has_encap = config_encap(c, &ec);
 	if (json) {
 		printf("{\"state\":\"%s\",\"key\":\"%s\",\"payload\":%u,"
 		       "\"ignore_tos\":%s,\"action\":\"%s\","
@@ -142,6 +177,8 @@ static int show_cb(const struct nlattr **tb, void *data)
 		       sel.dev, sel.proto, sel.mark);
 		if (*sel.devices)
 			printf(",\"devices\":[%s]", sel.devices);
+		if (has_encap)
+			print_encap_json(&ec);
 		/* the value only for CAP_NET_ADMIN: the kernel sends no more */
 		printf(",\"seed_mode\":\"%s\"", fixed ? "fixed" : "random");
 		if (c[PKTDEDUP_A_CONFIG_SEED])
@@ -197,6 +234,9 @@ static int show_cb(const struct nlattr **tb, void *data)
 		printf(" (L4 header + %u payload bytes, tos %s)",
 		       u16a(c, PKTDEDUP_A_CONFIG_PAYLOAD),
 		       tos ? "ignored" : "counted");
+	/* the tunnels looked into: their ports, whether their ids are keyed */
+	if (has_encap)
+		printf("\ndecap    %s", encap_show(eb, sizeof(eb), &ec));
 	printf("\naction   %s", action);
 	if (!strcmp(action, "mark"))
 		printf(" 0x%x/0x%x", u32a(c, PKTDEDUP_A_CONFIG_MARK_VALUE),

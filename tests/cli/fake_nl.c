@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A stand-in for the module, for tests/cli/test_fake.py: dedupctl's
+ * commands are linked as they are (userspace/dedupctl/, all but nl.c)
+ * with this file's nl.c, which answers from a state file instead of the
+ * kernel, so that what dedupctl sends and prints of a configuration is
+ * checked on any host: set, then save, then -f of the saved file, then
+ * save again; show, stats and -o prometheus of known values.
+ *
+ * The state file ($DEDUPCTL_FAKE) holds the config nest's attributes as
+ * the kernel would send them. SET_CONFIG replaces each attribute its
+ * config nest carries, as the module's pd_cfg_update() does (a seed makes
+ * the seed mode fixed, seed-mode random drops it), but the filter nest,
+ * which stays the initial one (the SBF, 256K); state changes only when
+ * given. GET_CONFIG replies with it, and a budget nest of fixed values.
+ * GET_STATS gives fixed counters and, for each encapsulation of the
+ * state's decap (bit i), a decap nest of 1000 * (i + 1) frames and i
+ * errors (per CPU, dump: two CPUs, each half). GET_SOURCES gives fixed
+ * settings; SET_SOURCES takes anything. Any other request is refused
+ * (-EOPNOTSUPP). Of the checks the module makes, one is made here: two
+ * UDP tunnels looked into on one port, refused with the module's message
+ * about the attribute it points at (pd_cfg_ports()), which dedupctl -f
+ * turns into the line to blame. The rest is what dedupctl does with the
+ * replies, not what the module accepts.
+ *
+ * Each request's config nest is also written, as the names and values of
+ * its attributes, to $DEDUPCTL_FAKE.req ("decap 0x5", "vxlan-port 4790"):
+ * what set sent.
+ */
+#include <errno.h>
+#include <linux/genetlink.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../module/uapi/pktdedup.h"
+#include "../../userspace/dedupctl/nl.h"
+
+#define STATE_MAX 8192
+
+static char state[STATE_MAX];	/* the config nest's attributes */
+static size_t state_len;
+
+/* nl.c's parse_attrs(), without its check of each type's length */
+static void parse_attrs(const struct nlattr *first, size_t len,
+			const struct nls_set *set, const struct nlattr **tb)
+{
+	const char *end = (const char *)first + len;
+	const struct nlattr *a;
+
+	memset(tb, 0, (set->max + 1u) * sizeof(*tb));
+	for (a = first; mnl_attr_ok(a, (int)(end - (const char *)a));
+	     a = mnl_attr_next(a)) {
+		uint16_t t = mnl_attr_get_type(a);
+
+		if (t <= set->max && set->attrs[t].name)
+			tb[t] = a;
+	}
+}
+
+void nl_nest(const struct nlattr *nest, const struct nls_set *set,
+	     const struct nlattr **tb)
+{
+	if (!nest) {
+		memset(tb, 0, (set->max + 1u) * sizeof(*tb));
+		return;
+	}
+	parse_attrs(mnl_attr_get_payload(nest), mnl_attr_get_payload_len(nest),
+		    set, tb);
+}
+
+static const char *state_path(void)
+{
+	const char *p = getenv("DEDUPCTL_FAKE");
+
+	if (!p) {
+		fprintf(stderr, "fake_nl: DEDUPCTL_FAKE is not set\n");
+		exit(3);
+	}
+	return p;
+}
+
+/* The initial configuration: the module's defaults, an idle instance. */
+static void state_initial(void)
+{
+	static char buf[STATE_MAX];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct nlattr *f, *s;
+
+	mnl_attr_put_u8(nlh, PKTDEDUP_A_CONFIG_KEY, PKTDEDUP_KEY_PACKET);
+	mnl_attr_put_u32(nlh, PKTDEDUP_A_CONFIG_KEY_FLAGS, 0);
+	mnl_attr_put_u16(nlh, PKTDEDUP_A_CONFIG_PAYLOAD, 64);
+	mnl_attr_put_u8(nlh, PKTDEDUP_A_CONFIG_ACTION, PKTDEDUP_ACTION_COUNT);
+	mnl_attr_put_u32(nlh, PKTDEDUP_A_CONFIG_MARK_VALUE, 0);
+	mnl_attr_put_u32(nlh, PKTDEDUP_A_CONFIG_MARK_MASK, 0xffffffffu);
+	mnl_attr_put_u8(nlh, PKTDEDUP_A_CONFIG_SCOPE, PKTDEDUP_SCOPE_PERCPU);
+	mnl_attr_put_u8(nlh, PKTDEDUP_A_CONFIG_HOOK, PKTDEDUP_HOOK_PREROUTING);
+	mnl_attr_put_u32(nlh, PKTDEDUP_A_CONFIG_PRIORITY, (uint32_t)-450);
+	f = mnl_attr_nest_start(nlh, PKTDEDUP_A_CONFIG_FILTER);
+	mnl_attr_put_u32(nlh, PKTDEDUP_A_FILTER_KIND, PKTDEDUP_FILTER_KIND_SBF);
+	mnl_attr_put_u64(nlh, PKTDEDUP_A_FILTER_MEM, 262144);
+	s = mnl_attr_nest_start(nlh, PKTDEDUP_A_FILTER_SBF);
+	mnl_attr_put_u32(nlh, PKTDEDUP_A_SETTINGS_FPS, 10000000);
+	mnl_attr_put_u8(nlh, PKTDEDUP_A_SETTINGS_CELL_BITS, 0);
+	mnl_attr_put_u8(nlh, PKTDEDUP_A_SETTINGS_K, 0);
+	mnl_attr_put_u32(nlh, PKTDEDUP_A_SETTINGS_P, PKTDEDUP_P_AUTO);
+	mnl_attr_put_u64(nlh, PKTDEDUP_A_SETTINGS_GAP, 0);
+	mnl_attr_put_u8(nlh, PKTDEDUP_A_SETTINGS_LAYOUT, PKTDEDUP_LAYOUT_FLAT);
+	mnl_attr_nest_end(nlh, s);
+	mnl_attr_nest_end(nlh, f);
+	mnl_attr_put_u8(nlh, PKTDEDUP_A_CONFIG_STATE, PKTDEDUP_STATE_IDLE);
+	mnl_attr_put_u32(nlh, PKTDEDUP_A_CONFIG_MATCH_MARK_VALUE, 0);
+	mnl_attr_put_u32(nlh, PKTDEDUP_A_CONFIG_MATCH_MARK_MASK, 0);
+	mnl_attr_put_u8(nlh, PKTDEDUP_A_CONFIG_SEED_MODE,
+			PKTDEDUP_SEED_MODE_RANDOM);
+	mnl_attr_put_u32(nlh, PKTDEDUP_A_CONFIG_DECAP, 0);
+	mnl_attr_put_u16(nlh, PKTDEDUP_A_CONFIG_VXLAN_PORT, 4789);
+	mnl_attr_put_u16(nlh, PKTDEDUP_A_CONFIG_GENEVE_PORT, 6081);
+	mnl_attr_put_u16(nlh, PKTDEDUP_A_CONFIG_GTPU_PORT, 2152);
+	state_len = nlh->nlmsg_len - MNL_NLMSG_HDRLEN;
+	memcpy(state, mnl_nlmsg_get_payload(nlh), state_len);
+}
+
+static void state_load(void)
+{
+	FILE *f = fopen(state_path(), "rb");
+
+	if (!f) {
+		state_initial();
+		return;
+	}
+	state_len = fread(state, 1, sizeof(state), f);
+	fclose(f);
+}
+
+static void state_save(void)
+{
+	FILE *f = fopen(state_path(), "wb");
+
+	if (!f || fwrite(state, 1, state_len, f) != state_len) {
+		perror("fake_nl: state");
+		exit(3);
+	}
+	fclose(f);
+}
+
+/* The request's config attributes, by name and value, to STATE.req. */
+static void log_request(const struct nlattr **c)
+{
+	char path[4096];
+	unsigned int t;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s.req", state_path());
+	f = fopen(path, "w");
+	if (!f)
+		return;
+	for (t = 1; t <= PKTDEDUP_A_CONFIG_MAX; t++) {
+		const struct nls_attr *sa = &nls_config.attrs[t];
+
+		if (!c[t] || sa->type == NLS_NEST || sa->type == NLS_BINARY)
+			continue;
+		switch (mnl_attr_get_payload_len(c[t])) {
+		case 1:
+			fprintf(f, "%s 0x%x\n", sa->name,
+				mnl_attr_get_u8(c[t]));
+			break;
+		case 2:
+			fprintf(f, "%s %u\n", sa->name, mnl_attr_get_u16(c[t]));
+			break;
+		case 4:
+			fprintf(f, "%s 0x%x\n", sa->name,
+				mnl_attr_get_u32(c[t]));
+			break;
+		case 8:
+			fprintf(f, "%s 0x%llx\n", sa->name, (unsigned long long)
+				mnl_attr_get_u64(c[t]));
+			break;
+		}
+	}
+	fclose(f);
+}
+
+/*
+ * The module's pd_cfg_ports(): two UDP tunnels looked into on one port
+ * are refused, the message about the later one's port if the request
+ * gave it, else the earlier one's, else decap.
+ */
+static int check_ports(struct nl *n, const struct nlattr **c,
+		       const struct nlattr **req)
+{
+	static const uint16_t attr[] = { PKTDEDUP_A_CONFIG_VXLAN_PORT,
+					 PKTDEDUP_A_CONFIG_GENEVE_PORT,
+					 PKTDEDUP_A_CONFIG_GTPU_PORT };
+	static const uint32_t flag[] = { PKTDEDUP_DECAP_VXLAN,
+					 PKTDEDUP_DECAP_GENEVE,
+					 PKTDEDUP_DECAP_GTPU };
+	uint32_t decap = mnl_attr_get_u32(c[PKTDEDUP_A_CONFIG_DECAP]);
+	unsigned int i, j;
+	uint16_t at;
+
+	for (i = 0; i < 3; i++)
+		for (j = i + 1; j < 3; j++) {
+			if (!(decap & flag[i]) || !(decap & flag[j]) ||
+			    mnl_attr_get_u16(c[attr[i]]) !=
+			    mnl_attr_get_u16(c[attr[j]]))
+				continue;
+			at = req[attr[j]] ? attr[j] : req[attr[i]] ? attr[i] :
+			     PKTDEDUP_A_CONFIG_DECAP;
+			snprintf(n->err, sizeof(n->err),
+				 "config.%s: decap: two UDP tunnels on one port (vxlan-port, geneve-port and gtpu-port must differ)",
+				 nls_config.attrs[at].name);
+			return -EINVAL;
+		}
+	return 0;
+}
+
+/* SET_CONFIG: the request's config attributes in place of the state's. */
+static int state_merge(struct nl *n, const struct nlattr *req)
+{
+	const struct nlattr *old[PKTDEDUP_A_CONFIG_MAX + 1],
+		*new[PKTDEDUP_A_CONFIG_MAX + 1],
+		*merged[PKTDEDUP_A_CONFIG_MAX + 1];
+	static char buf[STATE_MAX];
+	size_t len = 0;
+	unsigned int t;
+	int err;
+
+	parse_attrs((const struct nlattr *)state, state_len, &nls_config, old);
+	nl_nest(req, &nls_config, new);
+	log_request(new);
+	for (t = 1; t <= PKTDEDUP_A_CONFIG_MAX; t++) {
+		const struct nlattr *a =
+			new[t] && t != PKTDEDUP_A_CONFIG_FILTER ? new[t] : old[t];
+		size_t sz;
+
+		/* a seed fixes the seed; seed-mode random forgets it */
+		if ((t == PKTDEDUP_A_CONFIG_SEED_MODE &&
+		     new[PKTDEDUP_A_CONFIG_SEED]) ||
+		    (t == PKTDEDUP_A_CONFIG_SEED &&
+		     new[PKTDEDUP_A_CONFIG_SEED_MODE]))
+			continue;
+		if (!a)
+			continue;
+		sz = MNL_ALIGN(a->nla_len);
+		memcpy(buf + len, a, sz);
+		len += sz;
+	}
+	if (new[PKTDEDUP_A_CONFIG_SEED]) {
+		struct nlattr *a = (struct nlattr *)(buf + len);
+
+		a->nla_type = PKTDEDUP_A_CONFIG_SEED_MODE;
+		a->nla_len = MNL_ATTR_HDRLEN + 1;
+		memset(a + 1, 0, MNL_ALIGN(1));
+		*(uint8_t *)mnl_attr_get_payload(a) = PKTDEDUP_SEED_MODE_FIXED;
+		len += MNL_ALIGN(a->nla_len);
+	}
+	parse_attrs((const struct nlattr *)buf, len, &nls_config, merged);
+	err = check_ports(n, merged, new);
+	if (err)
+		return err;
+	memcpy(state, buf, len);
+	state_len = len;
+	state_save();
+	return 0;
+}
+
+/* Fixed counters; a decap nest per encapsulation of the state's decap. */
+static void put_stats(struct nlmsghdr *nlh, int cpu, unsigned int div)
+{
+	const struct nlattr *c[PKTDEDUP_A_CONFIG_MAX + 1];
+	struct nlattr *st, *d;
+	uint32_t decap;
+	unsigned int i;
+
+	parse_attrs((const struct nlattr *)state, state_len, &nls_config, c);
+	decap = c[PKTDEDUP_A_CONFIG_DECAP] ?
+		mnl_attr_get_u32(c[PKTDEDUP_A_CONFIG_DECAP]) : 0;
+	st = mnl_attr_nest_start(nlh, PKTDEDUP_A_STATS);
+	if (cpu >= 0)
+		mnl_attr_put_u32(nlh, PKTDEDUP_A_STATS_CPU, (uint32_t)cpu);
+	mnl_attr_put_u64(nlh, PKTDEDUP_A_STATS_PACKETS, 10000 / div);
+	mnl_attr_put_u64(nlh, PKTDEDUP_A_STATS_DUPLICATES, 4000 / div);
+	mnl_attr_put_u64(nlh, PKTDEDUP_A_STATS_MARKED, 0);
+	mnl_attr_put_u64(nlh, PKTDEDUP_A_STATS_DROPPED, 0);
+	mnl_attr_put_u64(nlh, PKTDEDUP_A_STATS_UNPARSED, 20 / div);
+	mnl_attr_put_u64(nlh, PKTDEDUP_A_STATS_NONIP, 0);
+	mnl_attr_put_u32(nlh, PKTDEDUP_A_STATS_ZERO_CELLS, 900000000);
+	for (i = 0; i < 32; i++) {
+		if (!(decap & (1u << i)))
+			continue;
+		d = mnl_attr_nest_start(nlh, PKTDEDUP_A_STATS_DECAP);
+		mnl_attr_put_u32(nlh, PKTDEDUP_A_DECAP_STATS_ENCAP, 1u << i);
+		mnl_attr_put_u64(nlh, PKTDEDUP_A_DECAP_STATS_FRAMES,
+				 1000 * (i + 1) / div);
+		mnl_attr_put_u64(nlh, PKTDEDUP_A_DECAP_STATS_ERRORS, i / div);
+		mnl_attr_nest_end(nlh, d);
+	}
+	mnl_attr_nest_end(nlh, st);
+}
+
+static struct nlmsghdr *reply_start(char *buf)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+
+	mnl_nlmsg_put_extra_header(nlh, GENL_HDRLEN);
+	return nlh;
+}
+
+static int deliver(struct nlmsghdr *nlh, nl_reply_cb cb, void *data)
+{
+	const struct nlattr *tb[PKTDEDUP_A_MAX + 1];
+
+	if (!cb)
+		return 0;
+	parse_attrs(mnl_nlmsg_get_payload_offset(nlh, GENL_HDRLEN),
+		    nlh->nlmsg_len - MNL_NLMSG_HDRLEN - GENL_HDRLEN,
+		    &nls_pktdedup, tb);
+	return cb(tb, data) == MNL_CB_OK ? 0 : -EINTR;
+}
+
+static int config_reply(nl_reply_cb cb, void *data)
+{
+	static char buf[STATE_MAX + 1024];
+	struct nlmsghdr *nlh = reply_start(buf);
+	struct nlattr *n;
+
+	mnl_attr_put(nlh, PKTDEDUP_A_CONFIG, state_len, state);
+	n = mnl_attr_nest_start(nlh, PKTDEDUP_A_BUDGET);
+	mnl_attr_put_u64(nlh, PKTDEDUP_A_BUDGET_CAP, 268435456);
+	mnl_attr_put_u8(nlh, PKTDEDUP_A_BUDGET_CAP_SOURCE,
+			PKTDEDUP_CAP_SOURCE_INIT_USERNS);
+	mnl_attr_put_u64(nlh, PKTDEDUP_A_BUDGET_TOTAL_CAP, 1073741824);
+	mnl_attr_nest_end(nlh, n);
+	return deliver(nlh, cb, data);
+}
+
+int nl_open(struct nl *n)
+{
+	memset(n, 0, sizeof(*n));
+	state_load();
+	return 0;
+}
+
+void nl_close(struct nl *n)
+{
+}
+
+struct nlmsghdr *nl_request(struct nl *n, uint8_t cmd, bool dump)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(n->buf);
+	struct genlmsghdr *g;
+
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | (dump ? NLM_F_DUMP : 0);
+	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
+	g->cmd = cmd;
+	g->version = PKTDEDUP_GENL_VERSION;
+	return nlh;
+}
+
+int nl_talk(struct nl *n, struct nlmsghdr *req, nl_reply_cb cb, void *data)
+{
+	const struct genlmsghdr *g = mnl_nlmsg_get_payload(req);
+	const struct nlattr *tb[PKTDEDUP_A_MAX + 1];
+	static char buf[4096];
+	struct nlmsghdr *nlh;
+	struct nlattr *s;
+	int err, cpu;
+
+	n->err[0] = '\0';
+	parse_attrs(mnl_nlmsg_get_payload_offset(req, GENL_HDRLEN),
+		    req->nlmsg_len - MNL_NLMSG_HDRLEN - GENL_HDRLEN,
+		    &nls_pktdedup, tb);
+	switch (g->cmd) {
+	case PKTDEDUP_CMD_GET_CONFIG:
+		return config_reply(cb, data);
+	case PKTDEDUP_CMD_SET_CONFIG:
+		err = tb[PKTDEDUP_A_CONFIG] ?
+		      state_merge(n, tb[PKTDEDUP_A_CONFIG]) : 0;
+		return err ? err : config_reply(cb, data);
+	case PKTDEDUP_CMD_GET_STATS:
+		if (!(req->nlmsg_flags & NLM_F_DUMP)) {
+			nlh = reply_start(buf);
+			put_stats(nlh, -1, 1);
+			return deliver(nlh, cb, data);
+		}
+		for (cpu = 0; cpu < 2; cpu++) {
+			nlh = reply_start(buf);
+			put_stats(nlh, cpu, 2);
+			err = deliver(nlh, cb, data);
+			if (err)
+				return err;
+		}
+		return 0;
+	case PKTDEDUP_CMD_GET_SOURCES:
+		nlh = reply_start(buf);
+		s = mnl_attr_nest_start(nlh, PKTDEDUP_A_SOURCES);
+		mnl_attr_put_u8(nlh, PKTDEDUP_A_SOURCES_ENABLED, 1);
+		mnl_attr_put_u32(nlh, PKTDEDUP_A_SOURCES_WINDOW_MS, 60000);
+		mnl_attr_put_u32(nlh, PKTDEDUP_A_SOURCES_SUBWINDOWS, 12);
+		mnl_attr_put_u32(nlh, PKTDEDUP_A_SOURCES_COUNTERS, 0);
+		mnl_attr_put_u8(nlh, PKTDEDUP_A_SOURCES_NEW, 1);
+		mnl_attr_put_u64(nlh, PKTDEDUP_A_SOURCES_NEW_MEM, 65536);
+		mnl_attr_put_u64(nlh, PKTDEDUP_A_SOURCES_NEW_GAP, 1000);
+		mnl_attr_put_u32(nlh, PKTDEDUP_A_SOURCES_EVENT_RATE, 1000);
+		mnl_attr_put_u32(nlh, PKTDEDUP_A_SOURCES_RING, 1024);
+		mnl_attr_nest_end(nlh, s);
+		return deliver(nlh, cb, data);
+	case PKTDEDUP_CMD_SET_SOURCES:
+		return 0;
+	}
+	snprintf(n->err, sizeof(n->err), "the fake module has no command %u",
+		 g->cmd);
+	return -EOPNOTSUPP;
+}
+
+int nl_talk_entries(struct nl *n, struct nlmsghdr *req, nl_reply_cb cb,
+		    nl_reply_cb entry_cb, void *data)
+{
+	return nl_talk(n, req, cb, data);
+}
+
+int nl_listen(struct nl *n, nl_reply_cb cb, void *data)
+{
+	snprintf(n->err, sizeof(n->err), "the fake module sends no events");
+	return -ENOENT;
+}

@@ -1,0 +1,305 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""dedupctl against a stand-in for the module (BUILD_DIR/dedupctl-fake:
+tests/cli/fake_nl.c in place of nl.c), run by `make check`: what set sends
+(the stand-in writes each request's config attributes to STATE.req), what
+show, save and stats print of known replies, and the round trip of save's
+file through -f, on any host. The stand-in checks nothing the module
+checks: the module's answers are the guest's (tests/e2e).
+
+Usage: test_fake.py BUILD_DIR. Prints one line per test and ends with
+"N passed, N failed".
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from tap import run_all, test
+
+CTL = os.path.join(sys.argv[1] if len(sys.argv) > 1 else "build",
+                   "dedupctl-fake")
+TMP = tempfile.mkdtemp(prefix="dedupctl-fake-")
+STATE = os.path.join(TMP, "state")
+ENCAPS = ["vxlan", "geneve", "gre", "erspan", "gtpu", "ip"]
+
+
+def fresh():
+    """the module as loaded: the defaults, nothing sent yet"""
+    for p in (STATE, STATE + ".req"):
+        if os.path.exists(p):
+            os.unlink(p)
+
+
+def run(*args, stdin=None):
+    r = subprocess.run([CTL, *args], capture_output=True, text=True,
+                       timeout=60, input=stdin,
+                       env=dict(os.environ, DEDUPCTL_FAKE=STATE))
+    return r.returncode, r.stdout, r.stderr
+
+
+def ok(*args, stdin=None):
+    rc, out, err = run(*args, stdin=stdin)
+    assert rc == 0, (args, rc, err)
+    return out
+
+
+def sent():
+    """the config attributes of the last request, {name: value}"""
+    with open(STATE + ".req") as f:
+        return dict(line.split() for line in f)
+
+
+def line(out, head):
+    found = [x for x in out.split("\n") if x.startswith(head)]
+    assert len(found) == 1, (head, out)
+    return found[0]
+
+
+def set_line(saved):
+    return line(saved, "set ").split()
+
+
+def value_of(words, name):
+    return [words[i + 1] for i in range(len(words) - 1)
+            if words[i] == name]
+
+
+@test
+def set_sends_the_tunnel_settings():
+    for words, want in (
+            (["decap", "vxlan,gre"], {"decap": "0x5"}),
+            (["decap", "ip,vxlan"], {"decap": "0x21"}),
+            (["decap", "all"], {"decap": "0x3f"}),
+            (["decap", "none"], {"decap": "0x0"}),
+            (["decap", "gtpu", "gtpu-port", "2153"],
+             {"decap": "0x10", "gtpu-port": "2153"}),
+            (["vxlan-port", "1", "geneve-port", "65535"],
+             {"vxlan-port": "1", "geneve-port": "65535"}),
+            # a setting given twice: the last, sent once
+            (["decap", "gre", "decap", "erspan"], {"decap": "0x8"})):
+        fresh()
+        ok("set", *words)
+        got = sent()
+        for k, v in want.items():
+            assert got.get(k) == v, (words, k, got)
+        for k in ("decap", "vxlan-port", "geneve-port", "gtpu-port",
+                  "key-flags"):
+            assert k in want or k not in got, (words, k, got)
+    # each name is its flag of the uAPI, in pd_encap_names' order
+    for i, name in enumerate(ENCAPS):
+        fresh()
+        ok("set", "decap", name)
+        assert sent()["decap"] == hex(1 << i), (name, sent())
+
+
+@test
+def tunnel_id_and_ignore_tos_keep_each_other():
+    """key-flags is one attribute: each setting changes its own flag and
+    sends the other as it is in force"""
+    fresh()
+    ok("set", "tunnel-id", "include")
+    assert sent()["key-flags"] == "0x2", sent()
+    ok("set", "ignore-tos", "on")
+    assert sent()["key-flags"] == "0x3", sent()
+    ok("set", "tunnel-id", "ignore")
+    assert sent()["key-flags"] == "0x1", sent()
+    ok("set", "tunnel-id", "include", "ignore-tos", "off")
+    assert sent()["key-flags"] == "0x2", sent()
+    ok("set", "key", "flow")
+    assert "key-flags" not in sent(), sent()
+    j = json.loads(ok("-j", "show"))
+    assert (j["ignore_tos"], j["tunnel_id"]) == (False, "include"), j
+
+
+@test
+def bad_values_send_nothing():
+    for words, msg in (
+            (["decap", "vxlam"], "decap: 'vxlam' is not one of: vxlan geneve gre erspan gtpu ip"),
+            (["decap", "vxlan,vxlan"], "decap: 'vxlan,vxlan' names vxlan twice"),
+            (["decap", "gre,"], "decap: 'gre,' has an empty name"),
+            (["decap", "none,gre"], "none and all stand alone"),
+            (["tunnel-id", "on"], "tunnel-id: 'on' is not include or ignore"),
+            (["gtpu-port", "0"], "gtpu-port: '0' is not a number from 1 to 65535"),
+            (["key", "flow", "vxlan-port", "70000"],
+             "vxlan-port: '70000' is not a number from 1 to 65535")):
+        fresh()
+        rc, _, err = run("set", *words)
+        assert rc == 2 and msg in err, (words, rc, err)
+        assert not os.path.exists(STATE + ".req"), words
+
+
+@test
+def show_says_what_is_looked_into():
+    fresh()
+    assert line(ok("show"), "decap") == "decap    none"
+    ok("set", "decap", "gre,vxlan", "vxlan-port", "4790")
+    assert line(ok("show"), "decap") == \
+        "decap    vxlan,gre (vxlan-port 4790), tunnel-id ignore"
+    ok("set", "decap", "ip,erspan", "tunnel-id", "include")
+    assert line(ok("show"), "decap") == \
+        "decap    erspan,ip, tunnel-id include"
+    ok("set", "decap", "all", "geneve-port", "6082")
+    assert line(ok("show"), "decap") == \
+        "decap    vxlan,geneve,gre,erspan,gtpu,ip (vxlan-port 4790, " \
+        "geneve-port 6082, gtpu-port 2152), tunnel-id include"
+    # the decap line follows the key line
+    out = ok("show").split("\n")
+    assert out[0].startswith("key ") and out[1].startswith("decap "), out
+    j = json.loads(ok("-j", "show"))
+    assert j["decap"] == ENCAPS and j["tunnel_id"] == "include", j
+    assert (j["vxlan_port"], j["geneve_port"], j["gtpu_port"]) == \
+        (4790, 6082, 2152), j
+    ok("set", "decap", "none", "tunnel-id", "ignore")
+    j = json.loads(ok("show", "-o", "json"))
+    assert j["decap"] == [] and j["tunnel_id"] == "ignore", j
+
+
+@test
+def save_writes_every_tunnel_setting():
+    fresh()
+    words = set_line(ok("save"))
+    for name, want in (("decap", "none"), ("tunnel-id", "ignore"),
+                       ("vxlan-port", "4789"), ("geneve-port", "6081"),
+                       ("gtpu-port", "2152")):
+        assert value_of(words, name) == [want], (name, words)
+    ok("set", "decap", "all", "tunnel-id", "include", "gtpu-port", "3386")
+    words = set_line(ok("save"))
+    assert value_of(words, "decap") == [",".join(ENCAPS)], words
+    assert value_of(words, "tunnel-id") == ["include"], words
+    assert value_of(words, "gtpu-port") == ["3386"], words
+
+
+@test
+def save_then_f_restores_them():
+    """the saved file brings back every tunnel setting, whatever another
+    configuration left in force: defaults too"""
+    configs = (
+        ["decap", "geneve,gtpu", "tunnel-id", "include", "ignore-tos", "on",
+         "geneve-port", "6082", "gtpu-port", "2153"],
+        ["decap", "vxlan,gre,erspan", "vxlan-port", "8472"],
+        ["decap", "none", "tunnel-id", "ignore", "vxlan-port", "4789",
+         "geneve-port", "6081", "gtpu-port", "2152", "ignore-tos", "off"],
+        ["decap", "all", "tunnel-id", "include", "vxlan-port", "1",
+         "geneve-port", "2", "gtpu-port", "3"],
+    )
+    for i, a in enumerate(configs):
+        fresh()
+        ok("set", *a)
+        saved = ok("save")
+        path = os.path.join(TMP, f"saved{i}")
+        with open(path, "w") as f:
+            f.write(saved)
+        for b in configs:
+            if b is a:
+                continue
+            ok("set", *b)
+            assert ok("save") != saved, (a, b)
+            ok("-f", path)
+            assert ok("save") == saved, (a, b, ok("save"), saved)
+        # and through the standard input, as batch
+        ok("set", *configs[(i + 1) % len(configs)])
+        ok("batch", "-", stdin=saved)
+        assert ok("save") == saved, a
+
+
+@test
+def a_refusal_names_its_setting_and_line():
+    """the module refuses two UDP tunnels on one port (the stand-in as it
+    does): set says so; -f blames the line of the port or decap the
+    message points at, and nothing changes"""
+    msg = ("decap: two UDP tunnels on one port (vxlan-port, geneve-port"
+           " and gtpu-port must differ)")
+    fresh()
+    ok("set", "decap", "vxlan,gtpu")
+    before = ok("save")
+    rc, _, err = run("set", "gtpu-port", "4789")
+    assert rc == 1 and err == f"dedupctl: config.gtpu-port: {msg}\n", (rc, err)
+    assert ok("save") == before
+    path = os.path.join(TMP, "refused")
+    with open(path, "w") as f:
+        f.write("set key flow\n# the ports\nset vxlan-port 2152\n"
+                "set ignore-tos on\n")
+    rc, _, err = run("-f", path)
+    assert rc == 1 and err == \
+        f"dedupctl: {path}:3: config.vxlan-port: {msg}\n", (rc, err)
+    assert ok("save") == before
+    with open(path, "w") as f:
+        f.write("set geneve-port 4789\nset key flow decap vxlan,geneve\n")
+    rc, _, err = run("-f", path)
+    assert rc == 1 and err.startswith(
+        f"dedupctl: {path}:1: config.geneve-port: "), (rc, err)
+    with open(path, "w") as f:
+        f.write("set key src\nset decap all\n")
+    ok("set", "decap", "none", "gtpu-port", "4789")
+    before = ok("save")
+    rc, _, err = run("-f", path)
+    assert rc == 1 and err.startswith(
+        f"dedupctl: {path}:2: config.decap: "), (rc, err)
+    assert ok("save") == before
+
+
+@test
+def stats_per_encapsulation():
+    fresh()
+    out = ok("stats")
+    assert "decap" not in out, out
+    assert "decap" not in json.dumps(json.loads(ok("-j", "stats")))
+    assert "decap" not in ok("stats", "-o", "prometheus")
+    ok("set", "decap", "vxlan,gre")
+    # the stand-in: encapsulation i has 1000 (i + 1) frames, i errors
+    row = line(ok("stats"), "total")
+    assert row.endswith("  decap vxlan 1000 errors 0, gre 3000 errors 2"), row
+    j = json.loads(ok("-j", "stats"))
+    assert j["decap"] == [{"encap": "vxlan", "frames": 1000, "errors": 0},
+                          {"encap": "gre", "frames": 3000, "errors": 2}], j
+    out = ok("stats", "percpu")
+    for cpu in "01":
+        assert line(out, cpu + " ").endswith(
+            "  decap vxlan 500 errors 0, gre 1500 errors 1"), out
+    j = json.loads(ok("-j", "stats", "percpu"))
+    assert [r["cpu"] for r in j] == [0, 1], j
+    assert all(r["decap"][1] == {"encap": "gre", "frames": 1500,
+                                 "errors": 1} for r in j), j
+
+
+def promtool(text):
+    r = subprocess.run(["promtool", "check", "metrics"], input=text,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and not (r.stdout + r.stderr).strip(), \
+        (r.stdout, r.stderr, text)
+
+
+@test
+def prometheus_per_encapsulation():
+    fresh()
+    ok("set", "decap", "gtpu,ip")
+    ns = os.stat("/proc/self/ns/net").st_ino
+    out = ok("stats", "-o", "prometheus")
+    want = (
+        "# HELP pktdedup_decap_frames_total Frames that came through each encapsulation looked into (config decap), keyed by the packet inside.\n"
+        "# TYPE pktdedup_decap_frames_total counter\n"
+        f'pktdedup_decap_frames_total{{netns="{ns}",encap="gtpu"}} 5000\n'
+        f'pktdedup_decap_frames_total{{netns="{ns}",encap="ip"}} 6000\n'
+        "# HELP pktdedup_decap_errors_total Frames whose header of the encapsulation was malformed or cut short (also in unparsed_packets_total).\n"
+        "# TYPE pktdedup_decap_errors_total counter\n"
+        f'pktdedup_decap_errors_total{{netns="{ns}",encap="gtpu"}} 4\n'
+        f'pktdedup_decap_errors_total{{netns="{ns}",encap="ip"}} 5\n')
+    assert want in out, out
+    promtool(out)
+    out = ok("-o", "prometheus", "stats", "percpu")
+    assert f'pktdedup_decap_frames_total{{netns="{ns}",cpu="1",encap="ip"}} 3000\n' in out, out
+    assert f'pktdedup_decap_errors_total{{netns="{ns}",cpu="0",encap="gtpu"}} 2\n' in out, out
+    promtool(out)
+
+
+if __name__ == "__main__":
+    if not os.access(CTL, os.X_OK):
+        print(f"not ok {CTL} is not built (make)")
+        print("0 passed, 1 failed")
+        sys.exit(1)
+    rc = run_all()
+    shutil.rmtree(TMP, ignore_errors=True)
+    sys.exit(rc)
