@@ -43,8 +43,14 @@ tun_link() {
 	mkns tm
 	mkns tm2
 	mkns tc
-	link tm tc 20 1
+	link tm tc 20
 	link tm2 tc 21
+	# IPv6 on the first (link's V6 names prefixes by one digit)
+	for _e in "tm pa20 1" "tc pb20 2"; do
+		set -- $_e
+		inns "$1" sh -c "echo 0 > /proc/sys/net/ipv6/conf/$2/router_solicitations; echo 0 > /proc/sys/net/ipv6/conf/$2/accept_dad; echo 0 > /proc/sys/net/ipv6/conf/$2/disable_ipv6"
+		inns "$1" $IP -6 addr add "fd20::$3/64" dev "$2" nodad
+	done
 	# neighbours fixed both ways: no ARP or ND during a count
 	_ma=$(mac_of tm pa20)
 	_mb=$(mac_of tc pb20)
@@ -177,7 +183,7 @@ t_tunnels() {
 	tun_each "xdp" hook xdp dev pb20
 	# GTP-U: no kernel device sends it; pdnet wraps the packets
 	expect_ok "GTP-U looked into" inns tc dedupctl set decap gtpu hook \
-		prerouting
+		prerouting dev any
 	_p0=$(stat_of tc packets)
 	_d0=$(stat_of tc duplicates)
 	tun_send tm bare 4
@@ -199,7 +205,7 @@ t_tunnels() {
 	# a port of one's own (Linux's VXLAN default, 8472): only once named;
 	# two UDP tunnels on one port are refused, and nothing changes
 	expect_ok "decap vxlan" inns tc dedupctl set decap vxlan
-	tun_case "vxlan on 8472, not named" tm vx8472 vxlan 4 0
+	tun_case "vxlan on 8472, not named" tm vx8472 - 4 0
 	expect_ok "vxlan-port 8472" inns tc dedupctl set vxlan-port 8472
 	tun_case "vxlan on 8472, named" tm vx8472 vxlan 4 $TUN_N
 	expect_fail "geneve on vxlan's port" 1 "must differ" \
@@ -223,7 +229,8 @@ t_tunnel_sessions() {
 	expect_ok "tunnel-id ignore" inns tc dedupctl set tunnel-id ignore
 	tun_case "VNI 42 and VNI 43, ignored" tm vx43 vxlan 4 $TUN_N vx42
 	# the source analytics count the mirrored hosts, not the mirrors
-	expect_ok "sources on" inns tc dedupctl sources on window 10s
+	expect_ok "sources on" inns tc dedupctl sources on window 10s \
+		counters 64
 	tun_send tm vx42 4
 	tun_send tm2 vx42 4
 	TUN_FIRST=$((TUN_FIRST + 1000))
@@ -233,7 +240,7 @@ t_tunnel_sessions() {
 		t_fail "the inner source is not among the top talkers"
 	echo "$_top" | grep -q '"addr":"10.2[01].0.1"' &&
 		t_fail "a mirror's address is counted as a source"
-	expect_ok "sources off" inns tc dedupctl sources off
+	expect_ok "sources off" inns tc dedupctl sources off counters 0
 	expect_ok "back to the defaults" inns tc dedupctl set decap none \
 		tunnel-id ignore mem 256K
 	t_end
