@@ -171,13 +171,14 @@ static int pd_gre(const u8 *d, u32 h, u32 end, u8 decap, struct pd_tun *t)
 	}
 	flags = pd_get16(d + h);
 	proto = pd_get16(d + h + 2);
-	if (flags & PD_GRE_VER)
+	if ((flags & PD_GRE_VER) == 1)
 		return PD_TUN_NONE;	/* version 1: PPTP's, no packet key */
 	t->kind = proto == PD_ETH_ERSPAN2 || proto == PD_ETH_ERSPAN3 ?
 		  PKTDEDUP_DECAP_ERSPAN : PKTDEDUP_DECAP_GRE;
 	if (!(decap & t->kind))
 		return PD_TUN_NONE;
-	if (flags & (PD_GRE_R | PD_GRE_SSR | PD_GRE_RECUR))
+	/* versions 2-7 are no GRE's (RFC 2784: 0, RFC 2637: 1) */
+	if (flags & (PD_GRE_R | PD_GRE_SSR | PD_GRE_RECUR | PD_GRE_VER))
 		return PD_PARSE_BAD_HEADER;
 	hl = 4 + (flags & PD_GRE_C ? 4 : 0) + (flags & PD_GRE_K ? 4 : 0) +
 	     (flags & PD_GRE_S ? 4 : 0);
@@ -242,7 +243,10 @@ static int pd_tunnel(const u8 *d, u32 at, u32 end, const struct pd_pkt *pkt,
 	}
 }
 
-/* The end of the packet whose IP header pkt parsed: its length, in len. */
+/*
+ * The end of the packet whose IP header pkt parsed: its length, within
+ * len (the end of the packet that carries it, or of data).
+ */
 static u32 pd_ip_end(const struct pd_pkt *pkt, u32 at, u32 len)
 {
 	const u8 *d = pkt->data;
@@ -290,7 +294,7 @@ enum pd_parse_result pd_decap(const u8 *data, u32 len,
 			      const struct pd_key_opts *o, struct pd_pkt *pkt,
 			      bool cut)
 {
-	u32 look = PD_KEY_HDR_ROOM + o->payload;
+	u32 look = PD_KEY_HDR_ROOM + o->payload, lim = len;
 	u8 encaps = 0, depth = 0;
 	struct pd_tun t;
 	u64 id = 0;
@@ -300,7 +304,7 @@ enum pd_parse_result pd_decap(const u8 *data, u32 len,
 		u32 at = (u32)(pkt->data - data), end, off, w;
 
 		memset(&t, 0, sizeof(t));
-		end = pd_ip_end(pkt, at, len);
+		end = pd_ip_end(pkt, at, lim);
 		r = pd_tunnel(data, at, end, pkt, o, &t);
 		if (r == PD_TUN_NONE)
 			break;
@@ -331,6 +335,7 @@ enum pd_parse_result pd_decap(const u8 *data, u32 len,
 			r = PD_PARSE_BAD_HEADER;
 		if (r != PD_PARSE_OK)
 			goto fail;
+		lim = end;	/* the inner packet ends where its carrier does */
 	}
 	pkt->encaps = encaps;
 	pkt->depth = depth;

@@ -12,8 +12,9 @@
  *          protocol) and options of the length it says; Ethernet or IP;
  *  gre     GRE version 0 (RFC 2784, 2890): 4 bytes, then the checksum,
  *          key and sequence number its flags say (routing, strict source
- *          route or recursion bits: malformed); the protocol's payload:
- *          IPv4, IPv6, MPLS, or an Ethernet frame (0x6558);
+ *          route or recursion bits, versions 2-7: malformed; version 1,
+ *          PPTP's, is keyed as it is); the protocol's payload: IPv4, IPv6,
+ *          MPLS, or an Ethernet frame (0x6558);
  *  erspan  GRE protocol 0x88be: type II (a sequence number and the 8-byte
  *          ERSPAN II header, version 1) or type I (neither); 0x22eb: type
  *          III (12 bytes, version 2; the 8-byte platform subheader when
