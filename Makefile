@@ -21,7 +21,8 @@
 #   make bench      SBF step cost (ns/element) against the textbook baseline;
 #                   the layouts (flat, blocked) on the module's whole path;
 #                   every filter family against the SBF; the window families
-#                   on a 1 Mpps stream against it; cache lines touched; the
+#                   on a 1 Mpps stream against it; tunnelled packets
+#                   keyed (decap) against the bare one; cache lines touched; the
 #                   layouts' FP/FN on the simulator's streams. Writes
 #                   build/bench.json
 #   make bench-kernel  the module's whole packet path in a UML kernel (built
@@ -229,11 +230,13 @@ check: deps
 kunit:
 	tests/kunit/run.sh $(B)
 
-# the analytics' lines per packet first: bench puts them in bench.json
+# the analytics' and the tunnelled keys' lines per packet first: bench puts
+# them in bench.json
 bench: $(B)/bench
-	LINES_PARTS=sources eval/bench/lines-touched.sh $(B)
+	LINES_PARTS="sources decap" eval/bench/lines-touched.sh $(B)
 	@echo
-	$(B)/bench --json $(B)/bench.json --lines $(B)/lines-sources.txt
+	$(B)/bench --json $(B)/bench.json --lines $(B)/lines-sources.txt \
+		--lines $(B)/lines-decap.txt
 	@echo
 	LINES_PARTS=filters eval/bench/lines-touched.sh $(B)
 	@echo

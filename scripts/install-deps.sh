@@ -13,6 +13,7 @@ pkgs=(
 	libwiretap-dev libwsutil-dev libglib2.0-dev pkg-config # dedup-sim reads and writes captures through Wireshark's libwiretap (editcap's own)
 	libpcap-dev       # the native tests write a capture through libpcap (another writer than the one dedup-sim reads with)
 	wireshark-common  # text2pcap, editcap, mergecap, capinfos: the capture suite makes its captures with them (and t_replay its capture)
+	tshark            # the capture suite: Wireshark's decoding of each tunnelled frame it builds (the encapsulation, the inner addresses, the tunnel's identity)
 	tcpdump           # the capture suite's stdin_to_stdout: tcpdump -w - | dedup-sim --pcap - --write - | tcpdump -r -; the e2e guest's capture host (vm.sh copies it in)
 	ethtool           # the e2e guest: VLAN tags left in the frames a veth sends (txvlan off), as XDP sees them from a NIC
 	time              # make compare: GNU time (/usr/bin/time -v), each tool's peak RSS

@@ -26,16 +26,23 @@
 #     FAMILY_PACKETS packets from there (after 2000 more): the filter's
 #     memory (counters and ring, or lane words and subwindows), mean and
 #     largest per packet, and the mean against the SBF's at the plan's
-#     memory (from 2.).
+#     memory (from 2.);
+#  4. keying a tunnelled packet (`bench --trace-decap N`, bench's decap
+#     table): per key mode (packet, flow) and packet (bare with decap none
+#     and all, VXLAN, ERSPAN III, GENEVE with options, VXLAN in GRE), the
+#     mean lines per key of the packet (its IP header 14 bytes into a
+#     line, as an skb's) and of the key, and of both, the largest; the
+#     means of both go to BUILD_DIR/lines-decap.txt ("MODE-PACKET MEAN":
+#     bench --lines puts them in bench.json).
 #
 # Usage: eval/bench/lines-touched.sh [BUILD_DIR] [PACKETS] [FAMILY_PACKETS]
-# LINES_PARTS (default "sources filters": 1., and 2. with 3.) picks the
-# parts to run.
+# LINES_PARTS (default "sources filters decap": 1., 2. with 3., 4.) picks
+# the parts to run.
 set -euo pipefail
 B=${1:-build}
 N=${2:-3000}
 NF=${3:-1000}
-PARTS=${LINES_PARTS:-sources filters}
+PARTS=${LINES_PARTS:-sources filters decap}
 part() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 command -v valgrind > /dev/null || { echo "lines-touched: no valgrind" >&2; exit 1; }
 ranges=$(mktemp)
@@ -46,8 +53,9 @@ trap 'rm -f "$ranges" "$rows" "$wrows" "$state"' EXIT
 
 # stdin: lackey's trace; argv: the ranges file the traced program writes,
 # and "table" (one line per structure), "row LABEL" (one line: LABEL, the
-# mean and the largest count of the first structure) or "levels FILE"
-# (one column per level; the levels' means of all into FILE). The traced
+# mean and the largest count of the first structure), "levels FILE"
+# (one column per level; the levels' means of all into FILE) or
+# "level-rows FILE" (the same, one row per level). The traced
 # program names its marker ("marker ADDR"; a store to it starts a packet)
 # or markers ("marker LEVEL ADDR": a packet of that level; LEVEL "-" ends
 # the packets of a level, so what follows is not counted)
@@ -108,6 +116,19 @@ if sys.argv[2] == "row":
     print("%s %.3f %d %d" % (sys.argv[3], total[t][n] / packets[t],
                              peak[t][n], packets[t]))
     sys.exit(0)
+if sys.argv[2] == "level-rows":
+    print("cache lines touched per key, by key mode and packet (%d keys "
+          "each, lackey)" % packets[levels[0]])
+    print("%-24s" % "key, packet" + "".join("%9s" % n for n in names) +
+          "%9s%9s" % ("all", "largest"))
+    with open(sys.argv[3], "w") as out:
+        for t in levels:
+            mean = sum(total[t].values()) / packets[t]
+            print("%-24s" % t + "".join("%9.2f" % (total[t][n] / packets[t])
+                                        for n in names) +
+                  "%9.2f%9d" % (mean, allpeak[t]))
+            out.write("%s %.3f\n" % (t, mean))
+    sys.exit(0)
 if sys.argv[2] == "levels":
     short = lambda t: t.replace("analytics-", "").replace("-step", "")
     print("cache lines touched per packet, by level (%d packets each, lackey)"
@@ -147,8 +168,13 @@ if part sources; then
 	trace levels "$B/lines-sources.txt" -- --trace-sources "$N"
 fi
 
+if part decap; then
+	part sources && echo
+	trace level-rows "$B/lines-decap.txt" -- --trace-decap "$N"
+fi
+
 part filters || exit 0
-if part sources; then echo; fi
+if part sources || part decap; then echo; fi
 for mem in 65536 1048576 67108864; do
 	for fam in sbf sbf-blocked rsbf bsbf bsbfsd rlbsbf ibf-2c ibf-mc; do
 		trace row "$mem $fam" -- --trace-filter "$fam" "$mem" "$NF" >> "$rows"

@@ -3,7 +3,7 @@
 """make compare's captures, their ground truth and the scores of each tool's
 output (eval/compare/compare.sh drives it).
 
-  compare.py gen [options] A.pcap B-EXACT.pcap B-HOP.pcap TRUTH
+  compare.py gen [options] A.pcap B-EXACT.pcap B-HOP.pcap B-TUNNEL.pcap TRUTH
       Tap A's capture: Ethernet, classic pcap with microsecond times, a
       frame every 4 us or more (a multiple of 4 us; --mean-gap, 8 us: 125
       kpps), from bulk TCP transfers (1514-byte segments and their ACKs),
@@ -13,14 +13,20 @@ output (eval/compare/compare.sh drives it).
       RTO is 200 ms). Tap B sees all the frames of --exact of the flows
       unchanged (B-EXACT) and of --hop of them as one router hop changes
       them (B-HOP: TTL or hop limit - 1, the IPv4 header checksum
-      recomputed, new MAC addresses). The B captures carry tap A's times:
-      compare.sh shifts them with `editcap -t` (by --shift-exact and
-      --shift-hop us, 1 and 2 modulo 4, so that no two frames of the
-      merged capture share a time) and merges them with `mergecap`. TRUTH
-      gets, in time order, one little-endian int64 per frame of the merged
-      capture: its time in us times 4 plus its class (CLASSES). --seed
-      fixes it all.
-  compare.py verify CAPTURE TRUTH SHIFT_EXACT SHIFT_HOP
+      recomputed, new MAC addresses), and of --tunnel of them mirrored to
+      a collector through a tunnel (B-TUNNEL: tap A's frame whole inside
+      VXLAN, ERSPAN II or ERSPAN III over IPv4, by flow, one session per
+      quarter of the flows: remote port mirroring, as VPC traffic
+      mirroring and switches' ERSPAN sessions send it). The B captures
+      carry tap A's times: compare.sh shifts them with `editcap -t` (by
+      --shift-exact, --shift-hop and --shift-tunnel us, 1, 2 and 3 modulo
+      4, so that no two frames of the merged capture share a time) and
+      merges them with `mergecap`. TRUTH gets, in time order, one
+      little-endian int64 per frame of the merged capture: its time in us
+      times 8 plus its class (CLASSES). --seed fixes it all (the tunnel's
+      choices come from the flows', so that a capture without --tunnel
+      is the one it was before tunnels).
+  compare.py verify CAPTURE TRUTH SHIFT_EXACT SHIFT_HOP SHIFT_TUNNEL
       Checks every frame's bytes against its class (verify()).
   compare.py times CAPTURE TRUTH
       Checks that the capture's frames (pcap or pcapng) are exactly the
@@ -29,12 +35,12 @@ output (eval/compare/compare.sh drives it).
       Reads the times of OUT (pcap or pcapng, as a tool wrote it), checks
       that they are the truth's frames in the truth's order less some, and
       prints the removed frames per class: "removed ORIG RETRANS EXACT HOP
-      kept K".
+      TUNNEL kept K".
   compare.py counts TRUTH
-      The frames of each class: "ORIG RETRANS EXACT HOP".
+      The frames of each class: "ORIG RETRANS EXACT HOP TUNNEL".
   compare.py table ROWS
-      ROWS: tab-separated lines (capture, tool, frames in, the four class
-      counts, the four removed counts, wall seconds, peak RSS in KiB, CPU
+      ROWS: tab-separated lines (capture, tool, frames in, the five class
+      counts, the five removed counts, wall seconds, peak RSS in KiB, CPU
       milliseconds); prints the aligned table.
 """
 import array
@@ -49,9 +55,12 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "..", "scripts", "lib"))
 from packets import csum  # noqa: E402  (scripts/lib/packets.py)
+import tunnels  # noqa: E402  (scripts/lib/tunnels.py)
 
-CLASSES = ("original", "retransmission", "exact copy", "hop copy")
-ORIG, RETX, EXACT, HOP = range(4)
+CLASSES = ("original", "retransmission", "exact copy", "hop copy",
+           "tunnel copy")
+ORIG, RETX, EXACT, HOP, TUNNEL = range(5)
+CLS_BITS = 3                        # the truth's class: its low bits
 GRID_US = 4
 T0 = 1700000000 * 1000000          # the first frame's time (2023-11-14)
 
@@ -68,7 +77,7 @@ class Flow:
     Direction 0 is client to server."""
 
     def __init__(self, rnd, ident, kind, v6, tap):
-        self.kind, self.v6, self.tap = kind, v6, tap
+        self.kind, self.v6, self.tap, self.ident = kind, v6, tap, ident
         host = rnd.getrandbits(32)
         if v6:
             self.ip = (b"\x20\x01\x0d\xb8" + struct.pack("!IQ", ident, host),
@@ -142,6 +151,78 @@ def udp(flow, d, payload):
                        8 + len(payload), 0) + payload
 
 
+# The mirror sessions: 4 sources (switches, or hosts' mirror agents) send
+# to one collector; a flow's copies go through session ident % 4, in
+# VXLAN (VNI 100 + session), ERSPAN II or III (session ID 1 + session),
+# by ident % 3. ERSPAN counts its frames per session (sequence number);
+# ERSPAN III stamps them (microseconds) and half of its sessions add the
+# platform subheader.
+MIRROR_MAC = (b"\x02\xaa\x00\x00\x00\x01", b"\x02\xaa\x00\x00\x00\xff")
+COLLECTOR = (10, 255, 255, 1)
+MIRROR_KINDS = ("vxlan", "erspan2", "erspan3")
+
+
+class Mirror:
+    def __init__(self):
+        self.seq = [0] * 4
+        self.ipid = [0] * 4
+
+    def send(self, flow, frame, us):
+        """tap A's frame as the mirror session of flow sends it."""
+        s = flow.ident % 4
+        kind = MIRROR_KINDS[flow.ident % 3]
+        src = (10, 255, 0, 1 + s)
+        self.seq[s] = (self.seq[s] + 1) & 0xffffffff
+        self.ipid[s] = (self.ipid[s] + 1) & 0xffff
+        if kind == "vxlan":
+            # the source port from a hash of the inner flow (RFC 7348)
+            sport = 49152 + flow.ident * 2654435761 % 16384
+            outer = tunnels.over_ipv4(tunnels.UDP, (
+                sport, tunnels.VXLAN_PORT, tunnels.vxlan(100 + s, frame)),
+                src, COLLECTOR, ident=self.ipid[s])
+        elif kind == "erspan2":
+            outer = tunnels.over_ipv4(tunnels.GRE, tunnels.erspan2(
+                1 + s, frame, seq=self.seq[s], index=s), src, COLLECTOR,
+                ident=self.ipid[s])
+        else:
+            sub = tunnels.erspan3_platform(3, s, us >> 32) if s & 1 else None
+            outer = tunnels.over_ipv4(tunnels.GRE, tunnels.erspan3(
+                1 + s, frame, seq=self.seq[s], timestamp=us & 0xffffffff,
+                subheader=sub), src, COLLECTOR, ident=self.ipid[s])
+        return tunnels.eth(tunnels.ETH_IP, outer, MIRROR_MAC[0],
+                           MIRROR_MAC[1])
+
+
+def unmirror(frame):
+    """The frame a mirror session's frame carries, and whether its outer
+    checksums are right; None if it is none of Mirror's (read from the
+    specifications, not from the core's parser)."""
+    if frame[12:14] != b"\x08\x00" or frame[14] != 0x45:
+        return None
+    ip = frame[14:14 + struct.unpack_from("!H", frame, 16)[0]]
+    good = sums_to_zero(ip[:20])
+    if ip[9] == 17:
+        sport, dport, n, c = struct.unpack_from("!HHHH", ip, 20)
+        if dport != tunnels.VXLAN_PORT or n != len(ip) - 20 or \
+                ip[28] != 0x08:
+            return None
+        if c:
+            good = good and sums_to_zero(ip[12:20] + struct.pack(
+                "!xBH", 17, n) + ip[20:])
+        return ip[36:], good
+    if ip[9] != 47:
+        return None
+    flags, proto = struct.unpack_from("!HH", ip, 20)
+    if flags != 0x1000:                 # a sequence number, nothing else
+        return None
+    e = 28
+    if proto == 0x88be and ip[e] >> 4 == 1:
+        return ip[e + 8:], good
+    if proto == 0x22eb and ip[e] >> 4 == 2:
+        return ip[e + 12 + (8 if ip[e + 11] & 1 else 0):], good
+    return None
+
+
 def pcap_header():
     return struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 262144, 1)
 
@@ -153,8 +234,8 @@ def record(us, frame):
 
 def gen(argv):
     opts = {"--seed": "1", "--frames": "100000", "--v6": "0",
-            "--exact": "0", "--hop": "0", "--retrans": "0",
-            "--shift-exact": "5", "--shift-hop": "30",
+            "--exact": "0", "--hop": "0", "--retrans": "0", "--tunnel": "0",
+            "--shift-exact": "5", "--shift-hop": "30", "--shift-tunnel": "11",
             "--kinds": "bulk,chat,udp", "--mean-gap": "8"}
     pos = []
     it = iter(argv)
@@ -163,15 +244,18 @@ def gen(argv):
             opts[a] = next(it)
         else:
             pos.append(a)
-    if len(pos) != 4:
-        sys.exit("usage: compare.py gen [options] A B-EXACT B-HOP TRUTH")
+    if len(pos) != 5:
+        sys.exit("usage: compare.py gen [options] A B-EXACT B-HOP B-TUNNEL "
+                 "TRUTH")
     rnd = random.Random(int(opts["--seed"]))
     n = int(opts["--frames"])
-    v6, p_exact, p_hop, p_retx = (float(opts[k]) for k in
-                                  ("--v6", "--exact", "--hop", "--retrans"))
-    sx, sh = int(opts["--shift-exact"]), int(opts["--shift-hop"])
-    if sx % GRID_US != 1 or sh % GRID_US != 2:
-        sys.exit("compare.py: shifts must be 1 and 2 modulo 4 us")
+    v6, p_exact, p_hop, p_retx, p_tun = (
+        float(opts[k]) for k in ("--v6", "--exact", "--hop", "--retrans",
+                                 "--tunnel"))
+    sx, sh, st = (int(opts[k]) for k in ("--shift-exact", "--shift-hop",
+                                         "--shift-tunnel"))
+    if sx % GRID_US != 1 or sh % GRID_US != 2 or st % GRID_US != 3:
+        sys.exit("compare.py: shifts must be 1, 2 and 3 modulo 4 us")
     kinds = opts["--kinds"].split(",")
     # gaps: 4 us times 1 + floor(Exp(lam)), whose mean is 1 / (e^lam - 1)
     slots = float(opts["--mean-gap"]) / GRID_US - 1
@@ -190,17 +274,19 @@ def gen(argv):
         nonlocal ident
         ident += 1
         r = rnd.random()
-        tap = 1 if r < p_exact else 2 if r < p_exact + p_hop else 0
+        tap = 1 if r < p_exact else 2 if r < p_exact + p_hop else \
+            3 if r < p_exact + p_hop + p_tun else 0
         return Flow(rnd, ident, kind, rnd.random() < v6, tap)
 
     for k in kinds:
         pool[k] = [new_flow(k) for _ in range(width[k])]
 
-    fa, fx, fh = (open(p, "wb") for p in pos[:3])
-    for f in (fa, fx, fh):
+    files = [open(p, "wb") for p in pos[:4]]
+    for f in files:
         f.write(pcap_header())
     truth = array.array("q")
-    bufs = ([], [], [])
+    bufs = ([], [], [], [])
+    mirror = Mirror()
     pending = []        # (due us, n, flow, d, proto, l4 bytes, IPv4 ID)
     t = T0
     for i in range(n):
@@ -244,27 +330,29 @@ def gen(argv):
                 due = t + rnd.randint(200000, 600000)
                 heapq.heappush(pending, (due, i, flow, d, proto, l4, ipid))
         frame = l3(flow, d, proto, l4, ipid, 0)
-        truth.append((t << 2) | cls)
+        truth.append((t << CLS_BITS) | cls)
         bufs[0].append(record(t, frame))
-        if flow.tap:
-            if flow.tap == 1:
-                bufs[1].append(record(t, frame))
-                truth.append(((t + sx) << 2) | EXACT)
-            else:
-                bufs[2].append(record(t, l3(flow, d, proto, l4, ipid, 1)))
-                truth.append(((t + sh) << 2) | HOP)
+        if flow.tap == 1:
+            bufs[1].append(record(t, frame))
+            truth.append(((t + sx) << CLS_BITS) | EXACT)
+        elif flow.tap == 2:
+            bufs[2].append(record(t, l3(flow, d, proto, l4, ipid, 1)))
+            truth.append(((t + sh) << CLS_BITS) | HOP)
+        elif flow.tap == 3:
+            bufs[3].append(record(t, mirror.send(flow, frame, t + st)))
+            truth.append(((t + st) << CLS_BITS) | TUNNEL)
         if len(bufs[0]) >= 4096:
-            for f, b in zip((fa, fx, fh), bufs):
+            for f, b in zip(files, bufs):
                 f.write(b"".join(b))
                 b.clear()
-    for f, b in zip((fa, fx, fh), bufs):
+    for f, b in zip(files, bufs):
         f.write(b"".join(b))
         f.close()
     ts = sorted(truth)
     for a, b in zip(ts, ts[1:]):
-        if a >> 2 == b >> 2:
-            sys.exit("compare.py: two frames at %d us" % (a >> 2))
-    with open(pos[3], "wb") as f:
+        if a >> CLS_BITS == b >> CLS_BITS:
+            sys.exit("compare.py: two frames at %d us" % (a >> CLS_BITS))
+    with open(pos[4], "wb") as f:
         array.array("q", ts).tofile(f)
 
 
@@ -371,23 +459,33 @@ def ip_fields(frame):
     return norm, ttl, good and sums_to_zero(pseudo + l4)
 
 
-def verify(path, truth, sx, sh):
+def verify(path, truth, sx, sh, st):
     """Every frame of the merged capture is what its class says, from its
     bytes: an original is new (no earlier frame has its IP packet, TTL
     aside), a retransmission the same bytes as tap A's last frame with its
     packet, 200-600 ms (and a few frames) before; an exact copy the bytes of
     the frame sx us before, a hop copy the packet of the frame sh us before
-    with the TTL or hop limit one less and other MAC addresses. Every IP
-    and L4 checksum is right."""
+    with the TTL or hop limit one less and other MAC addresses, a tunnel
+    copy a mirror session's frame (VXLAN, ERSPAN II or III to the
+    collector) whose inner frame is the bytes of the frame st us before.
+    Every IP and L4 checksum is right, the tunnels' outer ones too."""
     seen = {}   # time -> (hash of the frame, of its packet, TTL, MACs) on A
     last_a = {}         # hash of a packet -> (time, hash of the frame) on A
     n = 0
     for (ts, frame), v in zip(pcap_frames(path), truth):
-        if ts != v >> 2:
+        if ts != v >> CLS_BITS:
             sys.exit("compare.py: frame %d at %d us, the truth's at %d" %
-                     (n, ts, v >> 2))
-        cls = v & 3
+                     (n, ts, v >> CLS_BITS))
+        cls = v & ((1 << CLS_BITS) - 1)
+        outer_good = True
+        if cls == TUNNEL:
+            inner = unmirror(frame)
+            if inner is None:
+                sys.exit("compare.py: frame %d at %d us: a tunnel copy not "
+                         "a mirror session's frame" % (n, ts))
+            frame, outer_good = inner
         norm, ttl, good = ip_fields(frame)
+        good = good and outer_good
         hf, hn = hash(frame), hash(norm)
         why = None
         if not good:
@@ -400,6 +498,8 @@ def verify(path, truth, sx, sh):
                 why = "a retransmission not the bytes of one 200-600 ms before"
         elif cls == EXACT and seen.get(ts - sx, (None,))[0] != hf:
             why = "an exact copy not the frame %d us before" % sx
+        elif cls == TUNNEL and seen.get(ts - st, (None,))[0] != hf:
+            why = "a tunnel copy whose frame is not the one %d us before" % st
         elif cls == HOP:
             h, hn0, ttl0, macs = seen.get(ts - sh, (None,) * 4)
             if h is None or hn0 != hn or ttl0 != ttl + 1 or \
@@ -417,13 +517,13 @@ def verify(path, truth, sx, sh):
 
 
 def score(truth, out):
-    removed = [0, 0, 0, 0]
+    removed = [0] * len(CLASSES)
     j, m = 0, len(out)
     for v in truth:
-        if j < m and out[j] == v >> 2:
+        if j < m and out[j] == v >> CLS_BITS:
             j += 1
         else:
-            removed[v & 3] += 1
+            removed[v & ((1 << CLS_BITS) - 1)] += 1
     if j != m:
         sys.exit("compare.py: the output has a frame at %d us that is not "
                  "the input's next" % out[j])
@@ -431,19 +531,20 @@ def score(truth, out):
 
 
 def counts(truth):
-    c = [0, 0, 0, 0]
+    c = [0] * len(CLASSES)
     for v in truth:
-        c[v & 3] += 1
+        c[v & ((1 << CLS_BITS) - 1)] += 1
     return c
 
 
 def table(path):
-    """Copies removed, exact and one hop on, of how many there were; false
-    removals: retransmissions, of how many, and other frames (originals)."""
+    """Copies removed, exact, one hop on and through a tunnel, of how many
+    there were; false removals: retransmissions, of how many, and other
+    frames (originals)."""
     rows = [ln.rstrip("\n").split("\t") for ln in open(path) if ln.strip()]
     head = ("capture", "tool", "frames", "exact copies removed",
-            "hop copies removed", "retx removed", "others removed",
-            "frames/s", "per CPU s", "peak RSS")
+            "hop copies removed", "tunnel copies removed", "retx removed",
+            "others removed", "frames/s", "per CPU s", "peak RSS")
 
     def part(k, n):
         return "%d/%d %5.1f%%" % (k, n, 100.0 * k / n) if n else "-"
@@ -451,11 +552,14 @@ def table(path):
     out = [head]
     for r in rows:
         frames = int(r[2])
-        c = [int(x) for x in r[3:7]]
-        rm = [int(x) for x in r[7:11]]
-        secs, rss, cpu = float(r[11]), int(r[12]), int(r[13]) / 1000
+        k = len(CLASSES)
+        c = [int(x) for x in r[3:3 + k]]
+        rm = [int(x) for x in r[3 + k:3 + 2 * k]]
+        secs, rss, cpu = float(r[3 + 2 * k]), int(r[4 + 2 * k]), \
+            int(r[5 + 2 * k]) / 1000
         out.append((r[0], r[1], "%d" % frames,
                     part(rm[EXACT], c[EXACT]), part(rm[HOP], c[HOP]),
+                    part(rm[TUNNEL], c[TUNNEL]),
                     "%d/%d" % (rm[RETX], c[RETX]) if c[RETX] else "-",
                     "%d" % rm[ORIG],
                     "%.2fM" % (frames / secs / 1e6),
@@ -475,15 +579,16 @@ def main():
         gen(args)
     elif cmd == "score" and len(args) == 2:
         rm, kept = score(read_truth(args[0]), capture_times(args[1]))
-        print("removed %d %d %d %d kept %d" % (*rm, kept))
-    elif cmd == "verify" and len(args) == 4:
-        n = verify(args[0], read_truth(args[1]), int(args[2]), int(args[3]))
+        print("removed %s kept %d" % (" ".join(map(str, rm)), kept))
+    elif cmd == "verify" and len(args) == 5:
+        n = verify(args[0], read_truth(args[1]), *map(int, args[2:]))
         print("verified %d" % n)
     elif cmd == "counts" and len(args) == 1:
-        print("%d %d %d %d" % tuple(counts(read_truth(args[0]))))
+        print(" ".join(map(str, counts(read_truth(args[0])))))
     elif cmd == "times" and len(args) == 2:
         got = capture_times(args[0])
-        want = array.array("q", (v >> 2 for v in read_truth(args[1])))
+        want = array.array("q", (v >> CLS_BITS for v in
+                                 read_truth(args[1])))
         if got != want:
             sys.exit("compare.py: %s: %d frames, not the truth's %d in its "
                      "order" % (args[0], len(got), len(want)))

@@ -21,7 +21,14 @@
 #           that a de-duplicator must pass
 #   mixed   half IPv4, half IPv6; a quarter of the flows copied exactly, a
 #           quarter one hop on (hop limit - 1), 2% retransmissions
-# and mixed again as pcapng (editcap -F pcapng). Every frame has its own
+# and mixed again as pcapng (editcap -F pcapng); then
+#   tunnel  a quarter of the flows seen by a second tap, exactly, and half
+#           of them mirrored to a collector 11 us later through a tunnel:
+#           the frame whole in VXLAN, ERSPAN II or III over IPv4 (remote
+#           port mirroring), whose outer headers no bare frame has;
+#           editcap -D 5, dedup-sim as above, and dedup-sim --decap all
+#           (the tunnels looked into, as the module's decap setting)
+# Every frame has its own
 # time, which all three tools keep, so each output is scored per frame
 # against the generator's truth: copies removed, false removals (originals
 # or retransmissions removed), frames per second (frames in over the wall
@@ -30,7 +37,8 @@
 # COMPARE_FRAMES: tap A's frames per capture (default 400000; with the
 # copies, 400 000 to 600 000 frames a capture). COMPARE_RUNS: each tool's
 # runs, the fastest counted (default 3; --check: 1). COMPARE_SHIFT_EXACT,
-# COMPARE_SHIFT_HOP: the copies' delays in us (5 and 30; 1 and 2 modulo 4).
+# COMPARE_SHIFT_HOP, COMPARE_SHIFT_TUNNEL: the copies' delays in us (5, 30
+# and 11; 1, 2 and 3 modulo 4).
 set -euo pipefail
 
 check=0
@@ -42,10 +50,11 @@ B=${1:-build}
 SIM=$B/dedup-sim
 here=$(dirname "$0")
 GEN=("${PYTHON:-/usr/bin/python3}" "$here/compare.py")
-# the copies' delays after their packets, us: 1 and 2 modulo 4 (tap A's
+# the copies' delays after their packets, us: 1, 2 and 3 modulo 4 (tap A's
 # frames are at multiples of 4 us)
 SHIFT_EXACT=${COMPARE_SHIFT_EXACT:-5}
 SHIFT_HOP=${COMPARE_SHIFT_HOP:-30}
+SHIFT_TUNNEL=${COMPARE_SHIFT_TUNNEL:-11}
 WINDOW=0.002	# editcap -w's window, and the sliding window's (2ms)
 
 for t in editcap mergecap capinfos; do
@@ -84,17 +93,19 @@ frames_of() { capinfos -M -c -T -r "$1" | cut -f2; }
 
 # build NAME SEED HAS [compare.py gen options]: $tmp/NAME/in.pcap and its
 # truth; HAS: the classes it must have some of (o: originals, r:
-# retransmissions, x: exact copies, h: hop copies)
+# retransmissions, x: exact copies, h: hop copies, t: tunnel copies)
 build() {
 	local name=$1 seed=$2 has=$3 d=$tmp/$1
 	shift 3
 	mkdir -p "$d"
 	"${GEN[@]}" gen --seed "$seed" --frames "$FRAMES" --mean-gap "$GAP" \
-		--shift-exact "$SHIFT_EXACT" --shift-hop "$SHIFT_HOP" "$@" \
-		"$d/a.pcap" "$d/bx.pcap" "$d/bh.pcap" "$d/truth"
+		--shift-exact "$SHIFT_EXACT" --shift-hop "$SHIFT_HOP" \
+		--shift-tunnel "$SHIFT_TUNNEL" "$@" \
+		"$d/a.pcap" "$d/bx.pcap" "$d/bh.pcap" "$d/bt.pcap" "$d/truth"
 	editcap -F pcap -t "0.$(printf %06d "$SHIFT_EXACT")" "$d/bx.pcap" "$d/bx-t.pcap"
 	editcap -F pcap -t "0.$(printf %06d "$SHIFT_HOP")" "$d/bh.pcap" "$d/bh-t.pcap"
-	mergecap -F pcap -w "$d/in.pcap" "$d/a.pcap" "$d/bx-t.pcap" "$d/bh-t.pcap"
+	editcap -F pcap -t "0.$(printf %06d "$SHIFT_TUNNEL")" "$d/bt.pcap" "$d/bt-t.pcap"
+	mergecap -F pcap -w "$d/in.pcap" "$d/a.pcap" "$d/bx-t.pcap" "$d/bh-t.pcap" "$d/bt-t.pcap"
 	if [ "$check" -eq 1 ]; then
 		# the truth, against what capinfos counts in the tools' files
 		local c
@@ -105,18 +116,20 @@ build() {
 			"${c[2]}" "$(frames_of "$d/bx.pcap")"
 		expect "$name: the hop copies are the hop tap's frames" \
 			"${c[3]}" "$(frames_of "$d/bh.pcap")"
-		echo "    $name: ${c[0]} originals, ${c[1]} retransmissions, ${c[2]} exact copies, ${c[3]} hop copies"
+		expect "$name: the tunnel copies are the mirror sessions' frames" \
+			"${c[4]}" "$(frames_of "$d/bt.pcap")"
+		echo "    $name: ${c[0]} originals, ${c[1]} retransmissions, ${c[2]} exact copies, ${c[3]} hop copies, ${c[4]} tunnel copies"
 		expect "$name: some of each class it was built with, none of the others" \
-			"$( ((c[0])) && echo o; ((c[1])) && echo r; ((c[2])) && echo x; ((c[3])) && echo h; true)" \
+			"$( ((c[0])) && echo o; ((c[1])) && echo r; ((c[2])) && echo x; ((c[3])) && echo h; ((c[4])) && echo t; true)" \
 			"$(grep -o . <<<"$has")"
-		if out=$("${GEN[@]}" verify "$d/in.pcap" "$d/truth" "$SHIFT_EXACT" "$SHIFT_HOP" 2>&1); then
+		if out=$("${GEN[@]}" verify "$d/in.pcap" "$d/truth" "$SHIFT_EXACT" "$SHIFT_HOP" "$SHIFT_TUNNEL" 2>&1); then
 			ok "$name: every frame's bytes are what its class says (${out#verified })"
 		else
 			bad "$name: every frame's bytes are what its class says"
 			echo "    $out"
 		fi
 	fi
-	rm -f "$d/bx.pcap" "$d/bh.pcap" "$d/bx-t.pcap" "$d/bh-t.pcap"
+	rm -f "$d/bx.pcap" "$d/bh.pcap" "$d/bt.pcap" "$d/bx-t.pcap" "$d/bh-t.pcap" "$d/bt-t.pcap"
 	# mergecap's capture is the truth's frames in the truth's order
 	if out=$("${GEN[@]}" times "$d/in.pcap" "$d/truth"); then
 		[ "$check" -eq 0 ] || ok "$name: mergecap's capture is the truth, frame for frame (${out#same })"
@@ -164,9 +177,9 @@ run() {
 	counts=$("${GEN[@]}" counts "$d/truth")
 	read -r -a rm <<<"$score"
 	read -r -a c <<<"$counts"
-	echo "${rm[@]:1:4}" >"$tmp/removed"
+	echo "${rm[@]:1:5}" >"$tmp/removed"
 	local IFS=$'\t'
-	echo "$cap	$tool	$n	${c[*]}	${rm[*]:1:4}	$(awk -v ns="$best" \
+	echo "$cap	$tool	$n	${c[*]}	${rm[*]:1:5}	$(awk -v ns="$best" \
 		'BEGIN { printf "%.3f", ns / 1e9 }')	$rss	$best_cpu" >>"$tmp/rows"
 	rm -f "$out"
 }
@@ -179,11 +192,11 @@ tools() {	# NAME FILE FORMAT
 	run "$name" "$in" "editcap -D 5" editcap -F "$fmt" -D 5 "$in" OUT
 	read -r -a rm <"$tmp/removed"
 	[ "$check" -eq 0 ] || expect "$name: editcap -D 5 removes the exact copies and nothing else" \
-		"${rm[*]}" "0 0 ${c[2]} 0"
+		"${rm[*]}" "0 0 ${c[2]} 0 0"
 	run "$name" "$in" "editcap -w 2ms" editcap -F "$fmt" -w "$WINDOW" "$in" OUT
 	read -r -a rm <"$tmp/removed"
 	[ "$check" -eq 0 ] || expect "$name: editcap -w $WINDOW removes the exact copies and nothing else" \
-		"${rm[*]}" "0 0 ${c[2]} 0"
+		"${rm[*]}" "0 0 ${c[2]} 0 0"
 	# dedup-sim: the SBF at the module's default 256 KiB and at 1 MiB,
 	# the sliding window of editcap -w's 2 ms sized for 1 Mpps
 	local sim=("$SIM" --pcap "$in" --key packet --seed 1 --truth none --write OUT)
@@ -203,7 +216,41 @@ tools() {	# NAME FILE FORMAT
 		--algo sliding --window 2ms --rate 1M --fps 0.001
 	read -r -a rm <"$tmp/removed"
 	[ "$check" -eq 0 ] || expect "$name: dedup-sim sliding 2ms removes every copy and nothing else" \
-		"${rm[*]}" "0 0 ${c[2]} ${c[3]}"
+		"${rm[*]}" "0 0 ${c[2]} ${c[3]} 0"
+}
+
+# the tools on the tunnel capture: editcap -D compares whole frames, and
+# so does dedup-sim's key without decap (the outer packet's); with --decap
+# all the mirrored frames are the packets they carry
+tunnel_tools() {	# NAME FILE FORMAT
+	local name=$1 in=$2 fmt=$3 c rm
+	read -r -a c <<<"$("${GEN[@]}" counts "$(dirname "$in")/truth")"
+	run "$name" "$in" "editcap -D 5" editcap -F "$fmt" -D 5 "$in" OUT
+	read -r -a rm <"$tmp/removed"
+	[ "$check" -eq 0 ] || expect "$name: editcap -D 5 removes the exact copies, no tunnel copy, nothing else" \
+		"${rm[*]}" "0 0 ${c[2]} 0 0"
+	if [ "$check" -eq 0 ]; then
+		run "$name" "$in" "editcap -w 2ms" editcap -F "$fmt" -w "$WINDOW" "$in" OUT
+	fi
+	local sim=("$SIM" --pcap "$in" --key packet --seed 1 --truth none --write OUT)
+	run "$name" "$in" "dedup-sim sbf 256K" "${sim[@]}"
+	read -r -a rm <"$tmp/removed"
+	# the tunnel copies are other keys to it: only its false positives
+	[ "$check" -eq 0 ] || expect "$name: dedup-sim sbf 256K removes the exact copies, tunnel copies within the 1% planned" \
+		"${rm[2]} $((rm[4] * 100 <= c[4]))" "${c[2]} 1"
+	run "$name" "$in" "dedup-sim sbf 256K --decap all" "${sim[@]}" --decap all
+	read -r -a rm <"$tmp/removed"
+	if [ "$check" -eq 1 ]; then
+		expect "$name: dedup-sim sbf 256K --decap all removes every copy" \
+			"${rm[2]} ${rm[4]}" "${c[2]} ${c[4]}"
+		expect "$name: dedup-sim sbf 256K --decap all: originals removed within the 1% planned" \
+			"$((rm[0] * 100 <= c[0]))" 1
+	fi
+	run "$name" "$in" "dedup-sim sliding 2ms --decap all" "${sim[@]}" \
+		--algo sliding --window 2ms --rate 1M --fps 0.001 --decap all
+	read -r -a rm <"$tmp/removed"
+	[ "$check" -eq 0 ] || expect "$name: dedup-sim sliding 2ms --decap all removes every copy and nothing else" \
+		"${rm[*]}" "0 0 ${c[2]} 0 ${c[4]}"
 }
 
 : >"$tmp/rows"
@@ -228,6 +275,9 @@ else
 	[ "$check" -eq 1 ] || exit 1
 fi
 tools mixed.pcapng "$tmp/mixed/in.pcapng" pcapng
+[ "$check" -eq 1 ] || echo "compare: tunnel (at ${SECONDS} s)" >&2
+build tunnel 5 oxt --exact 0.25 --tunnel 0.5
+tunnel_tools tunnel "$tmp/tunnel/in.pcap" pcap
 
 if [ "$check" -eq 1 ]; then
 	echo "$pass passed, $fail failed"
@@ -237,8 +287,8 @@ fi
 {
 	echo "make compare, $(date -u +%F): $(nproc) CPUs ($(sed -n 's/^model name\t*: //p' /proc/cpuinfo | head -n 1)), load $load at the start"
 	echo "$(editcap -v | head -n 1 | cut -d' ' -f1-3), dedup-sim $(git -C "$here" describe --always --dirty 2>/dev/null || echo '?');" \
-		"tap A: $FRAMES frames a capture, 125 kpps on average; seeds 1-4;" \
-		"copies ${SHIFT_EXACT} us (exact) and ${SHIFT_HOP} us (a hop on) after their packets"
+		"tap A: $FRAMES frames a capture, 125 kpps on average; seeds 1-5;" \
+		"copies ${SHIFT_EXACT} us (exact), ${SHIFT_HOP} us (a hop on) and ${SHIFT_TUNNEL} us (through a tunnel) after their packets"
 	echo "frames/s: frames in over the wall time of the tool's run, the fastest of $RUNS;" \
 		"per CPU s: over its user + system time (GNU time), the least of $RUNS; peak RSS: GNU time's maximum resident set size"
 	"${GEN[@]}" table "$tmp/rows"

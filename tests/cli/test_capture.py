@@ -3,8 +3,10 @@
 """dedup-sim on captures as they come from the field (run by `make check`).
 
 Every capture is made in the test by Wireshark's own tools (text2pcap from
-a hex dump, editcap, mergecap; capinfos reads what was written), and every
-expected count follows from how the capture was built.
+a hex dump, editcap, mergecap; capinfos reads what was written; tshark
+decodes each tunnelled frame built, so that the frames are what the test
+says by an independent decoder), and every expected count follows from how
+the capture was built.
 
 Usage: test_capture.py BUILD_DIR [--sanitized] [--big]. --sanitized runs
 the field captures through BUILD_DIR/san/dedup-sim (ASan, UBSan, LSan: a
@@ -17,6 +19,7 @@ import os
 import re
 import resource
 import signal
+import socket
 import struct
 import subprocess
 import sys
@@ -29,6 +32,7 @@ from tap import run_all, test
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "..", "scripts", "lib"))
 import packets  # noqa: E402  (scripts/lib/packets.py)
+import tunnels as tn  # noqa: E402  (scripts/lib/tunnels.py)
 from packets import csum  # noqa: E402
 
 B = sys.argv[1] if len(sys.argv) > 1 else "build"
@@ -776,6 +780,574 @@ def time_going_back_is_said():
     r = sim(["--pcap", merged] + window)
     assert b"goes back" not in r.stderr, r.stderr
     assert sim_json(["--pcap", merged] + window)["time_back"] == 0
+
+
+# ---- tunnels: --decap, --tunnel-id (module/core/decap.h) ----
+
+ENCAPS = ("vxlan", "geneve", "gre", "erspan", "gtpu", "ip")
+MPLS_LABEL = struct.pack("!I", 16 << 12 | 1 << 8 | 64)    # bottom of stack
+
+
+def tunnel_variants(ip, i):
+    """The copies of IP packet ip (the i-th) that a capture suite's tunnel
+    capture holds: the bare frame first, then ip through every
+    encapsulation decap looks into. Each: (name, chain, frame, protocols),
+    chain the tunnels outermost first as (encapsulation, identity: VNI, GRE
+    key, ERSPAN session, TEID, or None where it has none), protocols what
+    tshark must decode it as (frame.protocols, up to the inner IP header).
+    Outer headers differ between copies (ports, identities, addresses)
+    and the packets (each carrier's IPv4 ID where the packet key's 64
+    payload bytes do not reach the packet it carries), so that no two
+    frames have one key unless decap finds the packet they carry."""
+    v6 = ip[0] >> 4 == 6
+    et = tn.ethertype_of(ip)
+    name = "ipv6" if v6 else "ip"
+    fr = tn.eth(et, ip)
+    teb = "eth:ethertype:" + name
+    a, b = (192, 0, 2, 1), (192, 0, 2, 2)
+    u4 = lambda port, data, src=a: tn.eth(                   # noqa: E731
+        tn.ETH_IP, tn.over_ipv4(tn.UDP, (49152 + i % 8192, port, data), src))
+    g4 = lambda data, src=a: tn.eth(tn.ETH_IP,               # noqa: E731
+                                    tn.over_ipv4(tn.GRE, data, src))
+    vlan = tn.eth(et, ip, tags=[(tn.ETH_VLAN, 10)])
+    opts = tn.geneve_opt(0x0102, 0x80, b"\x00\x00\x00\x2a") + \
+        tn.geneve_opt(0xffff, 0x01, b"\x11" * 8)
+    mid = tn.over_ipv4(tn.UDP, (4000 + i % 1000, tn.VXLAN_PORT,
+                                tn.vxlan(300, fr)), (198, 51, 100, 1))
+    deep = tn.over_ipv4(tn.IPIP, tn.over_ipv4(tn.GRE, tn.gre(
+        tn.ETH_IP, tn.over_ipv4(tn.UDP, (1, tn.VXLAN_PORT, tn.vxlan(
+            400, tn.eth(tn.ETH_IP, tn.over_ipv4(tn.UDP, (2, tn.GENEVE_PORT,
+                tn.geneve(500, et, ip)), (198, 51, 100, 3), ident=1 + i)))),
+            (198, 51, 100, 2), ident=1 + i), key=11), (203, 0, 113, 1),
+        ident=1 + i), ident=1 + i)
+    ipproto = tn.IPV6 if v6 else tn.IPIP
+    return [
+        ("bare", [], fr, "eth:ethertype:" + name),
+        ("vxlan", [("vxlan", 100)], u4(tn.VXLAN_PORT, tn.vxlan(100, fr)),
+         "eth:ethertype:ip:udp:vxlan:" + teb),
+        ("vxlan over ipv6", [("vxlan", 101)], tn.eth(tn.ETH_IPV6, tn.over_ipv6(
+            tn.UDP, (49152, tn.VXLAN_PORT, tn.vxlan(101, fr)))),
+         "eth:ethertype:ipv6:udp:vxlan:" + teb),
+        ("vxlan, a VLAN tag inside", [("vxlan", 102)],
+         u4(tn.VXLAN_PORT, tn.vxlan(102, vlan)),
+         "eth:ethertype:ip:udp:vxlan:eth:ethertype:vlan:ethertype:" + name),
+        ("geneve with options", [("geneve", 200)],
+         u4(tn.GENEVE_PORT, tn.geneve(200, tn.ETH_TEB, fr, opts)),
+         "eth:ethertype:ip:udp:geneve:" + teb),
+        ("geneve, ip", [("geneve", 201)],
+         u4(tn.GENEVE_PORT, tn.geneve(201, et, ip)),
+         "eth:ethertype:ip:udp:geneve:" + name),
+        ("gre, checksum, key, sequence", [("gre", 7)],
+         g4(tn.gre(et, ip, key=7, seq=i, checksum=True)),
+         "eth:ethertype:ip:gre:" + name),
+        ("gre", [("gre", None)], g4(tn.gre(et, ip), (192, 0, 2, 9)),
+         "eth:ethertype:ip:gre:" + name),
+        ("gretap", [("gre", 8)], g4(tn.gre(tn.ETH_TEB, fr, key=8)),
+         "eth:ethertype:ip:gre:" + teb),
+        ("gre, mpls", [("gre", None)],
+         g4(tn.gre(tn.ETH_MPLS, MPLS_LABEL + ip)),
+         "eth:ethertype:ip:gre:mpls:" + name),
+        ("erspan I", [("erspan", None)], g4(tn.erspan1(fr)),
+         "eth:ethertype:ip:gre:erspan:" + teb),
+        ("erspan II", [("erspan", 33)], g4(tn.erspan2(33, fr, seq=i)),
+         "eth:ethertype:ip:gre:erspan:" + teb),
+        ("erspan III", [("erspan", 34)], g4(tn.erspan3(34, fr, seq=i)),
+         "eth:ethertype:ip:gre:erspan:" + teb),
+        ("erspan III, platform subheader", [("erspan", 35)],
+         g4(tn.erspan3(35, fr, seq=i, subheader=tn.erspan3_platform())),
+         "eth:ethertype:ip:gre:erspan:" + teb),
+        ("gtpu, an extension header", [("gtpu", 0x1234)],
+         u4(tn.GTPU_PORT, tn.gtpu(0x1234, ip, ext=[tn.pdu_session()])),
+         "eth:ethertype:ip:udp:gtp:" + name),
+        ("ipip" if not v6 else "sit", [("ip", None)],
+         tn.eth(tn.ETH_IP, tn.over_ipv4(ipproto, ip)),
+         "eth:ethertype:ip:" + name),
+        ("in ipv6", [("ip", None)],
+         tn.eth(tn.ETH_IPV6, tn.over_ipv6(ipproto, ip)),
+         "eth:ethertype:ipv6:" + name),
+        ("vxlan in gre", [("gre", 9), ("vxlan", 300)],
+         g4(tn.gre(tn.ETH_IP, mid, key=9)),
+         "eth:ethertype:ip:gre:ip:udp:vxlan:" + teb),
+        ("geneve in vxlan in gre in ipip", [("ip", None), ("gre", 11),
+                                            ("vxlan", 400), ("geneve", 500)],
+         tn.eth(tn.ETH_IP, deep),
+         "eth:ethertype:ip:ip:gre:ip:udp:vxlan:eth:ethertype:ip:udp:geneve:"
+         + name),
+    ]
+
+
+TSHARK_IDS = (("vxlan", "vxlan.vni"), ("geneve", "geneve.vni"),
+              ("gre", "gre.key"), ("erspan", "erspan.spanid"),
+              ("gtpu", "gtp.teid"))
+
+
+def tshark_check(cap, expect):
+    """Wireshark decodes every frame of cap as expect says: [(name, chain,
+    protocols, ip)]: its protocols begin with what the variant says, the
+    innermost IP header's addresses are ip's, and each tunnel's identity is
+    the chain's (an independent decoder's view of what the test built)."""
+    fields = ["frame.protocols", "ip.src", "ip.dst", "ipv6.src",
+              "ipv6.dst"] + [f for _, f in TSHARK_IDS]
+    r = sh(["tshark", "-n", "-r", cap, "-T", "fields", "-E", "separator=/t",
+            "-E", "occurrence=a", "-E", "aggregator=,"] +
+           [x for f in fields for x in ("-e", f)])
+    lines = r.stdout.decode().rstrip("\n").split("\n")
+    assert len(lines) == len(expect), (len(lines), len(expect))
+    for line, (name, chain, protos, ip) in zip(lines, expect):
+        got = dict(zip(fields, line.split("\t")))
+        assert (got["frame.protocols"] + ":").startswith(protos + ":"), \
+            (name, got["frame.protocols"], protos)
+        # the innermost header's addresses: the last of each field
+        fam, f = (socket.AF_INET6, "ipv6") if ip[0] >> 4 == 6 else \
+            (socket.AF_INET, "ip")
+        n = 16 if fam == socket.AF_INET6 else 4
+        at = 8 if n == 16 else 12
+        pair = tuple(socket.inet_pton(fam, got[f + x].split(",")[-1])
+                     for x in (".src", ".dst"))
+        assert pair == (ip[at:at + n], ip[at + n:at + 2 * n]), (name, got)
+        for kind, f in TSHARK_IDS:
+            ids = [v for k, v in chain if k == kind and v is not None]
+            seen = [int(x, 0) for x in got[f].split(",") if x]
+            assert seen == ids, (name, kind, seen, ids)
+
+
+def tunnel_packets(n, pad=b""):
+    """n inner packets: UDP and TCP (with options) over IPv4, UDP over
+    IPv6; pad after each one's payload."""
+    out = []
+    for i in range(n):
+        if i % 3 == 2:
+            out.append(tn.ip_udp(7000 + i, 40000, b"six %04d" % i + pad,
+                                 v6=True))
+        elif i % 3 == 1:
+            out.append(ip4(64, 6, tcp_opts(30000 + i, 77 * i, b"T" * i +
+                                           pad)))
+        else:
+            out.append(tn.ip_udp(6000 + i, 40000, b"four %04d" % i + pad))
+    return out
+
+
+def tunnel_capture(name, n=12, pad=b""):
+    """n inner packets, each bare then in every variant; checked by
+    tshark. Returns (path, the frames' variants, copies per packet)."""
+    rows, expect = [], []
+    for i, ip in enumerate(tunnel_packets(n, pad)):
+        for vname, chain, frame, protos in tunnel_variants(ip, i):
+            rows.append((vname, chain, frame))
+            expect.append((vname, chain, protos, ip))
+    src = text2pcap(name, [r[2] for r in rows])
+    tshark_check(src, expect)
+    return src, rows, len(rows) // n
+
+
+def walked(chain, looked):
+    """The tunnels of chain the core crosses when it looks into looked: up
+    to the first it does not look into."""
+    out = []
+    for kind, _ in chain:
+        if kind not in looked:
+            break
+        out.append(kind)
+    return out
+
+
+@test
+def tunnels_every_copy_found():
+    n = 12
+    src, rows, per = tunnel_capture("tun.pcap", n)
+    recs = read_pcap(src)
+    assert len(recs) == len(rows) == n * per
+    out, dups = path("tun-out.pcap"), path("tun-dups.pcap")
+    # every encapsulation: each copy of each packet found, the frames kept
+    # the bare ones, byte for byte, and the copies the tunnelled ones
+    j = sim_json(["--pcap", src, "--decap", "all", "--write", out,
+                  "--write-dups", dups])
+    assert (j["keyed"], j["distincts"], j["duplicates"]) == \
+        (n * per, n, n * (per - 1)), j
+    assert j["false_positives"] == 0 and j["false_negatives"] == 0, j
+    assert read_pcap(out) == [r for r, row in zip(recs, rows) if not row[1]]
+    assert read_pcap(dups) == [r for r, row in zip(recs, rows) if row[1]]
+    d = j["decap"]
+    assert d["encaps"] == list(ENCAPS) and d["tunnel_id"] == "ignore", d
+    for e in ENCAPS:
+        assert d["frames"][e] == sum(e in {k for k, _ in row[1]}
+                                     for row in rows), (e, d)
+        assert d["errors"][e] == 0, d
+    assert sum(j["unparsed"].values()) == 0 and j["not_ip"] == 0, j
+    # the text report says the same
+    r = sim(["--pcap", src, "--decap", "all"])
+    assert b"decap      vxlan,geneve,gre,erspan,gtpu,ip (tunnel-id ignore;" \
+        b" UDP ports vxlan 4789, geneve 6081, gtpu 2152)" in r.stdout, r.stdout
+    assert b"           erspan %d frames decapsulated, 0 errors" % \
+        d["frames"]["erspan"] in r.stdout, r.stdout
+    # none: no copy but the bare one's own, every frame written as read
+    for none in ([], ["--decap", "none"]):
+        j = sim_json(["--pcap", src, "--write", out] + none)
+        assert (j["keyed"], j["distincts"], j["duplicates"]) == \
+            (n * per, n * per, 0), j
+        assert j["decap"]["encaps"] == [] and \
+            not any(j["decap"]["frames"].values()), j
+        assert read_pcap(out) == recs
+        assert b"decap " not in sim(["--pcap", src] + none).stdout
+    # each encapsulation alone: the copies whose tunnels are all of it; a
+    # frame counted where its walk crossed one
+    for e in ENCAPS:
+        j = sim_json(["--pcap", src, "--decap", e])
+        found = sum(1 for row in rows if row[1] and
+                    {k for k, _ in row[1]} == {e})
+        assert (j["keyed"], j["duplicates"]) == (n * per, found), (e, j)
+        for e2 in ENCAPS:
+            want = sum(e2 in walked(row[1], {e}) for row in rows)
+            assert j["decap"]["frames"][e2] == want, (e, e2, j["decap"])
+    # two: the nested vxlan in gre found too
+    j = sim_json(["--pcap", src, "--decap", "gre,vxlan"])
+    found = sum(1 for row in rows if row[1] and
+                {k for k, _ in row[1]} <= {"gre", "vxlan"})
+    assert j["duplicates"] == found, j
+
+
+@test
+def tunnel_ids_keep_sessions_apart():
+    # the same packets through sessions of each encapsulation: two copies
+    # in one session (outer addresses and ports differ, the identity is
+    # the same), one in another; with --tunnel-id include only the copies
+    # of one session (same tunnels, same identities) are copies
+    n = 10
+    frames, sessions = [], []
+    c, d = (192, 0, 2, 3), (192, 0, 2, 4)
+    for i, ip in enumerate(tunnel_packets(n)):
+        et = tn.ethertype_of(ip)
+        fr = tn.eth(et, ip)
+
+        def u(port, data, src, sport):
+            return tn.eth(tn.ETH_IP, tn.over_ipv4(tn.UDP,
+                                                  (sport, port, data), src))
+
+        def g(data, src):
+            return tn.eth(tn.ETH_IP, tn.over_ipv4(tn.GRE, data, src))
+        row = [
+            ((), fr),
+            ((("vxlan", 100),), u(tn.VXLAN_PORT, tn.vxlan(100, fr), c, 1000)),
+            ((("vxlan", 100),), u(tn.VXLAN_PORT, tn.vxlan(100, fr), d, 2000)),
+            ((("vxlan", 200),), u(tn.VXLAN_PORT, tn.vxlan(200, fr), c, 1000)),
+            ((("geneve", 100),), u(tn.GENEVE_PORT,
+                                   tn.geneve(100, tn.ETH_TEB, fr), c, 1)),
+            ((("gre", 7),), g(tn.gre(et, ip, key=7), c)),
+            ((("gre", 7),), g(tn.gre(et, ip, key=7, seq=5), d)),
+            ((("gre", 8),), g(tn.gre(et, ip, key=8), c)),
+            ((("erspan", 5),), g(tn.erspan2(5, fr, seq=1), c)),
+            ((("erspan", 5),), g(tn.erspan3(5, fr, seq=2), d)),
+            ((("erspan", 6),), g(tn.erspan2(6, fr, seq=1), c)),
+            ((("gtpu", 0x10),), u(tn.GTPU_PORT, tn.gtpu(0x10, ip), c, 2152)),
+            ((("gtpu", 0x10),), u(tn.GTPU_PORT, tn.gtpu(0x10, ip), d, 2152)),
+            ((("gtpu", 0x11),), u(tn.GTPU_PORT, tn.gtpu(0x11, ip), c, 2152)),
+            ((("gre", 7), ("vxlan", 100)), g(tn.gre(tn.ETH_IP, tn.over_ipv4(
+                tn.UDP, (1, tn.VXLAN_PORT, tn.vxlan(100, fr))), key=7), c)),
+            ((("gre", 7), ("vxlan", 100)), g(tn.gre(tn.ETH_IP, tn.over_ipv4(
+                tn.UDP, (2, tn.VXLAN_PORT, tn.vxlan(100, fr))), key=7), d)),
+            ((("gre", 7), ("vxlan", 200)), g(tn.gre(tn.ETH_IP, tn.over_ipv4(
+                tn.UDP, (1, tn.VXLAN_PORT, tn.vxlan(200, fr))), key=7), c)),
+        ]
+        frames += [f for _, f in row]
+        sessions.append([s for s, _ in row])
+    src = text2pcap("sessions.pcap", frames)
+    per = len(sessions[0])
+    j = sim_json(["--pcap", src, "--decap", "all", "--tunnel-id", "ignore"])
+    assert (j["distincts"], j["duplicates"]) == (n, n * (per - 1)), j
+    j = sim_json(["--pcap", src, "--decap", "all", "--tunnel-id", "include"])
+    distinct = sum(len(set(s)) for s in sessions)
+    assert j["decap"]["tunnel_id"] == "include", j
+    assert (j["distincts"], j["duplicates"]) == \
+        (distinct, n * per - distinct), j
+    assert j["false_positives"] == 0 and j["false_negatives"] == 0, j
+    # the address and flow keys too: the tunnels' word after the key's
+    # (the packets have two sources, 10.0.0.1 and fd00::1, n flows)
+    sess = len(set(s for ss in sessions for s in ss))
+    for key, keys in (("src", 2), ("flow", n)):
+        j = sim_json(["--pcap", src, "--decap", "all", "--tunnel-id",
+                      "include", "--key", key])
+        assert (j["keyed"], j["distincts"]) == (n * per, keys * sess), \
+            (key, j)
+        j = sim_json(["--pcap", src, "--decap", "all", "--key", key])
+        assert j["distincts"] == keys, (key, j)
+
+
+def cut_outer(frame, c):
+    """frame (Ethernet, then IPv4 or IPv6) whose outer packet ends after c
+    bytes of it: its IP length (and its UDP length, for a UDP tunnel) say
+    so, checksums right, and the frame ends there."""
+    ip = bytearray(frame[14:14 + c])
+    if ip[0] >> 4 == 4:
+        ip[2:4] = struct.pack("!H", c)
+        ip[10:12] = b"\0\0"
+        ip[10:12] = struct.pack("!H", csum(ip[:20]))
+        hl, proto = 20, ip[9]
+    else:
+        ip[4:6] = struct.pack("!H", c - 40)
+        hl, proto = 40, ip[6]
+    if proto == 17 and c >= hl + 8:
+        ip[hl + 4:hl + 6] = struct.pack("!H", c - hl)
+        ip[hl + 6:hl + 8] = b"\0\0"
+        if hl == 40:
+            s = csum(bytes(ip[8:40]) + struct.pack("!IxxxB", c - hl, 17) +
+                     bytes(ip[hl:]))
+            ip[hl + 6:hl + 8] = struct.pack("!H", s or 0xffff)
+    return frame[:14] + bytes(ip)
+
+
+def prefix_cases(ip):
+    """Tunnelled frames of ip to cut short (cut_outer): (name, frame,
+    levels), levels [(encapsulation, T, H)] outermost first: where the
+    tunnel's own header begins (after the UDP header of a UDP tunnel) and
+    where the IP header of the packet it carries does, from the outer IP
+    header."""
+    et = tn.ethertype_of(ip)
+    fr = tn.eth(et, ip)
+    h = lambda outer: len(outer) - len(ip)                   # noqa: E731
+    out = []
+    for name, kind, t, outer in (
+            ("vxlan", "vxlan", 28, tn.over_ipv4(tn.UDP, (1, tn.VXLAN_PORT,
+                                                          tn.vxlan(1, fr)))),
+            ("geneve with options", "geneve", 28, tn.over_ipv4(tn.UDP, (
+                1, tn.GENEVE_PORT, tn.geneve(1, tn.ETH_TEB, fr, tn.geneve_opt(
+                    0x0102, 0x80, b"\0\0\0\x2a"))))),
+            ("gre, checksum, key, sequence", "gre", 20, tn.over_ipv4(
+                tn.GRE, tn.gre(et, ip, key=1, seq=2, checksum=True))),
+            ("gretap", "gre", 20, tn.over_ipv4(tn.GRE, tn.gre(tn.ETH_TEB, fr,
+                                                              key=3))),
+            ("erspan II", "erspan", 20, tn.over_ipv4(tn.GRE,
+                                                     tn.erspan2(1, fr))),
+            ("erspan III", "erspan", 20, tn.over_ipv4(tn.GRE,
+                                                      tn.erspan3(1, fr))),
+            ("erspan III, platform subheader", "erspan", 20, tn.over_ipv4(
+                tn.GRE, tn.erspan3(1, fr, subheader=tn.erspan3_platform()))),
+            ("gtpu, two extension headers", "gtpu", 28, tn.over_ipv4(
+                tn.UDP, (1, tn.GTPU_PORT, tn.gtpu(1, ip, ext=[
+                    tn.pdu_session(), tn.pdu_session(3)])))),
+            ("ip in ip", "ip", 20, tn.over_ipv4(
+                tn.IPV6 if et == tn.ETH_IPV6 else tn.IPIP, ip))):
+        out.append((name, tn.eth(tn.ETH_IP, outer), [(kind, t, h(outer))]))
+    # vxlan in gre: GRE with a key (8 bytes), the carrier's IPv4 and UDP
+    mid = tn.over_ipv4(tn.UDP, (1, tn.VXLAN_PORT, tn.vxlan(1, fr)))
+    outer = tn.over_ipv4(tn.GRE, tn.gre(tn.ETH_IP, mid, key=4))
+    out.append(("vxlan in gre", tn.eth(tn.ETH_IP, outer),
+                [("gre", 20, 28), ("vxlan", 56, h(outer))]))
+    return out
+
+
+def cut_expect(levels, fixed, c, looked):
+    """What the core says of a frame whose outer packet is cut after c
+    bytes, c inside its tunnels' headers or the innermost IP header:
+    (crossed, failed): the encapsulations crossed, and the one whose
+    header failed (None: the cut is in a carrier's UDP header, which is
+    that packet's, not a tunnel's)."""
+    crossed = []
+    for k, (kind, t, h) in enumerate(levels):
+        last = k == len(levels) - 1
+        end = h + (fixed if last else 20)
+        if c < t:               # in the carrier's UDP header
+            return crossed, None
+        if c < end:
+            if kind == "erspan" and c < t + 4 and "gre" in looked:
+                kind = "gre"    # the GRE protocol cut off: gre's
+            return crossed + ([kind] if c > h else []), kind
+        crossed.append(kind)
+    raise AssertionError("not cut: %d" % c)
+
+
+@test
+def tunnel_headers_cut_short():
+    # every prefix of each tunnel's headers, up to the IP header of the
+    # packet it carries (an outer packet that ends there, lengths and
+    # checksums right): unparsed (truncated), counted as an error of the
+    # encapsulation whose header was cut; never keyed, never a crash
+    four = tn.ip_udp(1000, 40000, b"cut")
+    six = tn.ip_udp(1000, 40000, b"cut", v6=True)
+    for ip in (four, six):
+        fixed = 20 if ip is four else 40
+        for looked in (ENCAPS, ("erspan",)):
+            frames, crossed, failed = [], [], []
+            for name, frame, levels in prefix_cases(ip):
+                if not {k for k, _, _ in levels} <= set(looked):
+                    continue
+                for c in range(levels[0][1], levels[-1][2] + fixed):
+                    frames.append(cut_outer(frame, c))
+                    x, f = cut_expect(levels, fixed, c, looked)
+                    crossed.append(x)
+                    failed.append(f)
+            src = text2pcap("cut-%d-%d.pcap" % (fixed, len(looked)), frames)
+            j = sim_json(["--pcap", src, "--decap", ",".join(looked)])
+            assert j["frames"] == len(frames) and j["keyed"] == 0, j
+            assert j["unparsed"]["truncated"] == len(frames), j
+            for e in ENCAPS:
+                assert j["decap"]["errors"][e] == failed.count(e), \
+                    (fixed, looked, e, j["decap"])
+                assert j["decap"]["frames"][e] == \
+                    sum(e in x for x in crossed), (fixed, looked, e, j["decap"])
+            assert sum(f is not None for f in failed) > len(frames) * 0.9
+
+
+def bad_cases():
+    """Malformed tunnels and the limits: (name, frame, result, crossed,
+    failed): result the unparsed class (or "keyed", or "not-ip")."""
+    ip = tn.ip_udp(1000, 40000, b"bad")
+    six = tn.ip_udp(1000, 40000, b"bad", v6=True)
+    fr = tn.eth(tn.ETH_IP, ip)
+    u4 = lambda port, data: tn.eth(tn.ETH_IP, tn.over_ipv4(  # noqa: E731
+        tn.UDP, (1, port, data)))
+    g4 = lambda data: tn.eth(tn.ETH_IP,                     # noqa: E731
+                             tn.over_ipv4(tn.GRE, data))
+    arp = tn.eth(0x0806, bytes.fromhex("0001080006040001") + bytes(20))
+    out = []
+    for bits, what in ((0x4000, "routing"), (0x0800, "strict source route"),
+                       (0x0100, "recursion 1"), (0x0700, "recursion 7")):
+        out.append(("gre, " + what, g4(tn.gre(tn.ETH_IP, ip, flags=bits)),
+                    "bad-header", [], "gre"))
+    for v in range(2, 8):
+        out.append(("gre version %d" % v, g4(tn.gre(tn.ETH_IP, ip,
+                                                    version=v)),
+                    "bad-header", [], "gre"))
+    # version 1 is PPTP's enhanced GRE: not looked into, keyed as it is
+    out.append(("gre version 1 (pptp)", g4(tn.gre(0x880b, b"\xff\x03" + ip,
+                                                   version=1)),
+                "keyed", [], None))
+    out += [
+        ("erspan II of version 2", g4(tn.erspan2(1, fr, version=2)),
+         "bad-header", [], "erspan"),
+        ("erspan III of version 1", g4(tn.erspan3(1, fr, version=1)),
+         "bad-header", [], "erspan"),
+        ("erspan III of frame type 1", g4(tn.erspan3(1, fr, ft=1)),
+         "not-ip", ["erspan"], None),
+        ("erspan III of frame type 2 (ip)", g4(tn.erspan3(1, ip, ft=2)),
+         "keyed", ["erspan"], None),
+        ("vxlan without its I flag", u4(tn.VXLAN_PORT, tn.vxlan(
+            1, fr, flags=0)), "bad-header", [], "vxlan"),
+        ("vxlan carrying arp", u4(tn.VXLAN_PORT, tn.vxlan(1, arp)),
+         "not-ip", ["vxlan"], None),
+        ("geneve version 1", u4(tn.GENEVE_PORT, tn.geneve(
+            1, tn.ETH_TEB, fr, version=1)), "bad-header", [], "geneve"),
+        ("geneve options past the end", u4(tn.GENEVE_PORT, tn.geneve(
+            1, tn.ETH_TEB, fr, optlen=63)), "truncated", [], "geneve"),
+        ("geneve options past the decap room", u4(tn.GENEVE_PORT, tn.geneve(
+            1, tn.ETH_TEB, fr, tn.geneve_opt(0x0102, 1, bytes(120)) * 2)),
+         "decap-limit", [], "geneve"),
+        ("geneve of protocol 0", u4(tn.GENEVE_PORT, tn.geneve(1, 0, fr)),
+         "not-ip", ["geneve"], None),
+        ("gtpu, an extension header of length 0", u4(tn.GTPU_PORT, tn.gtpu(
+            1, ip, ext=[tn.pdu_session()])[:12] + b"\0\0\0\0" + ip),
+         "bad-header", [], "gtpu"),
+        ("gtpu, 9 extension headers", u4(tn.GTPU_PORT, tn.gtpu(
+            1, ip, ext=[tn.pdu_session()] * 9)), "decap-limit", [], "gtpu"),
+        ("gtpu, 8 extension headers", u4(tn.GTPU_PORT, tn.gtpu(
+            1, ip, ext=[tn.pdu_session()] * 8)), "keyed", ["gtpu"], None),
+        ("gtpv2 on the gtp-u port", u4(tn.GTPU_PORT, tn.gtpu(
+            1, ip, version=2)), "bad-header", [], "gtpu"),
+        ("gtp' on the gtp-u port", u4(tn.GTPU_PORT, tn.gtpu(1, ip, pt=0)),
+         "bad-header", [], "gtpu"),
+        ("gtpu echo request", u4(tn.GTPU_PORT, tn.gtpu(1, b"", msg=1)),
+         "keyed", [], None),
+        ("gtpu carrying no ip", u4(tn.GTPU_PORT, tn.gtpu(1, b"\0" * 20)),
+         "not-ip", ["gtpu"], None),
+        ("ipip carrying ipv6", tn.eth(tn.ETH_IP, tn.over_ipv4(tn.IPIP, six)),
+         "bad-header", ["ip"], "ip"),
+        ("sit carrying ipv4", tn.eth(tn.ETH_IP, tn.over_ipv4(tn.IPV6, ip)),
+         "bad-header", ["ip"], "ip"),
+        ("gre carrying a bad ip version", g4(tn.gre(tn.ETH_IP, b"\x50" +
+                                                    ip[1:])),
+         "bad-version", ["gre"], "gre"),
+    ]
+    # nested: 4 tunnels are crossed, a fifth is the decap limit
+    p = ip
+    for depth in range(1, 6):
+        p = tn.over_ipv4(tn.IPIP, p, (192, 0, 2, depth))
+        if depth >= 4:
+            out.append(("%d ipip tunnels" % depth, tn.eth(tn.ETH_IP, p),
+                        "keyed" if depth == 4 else "decap-limit", ["ip"],
+                        None if depth == 4 else "ip"))
+    # a tunnel in the trailing bytes of a frame, past the end of the
+    # packet that carries it: cut short (the VXLAN header is not there)
+    mid = tn.over_ipv4(tn.UDP, (1, tn.VXLAN_PORT, tn.vxlan(1, fr)))
+    outer = tn.over_ipv4(tn.GRE, tn.gre(tn.ETH_IP, mid), length=20 + 4 + 28)
+    out.append(("vxlan past the end of its carrier", tn.eth(tn.ETH_IP, outer),
+                "truncated", ["gre"], "vxlan"))
+    return out
+
+
+@test
+def malformed_tunnels_unparsed_with_their_error():
+    cases = bad_cases()
+    src = text2pcap("bad.pcap", [c[1] for c in cases])
+    j = sim_json(["--pcap", src, "--decap", "all"])
+    want = {k: 0 for k in j["unparsed"]}
+    for _, _, res, _, _ in cases:
+        if res != "keyed":
+            want[res] += 1
+    errors = {e: sum(c[4] == e for c in cases) for e in ENCAPS}
+    frames = {e: sum(e in c[3] for c in cases) for e in ENCAPS}
+    keyed = sum(c[2] == "keyed" for c in cases)
+    if (j["unparsed"], j["decap"]["errors"], j["decap"]["frames"],
+            j["keyed"]) != (want, errors, frames, keyed):
+        # which: each case alone
+        for name, frame, res, crossed, failed in cases:
+            one = text2pcap("bad-one.pcap", [frame])
+            k = sim_json(["--pcap", one, "--decap", "all"])
+            got = "keyed" if k["keyed"] else \
+                [u for u, v in k["unparsed"].items() if v][0]
+            gf = [e for e, v in k["decap"]["errors"].items() if v]
+            gc = [e for e, v in k["decap"]["frames"].items() if v]
+            assert (got, gc, gf) == (res, crossed, [failed] if failed else
+                                     []), (name, got, gc, gf)
+        raise AssertionError((j["unparsed"], want, j["decap"], errors,
+                              frames))
+    nonip = sum(c[2] == "not-ip" for c in cases)
+    assert j["not_ip"] == nonip, j
+    r = sim(["--pcap", src, "--decap", "all"])
+    assert b"%d not IP (%d in a tunnel: not-ip)" % (nonip, nonip) in \
+        r.stdout, r.stdout
+    assert b" decap-limit %d" % want["decap-limit"] in r.stdout, r.stdout
+    # nothing looked into: every frame keyed as it is
+    j = sim_json(["--pcap", src])
+    assert j["keyed"] == len(cases), j
+
+
+@test
+def tunnels_cut_by_the_snaplen():
+    # every variant cut by editcap -s at lengths that end in the tunnels'
+    # headers and the packets they carry: no crash (ASan, UBSan with
+    # --sanitized), every frame counted once, the errors among the
+    # unparsed, and a frame cut after what its key covers keyed as whole
+    src, rows, per = tunnel_capture("snap.pcap", 3)
+    caps = []
+    for snap in (34, 38, 42, 46, 50, 54, 58, 62, 66, 70, 78, 90, 110, 130,
+                 160, 200):
+        cut = path("snap-%d.pcap" % snap)
+        sh(["editcap", "-F", "pcap", "-s", str(snap), src, cut])
+        caps.append(cut)
+    merged = path("snap-all.pcap")
+    sh(["mergecap", "-a", "-F", "pcap", "-w", merged] + caps)
+    for looked in ("all", "vxlan,gre", "none"):
+        j = sim_json(["--pcap", merged, "--decap", looked])
+        unparsed = sum(v for k, v in j["unparsed"].items() if k != "not-ip")
+        assert j["frames"] == j["keyed"] + unparsed + j["not_ip"] + \
+            j["runt"], j
+        assert sum(j["decap"]["errors"].values()) <= unparsed, j
+    # cut after the bytes every key covers (the innermost packet's headers
+    # and 64 payload bytes), before the end of every frame: the verdicts
+    # of the whole frames, every frame keyed from its cut
+    src, rows, per = tunnel_capture("snap-pad.pcap", 3, b"P" * 400)
+    recs = read_pcap(src)
+    ips = tunnel_packets(3, b"P" * 400)
+    covers = [len(r[4]) - len(ips[k // per]) + 40 + 32 + 64
+              for k, r in enumerate(recs)]
+    snap = max(covers)
+    assert snap < min(len(r[4]) for r in recs), (snap, covers)
+    big = path("snap-past.pcap")
+    sh(["editcap", "-F", "pcap", "-s", str(snap), src, big])
+    a = sim_json(["--pcap", src, "--decap", "all"])
+    b = sim_json(["--pcap", big, "--decap", "all"])
+    assert b["keyed_cut"] == b["cut"] == len(recs), b
+    for k in ("keyed", "distincts", "duplicates", "decap"):
+        assert a[k] == b[k], (k, a, b)
 
 
 def big_capture(p, gib, distinct_every):

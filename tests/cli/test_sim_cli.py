@@ -153,6 +153,99 @@ def pcap_stream_keys():
         assert (j["distincts"], j["duplicates"]) == (1, 3), j
 
 
+def ipip(inner, src=(192, 0, 2, 1)):
+    """inner (IPv4) in IPv4 (IPIP), the outer header's checksum zero."""
+    return struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(inner), 9, 0, 64,
+                       4, 0, bytes(src), bytes([192, 0, 2, 2])) + inner
+
+
+ENCAPS = ["vxlan", "geneve", "gre", "erspan", "gtpu", "ip"]
+
+
+@test
+def decap_options():
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "t.pcap")
+        a = ipv4_udp(64, 1000, b"x" * 20)
+        # a, a in IPIP from two sources, a in IPIP in IPIP
+        write_pcap(path, [a, ipip(a), ipip(a, (192, 0, 2, 3)),
+                          ipip(ipip(a))])
+        base = ["--pcap", path, "--json"]
+        zeros = {e: 0 for e in ENCAPS}
+        j = run_json(base)
+        assert j["decap"] == {"encaps": [], "tunnel_id": "ignore",
+                              "vxlan_port": 4789, "geneve_port": 6081,
+                              "gtpu_port": 2152, "frames": zeros,
+                              "errors": zeros}, j["decap"]
+        assert (j["distincts"], j["duplicates"]) == (4, 0), j
+        for v in ("none", "gre,vxlan"):
+            assert run_json(base + ["--decap", v])["duplicates"] == 0
+        for v, encaps in (("ip", ["ip"]), ("all", ENCAPS),
+                          ("gtpu,ip,gre,ip", ["gre", "gtpu", "ip"])):
+            j = run_json(base + ["--decap", v])
+            assert j["decap"]["encaps"] == encaps, (v, j["decap"])
+            assert (j["distincts"], j["duplicates"]) == (1, 3), (v, j)
+            assert j["decap"]["frames"] == dict(zeros, ip=3), j["decap"]
+        # the identities of IPIP: none, but its kind: the copies through
+        # one tunnel, from either source, are copies; through two are not
+        j = run_json(base + ["--decap", "ip", "--tunnel-id", "include"])
+        assert j["decap"]["tunnel_id"] == "include", j
+        assert (j["distincts"], j["duplicates"]) == (3, 1), j
+        j = run_json(base + ["--decap", "ip", "--tunnel-id", "include",
+                             "--tunnel-id", "ignore"])
+        assert j["duplicates"] == 3, j
+        # ports: any, but two UDP tunnels looked into on one
+        j = run_json(base + ["--decap", "all", "--vxlan-port", "8472",
+                             "--geneve-port", "1", "--gtpu-port", "65535"])
+        assert (j["decap"]["vxlan_port"], j["decap"]["geneve_port"],
+                j["decap"]["gtpu_port"]) == (8472, 1, 65535), j["decap"]
+        for args in (["--decap", "gre,ip,vxlan", "--geneve-port", "4789"],
+                     ["--decap", "vxlan", "--gtpu-port", "4789"],
+                     ["--decap", "none", "--vxlan-port", "2152"]):
+            assert run_json(base + args)["decap"]["vxlan_port"] in \
+                (4789, 2152), args
+        # the report's lines
+        r = run(["--pcap", path, "--decap", "ip"])
+        assert r.returncode == 0, r.stderr
+        assert "decap      ip (tunnel-id ignore)\n" \
+            "           ip     3 frames decapsulated, 0 errors\n" in \
+            r.stdout, r.stdout
+        r = run(["--pcap", path, "--decap", "vxlan,gtpu", "--gtpu-port",
+                 "3386"])
+        assert "decap      vxlan,gtpu (tunnel-id ignore; UDP ports vxlan " \
+            "4789, gtpu 3386)\n" in r.stdout, r.stdout
+        assert "decap " not in run(["--pcap", path]).stdout
+        # refusals: exit 2, nothing on standard output
+        for args, words in (
+                (["--decap", "tunnels"], ["--decap", "'tunnels'"]),
+                (["--decap", "vxlan,foo"], ["--decap", "'foo'"]),
+                (["--decap", "all,gre"], ["--decap", "'all'"]),
+                (["--decap", ""], ["--decap"]),
+                (["--decap", "gre,"], ["--decap", "'gre,'"]),
+                (["--decap", ",gre"], ["--decap"]),
+                (["--decap", "gre,,ip"], ["--decap"]),
+                (["--tunnel-id", "yes"], ["--tunnel-id", "ignore or include"]),
+                (["--vxlan-port", "0"], ["--vxlan-port", "1 to 65535"]),
+                (["--geneve-port", "65536"], ["--geneve-port"]),
+                (["--gtpu-port", "x"], ["--gtpu-port"]),
+                (["--decap", "all", "--geneve-port", "4789"],
+                 ["--vxlan-port and --geneve-port are both 4789"]),
+                (["--decap", "geneve,gtpu", "--gtpu-port", "6081"],
+                 ["--geneve-port and --gtpu-port are both 6081"]),
+                (["--decap", "vxlan,gtpu", "--vxlan-port", "9",
+                  "--gtpu-port", "9"],
+                 ["--vxlan-port and --gtpu-port are both 9"])):
+            expect_usage_error(base + args, *words)
+    # a capture's setting: not for a generated stream
+    for args in (["--decap", "all"], ["--tunnel-id", "include"],
+                 ["--vxlan-port", "4790"]):
+        expect_usage_error(CONTRACT + args, "--pcap")
+    r = run(["--help"])
+    for w in ("--decap E", "--tunnel-id T", "--vxlan-port N",
+              "--geneve-port N", "--gtpu-port N"):
+        assert w in r.stdout, w
+
+
 def expect_usage_error(args, *words):
     r = run(args)
     assert r.returncode == 2, f"{args}: exit {r.returncode}"

@@ -13,6 +13,10 @@
  * families on a timed stream of new flows, against the SBF on the same
  * stream.
  *
+ * Keying a tunnelled packet (config decap: VXLAN, ERSPAN III, GENEVE with
+ * options, two tunnels nested) against the bare packet, per key mode
+ * (bench_decap.c).
+ *
  * Last, what a reader of the statistics pays: the occupancy of a 250 MiB
  * shared filter and of 256 CPUs' 256 KiB filters read whole, against the
  * module's bounded read (1 MiB in all, evenly spaced lines), with the
@@ -182,11 +186,15 @@ int main(int argc, char **argv)
 		argc -= 2;
 		argv += 2;
 	}
-	if (argc >= 3 && !strcmp(argv[1], "--lines")) {
+	/* lines-touched.sh's files: each part takes the rows it knows */
+	while (argc >= 3 && !strcmp(argv[1], "--lines")) {
 		src_read_lines(argv[2]);
+		decap_read_lines(argv[2]);
 		argc -= 2;
 		argv += 2;
 	}
+	if (argc == 3 && !strcmp(argv[1], "--trace-decap"))
+		return trace_decap((u32)strtoul(argv[2], NULL, 10));
 	if (argc == 3 && !strcmp(argv[1], "--trace-sources"))
 		return trace_sources((u32)strtoul(argv[2], NULL, 10));
 	if (argc == 5 && !strcmp(argv[1], "--trace-filter"))
@@ -209,10 +217,13 @@ int main(int argc, char **argv)
 		bench_occupancy();
 	} else if (argc == 2 && !strcmp(argv[1], "--quiet-burst")) {
 		bench_quiet_burst();
+	} else if (argc == 2 && !strcmp(argv[1], "--decap")) {
+		bench_decap();
 	} else if (argc == 1) {
 		bench_filters();
 		bench_layouts();
 		bench_payload();
+		bench_decap();
 		bench_scope();
 		bench_sources();
 		bench_families();
@@ -220,7 +231,7 @@ int main(int argc, char **argv)
 		bench_quiet_burst();
 		bench_occupancy();
 	} else {
-		fprintf(stderr, "usage: bench [--json FILE] [--lines FILE] [--layouts | --families | --windows | --quiet-burst | --sources | --occupancy]\n");
+		fprintf(stderr, "usage: bench [--json FILE] [--lines FILE]... [--layouts | --families | --windows | --quiet-burst | --sources | --occupancy | --decap]\n");
 		return 2;
 	}
 	return json ? json_write(json) : 0;

@@ -73,6 +73,11 @@ void src_read_lines(const char *path);
 void bench_sources(void);
 int trace_sources(u32 n);
 
+/* bench_decap.c */
+void bench_decap(void);
+int trace_decap(u32 n);
+void decap_read_lines(const char *path);
+
 /* bench_win.c */
 void bench_windows(void);
 void bench_quiet_burst(void);

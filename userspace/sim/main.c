@@ -142,6 +142,20 @@ static const char usage[] =
 "  --ignore-tos       packet key: leave TOS / traffic class out\n"
 "  --proto P[,P...]   only these upper-layer protocols (names or numbers),\n"
 "                     as the module's proto setting; the others pass\n"
+"  --decap E          tunnels whose inner packet is keyed in place of the\n"
+"                     tunnel's, as the module's decap setting: none\n"
+"                     (default), all, or a list of vxlan, geneve, gre,\n"
+"                     erspan, gtpu, ip (comma-separated); up to 4 nested.\n"
+"                     The report counts, per encapsulation, the frames\n"
+"                     decapsulated and the tunnel headers that failed;\n"
+"                     --write still writes the frames as read\n"
+"  --tunnel-id T      ignore (default): a tunnelled packet has the key of\n"
+"                     the packet it carries; include: the tunnels'\n"
+"                     identities (VNI, GRE key, ERSPAN session, TEID) are\n"
+"                     part of it, so copies from other sessions differ\n"
+"  --vxlan-port N     UDP destination ports of VXLAN (4789), GENEVE\n"
+"  --geneve-port N    (6081) and GTP-U (2152), 1-65535; two UDP tunnels\n"
+"  --gtpu-port N      looked into may not share a port\n"
 "  --write FILE       the frames the module would pass with action drop,\n"
 "                     in the input's format, link types, times and lengths\n"
 "                     (- : standard output; the report goes to standard\n"
@@ -997,6 +1011,7 @@ enum opt {
 	O_NEW_GAP, O_PSTAR, O_IMPORTANCE, O_ENTRY_BITS, O_IMP_DIST, O_REPEAT,
 	O_RATE, O_WARN_BELOW, O_PPS, O_COPY_DELAY, O_FLOOD, O_FLOOD_AT,
 	O_FLOOD_FOR, O_LAYOUT, O_WRITE, O_WRITE_DUPS, O_TRUTH, O_PROTO,
+	O_DECAP, O_TUNNEL_ID, O_VXLAN_PORT, O_GENEVE_PORT, O_GTPU_PORT,
 };
 
 static const struct option options[] = {
@@ -1051,6 +1066,11 @@ static const struct option options[] = {
 	{ "write-dups", required_argument, NULL, O_WRITE_DUPS },
 	{ "truth", required_argument, NULL, O_TRUTH },
 	{ "proto", required_argument, NULL, O_PROTO },
+	{ "decap", required_argument, NULL, O_DECAP },
+	{ "tunnel-id", required_argument, NULL, O_TUNNEL_ID },
+	{ "vxlan-port", required_argument, NULL, O_VXLAN_PORT },
+	{ "geneve-port", required_argument, NULL, O_GENEVE_PORT },
+	{ "gtpu-port", required_argument, NULL, O_GTPU_PORT },
 	{ "json", no_argument, NULL, O_JSON },
 	{ "help", no_argument, NULL, O_HELP },
 	{ NULL, 0, NULL, 0 },
@@ -1397,6 +1417,53 @@ static void parse_protos(const char *v, struct pd_select *sel)
 	pd_select_update(sel);
 }
 
+/* --decap: none, all, or encapsulations by name (pd_encap_names). */
+static u8 parse_decap(const char *v)
+{
+	char buf[256], *w, *save = NULL;
+	u8 decap = 0;
+	int e;
+
+	if (!strcmp(v, "none"))
+		return 0;
+	if (!strcmp(v, "all"))
+		return PD_DECAP_ALL;
+	if (snprintf(buf, sizeof(buf), "%s", v) >= (int)sizeof(buf))
+		usage_error("--decap: '%s' is too long", v);
+	/* every item names one: no empty item, none at either end */
+	if (!*v || *v == ',' || v[strlen(v) - 1] == ',' || strstr(v, ",,"))
+		usage_error("--decap: '%s' is not none, all or a list of vxlan, geneve, gre, erspan, gtpu, ip",
+			    v);
+	for (w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		e = parse_name(w, pd_encap_names, PD_NENCAPS);
+		if (e < 0)
+			usage_error("--decap: '%s' is not an encapsulation (vxlan, geneve, gre, erspan, gtpu, ip; or none, all)",
+				    w);
+		decap |= (u8)(1u << e);
+	}
+	return decap;
+}
+
+/*
+ * The UDP tunnels looked into have a port each: two on one port would
+ * make a packet both (the module refuses such a config too).
+ */
+static void check_decap_ports(const struct pd_key_opts *k)
+{
+	static const u8 flag[] = { PKTDEDUP_DECAP_VXLAN, PKTDEDUP_DECAP_GENEVE,
+				   PKTDEDUP_DECAP_GTPU };
+	static const char *const name[] = { "vxlan", "geneve", "gtpu" };
+	const u16 port[] = { k->vxlan_port, k->geneve_port, k->gtpu_port };
+	unsigned int i, j;
+
+	for (i = 0; i < PD_ARRAY_SIZE(port); i++)
+		for (j = i + 1; j < PD_ARRAY_SIZE(port); j++)
+			if ((k->decap & flag[i]) && (k->decap & flag[j]) &&
+			    port[i] == port[j])
+				usage_error("--%s-port and --%s-port are both %u: two UDP tunnels looked into (--decap) on one port; they must differ",
+					    name[i], name[j], port[i]);
+}
+
 /* What the command line asks for: main()'s options, parsed and checked. */
 struct sim_args {
 	struct stream_cfg sc;
@@ -1408,11 +1475,13 @@ struct sim_args {
 	u64 given, takes;		/* settings, PD_SETTING_BIT()s */
 	u8 importance, layout;
 	u64 window_ns, window_pkts, tw_rate, subwin, warn_below;
+	unsigned int vxlan_port, geneve_port, gtpu_port;	/* --*-port */
 	double fps, p_star;
 	enum truth_mode truth_mode;
 	bool json, have_mem, have_algo, have_stream, have_universe, sources;
 	bool have_imp_opts, have_rate, have_timed_opts, have_flood_opts;
 	bool winfam;			/* a window family */
+	bool have_decap_opts;		/* --decap, --tunnel-id, --*-port */
 };
 
 /* The defaults of every option. */
@@ -1423,9 +1492,8 @@ static const struct sim_args sim_defaults = {
 		.volume = 0.1, .u = 0.001, .seed = 1, .imp_dist = IMP_UNIFORM,
 		.repeat = 0.3, .pps = 1000000, .copy_delay = 1000000,
 		.flood_for = UINT64_MAX / 2,
-		.key = { .mode = PKTDEDUP_KEY_PACKET, .payload = PD_KEY_DEFAULT_PAYLOAD,
-			 .vxlan_port = PD_VXLAN_PORT, .geneve_port = PD_GENEVE_PORT,
-			 .gtpu_port = PD_GTPU_PORT },
+		/* the tunnels' ports: from the options' below */
+		.key = { .mode = PKTDEDUP_KEY_PACKET, .payload = PD_KEY_DEFAULT_PAYLOAD },
 	},
 	.srcc = {
 		.nsub = 12, .counters = 128, .ring = 1024, .new_mem = 65536,
@@ -1437,6 +1505,8 @@ static const struct sim_args sim_defaults = {
 	.importance = PKTDEDUP_IMPORTANCE_MARK,
 	.warn_below = PD_TW_DEFAULT_WARN, .layout = PKTDEDUP_LAYOUT_FLAT,
 	.fps = -1, .truth_mode = TRUTH_EXACT,
+	.vxlan_port = PD_VXLAN_PORT, .geneve_port = PD_GENEVE_PORT,
+	.gtpu_port = PD_GTPU_PORT,
 };
 
 /*
@@ -1520,6 +1590,12 @@ static void sim_args_parse(struct sim_args *a, int argc, char **argv)
 		  .what = "a count from 1 to 2^24" },
 		{ .opt = O_NEW_GAP, .kind = OPT_U64, .dst = &a->srcc.new_gap, .lo = 0, .hi = 1ULL << 48,
 		  .what = "a packet count (0: auto)" },
+		{ .opt = O_VXLAN_PORT, .kind = OPT_UINT, .dst = &a->vxlan_port, .lo = 1, .hi = 65535,
+		  .what = "a UDP port from 1 to 65535", .seen = &a->have_decap_opts },
+		{ .opt = O_GENEVE_PORT, .kind = OPT_UINT, .dst = &a->geneve_port, .lo = 1, .hi = 65535,
+		  .what = "a UDP port from 1 to 65535", .seen = &a->have_decap_opts },
+		{ .opt = O_GTPU_PORT, .kind = OPT_UINT, .dst = &a->gtpu_port, .lo = 1, .hi = 65535,
+		  .what = "a UDP port from 1 to 65535", .seen = &a->have_decap_opts },
 	};
 
 	opterr = 0;
@@ -1613,6 +1689,19 @@ static void sim_args_parse(struct sim_args *a, int argc, char **argv)
 		case O_IGNORE_TOS:
 			a->sc.key.flags |= PKTDEDUP_KEY_F_IGNORE_TOS;
 			break;
+		case O_DECAP:
+			a->sc.key.decap = parse_decap(optarg);
+			a->have_decap_opts = true;
+			break;
+		case O_TUNNEL_ID:
+			if (!strcmp(optarg, "include"))
+				a->sc.key.flags |= PKTDEDUP_KEY_F_TUNNEL_ID;
+			else if (!strcmp(optarg, "ignore"))
+				a->sc.key.flags &= (u8)~PKTDEDUP_KEY_F_TUNNEL_ID;
+			else
+				BAD(o, "ignore or include");
+			a->have_decap_opts = true;
+			break;
 		case O_IMP_DIST:
 			o = parse_name(optarg, imp_dist_names, IMP_NDISTS);
 			if (o < 0)
@@ -1665,6 +1754,12 @@ static void sim_args_parse(struct sim_args *a, int argc, char **argv)
 		usage_error("--stream is required");
 	if (a->sc.sel && a->sc.kind != STREAM_PCAP)
 		usage_error("--proto selects a capture's packets: it needs --pcap FILE");
+	if (a->have_decap_opts && a->sc.kind != STREAM_PCAP)
+		usage_error("--decap, --tunnel-id and the tunnels' ports key a capture's packets: they need --pcap FILE");
+	a->sc.key.vxlan_port = (u16)a->vxlan_port;
+	a->sc.key.geneve_port = (u16)a->geneve_port;
+	a->sc.key.gtpu_port = (u16)a->gtpu_port;
+	check_decap_ports(&a->sc.key);
 	if ((a->write_path || a->dups_path) && a->sc.kind != STREAM_PCAP)
 		usage_error("--write and --write-dups need a capture (--pcap FILE)");
 }

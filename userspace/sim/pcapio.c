@@ -207,14 +207,63 @@ uint64_t count_keyed(const struct stream_cfg *sc)
 	return n;
 }
 
+/*
+ * Frames the module counts as unparsed: IP whose key cannot be read, but
+ * a tunnel that carries no IP (not-ip), which it counts as not IP.
+ */
 static uint64_t unparsed(const struct pcap_counts *n)
 {
 	uint64_t u = 0;
 	unsigned int i;
 
 	for (i = 1; i < PD_PARSE_NRESULTS; i++)
-		u += n->unparsed[i];
+		if (i != PD_PARSE_NOT_IP)
+			u += n->unparsed[i];
 	return u;
+}
+
+/* Frames the module counts as not IP: at the link layer or in a tunnel. */
+static uint64_t not_ip(const struct pcap_counts *n)
+{
+	return n->link[L2_NOT_IP] + n->unparsed[PD_PARSE_NOT_IP];
+}
+
+/* The decap lines: what is looked into, then per encapsulation. */
+static void print_decap(const struct pcap_counts *n,
+			const struct pd_key_opts *k)
+{
+	static const u8 udp[] = { PKTDEDUP_DECAP_VXLAN, PKTDEDUP_DECAP_GENEVE,
+				  PKTDEDUP_DECAP_GTPU };
+	const u16 port[] = { k->vxlan_port, k->geneve_port, k->gtpu_port };
+	const char *sep = "";
+	unsigned int i;
+
+	if (!k->decap)
+		return;
+	printf("%-10s ", "decap");
+	for (i = 0; i < PD_NENCAPS; i++)
+		if (k->decap & (1u << i)) {
+			printf("%s%s", sep, pd_encap_names[i]);
+			sep = ",";
+		}
+	printf(" (tunnel-id %s",
+	       k->flags & PKTDEDUP_KEY_F_TUNNEL_ID ? "include" : "ignore");
+	sep = "; UDP ports ";
+	for (i = 0; i < PD_ARRAY_SIZE(udp); i++)
+		if (k->decap & udp[i]) {
+			printf("%s%s %u", sep, pd_encap_names[__builtin_ctz(udp[i])],
+			       port[i]);
+			sep = ", ";
+		}
+	printf(")\n");
+	for (i = 0; i < PD_NENCAPS; i++)
+		if (k->decap & (1u << i))
+			printf("%-10s %-6s %llu frame%s decapsulated, %llu error%s\n",
+			       "", pd_encap_names[i],
+			       (unsigned long long)n->decap[i],
+			       n->decap[i] == 1 ? "" : "s",
+			       (unsigned long long)n->decap_err[i],
+			       n->decap_err[i] == 1 ? "" : "s");
 }
 
 /* What went into an output, once closed. */
@@ -246,11 +295,15 @@ void capture_print(const struct stream *st, const struct stream_cfg *sc,
 		printf(", payload %u", sc->key.payload);
 	printf("; %llu keyed from frames cut by the snaplen, of %llu cut)\n",
 	       (unsigned long long)n->keyed_cut, (unsigned long long)n->cut);
-	printf("%-10s %llu passed unkeyed: %llu runt, %llu not IP, "
-	       "%llu of an unknown link type", "",
+	printf("%-10s %llu passed unkeyed: %llu runt, %llu not IP", "",
 	       (unsigned long long)(n->frames - n->keyed),
 	       (unsigned long long)n->link[L2_RUNT],
-	       (unsigned long long)n->link[L2_NOT_IP],
+	       (unsigned long long)not_ip(n));
+	if (n->unparsed[PD_PARSE_NOT_IP])
+		printf(" (%llu in a tunnel: %s)",
+		       (unsigned long long)n->unparsed[PD_PARSE_NOT_IP],
+		       pd_parse_result_names[PD_PARSE_NOT_IP]);
+	printf(", %llu of an unknown link type",
 	       (unsigned long long)n->link[L2_UNKNOWN_LINK]);
 	if (n->link[L2_UNKNOWN_LINK])
 		printf(" (%s)", cap_encap_name(n->unknown_encap));
@@ -259,7 +312,7 @@ void capture_print(const struct stream *st, const struct stream_cfg *sc,
 		       (unsigned long long)n->unselected);
 	printf(", %llu not parsed", (unsigned long long)unparsed(n));
 	for (i = 1; i < PD_PARSE_NRESULTS; i++)
-		if (n->unparsed[i])
+		if (n->unparsed[i] && i != PD_PARSE_NOT_IP)
 			printf(" %s %llu", pd_parse_result_names[i],
 			       (unsigned long long)n->unparsed[i]);
 	if (n->other_records)
@@ -275,6 +328,7 @@ void capture_print(const struct stream *st, const struct stream_cfg *sc,
 		printf("%-10s the capture ends inside the record at byte %llu: "
 		       "the complete records before it were read\n", "cut",
 		       (unsigned long long)n->end_offset);
+	print_decap(n, &sc->key);
 	print_written(&o->pass, "frames");
 	print_written(&o->dups, "copies");
 }
@@ -303,6 +357,35 @@ static void json_written(const char *name, const struct output *w)
 		printf("null");
 }
 
+/* "decap": what is looked into, and per encapsulation (every one). */
+static void json_decap(const struct pcap_counts *n,
+		       const struct pd_key_opts *k)
+{
+	const char *sep = "";
+	unsigned int i, w;
+
+	printf(",\"decap\":{\"encaps\":[");
+	for (i = 0; i < PD_NENCAPS; i++)
+		if (k->decap & (1u << i)) {
+			printf("%s\"%s\"", sep, pd_encap_names[i]);
+			sep = ",";
+		}
+	printf("],\"tunnel_id\":\"%s\",\"vxlan_port\":%u,"
+	       "\"geneve_port\":%u,\"gtpu_port\":%u",
+	       k->flags & PKTDEDUP_KEY_F_TUNNEL_ID ? "include" : "ignore",
+	       k->vxlan_port, k->geneve_port, k->gtpu_port);
+	for (w = 0; w < 2; w++) {
+		const uint64_t *v = w ? n->decap_err : n->decap;
+
+		printf(",\"%s\":{", w ? "errors" : "frames");
+		for (i = 0; i < PD_NENCAPS; i++)
+			printf("%s\"%s\":%llu", i ? "," : "", pd_encap_names[i],
+			       (unsigned long long)v[i]);
+		printf("}");
+	}
+	printf("}");
+}
+
 void capture_json(const struct stream *st, const struct stream_cfg *sc,
 		  const struct outputs *o)
 {
@@ -319,7 +402,7 @@ void capture_json(const struct stream *st, const struct stream_cfg *sc,
 	       (unsigned long long)n->frames, (unsigned long long)n->keyed,
 	       (unsigned long long)n->cut, (unsigned long long)n->keyed_cut,
 	       (unsigned long long)n->link[L2_RUNT],
-	       (unsigned long long)n->link[L2_NOT_IP],
+	       (unsigned long long)not_ip(n),
 	       (unsigned long long)n->link[L2_UNKNOWN_LINK],
 	       (unsigned long long)n->other_records,
 	       (unsigned long long)n->unselected);
@@ -340,4 +423,5 @@ void capture_json(const struct stream *st, const struct stream_cfg *sc,
 		printf("null");
 	json_written("written", &o->pass);
 	json_written("written_copies", &o->dups);
+	json_decap(n, &sc->key);
 }

@@ -163,6 +163,21 @@ static int pcap_open(struct stream *s, char *err, unsigned int errlen)
 }
 
 /*
+ * The encapsulations a frame came through, and the one whose header
+ * failed (--decap), as the module counts them: for every frame its
+ * protocol selection does not pass by.
+ */
+static void count_encaps(struct pcap_counts *n, const struct pd_pkt *pkt)
+{
+	unsigned int i;
+
+	for (i = 0; i < PD_NENCAPS; i++) {
+		n->decap[i] += (pkt->encaps >> i) & 1;
+		n->decap_err[i] += (pkt->bad_encap >> i) & 1;
+	}
+}
+
+/*
  * The capture's next record. A frame the module would not key (a runt,
  * not IP, a link type this reader does not parse, an IP header the key
  * cannot be read from) or another kind of record comes back unkeyed: the
@@ -234,15 +249,17 @@ static bool pcap_next(struct stream *s, struct element *e)
 	if (r == PD_PARSE_OK && s->cfg.sel && !s->cfg.sel->any_proto) {
 		bool known = !pkt.l4_err || pkt.family == PD_FAMILY_IPV4;
 
-		if (cut && !known) {
-			n->unparsed[PD_PARSE_TRUNCATED]++;
-			return true;
-		}
 		if (known && !pd_select_proto(s->cfg.sel, pkt.proto)) {
 			n->unselected++;
 			return true;
 		}
+		if (cut && !known) {
+			count_encaps(n, &pkt);
+			n->unparsed[PD_PARSE_TRUNCATED]++;
+			return true;
+		}
 	}
+	count_encaps(n, &pkt);
 	if (r == PD_PARSE_OK)
 		r = pd_key_of(&pkt, &s->cfg.key, &e->keybuf);
 	if (r != PD_PARSE_OK) {

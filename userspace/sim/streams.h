@@ -19,7 +19,9 @@
  *            time, in constant memory), keyed by the module's key
  *            extraction after the link layer (linktype.h); frames cut by
  *            the snapshot length keyed from what is there (key.h,
- *            pd_parse_cut). Every record comes back, in order: the ones
+ *            pd_parse_cut); with key.decap, the packet inside the
+ *            tunnels it names (decap.h). Every record comes back, in
+ *            order: the ones
  *            the module would not key (counted in struct pcap_counts)
  *            unkeyed, for the caller to pass on
  *   importance  the IBF paper's synthetic data (Boraskar et al., Sec. IV-D):
@@ -55,6 +57,7 @@
 #include <stdint.h>
 
 #include "../../module/core/config.h"
+#include "../../module/core/decap.h"
 #include "../../module/core/key.h"
 #include "linktype.h"
 
@@ -117,7 +120,17 @@ struct pcap_counts {
 	uint64_t other_records;		/* pcapng events, custom blocks... */
 	uint64_t link[L2_NRESULTS];	/* runt, not IP, unknown link */
 	int unknown_encap;		/* the first unknown link type */
-	uint64_t unparsed[PD_PARSE_NRESULTS];	/* IP, but no key */
+	/*
+	 * IP, but no key, by why; not-ip: a tunnel (--decap) that carries
+	 * something else than IP, which the module counts as not IP
+	 */
+	uint64_t unparsed[PD_PARSE_NRESULTS];
+	/*
+	 * --decap, as the module's stats decap: per encapsulation (bit n of
+	 * PKTDEDUP_DECAP_*), the frames that came through one (crossed), and
+	 * those whose header of it failed (cut short, malformed, too deep)
+	 */
+	uint64_t decap[PD_NENCAPS], decap_err[PD_NENCAPS];
 	uint64_t unselected;		/* IP of a protocol not selected */
 	uint64_t keyed;
 	uint64_t cut;			/* frames cut by the snaplen */
