@@ -63,7 +63,7 @@ t_replay() {
 		return
 	fi
 	. $RP/settings.sh
-	echo "#   the capture: $REPLAY_FRAMES frames, $REPLAY_DISTINCT distinct IP packets; copies $REPLAY_EXACT exact, $REPLAY_TTL TTL, $REPLAY_CHECKSUM checksum; $REPLAY_ARP ARP, $REPLAY_NONIP other non-IP, $REPLAY_BAD unkeyable"
+	echo "#   the capture: $REPLAY_FRAMES frames, $REPLAY_DISTINCT distinct IP packets; copies $REPLAY_EXACT exact, $REPLAY_TTL TTL, $REPLAY_CHECKSUM checksum; $REPLAY_ARP ARP, $REPLAY_NONIP other non-IP, $REPLAY_BAD unkeyable; $REPLAY_TUNNELS in tunnels ($REPLAY_DECAP)"
 	echo "#   dedup-sim, seed $REPLAY_SEED: $REPLAY_PASSED pass (fp $REPLAY_FP, fn $REPLAY_FN); exact de-duplication: $REPLAY_EXACT_PASSED"
 	replay_setup
 	_bl=$(cat /proc/sys/net/core/netdev_max_backlog)
@@ -86,6 +86,11 @@ t_replay() {
 			"$(stat_of rb unparsed)"
 		expect_eq "$scope: non-IP, passed" "$((REPLAY_ARP + REPLAY_NONIP))" \
 			"$(inns rb sed -n 's/^nonip //p' /proc/net/pktdedup/stats)"
+		# the tunnels looked into, frame for frame as dedup-sim did
+		for _e in $REPLAY_DECAP; do
+			expect_eq "$scope: ${_e%%:*} frames" "${_e#*:}" \
+				"$(inns rb awk -v n="${_e%%:*}" '$1 == "decap" && $2 == n { print $3 }' /proc/net/pktdedup/stats)"
+		done
 		expect_eq "$scope: the frames of dedup-sim --write, byte for byte, in order" \
 			"same $REPLAY_PASSED" \
 			"$(pdnet pcapcmp $RP/expected.pcap /tmp/replay-$scope.pcap)"

@@ -16,7 +16,10 @@ writes BUILD_DIR/replay/:
                  non-IP frames, IPv4 frames no key can be taken from;
                  a fifth of the frames behind 802.1Q, 802.1ad or 0x9100
                  QinQ tags or MPLS labels (a copy from another tap may
-                 carry other ones)
+                 carry other ones); a fifth of the copies, and some
+                 first sightings, inside a tunnel (VXLAN, GENEVE, GRE,
+                 gretap, ERSPAN II and III, GTP-U, IPIP, SIT) from one of
+                 two mirrors, which decap all looks into
   expected.pcap  dedup-sim --write on it: the frames the module in drop
                  mode must let through, with the filter settings and seed
                  of settings.sh (a filter small enough to err: false
@@ -39,10 +42,11 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "..", "scripts", "lib"))
 from packets import csum, text2pcap  # noqa: E402  (scripts/lib/packets.py)
+import tunnels as tn  # noqa: E402  (scripts/lib/tunnels.py)
 
 SEED = 0x5eed2026          # the fixed seed, the module's and dedup-sim's
 OTHER_SEED = SEED + 1      # the control
-KEY = ["key", "packet", "payload", "64"]
+KEY = ["key", "packet", "payload", "64", "decap", "all"]
 # 4096 one-bit cells for about 2600 distinct packets: the filter errs both
 # ways (new packets taken for copies, copies forgotten over long gaps)
 FILTER = ["filter", "sbf", "mem", "512", "max", "1", "k", "3", "p", "6"]
@@ -133,19 +137,60 @@ def encap(rng, macs, v6, built):
     return macs + b"\x88\x47" + b"".join(struct.pack("!I", x) for x in labels)
 
 
+TUNNELS = ("vxlan", "geneve", "gre", "gretap", "erspan2", "erspan3", "gtpu",
+           "ip")
+
+
+def tunnelled(rng, ip, macs, built):
+    """ip inside a tunnel from one of two mirrors (outer source and
+    session differ), as an Ethernet frame; counted by encapsulation"""
+    kind = rng.choice(TUNNELS)
+    m = rng.choice((1, 2))
+    src, dst = (192, 0, 2, m), (192, 0, 2, 100)
+    frame = tn.eth(tn.ethertype_of(ip), ip)
+    sport = 40000 + rng.randrange(1000)
+    if kind == "vxlan":
+        outer = tn.over_ipv4(tn.UDP, (sport, tn.VXLAN_PORT, tn.vxlan(40 + m, frame)), src, dst)
+    elif kind == "geneve":
+        opts = tn.geneve_opt(0x0108, 1, bytes(8))
+        outer = tn.over_ipv4(tn.UDP, (sport, tn.GENEVE_PORT, tn.geneve(m, tn.ETH_TEB, frame, opts)), src, dst)
+    elif kind == "gre":
+        outer = tn.over_ipv4(tn.GRE, tn.gre(tn.ethertype_of(ip), ip, key=m), src, dst)
+    elif kind == "gretap":
+        outer = tn.over_ipv4(tn.GRE, tn.gre(tn.ETH_TEB, frame, key=m, seq=rng.randrange(1 << 32)), src, dst)
+    elif kind == "erspan2":
+        outer = tn.over_ipv4(tn.GRE, tn.erspan2(m, frame, seq=rng.randrange(1 << 32)), src, dst)
+    elif kind == "erspan3":
+        sub = tn.erspan3_platform() if rng.random() < 0.5 else None
+        outer = tn.over_ipv4(tn.GRE, tn.erspan3(m, frame, seq=rng.randrange(1 << 32), subheader=sub), src, dst)
+    elif kind == "gtpu":
+        ext = (tn.pdu_session(),) if rng.random() < 0.5 else ()
+        outer = tn.over_ipv4(tn.UDP, (tn.GTPU_PORT, tn.GTPU_PORT, tn.gtpu(0x100 + m, ip, ext)), src, dst)
+    else:
+        outer = tn.over_ipv4(tn.IPV6 if ip[0] >> 4 == 6 else tn.IPIP, ip, src, dst)
+    built["tunnels"] += 1
+    name = {"gretap": "gre", "erspan2": "erspan", "erspan3": "erspan"}.get(kind, kind)
+    built["tun_" + name] = built.get("tun_" + name, 0) + 1
+    return macs + struct.pack("!H", 0x0800) + outer
+
+
 def frames():
     """the capture's frames, in order, and how it was built"""
     rng = random.Random(GEN_SEED)
     slots = {}
     built = {"distinct": 0, "exact": 0, "ttl": 0, "checksum": 0,
-             "arp": 0, "nonip": 0, "bad": 0, "vlan": 0, "qinq": 0, "mpls": 0}
+             "arp": 0, "nonip": 0, "bad": 0, "vlan": 0, "qinq": 0, "mpls": 0,
+             "tunnels": 0}
     out = []
     pending = []   # (position, frame)
     pos = 0
     for i in range(N_DISTINCT):
         (s, d), ip, v6 = packet(rng, i)
         eth = encap(rng, mac(d) + mac(s), v6, built)
-        pending.append((pos, eth + ip))
+        if rng.random() < 0.05:
+            pending.append((pos, tunnelled(rng, ip, mac(d) + mac(s), built)))
+        else:
+            pending.append((pos, eth + ip))
         built["distinct"] += 1
         r = rng.random()
         if r < 0.45:
@@ -155,7 +200,11 @@ def frames():
             copy = ip if kind == "exact" else rewritten(ip, v6, kind)
             # from another tap half the time: other tags, the same packet
             ceth = encap(rng, mac(d) + mac(s), v6, built) if rng.random() < 0.5 else eth
-            pending.append((pos + gap + rng.random(), ceth + copy))
+            if rng.random() < 0.2:
+                cf = tunnelled(rng, copy, mac(d) + mac(s), built)
+            else:
+                cf = ceth + copy
+            pending.append((pos + gap + rng.random(), cf))
             built[kind] += 1
         if rng.random() < 0.01:
             # ARP requests and replies, and a frame of a local experimental
@@ -217,6 +266,10 @@ def main():
         problems.append(f"dedup-sim keyed {j['n']} frames, the capture has {built['frames'] - unkeyed} IP frames")
     if j["duplicates"] != copies:
         problems.append(f"dedup-sim's truth has {j['duplicates']} copies, the capture {copies}")
+    frames_of = j["decap"]["frames"]
+    for name in sorted(frames_of):
+        if frames_of[name] != built.get("tun_" + name, 0):
+            problems.append(f"dedup-sim decapsulated {frames_of[name]} {name} frames, the capture has {built.get('tun_' + name, 0)}")
     if not (j["false_positives"] and j["false_negatives"]):
         problems.append("the filter made no false positive or no false negative: agreeing with it would be agreeing with exact de-duplication")
     if passed == exact:
@@ -229,14 +282,18 @@ def main():
         f.write(f"REPLAY_SEED={SEED}\nREPLAY_OTHER_SEED={OTHER_SEED}\n")
         f.write(f"REPLAY_SET=\"{' '.join(KEY + FILTER)}\"\n")
         for k, v in built.items():
-            f.write(f"REPLAY_{k.upper()}={v}\n")
+            if not k.startswith("tun_"):
+                f.write(f"REPLAY_{k.upper()}={v}\n")
+        # the frames of each encapsulation: the module's /proc decap lines
+        f.write("REPLAY_DECAP=\"" + " ".join(f"{n}:{frames_of[n]}" for n in sorted(frames_of)) + "\"\n")
         f.write(f"REPLAY_PASSED={passed}\nREPLAY_EXACT_PASSED={exact}\n"
                 f"REPLAY_FP={j['false_positives']}\nREPLAY_FN={j['false_negatives']}\n"
                 f"REPLAY_OTHER_FP={jo['false_positives']}\nREPLAY_OTHER_FN={jo['false_negatives']}\n")
     print(f"replay-capture: {built['frames']} frames ({built['distinct']} distinct IP packets, "
           f"{built['exact']} exact copies, {built['ttl']} with another TTL, {built['checksum']} "
           f"with another checksum, {built['arp']} ARP, {built['nonip']} other non-IP, {built['bad']} unkeyable; "
-          f"{built['vlan']} behind 802.1Q, {built['qinq']} behind QinQ, {built['mpls']} behind MPLS); "
+          f"{built['vlan']} behind 802.1Q, {built['qinq']} behind QinQ, {built['mpls']} behind MPLS, "
+          f"{built['tunnels']} in tunnels); "
           f"seed {SEED}: {passed} pass (exact de-duplication: {exact}; fp {j['false_positives']}, "
           f"fn {j['false_negatives']}); seed {OTHER_SEED}: fp {jo['false_positives']}, fn {jo['false_negatives']}")
     if problems:
