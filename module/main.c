@@ -193,7 +193,7 @@ static int __init pd_parse_params(void)
 		return -EINVAL;
 	}
 	pd_default_cfg.key = i;
-	if (pd_decap_parse(decap, &pd_default_cfg.decap)) {
+	if (pd_decap_parse(decap, &pd_default_cfg.decap, NULL)) {
 		pr_err("decap=%s: not none, all or a list of vxlan, geneve, gre, erspan, gtpu, ip\n",
 		       decap);
 		return -EINVAL;

@@ -51,25 +51,22 @@ static void pd_cfg_update(struct pd_config *c, struct nlattr **a)
 static int pd_cfg_ports(const struct pd_config *c, struct nlattr **a,
 			struct netlink_ext_ack *extack)
 {
-	static const u8 attr[] = { PKTDEDUP_A_CONFIG_VXLAN_PORT,
-				   PKTDEDUP_A_CONFIG_GENEVE_PORT,
-				   PKTDEDUP_A_CONFIG_GTPU_PORT };
-	static const u8 flag[] = { PKTDEDUP_DECAP_VXLAN, PKTDEDUP_DECAP_GENEVE,
-				   PKTDEDUP_DECAP_GTPU };
-	const u16 port[] = { c->vxlan_port, c->geneve_port, c->gtpu_port };
+	/* in the order of pd_udp_tunnels */
+	static const u8 attr[PD_NUDP_TUNNELS] = {
+		PKTDEDUP_A_CONFIG_VXLAN_PORT, PKTDEDUP_A_CONFIG_GENEVE_PORT,
+		PKTDEDUP_A_CONFIG_GTPU_PORT
+	};
+	const u16 port[PD_NUDP_TUNNELS] = {
+		c->vxlan_port, c->geneve_port, c->gtpu_port
+	};
 	unsigned int i, j;
 
-	for (i = 0; i < ARRAY_SIZE(port); i++)
-		for (j = i + 1; j < ARRAY_SIZE(port); j++)
-			if ((c->decap & flag[i]) && (c->decap & flag[j]) &&
-			    port[i] == port[j]) {
-				NL_SET_ERR_MSG_ATTR(extack, a[attr[j]] ?:
-						    a[attr[i]] ?:
-						    a[PKTDEDUP_A_CONFIG_DECAP],
-						    "decap: two UDP tunnels on one port (vxlan-port, geneve-port and gtpu-port must differ)");
-				return -EINVAL;
-			}
-	return 0;
+	if (!pd_decap_port_clash(c->decap, port, &i, &j))
+		return 0;
+	NL_SET_ERR_MSG_ATTR(extack, a[attr[j]] ?: a[attr[i]] ?:
+			    a[PKTDEDUP_A_CONFIG_DECAP],
+			    "decap: two UDP tunnels on one port (vxlan-port, geneve-port and gtpu-port must differ)");
+	return -EINVAL;
 }
 
 /*

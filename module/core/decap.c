@@ -6,6 +6,10 @@ const char *const pd_encap_names[PD_NENCAPS] = {
 	"vxlan", "geneve", "gre", "erspan", "gtpu", "ip",
 };
 
+const u8 pd_udp_tunnels[PD_NUDP_TUNNELS] = {
+	PKTDEDUP_DECAP_VXLAN, PKTDEDUP_DECAP_GENEVE, PKTDEDUP_DECAP_GTPU,
+};
+
 #define PD_ETH_HLEN	14
 #define PD_ETH_IP	0x0800
 #define PD_ETH_IPV6	0x86dd
@@ -354,33 +358,66 @@ fail:
 	return (enum pd_parse_result)r;
 }
 
-int pd_decap_parse(const char *s, u8 *decap)
+/* Whether the n bytes at p are the word w. */
+static bool pd_word_is(const char *p, size_t n, const char *w)
 {
-	u8 v = 0;
+	return strlen(w) == n && !memcmp(w, p, n);
+}
+
+int pd_decap_parse(const char *s, u8 *decap, struct pd_decap_bad *bad)
+{
+	const char *p = s;
+	u8 v = 0, why;
+	size_t n;
 
 	if (!strcmp(s, "none") || !strcmp(s, "all")) {
 		*decap = *s == 'a' ? PD_DECAP_ALL : 0;
 		return 0;
 	}
-	for (;;) {
-		const char *e = s;
+	for (;; p += n + 1) {
 		unsigned int i;
 
-		while (*e && *e != ',')
-			e++;
+		for (n = 0; p[n] && p[n] != ','; n++)
+			;
 		for (i = 0; i < PD_NENCAPS; i++)
-			if (strlen(pd_encap_names[i]) == (size_t)(e - s) &&
-			    !memcmp(pd_encap_names[i], s, (size_t)(e - s)))
+			if (pd_word_is(p, n, pd_encap_names[i]))
 				break;
-		if (i == PD_NENCAPS || (v & (1u << i)))
-			return -EINVAL;	/* unknown, empty or twice */
+		if (!n)
+			why = PD_DECAP_EMPTY;
+		else if (pd_word_is(p, n, "none") || pd_word_is(p, n, "all"))
+			why = PD_DECAP_ALONE;
+		else if (i == PD_NENCAPS)
+			why = PD_DECAP_BAD_NAME;
+		else if (v & (1u << i))
+			why = PD_DECAP_TWICE;
+		else
+			why = 0;
+		if (why) {
+			if (bad) {
+				bad->why = why;
+				bad->at = (u16)(p - s);
+				bad->len = (u16)n;
+			}
+			return -EINVAL;
+		}
 		v |= (u8)(1u << i);
-		if (!*e)
+		if (!p[n])
 			break;
-		s = e + 1;
 	}
 	*decap = v;
 	return 0;
+}
+
+bool pd_decap_port_clash(u8 decap, const u16 *port, unsigned int *i,
+			 unsigned int *j)
+{
+	for (*i = 0; *i < PD_NUDP_TUNNELS; (*i)++)
+		for (*j = *i + 1; *j < PD_NUDP_TUNNELS; (*j)++)
+			if ((decap & pd_udp_tunnels[*i]) &&
+			    (decap & pd_udp_tunnels[*j]) &&
+			    port[*i] == port[*j])
+				return true;
+	return false;
 }
 
 void pd_decap_defaults(struct pd_key_opts *o)

@@ -68,11 +68,40 @@ enum pd_parse_result pd_decap(const u8 *data, u32 len,
 			      const struct pd_key_opts *o, struct pd_pkt *pkt,
 			      bool cut);
 
+/* Why a list of encapsulations is refused, and where (pd_decap_parse). */
+enum pd_decap_why {
+	PD_DECAP_BAD_NAME = 1,	/* a name that is none of pd_encap_names */
+	PD_DECAP_EMPTY,		/* an empty name: ",", "a,,b", "a," or "" */
+	PD_DECAP_TWICE,		/* a name given twice */
+	PD_DECAP_ALONE,		/* none or all inside a list */
+};
+
+struct pd_decap_bad {
+	u8 why;			/* enum pd_decap_why */
+	u16 at;			/* the name at fault: s[at, at + len) */
+	u16 len;
+};
+
 /*
  * A list of encapsulations as users write it: "none", "all", or names of
- * pd_encap_names separated by commas, each once. 0 or -EINVAL.
+ * pd_encap_names separated by commas, each once. 0, or -EINVAL and (if
+ * bad is not NULL) why, for the front end's own words.
  */
-int pd_decap_parse(const char *s, u8 *decap);
+int pd_decap_parse(const char *s, u8 *decap, struct pd_decap_bad *bad);
+
+/*
+ * The UDP tunnels, each on a port of its own: their flags, in the order of
+ * the ports pd_decap_port_clash() takes (vxlan, geneve, gtpu).
+ */
+#define PD_NUDP_TUNNELS 3
+extern const u8 pd_udp_tunnels[PD_NUDP_TUNNELS];
+
+/*
+ * Whether two UDP tunnels decap looks into share a port (port[] in the
+ * order of pd_udp_tunnels): a packet would be both. *i < *j say which.
+ */
+bool pd_decap_port_clash(u8 decap, const u16 *port, unsigned int *i,
+			 unsigned int *j);
 
 /* The documented defaults of opts' decap settings: none, IANA's ports. */
 void pd_decap_defaults(struct pd_key_opts *o);

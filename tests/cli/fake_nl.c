@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../module/core/decap.h"
 #include "../../module/uapi/pktdedup.h"
 #include "../../userspace/dedupctl/nl.h"
 
@@ -189,30 +190,25 @@ static void log_request(const struct nlattr **c)
 static int check_ports(struct nl *n, const struct nlattr **c,
 		       const struct nlattr **req)
 {
-	static const uint16_t attr[] = { PKTDEDUP_A_CONFIG_VXLAN_PORT,
-					 PKTDEDUP_A_CONFIG_GENEVE_PORT,
-					 PKTDEDUP_A_CONFIG_GTPU_PORT };
-	static const uint32_t flag[] = { PKTDEDUP_DECAP_VXLAN,
-					 PKTDEDUP_DECAP_GENEVE,
-					 PKTDEDUP_DECAP_GTPU };
-	uint32_t decap = mnl_attr_get_u32(c[PKTDEDUP_A_CONFIG_DECAP]);
+	/* in the order of pd_udp_tunnels */
+	static const uint16_t attr[PD_NUDP_TUNNELS] = {
+		PKTDEDUP_A_CONFIG_VXLAN_PORT, PKTDEDUP_A_CONFIG_GENEVE_PORT,
+		PKTDEDUP_A_CONFIG_GTPU_PORT
+	};
+	uint16_t port[PD_NUDP_TUNNELS], at;
 	unsigned int i, j;
-	uint16_t at;
 
-	for (i = 0; i < 3; i++)
-		for (j = i + 1; j < 3; j++) {
-			if (!(decap & flag[i]) || !(decap & flag[j]) ||
-			    mnl_attr_get_u16(c[attr[i]]) !=
-			    mnl_attr_get_u16(c[attr[j]]))
-				continue;
-			at = req[attr[j]] ? attr[j] : req[attr[i]] ? attr[i] :
-			     PKTDEDUP_A_CONFIG_DECAP;
-			snprintf(n->err, sizeof(n->err),
-				 "config.%s: decap: two UDP tunnels on one port (vxlan-port, geneve-port and gtpu-port must differ)",
-				 nls_config.attrs[at].name);
-			return -EINVAL;
-		}
-	return 0;
+	for (i = 0; i < PD_NUDP_TUNNELS; i++)
+		port[i] = mnl_attr_get_u16(c[attr[i]]);
+	if (!pd_decap_port_clash((uint8_t)mnl_attr_get_u32(c[PKTDEDUP_A_CONFIG_DECAP]),
+				 port, &i, &j))
+		return 0;
+	at = req[attr[j]] ? attr[j] : req[attr[i]] ? attr[i] :
+	     PKTDEDUP_A_CONFIG_DECAP;
+	snprintf(n->err, sizeof(n->err),
+		 "config.%s: decap: two UDP tunnels on one port (vxlan-port, geneve-port and gtpu-port must differ)",
+		 nls_config.attrs[at].name);
+	return -EINVAL;
 }
 
 /* SET_CONFIG: the request's config attributes in place of the state's. */

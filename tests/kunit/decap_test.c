@@ -804,29 +804,55 @@ static void pd_decap_lists(struct kunit *test)
 	static const struct {
 		const char *s;
 		int want;	/* the flags, or -1: refused */
+		u8 why, at, len;	/* refused: why, the name at fault */
 	} c[] = {
-		{ "none", 0 }, { "all", PD_DECAP_ALL },
-		{ "vxlan", PKTDEDUP_DECAP_VXLAN },
-		{ "gre,erspan", PKTDEDUP_DECAP_GRE | PKTDEDUP_DECAP_ERSPAN },
+		{ "none", 0, 0, 0, 0 }, { "all", PD_DECAP_ALL, 0, 0, 0 },
+		{ "vxlan", PKTDEDUP_DECAP_VXLAN, 0, 0, 0 },
+		{ "gre,erspan", PKTDEDUP_DECAP_GRE | PKTDEDUP_DECAP_ERSPAN, 0, 0, 0 },
 		{ "ip,gtpu,geneve", PKTDEDUP_DECAP_IP | PKTDEDUP_DECAP_GTPU |
-				    PKTDEDUP_DECAP_GENEVE },
-		{ "vxlan,geneve,gre,erspan,gtpu,ip", PD_DECAP_ALL },
-		{ "", -1 }, { "vxlan,", -1 }, { ",vxlan", -1 },
-		{ "vxlan,vxlan", -1 }, { "vxla", -1 }, { "vxlanx", -1 },
-		{ "none,vxlan", -1 }, { "all,gre", -1 }, { "VXLAN", -1 },
-		{ "gre,,ip", -1 },
+				    PKTDEDUP_DECAP_GENEVE, 0, 0, 0 },
+		{ "vxlan,geneve,gre,erspan,gtpu,ip", PD_DECAP_ALL, 0, 0, 0 },
+		{ "", -1, PD_DECAP_EMPTY, 0, 0 },
+		{ "vxlan,", -1, PD_DECAP_EMPTY, 6, 0 },
+		{ ",vxlan", -1, PD_DECAP_EMPTY, 0, 0 },
+		{ "gre,,ip", -1, PD_DECAP_EMPTY, 4, 0 },
+		{ "vxlan,vxlan", -1, PD_DECAP_TWICE, 6, 5 },
+		{ "vxla", -1, PD_DECAP_BAD_NAME, 0, 4 },
+		{ "gre,vxlanx", -1, PD_DECAP_BAD_NAME, 4, 6 },
+		{ "VXLAN", -1, PD_DECAP_BAD_NAME, 0, 5 },
+		{ "none,vxlan", -1, PD_DECAP_ALONE, 0, 4 },
+		{ "gre,all", -1, PD_DECAP_ALONE, 4, 3 },
 	};
-	unsigned int i;
+	u16 port[PD_NUDP_TUNNELS] = { 4789, 4789, 2152 };
+	unsigned int i, j;
 
 	for (i = 0; i < PD_ARRAY_SIZE(c); i++) {
+		struct pd_decap_bad bad = { 0 };
 		u8 v = 0x80;
-		int r = pd_decap_parse(c[i].s, &v);
+		int r = pd_decap_parse(c[i].s, &v, &bad);
 
 		KUNIT_EXPECT_EQ_MSG(test, r, c[i].want < 0 ? -EINVAL : 0,
 				    "%s", c[i].s);
 		KUNIT_EXPECT_EQ_MSG(test, (int)v, c[i].want < 0 ? 0x80 :
 				    c[i].want, "%s", c[i].s);
+		if (c[i].want >= 0)
+			continue;
+		KUNIT_EXPECT_EQ_MSG(test, bad.why, c[i].why, "%s", c[i].s);
+		KUNIT_EXPECT_EQ_MSG(test, bad.at, c[i].at, "%s", c[i].s);
+		KUNIT_EXPECT_EQ_MSG(test, bad.len, c[i].len, "%s", c[i].s);
 	}
+	/* two UDP tunnels on one port: only when both are looked into */
+	KUNIT_EXPECT_FALSE(test, pd_decap_port_clash(PKTDEDUP_DECAP_VXLAN |
+						     PKTDEDUP_DECAP_GTPU,
+						     port, &i, &j));
+	KUNIT_EXPECT_TRUE(test, pd_decap_port_clash(PD_DECAP_ALL, port, &i,
+						    &j));
+	KUNIT_EXPECT_EQ(test, i * 10 + j, 1u);
+	port[1] = 2152;
+	KUNIT_EXPECT_TRUE(test, pd_decap_port_clash(PKTDEDUP_DECAP_GENEVE |
+						    PKTDEDUP_DECAP_GTPU,
+						    port, &i, &j));
+	KUNIT_EXPECT_EQ(test, i * 10 + j, 12u);
 }
 
 static struct kunit_case pd_decap_cases[] = {

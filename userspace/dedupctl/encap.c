@@ -46,51 +46,37 @@ static const char *valid_names(char *buf, size_t len)
 	return buf;
 }
 
-/* A decap list into *flags; -1 with why if it is bad. */
+/* A decap list (the core's parser) into *flags; -1 with why if it is bad. */
 static int decap_arg(const char *v, uint32_t *flags, char *why, size_t len)
 {
-	const char *p = v;
+	struct pd_decap_bad bad;
 	char names[64];
-	unsigned int i;
-	size_t n;
+	uint8_t d;
 
-	if (!strcmp(v, "none") || !strcmp(v, "all")) {
-		*flags = strcmp(v, "none") ? PD_DECAP_ALL : 0;
+	if (!pd_decap_parse(v, &d, &bad)) {
+		*flags = d;
 		return 0;
 	}
-	*flags = 0;
-	for (;;) {
-		n = strcspn(p, ",");
-		for (i = 0; i < PD_NENCAPS; i++)
-			if (strlen(pd_encap_names[i]) == n &&
-			    !strncmp(p, pd_encap_names[i], n))
-				break;
-		if (!n) {
-			snprintf(why, len, "decap: '%s' has an empty name (give none, all or names separated by commas)",
-				 v);
-			return -1;
-		}
-		if ((n == 4 && !strncmp(p, "none", 4)) ||
-		    (n == 3 && !strncmp(p, "all", 3))) {
-			snprintf(why, len, "decap: '%s': none and all stand alone, not in a list",
-				 v);
-			return -1;
-		}
-		if (i == PD_NENCAPS) {
-			snprintf(why, len, "decap: '%.*s' is not one of: %s (a comma-separated list of them, none or all)",
-				 (int)n, p, valid_names(names, sizeof(names)));
-			return -1;
-		}
-		if (*flags & (1u << i)) {
-			snprintf(why, len, "decap: '%s' names %s twice", v,
-				 pd_encap_names[i]);
-			return -1;
-		}
-		*flags |= 1u << i;
-		if (!p[n])
-			return 0;
-		p += n + 1;
+	switch (bad.why) {
+	case PD_DECAP_EMPTY:
+		snprintf(why, len, "decap: '%s' has an empty name (give none, all or names separated by commas)",
+			 v);
+		break;
+	case PD_DECAP_ALONE:
+		snprintf(why, len, "decap: '%s': none and all stand alone, not in a list",
+			 v);
+		break;
+	case PD_DECAP_TWICE:
+		snprintf(why, len, "decap: '%s' names %.*s twice", v,
+			 (int)bad.len, v + bad.at);
+		break;
+	default:
+		snprintf(why, len, "decap: '%.*s' is not one of: %s (a comma-separated list of them, none or all)",
+			 (int)bad.len, v + bad.at,
+			 valid_names(names, sizeof(names)));
+		break;
 	}
+	return -1;
 }
 
 int encap_setting(const char *k, const char *v, struct encap_cfg *c,

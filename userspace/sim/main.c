@@ -1417,31 +1417,33 @@ static void parse_protos(const char *v, struct pd_select *sel)
 	pd_select_update(sel);
 }
 
-/* --decap: none, all, or encapsulations by name (pd_encap_names). */
+/* --decap: none, all, or encapsulations by name (the core's parser). */
 static u8 parse_decap(const char *v)
 {
-	char buf[256], *w, *save = NULL;
-	u8 decap = 0;
-	int e;
+	struct pd_decap_bad bad;
+	u8 decap;
 
-	if (!strcmp(v, "none"))
-		return 0;
-	if (!strcmp(v, "all"))
-		return PD_DECAP_ALL;
-	if (snprintf(buf, sizeof(buf), "%s", v) >= (int)sizeof(buf))
-		usage_error("--decap: '%s' is too long", v);
-	/* every item names one: no empty item, none at either end */
-	if (!*v || *v == ',' || v[strlen(v) - 1] == ',' || strstr(v, ",,"))
-		usage_error("--decap: '%s' is not none, all or a list of vxlan, geneve, gre, erspan, gtpu, ip",
+	if (!pd_decap_parse(v, &decap, &bad))
+		return decap;
+	switch (bad.why) {
+	case PD_DECAP_BAD_NAME:
+		usage_error("--decap: '%.*s' is not an encapsulation (vxlan, geneve, gre, erspan, gtpu, ip; or none, all)",
+			    (int)bad.len, v + bad.at);
+		break;
+	case PD_DECAP_ALONE:
+		usage_error("--decap: '%.*s' stands alone, not in a list ('%s')",
+			    (int)bad.len, v + bad.at, v);
+		break;
+	case PD_DECAP_TWICE:
+		usage_error("--decap: '%s' names %.*s twice", v, (int)bad.len,
+			    v + bad.at);
+		break;
+	default:
+		usage_error("--decap: '%s' has an empty name (none, all or a list of vxlan, geneve, gre, erspan, gtpu, ip)",
 			    v);
-	for (w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-		e = parse_name(w, pd_encap_names, PD_NENCAPS);
-		if (e < 0)
-			usage_error("--decap: '%s' is not an encapsulation (vxlan, geneve, gre, erspan, gtpu, ip; or none, all)",
-				    w);
-		decap |= (u8)(1u << e);
+		break;
 	}
-	return decap;
+	return 0;
 }
 
 /*
@@ -1450,18 +1452,14 @@ static u8 parse_decap(const char *v)
  */
 static void check_decap_ports(const struct pd_key_opts *k)
 {
-	static const u8 flag[] = { PKTDEDUP_DECAP_VXLAN, PKTDEDUP_DECAP_GENEVE,
-				   PKTDEDUP_DECAP_GTPU };
+	/* in the order of pd_udp_tunnels */
 	static const char *const name[] = { "vxlan", "geneve", "gtpu" };
 	const u16 port[] = { k->vxlan_port, k->geneve_port, k->gtpu_port };
 	unsigned int i, j;
 
-	for (i = 0; i < PD_ARRAY_SIZE(port); i++)
-		for (j = i + 1; j < PD_ARRAY_SIZE(port); j++)
-			if ((k->decap & flag[i]) && (k->decap & flag[j]) &&
-			    port[i] == port[j])
-				usage_error("--%s-port and --%s-port are both %u: two UDP tunnels looked into (--decap) on one port; they must differ",
-					    name[i], name[j], port[i]);
+	if (pd_decap_port_clash(k->decap, port, &i, &j))
+		usage_error("--%s-port and --%s-port are both %u: two UDP tunnels looked into (--decap) on one port; they must differ",
+			    name[i], name[j], port[i]);
 }
 
 /* What the command line asks for: main()'s options, parsed and checked. */
