@@ -7,7 +7,8 @@
  * next byte: 0 to PD_KEY_MAX_PAYLOAD and a few past it), then the packet.
  * Every key mode runs with ignore-tos off and on, and every result is
  * checked against what key.h promises; a broken promise traps. The same
- * bytes as a packet cut by a capture's snaplen (pd_parse_cut), and as a
+ * bytes as a packet cut by a capture's snaplen (pd_parse_cut), as a
+ * packet whose tunnels are looked into (decap all, decap.h), and as a
  * captured frame of each link type (the simulator's linktype.c).
  */
 #include <stddef.h>
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../module/core/decap.h"
 #include "../../module/core/key.h"
 #include "../../userspace/sim/linktype.h"
 
@@ -105,7 +107,8 @@ static void fuzz_cut(const u8 *data, u32 len, u16 payload,
 	enum pd_parse_result r, rk;
 	struct pd_pkt pkt;
 
-	r = pd_parse_cut(data, len, &pkt);
+	/* cut where the bytes the module reads end (pd_key_look), or before */
+	r = pd_parse_cut(data, PD_MIN(len, pd_key_look(&o)), &pkt);
 	CHECK(r < PD_PARSE_NRESULTS);
 	if (whole == PD_PARSE_OK)
 		CHECK(r == PD_PARSE_OK);
@@ -128,6 +131,83 @@ static void fuzz_cut(const u8 *data, u32 len, u16 payload,
 		if (pd_key_extract(data, len, &o, &full) == PD_PARSE_OK)
 			CHECK(pd_key_hash64(&key, &hk) ==
 			      pd_key_hash64(&full, &hk));
+	}
+}
+
+/*
+ * Every tunnel looked into (decap all), on the bytes the module reads
+ * (pd_key_look), whole and cut: what decap.h promises. The innermost
+ * packet lies inside them, its IP header at most the decap room in, at
+ * most PKTDEDUP_DECAP_DEPTH tunnels deep; a failure names at most one
+ * encapsulation and leaves no addresses (not-ip: the one it crossed);
+ * without the tunnels' identities the innermost packet's key is the key
+ * of its bytes as a bare packet (the copy of a packet seen bare and
+ * tunnelled has one key), with them a word longer.
+ */
+static void fuzz_decap(const u8 *data, u32 len, u16 payload)
+{
+	static const struct pd_hkey hk = { { 5, 6 } };
+	struct pd_key_opts o, bare;
+	struct pd_key key, plain;
+	enum pd_parse_result r, rk;
+	struct pd_pkt pkt;
+	u32 look, off;
+	int cut;
+
+	memset(&o, 0, sizeof(o));
+	pd_decap_defaults(&o);
+	o.decap = PD_DECAP_ALL;
+	o.payload = payload;
+	look = PD_MIN(len, pd_key_look(&o));
+	for (cut = 0; cut <= 1; cut++) {
+		r = pd_parse_key(data, look, &o, &pkt, cut);
+		CHECK(r < PD_PARSE_NRESULTS);
+		CHECK(!(pkt.encaps & ~PD_DECAP_ALL));
+		CHECK(!(pkt.bad_encap & (pkt.bad_encap - 1)));
+		CHECK(!(pkt.bad_encap & ~PD_DECAP_ALL));
+		CHECK(pkt.depth <= PKTDEDUP_DECAP_DEPTH);
+		if (r == PD_PARSE_NOT_IP)
+			CHECK(pkt.encaps && !pkt.bad_encap);
+		if (pkt.bad_encap || r == PD_PARSE_NOT_IP)
+			CHECK(!pkt.family && r != PD_PARSE_OK);
+		if (r != PD_PARSE_OK)
+			continue;
+		CHECK(!pkt.bad_encap && !pkt.depth == !pkt.encaps);
+		CHECK(pkt.data >= data);
+		off = (u32)(pkt.data - data);
+		CHECK(off <= PKTDEDUP_DECAP_ROOM && off < look);
+		CHECK(!pkt.depth == !off);
+		CHECK(pkt.len >= pkt.fixed_len && off + pkt.len <= look);
+		CHECK(pkt.l4off <= pkt.len);
+		if (!pkt.cut)
+			check_pkt(pkt.data, pkt.len, &pkt);
+		for (o.mode = 0; o.mode < PD_KEY_NMODES; o.mode++) {
+			o.flags = 0;
+			rk = pd_key_of(&pkt, &o, &key);
+			CHECK(rk < PD_PARSE_NRESULTS);
+			if (o.mode != PKTDEDUP_KEY_PACKET &&
+			    o.mode != PKTDEDUP_KEY_FLOW)
+				CHECK(rk == PD_PARSE_OK);
+			if (rk != PD_PARSE_OK)
+				continue;
+			CHECK(key.len >= 1 && key.len <= PD_KEY_BUF);
+			if (key.tail_len)
+				CHECK(key.tail >= pkt.data && key.tail +
+				      key.tail_len <= pkt.data + pkt.len);
+			if (!pkt.cut) {
+				bare = o;
+				bare.decap = 0;
+				CHECK(pd_key_extract(pkt.data, pkt.len, &bare,
+						     &plain) == PD_PARSE_OK);
+				CHECK(pd_key_hash64(&key, &hk) ==
+				      pd_key_hash64(&plain, &hk));
+			}
+			o.flags = PKTDEDUP_KEY_F_TUNNEL_ID;
+			CHECK(pd_key_of(&pkt, &o, &plain) == PD_PARSE_OK);
+			CHECK(plain.len == (pkt.encaps ? ((key.len + 7u) & ~7u) + 8 :
+					    key.len));
+			CHECK(plain.len <= PD_KEY_BUF);
+		}
 	}
 }
 
@@ -154,7 +234,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 	struct pd_key_opts o = { 0 };
 	struct pd_key key, again;
 	enum pd_parse_result r, rk;
-	struct pd_pkt pkt;
+	struct pd_pkt pkt, wpkt;
 	u8 *data;
 	u32 len;
 	u16 payload;
@@ -192,6 +272,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 		for (o.flags = 0; o.flags <= PKTDEDUP_KEY_F_IGNORE_TOS;
 		     o.flags += PKTDEDUP_KEY_F_IGNORE_TOS) {
 			o.payload = payload;
+			/*
+			 * the key is of the bytes the module reads
+			 * (pd_key_look): the packet parsed on them
+			 */
+			CHECK(pd_parse(data, PD_MIN(len, pd_key_look(&o)),
+				       &wpkt) == r);
 			memset(&key, 0xa5, sizeof(key));
 			rk = pd_key_extract(data, len, &o, &key);
 			CHECK(rk < PD_PARSE_NRESULTS);
@@ -206,10 +292,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 				CHECK(rk == PD_PARSE_OK);
 			if (rk != PD_PARSE_OK)
 				continue;
-			check_key(data, &pkt, &o, &key);
+			check_key(data, &wpkt, &o, &key);
 			/* the same key from the parsed packet, the same hash */
 			memset(&again, 0x5a, sizeof(again));
-			CHECK(pd_key_from_pkt(&pkt, &o, &again) == PD_PARSE_OK);
+			CHECK(pd_key_from_pkt(&wpkt, &o, &again) == PD_PARSE_OK);
 			CHECK(again.len == key.len &&
 			      again.tail_len == key.tail_len &&
 			      again.tail == key.tail &&
@@ -219,6 +305,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 		}
 	}
 	fuzz_cut(data, len, payload, r);
+	fuzz_decap(data, len, payload);
 	fuzz_link(data, len);
 	free(data);
 	return 0;

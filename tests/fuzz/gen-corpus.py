@@ -55,6 +55,20 @@ def ah(nh):
     return bytes([nh, 4]) + bytes(22)	# (4 + 2) * 4 bytes
 
 
+def eth(etype, body):
+    return bytes(12) + struct.pack('!H', etype) + body
+
+
+def vxlan(body, vni=100):
+    return udp(49152, 4789, struct.pack('!B3xI', 0x08, vni << 8) + body)
+
+
+def gre(proto, body, flags=0, opt=b''):
+    return struct.pack('!HH', flags, proto) + opt + body
+
+
+INNER = ip4(6, tcp())
+FRAME = eth(0x0800, INNER)
 PAY = b'\x02\x0a'	# 60 payload bytes
 packets = {
     'v4-tcp': ip4(6, tcp()),
@@ -90,6 +104,28 @@ packets = {
     'v6-trunc-ext': ip6(60, ext(6, 4))[:50],
     'v6-plen-short': ip6(17, udp(), plen=4),
     'v5-bad-version': b'\x50' + bytes(39),
+    # tunnels (decap): what decap.h looks into
+    'tun-vxlan': ip4(17, vxlan(FRAME)),
+    'tun-vxlan-v6': ip6(17, vxlan(eth(0x86dd, ip6(17, udp())))),
+    'tun-geneve': ip4(17, udp(1, 6081, struct.pack('!BBHI', 2, 0, 0x6558,
+                                                    7 << 8) +
+                              struct.pack('!HBB', 0x0102, 0x80, 1) +
+                              bytes(4) + FRAME)),
+    'tun-gre-key-seq-csum': ip4(47, gre(0x0800, INNER, 0xb000, bytes(12))),
+    'tun-gretap': ip4(47, gre(0x6558, FRAME, 0x2000, bytes(4))),
+    'tun-gre-mpls': ip4(47, gre(0x8847, struct.pack('!I', 16 << 12 | 0x1ff) +
+                                INNER)),
+    'tun-erspan2': ip4(47, gre(0x88be, struct.pack('!HHI', 0x1000, 33, 0) +
+                               FRAME, 0x1000, bytes(4))),
+    'tun-erspan3-sub': ip4(47, gre(0x22eb, struct.pack(
+        '!HHIHH', 0x2000, 34, 0, 0, 1) + bytes(8) + FRAME, 0x1000,
+        bytes(4))),
+    'tun-gtpu-ext': ip4(17, udp(2152, 2152, struct.pack(
+        '!BBHIHBB', 0x34, 0xff, 8 + len(INNER), 0x1234, 0, 0, 0x85) +
+        bytes([1, 0x10, 9, 0]) + INNER)),
+    'tun-ipip': ip4(4, INNER),
+    'tun-sit': ip4(41, ip6(6, tcp())),
+    'tun-vxlan-in-gre': ip4(47, gre(0x0800, ip4(17, vxlan(FRAME)))),
     'empty': b'',
 }
 
