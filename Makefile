@@ -41,9 +41,10 @@
 #                   Debian's wireshark-common)
 #   make compare    dedup-sim --write against editcap -D and -w on generated
 #                   captures (exact copies, copies a hop on, retransmissions,
-#                   IPv4 and IPv6; pcap and pcapng): copies removed, false
-#                   removals, frames/s, peak RSS; build/compare.txt (not in
-#                   make check: about 3 minutes)
+#                   IPv4 and IPv6; pcap and pcapng; copies mirrored through
+#                   tunnels, --decap all): copies removed, false removals,
+#                   frames/s, peak RSS; build/compare.txt (not in make
+#                   check: about 4 minutes)
 #   make fuzz       each libFuzzer target (tests/fuzz) for FUZZ_SECONDS
 #                   (600), then the guest's netlink and packet fuzzers and
 #                   lifecycle stress FUZZ_SCALE (20) times longer than in

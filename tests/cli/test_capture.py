@@ -1004,6 +1004,15 @@ def tunnels_every_copy_found():
     found = sum(1 for row in rows if row[1] and
                 {k for k, _ in row[1]} <= {"gre", "vxlan"})
     assert j["duplicates"] == found, j
+    # the protocol selection is the innermost packet's, as the module's:
+    # a third of the packets are TCP; the others pass uncounted
+    tcp = n // 3
+    j = sim_json(["--pcap", src, "--decap", "all", "--proto", "tcp"])
+    assert (j["keyed"], j["unselected"], j["duplicates"]) == \
+        (tcp * per, (n - tcp) * per, tcp * (per - 1)), j
+    for e in ENCAPS:
+        assert j["decap"]["frames"][e] == tcp * sum(
+            e in {k for k, _ in row[1]} for row in rows[:per]), (e, j)
 
 
 @test
@@ -1013,7 +1022,7 @@ def tunnel_ids_keep_sessions_apart():
     # the same), one in another; with --tunnel-id include only the copies
     # of one session (same tunnels, same identities) are copies
     n = 10
-    frames, sessions = [], []
+    frames, sessions, expect = [], [], []
     c, d = (192, 0, 2, 3), (192, 0, 2, 4)
     for i, ip in enumerate(tunnel_packets(n)):
         et = tn.ethertype_of(ip)
@@ -1050,7 +1059,20 @@ def tunnel_ids_keep_sessions_apart():
         ]
         frames += [f for _, f in row]
         sessions.append([s for s, _ in row])
+        name = "ipv6" if et == tn.ETH_IPV6 else "ip"
+        teb = "eth:ethertype:" + name
+        protos = {"vxlan": "eth:ethertype:ip:udp:vxlan:" + teb,
+                  "geneve": "eth:ethertype:ip:udp:geneve:" + teb,
+                  "gre": "eth:ethertype:ip:gre:" + name,
+                  "erspan": "eth:ethertype:ip:gre:erspan:" + teb,
+                  "gtpu": "eth:ethertype:ip:udp:gtp:" + name}
+        for sess, _ in row:
+            chain = [(k, v) for k, v in sess]
+            p = teb if not sess else protos[sess[0][0]] if len(sess) == 1 \
+                else "eth:ethertype:ip:gre:ip:udp:vxlan:" + teb
+            expect.append(("session %s" % (sess,), chain, p, ip))
     src = text2pcap("sessions.pcap", frames)
+    tshark_check(src, expect)
     per = len(sessions[0])
     j = sim_json(["--pcap", src, "--decap", "all", "--tunnel-id", "ignore"])
     assert (j["distincts"], j["duplicates"]) == (n, n * (per - 1)), j

@@ -8,12 +8,11 @@
  * Every key mode runs with ignore-tos off and on, and every result is
  * checked against what key.h promises; a broken promise traps. The same
  * bytes as a packet cut by a capture's snaplen (pd_parse_cut), as a
- * packet whose tunnels are looked into (core/decap.c), and as a captured
- * frame of each link type (the simulator's linktype.c).
+ * packet whose tunnels are looked into (decap all, decap.h), and as a
+ * captured frame of each link type (the simulator's linktype.c).
  */
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,7 +20,7 @@
 #include "../../module/core/key.h"
 #include "../../userspace/sim/linktype.h"
 
-#define CHECK(c) do { if (!(c)) { fprintf(stderr, "CHECK %d\n", __LINE__); __builtin_trap(); } } while (0)
+#define CHECK(c) do { if (!(c)) __builtin_trap(); } while (0)
 
 int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size);
 
@@ -108,7 +107,8 @@ static void fuzz_cut(const u8 *data, u32 len, u16 payload,
 	enum pd_parse_result r, rk;
 	struct pd_pkt pkt;
 
-	r = pd_parse_cut(data, len, &pkt);
+	/* cut where the bytes the module reads end (pd_key_look), or before */
+	r = pd_parse_cut(data, PD_MIN(len, pd_key_look(&o)), &pkt);
 	CHECK(r < PD_PARSE_NRESULTS);
 	if (whole == PD_PARSE_OK)
 		CHECK(r == PD_PARSE_OK);
@@ -135,76 +135,78 @@ static void fuzz_cut(const u8 *data, u32 len, u16 payload,
 }
 
 /*
- * With every tunnel looked into, whole and cut (as the simulator calls
- * it: cut only when the bytes given are all the capture has): the packet
- * found is inside the bytes, within decap's bounds, its window no longer
- * than a bare packet's; a tunnel's failure blames one encapsulation and
- * leaves no addresses; bytes that hold no tunnel key as without decap,
- * and every key, with the tunnels' identities or without, stays inside.
+ * Every tunnel looked into (decap all), on the bytes the module reads
+ * (pd_key_look), whole and cut: what decap.h promises. The innermost
+ * packet lies inside them, its IP header at most the decap room in, at
+ * most PKTDEDUP_DECAP_DEPTH tunnels deep; a failure names at most one
+ * encapsulation and leaves no addresses (not-ip: the one it crossed);
+ * without the tunnels' identities the innermost packet's key is the key
+ * of its bytes as a bare packet (the copy of a packet seen bare and
+ * tunnelled has one key), with them a word longer.
  */
 static void fuzz_decap(const u8 *data, u32 len, u16 payload)
 {
 	static const struct pd_hkey hk = { { 5, 6 } };
-	struct pd_key_opts o = {
-		.payload = payload, .decap = PD_DECAP_ALL,
-		.vxlan_port = PD_VXLAN_PORT, .geneve_port = PD_GENEVE_PORT,
-		.gtpu_port = PD_GTPU_PORT,
-	}, none;
-	u32 look = PD_MIN(len, pd_key_look(&o)), nlook;
-	enum pd_parse_result r, rn, rk, rnk;
-	struct pd_pkt pkt, bare;
-	struct pd_key key, nkey;
+	struct pd_key_opts o, bare;
+	struct pd_key key, plain;
+	enum pd_parse_result r, rk;
+	struct pd_pkt pkt;
+	u32 look, off;
 	int cut;
 
-	none = o;
-	none.decap = 0;
-	nlook = PD_MIN(len, pd_key_look(&none));
-	for (cut = 0; cut < 2; cut++) {
-		r = pd_parse_key(data, look, &o, &pkt, cut && look == len);
+	memset(&o, 0, sizeof(o));
+	pd_decap_defaults(&o);
+	o.decap = PD_DECAP_ALL;
+	o.payload = payload;
+	look = PD_MIN(len, pd_key_look(&o));
+	for (cut = 0; cut <= 1; cut++) {
+		r = pd_parse_key(data, look, &o, &pkt, cut);
 		CHECK(r < PD_PARSE_NRESULTS);
-		CHECK(pkt.depth <= PKTDEDUP_DECAP_DEPTH);
 		CHECK(!(pkt.encaps & ~PD_DECAP_ALL));
 		CHECK(!(pkt.bad_encap & (pkt.bad_encap - 1)));
-		if (pkt.bad_encap)
-			CHECK(r != PD_PARSE_OK && !pkt.family &&
-			      r != PD_PARSE_NOT_IP);
+		CHECK(!(pkt.bad_encap & ~PD_DECAP_ALL));
+		CHECK(pkt.depth <= PKTDEDUP_DECAP_DEPTH);
 		if (r == PD_PARSE_NOT_IP)
-			CHECK(pkt.encaps && !pkt.family);
-		if (r != PD_PARSE_OK && (pkt.encaps || pkt.bad_encap))
-			continue;
-		rn = pd_parse_key(data, nlook, &none, &bare,
-				  cut && nlook == len);
-		if (!pkt.encaps)
-			CHECK(r == rn);
+			CHECK(pkt.encaps && !pkt.bad_encap);
+		if (pkt.bad_encap || r == PD_PARSE_NOT_IP)
+			CHECK(!pkt.family && r != PD_PARSE_OK);
 		if (r != PD_PARSE_OK)
 			continue;
-		CHECK(pkt.data >= data && pkt.data + pkt.len <= data + look);
-		CHECK((u32)(pkt.data - data) <= PKTDEDUP_DECAP_ROOM);
-		CHECK(pkt.len <= PD_KEY_HDR_ROOM + (u32)payload);
-		CHECK(!pkt.encaps == !pkt.depth);
+		CHECK(!pkt.bad_encap && !pkt.depth == !pkt.encaps);
+		CHECK(pkt.data >= data);
+		off = (u32)(pkt.data - data);
+		CHECK(off <= PKTDEDUP_DECAP_ROOM && off < look);
+		CHECK(!pkt.depth == !off);
+		CHECK(pkt.len >= pkt.fixed_len && off + pkt.len <= look);
+		CHECK(pkt.l4off <= pkt.len);
+		if (!pkt.cut)
+			check_pkt(pkt.data, pkt.len, &pkt);
 		for (o.mode = 0; o.mode < PD_KEY_NMODES; o.mode++) {
-			for (o.flags = 0; o.flags <= PKTDEDUP_KEY_F_TUNNEL_ID;
-			     o.flags += PKTDEDUP_KEY_F_TUNNEL_ID) {
-				rk = pd_key_of(&pkt, &o, &key);
-				CHECK(rk < PD_PARSE_NRESULTS);
-				if (rk == PD_PARSE_OK) {
-					CHECK(key.len >= 1 &&
-					      key.len <= PD_KEY_BUF);
-					if (key.tail_len)
-						CHECK(key.tail >= data &&
-						      key.tail + key.tail_len <=
-						      data + look);
-				}
-				if (pkt.encaps)
-					continue;
-				none.mode = o.mode;
-				none.flags = o.flags;
-				rnk = pd_key_of(&bare, &none, &nkey);
-				CHECK(rk == rnk);
-				if (rk == PD_PARSE_OK)
-					CHECK(pd_key_hash64(&key, &hk) ==
-					      pd_key_hash64(&nkey, &hk));
+			o.flags = 0;
+			rk = pd_key_of(&pkt, &o, &key);
+			CHECK(rk < PD_PARSE_NRESULTS);
+			if (o.mode != PKTDEDUP_KEY_PACKET &&
+			    o.mode != PKTDEDUP_KEY_FLOW)
+				CHECK(rk == PD_PARSE_OK);
+			if (rk != PD_PARSE_OK)
+				continue;
+			CHECK(key.len >= 1 && key.len <= PD_KEY_BUF);
+			if (key.tail_len)
+				CHECK(key.tail >= pkt.data && key.tail +
+				      key.tail_len <= pkt.data + pkt.len);
+			if (!pkt.cut) {
+				bare = o;
+				bare.decap = 0;
+				CHECK(pd_key_extract(pkt.data, pkt.len, &bare,
+						     &plain) == PD_PARSE_OK);
+				CHECK(pd_key_hash64(&key, &hk) ==
+				      pd_key_hash64(&plain, &hk));
 			}
+			o.flags = PKTDEDUP_KEY_F_TUNNEL_ID;
+			CHECK(pd_key_of(&pkt, &o, &plain) == PD_PARSE_OK);
+			CHECK(plain.len == (pkt.encaps ? ((key.len + 7u) & ~7u) + 8 :
+					    key.len));
+			CHECK(plain.len <= PD_KEY_BUF);
 		}
 	}
 }
@@ -232,7 +234,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 	struct pd_key_opts o = { 0 };
 	struct pd_key key, again;
 	enum pd_parse_result r, rk;
-	struct pd_pkt pkt;
+	struct pd_pkt pkt, wpkt;
 	u8 *data;
 	u32 len;
 	u16 payload;
@@ -253,8 +255,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 		return 0;
 	memcpy(data, in, len);
 
-	/* the bytes the module reads of it, as pd_key_extract() parses */
-	r = pd_parse(data, PD_MIN(len, PD_KEY_HDR_ROOM + (u32)payload), &pkt);
+	r = pd_parse(data, len, &pkt);
 	CHECK(r < PD_PARSE_NRESULTS && pd_parse_result_names[r]);
 	/*
 	 * A whole IPv6 fixed header parses, whatever follows: the address
@@ -271,6 +272,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 		for (o.flags = 0; o.flags <= PKTDEDUP_KEY_F_IGNORE_TOS;
 		     o.flags += PKTDEDUP_KEY_F_IGNORE_TOS) {
 			o.payload = payload;
+			/*
+			 * the key is of the bytes the module reads
+			 * (pd_key_look): the packet parsed on them
+			 */
+			CHECK(pd_parse(data, PD_MIN(len, pd_key_look(&o)),
+				       &wpkt) == r);
 			memset(&key, 0xa5, sizeof(key));
 			rk = pd_key_extract(data, len, &o, &key);
 			CHECK(rk < PD_PARSE_NRESULTS);
@@ -285,10 +292,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 				CHECK(rk == PD_PARSE_OK);
 			if (rk != PD_PARSE_OK)
 				continue;
-			check_key(data, &pkt, &o, &key);
+			check_key(data, &wpkt, &o, &key);
 			/* the same key from the parsed packet, the same hash */
 			memset(&again, 0x5a, sizeof(again));
-			CHECK(pd_key_from_pkt(&pkt, &o, &again) == PD_PARSE_OK);
+			CHECK(pd_key_from_pkt(&wpkt, &o, &again) == PD_PARSE_OK);
 			CHECK(again.len == key.len &&
 			      again.tail_len == key.tail_len &&
 			      again.tail == key.tail &&
@@ -297,8 +304,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 			      pd_key_hash64(&again, &hk));
 		}
 	}
-	/* cut: the simulator gives the parser no more than it reads */
-	fuzz_cut(data, PD_MIN(len, PD_KEY_HDR_ROOM + (u32)payload), payload, r);
+	fuzz_cut(data, len, payload, r);
 	fuzz_decap(data, len, payload);
 	fuzz_link(data, len);
 	free(data);

@@ -55,6 +55,20 @@ def ah(nh):
     return bytes([nh, 4]) + bytes(22)	# (4 + 2) * 4 bytes
 
 
+def eth(etype, body):
+    return bytes(12) + struct.pack('!H', etype) + body
+
+
+def vxlan(body, vni=100):
+    return udp(49152, 4789, struct.pack('!B3xI', 0x08, vni << 8) + body)
+
+
+def gre(proto, body, flags=0, opt=b''):
+    return struct.pack('!HH', flags, proto) + opt + body
+
+
+INNER = ip4(6, tcp())
+FRAME = eth(0x0800, INNER)
 PAY = b'\x02\x0a'	# 60 payload bytes
 packets = {
     'v4-tcp': ip4(6, tcp()),
@@ -90,53 +104,42 @@ packets = {
     'v6-trunc-ext': ip6(60, ext(6, 4))[:50],
     'v6-plen-short': ip6(17, udp(), plen=4),
     'v5-bad-version': b'\x50' + bytes(39),
+    # tunnels (decap): what decap.h looks into
+    'tun-vxlan': ip4(17, vxlan(FRAME)),
+    'tun-vxlan-v6': ip6(17, vxlan(eth(0x86dd, ip6(17, udp())))),
+    'tun-geneve': ip4(17, udp(1, 6081, struct.pack('!BBHI', 2, 0, 0x6558,
+                                                    7 << 8) +
+                              struct.pack('!HBB', 0x0102, 0x80, 1) +
+                              bytes(4) + FRAME)),
+    'tun-gre-key-seq-csum': ip4(47, gre(0x0800, INNER, 0xb000, bytes(12))),
+    'tun-gretap': ip4(47, gre(0x6558, FRAME, 0x2000, bytes(4))),
+    'tun-gre-mpls': ip4(47, gre(0x8847, struct.pack('!I', 16 << 12 | 0x1ff) +
+                                INNER)),
+    'tun-erspan2': ip4(47, gre(0x88be, struct.pack('!HHI', 0x1000, 33, 0) +
+                               FRAME, 0x1000, bytes(4))),
+    'tun-erspan3-sub': ip4(47, gre(0x22eb, struct.pack(
+        '!HHIHH', 0x2000, 34, 0, 0, 1) + bytes(8) + FRAME, 0x1000,
+        bytes(4))),
+    'tun-gtpu-ext': ip4(17, udp(2152, 2152, struct.pack(
+        '!BBHIHBB', 0x34, 0xff, 8 + len(INNER), 0x1234, 0, 0, 0x85) +
+        bytes([1, 0x10, 9, 0]) + INNER)),
+    'tun-ipip': ip4(4, INNER),
+    'tun-sit': ip4(41, ip6(6, tcp())),
+    'tun-vxlan-in-gre': ip4(47, gre(0x0800, ip4(17, vxlan(FRAME)))),
     'empty': b'',
 }
 
 
-# tunnels (fuzz_key.c's decap pass): an inner packet in each encapsulation
-def eth(body, ethertype=0x0800, vid=None):
-    tag = struct.pack('!HH', vid, ethertype) if vid is not None else b''
-    return bytes(12) + struct.pack('!H', 0x8100 if tag else ethertype) + tag + body
-
-
-def gre(body, proto=0x0800, flags=0, key=0):
-    h = struct.pack('!HH', flags, proto)
-    if flags & 0x8000:
-        h += bytes(4)
-    if flags & 0x2000:
-        h += struct.pack('!I', key)
-    if flags & 0x1000:
-        h += struct.pack('!I', 7)
-    return h + body
-
-
-INNER = ip4(6, tcp(data=b'inner payload'))
-INNER6 = ip6(6, tcp(data=b'inner payload'))
-tunnels = {
-    'vxlan': ip4(17, udp(40000, 4789, b'\x08\0\0\0\0\0\x2a\0' + eth(INNER))),
-    'geneve-opts': ip6(17, udp(40000, 6081, b'\x02\0\x65\x58\0\0\x07\0' +
-                                bytes(8) + eth(INNER6, 0x86dd))),
-    'geneve-ip': ip4(17, udp(40000, 6081, b'\0\0\x08\0\0\0\x07\0' + INNER)),
-    'gre-cks': ip4(47, gre(INNER, flags=0xb000, key=9)),
-    'gretap-vlan': ip6(47, gre(eth(INNER, vid=5), 0x6558, 0x2000, 3)),
-    'gre-mpls': ip4(47, gre(struct.pack('!I', 16 << 12 | 1 << 8 | 64) + INNER, 0x8847)),
-    'erspan1': ip4(47, gre(eth(INNER), 0x88be)),
-    'erspan2': ip4(47, gre(b'\x10\0\x01\x2c' + bytes(4) + eth(INNER), 0x88be, 0x1000)),
-    'erspan3-sub': ip4(47, gre(b'\x20\0\x01\x2c' + bytes(6) + b'\0\x01' + bytes(8) +
-                              eth(INNER6, 0x86dd), 0x22eb, 0x1000)),
-    'gtpu-ext': ip4(17, udp(40000, 2152, b'\x34\xff' + struct.pack('!H', 8 + len(INNER)) +
-                           b'\0\0\x12\x34' + b'\0\0\0\x85' + b'\x01\0\0\0' + INNER)),
-    'gtpu-echo': ip4(17, udp(40000, 2152, b'\x32\x01\0\x04\0\0\0\0\0\0\0\0')),
-    'ipip': ip4(4, INNER),
-    'sit': ip4(41, INNER6),
-    'ip6ip6-nested': ip6(41, ip6(4, ip4(47, gre(INNER)))),
-    'vxlan-in-gre': ip6(47, gre(ip4(17, udp(1, 4789, b'\x08' + bytes(7) + eth(INNER))))),
-    'vxlan-arp': ip4(17, udp(40000, 4789, b'\x08' + bytes(7) + eth(bytes(28), 0x0806))),
-}
-for name, t in tunnels.items():
-    packets['tun-' + name] = t
-    packets['tun-' + name + '-cut'] = t[:len(t) * 2 // 3]
+# more tunnels: type I ERSPAN, IP in IPv6 nested, a GTP-U echo (not a user
+# packet), ARP in VXLAN (not IP); and every tunnel cut by a snaplen
+packets.update({
+    'tun-erspan1': ip4(47, gre(0x88be, FRAME)),
+    'tun-ip6ip6-nested': ip6(41, ip6(4, ip4(47, gre(0x0800, INNER)))),
+    'tun-gtpu-echo': ip4(17, udp(40000, 2152, b'\x32\x01\0\x04' + bytes(8))),
+    'tun-vxlan-arp': ip4(17, vxlan(eth(0x0806, bytes(28)))),
+})
+for name in [n for n in packets if n.startswith('tun-')]:
+    packets[name + '-cut'] = packets[name][:len(packets[name]) * 2 // 3]
 
 args = [
     '0', '1', '42', '0x10', '0777', '18446744073709551615',
