@@ -450,6 +450,10 @@ enum pd_parse_result pd_parse_key(const u8 *data, u32 len,
 
 	if (r != PD_PARSE_OK || !o->decap)
 		return r;
+	/* only these protocols carry what decap looks into */
+	if (pkt->proto != IPPROTO_UDP && pkt->proto != IPPROTO_GRE &&
+	    pkt->proto != IPPROTO_IPIP && pkt->proto != IPPROTO_IPV6)
+		return r;
 	return pd_decap(data, len, o, pkt, cut);
 }
 
