@@ -95,6 +95,24 @@ static void check_key(const u8 *data, const struct pd_pkt *pkt,
 }
 
 /*
+ * A key's result rk for mode: only the packet and flow keys may fail;
+ * a key made lies in PD_KEY_BUF, its tail within [lo, hi). Whether made.
+ */
+static bool key_inside(enum pd_parse_result rk, u8 mode,
+		       const struct pd_key *key, const u8 *lo, const u8 *hi)
+{
+	CHECK(rk < PD_PARSE_NRESULTS);
+	if (mode != PKTDEDUP_KEY_PACKET && mode != PKTDEDUP_KEY_FLOW)
+		CHECK(rk == PD_PARSE_OK);
+	if (rk != PD_PARSE_OK)
+		return false;
+	CHECK(key->len >= 1 && key->len <= PD_KEY_BUF);
+	if (key->tail_len)
+		CHECK(key->tail >= lo && key->tail + key->tail_len <= hi);
+	return true;
+}
+
+/*
  * As a cut packet: every key stays inside the bytes; what parses whole
  * parses cut, and a key the whole packet has is the cut packet's too.
  */
@@ -118,16 +136,8 @@ static void fuzz_cut(const u8 *data, u32 len, u16 payload,
 	CHECK(pkt.l4off <= pkt.len);
 	for (o.mode = 0; o.mode < PD_KEY_NMODES; o.mode++) {
 		rk = pd_key_from_cut(&pkt, &o, &key);
-		CHECK(rk < PD_PARSE_NRESULTS);
-		if (o.mode != PKTDEDUP_KEY_PACKET &&
-		    o.mode != PKTDEDUP_KEY_FLOW)
-			CHECK(rk == PD_PARSE_OK);
-		if (rk != PD_PARSE_OK)
+		if (!key_inside(rk, o.mode, &key, data, data + len))
 			continue;
-		CHECK(key.len >= 1 && key.len <= PD_KEY_BUF);
-		if (key.tail_len)
-			CHECK(key.tail >= data && key.tail + key.tail_len <=
-			      data + len);
 		if (pd_key_extract(data, len, &o, &full) == PD_PARSE_OK)
 			CHECK(pd_key_hash64(&key, &hk) ==
 			      pd_key_hash64(&full, &hk));
@@ -184,16 +194,9 @@ static void fuzz_decap(const u8 *data, u32 len, u16 payload)
 		for (o.mode = 0; o.mode < PD_KEY_NMODES; o.mode++) {
 			o.flags = 0;
 			rk = pd_key_of(&pkt, &o, &key);
-			CHECK(rk < PD_PARSE_NRESULTS);
-			if (o.mode != PKTDEDUP_KEY_PACKET &&
-			    o.mode != PKTDEDUP_KEY_FLOW)
-				CHECK(rk == PD_PARSE_OK);
-			if (rk != PD_PARSE_OK)
+			if (!key_inside(rk, o.mode, &key, pkt.data,
+					pkt.data + pkt.len))
 				continue;
-			CHECK(key.len >= 1 && key.len <= PD_KEY_BUF);
-			if (key.tail_len)
-				CHECK(key.tail >= pkt.data && key.tail +
-				      key.tail_len <= pkt.data + pkt.len);
 			if (!pkt.cut) {
 				bare = o;
 				bare.decap = 0;
