@@ -281,7 +281,7 @@ static const struct pd_setting pd_ibf_settings[] = {
 	PD_SETTING(CELL_BITS, struct pd_ibf_req, max, CELL_MAX),
 	PD_SETTING(K, struct pd_ibf_req, k, AUTO_ZERO),
 	PD_SETTING(P, struct pd_ibf_req, p, P_AUTO),
-	PD_SETTING(GAP, struct pd_ibf_req, gap, PLAIN),
+	PD_SETTING_COUNT(GAP, struct pd_ibf_req, gap, PLAIN),
 	PD_SETTING(IMPORTANCE, struct pd_ibf_req, importance, PLAIN),
 	PD_SETTING(IMPORTANCE_MASK, struct pd_ibf_req, importance_mask, PLAIN),
 	{ }

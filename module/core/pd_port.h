@@ -21,5 +21,7 @@
 #define PD_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define PD_MIN(a, b) ({ __typeof__(a) _a = (a); __typeof__(b) _b = (b); \
 			_a < _b ? _a : _b; })
+#define PD_MAX(a, b) ({ __typeof__(a) _x = (a); __typeof__(b) _y = (b); \
+			_x > _y ? _x : _y; })
 
 #endif /* PD_PORT_H */

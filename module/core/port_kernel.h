@@ -17,6 +17,8 @@
 #include <linux/icmp.h>
 #include <linux/icmpv6.h>
 #include <linux/prefetch.h>
+#include <linux/cache.h>
+#include <linux/spinlock.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter_bridge.h>
 #include <asm/unaligned.h>
@@ -81,5 +83,13 @@ static inline u64 pd_div64(u64 a, u64 b)
 {
 	return div64_u64(a, b);
 }
+
+/*
+ * A shared filter's shard (shard.h): on cache lines of its own, behind a
+ * spinlock, which the module takes itself (spin_lock(), spin_lock_bh()).
+ */
+#define PD_LINE_ALIGNED ____cacheline_aligned_in_smp
+typedef spinlock_t pd_lock_t;
+#define pd_lock_init(l) spin_lock_init(l)
 
 #endif /* PD_PORT_KERNEL_H */

@@ -108,7 +108,7 @@ static const struct pd_setting pd_sbf_settings[] = {
 	PD_SETTING(CELL_BITS, struct pd_sbf_req, max, CELL_MAX),
 	PD_SETTING(K, struct pd_sbf_req, k, AUTO_ZERO),
 	PD_SETTING(P, struct pd_sbf_req, p, P_AUTO),
-	PD_SETTING(GAP, struct pd_sbf_req, gap, PLAIN),
+	PD_SETTING_COUNT(GAP, struct pd_sbf_req, gap, PLAIN),
 	PD_SETTING(LAYOUT, struct pd_sbf_req, layout, PLAIN),
 	{ }
 };

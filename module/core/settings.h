@@ -50,7 +50,14 @@ struct pd_setting {
 	u16 other;		/* PD_SC_EITHER: the other one's attr */
 	u16 off;		/* of the u64 value in struct pd_filter_req */
 	u8 codec;		/* enum pd_setting_codec */
+	u8 flags;		/* PD_SF_* */
 };
+
+/*
+ * The setting counts elements (packets): a shard that sees 1/n of them
+ * takes 1/n of it (shard.h).
+ */
+#define PD_SF_COUNT	0x1
 
 /* Where a family's settings struct begins in a request. */
 #define PD_SETTING_FAM offsetof(struct pd_filter_req, fam)
@@ -63,13 +70,23 @@ struct pd_setting {
 		.codec = PD_SC_##CODEC,					\
 	}
 
+/* A row of a setting that counts elements (PD_SF_COUNT). */
+#define PD_SETTING_COUNT(ATTR, type, field, CODEC)			\
+	{								\
+		.attr = PKTDEDUP_A_SETTINGS_##ATTR,			\
+		.off = PD_SETTING_FAM + offsetof(type, field),		\
+		.codec = PD_SC_##CODEC,					\
+		.flags = PD_SF_COUNT,					\
+	}
+
 /* A row of one of two settings: ATTR, given, clears OTHER. */
-#define PD_SETTING_EITHER(ATTR, type, field, OTHER)			\
+#define PD_SETTING_EITHER(ATTR, type, field, OTHER, FLAGS)		\
 	{								\
 		.attr = PKTDEDUP_A_SETTINGS_##ATTR,			\
 		.other = PKTDEDUP_A_SETTINGS_##OTHER,			\
 		.off = PD_SETTING_FAM + offsetof(type, field),		\
 		.codec = PD_SC_EITHER,					\
+		.flags = (FLAGS),					\
 	}
 
 /* The row of the target every family has (pd_filter_req.fps_ppb). */

@@ -123,6 +123,37 @@ static inline void pd_prefetchw(const void *p)
 	__builtin_prefetch(p, 1, 3);
 }
 
+/*
+ * A shared filter's shard (shard.h): on cache lines of its own, behind a
+ * lock of the kernel's spinlock's fast path: test and test-and-set, taken
+ * with one atomic exchange (acquire), released with a store (release).
+ */
+#define PD_LINE_ALIGNED __attribute__((aligned(64)))
+typedef struct {
+	int v;
+} pd_lock_t;
+
+static inline void pd_lock_init(pd_lock_t *l)
+{
+	__atomic_store_n(&l->v, 0, __ATOMIC_RELAXED);
+}
+
+static inline void pd_lock(pd_lock_t *l)
+{
+	while (__atomic_exchange_n(&l->v, 1, __ATOMIC_ACQUIRE))
+		while (__atomic_load_n(&l->v, __ATOMIC_RELAXED))
+#if defined(__x86_64__) || defined(__i386__)
+			__builtin_ia32_pause();
+#else
+			;
+#endif
+}
+
+static inline void pd_unlock(pd_lock_t *l)
+{
+	__atomic_store_n(&l->v, 0, __ATOMIC_RELEASE);
+}
+
 /* A placement's netfilter family and hook: the kernel's only (config.h). */
 #define PD_NF_HOOK(f, n) .pf = 0, .hooknum = 0
 

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0
+/* A filter in shards by key hash, for every CPU at once: see shard.h. */
+#include "shard.h"
+#include "rng.h"
+
+#define PD_SHARD_LINE 64
+
+u32 pd_shards_auto(u32 ncpus)
+{
+	u32 n = 1;
+
+	while (n < ncpus && n < PD_SHARDS_MAX)
+		n <<= 1;
+	n = (u32)PD_MIN((u64)n * PD_SHARDS_PER_CPU, (u64)PD_SHARDS_MAX);
+	return n;
+}
+
+/* Settings that count elements, and the memory, for one of n shards. */
+static void pd_shard_req(const struct pd_filter_req *req, u32 n,
+			 struct pd_filter_req *r)
+{
+	const struct pd_filter_ops *ops = pd_filter_family(req->kind);
+	const struct pd_setting *s;
+
+	*r = *req;
+	r->mem_bytes = req->mem_bytes / n;
+	for (s = ops->settings; s && s->attr; s++) {
+		u64 v = pd_setting_get(req, s);
+
+		if (!(s->flags & PD_SF_COUNT) || !v || v == PD_FILTER_AUTO)
+			continue;
+		/* at least 1: a count of 0 means "none" to its family */
+		pd_setting_set(r, s, PD_MIN(v, PD_MAX((v + n / 2) / n, 1ULL)));
+	}
+}
+
+static u64 pd_stride(const struct pd_filter_plan *shard)
+{
+	return (shard->bytes + PD_SHARD_LINE - 1) & ~(u64)(PD_SHARD_LINE - 1);
+}
+
+/* The whole's plan: a shard's, its sizes and counts n times. */
+static void pd_shards_whole(const struct pd_filter_plan *shard, u32 n,
+			    struct pd_filter_plan *whole)
+{
+	*whole = *shard;
+	whole->cells = shard->cells * n;
+	whole->bytes = pd_stride(shard) * n;
+	whole->gap = shard->gap * n;
+	whole->window_pkts = shard->window_pkts * n;
+	whole->capacity = shard->capacity * n;
+	whole->rate = shard->rate * n;
+	whole->clean_pkts = shard->clean_pkts * n;
+}
+
+int pd_shards_plan(const struct pd_filter_req *req, u32 *n,
+		   struct pd_filter_plan *shard, struct pd_filter_plan *whole,
+		   const char **why)
+{
+	struct pd_filter_req r;
+	u32 k = PD_MIN(PD_MAX(*n, 1U), (u32)PD_SHARDS_MAX);
+	int err;
+
+	/* the request itself must stand: its refusal is the user's */
+	err = pd_filter_plan(req, shard, why);
+	if (err)
+		return err;
+	while (k & (k - 1))
+		k &= k - 1;
+	for (; k > 1; k >>= 1) {
+		const char *w = NULL;
+
+		if (req->mem_bytes / k < PD_SHARD_MIN_BYTES)
+			continue;
+		pd_shard_req(req, k, &r);
+		if (!pd_filter_plan(&r, shard, &w))
+			break;
+	}
+	if (k == 1)
+		pd_filter_plan(req, shard, why);
+	*n = k;
+	pd_shards_whole(shard, k, whole);
+	return 0;
+}
+
+u64 pd_shards_mem_bytes(const struct pd_filter_plan *shard, u32 n)
+{
+	return pd_stride(shard) * n;
+}
+
+int pd_shards_init(struct pd_shards *s, struct pd_shard *sh, u32 n,
+		   const struct pd_filter_plan *shard, void *mem,
+		   const char **why)
+{
+	u32 i;
+	int err;
+
+	s->sh = sh;
+	s->mem = mem;
+	s->stride = pd_stride(shard);
+	s->n = n;
+	for (s->bits = 0; (1U << s->bits) < n; s->bits++)
+		;
+	for (i = 0; i < n; i++) {
+		pd_lock_init(&sh[i].lock);
+		err = pd_filter_init(&sh[i].f, shard,
+				     (u8 *)mem + (u64)i * s->stride, why);
+		if (err)
+			return err;
+		/* one hash per element, whichever shard it goes to */
+		sh[i].f.hkey = sh[0].f.hkey;
+	}
+	return 0;
+}
+
+void pd_shards_seed(struct pd_shards *s, u64 *state)
+{
+	const struct pd_hkey *hk = &s->sh[0].f.hkey;
+	u32 i;
+
+	pd_filter_seed(&s->sh[0].f, state);
+	for (i = 1; i < s->n; i++)
+		pd_filter_set_seeds(&s->sh[i].f, hk->k[0], hk->k[1],
+				    pd_rng_next(state));
+}
+
+int pd_shards_create(struct pd_shards *s, const struct pd_filter_req *req,
+		     u32 n, struct pd_filter_plan *whole, const char **why)
+{
+	struct pd_filter_plan shard;
+	struct pd_shard *sh;
+	void *mem;
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	err = pd_shards_plan(req, &n, &shard, whole, why);
+	if (err)
+		return err;
+	sh = pd_zalloc_large(sizeof(*sh) * n);
+	mem = pd_zalloc_large(pd_shards_mem_bytes(&shard, n));
+	if (!sh || !mem) {
+		pd_free_large(sh);
+		pd_free_large(mem);
+		*why = "out of memory";
+		return -ENOMEM;
+	}
+	err = pd_shards_init(s, sh, n, &shard, mem, why);
+	if (err) {
+		pd_free_large(sh);
+		pd_free_large(mem);
+		memset(s, 0, sizeof(*s));
+	}
+	return err;
+}
+
+void pd_shards_destroy(struct pd_shards *s)
+{
+	pd_free_large(s->sh);
+	pd_free_large(s->mem);
+	memset(s, 0, sizeof(*s));
+}
+
+void pd_shards_occupancy(const struct pd_shards *s, struct pd_filter_occ *o,
+			 u64 max_bytes)
+{
+	u64 each = PD_MAX(max_bytes / s->n, (u64)PD_SHARD_LINE);
+	struct pd_filter_occ one;
+	u32 i, j;
+
+	memset(o, 0, sizeof(*o));
+	for (i = 0; i < s->n; i++) {
+		pd_filter_occupancy_within(&s->sh[i].f, &one, each);
+		o->units += one.units;
+		o->zero += one.zero;
+		o->set += one.set;
+		o->arrays = one.arrays;
+		for (j = 0; j < one.arrays && j < PD_FILTER_MAX_LOADS; j++)
+			o->load[j] += one.load[j];
+	}
+}
+
+void pd_shards_window_add(struct pd_filter_win *sum,
+			  const struct pd_filter_win *w, u32 n, bool first)
+{
+	u32 x = w->timed ? 1 : n;
+
+	if (first) {
+		*sum = *w;
+		sum->window = w->window * x;
+		sum->effective = w->effective * x;
+		sum->shortest = w->shortest * x;
+		return;
+	}
+	sum->entries += w->entries;
+	sum->early += w->early;
+	sum->stuck += w->stuck;
+	sum->capacity += w->capacity;
+	sum->effective = PD_MIN(sum->effective, w->effective * x);
+	sum->shortest = PD_MIN(sum->shortest, w->shortest * x);
+}

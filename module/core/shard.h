@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One filter that every CPU steps (scope shared), in shards by key hash.
+ *
+ * A filter behind one lock does not scale: the lock's line moves between
+ * CPUs on every element and they wait for each other (measured: two CPUs
+ * on one 1 MiB SBF take 12x the time per element of two CPUs on their own
+ * filters). Here the filter is n independent filters of the same family
+ * ("shards"), each over 1/n of the memory and with its own lock on its own
+ * cache line; an element goes to the shard its key's hash selects, so a
+ * copy always meets its original's shard, whichever CPU it comes on. Two
+ * CPUs meet in one shard with probability 1/n per element; each shard's
+ * generator state (the SBF's decrement start, a window's expiry) is its
+ * own and is touched under its lock.
+ *
+ * The model carries over: a shard sees 1/n of the elements over 1/n of the
+ * cells, so the decrements a cell takes per element of the whole stream,
+ * and hence the stable point, the FP rate and the FN rate at a gap, are a
+ * single filter's. A setting that counts elements (a window of packets, a
+ * rate, the gap the FN is planned for: settings.h's PD_SF_COUNT) is 1/n of
+ * it in a shard, and the plan reported for the whole is a shard's with its
+ * sizes n times (pd_shards_plan()).
+ *
+ * The shard is chosen by bits of the key's hash remixed (splitmix64's
+ * finaliser), not by bits the filter itself uses for its cells: within a
+ * shard, the filter's hashes stay uniform.
+ *
+ * Every shard has the same hash key (one hash per element, before the
+ * lock) and its own generator state. With a fixed seed, shard 0 is seeded
+ * as pd_filter_seed() seeds one filter, and shard i > 0 takes the next
+ * draws for its generator: a sharded filter of one shard is the filter
+ * of pd_filter_seed(), and the simulator rebuilds any of them.
+ *
+ * Locks are the platform's (pd_lock_t: a spinlock in the kernel, a
+ * test-and-test-and-set lock in userspace); the caller takes a shard's
+ * around its step (pd_shard_of()).
+ */
+#ifndef PD_SHARD_H
+#define PD_SHARD_H
+
+#include "pd_port.h"
+#include "filter.h"
+
+#define PD_SHARDS_MAX		4096
+/* A shard's memory: at least this much, or fewer shards. */
+#define PD_SHARD_MIN_BYTES	4096
+/* Automatic count: this many per possible CPU, a power of two. */
+#define PD_SHARDS_PER_CPU	16
+
+/* A shard: its lock beside its filter's state, on lines of its own. */
+struct pd_shard {
+	pd_lock_t lock;
+	struct pd_filter f;
+} PD_LINE_ALIGNED;
+
+struct pd_shards {
+	struct pd_shard *sh;	/* n of them */
+	void *mem;		/* the cells: n strides */
+	u64 stride;		/* bytes of a shard's memory, whole lines */
+	u32 n;			/* a power of two */
+	u8 bits;		/* log2(n) */
+};
+
+/* The automatic shard count for ncpus possible CPUs. */
+u32 pd_shards_auto(u32 ncpus);
+/*
+ * Plan *n shards for req (*n a power of two, at most PD_SHARDS_MAX): the
+ * plan of one shard (*shard) and of the whole as it will be reported
+ * (*whole: the shard's, its sizes and counts n times). Halves *n while a
+ * shard would hold less than PD_SHARD_MIN_BYTES or its family refuses the
+ * shard's request; 0, or the family's refusal of req itself (*why).
+ */
+int pd_shards_plan(const struct pd_filter_req *req, u32 *n,
+		   struct pd_filter_plan *shard, struct pd_filter_plan *whole,
+		   const char **why);
+/* Bytes of cell memory n shards of plan shard take (n strides). */
+u64 pd_shards_mem_bytes(const struct pd_filter_plan *shard, u32 n);
+/*
+ * Set s up: n shards in sh (zeroed, on their own lines) over mem (zeroed,
+ * pd_shards_mem_bytes(), line-aligned); random seeds, one hash key for all.
+ */
+int pd_shards_init(struct pd_shards *s, struct pd_shard *sh, u32 n,
+		   const struct pd_filter_plan *shard, void *mem,
+		   const char **why);
+/* Fixed seeds from *state (see above); *state advances. */
+void pd_shards_seed(struct pd_shards *s, u64 *state);
+/* Userspace and tests: plan, allocate and init; free. */
+int pd_shards_create(struct pd_shards *s, const struct pd_filter_req *req,
+		     u32 n, struct pd_filter_plan *whole, const char **why);
+void pd_shards_destroy(struct pd_shards *s);
+
+/* The shard of a key's hash h (pd_filter_hash() under any shard's key). */
+static inline u32 pd_shard_index(const struct pd_shards *s, u64 h)
+{
+	h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
+	return s->bits ? (u32)((h ^ (h >> 31)) >> (64 - s->bits)) : 0;
+}
+
+static inline struct pd_shard *pd_shard_of(const struct pd_shards *s, u64 h)
+{
+	return &s->sh[pd_shard_index(s, h)];
+}
+
+/* The key's hash, the same under every shard. */
+static inline u64 pd_shards_hash(const struct pd_shards *s,
+				 const struct pd_key *key)
+{
+	return pd_filter_hash(&s->sh[0].f, key);
+}
+
+/*
+ * Occupancy of the whole from a read of at most max_bytes (each shard
+ * max_bytes / n, at least a line): the shards' sums. Unlocked: a
+ * statistic, read while the shards are written.
+ */
+void pd_shards_occupancy(const struct pd_shards *s, struct pd_filter_occ *o,
+			 u64 max_bytes);
+/*
+ * Add one of n shards' window state w to the whole's *sum (first: start
+ * it): entries, early expiries and capacities summed, the effective and
+ * shortest windows the least; a window of packets is n times a shard's.
+ */
+void pd_shards_window_add(struct pd_filter_win *sum,
+			  const struct pd_filter_win *w, u32 n, bool first);
+
+#endif /* PD_SHARD_H */
