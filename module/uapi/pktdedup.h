@@ -130,6 +130,8 @@
 #define PKTDEDUP_IFNAME_MAX	15
 /* Bytes of the protocol bitmap (config protos), one bit per protocol. */
 #define PKTDEDUP_PROTOS_LEN	32
+/* Most shards of a shared filter (config shards). */
+#define PKTDEDUP_SHARDS_MAX	4096
 /* Most payload bytes the packet key may hash. */
 #define PKTDEDUP_PAYLOAD_MAX	1500
 /* Shortest packet QUERY takes (an IPv4 header). */
@@ -241,7 +243,11 @@ enum pktdedup_action {
 enum pktdedup_scope {
 	/* One filter per possible CPU, no shared state. */
 	PKTDEDUP_SCOPE_PERCPU,
-	/* One filter for all CPUs, under a lock. */
+	/*
+	 * One filter for all CPUs, in shards by key hash (config shards), each
+	 * with its own lock: a copy meets its original's shard whichever CPU it
+	 * arrives on.
+	 */
 	PKTDEDUP_SCOPE_SHARED,
 
 	__PKTDEDUP_SCOPE_MAX,
@@ -670,6 +676,15 @@ enum {
 	PKTDEDUP_A_CONFIG_GENEVE_PORT,
 	/* u16, min 1: UDP destination port of GTP-U (default 2152). */
 	PKTDEDUP_A_CONFIG_GTPU_PORT,
+	/*
+	 * u32, max shards-max: Scope shared: the shards of the filter, a power
+	 * of two up to shards-max; 0 (the default) chooses 16 per possible CPU.
+	 * Each shard is a filter of the family over its share of mem with its
+	 * own lock; fewer are built where a shard would hold under 4 KiB or its
+	 * family refuses the share (plan shards says how many). Kept, and
+	 * unused, in scope percpu.
+	 */
+	PKTDEDUP_A_CONFIG_SHARDS,
 
 	__PKTDEDUP_A_CONFIG_MAX,
 	PKTDEDUP_A_CONFIG_MAX = (__PKTDEDUP_A_CONFIG_MAX - 1)
@@ -900,6 +915,12 @@ enum {
 	PKTDEDUP_A_PLAN_MEM_TOTAL,
 	/* nest: filter-plan */
 	PKTDEDUP_A_PLAN_FILTER,
+	/*
+	 * u32: Scope shared: the shards the filter is built in (its filter-plan
+	 * is the whole's: a shard's sizes and counts times shards). 1 in scope
+	 * percpu.
+	 */
+	PKTDEDUP_A_PLAN_SHARDS,
 
 	__PKTDEDUP_A_PLAN_MAX,
 	PKTDEDUP_A_PLAN_MAX = (__PKTDEDUP_A_PLAN_MAX - 1)

@@ -54,6 +54,7 @@ static const struct nls_attr nls_config_attrs[PKTDEDUP_A_CONFIG_MAX + 1] = {
 	[PKTDEDUP_A_CONFIG_VXLAN_PORT] = { .name = "vxlan-port", .type = NLS_U16 },
 	[PKTDEDUP_A_CONFIG_GENEVE_PORT] = { .name = "geneve-port", .type = NLS_U16 },
 	[PKTDEDUP_A_CONFIG_GTPU_PORT] = { .name = "gtpu-port", .type = NLS_U16 },
+	[PKTDEDUP_A_CONFIG_SHARDS] = { .name = "shards", .type = NLS_U32 },
 };
 
 static const struct nls_attr nls_devs_attrs[PKTDEDUP_A_DEVS_MAX + 1] = {
@@ -154,6 +155,7 @@ static const struct nls_attr nls_plan_attrs[PKTDEDUP_A_PLAN_MAX + 1] = {
 	[PKTDEDUP_A_PLAN_FILTERS] = { .name = "filters", .type = NLS_U32 },
 	[PKTDEDUP_A_PLAN_MEM_TOTAL] = { .name = "mem-total", .type = NLS_U64 },
 	[PKTDEDUP_A_PLAN_FILTER] = { .name = "filter", .type = NLS_NEST, .nested = &nls_filter_plan },
+	[PKTDEDUP_A_PLAN_SHARDS] = { .name = "shards", .type = NLS_U32 },
 };
 
 static const struct nls_attr nls_filter_plan_attrs[PKTDEDUP_A_FILTER_PLAN_MAX + 1] = {
