@@ -6,10 +6,11 @@
  * The filters are of the family the configuration names (core/filter.h);
  * nothing here knows one family from another. Scope percpu gives each
  * possible CPU its own filter, its memory on that CPU's NUMA node; scope
- * shared gives one filter, guarded by a spinlock. Memory is charged to the
- * memory cgroup of the task that asks for it and fails rather than invoke
- * the OOM killer (PD_GFP); what filters hold is known before they are
- * built (pd_fset_bytes()), for the namespace's budget.
+ * shared gives one filter in shards by key hash, each with its own
+ * spinlock (core/shard.h). Memory is charged to the memory cgroup of the
+ * task that asks for it and fails rather than invoke the OOM killer
+ * (PD_GFP); what filters hold is known before they are built
+ * (pd_fset_bytes()), for the namespace's budget.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -22,9 +23,14 @@
 
 #include "pktdedup.h"
 
+static bool pd_cfg_shared(const struct pd_config *cfg)
+{
+	return cfg->scope == PKTDEDUP_SCOPE_SHARED;
+}
+
 static u32 pd_cfg_filters(const struct pd_config *cfg)
 {
-	return cfg->scope == PKTDEDUP_SCOPE_SHARED ? 1 : num_possible_cpus();
+	return pd_cfg_shared(cfg) ? 1 : num_possible_cpus();
 }
 
 u32 pd_fset_count(const struct pd_filter_set *fs)
@@ -32,9 +38,33 @@ u32 pd_fset_count(const struct pd_filter_set *fs)
 	return pd_cfg_filters(&fs->cfg);
 }
 
-struct pd_filter *pd_fset_get(struct pd_filter_set *fs, int cpu)
+/* The shards asked for: the setting, or 16 per possible CPU. */
+static u32 pd_cfg_shards(const struct pd_config *cfg)
 {
-	return fs->shared ? fs->shared : per_cpu_ptr(fs->pcpu, cpu);
+	return cfg->shards ?: pd_shards_auto(nr_cpu_ids);
+}
+
+/*
+ * Bytes of the shards' structs: a power of two, so that kmalloc() puts
+ * them on cache lines of their own as vmalloc() does.
+ */
+static size_t pd_shards_struct_bytes(u32 n)
+{
+	return roundup_pow_of_two(n * sizeof(struct pd_shard));
+}
+
+/*
+ * A shared filter's plan: the whole's in *plan, and (shard non-NULL) a
+ * shard's. The same configuration always gives the same shards.
+ */
+static int pd_shared_plan(const struct pd_config *cfg,
+			  struct pd_filter_plan *plan,
+			  struct pd_filter_plan *shard, const char **why)
+{
+	struct pd_filter_plan one;
+	u32 n = pd_cfg_shards(cfg);
+
+	return pd_shards_plan(&cfg->filter, &n, shard ?: &one, plan, why);
 }
 
 /* Plan the filters of cfg; 0, or an error with an extack message. */
@@ -42,8 +72,12 @@ int pd_fset_plan(const struct pd_config *cfg, struct pd_filter_plan *plan,
 		 struct netlink_ext_ack *extack)
 {
 	const char *why = NULL;
-	int err = pd_filter_plan(&cfg->filter, plan, &why);
+	int err;
 
+	if (pd_cfg_shared(cfg))
+		err = pd_shared_plan(cfg, plan, NULL, &why);
+	else
+		err = pd_filter_plan(&cfg->filter, plan, &why);
 	if (err)
 		pd_set_err_msg(extack, why);
 	return err;
@@ -53,6 +87,9 @@ int pd_fset_plan(const struct pd_config *cfg, struct pd_filter_plan *plan,
 u64 pd_fset_bytes(const struct pd_config *cfg,
 		  const struct pd_filter_plan *plan)
 {
+	if (pd_cfg_shared(cfg))	/* plan->bytes: all shards' */
+		return sizeof(struct pd_filter_set) + plan->bytes +
+		       pd_shards_struct_bytes(plan->shards);
 	return sizeof(struct pd_filter_set) +
 	       pd_cfg_filters(cfg) * (plan->bytes + sizeof(struct pd_filter));
 }
@@ -63,10 +100,8 @@ void pd_fset_free(struct pd_filter_set *fs)
 
 	if (!fs)
 		return;
-	if (fs->shared) {
-		kvfree(fs->shared->mem);
-		kfree(fs->shared);
-	}
+	kvfree(fs->shards.mem);
+	kvfree(fs->shards.sh);
 	if (fs->pcpu) {
 		for_each_possible_cpu(cpu)
 			kvfree(per_cpu_ptr(fs->pcpu, cpu)->mem);
@@ -132,6 +167,46 @@ static int pd_filter_alloc(struct pd_filter *f, const struct pd_config *cfg,
 }
 
 /*
+ * The shards of a shared filter: their structs (each on its own lines,
+ * lock beside state) and one array of cells for all, seeded at random or,
+ * with a fixed seed, as dedup-sim --shards seeds them.
+ */
+static int pd_shared_build(struct pd_filter_set *fs,
+			   const struct pd_config *cfg,
+			   struct netlink_ext_ack *extack)
+{
+	struct pd_filter_plan whole, shard;
+	const char *why = NULL;
+	struct pd_shard *sh;
+	u64 state = cfg->seed;
+	void *mem;
+	int err;
+
+	err = pd_shared_plan(cfg, &whole, &shard, &why);
+	if (err) {
+		pd_set_err_msg(extack, why);
+		return err;
+	}
+	sh = kvzalloc(pd_shards_struct_bytes(whole.shards), PD_GFP);
+	mem = kvzalloc(pd_shards_mem_bytes(&shard, whole.shards), PD_GFP);
+	if (!sh || !mem) {
+		kvfree(sh);
+		kvfree(mem);
+		NL_SET_ERR_MSG(extack, "out of memory for the filters");
+		return -ENOMEM;
+	}
+	err = pd_shards_init(&fs->shards, sh, whole.shards, &shard, mem, &why);
+	if (err) {
+		/* pd_fset_free() frees them */
+		pd_set_err_msg(extack, why);
+		return err;
+	}
+	if (cfg->seed_mode == PKTDEDUP_SEED_MODE_FIXED)
+		pd_shards_seed(&fs->shards, &state);
+	return 0;
+}
+
+/*
  * Allocate the filters of cfg, planned by pd_fset_plan(). Returns them,
  * or an ERR_PTR with an extack message; nothing is left allocated on
  * failure. The caller has admitted pd_fset_bytes() to the budget.
@@ -161,22 +236,11 @@ struct pd_filter_set *pd_fset_build(const struct pd_config *cfg,
 	fs->kopts.gtpu_port = cfg->gtpu_port;
 	fs->copy_len = pd_key_look(&fs->kopts);
 	fs->timed = pd_filter_plan_timed(plan);
-	spin_lock_init(&fs->lock);
 
-	if (cfg->scope == PKTDEDUP_SCOPE_SHARED) {
-		fs->shared = kzalloc(sizeof(*fs->shared), PD_GFP);
-		if (!fs->shared) {
-			NL_SET_ERR_MSG(extack, "out of memory for the filters");
-			err = -ENOMEM;
+	if (pd_cfg_shared(cfg)) {
+		err = pd_shared_build(fs, cfg, extack);
+		if (err)
 			goto fail;
-		}
-		err = pd_filter_alloc(fs->shared, cfg, plan, NUMA_NO_NODE,
-				      extack);
-		if (err) {
-			kfree(fs->shared);
-			fs->shared = NULL;
-			goto fail;
-		}
 		return fs;
 	}
 	fs->pcpu = alloc_percpu_gfp(struct pd_filter, PD_GFP);
@@ -205,6 +269,13 @@ static u64 pd_occ(const struct pd_filter *f, struct pd_filter_occ *occ,
 	return occ->units;
 }
 
+static u64 pd_shared_occ(const struct pd_shards *s,
+			 struct pd_filter_occ *occ, u64 max_bytes)
+{
+	pd_shards_occupancy(s, occ, max_bytes);
+	return occ->units;
+}
+
 /*
  * A read's budget for each of n filters: PD_OCC_READ_BYTES in all, at
  * least one line each.
@@ -215,38 +286,55 @@ u64 pd_occ_budget(u32 n)
 }
 
 /*
- * The occupancy of one CPU's filter (or the shared one): zero cells or set
- * bits, in the family's terms, from a read of at most max_bytes of it
- * (core/occ.h: exact if it fits, else estimated from evenly spaced lines).
- * Anyone may ask (/proc, GET_STATS), so it never takes the shared filter's
- * lock, which would stall every CPU's packets for the length of the read:
- * the filter is written while it is read, a word is read whole and the
- * answer is a statistic, so the race is benign (as for a per-CPU filter,
- * which its CPU writes meanwhile).
+ * The occupancy of one CPU's filter (or the shared one, all its shards):
+ * zero cells or set bits, in the family's terms, from a read of at most
+ * max_bytes of it (core/occ.h: exact if it fits, else estimated from
+ * evenly spaced lines). Anyone may ask (/proc, GET_STATS), so it never
+ * takes a shard's lock, which would stall the packets of every CPU that
+ * needs it for the length of the read: the filter is written while it is
+ * read, a word is read whole and the answer is a statistic, so the race
+ * is benign (as for a per-CPU filter, which its CPU writes meanwhile).
  */
 void pd_fset_occupancy(struct pd_filter_set *fs, int cpu,
 		       struct pd_filter_occ *occ, u64 max_bytes)
 {
 	/* a statistic read while its CPUs write: benign, as above */
-	(void)data_race(pd_occ(pd_fset_get(fs, cpu), occ, max_bytes));
+	if (fs->shards.n)
+		(void)data_race(pd_shared_occ(&fs->shards, occ, max_bytes));
+	else
+		(void)data_race(pd_occ(per_cpu_ptr(fs->pcpu, cpu), occ,
+				       max_bytes));
 }
 
 /* One CPU's filter window state (window families); false for the others. */
-bool pd_fset_window(struct pd_filter_set *fs, int cpu,
-		    struct pd_filter_win *w)
+static bool pd_fset_window(struct pd_filter_set *fs, int cpu,
+			   struct pd_filter_win *w)
 {
-	struct pd_filter *f = pd_fset_get(fs, cpu);
-	bool ok;
+	/* a statistic read while the CPU writes: benign, as above */
+	return data_race(pd_filter_window(per_cpu_ptr(fs->pcpu, cpu), w));
+}
 
-	if (fs->shared) {
-		spin_lock_bh(&fs->lock);
-		ok = pd_filter_window(f, w);
-		spin_unlock_bh(&fs->lock);
-	} else {
-		/* a statistic read while the CPU writes: benign, as above */
-		ok = data_race(pd_filter_window(f, w));
+/*
+ * The window state of the shared filter: its shards', each read under its
+ * lock (a window's state is several words that must agree).
+ */
+static bool pd_shared_window(struct pd_filter_set *fs, struct pd_filter_win *w)
+{
+	struct pd_filter_win one;
+	u32 i;
+
+	for (i = 0; i < fs->shards.n; i++) {
+		struct pd_shard *sh = &fs->shards.sh[i];
+		bool ok;
+
+		spin_lock_bh(&sh->lock);
+		ok = pd_filter_window(&sh->f, &one);
+		spin_unlock_bh(&sh->lock);
+		if (!ok)
+			return false;
+		pd_shards_window_add(w, &one, fs->shards.n, !i);
 	}
-	return ok;
+	return true;
 }
 
 /*
@@ -260,8 +348,10 @@ bool pd_fset_window_of(struct pd_filter_set *fs, int cpu,
 	bool any = false;
 	int i;
 
+	if (fs->shards.n)
+		return pd_shared_window(fs, w);
 	for_each_possible_cpu(i) {
-		if ((cpu >= 0 && i != cpu) || (fs->shared && any))
+		if (cpu >= 0 && i != cpu)
 			continue;
 		if (!pd_fset_window(fs, i, &one))
 			return false;
@@ -293,12 +383,13 @@ int pd_fset_query(struct pd_filter_set *fs, const struct pd_key *key)
 {
 	int cpu, n = 0;
 
-	if (fs->shared) {
-		struct pd_filter *f = fs->shared;
+	if (fs->shards.n) {
+		u64 h = pd_shards_hash(&fs->shards, key);
+		struct pd_shard *sh = pd_shard_of(&fs->shards, h);
 
-		spin_lock_bh(&fs->lock);
-		n = pd_filter_query_hash(f, pd_filter_hash(f, key));
-		spin_unlock_bh(&fs->lock);
+		spin_lock_bh(&sh->lock);
+		n = pd_filter_query_hash(&sh->f, h);
+		spin_unlock_bh(&sh->lock);
 		return n;
 	}
 	for_each_possible_cpu(cpu) {

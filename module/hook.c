@@ -8,8 +8,10 @@
  * drop). First copies are never touched; packets the parser cannot read
  * are counted and passed.
  *
- * The packet path takes no lock (in scope percpu), touches no atomic shared
- * between CPUs, allocates nothing, and does bounded work: at most
+ * The packet path takes no lock in scope percpu and touches no atomic
+ * shared between CPUs; in scope shared, one spinlock, the packet's
+ * shard's (core/shard.h), on a line with that shard's state. It
+ * allocates nothing and does bounded work: at most
  * PD_SCRATCH bytes are read, and the filter's step is bounded (K probes
  * and one run of P decrements for the counting families, k bits and k
  * resets for the bit-array ones, a bounded search in RSBF's phase 3, K
@@ -150,19 +152,24 @@ static bool pd_judge(struct pd_net *pn, struct pd_filter_set *fs,
 		u64_stats_update_end(&st->syncp);
 		return false;
 	}
-	/* a filter's hash key never changes: hash outside the shared lock */
-	f = fs->shared ? fs->shared : this_cpu_ptr(fs->pcpu);
-	h = pd_filter_hash(f, key);
-	pd_filter_prefetch(f, h);
 	pi.dscp = pkt->dscp;
 	pi.mark = *mark;
 	/* time windows: one clock read, ns, the same clock on every CPU */
 	pi.now = fs->timed ? ktime_get_mono_fast_ns() : 0;
-	if (fs->shared) {
-		spin_lock(&fs->lock);
-		dup = pd_step(pn, fs, f, h, &pi);
-		spin_unlock(&fs->lock);
+	if (fs->shards.n) {
+		/* one filter in shards: hash, then only its shard's lock */
+		struct pd_shard *sh;
+
+		h = pd_shards_hash(&fs->shards, key);
+		sh = pd_shard_of(&fs->shards, h);
+		pd_filter_prefetch(&sh->f, h);
+		spin_lock(&sh->lock);
+		dup = pd_step(pn, fs, &sh->f, h, &pi);
+		spin_unlock(&sh->lock);
 	} else {
+		f = this_cpu_ptr(fs->pcpu);
+		h = pd_filter_hash(f, key);
+		pd_filter_prefetch(f, h);
 		dup = pd_step(pn, fs, f, h, &pi);
 	}
 

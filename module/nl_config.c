@@ -42,6 +42,8 @@ static void pd_cfg_update(struct pd_config *c, struct nlattr **a)
 		c->geneve_port = nla_get_u16(a[PKTDEDUP_A_CONFIG_GENEVE_PORT]);
 	if (a[PKTDEDUP_A_CONFIG_GTPU_PORT])
 		c->gtpu_port = nla_get_u16(a[PKTDEDUP_A_CONFIG_GTPU_PORT]);
+	if (a[PKTDEDUP_A_CONFIG_SHARDS])
+		c->shards = nla_get_u32(a[PKTDEDUP_A_CONFIG_SHARDS]);
 }
 
 /*
@@ -151,6 +153,11 @@ static int pd_set_config(struct pd_nl_req *req, u64 src_need)
 	err = pd_cfg_ports(&cfg, tb, req->extack);
 	if (err)
 		return err;
+	if (cfg.shards & (cfg.shards - 1)) {
+		NL_SET_ERR_MSG_ATTR(req->extack, tb[PKTDEDUP_A_CONFIG_SHARDS],
+				    "shards: a power of two (1, 2, 4, ... 4096), or 0 for 16 per possible CPU");
+		return -EINVAL;
+	}
 	err = pd_nl_select_read(pn->net, tb, &cfg.sel, req->extack);
 	if (err)
 		return err;
@@ -317,6 +324,7 @@ static int pd_fill_settings(struct sk_buff *msg, struct pd_net *pn,
 	    nla_put_u16(msg, PKTDEDUP_A_CONFIG_VXLAN_PORT, c->vxlan_port) ||
 	    nla_put_u16(msg, PKTDEDUP_A_CONFIG_GENEVE_PORT, c->geneve_port) ||
 	    nla_put_u16(msg, PKTDEDUP_A_CONFIG_GTPU_PORT, c->gtpu_port) ||
+	    nla_put_u32(msg, PKTDEDUP_A_CONFIG_SHARDS, c->shards) ||
 	    nla_put_u8(msg, PKTDEDUP_A_CONFIG_SEED_MODE, c->seed_mode) ||
 	    (admin && c->seed_mode == PKTDEDUP_SEED_MODE_FIXED &&
 	     pd_nl_put_u64(msg, PKTDEDUP_A_CONFIG_SEED, c->seed,
@@ -383,7 +391,8 @@ static int pd_fill_config(struct sk_buff *msg, struct pd_nl_req *req)
 		    pd_nl_put_u64(msg, PKTDEDUP_A_PLAN_MEM_TOTAL,
 				  pd_fset_count(fs) * fs->plan.bytes,
 				  PKTDEDUP_A_PLAN_PAD) ||
-		    pd_nl_put_plan(msg, PKTDEDUP_A_PLAN_FILTER, &fs->plan))
+		    pd_nl_put_plan(msg, PKTDEDUP_A_PLAN_FILTER, &fs->plan) ||
+		    nla_put_u32(msg, PKTDEDUP_A_PLAN_SHARDS, fs->plan.shards))
 			return -EMSGSIZE;
 		nla_nest_end(msg, plan);
 	}

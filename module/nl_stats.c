@@ -85,7 +85,7 @@ static int pd_fill_stats_of(struct sk_buff *msg, struct pd_stats_view *v,
 			continue;
 		pd_stats_cpu(v, i, &r, &buf);
 		pd_counts_add(&c, &r.c);
-		if (r.occ && (!fs->shared || !n)) {
+		if (r.occ && (!fs->shards.n || !n)) {
 			occ = r.occ;
 			ppb += r.ppb;
 			n++;
@@ -115,7 +115,7 @@ static int pd_fill_stats_of(struct sk_buff *msg, struct pd_stats_view *v,
 	if (fs && pd_decap_stats_put(msg, fs, &c))
 		return -EMSGSIZE;
 	/* one filter's loads: a CPU's, or the shared one */
-	if (occ && !v->counting && (cpu >= 0 || fs->shared))
+	if (occ && !v->counting && (cpu >= 0 || fs->shards.n))
 		for (a = 0; a < occ->arrays; a++)
 			if (pd_nl_put_u64(msg, PKTDEDUP_A_STATS_LOAD,
 					  occ->load[a], PKTDEDUP_A_STATS_PAD))

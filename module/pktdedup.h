@@ -27,6 +27,7 @@
 #include "core/key.h"
 #include "core/plan.h"
 #include "core/sbf.h"
+#include "core/shard.h"
 #include "uapi/pktdedup.h"
 #include "sources/sources.h"
 
@@ -94,8 +95,7 @@ struct pd_filter_set {
 	u32 hook_gen;			/* the hooks that may use these */
 	struct pd_cpu_stats __percpu *stats;	/* the instance's counters */
 	struct pd_filter __percpu *pcpu;	/* scope percpu */
-	struct pd_filter *shared;	/* scope shared */
-	spinlock_t lock;		/* guards *shared */
+	struct pd_shards shards;	/* scope shared; n 0 otherwise */
 	struct rcu_head rcu;
 };
 
@@ -261,7 +261,6 @@ void pd_fset_free(struct pd_filter_set *fs);
 struct pd_filter_set *pd_fset_hold(struct pd_net *pn);
 void pd_fset_put(struct pd_filter_set *fs);
 u32 pd_fset_count(const struct pd_filter_set *fs);
-struct pd_filter *pd_fset_get(struct pd_filter_set *fs, int cpu);
 /*
  * What one read of the statistics (a GET_STATS request or dump, /proc's
  * stats) may read of all the filters it reports together: bounded,
@@ -273,8 +272,6 @@ void pd_fset_occupancy(struct pd_filter_set *fs, int cpu,
 		       struct pd_filter_occ *occ, u64 max_bytes);
 u32 pd_occupancy_ppb(const struct pd_filter_occ *occ, bool counting);
 int pd_fset_query(struct pd_filter_set *fs, const struct pd_key *key);
-bool pd_fset_window(struct pd_filter_set *fs, int cpu,
-		    struct pd_filter_win *w);
 bool pd_fset_window_of(struct pd_filter_set *fs, int cpu,
 		       struct pd_filter_win *w);
 

@@ -103,7 +103,7 @@ bool pd_stats_begin(struct pd_net *pn, struct pd_stats_view *v)
 		return true;
 	v->counting = pd_filter_family(v->fs->plan.kind)->counting;
 	v->budget = pd_occ_budget(pd_fset_count(v->fs));
-	if (v->fs->shared)
+	if (v->fs->shards.n)
 		pd_fset_occupancy(v->fs, 0, &v->shared, v->budget);
 	return true;
 }
@@ -128,7 +128,7 @@ void pd_stats_cpu(struct pd_stats_view *v, int cpu, struct pd_stats_row *r,
 	r->ppb = 0;
 	if (!v->fs)
 		return;
-	if (v->fs->shared) {
+	if (v->fs->shards.n) {
 		r->occ = &v->shared;
 	} else {
 		pd_fset_occupancy(v->fs, cpu, buf, v->budget);

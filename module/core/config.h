@@ -88,6 +88,7 @@ struct pd_config {
 	u16 gtpu_port;
 	u8 action;		/* enum pktdedup_action */
 	u8 scope;		/* enum pktdedup_scope */
+	u32 shards;		/* scope shared: 0 (auto) or a power of two */
 	u8 hook;		/* enum pktdedup_hook */
 	s32 priority;
 	u32 mark_value;

@@ -81,8 +81,10 @@ int pd_filter_plan(const struct pd_filter_req *req,
 		return -EINVAL;
 	}
 	err = ops->plan(&r, plan, why);
-	if (!err)
+	if (!err) {
 		plan->kind = req->kind;
+		plan->shards = 1;
+	}
 	return err;
 }
 

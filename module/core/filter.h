@@ -89,6 +89,7 @@ struct pd_filter_plan {
 	u32 warn_below;		/* windows: percent */
 	u64 clean_pkts;		/* jumping, landmark: packets to empty a spare in */
 	u8 layout;		/* sbf: PKTDEDUP_LAYOUT_* */
+	u32 shards;		/* built in (shard.h); 1: one filter */
 };
 
 /* Bit-array families: arrays whose load an occupancy reports, at most. */

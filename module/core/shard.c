@@ -51,6 +51,7 @@ static void pd_shards_whole(const struct pd_filter_plan *shard, u32 n,
 	whole->capacity = shard->capacity * n;
 	whole->rate = shard->rate * n;
 	whole->clean_pkts = shard->clean_pkts * n;
+	whole->shards = n;
 }
 
 int pd_shards_plan(const struct pd_filter_req *req, u32 *n,
