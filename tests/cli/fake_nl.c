@@ -118,6 +118,7 @@ static void state_initial(void)
 	mnl_attr_put_u16(nlh, PKTDEDUP_A_CONFIG_VXLAN_PORT, 4789);
 	mnl_attr_put_u16(nlh, PKTDEDUP_A_CONFIG_GENEVE_PORT, 6081);
 	mnl_attr_put_u16(nlh, PKTDEDUP_A_CONFIG_GTPU_PORT, 2152);
+	mnl_attr_put_u32(nlh, PKTDEDUP_A_CONFIG_SHARDS, 0);
 	state_len = nlh->nlmsg_len - MNL_NLMSG_HDRLEN;
 	memcpy(state, mnl_nlmsg_get_payload(nlh), state_len);
 }

@@ -173,6 +173,30 @@ def save_writes_every_tunnel_setting():
 
 
 @test
+def shards_sent_shown_saved():
+    """scope shared's shards: auto is 0 on the wire, a power of two is
+    sent as it is, anything else refused before anything is sent; show -j
+    and save say what is in force"""
+    fresh()
+    assert value_of(set_line(ok("save")), "shards") == ["auto"]
+    assert json.loads(ok("-j", "show"))["shards"] == 0
+    for word, wire in (("64", 64), ("1", 1), ("4096", 4096), ("auto", 0)):
+        fresh()
+        ok("set", "scope", "shared", "shards", word)
+        assert sent()["shards"] == hex(wire), (word, sent())
+        assert json.loads(ok("-j", "show"))["shards"] == wire
+        assert value_of(set_line(ok("save")), "shards") == [word], word
+    for word, msg in (("3", "shards: '3' is not a power of two"),
+                      ("0", "shards: '0' is not a number from 1 to 4096"),
+                      ("8192", "shards: '8192' is not a number from 1 to 4096"),
+                      ("many", "shards: 'many' is not a number")):
+        fresh()
+        rc, _, err = run("set", "shards", word)
+        assert rc == 2 and msg in err, (word, rc, err)
+        assert not os.path.exists(STATE + ".req"), word
+
+
+@test
 def save_then_f_restores_them():
     """the saved file brings back every tunnel setting, whatever another
     configuration left in force: defaults too"""

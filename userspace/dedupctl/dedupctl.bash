@@ -6,7 +6,7 @@
 # the two agree.
 
 _dedupctl_set_settings='key payload ignore-tos decap tunnel-id vxlan-port
-geneve-port gtpu-port action mark scope state filter mem fps max k p gap p-star
+geneve-port gtpu-port action mark scope shards state filter mem fps max k p gap p-star
 layout importance window rate warn-below subwindows landmark hook priority dev
 proto match-mark seed'
 _dedupctl_sources_settings='window subwindows counters new new-mem new-gap
@@ -32,6 +32,7 @@ _dedupctl_values() {
 	key) echo "packet src dst pair flow" ;;
 	action) echo "count mark drop" ;;
 	scope) echo "percpu shared" ;;
+	shards) echo "auto" ;;
 	state) echo "idle active" ;;
 	filter | hook | decap) _dedupctl_usage_values "$1" ;;
 	tunnel-id) echo "include ignore" ;;

@@ -62,7 +62,7 @@ static const char usage_text[] =
 "            (tunnels whose inner packet is keyed; a list: vxlan,gre)\n"
 "      tunnel-id include|ignore    vxlan-port N    geneve-port N    gtpu-port N\n"
 "      action count|mark|drop          mark VALUE[/MASK]\n"
-"      scope percpu|shared             state idle|active\n"
+"      scope percpu|shared    shards auto|N    state idle|active\n"
 "      filter @FAMILIES@\n"
 "      mem SIZE, and the filter family's own: fps RATE    max auto|N\n"
 "      k auto|N    p auto|N    gap auto|PACKETS    p-star RATE (rsbf)\n"

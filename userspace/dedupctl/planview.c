@@ -252,14 +252,25 @@ void print_plan(const struct nlattr *nest, const struct nlattr *plan_top)
 {
 	const struct nlattr *t[PKTDEDUP_A_PLAN_MAX + 1];
 	struct plan_view v;
-	char b1[32];
+	char b1[32], b2[32];
 
 	plan_view_nl(nest, &v);
 	nl_nest(plan_top, &nls_plan, t);
 	if (json) {
-		printf("\"kind\":\"%s\",\"filters\":%u,\"mem_total\":%llu",
+		printf("\"kind\":\"%s\",\"filters\":%u,\"shards\":%u,"
+		       "\"mem_total\":%llu",
 		       v.ops->name, u32a(t, PKTDEDUP_A_PLAN_FILTERS),
+		       u32a(t, PKTDEDUP_A_PLAN_SHARDS) ?: 1,
 		       (unsigned long long)u64a(t, PKTDEDUP_A_PLAN_MEM_TOTAL));
+	} else if (u32a(t, PKTDEDUP_A_PLAN_SHARDS) > 1) {
+		printf("filters  1 (%s, shared), %s in all, in %u shards of %s, each with its own lock\n",
+		       v.ops->name,
+		       size_str(b1, sizeof(b1),
+				u64a(t, PKTDEDUP_A_PLAN_MEM_TOTAL)),
+		       u32a(t, PKTDEDUP_A_PLAN_SHARDS),
+		       size_str(b2, sizeof(b2),
+				u64a(t, PKTDEDUP_A_PLAN_MEM_TOTAL) /
+				u32a(t, PKTDEDUP_A_PLAN_SHARDS)));
 	} else {
 		printf("filters  %u (%s), %s in all\n",
 		       u32a(t, PKTDEDUP_A_PLAN_FILTERS), v.ops->name,

@@ -97,6 +97,11 @@ void config_words(const struct nlattr **tb, struct words *w)
 	words_add(w, "scope");
 	words_add(w, "%s", name_of(pd_scope_names, PD_NSCOPES,
 				   u8a(c, PKTDEDUP_A_CONFIG_SCOPE)));
+	words_add(w, "shards");
+	if (u32a(c, PKTDEDUP_A_CONFIG_SHARDS))
+		words_add(w, "%u", u32a(c, PKTDEDUP_A_CONFIG_SHARDS));
+	else
+		words_add(w, "auto");
 	words_add(w, "hook");
 	words_add(w, "%s", pd_placement_name(u8a(c, PKTDEDUP_A_CONFIG_HOOK)));
 	words_add(w, "priority");

@@ -292,6 +292,14 @@ static void put_setting(struct nlmsghdr *nlh, const char *k, const char *v)
 		mnl_attr_put_u8(nlh, PKTDEDUP_A_CONFIG_SCOPE,
 				(uint8_t)name_arg(k, v, pd_scope_names,
 						  PD_NSCOPES));
+	} else if (!strcmp(k, "shards")) {
+		uint64_t n = strcmp(v, "auto") ?
+			     num_arg(k, v, 1, PKTDEDUP_SHARDS_MAX) : 0;
+
+		if (n & (n - 1))
+			usage_error("shards: '%s' is not a power of two (1, 2, 4, ... %u) or auto",
+				    v, PKTDEDUP_SHARDS_MAX);
+		mnl_attr_put_u32(nlh, PKTDEDUP_A_CONFIG_SHARDS, (uint32_t)n);
 	} else if (!strcmp(k, "hook")) {
 		const char *hooks[PD_NHOOKS];
 		unsigned int h;

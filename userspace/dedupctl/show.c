@@ -165,13 +165,13 @@ static int show_cb(const struct nlattr **tb, void *data)
 		printf("{\"state\":\"%s\",\"key\":\"%s\",\"payload\":%u,"
 		       "\"ignore_tos\":%s,\"action\":\"%s\","
 		       "\"mark_value\":%u,\"mark_mask\":%u,\"hook\":\"%s\","
-		       "\"priority\":%d,\"scope\":\"%s\",\"filter\":\"%s\","
-		       "\"mem\":%llu",
+		       "\"priority\":%d,\"scope\":\"%s\",\"shards\":%u,"
+		       "\"filter\":\"%s\",\"mem\":%llu",
 		       active ? "active" : "idle", key,
 		       u16a(c, PKTDEDUP_A_CONFIG_PAYLOAD), tos ? "true" : "false",
 		       action, u32a(c, PKTDEDUP_A_CONFIG_MARK_VALUE),
 		       u32a(c, PKTDEDUP_A_CONFIG_MARK_MASK), hook, prio, scope,
-		       ops->name,
+		       u32a(c, PKTDEDUP_A_CONFIG_SHARDS), ops->name,
 		       (unsigned long long)u64a(f, PKTDEDUP_A_FILTER_MEM));
 		printf(",\"dev\":\"%s\",\"proto\":\"%s\",\"match_mark\":\"%s\"",
 		       sel.dev, sel.proto, sel.mark);
