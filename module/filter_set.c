@@ -38,10 +38,16 @@ u32 pd_fset_count(const struct pd_filter_set *fs)
 	return pd_cfg_filters(&fs->cfg);
 }
 
-/* The shards asked for: the setting, or 16 per possible CPU. */
+/* CPU cpu's filter; a shared filter's first shard (tests: seeds, ops). */
+struct pd_filter *pd_fset_get(struct pd_filter_set *fs, int cpu)
+{
+	return fs->shards.n ? &fs->shards.sh[0].f : per_cpu_ptr(fs->pcpu, cpu);
+}
+
+/* The shards asked for: the setting, or 16 per possible CPU (shard.h). */
 static u32 pd_cfg_shards(const struct pd_config *cfg)
 {
-	return cfg->shards ?: pd_shards_auto(nr_cpu_ids);
+	return cfg->shards ?: pd_shards_auto(nr_cpu_ids, cfg->filter.mem_bytes);
 }
 
 /*

@@ -261,6 +261,7 @@ void pd_fset_free(struct pd_filter_set *fs);
 struct pd_filter_set *pd_fset_hold(struct pd_net *pn);
 void pd_fset_put(struct pd_filter_set *fs);
 u32 pd_fset_count(const struct pd_filter_set *fs);
+struct pd_filter *pd_fset_get(struct pd_filter_set *fs, int cpu);
 /*
  * What one read of the statistics (a GET_STATS request or dump, /proc's
  * stats) may read of all the filters it reports together: bounded,

@@ -5,13 +5,15 @@
 
 #define PD_SHARD_LINE 64
 
-u32 pd_shards_auto(u32 ncpus)
+u32 pd_shards_auto(u32 ncpus, u64 mem)
 {
 	u32 n = 1;
 
 	while (n < ncpus && n < PD_SHARDS_MAX)
 		n <<= 1;
 	n = (u32)PD_MIN((u64)n * PD_SHARDS_PER_CPU, (u64)PD_SHARDS_MAX);
+	while (n > 1 && mem / n < PD_SHARD_AUTO_BYTES)
+		n >>= 1;
 	return n;
 }
 

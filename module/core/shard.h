@@ -42,10 +42,15 @@
 #include "filter.h"
 
 #define PD_SHARDS_MAX		4096
-/* A shard's memory: at least this much, or fewer shards. */
-#define PD_SHARD_MIN_BYTES	4096
-/* Automatic count: this many per possible CPU, a power of two. */
+/* A shard's memory: at least a line, or fewer shards. */
+#define PD_SHARD_MIN_BYTES	64
+/*
+ * The automatic count: this many per possible CPU, a power of two, but
+ * none under PD_SHARD_AUTO_BYTES (a shard smaller than a page gains no
+ * more from spreading the CPUs than it pays in its lock's line).
+ */
 #define PD_SHARDS_PER_CPU	16
+#define PD_SHARD_AUTO_BYTES	4096
 
 /* A shard: its lock beside its filter's state, on lines of its own. */
 struct pd_shard {
@@ -61,8 +66,8 @@ struct pd_shards {
 	u8 bits;		/* log2(n) */
 };
 
-/* The automatic shard count for ncpus possible CPUs. */
-u32 pd_shards_auto(u32 ncpus);
+/* The automatic shard count for ncpus possible CPUs and mem bytes. */
+u32 pd_shards_auto(u32 ncpus, u64 mem);
 /*
  * Plan *n shards for req (*n a power of two, at most PD_SHARDS_MAX): the
  * plan of one shard (*shard) and of the whole as it will be reported

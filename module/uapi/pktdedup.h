@@ -678,11 +678,11 @@ enum {
 	PKTDEDUP_A_CONFIG_GTPU_PORT,
 	/*
 	 * u32, max shards-max: Scope shared: the shards of the filter, a power
-	 * of two up to shards-max; 0 (the default) chooses 16 per possible CPU.
-	 * Each shard is a filter of the family over its share of mem with its
-	 * own lock; fewer are built where a shard would hold under 4 KiB or its
-	 * family refuses the share (plan shards says how many). Kept, and
-	 * unused, in scope percpu.
+	 * of two up to shards-max; 0 (the default) chooses 16 per possible CPU,
+	 * as many as give each at least 4 KiB. Each shard is a filter of the
+	 * family over its share of mem with its own lock; fewer are built where
+	 * a shard would hold less than a 64-byte line or its family refuses the
+	 * share (plan shards says how many). Kept, and unused, in scope percpu.
 	 */
 	PKTDEDUP_A_CONFIG_SHARDS,
 
