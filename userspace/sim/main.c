@@ -16,6 +16,7 @@
 #include "../../module/core/ibf.h"
 #include "../../module/core/timewin.h"
 #include "../../module/core/plan.h"
+#include "../../module/core/shard.h"
 #include "../../module/core/fixed.h"
 #include "../../module/core/hll.h"
 #include "../../module/core/rng.h"
@@ -108,6 +109,11 @@ static const char usage[] =
 "  --warn-below PCT   time windows: alert when the effective window falls\n"
 "                     below PCT% of it (default 50; 0: never)\n"
 "A setting given to a family that does not take it is an error.\n"
+"  --shards N         the module's scope shared (dedupctl set scope shared\n"
+"                     shards N): the filter in N shards by key hash (a power\n"
+"                     of two up to 4096; fewer where a shard would hold less\n"
+"                     than a 64-byte line), each over its share of --mem;\n"
+"                     with --seed, the module's verdicts\n"
 "streams (--stream KIND, --n N elements, --seed S):\n"
 "  uniform  --distinct F          i.i.d. uniform; F = expected distinct share\n"
 "  zipf     --universe U --zipf-s S\n"
@@ -238,6 +244,7 @@ struct sim_filter {
 	const char *name;
 	const struct pd_filter_ops *ops;	/* NULL: FPBuffering */
 	struct pd_filter f;
+	struct pd_shards sh;	/* --shards: f unused */
 	struct pd_filter_plan plan;
 	struct fpbuf buf;
 	struct pd_hkey hkey;	/* the key hash's secret, from --seed */
@@ -247,6 +254,12 @@ struct sim_filter {
 	const char *window_arg;	/* window families: --window as given */
 	u64 mem_limit;		/* window families sized by rate: --mem */
 };
+
+/* A filter of the run, for what is the same in all (a shard's plan). */
+static const struct pd_filter *sim_filter_any(const struct sim_filter *sf)
+{
+	return sf->sh.n ? &sf->sh.sh[0].f : &sf->f;
+}
 
 /* Per importance class, and the paper's weighted sums (Sec. IV-B). */
 struct imp_score {
@@ -431,7 +444,10 @@ static double sim_zero_fraction(const struct sim_filter *sf)
 
 	if (!sf->ops)
 		return 1 - (double)sf->buf.used / (double)sf->buf.cap;
-	pd_filter_occupancy(&sf->f, &o);
+	if (sf->sh.n)
+		pd_shards_occupancy(&sf->sh, &o, PD_OCC_ALL);
+	else
+		pd_filter_occupancy(&sf->f, &o);
 	if (sf->ops->counting)
 		return (double)o.zero / (double)o.units;
 	return 1 - (double)o.set / (double)o.units;
@@ -492,7 +508,7 @@ static unsigned int sim_ibf_value(const struct sim_filter *sf,
 	struct pd_pktinfo pi;
 
 	sim_pktinfo(sf, imp, 0, &pi);
-	return pd_ibf_value(pd_ibf_of(&sf->f), &pi);
+	return pd_ibf_value(pd_ibf_of(sim_filter_any(sf)), &pi);
 }
 
 /* fpbuffering: q, plus a distinct fingerprint matching a held one */
@@ -598,6 +614,8 @@ static void print_json(const struct run *r, const struct stream_cfg *sc,
 	       "\"mem_bytes\":%llu,\"n\":%llu,", sf->name,
 	       stream_names[sc->kind], (unsigned long long)sc->seed,
 	       (unsigned long long)sim_bytes(sf), (unsigned long long)r->all.n);
+	if (sf->sh.n)
+		printf("\"shards\":%u,", sf->sh.n);
 	if (!sf->fps_used)
 		printf("\"fps_target\":null,\"p_exact\":null,");
 	else if (sf->ops && sf->ops->kind == PKTDEDUP_FILTER_KIND_SBF)
@@ -921,6 +939,8 @@ static void print_table(const struct run *r, const struct stream_cfg *sc,
 	       (unsigned long long)bytes);
 	if (mem_asked && bytes != mem_asked)
 		printf(" (of %llu asked)", (unsigned long long)mem_asked);
+	if (sf->sh.n)
+		printf(" in %u shards", sf->sh.n);
 	printf(", %s stream, seed %llu\n", stream_names[sc->kind],
 	       (unsigned long long)sc->seed);
 	print_filter(r);
@@ -1012,6 +1032,7 @@ enum opt {
 	O_RATE, O_WARN_BELOW, O_PPS, O_COPY_DELAY, O_FLOOD, O_FLOOD_AT,
 	O_FLOOD_FOR, O_LAYOUT, O_WRITE, O_WRITE_DUPS, O_TRUTH, O_PROTO,
 	O_DECAP, O_TUNNEL_ID, O_VXLAN_PORT, O_GENEVE_PORT, O_GTPU_PORT,
+	O_SHARDS,
 };
 
 static const struct option options[] = {
@@ -1027,6 +1048,7 @@ static const struct option options[] = {
 	{ "entry-bits", required_argument, NULL, O_ENTRY_BITS },
 	{ "window", required_argument, NULL, O_WINDOW },
 	{ "seed", required_argument, NULL, O_SEED },
+	{ "shards", required_argument, NULL, O_SHARDS },
 	{ "stream", required_argument, NULL, O_STREAM },
 	{ "n", required_argument, NULL, O_N },
 	{ "distinct", required_argument, NULL, O_DISTINCT },
@@ -1273,11 +1295,14 @@ static void check_settings(const char *algo, u64 takes, u64 given)
  * second and first words); then the sketch's seed (the caller's).
  */
 static void sim_filter_build(struct sim_filter *sf, struct pd_filter_req *req,
-			     unsigned int entry_bits, u64 *seed)
+			     unsigned int entry_bits, u32 shards, u64 *seed)
 {
 	const char *why = NULL;
 	char err[256];
 
+	if (!sf->ops && shards)
+		usage_error("--shards: %s is none of the module's filters",
+			    sf->name);
 	if (!sf->ops) {
 		u64 rng = pd_rng_next(seed);
 
@@ -1299,11 +1324,42 @@ static void sim_filter_build(struct sim_filter *sf, struct pd_filter_req *req,
 				    (unsigned long long)sf->plan.bytes,
 				    (unsigned long long)sf->mem_limit);
 	}
+	if (shards) {
+		/* the module's scope shared, seeded as it seeds one */
+		if (pd_shards_create(&sf->sh, req, shards, &sf->plan, &why))
+			usage_error("cannot build this filter: %s", why);
+		pd_shards_seed(&sf->sh, seed);
+		sf->hkey = sf->sh.sh[0].f.hkey;
+		return;
+	}
 	if (pd_filter_create(&sf->f, req, &sf->plan, &why))
 		usage_error("cannot build this filter: %s", why);
 	/* the module's seed setting derives its seeds the same way */
 	pd_filter_seed(&sf->f, seed);
 	sf->hkey = sf->f.hkey;
+}
+
+/* The filter an element of hash h steps: its shard's, or the one. */
+static struct pd_filter *sim_filter_of(struct sim_filter *sf, u64 h)
+{
+	return sf->sh.n ? &pd_shard_of(&sf->sh, h)->f : &sf->f;
+}
+
+
+/* A window family's state: the filter's, or its shards' together. */
+static void sim_window(const struct sim_filter *sf, struct pd_filter_win *w)
+{
+	struct pd_filter_win one;
+	u32 i;
+
+	if (!sf->sh.n) {
+		pd_filter_window(&sf->f, w);
+		return;
+	}
+	for (i = 0; i < sf->sh.n; i++) {
+		pd_filter_window(&sf->sh.sh[i].f, &one);
+		pd_shards_window_add(w, &one, sf->sh.n, !i);
+	}
 }
 
 /* One element: the verdict (true: duplicate); *found for fpbuffering. */
@@ -1322,12 +1378,14 @@ static bool sim_filter_step(struct sim_filter *sf, const struct element *e,
 		return fpbuf_step(&sf->buf, h, found);
 	sim_pktinfo(sf, e->imp, e->dscp, &pi);
 	pi.now = e->t_ns;
-	return pd_filter_step_hash(&sf->f, h, &pi);
+	return pd_filter_step_hash(sim_filter_of(sf, h), h, &pi);
 }
 
 static void sim_filter_free(struct sim_filter *sf)
 {
-	if (sf->ops)
+	if (sf->sh.n)
+		pd_shards_destroy(&sf->sh);
+	else if (sf->ops)
 		pd_filter_destroy(&sf->f);
 	else
 		fpbuf_free(&sf->buf);
@@ -1468,7 +1526,7 @@ struct sim_args {
 	struct src_cfg srcc;
 	struct pd_select sel;		/* --proto's (sc.sel points here) */
 	const char *algo, *window_arg, *subwin_arg, *write_path, *dups_path;
-	uint64_t window, ncp, cpus, mem, gap, entry_bits;
+	uint64_t window, ncp, cpus, mem, gap, entry_bits, shards;
 	u32 max, k, p;
 	u64 given, takes;		/* settings, PD_SETTING_BIT()s */
 	u8 importance, layout;
@@ -1558,6 +1616,8 @@ static void sim_args_parse(struct sim_args *a, int argc, char **argv)
 		  .what = "a percentage from 0 to 100" },
 		{ .opt = O_SEED, .kind = OPT_U64, .dst = &a->sc.seed, .lo = 0, .hi = UINT64_MAX,
 		  .what = "a whole number" },
+		{ .opt = O_SHARDS, .kind = OPT_U64, .dst = &a->shards, .lo = 1, .hi = PD_SHARDS_MAX,
+		  .what = "a power of two from 1 to 4096" },
 		{ .opt = O_N, .kind = OPT_U64, .dst = &a->sc.n, .lo = 1, .hi = 1ULL << 40,
 		  .what = "an element count of at least 1" },
 		{ .opt = O_UNIVERSE, .kind = OPT_U64, .dst = &a->sc.universe, .lo = 1, .hi = 1ULL << 28,
@@ -1760,6 +1820,9 @@ static void sim_args_parse(struct sim_args *a, int argc, char **argv)
 	check_decap_ports(&a->sc.key);
 	if ((a->write_path || a->dups_path) && a->sc.kind != STREAM_PCAP)
 		usage_error("--write and --write-dups need a capture (--pcap FILE)");
+	if (a->shards & (a->shards - 1))
+		usage_error("--shards: '%llu' is not a power of two (1, 2, 4, ... 4096)",
+			    (unsigned long long)a->shards);
 }
 
 /* The options together, against the algorithm's family ops (exits 2). */
@@ -1914,7 +1977,8 @@ static void sim_request(struct sim_args *a, struct run *r)
 		u64 seed = a->sc.seed;
 
 		/* reproducible: filter seeds derive from --seed */
-		sim_filter_build(&r->sf, &req, (unsigned int)a->entry_bits, &seed);
+		sim_filter_build(&r->sf, &req, (unsigned int)a->entry_bits,
+				 (u32)a->shards, &seed);
 		r->sketch_seed = pd_rng_next(&seed);
 	}
 }
@@ -2085,7 +2149,7 @@ static int sim_run(struct sim_args *a, struct run *r, struct outputs *out)
 		goto done;
 	}
 	if (r->tw.on)
-		pd_filter_window(&r->sf.f, &r->tw.win);
+		sim_window(&r->sf, &r->tw.win);
 	r->zero_fraction = sim_zero_fraction(&r->sf);
 	{
 		unsigned int i;
