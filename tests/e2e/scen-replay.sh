@@ -69,16 +69,30 @@ t_replay() {
 	_bl=$(cat /proc/sys/net/core/netdev_max_backlog)
 	echo 10000 > /proc/sys/net/core/netdev_max_backlog
 	keyed=$((REPLAY_FRAMES - REPLAY_ARP - REPLAY_NONIP - REPLAY_BAD))
-	dropped=$((REPLAY_FRAMES - REPLAY_PASSED))
-	for scope in shared percpu; do
+	# shared with automatic shards: a 512-byte filter is one shard;
+	# sharded: in REPLAY_SHARDS shards, as dedup-sim --shards
+	for scope in shared percpu sharded; do
+		_set="scope $scope shards auto"
+		_exp=$RP/expected.pcap
+		_passed=$REPLAY_PASSED
+		if [ $scope = sharded ]; then
+			_set="scope shared shards $REPLAY_SHARDS"
+			_exp=$RP/expected-sharded.pcap
+			_passed=$REPLAY_SHARDED_PASSED
+		fi
+		dropped=$((REPLAY_FRAMES - _passed))
 		# shellcheck disable=SC2086
-		expect_ok "scope $scope, drop, seed $REPLAY_SEED: $REPLAY_SET" \
-			inns rb dedupctl set $REPLAY_SET action drop scope $scope \
+		expect_ok "$_set, drop, seed $REPLAY_SEED: $REPLAY_SET" \
+			inns rb dedupctl set $REPLAY_SET action drop $_set \
 			hook bridge-prerouting seed "$REPLAY_SEED"
+		[ $scope = percpu ] ||
+			expect_eq "$scope: shards" \
+				"shards $([ $scope = sharded ] && echo "$REPLAY_SHARDS" || echo 1)" \
+				"$(inns rb grep '^shards' /proc/net/pktdedup/config)"
 		inns rb dedupctl reset
 		got=$(replay_once /tmp/replay-$scope.pcap)
 		expect_eq "$scope: frames through, as dedup-sim's count" \
-			"$REPLAY_PASSED" "$got"
+			"$_passed" "$got"
 		expect_eq "$scope: dropped" "$dropped" "$(stat_of rb dropped)"
 		expect_eq "$scope: IP packets looked at" "$((keyed))" \
 			"$(stat_of rb packets)"
@@ -92,8 +106,8 @@ t_replay() {
 				"$(inns rb awk -v n="${_e%%:*}" '$1 == "decap" && $2 == n { print $3 }' /proc/net/pktdedup/stats)"
 		done
 		expect_eq "$scope: the frames of dedup-sim --write, byte for byte, in order" \
-			"same $REPLAY_PASSED" \
-			"$(pdnet pcapcmp $RP/expected.pcap /tmp/replay-$scope.pcap)"
+			"same $_passed" \
+			"$(pdnet pcapcmp $_exp /tmp/replay-$scope.pcap)"
 		# the control: another seed's output is another
 		_o=$(pdnet pcapcmp $RP/other.pcap /tmp/replay-$scope.pcap)
 		echo "#   against seed $REPLAY_OTHER_SEED's output: $_o"

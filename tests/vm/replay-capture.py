@@ -50,6 +50,8 @@ KEY = ["key", "packet", "payload", "64", "decap", "all"]
 # 4096 one-bit cells for about 2600 distinct packets: the filter errs both
 # ways (new packets taken for copies, copies forgotten over long gaps)
 FILTER = ["filter", "sbf", "mem", "512", "max", "1", "k", "3", "p", "6"]
+# scope shared in shards: the module's filter in 8 shards of 64 bytes
+SHARDS = 8
 GEN_SEED = 20261124        # the capture's own randomness
 N_DISTINCT = 2600
 
@@ -228,10 +230,12 @@ def frames():
     return out, built
 
 
-def sim(build, pcap, seed, out):
+def sim(build, pcap, seed, out, shards=None):
     """dedup-sim --write OUT on the capture; its JSON report (exact truth)"""
     args = [os.path.join(build, "dedup-sim"), "--stream", "pcap", "--pcap", pcap,
             "--seed", str(seed), "--json", "--write", out]
+    if shards:
+        args += ["--shards", str(shards)]
     for k, v in zip(KEY[::2], KEY[1::2]):
         args += ["--" + k, v]
     for k, v in zip(FILTER[::2], FILTER[1::2]):
@@ -255,6 +259,8 @@ def main():
         sys.exit(f"replay-capture: {e}")
     j = sim(build, pcap, SEED, os.path.join(d, "expected.pcap"))
     jo = sim(build, pcap, OTHER_SEED, os.path.join(d, "other.pcap"))
+    js = sim(build, pcap, SEED, os.path.join(d, "expected-sharded.pcap"), SHARDS)
+    sharded_passed = built["frames"] - (js["false_positives"] + js["duplicates"] - js["false_negatives"])
     said = j["false_positives"] + j["duplicates"] - j["false_negatives"]
     passed = built["frames"] - said
     exact = built["frames"] - j["duplicates"]
@@ -276,6 +282,10 @@ def main():
         problems.append("as many frames pass as exact de-duplication passes")
     if open(os.path.join(d, "expected.pcap"), "rb").read() == open(os.path.join(d, "other.pcap"), "rb").read():
         problems.append(f"seed {OTHER_SEED} gives the same output as seed {SEED}")
+    if js.get("shards") != SHARDS:
+        problems.append(f"dedup-sim built {js.get('shards')} shards, not {SHARDS}")
+    if open(os.path.join(d, "expected.pcap"), "rb").read() == open(os.path.join(d, "expected-sharded.pcap"), "rb").read():
+        problems.append(f"{SHARDS} shards give the same output as one filter")
     with open(os.path.join(d, "settings.sh"), "w") as f:
         f.write("# SPDX-License-Identifier: GPL-2.0\n"
                 "# written by tests/vm/replay-capture.py: t_replay's settings and counts\n")
@@ -286,6 +296,7 @@ def main():
                 f.write(f"REPLAY_{k.upper()}={v}\n")
         # the frames of each encapsulation: the module's /proc decap lines
         f.write("REPLAY_DECAP=\"" + " ".join(f"{n}:{frames_of[n]}" for n in sorted(frames_of)) + "\"\n")
+        f.write(f"REPLAY_SHARDS={SHARDS}\nREPLAY_SHARDED_PASSED={sharded_passed}\n")
         f.write(f"REPLAY_PASSED={passed}\nREPLAY_EXACT_PASSED={exact}\n"
                 f"REPLAY_FP={j['false_positives']}\nREPLAY_FN={j['false_negatives']}\n"
                 f"REPLAY_OTHER_FP={jo['false_positives']}\nREPLAY_OTHER_FN={jo['false_negatives']}\n")
@@ -295,7 +306,8 @@ def main():
           f"{built['vlan']} behind 802.1Q, {built['qinq']} behind QinQ, {built['mpls']} behind MPLS, "
           f"{built['tunnels']} in tunnels); "
           f"seed {SEED}: {passed} pass (exact de-duplication: {exact}; fp {j['false_positives']}, "
-          f"fn {j['false_negatives']}); seed {OTHER_SEED}: fp {jo['false_positives']}, fn {jo['false_negatives']}")
+          f"fn {j['false_negatives']}); seed {OTHER_SEED}: fp {jo['false_positives']}, fn {jo['false_negatives']}; "
+          f"{SHARDS} shards: {sharded_passed} pass (fp {js['false_positives']}, fn {js['false_negatives']})")
     if problems:
         sys.exit("replay-capture: " + "; ".join(problems))
 
