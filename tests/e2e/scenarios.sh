@@ -282,6 +282,45 @@ t_percpu_caveat() {
 	t_end
 }
 
+# Copies of one stream sent at once from both CPUs, each CPU sending every
+# packet once: at prerouting (veth hands a frame to the receive path on
+# the sender's CPU) both CPUs step the shared filter together. A copy
+# arrives at most 2N - 1 packets after its original.
+t_shared_cpus() {
+	t_begin "scope shared in shards: copies sent at once from both CPUs are found"
+	_n=10000
+	ncpu=$(grep -c ^processor /proc/cpuinfo)
+	for f in "mem 4M" "filter sliding window 100000p"; do
+		# shellcheck disable=SC2086
+		expect_ok "scope shared, $f" inns b dedupctl set scope shared \
+			shards auto $f
+		expect_eq "$f: 16 shards per possible CPU" "shards $((16 * ncpu))" \
+			"$(inns b grep '^shards' /proc/net/pktdedup/config)"
+		inns b dedupctl reset
+		inns a pdnet send -4 $A4 $B4 --count $_n --cpu 0 > /dev/null &
+		_p0=$!
+		inns a pdnet send -4 $A4 $B4 --count $_n --cpu 1 > /dev/null ||
+			t_fail "pdnet send from CPU 1"
+		wait $_p0 || t_fail "pdnet send from CPU 0"
+		sleep 0.3
+		expect_eq "$f: packets" $((2 * _n)) "$(stat_of b packets)"
+		_cpus=$(inns b awk '$1 ~ /^[0-9]+$/ && $2 > 0 { n++ } END { print n }' \
+			/proc/net/pktdedup/stats)
+		expect_eq "$f: CPUs that stepped the filter" 2 "$_cpus"
+		fp=$(tolerance $_n "$(fp_rate b)")
+		case $f in
+		mem*)	# an SBF: copies up to 2N - 1 packets apart
+			fn=$(tolerance $_n "$(fn_rate b $((2 * _n)))") ;;
+		*)	# a window of packets: every copy inside it
+			fn=0 ;;
+		esac
+		expect_near "$f: copies from the other CPU found" $_n \
+			"$(stat_of b duplicates)" "$fn" "$fp"
+	done
+	inns b dedupctl set scope percpu filter sbf mem 256K
+	t_end
+}
+
 t_proc() {
 	t_begin "/proc and dedupctl stats agree; per-CPU rows add up"
 	inns b dedupctl reset
@@ -1616,6 +1655,7 @@ run t_keys
 run t_query
 run t_scope_hook
 run t_percpu_caveat
+run t_shared_cpus
 run t_proc
 run t_prometheus
 run t_watch
