@@ -964,10 +964,46 @@ static void pd_t_same_as_seeded(struct kunit *test, struct pd_filter *f,
 }
 
 /*
+ * A shared filter's shards against shards of the same request seeded by
+ * hand from seed (pd_shards_seed(), as dedup-sim --shards --seed): the
+ * same count, hash key, verdicts over a stream that makes them forget,
+ * and cells.
+ */
+static void pd_t_same_shards(struct kunit *test, struct pd_filter_set *fs,
+			     u64 seed)
+{
+	struct pd_filter_plan whole;
+	struct pd_pktinfo pi = {};
+	struct pd_shards ref;
+	const char *why = NULL;
+	u64 state = seed, i, h;
+	u32 differ = 0;
+
+	KUNIT_ASSERT_EQ(test, pd_shards_create(&ref, &fs->cfg.filter,
+					       fs->shards.n, &whole, &why), 0);
+	pd_shards_seed(&ref, &state);
+	KUNIT_EXPECT_EQ(test, ref.n, fs->shards.n);
+	KUNIT_EXPECT_EQ(test, whole.bytes, fs->plan.bytes);
+	KUNIT_EXPECT_EQ(test, fs->shards.sh[0].f.hkey.k[0],
+			ref.sh[0].f.hkey.k[0]);
+	for (i = 0; i < 3000; i++) {
+		u64 id = i % 700;	/* copies 700 apart: some forgotten */
+
+		h = pd_hash64(&ref.sh[0].f.hkey, &id, sizeof(id));
+		differ += pd_filter_step_hash(&pd_shard_of(&fs->shards, h)->f,
+					      h, &pi) !=
+			  pd_filter_step_hash(&pd_shard_of(&ref, h)->f, h, &pi);
+	}
+	KUNIT_EXPECT_EQ(test, differ, 0u);
+	KUNIT_EXPECT_EQ(test, memcmp(fs->shards.mem, ref.mem, whole.bytes), 0);
+	pd_shards_destroy(&ref);
+}
+
+/*
  * A fixed seed (the config's seed): every filter of the instance, each
- * CPU's alike, and the shared one, is seeded as pd_filter_seed() seeds a
- * filter by hand, and again so after a reset and after a change; random
- * seeds again once it is unset.
+ * CPU's alike, and the shared one's shards, is seeded as pd_filter_seed()
+ * seeds a filter (pd_shards_seed() shards) by hand, and again so after a
+ * reset and after a change; random seeds again once it is unset.
  */
 static void pd_t_fixed_seed(struct kunit *test)
 {
@@ -996,12 +1032,15 @@ static void pd_t_fixed_seed(struct kunit *test)
 		}
 		fs = rcu_dereference_protected(pn->filters, true);
 		KUNIT_ASSERT_NOT_NULL(test, fs);
-		for_each_possible_cpu(cpu) {
+		if (fs->shards.n) {
+			/* 8 KiB on one CPU: 2 shards of 4 KiB */
+			KUNIT_EXPECT_EQ(test, fs->shards.n, 2u);
+			pd_t_same_shards(test, fs, seed);
+			continue;
+		}
+		for_each_possible_cpu(cpu)
 			pd_t_same_as_seeded(test, pd_fset_get(fs, cpu),
 					    &fs->plan, seed);
-			if (fs->shared)
-				break;
-		}
 	}
 	/* random seeds again: not the fixed seed's key */
 	cfg.seed_mode = PKTDEDUP_SEED_MODE_RANDOM;
