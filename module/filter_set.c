@@ -304,12 +304,14 @@ u64 pd_occ_budget(u32 n)
 void pd_fset_occupancy(struct pd_filter_set *fs, int cpu,
 		       struct pd_filter_occ *occ, u64 max_bytes)
 {
-	/* a statistic read while its CPUs write: benign, as above */
-	if (fs->shards.n)
+	if (fs->shards.n) {
+		/* a statistic read while the CPUs write: benign, as above */
 		(void)data_race(pd_shared_occ(&fs->shards, occ, max_bytes));
-	else
+	} else {
+		/* a statistic read while its CPU writes: benign, as above */
 		(void)data_race(pd_occ(per_cpu_ptr(fs->pcpu, cpu), occ,
 				       max_bytes));
+	}
 }
 
 /* One CPU's filter window state (window families); false for the others. */

@@ -129,9 +129,11 @@ static inline void pd_prefetchw(const void *p)
  * with one atomic exchange (acquire), released with a store (release).
  */
 #define PD_LINE_ALIGNED __attribute__((aligned(64)))
-typedef struct {
+struct pd_lock {
 	int v;
-} pd_lock_t;
+};
+
+#define pd_lock_t struct pd_lock
 
 static inline void pd_lock_init(pd_lock_t *l)
 {
