@@ -376,14 +376,16 @@ pd_cfg() {	# NAME SRC SETTING...
 		"bytes=$((${PDC[mem_filters]} + ${PDC[mem_sources]}))" \
 		"src=$src src_bytes=${PDC[mem_sources]}" \
 		"filter=${PDC[filter]} layout=${PDC[layout]:-} key=${PDC[key]}" \
-		"k=${PDC[k]:-} p=${PDC[p]:-} cells=${PDC[cells]:-} hooks=${PDC[netfilter_hooks]}"
+		"k=${PDC[k]:-} p=${PDC[p]:-} cells=${PDC[cells]:-} shards=${PDC[shards]:-}" \
+		"hooks=${PDC[netfilter_hooks]}"
 	pairs "$name" "$CFG"
 	N "$CFG" "$CTL" sources on counters 0 new off >/dev/null ||
 		fail "dedupctl sources on counters 0 new off"
 	N "$CFG" "$CTL" disable >/dev/null || fail "dedupctl disable"
 	# disable keeps the settings: back to the defaults the rows assume
 	N "$CFG" "$CTL" set state idle hook prerouting dev any proto any \
-		match-mark any filter sbf layout flat max auto >/dev/null ||
+		match-mark any filter sbf layout flat max auto scope percpu \
+		shards auto >/dev/null ||
 		fail "dedupctl set (back to the defaults)"
 	pdconf "$CFG"
 	[ "${PDC[netfilter_hooks]}" = none ] || fail "$name: hooks left after dedupctl disable"
@@ -545,6 +547,7 @@ short() {
 	pd_cfg pktdedup-count-flow-1m-nosources off key flow action count filter sbf mem 1M
 	pd_cfg pktdedup-unselected-flow-1m defaults key flow action count filter sbf mem 1M match-mark 0x1/0x1
 	pd_cfg pktdedup-ingress-drop-flow-1m defaults key flow action drop filter sbf mem 1M hook ingress dev in
+	pd_cfg pktdedup-count-flow-1m-shared defaults key flow action count filter sbf mem 1M scope shared
 	# 10^3 flows: 8 addresses x 125 ports
 	traffic 8 125
 	nft_cfg nft-set-flow-1e3 drop 65536
@@ -582,6 +585,12 @@ full() {
 		for fam in sliding jumping landmark; do
 			pd_cfg pktdedup-count-flow-1m-$fam defaults key flow action count filter $fam window 2ms mem 1M
 		done
+		# scope shared: in shards (16 on UML's one CPU), and in one
+		for m in 1m 64m; do
+			pd_cfg pktdedup-count-flow-$m-shared defaults key flow action count filter sbf mem "${m^^}" scope shared
+		done
+		pd_cfg pktdedup-drop-flow-1m-shared defaults key flow action drop filter sbf mem 1M scope shared
+		pd_cfg pktdedup-count-flow-1m-onelock defaults key flow action count filter sbf mem 1M scope shared shards 1
 		nft_drop_cfg nft-drop-all
 		# what any hook costs: a base chain with one counter, accepting
 		nft_drop_cfg nft-count-all accept
@@ -640,6 +649,21 @@ placement() {
 	done
 }
 
+# scope shared against percpu on UML's one CPU: what the shards' lock and
+# their choice cost a packet when no other CPU contends (the contended
+# case is make bench's thread table)
+scope() {
+	RUN_N=1000000
+	for ROUND in $(seq "${ROUNDS:-2}"); do
+		baselines
+		pd_cfg pktdedup-count-flow-1m defaults key flow action count filter sbf mem 1M
+		pd_cfg pktdedup-count-flow-1m-shared defaults key flow action count filter sbf mem 1M scope shared
+		pd_cfg pktdedup-count-flow-1m-onelock defaults key flow action count filter sbf mem 1M scope shared shards 1
+		pd_cfg pktdedup-drop-flow-1m defaults key flow action drop filter sbf mem 1M
+		pd_cfg pktdedup-drop-flow-1m-shared defaults key flow action drop filter sbf mem 1M scope shared
+	done
+}
+
 # one configuration, under the host's perf: its module's CPU time
 profile() {
 	RUN_N=1000000
@@ -669,6 +693,7 @@ main() {
 	full) full ;;
 	targets) targets ;;
 	placement) placement ;;
+	scope) scope ;;
 	profile) profile ;;
 	aa) aa ;;
 	*) fail "unknown mode '$MODE'" ;;

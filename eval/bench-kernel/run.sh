@@ -21,7 +21,7 @@
 #      (BUILD/bench-kernel.json; BUILD/bench-kernel-short.json in short
 #      mode) and checks the counters: the last line is "N passed, N failed".
 #
-# Usage: eval/bench-kernel/run.sh BUILD_DIR [full|short|targets|placement|profile|aa]
+# Usage: eval/bench-kernel/run.sh BUILD_DIR [full|short|targets|placement|scope|profile|aa]
 #   full   every configuration, BENCH_KERNEL_ROUNDS (2) rounds of
 #          BENCH_KERNEL_PAIRS (3) pairs of runs of 10^6 packets (make
 #          bench-kernel; about 6 to 10 min)
@@ -37,6 +37,9 @@
 #          pktdedup with nothing selected (match-mark not matching), count
 #          and drop at hook ingress; 2 rounds of BENCH_KERNEL_PAIRS (8)
 #          pairs (about 6 min)
+#   scope  scope shared (in shards, and in one behind one lock) against
+#          percpu, count and drop at 1 MiB, on UML's one CPU: the
+#          uncontended cost; 2 rounds of BENCH_KERNEL_PAIRS (8) pairs
 #   profile  pktdedup count, flow key, 1 MiB, defaults: 4 pairs of runs
 #          with UML under perf (cpu-clock, a sample per 100 us of its CPU
 #          time): pktdedup.ko's CPU time per packet, per part (the key,
@@ -58,9 +61,10 @@ full) secs=${BENCH_KERNEL_TIMEOUT:-1800} json="$B/bench-kernel.json" ;;
 short) secs=${BENCH_KERNEL_TIMEOUT:-300} json="$B/bench-kernel-short.json" ;;
 targets) secs=${BENCH_KERNEL_TIMEOUT:-1800} json="$B/bench-kernel-targets.json" ;;
 placement) secs=${BENCH_KERNEL_TIMEOUT:-1800} json="$B/bench-kernel-placement.json" ;;
+scope) secs=${BENCH_KERNEL_TIMEOUT:-1800} json="$B/bench-kernel-scope.json" ;;
 profile) secs=${BENCH_KERNEL_TIMEOUT:-600} json="$B/bench-kernel-profile.json" ;;
 aa) secs=${BENCH_KERNEL_TIMEOUT:-300} json="$B/bench-kernel-aa.json" ;;
-*) echo "usage: eval/bench-kernel/run.sh BUILD_DIR [full|short|targets|placement|profile|aa]" >&2; exit 2 ;;
+*) echo "usage: eval/bench-kernel/run.sh BUILD_DIR [full|short|targets|placement|scope|profile|aa]" >&2; exit 2 ;;
 esac
 mkdir -p "$B/bench-kernel" "$B/kmod-uml"
 B=$(realpath "$B")
@@ -109,7 +113,7 @@ $wrap "$kdir/linux" mem=1536M root=/dev/root rootfstype=hostfs rootflags=/ ro \
 	xt_recent.ip_list_tot=1000000 ${BENCH_KERNEL_APPEND:-} \
 	pdb.out="$out" pdb.mode="$mode" pdb.ko="$kmod/pktdedup.ko" \
 	pdb.ctl="$B/dedupctl" pdb.rounds="${BENCH_KERNEL_ROUNDS:-2}" \
-	pdb.pairs="${BENCH_KERNEL_PAIRS:-$(case $mode in targets | placement) echo 8 ;; *) echo 3 ;; esac)}" </dev/null >"$out/console.log" 2>&1 &
+	pdb.pairs="${BENCH_KERNEL_PAIRS:-$(case $mode in targets | placement | scope) echo 8 ;; *) echo 3 ;; esac)}" </dev/null >"$out/console.log" 2>&1 &
 uml=$!
 
 # UML's userspace runs in host processes under ptrace: when the kernel's
