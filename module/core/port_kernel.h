@@ -89,7 +89,7 @@ static inline u64 pd_div64(u64 a, u64 b)
  * spinlock, which the module takes itself (spin_lock(), spin_lock_bh()).
  */
 #define PD_LINE_ALIGNED ____cacheline_aligned_in_smp
-typedef spinlock_t pd_lock_t;
+#define pd_lock_t spinlock_t
 #define pd_lock_init(l) spin_lock_init(l)
 
 #endif /* PD_PORT_KERNEL_H */
