@@ -25,7 +25,8 @@ static void pd_shard_req(const struct pd_filter_req *req, u32 n,
 	const struct pd_setting *s;
 
 	*r = *req;
-	r->mem_bytes = req->mem_bytes / n;
+	/* whole lines: n strides then fit in the memory asked */
+	r->mem_bytes = (req->mem_bytes / n) & ~(u64)(PD_SHARD_LINE - 1);
 	for (s = ops->settings; s && s->attr; s++) {
 		u64 v = pd_setting_get(req, s);
 
@@ -47,7 +48,7 @@ static void pd_shards_whole(const struct pd_filter_plan *shard, u32 n,
 {
 	*whole = *shard;
 	whole->cells = shard->cells * n;
-	whole->bytes = pd_stride(shard) * n;
+	whole->bytes = pd_shards_mem_bytes(shard, n);
 	whole->gap = shard->gap * n;
 	whole->window_pkts = shard->window_pkts * n;
 	whole->capacity = shard->capacity * n;
@@ -88,7 +89,8 @@ int pd_shards_plan(const struct pd_filter_req *req, u32 *n,
 
 u64 pd_shards_mem_bytes(const struct pd_filter_plan *shard, u32 n)
 {
-	return pd_stride(shard) * n;
+	/* the last shard ends where its filter does: one shard is one filter */
+	return pd_stride(shard) * (n - 1) + shard->bytes;
 }
 
 int pd_shards_init(struct pd_shards *s, struct pd_shard *sh, u32 n,

@@ -60,7 +60,7 @@ struct pd_shard {
 
 struct pd_shards {
 	struct pd_shard *sh;	/* n of them */
-	void *mem;		/* the cells: n strides */
+	void *mem;		/* the cells: pd_shards_mem_bytes() */
 	u64 stride;		/* bytes of a shard's memory, whole lines */
 	u32 n;			/* a power of two */
 	u8 bits;		/* log2(n) */
@@ -78,7 +78,12 @@ u32 pd_shards_auto(u32 ncpus, u64 mem);
 int pd_shards_plan(const struct pd_filter_req *req, u32 *n,
 		   struct pd_filter_plan *shard, struct pd_filter_plan *whole,
 		   const char **why);
-/* Bytes of cell memory n shards of plan shard take (n strides). */
+/*
+ * Bytes of cell memory n shards of plan shard take: a stride each, the
+ * last only its filter's bytes. Within the memory asked of a family sized
+ * by memory (a shard is planned for whole lines), and one shard's are one
+ * filter's.
+ */
 u64 pd_shards_mem_bytes(const struct pd_filter_plan *shard, u32 n);
 /*
  * Set s up: n shards in sh (zeroed, on their own lines) over mem (zeroed,
