@@ -58,6 +58,11 @@ struct pd_setting {
  * takes 1/n of it (shard.h).
  */
 #define PD_SF_COUNT	0x1
+/*
+ * The setting is a window of elements: a shard takes its share of it
+ * only if that share is at least PD_SHARD_MIN_WINDOW (shard.h).
+ */
+#define PD_SF_WINDOW	0x2
 
 /* Where a family's settings struct begins in a request. */
 #define PD_SETTING_FAM offsetof(struct pd_filter_req, fam)

@@ -37,6 +37,22 @@ static void pd_shard_req(const struct pd_filter_req *req, u32 n,
 	}
 }
 
+/* Whether each of n shards would get at least a window's least share. */
+static bool pd_shard_windows_fit(const struct pd_filter_req *req, u32 n)
+{
+	const struct pd_filter_ops *ops = pd_filter_family(req->kind);
+	const struct pd_setting *s;
+
+	for (s = ops->settings; s && s->attr; s++) {
+		u64 v = pd_setting_get(req, s);
+
+		if ((s->flags & PD_SF_WINDOW) && v && v != PD_FILTER_AUTO &&
+		    v / n < PD_SHARD_MIN_WINDOW)
+			return false;
+	}
+	return true;
+}
+
 static u64 pd_stride(const struct pd_filter_plan *shard)
 {
 	return (shard->bytes + PD_SHARD_LINE - 1) & ~(u64)(PD_SHARD_LINE - 1);
@@ -74,7 +90,8 @@ int pd_shards_plan(const struct pd_filter_req *req, u32 *n,
 	for (; k > 1; k >>= 1) {
 		const char *w = NULL;
 
-		if (req->mem_bytes / k < PD_SHARD_MIN_BYTES)
+		if (req->mem_bytes / k < PD_SHARD_MIN_BYTES ||
+		    !pd_shard_windows_fit(req, k))
 			continue;
 		pd_shard_req(req, k, &r);
 		if (!pd_filter_plan(&r, shard, &w))
@@ -100,6 +117,10 @@ int pd_shards_init(struct pd_shards *s, struct pd_shard *sh, u32 n,
 	u32 i;
 	int err;
 
+	if (!n || (n & (n - 1))) {
+		*why = "shards: a power of two";
+		return -EINVAL;
+	}
 	s->sh = sh;
 	s->mem = mem;
 	s->stride = pd_stride(shard);

@@ -51,6 +51,14 @@
  */
 #define PD_SHARDS_PER_CPU	16
 #define PD_SHARD_AUTO_BYTES	4096
+/*
+ * A window of W packets is W / n of a shard's own packets: a copy g
+ * packets after its original in the whole stream comes a Binomial(g, 1/n)
+ * of its shard's after it, so the window's edge is soft by about
+ * sqrt(W / n) packets. At least 256 a shard (one standard deviation of
+ * the edge within 1/16 of the window), or fewer shards.
+ */
+#define PD_SHARD_MIN_WINDOW	256
 
 /* A shard: its lock beside its filter's state, on lines of its own. */
 struct pd_shard {
@@ -86,7 +94,7 @@ int pd_shards_plan(const struct pd_filter_req *req, u32 *n,
  */
 u64 pd_shards_mem_bytes(const struct pd_filter_plan *shard, u32 n);
 /*
- * Set s up: n shards in sh (zeroed, on their own lines) over mem (zeroed,
+ * Set s up: n shards (a power of two, else -EINVAL) in sh (zeroed, on their own lines) over mem (zeroed,
  * pd_shards_mem_bytes(), line-aligned); random seeds, one hash key for all.
  */
 int pd_shards_init(struct pd_shards *s, struct pd_shard *sh, u32 n,

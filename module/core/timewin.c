@@ -165,7 +165,7 @@ const struct pd_setting pd_tw_jump_settings[] = {
 	PD_SETTING_EITHER(WINDOW_NS, struct pd_tw_req, window_ns,
 			  WINDOW_PACKETS, 0),
 	PD_SETTING_EITHER(WINDOW_PACKETS, struct pd_tw_req, window_pkts,
-			  WINDOW_NS, PD_SF_COUNT),
+			  WINDOW_NS, PD_SF_COUNT | PD_SF_WINDOW),
 	PD_SETTING_COUNT(RATE, struct pd_tw_req, rate, PLAIN),
 	PD_SETTING(WARN_BELOW, struct pd_tw_req, warn_below, PLAIN),
 	{ }

@@ -527,10 +527,12 @@ static void pd_shard_plan_whole(struct kunit *test)
 
 /*
  * Fewer shards where a shard would be too small (under
- * PD_SHARD_MIN_BYTES) or its family refuses its share: 16 KiB in 64 is
- * 4 of 4 KiB; 64 KiB of an SBF of P = 200000 is 2 (a shard of 2^18 cells
- * takes it, one of 2^17 is refused); a count that is no power of two is
- * the one below it, none is one, and no more than PD_SHARDS_MAX.
+ * PD_SHARD_MIN_BYTES, a line) or its family refuses its share: 4 lines in
+ * 64 is 4 of a line; 64 KiB of an SBF of P = 200000 is 2 (a shard of 2^18
+ * cells takes it, one of 2^17 is refused); a count that is no power of
+ * two is the one below it, none is one, and no more than PD_SHARDS_MAX.
+ * The automatic count: 16 a CPU, a power of two, none under
+ * PD_SHARD_AUTO_BYTES, at most the most.
  */
 static void pd_shard_plan_halves(struct kunit *test)
 {
@@ -539,14 +541,15 @@ static void pd_shard_plan_halves(struct kunit *test)
 	const char *why = NULL;
 	u32 n;
 
-	pd_filter_req_defaults(&req, PKTDEDUP_FILTER_KIND_SBF, 16 << 10);
+	pd_filter_req_defaults(&req, PKTDEDUP_FILTER_KIND_SBF,
+			       4 * PD_SHARD_MIN_BYTES);
 	n = 64;
 	KUNIT_ASSERT_EQ(test, pd_shards_plan(&req, &n, &shard, &whole, &why), 0);
 	KUNIT_EXPECT_EQ(test, n, 4u);
 	KUNIT_EXPECT_EQ(test, shard.bytes, (u64)PD_SHARD_MIN_BYTES);
-	KUNIT_EXPECT_EQ(test, whole.bytes, 16ULL << 10);
+	KUNIT_EXPECT_EQ(test, whole.bytes, 4ULL * PD_SHARD_MIN_BYTES);
 	n = 64;
-	req.mem_bytes = (16 << 10) - 1;
+	req.mem_bytes = 4 * PD_SHARD_MIN_BYTES - 1;
 	KUNIT_ASSERT_EQ(test, pd_shards_plan(&req, &n, &shard, &whole, &why), 0);
 	KUNIT_EXPECT_EQ(test, n, 2u);
 
@@ -572,20 +575,40 @@ static void pd_shard_plan_halves(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, pd_shards_plan(&req, &n, &shard, &whole, &why), 0);
 	KUNIT_EXPECT_EQ(test, n, (u32)PD_SHARDS_MAX);
 	/* the automatic count: 16 a CPU, a power of two, at most the most */
-	KUNIT_EXPECT_EQ(test, pd_shards_auto(1), 16u);
-	KUNIT_EXPECT_EQ(test, pd_shards_auto(2), 32u);
-	KUNIT_EXPECT_EQ(test, pd_shards_auto(3), 64u);
-	KUNIT_EXPECT_EQ(test, pd_shards_auto(100000), (u32)PD_SHARDS_MAX);
+	KUNIT_EXPECT_EQ(test, pd_shards_auto(1, 1 << 20), 16u);
+	KUNIT_EXPECT_EQ(test, pd_shards_auto(2, 1 << 20), 32u);
+	KUNIT_EXPECT_EQ(test, pd_shards_auto(3, 1 << 20), 64u);
+	KUNIT_EXPECT_EQ(test, pd_shards_auto(100000, 1ULL << 40),
+			(u32)PD_SHARDS_MAX);
+	KUNIT_EXPECT_EQ(test, pd_shards_auto(2, 32 * PD_SHARD_AUTO_BYTES), 32u);
+	KUNIT_EXPECT_EQ(test, pd_shards_auto(2, 32 * PD_SHARD_AUTO_BYTES - 1),
+			16u);
+	KUNIT_EXPECT_EQ(test, pd_shards_auto(2, 2 * PD_SHARD_AUTO_BYTES), 2u);
+	KUNIT_EXPECT_EQ(test, pd_shards_auto(2, PD_SHARD_AUTO_BYTES - 1), 1u);
 }
 
 /*
  * A window of W packets is W / n packets a shard in the sliding and
  * jumping windows (rounded to nearest); the whole reports W when n
- * divides it, else n times a shard's.
+ * divides it, else n times a shard's. A shard gets no less than
+ * PD_SHARD_MIN_WINDOW packets of it: fewer shards instead (a window of 16
+ * packets in 16 shards, 1 a shard, would find no copy).
  */
 static void pd_shard_plan_window(struct kunit *test)
 {
-	static const u64 ws[] = { 16, 1024, 100000, 1 << 20 };
+	static const u64 ws[] = { PD_SHARD_MIN_WINDOW, 1024, 100000, 1 << 20 };
+	static const struct {
+		u64 w;		/* the whole's window, packets */
+		u32 n;		/* the shards it gets of 16 */
+		u64 shard;	/* a shard's window */
+	} few[] = {
+		{ 16, 1, 16 },
+		{ PD_SHARD_MIN_WINDOW * 16 - 1, 8, 2 * PD_SHARD_MIN_WINDOW },
+		{ 1000, 2, 500 },
+		{ 4000, 8, 500 },
+		/* 4100 in 16: 256.25 -> 256 a shard */
+		{ 4100, 16, 256 },
+	};
 	unsigned int kind, i;
 
 	for (kind = PKTDEDUP_FILTER_KIND_SLIDING;
@@ -600,15 +623,19 @@ static void pd_shard_plan_window(struct kunit *test)
 			KUNIT_EXPECT_EQ(test, whole.window_pkts, 16 * ws[i]);
 			KUNIT_EXPECT_EQ(test, whole.window_ns, 0ULL);
 		}
-		/* 1000 packets in 16: 62.5 -> 63 a shard */
-		{
+		for (i = 0; i < PD_ARRAY_SIZE(few); i++) {
 			struct pd_filter_req req;
 			struct pd_filter_plan shard, whole;
+			const char *why = NULL;
+			u32 n = 16;
 
-			pd_st_req(&req, kind, 1 << 20, 1000);
-			pd_st_plan(test, &req, 16, &shard, &whole);
-			KUNIT_EXPECT_EQ(test, shard.window_pkts, 63ULL);
-			KUNIT_EXPECT_EQ(test, whole.window_pkts, 1008ULL);
+			pd_st_req(&req, kind, 1 << 20, few[i].w);
+			KUNIT_ASSERT_EQ(test, pd_shards_plan(&req, &n, &shard,
+							     &whole, &why), 0);
+			KUNIT_EXPECT_EQ(test, n, few[i].n);
+			KUNIT_EXPECT_EQ(test, shard.window_pkts, few[i].shard);
+			KUNIT_EXPECT_EQ(test, whole.window_pkts,
+					few[i].shard * few[i].n);
 		}
 	}
 }
@@ -982,7 +1009,7 @@ static void pd_shard_window_sum(struct kunit *test)
  */
 static void pd_shard_every_family(struct kunit *test)
 {
-	const u64 pairs = 5000, w = 16 * 64;
+	const u64 pairs = 5000, w = 16 * PD_SHARD_MIN_WINDOW;
 	unsigned int kind;
 
 	for (kind = 0; kind < PD_FILTER_NKINDS; kind++) {

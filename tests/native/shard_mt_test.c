@@ -292,7 +292,7 @@ static double mt_fn(const struct pd_filter_plan *pl, u64 m, u64 pset,
 /*
  * The SBF with the module's default request (config.c: 256 KiB, fps 1%,
  * everything else the planner's) in the automatic count of shards for T
- * CPUs (pd_shards_auto(T), fewer if a shard would be under 4 KiB).
+ * CPUs (pd_shards_auto(T, mem), fewer if a shard would be under 4 KiB).
  *
  * FP: 10 lifetimes of a cell (m / (K + P) elements of the whole: e^-10
  * of the start is left), then 10^6 new keys in all; their FP rate is the
@@ -329,7 +329,8 @@ static void mt_sbf(struct kunit *test, unsigned int nt)
 	pd_config_defaults(&cfg);
 	KUNIT_ASSERT_EQ(test, (unsigned int)cfg.filter.kind,
 			(unsigned int)PKTDEDUP_FILTER_KIND_SBF);
-	mt_setup(test, r, &cfg.filter, pd_shards_auto(nt), nt, 1000 + nt);
+	mt_setup(test, r, &cfg.filter,
+		 pd_shards_auto(nt, cfg.filter.mem_bytes), nt, 1000 + nt);
 	m = r->whole.cells;
 	ms = m / r->s.n;
 	life = m / (r->whole.k + r->whole.p);
@@ -469,7 +470,8 @@ static void mt_window(struct kunit *test, unsigned int kind, unsigned int nt,
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	pd_filter_req_defaults(&req, (u8)kind, PD_DEFAULT_MEM);
 	pd_tw_req(&req)->window_pkts = w;
-	mt_setup(test, r, &req, pd_shards_auto(nt), nt, 2000 + nt);
+	mt_setup(test, r, &req, pd_shards_auto(nt, req.mem_bytes), nt,
+		 2000 + nt);
 	ws = r->whole.window_pkts / r->s.n;
 	KUNIT_ASSERT_EQ(test, ws * r->s.n, w);
 	sure = kind == PKTDEDUP_FILTER_KIND_SLIDING ? ws :
