@@ -94,8 +94,9 @@ int pd_shards_plan(const struct pd_filter_req *req, u32 *n,
  */
 u64 pd_shards_mem_bytes(const struct pd_filter_plan *shard, u32 n);
 /*
- * Set s up: n shards (a power of two, else -EINVAL) in sh (zeroed, on their own lines) over mem (zeroed,
- * pd_shards_mem_bytes(), line-aligned); random seeds, one hash key for all.
+ * Set s up: n shards (a power of two, else -EINVAL) in sh (zeroed, on
+ * their own lines) over mem (zeroed, pd_shards_mem_bytes(), line-aligned);
+ * random seeds, one hash key for all.
  */
 int pd_shards_init(struct pd_shards *s, struct pd_shard *sh, u32 n,
 		   const struct pd_filter_plan *shard, void *mem,
