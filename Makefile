@@ -82,7 +82,7 @@ MODULE_SRC := Kbuild $(shell find module -name '*.[ch]')
 .PHONY: all check bench bench-kernel bench-xdp deb deb-check dkms-check demo clean deps module module-check e2e \
 	e2e-debug e2e-debug-selftest e2e-one vm kunit paper editcap-compare compare fuzz \
 	fuzz-build
-all: $(B)/dedup-sim $(B)/core-tests $(B)/bench $(B)/dedupctl \
+all: $(B)/dedup-sim $(B)/core-tests $(B)/tsan-tests $(B)/bench $(B)/dedupctl \
 	$(B)/dedupctl-fake
 
 deps:
@@ -104,6 +104,16 @@ $(B)/core-tests: $(CORE_SRC) $(CORE_HDR) $(KUNIT_TESTS) $(NATIVE_TESTS) \
 		-o $@ userspace/kunit/kunit.c $(KUNIT_TESTS) $(NATIVE_TESTS) \
 		$(CORE_SRC) $(filter-out userspace/sim/main.c,$(SIM_SRC)) \
 		$(CTL_PURE) $(WIRETAP_CFLAGS) -lpcap $(WIRETAP_LIBS) -lm
+
+# The shared scope's tests under ThreadSanitizer: threads stepping one
+# sharded filter of the core, natively on every core (the kernel's data
+# race detector, KCSAN, needs a kernel without KASAN, and the guests'
+# vCPUs take turns on one host thread under TCG)
+SHARD_TESTS := tests/kunit/shard_test.c tests/native/shard_mt_test.c
+$(B)/tsan-tests: $(CORE_SRC) $(CORE_HDR) $(SHARD_TESTS) \
+		userspace/kunit/kunit.c userspace/kunit/kunit/test.h | $(B)
+	$(CC) $(CFLAGS_COMMON) -O1 -fsanitize=thread -Iuserspace/kunit \
+		-o $@ userspace/kunit/kunit.c $(SHARD_TESTS) $(CORE_SRC) -lm
 
 $(B)/dedup-sim: $(CORE_SRC) $(CORE_HDR) $(SIM_SRC) $(SIM_HDR) | $(B)
 	$(CC) $(CFLAGS_COMMON) -O2 -Iuserspace/sim $(WIRETAP_CFLAGS) -o $@ \

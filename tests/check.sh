@@ -92,6 +92,10 @@ debug_pid=$!
 # Core tests (KUnit API) and simulator tests, natively with ASan + UBSan.
 suite native env ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 "$B/core-tests"
+# The shared scope's threads on one sharded filter, under ThreadSanitizer:
+# a data race stops the run.
+suite tsan env TSAN_OPTIONS=halt_on_error=1:abort_on_error=1 \
+	"$B/tsan-tests" 'pktdedup-shard*'
 # libFuzzer (ASan, UBSan): key extraction, the value parsers, dedupctl's
 # command line; the regression inputs, then a fixed run from the seeds.
 suite fuzz tests/fuzz/run.sh short "$B"
