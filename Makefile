@@ -22,9 +22,11 @@
 #                   the layouts (flat, blocked) on the module's whole path;
 #                   every filter family against the SBF; the window families
 #                   on a 1 Mpps stream against it; tunnelled packets
-#                   keyed (decap) against the bare one; cache lines touched; the
-#                   layouts' FP/FN on the simulator's streams. Writes
-#                   build/bench.json
+#                   keyed (decap) against the bare one; the scopes by threads
+#                   (per CPU, shared in shards, behind one lock, atomics) and
+#                   what atomics and a cache line's move cost; cache lines
+#                   touched; the layouts' FP/FN on the simulator's streams.
+#                   Writes build/bench.json
 #   make bench-kernel  the module's whole packet path in a UML kernel (built
 #                   from linux-source-6.1 and cached): pktgen over veth, ns
 #                   per packet against no hook, nft sets and xt_recent;

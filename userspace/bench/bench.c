@@ -17,6 +17,12 @@
  * options, two tunnels nested) against the bare packet, per key mode
  * (bench_decap.c).
  *
+ * The scopes by threads (1, 2, 4, ... up to the CPUs, --threads N for
+ * more than 16): a filter per thread, the shared filter in shards, the
+ * shared filter behind one lock, one SBF stepped with atomics; and what
+ * an atomic operation, a lock and a cache line's move between CPUs cost
+ * (bench_scope.c).
+ *
  * Last, what a reader of the statistics pays: the occupancy of a 250 MiB
  * shared filter and of 256 CPUs' 256 KiB filters read whole, against the
  * module's bounded read (1 MiB in all, evenly spaced lines), with the
@@ -186,6 +192,12 @@ int main(int argc, char **argv)
 		argc -= 2;
 		argv += 2;
 	}
+	/* the scope tables' most threads */
+	if (argc >= 3 && !strcmp(argv[1], "--threads")) {
+		scope_set_threads((unsigned int)strtoul(argv[2], NULL, 10));
+		argc -= 2;
+		argv += 2;
+	}
 	/* lines-touched.sh's files: each part takes the rows it knows */
 	while (argc >= 3 && !strcmp(argv[1], "--lines")) {
 		src_read_lines(argv[2]);
@@ -219,19 +231,25 @@ int main(int argc, char **argv)
 		bench_quiet_burst();
 	} else if (argc == 2 && !strcmp(argv[1], "--decap")) {
 		bench_decap();
+	} else if (argc == 2 && !strcmp(argv[1], "--scope")) {
+		bench_scope();
+		bench_atomics();
+	} else if (argc == 2 && !strcmp(argv[1], "--shards")) {
+		bench_shards();
 	} else if (argc == 1) {
 		bench_filters();
 		bench_layouts();
 		bench_payload();
 		bench_decap();
 		bench_scope();
+		bench_atomics();
 		bench_sources();
 		bench_families();
 		bench_windows();
 		bench_quiet_burst();
 		bench_occupancy();
 	} else {
-		fprintf(stderr, "usage: bench [--json FILE] [--lines FILE]... [--layouts | --families | --windows | --quiet-burst | --sources | --occupancy | --decap]\n");
+		fprintf(stderr, "usage: bench [--json FILE] [--threads N] [--lines FILE]... [--layouts | --families | --windows | --quiet-burst | --sources | --occupancy | --decap | --scope | --shards]\n");
 		return 2;
 	}
 	return json ? json_write(json) : 0;

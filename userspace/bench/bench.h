@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * make bench: what its files share (bench.c: the helpers, the JSON rows
- * and main(); bench_sbf.c, bench_fam.c, bench_src.c, bench_win.c: one
- * concern each).
+ * and main(); bench_sbf.c, bench_scope.c, bench_fam.c, bench_src.c,
+ * bench_win.c, bench_decap.c: one concern each).
  */
 #ifndef PD_BENCH_H
 #define PD_BENCH_H
@@ -66,7 +66,13 @@ void bench_occupancy(void);
 void bench_filters(void);
 void bench_layouts(void);
 void bench_payload(void);
+
+/* bench_scope.c */
+/* The most threads of the scope tables (--threads N); 0: the default. */
+void scope_set_threads(unsigned int n);
 void bench_scope(void);
+void bench_shards(void);
+void bench_atomics(void);
 
 /* bench_src.c */
 void src_read_lines(const char *path);

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * make bench: the Stable Bloom Filter's step against the textbook
- * baseline, the cache lines it touches, the layouts, packet-mode keys by
- * payload, and the two scopes (per CPU, one shared filter under a lock).
+ * baseline, the cache lines it touches, the layouts, and packet-mode keys
+ * by payload (the scopes: bench_scope.c).
  */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -323,103 +322,3 @@ void bench_payload(void)
 		json_row(name, t[REPEAT / 2], JSON_NONE, JSON_NONE);
 	}
 }
-
-/*
- * Scope percpu against scope shared: two threads (the two CPUs here) each
- * step their own 1 MiB filter, or both step one filter under a spinlock,
- * as the module does in each scope.
- */
-struct scope_arg {
-	struct pd_sbf *f;
-	pthread_spinlock_t *lock;
-	u32 base;
-	double ns;
-};
-
-static void *scope_worker(void *p)
-{
-	struct scope_arg *a = p;
-	u8 src[4] = { 10, 0, 0, 0 }, dst[4] = { 192, 0, 2, 1 };
-	struct pd_key key;
-	u32 i, dups = 0;
-	double t0 = now_ns();
-
-	for (i = 0; i < STEPS; i++) {
-		u32 n = a->base + i;
-		u64 h;
-
-		flow_addrs(src, dst, n);
-		pd_key_build(&key, PKTDEDUP_KEY_FLOW, PD_FAMILY_IPV4, src, dst,
-			     IPPROTO_TCP, (u16)n, 443);
-		h = pd_key_hash64(&key, &bench_hkey);
-		if (a->lock)
-			pthread_spin_lock(a->lock);
-		dups += pd_sbf_step(a->f, (u32)h, (u32)(h >> 32));
-		if (a->lock)
-			pthread_spin_unlock(a->lock);
-	}
-	keep(dups);
-	a->ns = (now_ns() - t0) / STEPS;
-	return NULL;
-}
-
-/* nthreads (1 or 2) at once; ns per element per thread */
-static double scope_run(struct pd_sbf *f, bool shared, int nthreads)
-{
-	pthread_spinlock_t lock;
-	struct scope_arg a[2];
-	pthread_t t[2];
-	int i;
-
-	pthread_spin_init(&lock, PTHREAD_PROCESS_PRIVATE);
-	for (i = 0; i < nthreads; i++) {
-		a[i] = (struct scope_arg){ .f = shared ? &f[0] : &f[i],
-					   .lock = shared ? &lock : NULL,
-					   .base = (u32)i << 24 };
-		pthread_create(&t[i], NULL, scope_worker, &a[i]);
-	}
-	for (i = 0; i < nthreads; i++)
-		pthread_join(t[i], NULL);
-	pthread_spin_destroy(&lock);
-	return nthreads == 1 ? a[0].ns : (a[0].ns + a[1].ns) / 2;
-}
-
-void bench_scope(void)
-{
-	struct pd_sbf_params prm = { .cells = 8 << 20, .max = 1, .k = 3,
-				     .p = 11 };
-	double pc[REPEAT], sh[REPEAT], one[REPEAT];
-	struct pd_sbf f[2];
-	const char *why;
-	unsigned int r;
-
-	if (pd_sbf_create(&f[0], &prm, &why) || pd_sbf_create(&f[1], &prm, &why)) {
-		fprintf(stderr, "bench: %s\n", why);
-		exit(1);
-	}
-	scope_run(f, false, 2);	/* warm */
-	for (r = 0; r < REPEAT; r++) {
-		one[r] = scope_run(f, false, 1);
-		pc[r] = scope_run(f, false, 2);
-		sh[r] = scope_run(f, true, 2);
-	}
-	qsort(one, REPEAT, sizeof(one[0]), cmp_double);
-	qsort(pc, REPEAT, sizeof(pc[0]), cmp_double);
-	qsort(sh, REPEAT, sizeof(sh[0]), cmp_double);
-	printf("\nscope (1 MiB, max 1, k 3, p 11): ns per element per thread,\n"
-	       "one thread on its filter; two at once (the two CPUs), each on\n"
-	       "its own filter (percpu) or both on one under a spinlock (shared)\n");
-	printf("%-10s %12s %12s %10s %12s\n", "", "1 thread", "2 percpu",
-	       "2 shared", "shared/pcpu");
-	printf("%-10s %12.1f %12.1f %10.1f %11.2fx\n", "", one[REPEAT / 2],
-	       pc[REPEAT / 2], sh[REPEAT / 2], sh[REPEAT / 2] / pc[REPEAT / 2]);
-	json_row("scope-percpu-1thread", one[REPEAT / 2], JSON_NONE,
-		 (double)pd_sbf_bytes(&prm));
-	json_row("scope-percpu-2threads", pc[REPEAT / 2], JSON_NONE,
-		 (double)pd_sbf_bytes(&prm));
-	json_row("scope-shared-2threads", sh[REPEAT / 2], JSON_NONE,
-		 (double)pd_sbf_bytes(&prm));
-	pd_sbf_destroy(&f[0]);
-	pd_sbf_destroy(&f[1]);
-}
-
