@@ -444,7 +444,7 @@ static void scope_table(u64 mem, const char *mtag, const unsigned int *ts,
 {
 	struct scope_col cols[4] = {
 		{ .mode = SC_PERCPU },
-		{ .mode = SC_SHARED, .shards = pd_shards_auto(scope_online()) },
+		{ .mode = SC_SHARED, .shards = pd_shards_auto(scope_online(), mem) },
 		{ .mode = SC_SHARED, .shards = 1 },
 		{ .mode = SC_ATOMIC },
 	};
@@ -501,7 +501,7 @@ void bench_shards(void)
 	unsigned int ends[2] = { 1, scope_max_threads() };
 	unsigned int nts = ends[1] > 1 ? 2 : 1, ncols = 0, i, ti;
 	struct scope_col cols[SCOPE_MAX_COLS];
-	u32 autos = pd_shards_auto(scope_online());
+	u32 autos = pd_shards_auto(scope_online(), 1 << 20);
 	char name[48];
 
 	memset(cols, 0, sizeof(cols));
