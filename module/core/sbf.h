@@ -55,8 +55,15 @@ struct pd_sbf_params {
 };
 
 struct pd_sbf {
-	u64 *words;
+	/*
+	 * What a step writes, first: in a shared filter's shard (shard.h)
+	 * they share the line of the shard's lock, so that one line moves
+	 * between CPUs per step, not two.
+	 */
+	u64 rng;	/* decrement-start generator state */
+	u32 next_dec;	/* the next element's decrement start */
 	u32 cells;
+	u64 *words;
 	u32 nwords;
 	u32 p;
 	u8 k;
@@ -67,8 +74,6 @@ struct pd_sbf {
 	bool blocked;	/* PKTDEDUP_LAYOUT_BLOCKED */
 	u8 cpl_shift;	/* blocked: log2(cells per line) */
 	u32 lines;	/* blocked: cells / cells per line */
-	u32 next_dec;	/* the next element's decrement start */
-	u64 rng;	/* decrement-start generator state */
 };
 
 /* The state of a filter of the sbf family (filter.h's pd_filter_priv()). */

@@ -136,6 +136,7 @@ int pd_shards_init(struct pd_shards *s, struct pd_shard *sh, u32 n,
 		/* one hash per element, whichever shard it goes to */
 		sh[i].f.hkey = sh[0].f.hkey;
 	}
+	s->hkey = sh[0].f.hkey;
 	return 0;
 }
 
@@ -148,6 +149,7 @@ void pd_shards_seed(struct pd_shards *s, u64 *state)
 	for (i = 1; i < s->n; i++)
 		pd_filter_set_seeds(&s->sh[i].f, hk->k[0], hk->k[1],
 				    pd_rng_next(state));
+	s->hkey = *hk;
 }
 
 int pd_shards_create(struct pd_shards *s, const struct pd_filter_req *req,

@@ -68,6 +68,11 @@ struct pd_shard {
 
 struct pd_shards {
 	struct pd_shard *sh;	/* n of them */
+	/*
+	 * Every shard's hash key, read here: not on a shard's first line,
+	 * which its CPUs write.
+	 */
+	struct pd_hkey hkey;
 	void *mem;		/* the cells: pd_shards_mem_bytes() */
 	u64 stride;		/* bytes of a shard's memory, whole lines */
 	u32 n;			/* a power of two */
@@ -125,7 +130,7 @@ static inline struct pd_shard *pd_shard_of(const struct pd_shards *s, u64 h)
 static inline u64 pd_shards_hash(const struct pd_shards *s,
 				 const struct pd_key *key)
 {
-	return pd_filter_hash(&s->sh[0].f, key);
+	return pd_key_hash64(key, &s->hkey);
 }
 
 /*

@@ -814,6 +814,9 @@ static void pd_shard_seed_reproducible(struct kunit *test)
 	pd_filter_seed(&one, &ref);
 	KUNIT_EXPECT_EQ(test, a.sh[0].f.hkey.k[0], one.hkey.k[0]);
 	KUNIT_EXPECT_EQ(test, a.sh[0].f.hkey.k[1], one.hkey.k[1]);
+	/* the key the shards are hashed with, kept apart from their lines */
+	KUNIT_EXPECT_EQ(test, a.hkey.k[0], one.hkey.k[0]);
+	KUNIT_EXPECT_EQ(test, a.hkey.k[1], one.hkey.k[1]);
 	KUNIT_EXPECT_EQ(test, pd_sbf_of(&a.sh[0].f)->rng,
 			pd_sbf_of(&one)->rng);
 	for (j = 1; j < a.n; j++) {
