@@ -24,11 +24,11 @@
 #include "../../module/core/rng.h"
 #include "../../module/core/shard.h"
 #include "../../module/core/timewin.h"
+#include "shard_test.h"
 
 #define PD_ST_UDP 17
 
-/* A flow key of its own for every id: its halves are the addresses. */
-static void pd_st_key(struct pd_key *key, u64 id)
+void pd_st_key(struct pd_key *key, u64 id)
 {
 	u8 src[4], dst[4];
 	unsigned int i;

@@ -28,6 +28,7 @@
 #include <time.h>
 
 #include "../../module/core/config.h"
+#include "../kunit/shard_test.h"
 #include "../../module/core/filter.h"
 #include "../../module/core/fixed.h"
 #include "../../module/core/key.h"
@@ -86,19 +87,6 @@ struct mt_run {
 	struct mt_thread t[MT_MAX_THREADS];
 };
 
-/* A flow key of its own for every id: its halves are the addresses. */
-static void mt_key(struct pd_key *key, u64 id)
-{
-	u8 src[4], dst[4];
-	unsigned int i;
-
-	for (i = 0; i < 4; i++) {
-		src[i] = (u8)(id >> (8 * i));
-		dst[i] = (u8)(id >> (32 + 8 * i));
-	}
-	pd_key_build(key, PKTDEDUP_KEY_FLOW, PD_FAMILY_IPV4, src, dst, 17,
-		     4789, 53);
-}
 
 /*
  * Thread t steps key number x of its own as a CPU does: hash, lock the
@@ -115,7 +103,7 @@ static bool mt_step(struct mt_thread *t, u64 x, u32 *shard, u64 *seq)
 	u32 i;
 	bool dup;
 
-	mt_key(&key, (u64)(t->id + 1) << 40 | x);
+	pd_st_key(&key, (u64)(t->id + 1) << 40 | x);
 	h = pd_shards_hash(&r->s, &key);
 	i = pd_shard_index(&r->s, h);
 	sh = &r->s.sh[i];
