@@ -87,7 +87,6 @@ struct mt_run {
 	struct mt_thread t[MT_MAX_THREADS];
 };
 
-
 /*
  * Thread t steps key number x of its own as a CPU does: hash, lock the
  * shard, step, count, unlock. The shard and its count after this element
