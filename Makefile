@@ -244,8 +244,8 @@ kunit:
 	tests/kunit/run.sh $(B)
 
 # the analytics' and the tunnelled keys' lines per packet first: bench puts
-# them in bench.json
-bench: $(B)/bench
+# them in bench.json; layout-table.sh runs the simulator
+bench: $(B)/bench $(B)/dedup-sim
 	LINES_PARTS="sources decap" eval/bench/lines-touched.sh $(B)
 	@echo
 	$(B)/bench --json $(B)/bench.json --lines $(B)/lines-sources.txt \
