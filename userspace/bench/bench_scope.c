@@ -105,7 +105,7 @@ static u32 scope_online(void)
 	return n > 0 ? (u32)n : 1;
 }
 
-enum scope_mode { SC_PERCPU, SC_SHARED, SC_ATOMIC };
+enum scope_mode { SC_PERCPU, SC_SHARED, SC_ATOMIC, SC_SHARED_CPURNG };
 
 /* A per-CPU filter on lines of its own. */
 struct scope_filter {
@@ -215,6 +215,25 @@ static bool asbf_step(struct pd_sbf *f, struct scope_thread *th, u32 h1,
 	return dup;
 }
 
+static inline bool scope_cpurng_step(struct pd_shard *sh,
+				     struct scope_thread *th, u64 h)
+{
+	struct pd_sbf *f = pd_sbf_of(&sh->f);
+	u32 pos[PD_SBF_MAX_K], start = pd_rng_below(&th->rng, f->cells);
+	bool dup = true;
+	unsigned int i;
+
+	pd_prefetchw(&f->words[start >> f->cpw_shift]);
+	pd_lock(&sh->lock);
+	pd_sbf_positions(f, (u32)h, (u32)(h >> 32), pos);
+	for (i = 0; i < f->k; i++)
+		dup &= pd_sbf_cell(f, pos[i]) != 0;
+	pd_sbf_decrement(f, start, f->p);
+	pd_sbf_set_cells(f, pos);
+	pd_unlock(&sh->lock);
+	return dup;
+}
+
 /* One packet of flow id, as the column's scope steps it. */
 static inline bool scope_step(struct scope_col *c, struct scope_thread *th,
 			      u64 id)
@@ -245,6 +264,15 @@ static inline bool scope_step(struct scope_col *c, struct scope_thread *th,
 		dup = pd_filter_step_hash(&sh->f, h, &pi);
 		pd_unlock(&sh->lock);
 		return dup;
+	case SC_SHARED_CPURNG:
+		/*
+		 * an experiment: the shards, each step's decrement start drawn
+		 * from the stepping thread's generator (the shard's state is
+		 * then only its lock), prefetched before the lock
+		 */
+		h = pd_shards_hash(&c->s, &key);
+		sh = pd_shard_of(&c->s, h);
+		return scope_cpurng_step(sh, th, h);
 	default:
 		h = pd_filter_hash(&c->a, &key);
 		return asbf_step(pd_sbf_of(&c->a), th, (u32)h, (u32)(h >> 32));
@@ -340,6 +368,7 @@ static void scope_col_create(struct scope_col *c, u64 mem,
 		c->bytes = c->plan.bytes;
 		break;
 	case SC_SHARED:
+	case SC_SHARED_CPURNG:
 		/* a shard's plan, for the header; the same plan again */
 		n = c->shards;
 		if (pd_shards_plan(&req, &n, &c->plan, &whole, &why) ||
@@ -367,6 +396,7 @@ static void scope_col_destroy(struct scope_col *c, unsigned int nthreads)
 		free(c->pcpu);
 		break;
 	case SC_SHARED:
+	case SC_SHARED_CPURNG:
 		pd_shards_destroy(&c->s);
 		break;
 	default:
@@ -512,6 +542,8 @@ void bench_shards(void)
 	}
 	cols[ncols].mode = SC_SHARED;
 	cols[ncols++].shards = autos;
+	cols[ncols].mode = SC_SHARED_CPURNG;
+	cols[ncols++].shards = autos;
 	scope_measure(cols, ncols, 1 << 20, ends, nts);
 	printf("shared scope by shard count, 1 MiB: ns per packet per thread\n"
 	       "(median of %u runs of %u new flows per thread), and against\n"
@@ -524,15 +556,18 @@ void bench_shards(void)
 	for (i = 0; i < ncols; i++) {
 		if (i)
 			snprintf(name, sizeof(name), "%u%s", cols[i].shards,
-				 i == ncols - 1 ? " (auto)" : "");
+				 cols[i].mode == SC_SHARED_CPURNG ? " cpu-rng" :
+				 i == ncols - 2 ? " (auto)" : "");
 		printf("%-12s", i ? name : "percpu");
 		for (ti = 0; ti < nts; ti++) {
 			printf(" %10.1f", cols[i].ns[ti]);
 			if (ti)
 				printf(" %7.2fx", cols[i].ns[ti] / cols[0].ns[ti]);
 			if (i)
-				snprintf(name, sizeof(name), "shards-%u-%uthread%s",
-					 cols[i].shards, ends[ti],
+				snprintf(name, sizeof(name), "shards-%u%s-%uthread%s",
+					 cols[i].shards,
+					 cols[i].mode == SC_SHARED_CPURNG ?
+					 "-cpurng" : "", ends[ti],
 					 ends[ti] == 1 ? "" : "s");
 			else
 				snprintf(name, sizeof(name), "shards-percpu-%uthread%s",
