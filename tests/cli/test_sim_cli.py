@@ -282,6 +282,31 @@ def bad_values_exit_2():
 
 
 @test
+def shards():
+    """--shards N: the module's scope shared in N shards; one shard is one
+    filter (the same verdicts from the same seed), more are another filter
+    of the same model; what it cannot take is a usage error"""
+    one = run_json(CONTRACT)
+    j1 = run_json(CONTRACT + ["--shards", "1"])
+    j16 = run_json(CONTRACT + ["--shards", "16"])
+    assert (j1["shards"], j16["shards"]) == (1, 16), (j1, j16)
+    for k in ("false_positives", "false_negatives", "fp_bound", "k", "p"):
+        assert j1[k] == one[k], (k, j1[k], one[k])
+    # the model is one filter's (Eq. 8's m enters as 1/m: a shard's is
+    # 16 times smaller, a change in the fifth digit)
+    assert j16["cells"] == one["cells"], (j16["cells"], one["cells"])
+    assert math.isclose(j16["fp_bound"], one["fp_bound"], rel_tol=1e-4)
+    assert (j16["false_positives"], j16["false_negatives"]) != \
+        (one["false_positives"], one["false_negatives"])
+    # 1 MiB in 4096 shards of 256 bytes; 4096 a shard of a line each
+    assert run_json(CONTRACT + ["--shards", "4096"])["shards"] == 4096
+    for bad in ("3", "0", "8192", "x"):
+        expect_usage_error(CONTRACT + ["--shards", bad], "--shards")
+    expect_usage_error(["--algo", "fpbuffering", "--mem", "1M", "--stream",
+                        "uniform", "--shards", "2"], "--shards")
+
+
+@test
 def distinct_count():
     j = run_json(CONTRACT)
     assert j["distinct_exact"] == j["distincts"]
