@@ -128,7 +128,15 @@ t_watch() {
 	# a whole dedupctl run: more than the watch's own read) and 100 ms
 	# of wake-up; an interval after a late sample is that much shorter
 	late=$(($(slowest_of 3 inns b pdnet time dedupctl stats) + 100))
-	[ "$late" -lt 900 ] || t_fail "a read of the totals takes ${late} ms"
+	# a guest so slow (a debug kernel beside other guests on a loaded
+	# host) that a sample may be a second late leaves the rates no upper
+	# bound: then only their lower bound and the copies' share are checked
+	bounded=1
+	if [ "$late" -ge 900 ]; then
+		echo "#   a read of the totals takes ${late} ms: no upper bound on the rates here"
+		bounded=0
+		late=0
+	fi
 	p0=$(stat_of b packets)
 	inns b dedupctl stats -w 1 count 3 > /tmp/watch.txt
 	rc=$?
@@ -149,6 +157,7 @@ t_watch() {
 		# packet sent before a sample may be counted after it (the
 		# backlog between veth and the hook: a few packets): 1%
 		hi=$((1010 * 1000 / (1000 - late)))
+		[ "$bounded" = 1 ] || hi=$((p + 1))
 		if [ -n "$p" ] && [ "$p" -ge 1 ] && [ "$p" -le "$hi" ]; then
 			echo "#   line $n: packets/s: $p (1 to $hi)"
 		else
@@ -165,7 +174,8 @@ t_watch() {
 	# the three intervals lie between the two reads of /proc: the sum of
 	# the rates is at most what came in between, over intervals of at
 	# least 1 s less a late sample's delay
-	if [ "$sum" -le $(((p1 - p0) * 1000 / (1000 - late) + 3)) ]; then
+	if [ "$bounded" = 0 ] ||
+		[ "$sum" -le $(((p1 - p0) * 1000 / (1000 - late) + 3)) ]; then
 		echo "#   rates sum to $sum/s; $((p1 - p0)) packets came in the whole watch; a sample up to $late ms late"
 	else
 		t_fail "rates sum to $sum/s over 3 s, but only $((p1 - p0)) packets came in the whole watch"
