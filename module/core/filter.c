@@ -186,6 +186,13 @@ bool pd_filter_window(const struct pd_filter *f, struct pd_filter_win *w)
 	return true;
 }
 
+bool pd_filter_kind_lockfree(unsigned int kind)
+{
+	const struct pd_filter_ops *ops = pd_filter_family(kind);
+
+	return ops && ops->step_cpu;
+}
+
 bool pd_filter_plan_timed(const struct pd_filter_plan *plan)
 {
 	const struct pd_filter_ops *ops = pd_filter_family(plan->kind);

@@ -90,6 +90,11 @@ struct pd_filter_plan {
 	u64 clean_pkts;		/* jumping, landmark: packets to empty a spare in */
 	u8 layout;		/* sbf: PKTDEDUP_LAYOUT_* */
 	u32 shards;		/* built in (shard.h); 1: one filter */
+	/*
+	 * Shared, one filter that every CPU steps without a lock (its
+	 * family's step_cpu; shards 1).
+	 */
+	bool lockfree;
 };
 
 /* Bit-array families: arrays whose load an occupancy reports, at most. */
@@ -122,6 +127,14 @@ struct pd_filter_win {
 
 struct pd_filter;
 
+/*
+ * A CPU's own state for a lock-free step (pd_filter_ops.step_cpu): the
+ * generator the family draws from, opaque here.
+ */
+struct pd_filter_cpu {
+	u64 priv[2];
+};
+
 struct pd_filter_ops {
 	const char *name;		/* "sbf", as dedupctl and /proc say */
 	u8 kind;
@@ -146,6 +159,18 @@ struct pd_filter_ops {
 	/* One element: the verdict (true: duplicate) and the update. */
 	bool (*step)(struct pd_filter *f, u32 h1, u32 h2,
 		     const struct pd_pktinfo *pi);
+	/*
+	 * A family whose update is word by word (the SBF): one element on
+	 * a filter that other CPUs step at the same time, without a lock,
+	 * c the stepping CPU's own state. NULL: the family's step needs
+	 * its filter to itself (a shard and its lock: shard.h). One CPU
+	 * stepping, c from cpu_init(f, c, NULL): step() word for word.
+	 */
+	bool (*step_cpu)(struct pd_filter *f, struct pd_filter_cpu *c,
+			 u32 h1, u32 h2, const struct pd_pktinfo *pi);
+	/* c for step_cpu: a copy of f's own generator (rng NULL), or *rng. */
+	void (*cpu_init)(const struct pd_filter *f, struct pd_filter_cpu *c,
+			 const u64 *rng);
 	/* The verdict, with nothing changed. */
 	bool (*query)(const struct pd_filter *f, u32 h1, u32 h2);
 	/* Empty again (same seeds). */
@@ -247,6 +272,33 @@ static inline bool pd_filter_step(struct pd_filter *f, u32 h1, u32 h2,
 		return pd_sbf_step(pd_sbf_of(f), h1, h2);
 	return f->ops->step(f, h1, h2, pi);
 }
+
+/*
+ * One element on a filter every CPU steps at once, without a lock (a
+ * family with step_cpu; pd_filter_plan.lockfree), c this CPU's state.
+ */
+static inline bool pd_filter_step_cpu(struct pd_filter *f,
+				      struct pd_filter_cpu *c, u64 h,
+				      const struct pd_pktinfo *pi)
+{
+	if (f->ops == &pd_sbf_family)
+		return pd_sbf_step_cpu(pd_sbf_of(f), (struct pd_sbf_gen *)c,
+				       (u32)h, (u32)(h >> 32));
+	return f->ops->step_cpu(f, c, (u32)h, (u32)(h >> 32), pi);
+}
+
+/*
+ * Set c up for pd_filter_step_cpu() on f: from *rng, or (rng NULL) a
+ * copy of f's own generator, so that one CPU stepping alone steps as f.
+ */
+static inline void pd_filter_cpu_init(const struct pd_filter *f,
+				      struct pd_filter_cpu *c, const u64 *rng)
+{
+	f->ops->cpu_init(f, c, rng);
+}
+
+/* Whether the family of kind has a lock-free step (step_cpu). */
+bool pd_filter_kind_lockfree(unsigned int kind);
 
 static inline bool pd_filter_query(const struct pd_filter *f, u32 h1, u32 h2)
 {

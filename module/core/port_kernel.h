@@ -16,6 +16,7 @@
 #include <linux/in6.h>
 #include <linux/icmp.h>
 #include <linux/icmpv6.h>
+#include <linux/atomic.h>
 #include <linux/prefetch.h>
 #include <linux/cache.h>
 #include <linux/spinlock.h>
@@ -72,6 +73,27 @@ static inline void pd_store_le64(u8 *p, u64 v)
 static inline void pd_prefetchw(const void *p)
 {
 	prefetchw(p);
+}
+
+/*
+ * A word of a filter that several CPUs update at once (filter.h's
+ * step_cpu): read whole, replaced by compare-and-swap. Relaxed: the cells
+ * are independent of each other and of anything else.
+ */
+static inline u64 pd_load_word(const u64 *p)
+{
+	return READ_ONCE(*p);
+}
+
+static inline bool pd_cas_word(u64 *p, u64 *old, u64 new)
+{
+	return try_cmpxchg64_relaxed(p, old, new);
+}
+
+/* The same word's bits m set, at once. */
+static inline void pd_or_word(u64 *p, u64 m)
+{
+	atomic64_or((s64)m, (atomic64_t *)p);
 }
 
 static inline unsigned int pd_popcount64(u64 x)

@@ -101,10 +101,15 @@ int pd_sbf_init(struct pd_sbf *f, const struct pd_sbf_params *prm, u64 *words,
 	return 0;
 }
 
+void pd_sbf_gen_init(const struct pd_sbf *f, struct pd_sbf_gen *g, u64 rng)
+{
+	g->rng = rng;
+	g->next_dec = f->p ? pd_rng_below(&g->rng, f->cells) : 0;
+}
+
 void pd_sbf_set_rng(struct pd_sbf *f, u64 rng)
 {
-	f->rng = rng;
-	f->next_dec = f->p ? pd_rng_below(&f->rng, f->cells) : 0;
+	pd_sbf_gen_init(f, &f->gen, rng);
 }
 
 void pd_sbf_clear(struct pd_sbf *f)
@@ -213,6 +218,16 @@ unsigned int pd_sbf_cell(const struct pd_sbf *f, u32 i)
 	return (unsigned int)(*w >> shift) & f->max;
 }
 
+/* A cell, read whole from a word other CPUs may be writing (cc). */
+static __always_inline unsigned int pd_sbf_cell_cc(const struct pd_sbf *f,
+						   u32 i, bool cc)
+{
+	unsigned int shift;
+	u64 *w = pd_sbf_word(f, i, &shift);
+
+	return (unsigned int)((cc ? pd_load_word(w) : *w) >> shift) & f->max;
+}
+
 /* The lowest bit of each field of w that is non-zero. */
 static inline u64 pd_sbf_nonzero(const struct pd_sbf *f, u64 w)
 {
@@ -223,18 +238,40 @@ static inline u64 pd_sbf_nonzero(const struct pd_sbf *f, u64 w)
 	return w & f->lowmask;
 }
 
+/*
+ * Decrement by one the non-zero cells of *w in range (a mask of whole
+ * cells); cc: other CPUs write *w at the same time, so it is replaced by
+ * compare-and-swap, and only if a cell in range is non-zero.
+ */
+static __always_inline void pd_sbf_dec_bits(const struct pd_sbf *f, u64 *w,
+					    u64 range, bool cc)
+{
+	u64 old, dec;
+
+	if (!cc) {
+		*w -= pd_sbf_nonzero(f, *w) & range;
+		return;
+	}
+	old = pd_load_word(w);
+	do {
+		dec = pd_sbf_nonzero(f, old) & range;
+	} while (dec && !pd_cas_word(w, &old, old - dec));
+}
+
 /* Decrement by one the non-zero cells [first, first + n) of one word. */
-static inline void pd_sbf_dec_word(const struct pd_sbf *f, u64 *w,
-				   unsigned int first, unsigned int n)
+static __always_inline void pd_sbf_dec_word(const struct pd_sbf *f, u64 *w,
+					    unsigned int first, unsigned int n,
+					    bool cc)
 {
 	unsigned int lo = first * f->d, width = n * f->d;
 	u64 range = width >= 64 ? ~(u64)0 : (((u64)1 << width) - 1) << lo;
 
-	*w -= pd_sbf_nonzero(f, *w) & range;
+	pd_sbf_dec_bits(f, w, range, cc);
 }
 
 /* Decrement cells [start, start + count), not wrapping at m. */
-static void pd_sbf_dec_run(struct pd_sbf *f, u32 start, u32 run)
+static __always_inline void pd_sbf_dec_run(struct pd_sbf *f, u32 start,
+					   u32 run, bool cc)
 {
 	u32 cpw = 1u << f->cpw_shift;
 	u32 wi = start >> f->cpw_shift;
@@ -243,13 +280,15 @@ static void pd_sbf_dec_run(struct pd_sbf *f, u32 start, u32 run)
 	while (run) {
 		u32 n = PD_MIN(run, cpw - first);
 
-		pd_sbf_dec_word(f, &f->words[wi++], first, n);
+		pd_sbf_dec_word(f, &f->words[wi++], first, n, cc);
 		run -= n;
 		first = 0;
 	}
 }
 
-void pd_sbf_decrement(struct pd_sbf *f, u32 start, u32 count)
+/* Decrement cells [start, start + count) wrapping at m (cc: as above). */
+static __always_inline void pd_sbf_decrement_cc(struct pd_sbf *f, u32 start,
+						u32 count, bool cc)
 {
 	u32 lo, width;
 	u64 *w;
@@ -266,20 +305,25 @@ void pd_sbf_decrement(struct pd_sbf *f, u32 start, u32 count)
 			u64 range = width == 64 ? ~(u64)0 :
 				    (((u64)1 << width) - 1) << lo;
 
-			*w -= pd_sbf_nonzero(f, *w) & range;
+			pd_sbf_dec_bits(f, w, range, cc);
 		} else {
-			w[0] -= pd_sbf_nonzero(f, w[0]) & (~(u64)0 << lo);
-			w[1] -= pd_sbf_nonzero(f, w[1]) &
-				(((u64)1 << (lo + width - 64)) - 1);
+			pd_sbf_dec_bits(f, &w[0], ~(u64)0 << lo, cc);
+			pd_sbf_dec_bits(f, &w[1],
+					(((u64)1 << (lo + width - 64)) - 1), cc);
 		}
 		return;
 	}
 	if (count > f->cells - start) {
-		pd_sbf_dec_run(f, start, f->cells - start);
+		pd_sbf_dec_run(f, start, f->cells - start, cc);
 		count -= f->cells - start;
 		start = 0;
 	}
-	pd_sbf_dec_run(f, start, count);
+	pd_sbf_dec_run(f, start, count, cc);
+}
+
+void pd_sbf_decrement(struct pd_sbf *f, u32 start, u32 count)
+{
+	pd_sbf_decrement_cc(f, start, count, false);
 }
 
 void pd_sbf_prefetch(const struct pd_sbf *f, u32 h1)
@@ -300,21 +344,32 @@ bool pd_sbf_query(const struct pd_sbf *f, u32 h1, u32 h2)
 	unsigned int i;
 
 	pd_sbf_positions(f, h1, h2, pos);
-	for (i = 0; i < f->k; i++)
-		if (!pd_sbf_cell(f, pos[i]))
+	for (i = 0; i < f->k; i++)	/* other CPUs may step f: whole words */
+		if (!pd_sbf_cell_cc(f, pos[i], true))
 			return false;
 	return true;
 }
 
-void pd_sbf_set_cells(struct pd_sbf *f, const u32 *pos)
+/* Set the k cells at pos to Max (cc: by compare-and-swap, if not yet). */
+static __always_inline void pd_sbf_set_cells_cc(struct pd_sbf *f,
+						const u32 *pos, bool cc)
 {
 	unsigned int i, shift;
 
 	for (i = 0; i < f->k; i++) {
 		u64 *w = pd_sbf_word(f, pos[i], &shift);
+		u64 m = (u64)f->max << shift;
 
-		*w |= (u64)f->max << shift;
+		if (cc)
+			pd_or_word(w, m);
+		else
+			*w |= m;
 	}
+}
+
+void pd_sbf_set_cells(struct pd_sbf *f, const u32 *pos)
+{
+	pd_sbf_set_cells_cc(f, pos, false);
 }
 
 /* Raise the k cells at pos to at least value (1..Max). */
@@ -336,53 +391,66 @@ static void pd_sbf_raise_cells(struct pd_sbf *f, const u32 *pos,
  * Blocked layout: decrement P cells from start, wrapping inside the line
  * start is in (P is at most a line's cells).
  */
-static void pd_sbf_decrement_line(struct pd_sbf *f, u32 start, u32 count)
+static __always_inline void pd_sbf_decrement_line(struct pd_sbf *f,
+						  u32 start, u32 count,
+						  bool cc)
 {
 	u32 cpl = 1u << f->cpl_shift, off = start & (cpl - 1);
 
 	if (off + count <= cpl) {
-		pd_sbf_decrement(f, start, count);
+		pd_sbf_decrement_cc(f, start, count, cc);
 		return;
 	}
-	pd_sbf_decrement(f, start, cpl - off);
-	pd_sbf_decrement(f, start - off, count - (cpl - off));
+	pd_sbf_decrement_cc(f, start, cpl - off, cc);
+	pd_sbf_decrement_cc(f, start - off, count - (cpl - off), cc);
 }
 
 /*
- * The decrements of a step, from the start drawn one step earlier; the
+ * The decrements of a step, from the start g drew one step earlier; the
  * next start is drawn now and its line prefetched for the next element.
  */
-static inline void pd_sbf_step_decrement(struct pd_sbf *f)
+static __always_inline void pd_sbf_step_decrement(struct pd_sbf *f,
+						  struct pd_sbf_gen *g,
+						  bool cc)
 {
-	u32 start = f->next_dec;
+	u32 start = g->next_dec;
 
-	f->next_dec = pd_rng_below(&f->rng, f->cells);
-	pd_prefetchw(&f->words[f->next_dec >> f->cpw_shift]);
+	g->next_dec = pd_rng_below(&g->rng, f->cells);
+	pd_prefetchw(&f->words[g->next_dec >> f->cpw_shift]);
 	if (f->blocked)
-		pd_sbf_decrement_line(f, start, f->p);
+		pd_sbf_decrement_line(f, start, f->p, cc);
 	else
-		pd_sbf_decrement(f, start, f->p);
+		pd_sbf_decrement_cc(f, start, f->p, cc);
 }
 
 /* The verdict on the element at pos, then the P decrements of a step. */
-static inline bool pd_sbf_verdict_decrement(struct pd_sbf *f, u32 h1, u32 h2,
-					    u32 *pos)
+static __always_inline bool pd_sbf_verdict_decrement(struct pd_sbf *f,
+						     struct pd_sbf_gen *g,
+						     u32 h1, u32 h2, u32 *pos,
+						     bool cc)
 {
 	bool dup = true;
 	unsigned int i;
 
 	pd_sbf_positions(f, h1, h2, pos);
+	/*
+	 * cc: the K lines asked for to be written, all at once, before the
+	 * first atomic (which waits for its line, and on x86 for every
+	 * access before it): one move of each line, in parallel.
+	 */
+	for (i = 0; cc && i < f->k; i++)
+		pd_prefetchw(&f->words[pos[i] >> f->cpw_shift]);
 	for (i = 0; i < f->k; i++)
-		dup &= pd_sbf_cell(f, pos[i]) != 0;
+		dup &= pd_sbf_cell_cc(f, pos[i], cc) != 0;
 	if (f->p)
-		pd_sbf_step_decrement(f);
+		pd_sbf_step_decrement(f, g, cc);
 	return dup;
 }
 
 bool pd_sbf_step_value(struct pd_sbf *f, u32 h1, u32 h2, unsigned int value)
 {
 	u32 pos[PD_SBF_MAX_K];
-	bool dup = pd_sbf_verdict_decrement(f, h1, h2, pos);
+	bool dup = pd_sbf_verdict_decrement(f, &f->gen, h1, h2, pos, false);
 
 	pd_sbf_raise_cells(f, pos, value);
 	return dup;
@@ -391,9 +459,18 @@ bool pd_sbf_step_value(struct pd_sbf *f, u32 h1, u32 h2, unsigned int value)
 bool pd_sbf_step(struct pd_sbf *f, u32 h1, u32 h2)
 {
 	u32 pos[PD_SBF_MAX_K];
-	bool dup = pd_sbf_verdict_decrement(f, h1, h2, pos);
+	bool dup = pd_sbf_verdict_decrement(f, &f->gen, h1, h2, pos, false);
 
-	pd_sbf_set_cells(f, pos);
+	pd_sbf_set_cells_cc(f, pos, false);
+	return dup;
+}
+
+bool pd_sbf_step_cpu(struct pd_sbf *f, struct pd_sbf_gen *g, u32 h1, u32 h2)
+{
+	u32 pos[PD_SBF_MAX_K];
+	bool dup = pd_sbf_verdict_decrement(f, g, h1, h2, pos, true);
+
+	pd_sbf_set_cells_cc(f, pos, true);
 	return dup;
 }
 

@@ -54,14 +54,22 @@ struct pd_sbf_params {
 	u8 layout;	/* PKTDEDUP_LAYOUT_FLAT or _BLOCKED */
 };
 
+/*
+ * The decrement starts' generator: the filter's own, or (a lock-free step
+ * of a filter every CPU steps: pd_sbf_step_cpu()) a CPU's.
+ */
+struct pd_sbf_gen {
+	u64 rng;	/* generator state */
+	u32 next_dec;	/* the next element's decrement start */
+};
+
 struct pd_sbf {
 	/*
 	 * What a step writes, first: in a shared filter's shard (shard.h)
-	 * they share the line of the shard's lock, so that one line moves
+	 * it shares the line of the shard's lock, so that one line moves
 	 * between CPUs per step, not two.
 	 */
-	u64 rng;	/* decrement-start generator state */
-	u32 next_dec;	/* the next element's decrement start */
+	struct pd_sbf_gen gen;
 	u32 cells;
 	u64 *words;
 	u32 nwords;
@@ -123,6 +131,23 @@ void pd_sbf_destroy(struct pd_sbf *f);
 
 /* One step of Algorithm 1 for an element with hashes h1, h2. */
 bool pd_sbf_step(struct pd_sbf *f, u32 h1, u32 h2);
+/*
+ * The same step on cells that other CPUs step at the same time, without a
+ * lock: the K probes read whole words once, each word the decrements
+ * change is replaced by compare-and-swap (a word none changes is only
+ * read), each cell not at Max yet is set by compare-and-swap; the
+ * decrement start comes from g, the stepping CPU's own generator. No
+ * update is lost. Steps are not atomic as a whole: two copies of one key
+ * stepped on two CPUs within the same step's time (tens of ns) can both
+ * be judged first copies, which a lock would have ordered; any other
+ * element sees one of its cells change under its probes with probability
+ * about (CPUs - 1)(K + P)/m (Documentation/design/shared-scope.md). With
+ * g a copy of f's own generator and no other CPU stepping, it is
+ * pd_sbf_step() word for word.
+ */
+bool pd_sbf_step_cpu(struct pd_sbf *f, struct pd_sbf_gen *g, u32 h1, u32 h2);
+/* A generator for pd_sbf_step_cpu() from state rng (as pd_sbf_set_rng()). */
+void pd_sbf_gen_init(const struct pd_sbf *f, struct pd_sbf_gen *g, u64 rng);
 /*
  * The same, but step 3 raises each of the K cells to at least value
  * (1..Max) instead of setting it to Max: the insert of the importance-aware

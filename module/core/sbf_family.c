@@ -87,6 +87,27 @@ static bool pd_sbf_fstep(struct pd_filter *f, u32 h1, u32 h2,
 	return pd_sbf_step(pd_sbf_of(f), h1, h2);
 }
 
+static_assert(sizeof(struct pd_sbf_gen) <= sizeof(struct pd_filter_cpu),
+	      "struct pd_sbf_gen does not fit in pd_filter_cpu");
+
+static bool pd_sbf_fstep_cpu(struct pd_filter *f, struct pd_filter_cpu *c,
+			     u32 h1, u32 h2, const struct pd_pktinfo *pi)
+{
+	return pd_sbf_step_cpu(pd_sbf_of(f), (struct pd_sbf_gen *)c, h1, h2);
+}
+
+static void pd_sbf_fcpu_init(const struct pd_filter *f,
+			     struct pd_filter_cpu *c, const u64 *rng)
+{
+	const struct pd_sbf *s = pd_sbf_of(f);
+	struct pd_sbf_gen *g = (struct pd_sbf_gen *)c;
+
+	if (rng)
+		pd_sbf_gen_init(s, g, *rng);
+	else
+		*g = s->gen;
+}
+
 static bool pd_sbf_fquery(const struct pd_filter *f, u32 h1, u32 h2)
 {
 	return pd_sbf_query(pd_sbf_of(f), h1, h2);
@@ -124,6 +145,8 @@ const struct pd_filter_ops pd_sbf_family = {
 	.init = pd_sbf_finit,
 	.set_rng = pd_sbf_fset_rng,
 	.step = pd_sbf_fstep,
+	.step_cpu = pd_sbf_fstep_cpu,
+	.cpu_init = pd_sbf_fcpu_init,
 	.query = pd_sbf_fquery,
 	.clear = pd_sbf_fclear,
 	.occupancy = pd_sbf_occupancy,

@@ -207,8 +207,8 @@ static void pd_ibf_matches_model(struct kunit *test)
 		model = kunit_kzalloc(test, s->cells, GFP_KERNEL);
 		KUNIT_ASSERT_NOT_NULL(test, model);
 		/* the filter draws each start one element ahead */
-		mrng = s->rng;
-		next = s->next_dec;
+		mrng = s->gen.rng;
+		next = s->gen.next_dec;
 		for (i = 0; i < 30000; i++) {
 			u64 x = pd_rng_next(&rng), id = x % 1500;
 			struct pd_pktinfo pi = { .dscp = (u8)(x >> 20),

@@ -109,8 +109,8 @@ static void pd_sbf_blocked_matches_model(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, cpl, 512u);
 		model = kunit_kzalloc(test, f.cells, GFP_KERNEL);
 		KUNIT_ASSERT_NOT_NULL(test, model);
-		mrng = f.rng;
-		next = f.next_dec;
+		mrng = f.gen.rng;
+		next = f.gen.next_dec;
 		for (i = 0; i < 20000; i++) {
 			u64 h = pd_rng_next(&rng) % 2500;	/* repeats */
 			bool dup = true;

@@ -131,8 +131,8 @@ static void pd_sbf_matches_model(struct kunit *test)
 		model = kunit_kzalloc(test, f.cells, GFP_KERNEL);
 		KUNIT_ASSERT_NOT_NULL(test, model);
 		/* the filter draws each start one element ahead */
-		mrng = f.rng;
-		next = f.next_dec;
+		mrng = f.gen.rng;
+		next = f.gen.next_dec;
 		for (i = 0; i < 20000; i++) {
 			/* 3000 keys, each with its two hashes: repeats */
 			u64 key = pd_rng_next(&rng) % 3000;
@@ -179,14 +179,14 @@ static void pd_sbf_query_reset(struct kunit *test)
 	copy = kunit_kzalloc(test, f.nwords * sizeof(u64), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, copy);
 	memcpy(copy, f.words, f.nwords * sizeof(u64));
-	rng = f.rng;
+	rng = f.gen.rng;
 	for (i = 0; i < 3000; i++)
 		pd_sbf_query(&f, i * 40503u, i);
 	KUNIT_EXPECT_EQ(test, memcmp(copy, f.words, f.nwords * sizeof(u64)), 0);
-	KUNIT_EXPECT_EQ(test, f.rng, rng);
+	KUNIT_EXPECT_EQ(test, f.gen.rng, rng);
 	pd_sbf_reset(&f);
 	KUNIT_EXPECT_EQ(test, pd_sbf_zero_cells(&f), (u64)f.cells);
-	KUNIT_EXPECT_NE(test, f.rng, rng);
+	KUNIT_EXPECT_NE(test, f.gen.rng, rng);
 	pd_sbf_destroy(&f);
 }
 

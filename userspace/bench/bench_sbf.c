@@ -21,7 +21,7 @@ static bool step_scattered(struct pd_sbf *f, u32 h1, u32 h2)
 	for (i = 0; i < f->k; i++)
 		dup &= pd_sbf_cell(f, pos[i]) != 0;
 	for (j = 0; j < f->p; j++)
-		pd_sbf_decrement(f, pd_rng_below(&f->rng, f->cells), 1);
+		pd_sbf_decrement(f, pd_rng_below(&f->gen.rng, f->cells), 1);
 	pd_sbf_set_cells(f, pos);
 	return dup;
 }

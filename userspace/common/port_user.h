@@ -117,6 +117,33 @@ static inline void pd_store_le64(u8 *p, u64 v)
 	memcpy(p, &v, sizeof(v));
 }
 
+/* Inlined even where the compiler would not (the kernel's). */
+#ifndef __always_inline
+#define __always_inline inline __attribute__((always_inline))
+#endif
+
+/*
+ * A word of a filter that several threads update at once (filter.h's
+ * step_cpu): read whole, replaced by compare-and-swap. Relaxed: the cells
+ * are independent of each other and of anything else.
+ */
+static inline u64 pd_load_word(const u64 *p)
+{
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+static inline bool pd_cas_word(u64 *p, u64 *old, u64 new)
+{
+	return __atomic_compare_exchange_n(p, old, new, false,
+					   __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+/* The same word's bits m set, at once (a lock'd or). */
+static inline void pd_or_word(u64 *p, u64 m)
+{
+	__atomic_fetch_or(p, m, __ATOMIC_RELAXED);
+}
+
 /* The line of p, soon to be written (prefetchw in the kernel). */
 static inline void pd_prefetchw(const void *p)
 {
