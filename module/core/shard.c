@@ -104,6 +104,21 @@ int pd_shards_plan(const struct pd_filter_req *req, u32 *n,
 	return 0;
 }
 
+int pd_shards_plan_shared(const struct pd_filter_req *req, u32 asked,
+			  u32 ncpus, struct pd_filter_plan *shard,
+			  struct pd_filter_plan *whole, const char **why)
+{
+	bool lockfree = !asked && pd_filter_kind_lockfree(req->kind);
+	u32 n = lockfree ? 1 : asked ?: pd_shards_auto(ncpus, req->mem_bytes);
+	int err = pd_shards_plan(req, &n, shard, whole, why);
+
+	if (!err) {
+		shard->lockfree = lockfree;
+		whole->lockfree = lockfree;
+	}
+	return err;
+}
+
 u64 pd_shards_mem_bytes(const struct pd_filter_plan *shard, u32 n)
 {
 	/* the last shard ends where its filter does: one shard is one filter */
@@ -125,6 +140,7 @@ int pd_shards_init(struct pd_shards *s, struct pd_shard *sh, u32 n,
 	s->mem = mem;
 	s->stride = pd_stride(shard);
 	s->n = n;
+	s->lockfree = n == 1 && shard->lockfree;
 	for (s->bits = 0; (1U << s->bits) < n; s->bits++)
 		;
 	for (i = 0; i < n; i++) {
@@ -152,33 +168,53 @@ void pd_shards_seed(struct pd_shards *s, u64 *state)
 	s->hkey = *hk;
 }
 
-int pd_shards_create(struct pd_shards *s, const struct pd_filter_req *req,
-		     u32 n, struct pd_filter_plan *whole, const char **why)
+/* Allocate and init s for a plan of n shards of shard. */
+static int pd_shards_alloc(struct pd_shards *s, u32 n,
+			   const struct pd_filter_plan *shard, const char **why)
 {
-	struct pd_filter_plan shard;
 	struct pd_shard *sh;
 	void *mem;
 	int err;
 
-	memset(s, 0, sizeof(*s));
-	err = pd_shards_plan(req, &n, &shard, whole, why);
-	if (err)
-		return err;
 	sh = pd_zalloc_large(sizeof(*sh) * n);
-	mem = pd_zalloc_large(pd_shards_mem_bytes(&shard, n));
+	mem = pd_zalloc_large(pd_shards_mem_bytes(shard, n));
 	if (!sh || !mem) {
 		pd_free_large(sh);
 		pd_free_large(mem);
 		*why = "out of memory";
 		return -ENOMEM;
 	}
-	err = pd_shards_init(s, sh, n, &shard, mem, why);
+	err = pd_shards_init(s, sh, n, shard, mem, why);
 	if (err) {
 		pd_free_large(sh);
 		pd_free_large(mem);
 		memset(s, 0, sizeof(*s));
 	}
 	return err;
+}
+
+int pd_shards_create(struct pd_shards *s, const struct pd_filter_req *req,
+		     u32 n, struct pd_filter_plan *whole, const char **why)
+{
+	struct pd_filter_plan shard;
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	err = pd_shards_plan(req, &n, &shard, whole, why);
+	return err ?: pd_shards_alloc(s, n, &shard, why);
+}
+
+int pd_shards_create_shared(struct pd_shards *s,
+			    const struct pd_filter_req *req, u32 asked,
+			    u32 ncpus, struct pd_filter_plan *whole,
+			    const char **why)
+{
+	struct pd_filter_plan shard;
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	err = pd_shards_plan_shared(req, asked, ncpus, &shard, whole, why);
+	return err ?: pd_shards_alloc(s, whole->shards, &shard, why);
 }
 
 void pd_shards_destroy(struct pd_shards *s)

@@ -34,6 +34,13 @@
  * Locks are the platform's (pd_lock_t: a spinlock in the kernel, a
  * test-and-test-and-set lock in userspace); the caller takes a shard's
  * around its step (pd_shard_of()).
+ *
+ * A family whose update is word by word (filter.h's step_cpu: the SBF)
+ * needs no lock: with no count asked, scope shared builds it as one
+ * filter (n 1, lockfree) that every CPU steps at once with its own
+ * generator (pd_filter_step_cpu(); pd_shards_plan_shared() decides).
+ * Its model is one filter's exactly, and a CPU stepping alone with
+ * generator state copied from the filter steps as the filter does.
  */
 #ifndef PD_SHARD_H
 #define PD_SHARD_H
@@ -77,6 +84,11 @@ struct pd_shards {
 	u64 stride;		/* bytes of a shard's memory, whole lines */
 	u32 n;			/* a power of two */
 	u8 bits;		/* log2(n) */
+	/*
+	 * One filter (n 1) that every CPU steps without its lock, each
+	 * with its own generator (pd_filter_step_cpu()).
+	 */
+	bool lockfree;
 };
 
 /* The automatic shard count for ncpus possible CPUs and mem bytes. */
@@ -91,6 +103,16 @@ u32 pd_shards_auto(u32 ncpus, u64 mem);
 int pd_shards_plan(const struct pd_filter_req *req, u32 *n,
 		   struct pd_filter_plan *shard, struct pd_filter_plan *whole,
 		   const char **why);
+/*
+ * Plan the shared filter of req with asked shards (0: automatic, for
+ * ncpus possible CPUs): a family with a lock-free step (filter.h's
+ * step_cpu) and no count asked gives one filter that every CPU steps
+ * without a lock (plans' lockfree); else asked shards, or
+ * pd_shards_auto()'s, each with its lock (pd_shards_plan()).
+ */
+int pd_shards_plan_shared(const struct pd_filter_req *req, u32 asked,
+			  u32 ncpus, struct pd_filter_plan *shard,
+			  struct pd_filter_plan *whole, const char **why);
 /*
  * Bytes of cell memory n shards of plan shard take: a stride each, the
  * last only its filter's bytes. Within the memory asked of a family sized
@@ -111,6 +133,11 @@ void pd_shards_seed(struct pd_shards *s, u64 *state);
 /* Userspace and tests: plan, allocate and init; free. */
 int pd_shards_create(struct pd_shards *s, const struct pd_filter_req *req,
 		     u32 n, struct pd_filter_plan *whole, const char **why);
+/* The same, planned as the module plans scope shared (above). */
+int pd_shards_create_shared(struct pd_shards *s,
+			    const struct pd_filter_req *req, u32 asked,
+			    u32 ncpus, struct pd_filter_plan *whole,
+			    const char **why);
 void pd_shards_destroy(struct pd_shards *s);
 
 /* The shard of a key's hash h (pd_filter_hash() under any shard's key). */

@@ -817,19 +817,19 @@ static void pd_shard_seed_reproducible(struct kunit *test)
 	/* the key the shards are hashed with, kept apart from their lines */
 	KUNIT_EXPECT_EQ(test, a.hkey.k[0], one.hkey.k[0]);
 	KUNIT_EXPECT_EQ(test, a.hkey.k[1], one.hkey.k[1]);
-	KUNIT_EXPECT_EQ(test, pd_sbf_of(&a.sh[0].f)->rng,
-			pd_sbf_of(&one)->rng);
+	KUNIT_EXPECT_EQ(test, pd_sbf_of(&a.sh[0].f)->gen.rng,
+			pd_sbf_of(&one)->gen.rng);
 	for (j = 1; j < a.n; j++) {
 		pd_filter_set_seeds(&one, one.hkey.k[0], one.hkey.k[1],
 				    pd_rng_next(&ref));
 		KUNIT_EXPECT_EQ(test, a.sh[j].f.hkey.k[0], a.sh[0].f.hkey.k[0]);
 		KUNIT_EXPECT_EQ(test, a.sh[j].f.hkey.k[1], a.sh[0].f.hkey.k[1]);
-		KUNIT_EXPECT_EQ_MSG(test, pd_sbf_of(&a.sh[j].f)->rng,
-				    pd_sbf_of(&one)->rng, "shard %u", j);
-		KUNIT_EXPECT_EQ(test, pd_sbf_of(&a.sh[j].f)->next_dec,
-				pd_sbf_of(&one)->next_dec);
-		KUNIT_EXPECT_NE(test, pd_sbf_of(&a.sh[j].f)->rng,
-				pd_sbf_of(&a.sh[j - 1].f)->rng);
+		KUNIT_EXPECT_EQ_MSG(test, pd_sbf_of(&a.sh[j].f)->gen.rng,
+				    pd_sbf_of(&one)->gen.rng, "shard %u", j);
+		KUNIT_EXPECT_EQ(test, pd_sbf_of(&a.sh[j].f)->gen.next_dec,
+				pd_sbf_of(&one)->gen.next_dec);
+		KUNIT_EXPECT_NE(test, pd_sbf_of(&a.sh[j].f)->gen.rng,
+				pd_sbf_of(&a.sh[j - 1].f)->gen.rng);
 	}
 	KUNIT_EXPECT_EQ(test, st, ref);
 	pd_filter_destroy(&one);
@@ -1050,6 +1050,143 @@ static void pd_shard_every_family(struct kunit *test)
 	}
 }
 
+/*
+ * The lock-free step (filter.h's step_cpu) with one CPU stepping is the
+ * filter's own step: two filters of the same seed, one stepped by
+ * pd_filter_step_hash(), the other by pd_filter_step_cpu() with a copy of
+ * its generator, give the same verdict at every element of a stream with
+ * repeats, the same cells at its end and generators in the same state;
+ * every cell width, both layouts, P 0 (no decrements) and a run of P that
+ * wraps at m or inside a line.
+ */
+static void pd_shard_lockfree_twin(struct kunit *test)
+{
+	static const struct {
+		u8 max, k, layout;
+		u32 p;
+		u64 mem;
+	} cfg[] = {
+		{ 1, 3, PKTDEDUP_LAYOUT_FLAT, 11, 4096 },
+		{ 3, 4, PKTDEDUP_LAYOUT_FLAT, 40, 4096 },
+		{ 15, 2, PKTDEDUP_LAYOUT_FLAT, 7, 1000 },
+		{ 255, 3, PKTDEDUP_LAYOUT_FLAT, 3, 1024 },
+		{ 1, 3, PKTDEDUP_LAYOUT_FLAT, 0, 4096 },
+		{ 1, 3, PKTDEDUP_LAYOUT_BLOCKED, 30, 4096 },
+		{ 1, 5, PKTDEDUP_LAYOUT_BLOCKED, 500, 8192 },
+		{ 1, 2, PKTDEDUP_LAYOUT_BLOCKED, 9, 1024 },
+	};
+	unsigned int ci, i, diff, dups;
+
+	for (ci = 0; ci < PD_ARRAY_SIZE(cfg); ci++) {
+		struct pd_filter_plan plan;
+		struct pd_filter_req req;
+		struct pd_filter a, b;
+		struct pd_filter_cpu c;
+		struct pd_pktinfo pi = { 0 };
+		const char *why = NULL;
+		u64 sa = 90 + ci, sb = 90 + ci;
+		const struct pd_sbf *x, *y;
+
+		KUNIT_ASSERT_TRUE(test,
+				  pd_filter_kind_lockfree(PKTDEDUP_FILTER_KIND_SBF));
+		pd_filter_req_defaults(&req, PKTDEDUP_FILTER_KIND_SBF,
+				       cfg[ci].mem);
+		pd_sbf_req(&req)->max = cfg[ci].max;
+		pd_sbf_req(&req)->k = cfg[ci].k;
+		pd_sbf_req(&req)->p = cfg[ci].p;
+		pd_sbf_req(&req)->layout = cfg[ci].layout;
+		KUNIT_ASSERT_EQ_MSG(test, pd_filter_create(&a, &req, &plan, &why),
+				    0, "%s", why);
+		KUNIT_ASSERT_EQ_MSG(test, pd_filter_create(&b, &req, &plan, &why),
+				    0, "%s", why);
+		KUNIT_ASSERT_EQ(test, plan.p, cfg[ci].p);
+		pd_filter_seed(&a, &sa);
+		pd_filter_seed(&b, &sb);
+		pd_filter_cpu_init(&b, &c, NULL);
+		diff = 0;
+		dups = 0;
+		for (i = 0; i < 20000; i++) {
+			struct pd_key key;
+			bool da, db;
+
+			/* a key again every third element, 50 back */
+			pd_st_key(&key, i % 3 || i < 50 ? i : i - 50);
+			da = pd_filter_step_hash(&a, pd_filter_hash(&a, &key),
+						 &pi);
+			db = pd_filter_step_cpu(&b, &c,
+						pd_filter_hash(&b, &key), &pi);
+			diff += da != db;
+			dups += da;
+		}
+		x = pd_sbf_of(&a);
+		y = pd_sbf_of(&b);
+		KUNIT_EXPECT_EQ_MSG(test, diff, 0U, "config %u", ci);
+		KUNIT_EXPECT_EQ_MSG(test,
+				    memcmp(x->words, y->words,
+					   (size_t)x->nwords * sizeof(u64)),
+				    0, "config %u", ci);
+		KUNIT_EXPECT_EQ(test, ((struct pd_sbf_gen *)&c)->rng,
+				x->gen.rng);
+		KUNIT_EXPECT_EQ(test, ((struct pd_sbf_gen *)&c)->next_dec,
+				x->gen.next_dec);
+		/* b's own generator was never drawn from */
+		if (cfg[ci].p)
+			KUNIT_EXPECT_NE(test, y->gen.rng, x->gen.rng);
+		/* both verdicts were given */
+		KUNIT_EXPECT_GT_MSG(test, dups, 0U, "config %u", ci);
+		KUNIT_EXPECT_LT_MSG(test, dups, 20000U, "config %u", ci);
+		pd_filter_destroy(&a);
+		pd_filter_destroy(&b);
+	}
+}
+
+/*
+ * The shared filter's plan: the SBF with no shard count asked is one
+ * filter stepped lock-free (its plan the family's of the request); with a
+ * count asked, or a family without a lock-free step, shards with locks.
+ */
+static void pd_shard_plan_lockfree(struct kunit *test)
+{
+	struct pd_filter_plan shard, whole, one;
+	struct pd_filter_req req;
+	const char *why = NULL;
+	unsigned int kind;
+
+	for (kind = 0; kind < PD_FILTER_NKINDS; kind++) {
+		bool lf = !!pd_filter_family(kind)->step_cpu;
+
+		pd_st_req(&req, kind, 1 << 20, 1 << 16);
+		KUNIT_ASSERT_EQ(test, pd_filter_plan(&req, &one, &why), 0);
+		KUNIT_ASSERT_EQ(test,
+				pd_shards_plan_shared(&req, 0, 2, &shard, &whole,
+						      &why), 0);
+		KUNIT_EXPECT_EQ(test, lf, kind == PKTDEDUP_FILTER_KIND_SBF);
+		KUNIT_EXPECT_EQ(test, whole.lockfree, lf);
+		KUNIT_EXPECT_EQ(test, shard.lockfree, lf);
+		KUNIT_EXPECT_EQ(test, pd_filter_kind_lockfree(kind), lf);
+		if (lf) {
+			KUNIT_EXPECT_EQ(test, whole.shards, 1U);
+			pd_st_same_model(test, &whole, &one);
+			KUNIT_EXPECT_EQ(test, whole.bytes, one.bytes);
+			KUNIT_EXPECT_TRUE(test,
+					  !!pd_filter_family(kind)->cpu_init);
+		} else {
+			/* 16 per CPU, windows permitting */
+			KUNIT_EXPECT_GT(test, whole.shards, 1U);
+		}
+		KUNIT_ASSERT_EQ(test,
+				pd_shards_plan_shared(&req, 8, 2, &shard, &whole,
+						      &why), 0);
+		KUNIT_EXPECT_FALSE(test, whole.lockfree);
+		KUNIT_EXPECT_EQ(test, whole.shards, 8U);
+		KUNIT_ASSERT_EQ(test,
+				pd_shards_plan_shared(&req, 1, 2, &shard, &whole,
+						      &why), 0);
+		KUNIT_EXPECT_FALSE(test, whole.lockfree);
+		KUNIT_EXPECT_EQ(test, whole.shards, 1U);
+	}
+}
+
 static struct kunit_case pd_shard_cases[] = {
 	KUNIT_CASE(pd_shard_copy_same_shard),
 	KUNIT_CASE(pd_shard_loads_uniform),
@@ -1066,6 +1203,8 @@ static struct kunit_case pd_shard_cases[] = {
 	KUNIT_CASE(pd_shard_occupancy_sum),
 	KUNIT_CASE(pd_shard_window_sum),
 	KUNIT_CASE(pd_shard_every_family),
+	KUNIT_CASE(pd_shard_lockfree_twin),
+	KUNIT_CASE(pd_shard_plan_lockfree),
 	{}
 };
 
