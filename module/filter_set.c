@@ -6,8 +6,10 @@
  * The filters are of the family the configuration names (core/filter.h);
  * nothing here knows one family from another. Scope percpu gives each
  * possible CPU its own filter, its memory on that CPU's NUMA node; scope
- * shared gives one filter in shards by key hash, each with its own
- * spinlock (core/shard.h). Memory is charged to the memory cgroup of the
+ * shared gives one filter that every CPU steps without a lock, each with
+ * its own generator, for a family whose step is word by word (the SBF's:
+ * core/filter.h's step_cpu), else one filter in shards by key hash, each
+ * with its own spinlock (core/shard.h). Memory is charged to the memory cgroup of the
  * task that asks for it and fails rather than invoke the OOM killer
  * (PD_GFP); what filters hold is known before they are built
  * (pd_fset_bytes()), for the namespace's budget.
@@ -21,6 +23,7 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 
+#include "core/rng.h"
 #include "pktdedup.h"
 
 static bool pd_cfg_shared(const struct pd_config *cfg)
@@ -44,12 +47,6 @@ struct pd_filter *pd_fset_get(struct pd_filter_set *fs, int cpu)
 	return fs->shards.n ? &fs->shards.sh[0].f : per_cpu_ptr(fs->pcpu, cpu);
 }
 
-/* The shards asked for: the setting, or 16 per possible CPU (shard.h). */
-static u32 pd_cfg_shards(const struct pd_config *cfg)
-{
-	return cfg->shards ?: pd_shards_auto(nr_cpu_ids, cfg->filter.mem_bytes);
-}
-
 /*
  * Bytes of the shards' structs: a power of two, so that kmalloc() puts
  * them on cache lines of their own as vmalloc() does.
@@ -61,16 +58,24 @@ static size_t pd_shards_struct_bytes(u32 n)
 
 /*
  * A shared filter's plan: the whole's in *plan, and (shard non-NULL) a
- * shard's. The same configuration always gives the same shards.
+ * shard's: lock-free, or the shards asked for, or 16 per possible CPU
+ * (core/shard.h). The same configuration always gives the same shards.
  */
 static int pd_shared_plan(const struct pd_config *cfg,
 			  struct pd_filter_plan *plan,
 			  struct pd_filter_plan *shard, const char **why)
 {
 	struct pd_filter_plan one;
-	u32 n = pd_cfg_shards(cfg);
 
-	return pd_shards_plan(&cfg->filter, &n, shard ?: &one, plan, why);
+	return pd_shards_plan_shared(&cfg->filter, cfg->shards, nr_cpu_ids,
+				     shard ?: &one, plan, why);
+}
+
+/* The lock-free shared filter's per-CPU generators. */
+static u64 pd_fcpu_bytes(const struct pd_filter_plan *plan)
+{
+	return plan->lockfree ?
+	       (u64)num_possible_cpus() * sizeof(struct pd_filter_cpu) : 0;
 }
 
 /* Plan the filters of cfg; 0, or an error with an extack message. */
@@ -95,7 +100,8 @@ u64 pd_fset_bytes(const struct pd_config *cfg,
 {
 	if (pd_cfg_shared(cfg))	/* plan->bytes: all shards' */
 		return sizeof(struct pd_filter_set) + plan->bytes +
-		       pd_shards_struct_bytes(plan->shards);
+		       pd_shards_struct_bytes(plan->shards) +
+		       pd_fcpu_bytes(plan);
 	return sizeof(struct pd_filter_set) +
 	       pd_cfg_filters(cfg) * (plan->bytes + sizeof(struct pd_filter));
 }
@@ -108,6 +114,7 @@ void pd_fset_free(struct pd_filter_set *fs)
 		return;
 	kvfree(fs->shards.mem);
 	kvfree(fs->shards.sh);
+	free_percpu(fs->fcpu);
 	if (fs->pcpu) {
 		for_each_possible_cpu(cpu)
 			kvfree(per_cpu_ptr(fs->pcpu, cpu)->mem);
@@ -173,6 +180,38 @@ static int pd_filter_alloc(struct pd_filter *f, const struct pd_config *cfg,
 }
 
 /*
+ * A lock-free shared filter's per-CPU generators: at random, or with a
+ * fixed seed, CPU 0's the filter's own (a CPU stepping alone steps as
+ * dedup-sim's one filter does) and each other possible CPU's the next
+ * draw of the seed's state, in CPU order.
+ */
+static int pd_fcpu_build(struct pd_filter_set *fs,
+			 const struct pd_config *cfg, u64 *state,
+			 struct netlink_ext_ack *extack)
+{
+	const struct pd_filter *f = &fs->shards.sh[0].f;
+	bool fixed = cfg->seed_mode == PKTDEDUP_SEED_MODE_FIXED;
+	int cpu;
+
+	fs->fcpu = alloc_percpu_gfp(struct pd_filter_cpu, PD_GFP);
+	if (!fs->fcpu) {
+		NL_SET_ERR_MSG(extack, "out of memory for the filters");
+		return -ENOMEM;
+	}
+	for_each_possible_cpu(cpu) {
+		u64 rng;
+
+		if (fixed && !cpu) {
+			pd_filter_cpu_init(f, per_cpu_ptr(fs->fcpu, cpu), NULL);
+			continue;
+		}
+		rng = fixed ? pd_rng_next(state) : get_random_u64();
+		pd_filter_cpu_init(f, per_cpu_ptr(fs->fcpu, cpu), &rng);
+	}
+	return 0;
+}
+
+/*
  * The shards of a shared filter: their structs (each on its own lines,
  * lock beside state) and one array of cells for all, seeded at random or,
  * with a fixed seed, as dedup-sim --shards seeds them.
@@ -209,6 +248,8 @@ static int pd_shared_build(struct pd_filter_set *fs,
 	}
 	if (cfg->seed_mode == PKTDEDUP_SEED_MODE_FIXED)
 		pd_shards_seed(&fs->shards, &state);
+	if (fs->shards.lockfree)
+		return pd_fcpu_build(fs, cfg, &state, extack);
 	return 0;
 }
 

@@ -9,8 +9,10 @@
  * are counted and passed.
  *
  * The packet path takes no lock in scope percpu and touches no atomic
- * shared between CPUs; in scope shared, one spinlock, the packet's
- * shard's (core/shard.h), on a line with that shard's state. It
+ * shared between CPUs; in scope shared, either none (a family with a
+ * lock-free step, the SBF: its cells' words replaced by compare-and-swap,
+ * each CPU its own generator) or one spinlock, the packet's shard's
+ * (core/shard.h), on a line with that shard's state. It
  * allocates nothing and does bounded work: at most
  * PD_SCRATCH bytes are read, and the filter's step is bounded (K probes
  * and one run of P decrements for the counting families, k bits and k
@@ -163,9 +165,15 @@ static bool pd_judge(struct pd_net *pn, struct pd_filter_set *fs,
 		h = pd_shards_hash(&fs->shards, key);
 		sh = pd_shard_of(&fs->shards, h);
 		pd_filter_prefetch(&sh->f, h);
-		spin_lock(&sh->lock);
-		dup = pd_step(pn, fs, &sh->f, h, &pi);
-		spin_unlock(&sh->lock);
+		if (fs->shards.lockfree) {
+			/* every CPU at once: its own generator, no lock */
+			dup = pd_filter_step_cpu(&sh->f,
+						 this_cpu_ptr(fs->fcpu), h, &pi);
+		} else {
+			spin_lock(&sh->lock);
+			dup = pd_step(pn, fs, &sh->f, h, &pi);
+			spin_unlock(&sh->lock);
+		}
 	} else {
 		f = this_cpu_ptr(fs->pcpu);
 		h = pd_filter_hash(f, key);

@@ -392,7 +392,9 @@ static int pd_fill_config(struct sk_buff *msg, struct pd_nl_req *req)
 				  pd_fset_count(fs) * fs->plan.bytes,
 				  PKTDEDUP_A_PLAN_PAD) ||
 		    pd_nl_put_plan(msg, PKTDEDUP_A_PLAN_FILTER, &fs->plan) ||
-		    nla_put_u32(msg, PKTDEDUP_A_PLAN_SHARDS, fs->plan.shards))
+		    nla_put_u32(msg, PKTDEDUP_A_PLAN_SHARDS, fs->plan.shards) ||
+		    (fs->plan.lockfree &&
+		     nla_put_flag(msg, PKTDEDUP_A_PLAN_LOCK_FREE)))
 			return -EMSGSIZE;
 		nla_nest_end(msg, plan);
 	}

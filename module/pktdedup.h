@@ -96,6 +96,8 @@ struct pd_filter_set {
 	struct pd_cpu_stats __percpu *stats;	/* the instance's counters */
 	struct pd_filter __percpu *pcpu;	/* scope percpu */
 	struct pd_shards shards;	/* scope shared; n 0 otherwise */
+	/* shared, lock-free (shards.lockfree): each CPU's generator */
+	struct pd_filter_cpu __percpu *fcpu;
 	struct rcu_head rcu;
 };
 

@@ -151,8 +151,8 @@ static void pd_plan_show(struct seq_file *m, const struct pd_filter_set *fs)
 	const struct pd_filter_plan *p = &fs->plan;
 	const struct pd_filter_ops *ops = pd_filter_family(p->kind);
 
-	seq_printf(m, "filters %u\nshards %u\nk %u\n", pd_fset_count(fs),
-		   p->shards, p->k);
+	seq_printf(m, "filters %u\nshards %u\nlock_free %u\nk %u\n",
+		   pd_fset_count(fs), p->shards, p->lockfree, p->k);
 	if (p->given & PD_PLAN_HAS_WINDOW)	/* counters, or positions */
 		seq_printf(m, "cells %llu\n", p->cells);
 	else if (ops->counting)

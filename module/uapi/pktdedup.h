@@ -244,9 +244,10 @@ enum pktdedup_scope {
 	/* One filter per possible CPU, no shared state. */
 	PKTDEDUP_SCOPE_PERCPU,
 	/*
-	 * One filter for all CPUs, in shards by key hash (config shards), each
-	 * with its own lock: a copy meets its original's shard whichever CPU it
-	 * arrives on.
+	 * One filter for all CPUs: stepped by all at once without a lock (the
+	 * SBF, plan lock-free), or in shards by key hash (config shards), each
+	 * with its own lock. A copy meets its original whichever CPU it arrives
+	 * on.
 	 */
 	PKTDEDUP_SCOPE_SHARED,
 
@@ -678,7 +679,9 @@ enum {
 	PKTDEDUP_A_CONFIG_GTPU_PORT,
 	/*
 	 * u32, max shards-max: Scope shared: the shards of the filter, a power
-	 * of two up to shards-max; 0 (the default) chooses 16 per possible CPU,
+	 * of two up to shards-max; 0 (the default) builds a family that has a
+	 * lock-free step (sbf) as one filter that every CPU steps without a
+	 * lock (plan lock-free), and the others in 16 shards per possible CPU,
 	 * as many as give each at least 4 KiB. Each shard is a filter of the
 	 * family over its share of mem with its own lock; fewer are built where
 	 * a shard would hold less than a 64-byte line or its family refuses the
@@ -921,6 +924,12 @@ enum {
 	 * percpu.
 	 */
 	PKTDEDUP_A_PLAN_SHARDS,
+	/*
+	 * flag: Scope shared: one filter that every CPU steps at once without a
+	 * lock, each CPU with its own generator (a family whose update is word
+	 * by word, the SBF, with config shards 0); shards is 1.
+	 */
+	PKTDEDUP_A_PLAN_LOCK_FREE,
 
 	__PKTDEDUP_A_PLAN_MAX,
 	PKTDEDUP_A_PLAN_MAX = (__PKTDEDUP_A_PLAN_MAX - 1)

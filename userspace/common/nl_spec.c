@@ -156,6 +156,7 @@ static const struct nls_attr nls_plan_attrs[PKTDEDUP_A_PLAN_MAX + 1] = {
 	[PKTDEDUP_A_PLAN_MEM_TOTAL] = { .name = "mem-total", .type = NLS_U64 },
 	[PKTDEDUP_A_PLAN_FILTER] = { .name = "filter", .type = NLS_NEST, .nested = &nls_filter_plan },
 	[PKTDEDUP_A_PLAN_SHARDS] = { .name = "shards", .type = NLS_U32 },
+	[PKTDEDUP_A_PLAN_LOCK_FREE] = { .name = "lock-free", .type = NLS_FLAG },
 };
 
 static const struct nls_attr nls_filter_plan_attrs[PKTDEDUP_A_FILTER_PLAN_MAX + 1] = {

@@ -258,10 +258,16 @@ void print_plan(const struct nlattr *nest, const struct nlattr *plan_top)
 	nl_nest(plan_top, &nls_plan, t);
 	if (json) {
 		printf("\"kind\":\"%s\",\"filters\":%u,\"shards\":%u,"
-		       "\"mem_total\":%llu",
+		       "\"lock_free\":%s,\"mem_total\":%llu",
 		       v.ops->name, u32a(t, PKTDEDUP_A_PLAN_FILTERS),
 		       u32a(t, PKTDEDUP_A_PLAN_SHARDS) ?: 1,
+		       t[PKTDEDUP_A_PLAN_LOCK_FREE] ? "true" : "false",
 		       (unsigned long long)u64a(t, PKTDEDUP_A_PLAN_MEM_TOTAL));
+	} else if (t[PKTDEDUP_A_PLAN_LOCK_FREE]) {
+		printf("filters  1 (%s, shared), %s in all, lock-free: every CPU steps it at once, each with its own generator\n",
+		       v.ops->name,
+		       size_str(b1, sizeof(b1),
+				u64a(t, PKTDEDUP_A_PLAN_MEM_TOTAL)));
 	} else if (u32a(t, PKTDEDUP_A_PLAN_SHARDS) > 1) {
 		printf("filters  1 (%s, shared), %s in all, in %u shards of %s, each with its own lock\n",
 		       v.ops->name,

@@ -1000,10 +1000,45 @@ static void pd_t_same_shards(struct kunit *test, struct pd_filter_set *fs,
 }
 
 /*
+ * A lock-free shared filter's per-CPU generators under a fixed seed: CPU
+ * 0's a copy of the filter's own, each other possible CPU's from the next
+ * draw of the seed's state after the filter's seeds, in CPU order.
+ */
+static void pd_t_lockfree_gens(struct kunit *test, struct pd_filter_set *fs,
+			       u64 seed)
+{
+	const struct pd_filter *f = &fs->shards.sh[0].f;
+	struct pd_filter_cpu want;
+	u64 state = seed, rng;
+	int cpu;
+
+	KUNIT_ASSERT_TRUE(test, fs->shards.lockfree);
+	KUNIT_ASSERT_NOT_NULL(test, fs->fcpu);
+	KUNIT_EXPECT_EQ(test, fs->shards.n, 1u);
+	KUNIT_EXPECT_TRUE(test, fs->plan.lockfree);
+	/* the filter's seeds: the generator state, then k1, then k0 */
+	pd_rng_next(&state);
+	pd_rng_next(&state);
+	pd_rng_next(&state);
+	for_each_possible_cpu(cpu) {
+		if (!cpu) {
+			pd_filter_cpu_init(f, &want, NULL);
+		} else {
+			rng = pd_rng_next(&state);
+			pd_filter_cpu_init(f, &want, &rng);
+		}
+		KUNIT_EXPECT_EQ_MSG(test,
+				    memcmp(per_cpu_ptr(fs->fcpu, cpu), &want,
+					   sizeof(want)), 0, "CPU %d", cpu);
+	}
+}
+
+/*
  * A fixed seed (the config's seed): every filter of the instance, each
- * CPU's alike, and the shared one's shards, is seeded as pd_filter_seed()
- * seeds a filter (pd_shards_seed() shards) by hand, and again so after a
- * reset and after a change; random seeds again once it is unset.
+ * CPU's alike, and the shared one (lock-free: its CPUs' generators too;
+ * in shards: each shard), is seeded as pd_filter_seed() seeds a filter
+ * (pd_shards_seed() shards) by hand, and again so after a reset and
+ * after a change; random seeds again once it is unset.
  */
 static void pd_t_fixed_seed(struct kunit *test)
 {
@@ -1020,21 +1055,35 @@ static void pd_t_fixed_seed(struct kunit *test)
 	cfg.seed_mode = PKTDEDUP_SEED_MODE_FIXED;
 	cfg.seed = seed;
 	cfg.filter.mem_bytes = 8 << 10;	/* small: decrements matter */
-	for (round = 0; round < 3; round++) {
-		/* 0: built; 1: reset; 2: a change to scope shared */
+	for (round = 0; round < 5; round++) {
+		/*
+		 * 0: built; 1: reset; 2: a change to scope shared (the SBF:
+		 * lock-free); 3: its reset; 4: in shards (a count asked)
+		 */
 		if (round == 0)
 			KUNIT_ASSERT_EQ(test, pd_net_apply(pn, &cfg, NULL), 0);
-		else if (round == 1)
+		else if (round == 1 || round == 3)
 			KUNIT_ASSERT_EQ(test, pd_net_reset(pn, NULL), 0);
 		if (round == 2) {
 			cfg.scope = PKTDEDUP_SCOPE_SHARED;
 			KUNIT_ASSERT_EQ(test, pd_net_apply(pn, &cfg, NULL), 0);
+		} else if (round == 4) {
+			cfg.shards = 2;
+			KUNIT_ASSERT_EQ(test, pd_net_apply(pn, &cfg, NULL), 0);
 		}
 		fs = rcu_dereference_protected(pn->filters, true);
 		KUNIT_ASSERT_NOT_NULL(test, fs);
+		if (fs->shards.lockfree) {
+			KUNIT_EXPECT_LT(test, round, 4);
+			pd_t_lockfree_gens(test, fs, seed);
+			pd_t_same_shards(test, fs, seed);
+			continue;
+		}
 		if (fs->shards.n) {
-			/* 8 KiB on one CPU: 2 shards of 4 KiB */
+			/* 2 shards of 4 KiB, no generators per CPU */
+			KUNIT_EXPECT_EQ(test, round, 4);
 			KUNIT_EXPECT_EQ(test, fs->shards.n, 2u);
+			KUNIT_EXPECT_NULL(test, fs->fcpu);
 			pd_t_same_shards(test, fs, seed);
 			continue;
 		}
