@@ -8,14 +8,16 @@
  * the prefetch, the step; every thread its own flows) all at once:
  *  percpu    each thread its own filter (a struct pd_filter on lines of
  *            its own, as alloc_percpu() places the module's);
- *  shared    one filter in pd_shards_auto(CPUs online) shards (shard.h),
- *            stepped as the module steps it: hash once, the shard, its
- *            lock, the step, unlock;
+ *  shared    the module's scope shared for this filter (an SBF: one
+ *            filter that every thread steps at once without a lock,
+ *            each with its own generator: filter.h's step_cpu), stepped
+ *            as the module's hook steps it;
+ *  sharded   one filter in pd_shards_auto(CPUs online) shards (shard.h),
+ *            what scope shared builds for the families without a
+ *            lock-free step (and `shards N` for any): hash once, the
+ *            shard, its lock, the step, unlock;
  *  one lock  the same in one shard: one filter behind one lock, the
- *            shared scope as it was before the shards;
- *  atomic    one SBF whose cells every thread steps with atomic
- *            operations and no lock, each thread with its own decrement
- *            start generator (not in the module: for the design record).
+ *            shared scope as it was before the shards.
  * The filter is the module's default (pd_filter_req_defaults(): an SBF,
  * fps 1%, the planner's K, P, cell maximum and layout) at 1 MiB, each
  * CPU's or the whole shared one's; then at 64 MiB for one thread and the
@@ -105,7 +107,7 @@ static u32 scope_online(void)
 	return n > 0 ? (u32)n : 1;
 }
 
-enum scope_mode { SC_PERCPU, SC_SHARED, SC_ATOMIC, SC_SHARED_CPURNG };
+enum scope_mode { SC_PERCPU, SC_SHARED, SC_LOCKFREE, SC_SHARED_CPURNG };
 
 /* A per-CPU filter on lines of its own. */
 struct scope_filter {
@@ -117,8 +119,7 @@ struct scope_col {
 	enum scope_mode mode;
 	u32 shards;			/* shared: as asked; then as planned */
 	struct scope_filter *pcpu;	/* percpu: one per thread */
-	struct pd_shards s;		/* shared */
-	struct pd_filter a;		/* atomic: its SBF's cells */
+	struct pd_shards s;		/* shared, lock-free */
 	struct pd_filter_plan plan;	/* a filter's (shared: a shard's) */
 	u64 bytes;			/* a thread's filter, or the whole */
 	double ns[SCOPE_MAX_TS];	/* the median by T */
@@ -131,89 +132,10 @@ struct scope_thread {
 	pthread_barrier_t *start;
 	unsigned int i;		/* its index: its filter, its flows */
 	u64 next;		/* its next flow */
-	u64 rng;		/* atomic: the decrement-start generator */
-	u32 next_dec;		/* atomic: the next decrement start */
+	struct pd_filter_cpu cpu;	/* lock-free: its generator */
+	u64 rng;		/* cpu-rng: its decrement starts */
 	double ns;
 } PD_LINE_ALIGNED;
-
-/* The lowest bit of each non-zero cell of w (sbf.c's pd_sbf_nonzero()). */
-static inline u64 asbf_nonzero(const struct pd_sbf *f, u64 w)
-{
-	unsigned int s;
-
-	for (s = 1; s < f->d; s <<= 1)
-		w |= w >> s;
-	return w & f->lowmask;
-}
-
-/*
- * Decrement the non-zero cells [start, start + n) (no wrap) one word at a
- * time, each by compare-and-swap; a word with nothing to decrement is
- * only read.
- */
-static void asbf_dec_run(struct pd_sbf *f, u32 start, u32 n)
-{
-	u32 cpw = 1u << f->cpw_shift, wi = start >> f->cpw_shift;
-	u32 first = start & (cpw - 1);
-
-	while (n) {
-		u32 c = PD_MIN(n, cpw - first), width = c * f->d;
-		u64 range = width >= 64 ? ~(u64)0 :
-			    (((u64)1 << width) - 1) << (first * f->d);
-		u64 *w = &f->words[wi++];
-		u64 old = __atomic_load_n(w, __ATOMIC_RELAXED), dec;
-
-		do {
-			dec = asbf_nonzero(f, old) & range;
-		} while (dec && !__atomic_compare_exchange_n(w, &old, old - dec,
-							    true,
-							    __ATOMIC_RELAXED,
-							    __ATOMIC_RELAXED));
-		n -= c;
-		first = 0;
-	}
-}
-
-/*
- * One step of sbf.c's pd_sbf_step() on cells that other threads step at
- * the same time, with no lock: the K probes read, the P decrements from
- * this thread's own start (drawn one element ahead and its line
- * prefetched, as sbf.c does; flat: wrapping at m, blocked: inside the
- * start's line), then the K cells set to Max by atomic or.
- */
-static bool asbf_step(struct pd_sbf *f, struct scope_thread *th, u32 h1,
-		      u32 h2)
-{
-	u32 pos[PD_SBF_MAX_K], cmask = (1u << f->cpw_shift) - 1;
-	u32 start = th->next_dec, lo = 0, hi = f->cells, n;
-	bool dup = true;
-	unsigned int i;
-
-	pd_sbf_positions(f, h1, h2, pos);
-	for (i = 0; i < f->k; i++) {
-		u64 w = __atomic_load_n(&f->words[pos[i] >> f->cpw_shift],
-					__ATOMIC_RELAXED);
-
-		dup &= ((w >> ((pos[i] & cmask) * f->d)) & f->max) != 0;
-	}
-	if (f->p) {
-		th->next_dec = pd_rng_below(&th->rng, f->cells);
-		pd_prefetchw(&f->words[th->next_dec >> f->cpw_shift]);
-		if (f->blocked) {
-			lo = start & ~((1u << f->cpl_shift) - 1);
-			hi = lo + (1u << f->cpl_shift);
-		}
-		n = PD_MIN(f->p, hi - start);
-		asbf_dec_run(f, start, n);
-		if (n < f->p)
-			asbf_dec_run(f, lo, f->p - n);
-	}
-	for (i = 0; i < f->k; i++)
-		__atomic_fetch_or(&f->words[pos[i] >> f->cpw_shift],
-				  (u64)f->max << ((pos[i] & cmask) * f->d),
-				  __ATOMIC_RELAXED);
-	return dup;
-}
 
 static inline bool scope_cpurng_step(struct pd_shard *sh,
 				     struct scope_thread *th, u64 h)
@@ -274,8 +196,11 @@ static inline bool scope_step(struct scope_col *c, struct scope_thread *th,
 		sh = pd_shard_of(&c->s, h);
 		return scope_cpurng_step(sh, th, h);
 	default:
-		h = pd_filter_hash(&c->a, &key);
-		return asbf_step(pd_sbf_of(&c->a), th, (u32)h, (u32)(h >> 32));
+		/* lock-free: as the module's hook steps it */
+		h = pd_shards_hash(&c->s, &key);
+		sh = pd_shard_of(&c->s, h);
+		pd_filter_prefetch(&sh->f, h);
+		return pd_filter_step_cpu(&sh->f, &th->cpu, h, &pi);
 	}
 }
 
@@ -378,8 +303,12 @@ static void scope_col_create(struct scope_col *c, u64 mem,
 		c->bytes = whole.bytes;
 		break;
 	default:
-		if (pd_filter_create(&c->a, &req, &c->plan, &why))
+		if (pd_shards_create_shared(&c->s, &req, 0, nthreads,
+					    &c->plan, &why))
 			scope_fail(why);
+		if (!c->s.lockfree)
+			scope_fail("the default filter has no lock-free step");
+		c->shards = 1;
 		c->bytes = c->plan.bytes;
 		break;
 	}
@@ -395,12 +324,8 @@ static void scope_col_destroy(struct scope_col *c, unsigned int nthreads)
 			pd_filter_destroy(&c->pcpu[i].f);
 		free(c->pcpu);
 		break;
-	case SC_SHARED:
-	case SC_SHARED_CPURNG:
-		pd_shards_destroy(&c->s);
-		break;
 	default:
-		pd_filter_destroy(&c->a);
+		pd_shards_destroy(&c->s);
 		break;
 	}
 }
@@ -428,9 +353,11 @@ static void scope_measure(struct scope_col *cols, unsigned int ncols,
 		struct scope_col *c = &cols[ci];
 
 		scope_col_create(c, mem, max);
-		for (ti = 0; c->mode == SC_ATOMIC && ti < max; ti++)
-			th[ti].next_dec = pd_rng_below(&th[ti].rng,
-						       pd_sbf_of(&c->a)->cells);
+		for (ti = 0; c->mode == SC_LOCKFREE && ti < max; ti++) {
+			u64 seed = 0x5eed1000ULL + ti;
+
+			pd_filter_cpu_init(&c->s.sh[0].f, &th[ti].cpu, &seed);
+		}
 		scope_run(c, th, max);	/* warm */
 	}
 	for (r = 0; r < REPEAT; r++)
@@ -474,12 +401,12 @@ static void scope_table(u64 mem, const char *mtag, const unsigned int *ts,
 {
 	struct scope_col cols[4] = {
 		{ .mode = SC_PERCPU },
+		{ .mode = SC_LOCKFREE },
 		{ .mode = SC_SHARED, .shards = pd_shards_auto(scope_online(), mem) },
 		{ .mode = SC_SHARED, .shards = 1 },
-		{ .mode = SC_ATOMIC },
 	};
-	const struct scope_col *pc = &cols[0], *sh = &cols[1], *one = &cols[2];
-	const struct scope_col *at = &cols[3];
+	const struct scope_col *pc = &cols[0], *lf = &cols[1], *sh = &cols[2];
+	const struct scope_col *one = &cols[3];
 	unsigned int ti;
 	char b[32], head[32];
 
@@ -490,25 +417,25 @@ static void scope_table(u64 mem, const char *mtag, const unsigned int *ts,
 	       "thread, each thread on a CPU of its own), Mpps in all\n",
 	       b, REPEAT, STEPS);
 	print_plan("  percpu: a filter per thread of", &pc->plan);
-	snprintf(head, sizeof(head), "  shared: %u shards of", sh->shards);
+	print_plan("  shared (lock-free): one filter of", &lf->plan);
+	snprintf(head, sizeof(head), "  sharded: %u shards of", sh->shards);
 	print_plan(head, &sh->plan);
 	print_plan("  one lock: 1 shard of", &one->plan);
-	print_plan("  atomic: one SBF of", &at->plan);
-	snprintf(head, sizeof(head), "shared(%u)", sh->shards);
-	printf("%-7s %8s %7s %10s %7s %7s %8s %7s %8s %7s\n", "threads",
-	       "percpu", "Mpps", head, "Mpps", "/percpu", "1 lock",
-	       "/percpu", "atomic", "/percpu");
+	snprintf(head, sizeof(head), "sharded(%u)", sh->shards);
+	printf("%-7s %8s %7s %8s %7s %7s %11s %7s %8s %7s\n", "threads",
+	       "percpu", "Mpps", "shared", "Mpps", "/percpu", head,
+	       "/percpu", "1 lock", "/percpu");
 	for (ti = 0; ti < nts; ti++) {
 		double p = pc->ns[ti];
 
-		printf("%-7u %8.1f %7.1f %10.1f %7.1f %6.2fx %8.1f %6.2fx %8.1f %6.2fx\n",
-		       ts[ti], p, ts[ti] * 1e3 / p, sh->ns[ti],
-		       ts[ti] * 1e3 / sh->ns[ti], sh->ns[ti] / p, one->ns[ti],
-		       one->ns[ti] / p, at->ns[ti], at->ns[ti] / p);
+		printf("%-7u %8.1f %7.1f %8.1f %7.1f %6.2fx %11.1f %6.2fx %8.1f %6.2fx\n",
+		       ts[ti], p, ts[ti] * 1e3 / p, lf->ns[ti],
+		       ts[ti] * 1e3 / lf->ns[ti], lf->ns[ti] / p, sh->ns[ti],
+		       sh->ns[ti] / p, one->ns[ti], one->ns[ti] / p);
 		scope_json("percpu", mtag, ts[ti], p, pc->bytes);
-		scope_json("shared", mtag, ts[ti], sh->ns[ti], sh->bytes);
+		scope_json("shared", mtag, ts[ti], lf->ns[ti], lf->bytes);
+		scope_json("sharded", mtag, ts[ti], sh->ns[ti], sh->bytes);
 		scope_json("onelock", mtag, ts[ti], one->ns[ti], one->bytes);
-		scope_json("atomic", mtag, ts[ti], at->ns[ti], at->bytes);
 	}
 }
 
