@@ -287,15 +287,24 @@ t_percpu_caveat() {
 # the sender's CPU) both CPUs step the shared filter together. A copy
 # arrives at most 2N - 1 packets after its original.
 t_shared_cpus() {
-	t_begin "scope shared in shards: copies sent at once from both CPUs are found"
+	t_begin "scope shared, lock-free and in shards: copies sent at once from both CPUs are found"
 	_n=10000
 	ncpu=$(grep -c ^processor /proc/cpuinfo)
-	for f in "mem 4M" "filter sliding window 100000p"; do
+	# the SBF lock-free (its default), the SBF in 32 shards (asked), a
+	# window in the automatic shards (16 per possible CPU)
+	for f in "auto mem 4M" "32 mem 4M" "auto filter sliding window 100000p"; do
+		_sh=${f%% *}
+		f=${f#* }
+		case "$_sh $f" in
+		auto\ mem*)	_want="shards 1 lock_free 1" ;;
+		auto*)	_want="shards $((16 * ncpu)) lock_free 0" ;;
+		*)	_want="shards $_sh lock_free 0" ;;
+		esac
 		# shellcheck disable=SC2086
-		expect_ok "scope shared, $f" inns b dedupctl set scope shared \
-			shards auto $f
-		expect_eq "$f: 16 shards per possible CPU" "shards $((16 * ncpu))" \
-			"$(inns b grep '^shards' /proc/net/pktdedup/config)"
+		expect_ok "scope shared shards $_sh, $f" inns b dedupctl set \
+			scope shared shards $_sh $f
+		expect_eq "$f, shards $_sh: built" "$_want" \
+			"$(inns b awk '$1 == "shards" || $1 == "lock_free" { printf "%s%s %s", s, $1, $2; s = " " }' /proc/net/pktdedup/config)"
 		inns b dedupctl reset
 		inns a pdnet send -4 $A4 $B4 --count $_n --cpu 0 > /dev/null &
 		_p0=$!
@@ -314,10 +323,14 @@ t_shared_cpus() {
 		*)	# a window of packets: every copy inside it
 			fn=0 ;;
 		esac
-		expect_near "$f: copies from the other CPU found" $_n \
-			"$(stat_of b duplicates)" "$fn" "$fp"
+		expect_near "$f, shards $_sh: copies from the other CPU found" \
+			$_n "$(stat_of b duplicates)" "$fn" "$fp"
 	done
-	inns b dedupctl set scope percpu filter sbf mem 256K
+	expect_ok "dedupctl show says lock-free" sh -c \
+		"inns b dedupctl set scope shared shards auto mem 4M && inns b dedupctl show | grep -q 'lock-free: every CPU steps it'"
+	expect_eq "dedupctl -j show: lock_free" true \
+		"$(inns b dedupctl -j show | sed -n 's/.*"lock_free":\([a-z]*\).*/\1/p')"
+	inns b dedupctl set scope percpu shards auto filter sbf mem 256K
 	t_end
 }
 
