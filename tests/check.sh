@@ -141,9 +141,10 @@ suite e2e tests/vm/vm.sh boot "$B" e2e 1200
 # Those that read or hook per CPU or per device, on a guest with 256
 # possible CPUs (2 online), as many servers report: unprivileged readers
 # of a 250M shared filter, device changes beside them, devices followed
-# by name and stacked.
+# by name and stacked, and the shared scope (lock-free and in shards)
+# stepped from both CPUs.
 suite e2e-cpus env VM_TAG=cpus VM_MEM=1536 \
-	VM_APPEND="possible_cpus=256 pd.only=t_stats_bounded,t_stats_readers,t_dev_follow,t_dev_stacked pd.modparams=max_total_mem=700M,max_netns_mem=400M,mem=64K,sources=0" \
+	VM_APPEND="possible_cpus=256 pd.only=t_stats_bounded,t_stats_readers,t_dev_follow,t_dev_stacked,t_shared_cpus pd.modparams=max_total_mem=700M,max_netns_mem=400M,mem=64K,sources=0" \
 	tests/vm/vm.sh boot "$B" e2e 900
 # The same scenarios on a debug kernel (KASAN, UBSAN, lockdep, kmemleak):
 # started above; its console is kept in $B/vm/e2e-debug.log.

@@ -20,8 +20,9 @@
  *            shared scope as it was before the shards.
  * The filter is the module's default (pd_filter_req_defaults(): an SBF,
  * fps 1%, the planner's K, P, cell maximum and layout) at 1 MiB, each
- * CPU's or the whole shared one's; then at 64 MiB for one thread and the
- * most. Each figure: ns per packet per thread (the mean of the threads'
+ * CPU's or the whole shared one's; then with layout blocked (K cells in
+ * one line: two lines a packet, which is what CPUs sharing a filter pass
+ * between them) and at 64 MiB, for one thread and the most. Each figure: ns per packet per thread (the mean of the threads'
  * own times), the median of REPEAT runs of STEPS packets per thread, the
  * columns' runs interleaved, after a warm-up run of each; Mpps in all is
  * T * 1000 / ns.
@@ -53,6 +54,8 @@
 #define SCOPE_MAX_COLS 8
 
 static unsigned int scope_threads_asked;
+/* The table's filters: the SBF's layout (the default's, or blocked). */
+static u8 scope_layout = PKTDEDUP_LAYOUT_FLAT;
 
 void scope_set_threads(unsigned int n)
 {
@@ -281,6 +284,7 @@ static void scope_col_create(struct scope_col *c, u64 mem,
 	u32 n;
 
 	pd_filter_req_defaults(&req, PKTDEDUP_FILTER_KIND_SBF, mem);
+	pd_sbf_req(&req)->layout = scope_layout;
 	switch (c->mode) {
 	case SC_PERCPU:
 		c->pcpu = aligned_alloc(64, sizeof(*c->pcpu) * nthreads);
@@ -412,10 +416,11 @@ static void scope_table(u64 mem, const char *mtag, const unsigned int *ts,
 
 	scope_measure(cols, 4, mem, ts, nts);
 	fmt_bytes(b, sizeof(b), mem);
-	printf("\nscopes by threads, %s (the module's default filter, fps 1%%);\n"
+	printf("\nscopes by threads, %s (the module's default filter, fps 1%%%s);\n"
 	       "ns per packet per thread (median of %u runs of %u new flows per\n"
 	       "thread, each thread on a CPU of its own), Mpps in all\n",
-	       b, REPEAT, STEPS);
+	       b, scope_layout == PKTDEDUP_LAYOUT_BLOCKED ?
+	       ", layout blocked" : "", REPEAT, STEPS);
 	print_plan("  percpu: a filter per thread of", &pc->plan);
 	print_plan("  shared (lock-free): one filter of", &lf->plan);
 	snprintf(head, sizeof(head), "  sharded: %u shards of", sh->shards);
@@ -445,6 +450,10 @@ void bench_scope(void)
 	unsigned int ends[2] = { 1, ts[nts - 1] };
 
 	scope_table(1 << 20, "", ts, nts);
+	/* two cell lines a packet instead of K + 1: what CPUs pass around */
+	scope_layout = PKTDEDUP_LAYOUT_BLOCKED;
+	scope_table(1 << 20, "-blocked", ends, ends[1] > 1 ? 2 : 1);
+	scope_layout = PKTDEDUP_LAYOUT_FLAT;
 	scope_table(64 << 20, "-64m", ends, ends[1] > 1 ? 2 : 1);
 }
 
