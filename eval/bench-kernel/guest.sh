@@ -585,7 +585,8 @@ full() {
 		for fam in sliding jumping landmark; do
 			pd_cfg pktdedup-count-flow-1m-$fam defaults key flow action count filter $fam window 2ms mem 1M
 		done
-		# scope shared: in shards (16 on UML's one CPU), and in one
+		# scope shared: lock-free (the SBF's), and in one shard behind
+		# one lock
 		for m in 1m 64m; do
 			pd_cfg pktdedup-count-flow-$m-shared defaults key flow action count filter sbf mem "${m^^}" scope shared
 		done
@@ -649,15 +650,16 @@ placement() {
 	done
 }
 
-# scope shared against percpu on UML's one CPU: what the shards' lock and
-# their choice cost a packet when no other CPU contends (the contended
-# case is make bench's thread table)
+# scope shared against percpu on UML's one CPU: what the lock-free step's
+# atomics, and the shards' lock and choice, cost a packet when no other
+# CPU contends (the contended case is make bench's thread table)
 scope() {
 	RUN_N=1000000
 	for ROUND in $(seq "${ROUNDS:-2}"); do
 		baselines
 		pd_cfg pktdedup-count-flow-1m defaults key flow action count filter sbf mem 1M
 		pd_cfg pktdedup-count-flow-1m-shared defaults key flow action count filter sbf mem 1M scope shared
+		pd_cfg pktdedup-count-flow-1m-sharded defaults key flow action count filter sbf mem 1M scope shared shards 16
 		pd_cfg pktdedup-count-flow-1m-onelock defaults key flow action count filter sbf mem 1M scope shared shards 1
 		pd_cfg pktdedup-drop-flow-1m defaults key flow action drop filter sbf mem 1M
 		pd_cfg pktdedup-drop-flow-1m-shared defaults key flow action drop filter sbf mem 1M scope shared

@@ -37,7 +37,7 @@
 #          pktdedup with nothing selected (match-mark not matching), count
 #          and drop at hook ingress; 2 rounds of BENCH_KERNEL_PAIRS (8)
 #          pairs (about 6 min)
-#   scope  scope shared (in shards, and in one behind one lock) against
+#   scope  scope shared (lock-free, in shards, and in one behind one lock) against
 #          percpu, count and drop at 1 MiB, on UML's one CPU: the
 #          uncontended cost; 2 rounds of BENCH_KERNEL_PAIRS (8) pairs
 #   profile  pktdedup count, flow key, 1 MiB, defaults: 4 pairs of runs
