@@ -302,8 +302,39 @@ static int pd_plan_one(const struct pd_plan_req *req, u64 fps, u32 max, u32 k,
 	return 0;
 }
 
+static int pd_plan_layout(const struct pd_plan_req *req, struct pd_plan *out,
+			  const char **why);
+
+/*
+ * Layout auto: flat, but blocked for a filter every CPU steps (each line
+ * a packet writes may have to come from another CPU's cache, and blocked
+ * writes two where flat writes K + 1) when the flat plan has cell maximum
+ * 1 (blocked has no other; with a gap the planner may find a larger
+ * maximum better for the FN rate, and that stays) and fps can be met
+ * blocked.
+ */
 int pd_plan(const struct pd_plan_req *req, struct pd_plan *out,
 	    const char **why)
+{
+	struct pd_plan_req r = *req;
+	struct pd_plan flat;
+	const char *w = NULL;
+	int err;
+
+	if (req->layout != PKTDEDUP_LAYOUT_AUTO)
+		return pd_plan_layout(req, out, why);
+	r.layout = PKTDEDUP_LAYOUT_FLAT;
+	err = pd_plan_layout(&r, &flat, why);
+	if (err)
+		return err;
+	r.layout = PKTDEDUP_LAYOUT_BLOCKED;
+	if (!req->shared || flat.max != 1 || pd_plan_layout(&r, out, &w))
+		*out = flat;
+	return 0;
+}
+
+static int pd_plan_layout(const struct pd_plan_req *req, struct pd_plan *out,
+			  const char **why)
 {
 	static const u32 maxes[] = { 1, 3, 7, 15 };
 	u64 fps = pd_q62_from_ppb(req->fps_ppb ? req->fps_ppb :

@@ -98,6 +98,9 @@ struct pd_sbf_req {
 
 #define pd_sbf_req(r) ((struct pd_sbf_req *)(r)->fam)
 
+/* The layouts' names, the spec's entries: "flat", "blocked", "auto". */
+extern const char *const pd_sbf_layout_names[PKTDEDUP_LAYOUT_MAX + 1];
+
 /* Bits per cell for a Max value, or 0 if Max is not 2^d - 1, d in 1,2,4,8. */
 unsigned int pd_sbf_bits_for_max(unsigned int max);
 /* Validate params; returns 0 or a negative errno, *why says what is wrong. */

@@ -11,6 +11,12 @@ PD_FILTER_PRIV_FITS(struct pd_sbf);
 
 PD_FILTER_REQ_FITS(struct pd_sbf_req);
 
+const char *const pd_sbf_layout_names[PKTDEDUP_LAYOUT_MAX + 1] = {
+	[PKTDEDUP_LAYOUT_FLAT] = "flat",
+	[PKTDEDUP_LAYOUT_BLOCKED] = "blocked",
+	[PKTDEDUP_LAYOUT_AUTO] = "auto",
+};
+
 static void pd_sbf_req_defaults(struct pd_filter_req *req)
 {
 	struct pd_sbf_req *sr = pd_sbf_req(req);
@@ -18,6 +24,7 @@ static void pd_sbf_req_defaults(struct pd_filter_req *req)
 	sr->max = PD_FILTER_AUTO;
 	sr->k = PD_FILTER_AUTO;
 	sr->p = PD_FILTER_AUTO;
+	sr->layout = PKTDEDUP_LAYOUT_AUTO;
 }
 
 static int pd_sbf_fplan(const struct pd_filter_req *req,
@@ -27,7 +34,7 @@ static int pd_sbf_fplan(const struct pd_filter_req *req,
 	struct pd_plan_req pr = {
 		.mem_bytes = req->mem_bytes, .fps_ppb = (u32)req->fps_ppb,
 		.max = (u32)sr->max, .k = (u32)sr->k, .p = (u32)sr->p,
-		.gap = sr->gap, .layout = (u8)sr->layout,
+		.gap = sr->gap, .layout = (u8)sr->layout, .shared = req->shared,
 	};
 	struct pd_sbf_params prm;
 	struct pd_plan p;

@@ -98,11 +98,16 @@ static int pd_st_new(struct kunit *test, struct pd_shards *s,
 	return err;
 }
 
-/* kind's defaults for mem bytes; a window family's window of w packets. */
+/*
+ * kind's defaults for mem bytes; a window family's window of w packets;
+ * planned as a shared filter is (the SBF's layout auto: blocked), as the
+ * shards plan theirs.
+ */
 static void pd_st_req(struct pd_filter_req *req, unsigned int kind, u64 mem,
 		      u64 w)
 {
 	pd_filter_req_defaults(req, (u8)kind, mem);
+	req->shared = true;
 	if (pd_filter_family(kind)->window)
 		pd_tw_req(req)->window_pkts = w;
 }
@@ -441,7 +446,7 @@ static void pd_shard_plan_whole(struct kunit *test)
 	unsigned int i, kind;
 
 	/* SBF, 1 MiB in 16, gap 1600: a shard's gap is 100 */
-	pd_filter_req_defaults(&req, PKTDEDUP_FILTER_KIND_SBF, 1 << 20);
+	pd_st_req(&req, PKTDEDUP_FILTER_KIND_SBF, 1 << 20, 0);
 	pd_sbf_req(&req)->gap = 1600;
 	pd_st_plan(test, &req, 16, &shard, &whole);
 	r = req;
@@ -1187,6 +1192,56 @@ static void pd_shard_plan_lockfree(struct kunit *test)
 	}
 }
 
+/*
+ * The SBF's layout auto: flat for a filter of one CPU, blocked for a
+ * shared one (the plan of a filter of mem planned blocked, model and all),
+ * and flat again where blocked cannot serve: a cell maximum above 1 asked,
+ * or a gap for which the planner finds a larger maximum better.
+ */
+static void pd_shard_layout_auto(struct kunit *test)
+{
+	struct pd_filter_plan one, shared, blocked;
+	struct pd_filter_req req;
+	const char *why = NULL;
+
+	pd_filter_req_defaults(&req, PKTDEDUP_FILTER_KIND_SBF, 1 << 20);
+	KUNIT_ASSERT_EQ(test, (unsigned int)pd_sbf_req(&req)->layout,
+			(unsigned int)PKTDEDUP_LAYOUT_AUTO);
+	KUNIT_ASSERT_EQ(test, pd_filter_plan(&req, &one, &why), 0);
+	KUNIT_EXPECT_EQ(test, (unsigned int)one.layout,
+			(unsigned int)PKTDEDUP_LAYOUT_FLAT);
+	req.shared = true;
+	KUNIT_ASSERT_EQ(test, pd_filter_plan(&req, &shared, &why), 0);
+	KUNIT_EXPECT_EQ(test, (unsigned int)shared.layout,
+			(unsigned int)PKTDEDUP_LAYOUT_BLOCKED);
+	req.shared = false;
+	pd_sbf_req(&req)->layout = PKTDEDUP_LAYOUT_BLOCKED;
+	KUNIT_ASSERT_EQ(test, pd_filter_plan(&req, &blocked, &why), 0);
+	pd_st_same_model(test, &shared, &blocked);
+	KUNIT_EXPECT_EQ(test, shared.cells, blocked.cells);
+	/* the whole, lock-free, as the module plans it */
+	pd_sbf_req(&req)->layout = PKTDEDUP_LAYOUT_AUTO;
+	KUNIT_ASSERT_EQ(test, pd_shards_plan_shared(&req, 0, 2, &one, &shared,
+						    &why), 0);
+	KUNIT_EXPECT_TRUE(test, shared.lockfree);
+	KUNIT_EXPECT_EQ(test, (unsigned int)shared.layout,
+			(unsigned int)PKTDEDUP_LAYOUT_BLOCKED);
+	/* cell maximum 3 asked: flat, shared or not */
+	req.shared = true;
+	pd_sbf_req(&req)->max = 3;
+	KUNIT_ASSERT_EQ(test, pd_filter_plan(&req, &shared, &why), 0);
+	KUNIT_EXPECT_EQ(test, (unsigned int)shared.layout,
+			(unsigned int)PKTDEDUP_LAYOUT_FLAT);
+	KUNIT_EXPECT_EQ(test, shared.max, 3U);
+	/* a gap the planner serves best with a larger maximum: flat */
+	pd_sbf_req(&req)->max = PD_FILTER_AUTO;
+	pd_sbf_req(&req)->gap = 1600;
+	KUNIT_ASSERT_EQ(test, pd_filter_plan(&req, &shared, &why), 0);
+	KUNIT_EXPECT_GT(test, shared.max, 1U);
+	KUNIT_EXPECT_EQ(test, (unsigned int)shared.layout,
+			(unsigned int)PKTDEDUP_LAYOUT_FLAT);
+}
+
 static struct kunit_case pd_shard_cases[] = {
 	KUNIT_CASE(pd_shard_copy_same_shard),
 	KUNIT_CASE(pd_shard_loads_uniform),
@@ -1205,6 +1260,7 @@ static struct kunit_case pd_shard_cases[] = {
 	KUNIT_CASE(pd_shard_every_family),
 	KUNIT_CASE(pd_shard_lockfree_twin),
 	KUNIT_CASE(pd_shard_plan_lockfree),
+	KUNIT_CASE(pd_shard_layout_auto),
 	{}
 };
 

@@ -322,8 +322,10 @@ static double mt_fn(const struct pd_filter_plan *pl, u64 m, u64 pset,
 
 /*
  * The SBF with the module's default request (config.c: 256 KiB, fps 1%,
- * everything else the planner's) in the automatic count of shards for T
- * CPUs (pd_shards_auto(T, mem), fewer if a shard would be under 4 KiB).
+ * everything else the planner's: layout auto, blocked in a shared filter;
+ * or flat, asked) in the automatic count of shards for T CPUs
+ * (pd_shards_auto(T, mem), fewer if a shard would be under 4 KiB), or
+ * lock-free.
  *
  * FP: 10 lifetimes of a cell (m / (K + P) elements of the whole: e^-10
  * of the start is left), then 10^6 new keys in all; their FP rate is the
@@ -347,7 +349,8 @@ static double mt_fn(const struct pd_filter_plan *pl, u64 m, u64 pset,
  * (the lower set rate gives the higher FN). The count must lie within
  * those, 5 sd and 2% (as for FP) outside them.
  */
-static void mt_sbf(struct kunit *test, unsigned int nt, bool lockfree)
+static void mt_sbf(struct kunit *test, unsigned int nt, bool lockfree,
+		   u8 layout)
 {
 	struct mt_run *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
 	u64 m, ms, life, fp = 0, news = 0, vp, pset, pset_lo, i, *rng0;
@@ -358,8 +361,12 @@ static void mt_sbf(struct kunit *test, unsigned int nt, bool lockfree)
 
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	pd_config_defaults(&cfg);
+	KUNIT_ASSERT_EQ(test, (unsigned int)pd_sbf_req(&cfg.filter)->layout,
+			(unsigned int)PKTDEDUP_LAYOUT_AUTO);
 	KUNIT_ASSERT_EQ(test, (unsigned int)cfg.filter.kind,
 			(unsigned int)PKTDEDUP_FILTER_KIND_SBF);
+	/* auto: blocked, as a shared filter is planned; or flat, asked */
+	pd_sbf_req(&cfg.filter)->layout = layout;
 	mt_setup(test, r, &cfg.filter,
 		 lockfree ? 0 : pd_shards_auto(nt, cfg.filter.mem_bytes), nt,
 		 1000 + nt);
@@ -391,8 +398,9 @@ static void mt_sbf(struct kunit *test, unsigned int nt, bool lockfree)
 	model = vp / 1e9;
 	fpr = (double)fp / news;
 	tol = 5 * sqrt(model * (1 - model) / news) + model / 50;
-	kunit_info(test, "T %u, %s %u (K %u P %u Max %u, %llu cells a shard), %.2f s: FP %.4f%% of %llu, model %.4f%% +- %.4f%%",
-		   nt, lockfree ? "lock-free, n" : "n", r->s.n, r->whole.k, r->whole.p, r->whole.max,
+	kunit_info(test, "T %u, %s, %s %u (K %u P %u Max %u, %llu cells a shard), %.2f s: FP %.4f%% of %llu, model %.4f%% +- %.4f%%",
+		   nt, r->whole.layout == PKTDEDUP_LAYOUT_BLOCKED ? "blocked" :
+		   "flat", lockfree ? "lock-free, n" : "n", r->s.n, r->whole.k, r->whole.p, r->whole.max,
 		   (unsigned long long)ms, secs, 100 * fpr,
 		   (unsigned long long)news, 100 * model, 100 * tol);
 	KUNIT_EXPECT_TRUE(test, fabs(fpr - model) <= tol);
@@ -461,17 +469,17 @@ static void mt_sbf(struct kunit *test, unsigned int nt, bool lockfree)
 
 static void pd_shard_mt_sbf_2(struct kunit *test)
 {
-	mt_sbf(test, 2, false);
+	mt_sbf(test, 2, false, PKTDEDUP_LAYOUT_FLAT);
 }
 
 static void pd_shard_mt_sbf_4(struct kunit *test)
 {
-	mt_sbf(test, 4, false);
+	mt_sbf(test, 4, false, PKTDEDUP_LAYOUT_AUTO);
 }
 
 static void pd_shard_mt_sbf_8(struct kunit *test)
 {
-	mt_sbf(test, 8, false);
+	mt_sbf(test, 8, false, PKTDEDUP_LAYOUT_AUTO);
 }
 
 /*
@@ -483,17 +491,17 @@ static void pd_shard_mt_sbf_8(struct kunit *test)
  */
 static void pd_shard_mt_lockfree_2(struct kunit *test)
 {
-	mt_sbf(test, 2, true);
+	mt_sbf(test, 2, true, PKTDEDUP_LAYOUT_FLAT);
 }
 
 static void pd_shard_mt_lockfree_4(struct kunit *test)
 {
-	mt_sbf(test, 4, true);
+	mt_sbf(test, 4, true, PKTDEDUP_LAYOUT_AUTO);
 }
 
 static void pd_shard_mt_lockfree_8(struct kunit *test)
 {
-	mt_sbf(test, 8, true);
+	mt_sbf(test, 8, true, PKTDEDUP_LAYOUT_FLAT);
 }
 
 /* A thread of pd_shard_mt_lockfree_sets: its keys into the one filter. */
