@@ -234,6 +234,8 @@ int pd_nl_put_plan(struct sk_buff *msg, int type,
 			    PKTDEDUP_A_FILTER_PLAN_PAD))) ||
 	    (pd_filter_takes(ops, PKTDEDUP_A_SETTINGS_P_STAR) &&
 	     nla_put_u32(msg, PKTDEDUP_A_FILTER_PLAN_P_STAR, p->p_star_ppb)) ||
+	    (pd_filter_takes(ops, PKTDEDUP_A_SETTINGS_LAYOUT) &&
+	     nla_put_u8(msg, PKTDEDUP_A_FILTER_PLAN_LAYOUT, p->layout)) ||
 	    (pd_filter_takes(ops, PKTDEDUP_A_SETTINGS_IMPORTANCE) &&
 	     (pd_put_ppb(msg, PKTDEDUP_A_FILTER_PLAN_FN_LOW, p->fn_low) ||
 	      nla_put_u8(msg, PKTDEDUP_A_FILTER_PLAN_IMPORTANCE,

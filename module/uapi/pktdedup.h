@@ -395,6 +395,12 @@ enum pktdedup_layout {
 	 * planner models it and raises P to hold fps. Cell maximum 1 only.
 	 */
 	PKTDEDUP_LAYOUT_BLOCKED,
+	/*
+	 * The planner's choice: blocked for a filter that every CPU steps
+	 * (scope shared), whose lines the CPUs pass between them, where cell
+	 * maximum 1 and fps allow it; flat otherwise.
+	 */
+	PKTDEDUP_LAYOUT_AUTO,
 
 	__PKTDEDUP_LAYOUT_MAX,
 	PKTDEDUP_LAYOUT_MAX = (__PKTDEDUP_LAYOUT_MAX - 1)
@@ -845,7 +851,7 @@ enum {
 	PKTDEDUP_A_SETTINGS_WARN_BELOW,
 	/*
 	 * u8, enum layout: Stable Bloom Filter, the cells' layout; default
-	 * flat.
+	 * auto.
 	 */
 	PKTDEDUP_A_SETTINGS_LAYOUT,
 
@@ -1008,6 +1014,11 @@ enum {
 	PKTDEDUP_A_FILTER_PLAN_RATE,
 	/* u32: Window families, the warn-below percentage in force. */
 	PKTDEDUP_A_FILTER_PLAN_WARN_BELOW,
+	/*
+	 * u8, enum layout: SBF: the layout the filter was built with (flat or
+	 * blocked; the setting auto resolved).
+	 */
+	PKTDEDUP_A_FILTER_PLAN_LAYOUT,
 
 	__PKTDEDUP_A_FILTER_PLAN_MAX,
 	PKTDEDUP_A_FILTER_PLAN_MAX = (__PKTDEDUP_A_FILTER_PLAN_MAX - 1)

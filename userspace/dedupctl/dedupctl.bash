@@ -36,7 +36,7 @@ _dedupctl_values() {
 	state) echo "idle active" ;;
 	filter | hook | decap) _dedupctl_usage_values "$1" ;;
 	tunnel-id) echo "include ignore" ;;
-	layout) echo "flat blocked" ;;
+	layout) echo "flat blocked auto" ;;
 	importance) echo "dscp mark" ;;
 	# this host's devices (a list is typed with commas)
 	dev) echo "any"; ls /sys/class/net 2>/dev/null ;;

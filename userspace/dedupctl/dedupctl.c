@@ -66,7 +66,7 @@ static const char usage_text[] =
 "      filter @FAMILIES@\n"
 "      mem SIZE, and the filter family's own: fps RATE    max auto|N\n"
 "      k auto|N    p auto|N    gap auto|PACKETS    p-star RATE (rsbf)\n"
-"      layout flat|blocked (sbf: blocked puts a key's cells in one line)\n"
+"      layout flat|blocked|auto (sbf: blocked, a key's cells in one line)\n"
 "      importance dscp|mark MASK (ibf-2c, ibf-mc)\n"
 "      window DURATION|Np    rate PPS    warn-below PCT (windows)\n"
 "      subwindows N (jumping)    landmark DURATION (filter landmark window)\n"

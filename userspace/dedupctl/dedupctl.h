@@ -120,6 +120,7 @@ struct plan_view {
 	/* window families */
 	uint64_t window_ns, window_pkts, capacity, rate;
 	uint32_t subwindows, warn_below;
+	int layout;		/* sbf: PKTDEDUP_LAYOUT_*; -1: none */
 };
 /* The nest attribute of family ops in the filter set (by its name). */
 uint16_t family_nest(const struct pd_filter_ops *ops);
@@ -129,6 +130,8 @@ void plan_view_nl(const struct nlattr *nest, struct plan_view *v);
 void plan_view_local(const struct pd_filter_ops *ops,
 		     const struct pd_filter_plan *p, struct plan_view *v);
 void print_plan_view(const struct plan_view *v);
+/* The SBF's layout's name ("?" for a number this dedupctl does not know). */
+const char *layout_name(unsigned int layout);
 /* The kernel's plan: the plan nest of a reply, its filter-plan within. */
 void print_plan(const struct nlattr *nest, const struct nlattr *plan_top);
 

@@ -59,6 +59,12 @@ const char *time_str(char *buf, size_t len, uint64_t ns)
 	return buf;
 }
 
+const char *layout_name(unsigned int layout)
+{
+	return layout <= PKTDEDUP_LAYOUT_MAX ? pd_sbf_layout_names[layout] :
+	       "?";
+}
+
 void plan_view_nl(const struct nlattr *nest, struct plan_view *v)
 {
 	const struct nlattr *p[PKTDEDUP_A_FILTER_PLAN_MAX + 1];
@@ -99,6 +105,8 @@ void plan_view_nl(const struct nlattr *nest, struct plan_view *v)
 	v->rate = u64a(p, PKTDEDUP_A_FILTER_PLAN_RATE);
 	v->subwindows = u32a(p, PKTDEDUP_A_FILTER_PLAN_SUBWINDOWS);
 	v->warn_below = u32a(p, PKTDEDUP_A_FILTER_PLAN_WARN_BELOW);
+	v->layout = p[PKTDEDUP_A_FILTER_PLAN_LAYOUT] ?
+		    u8a(p, PKTDEDUP_A_FILTER_PLAN_LAYOUT) : -1;
 }
 
 void plan_view_local(const struct pd_filter_ops *ops,
@@ -117,6 +125,8 @@ void plan_view_local(const struct pd_filter_ops *ops,
 		.window_ns = pl->window_ns, .window_pkts = pl->window_pkts,
 		.capacity = pl->capacity, .rate = pl->rate,
 		.subwindows = pl->subwindows, .warn_below = pl->warn_below,
+		.layout = pd_filter_takes(ops, PKTDEDUP_A_SETTINGS_LAYOUT) ?
+			  pl->layout : -1,
 	};
 }
 
@@ -213,6 +223,8 @@ void print_plan_view(const struct plan_view *v)
 			printf(",\"fn_low_at_gap\":%.9g", v->fn_low / 1e9);
 		if (pd_filter_takes(ops, PKTDEDUP_A_SETTINGS_P_STAR))
 			printf(",\"p_star\":%.9g", v->p_star / 1e9);
+		if (v->layout >= 0)
+			printf(",\"layout\":\"%s\"", layout_name(v->layout));
 		return;
 	}
 	if (ops->counting) {
@@ -222,6 +234,8 @@ void print_plan_view(const struct plan_view *v)
 		if (v->p_exact_q32)
 			printf(" (Eq. 17: %.2f)",
 			       (double)v->p_exact_q32 / 4294967296.0);
+		if (v->layout >= 0)
+			printf(", layout %s", layout_name(v->layout));
 		printf("\n");
 	} else {
 		printf("arrays   %u of %llu bits\n", v->k,

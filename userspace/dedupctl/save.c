@@ -183,8 +183,8 @@ void config_words(const struct nlattr **tb, struct words *w)
 	}
 	if (s[PKTDEDUP_A_SETTINGS_LAYOUT]) {
 		words_add(w, "layout");
-		words_add(w, "%s", u8a(s, PKTDEDUP_A_SETTINGS_LAYOUT) ==
-			  PKTDEDUP_LAYOUT_BLOCKED ? "blocked" : "flat");
+		words_add(w, "%s",
+			  layout_name(u8a(s, PKTDEDUP_A_SETTINGS_LAYOUT)));
 	}
 	/* a fixed seed's value comes only to CAP_NET_ADMIN (save fails) */
 	words_add(w, "seed");

@@ -199,13 +199,13 @@ static uint64_t fsetting_read(const char *k, char **v, struct fvals *fv)
 	} else if (!strcmp(k, "warn-below")) {
 		fval(fv, PKTDEDUP_A_SETTINGS_WARN_BELOW, pct_arg(k, v[0]));
 	} else if (!strcmp(k, "layout")) {
-		if (!strcmp(v[0], "flat"))
-			x = PKTDEDUP_LAYOUT_FLAT;
-		else if (!strcmp(v[0], "blocked"))
-			x = PKTDEDUP_LAYOUT_BLOCKED;
-		else
-			usage_error("layout: '%s' is not flat or blocked", v[0]);
-		fval(fv, PKTDEDUP_A_SETTINGS_LAYOUT, x);
+		int l = pd_name_index(v[0], pd_sbf_layout_names,
+				      PKTDEDUP_LAYOUT_MAX + 1);
+
+		if (l < 0)
+			usage_error("layout: '%s' is not flat, blocked or auto",
+				    v[0]);
+		fval(fv, PKTDEDUP_A_SETTINGS_LAYOUT, (uint64_t)l);
 	} else if (!strcmp(k, "importance")) {
 		if (!strcmp(v[0], "dscp")) {
 			fval(fv, PKTDEDUP_A_SETTINGS_IMPORTANCE,

@@ -216,8 +216,7 @@ static int show_cb(const struct nlattr **tb, void *data)
 			       u8a(s, PKTDEDUP_A_SETTINGS_SUBWINDOWS));
 		if (s[PKTDEDUP_A_SETTINGS_LAYOUT])
 			printf(",\"layout\":\"%s\"",
-			       u8a(s, PKTDEDUP_A_SETTINGS_LAYOUT) ==
-			       PKTDEDUP_LAYOUT_BLOCKED ? "blocked" : "flat");
+			       layout_name(u8a(s, PKTDEDUP_A_SETTINGS_LAYOUT)));
 		if (active && tb[PKTDEDUP_A_PLAN]) {
 			printf(",\"plan\":{");
 			print_plan(pl[PKTDEDUP_A_PLAN_FILTER], tb[PKTDEDUP_A_PLAN]);
@@ -269,6 +268,8 @@ static int show_cb(const struct nlattr **tb, void *data)
 		       pct(b2, sizeof(b2), u32a(s, PKTDEDUP_A_SETTINGS_FPS)));
 	if (u8a(s, PKTDEDUP_A_SETTINGS_LAYOUT) == PKTDEDUP_LAYOUT_BLOCKED)
 		printf(", blocked (a key's cells in one cache line)");
+	else if (u8a(s, PKTDEDUP_A_SETTINGS_LAYOUT) == PKTDEDUP_LAYOUT_AUTO)
+		printf(", layout auto (blocked when shared)");
 	printf("\n");
 	if (s[PKTDEDUP_A_SETTINGS_IMPORTANCE]) {
 		if (imp)
