@@ -286,10 +286,13 @@ def shards():
     """--shards N: the module's scope shared in N shards; one shard is one
     filter (the same verdicts from the same seed), more are another filter
     of the same model; what it cannot take is a usage error"""
-    one = run_json(CONTRACT)
+    # a shared filter's layout auto is blocked: one filter of that layout
+    one = run_json(CONTRACT + ["--layout", "blocked"])
+    assert run_json(CONTRACT)["layout"] == "flat"
     j1 = run_json(CONTRACT + ["--shards", "1"])
     j16 = run_json(CONTRACT + ["--shards", "16"])
     assert (j1["shards"], j16["shards"]) == (1, 16), (j1, j16)
+    assert (j1["layout"], j16["layout"]) == ("blocked", "blocked")
     for k in ("false_positives", "false_negatives", "fp_bound", "k", "p"):
         assert j1[k] == one[k], (k, j1[k], one[k])
     # the model is one filter's (Eq. 8's m enters as 1/m: a shard's is
@@ -304,6 +307,25 @@ def shards():
         expect_usage_error(CONTRACT + ["--shards", bad], "--shards")
     expect_usage_error(["--algo", "fpbuffering", "--mem", "1M", "--stream",
                         "uniform", "--shards", "2"], "--shards")
+
+
+@test
+def shared():
+    """--shared: the module's scope shared with shards auto: the SBF
+    lock-free, one filter (layout auto: blocked) that CPU 0 steps as one
+    shard would; a layout asked stays; families the module shards need
+    --shards N"""
+    j = run_json(CONTRACT + ["--shared"])
+    j1 = run_json(CONTRACT + ["--shards", "1"])
+    assert (j["shards"], j["layout"]) == (1, "blocked"), j
+    for k in ("false_positives", "false_negatives", "fp_bound", "k", "p"):
+        assert j[k] == j1[k], (k, j[k], j1[k])
+    assert run_json(CONTRACT + ["--shared", "--layout", "flat"])["layout"] == "flat"
+    expect_usage_error(["--algo", "sliding", "--window", "1000p", "--stream",
+                        "uniform", "--shared"], "--shards N")
+    expect_usage_error(["--algo", "fpbuffering", "--mem", "1M", "--stream",
+                        "uniform", "--shared"], "--shared")
+    expect_usage_error(CONTRACT + ["--layout", "diagonal"], "--layout")
 
 
 @test

@@ -73,9 +73,11 @@ static const char usage[] =
 "  --gap G            sbf, ibf: typical gap between copies, for the\n"
 "                     planner's choices and its FN estimate\n"
 "  --p-star R         rsbf: the insertion floor p* (default 0.03)\n"
-"  --layout L         sbf: flat (default, the paper's) or blocked (a key's\n"
-"                     K cells in one 64-byte line, the decrements in\n"
-"                     another; Max 1; P planned for the blocked FP model)\n"
+"  --layout L         sbf: auto (default: flat, but blocked for the\n"
+"                     module's scope shared, --shared or --shards, where\n"
+"                     Max 1 and fps allow), flat (the paper's) or blocked\n"
+"                     (a key's K cells in one 64-byte line, the decrements\n"
+"                     in another; Max 1; P planned for the blocked FP model)\n"
 "  --importance SRC   ibf: mark (default) or dscp. The simulator gives the\n"
 "                     filter an element's importance (1..50, importance\n"
 "                     streams) in the packet mark, the filter reading it\n"
@@ -114,6 +116,9 @@ static const char usage[] =
 "                     of two up to 4096; fewer where a shard would hold less\n"
 "                     than a 64-byte line), each over its share of --mem;\n"
 "                     with --seed, the module's verdicts\n"
+"  --shared           the module's scope shared with shards auto: the SBF\n"
+"                     lock-free, one filter that CPU 0 steps as the module\n"
+"                     steps it there (other families: --shards N)\n"
 "streams (--stream KIND, --n N elements, --seed S):\n"
 "  uniform  --distinct F          i.i.d. uniform; F = expected distinct share\n"
 "  zipf     --universe U --zipf-s S\n"
@@ -1026,7 +1031,7 @@ enum opt {
 	O_ALGO = 256, O_MEM, O_MAX, O_K, O_P, O_FPS, O_GAP, O_WINDOW, O_SEED,
 	O_STREAM, O_N, O_DISTINCT, O_UNIVERSE, O_ZIPF_S, O_LAMBDA, O_U, O_BIAS,
 	O_LEVELS, O_VOLUME, O_PCAP, O_KEY, O_PAYLOAD, O_IGNORE_TOS,
-	O_CHECKPOINTS, O_JSON, O_HELP, O_CPUS, O_SOURCES, O_SUBWINDOWS,
+	O_CHECKPOINTS, O_JSON, O_HELP, O_CPUS, O_SOURCES, O_SUBWINDOWS, O_SHARED,
 	O_SUB_ELEMS, O_COUNTERS, O_HH_PHI, O_RARE_SUPPORT, O_RING, O_NEW_MEM,
 	O_NEW_GAP, O_PSTAR, O_IMPORTANCE, O_ENTRY_BITS, O_IMP_DIST, O_REPEAT,
 	O_RATE, O_WARN_BELOW, O_PPS, O_COPY_DELAY, O_FLOOD, O_FLOOD_AT,
@@ -1068,6 +1073,7 @@ static const struct option options[] = {
 	{ "checkpoints", required_argument, NULL, O_CHECKPOINTS },
 	{ "cpus", required_argument, NULL, O_CPUS },
 	{ "sources", no_argument, NULL, O_SOURCES },
+	{ "shared", no_argument, NULL, O_SHARED },
 	{ "subwindows", required_argument, NULL, O_SUBWINDOWS },
 	{ "subwindow-elements", required_argument, NULL, O_SUB_ELEMS },
 	{ "counters", required_argument, NULL, O_COUNTERS },
@@ -1295,13 +1301,17 @@ static void check_settings(const char *algo, u64 takes, u64 given)
  * second and first words); then the sketch's seed (the caller's).
  */
 static void sim_filter_build(struct sim_filter *sf, struct pd_filter_req *req,
-			     unsigned int entry_bits, u32 shards, u64 *seed)
+			     unsigned int entry_bits, u32 shards, bool shared,
+			     u64 *seed)
 {
 	const char *why = NULL;
 	char err[256];
 
-	if (!sf->ops && shards)
-		usage_error("--shards: %s is none of the module's filters",
+	if (!sf->ops && (shards || shared))
+		usage_error("--%s: %s is none of the module's filters",
+			    shards ? "shards" : "shared", sf->name);
+	if (shared && !shards && !pd_filter_kind_lockfree(sf->ops->kind))
+		usage_error("--shared: the module builds %s in shards: give --shards N as dedupctl show reports them",
 			    sf->name);
 	if (!sf->ops) {
 		u64 rng = pd_rng_next(seed);
@@ -1324,9 +1334,14 @@ static void sim_filter_build(struct sim_filter *sf, struct pd_filter_req *req,
 				    (unsigned long long)sf->plan.bytes,
 				    (unsigned long long)sf->mem_limit);
 	}
-	if (shards) {
-		/* the module's scope shared, seeded as it seeds one */
-		if (pd_shards_create(&sf->sh, req, shards, &sf->plan, &why))
+	if (shards || shared) {
+		/*
+		 * the module's scope shared, seeded as it seeds one: in
+		 * shards, or lock-free (one filter that CPU 0 steps with
+		 * the filter's own generator)
+		 */
+		if (pd_shards_create_shared(&sf->sh, req, shards, 1, &sf->plan,
+					    &why))
 			usage_error("cannot build this filter: %s", why);
 		pd_shards_seed(&sf->sh, seed);
 		sf->hkey = sf->sh.sh[0].f.hkey;
@@ -1535,6 +1550,7 @@ struct sim_args {
 	double fps, p_star;
 	enum truth_mode truth_mode;
 	bool json, have_mem, have_algo, have_stream, have_universe, sources;
+	bool shared;
 	bool have_imp_opts, have_rate, have_timed_opts, have_flood_opts;
 	bool winfam;			/* a window family */
 	bool have_decap_opts;		/* --decap, --tunnel-id, --*-port */
@@ -1559,7 +1575,7 @@ static const struct sim_args sim_defaults = {
 	.cpus = 1, .entry_bits = FPBUF_DEFAULT_ENTRY_BITS,
 	.max = PD_FILTER_AUTO, .k = PD_FILTER_AUTO, .p = PD_FILTER_AUTO,
 	.importance = PKTDEDUP_IMPORTANCE_MARK,
-	.warn_below = PD_TW_DEFAULT_WARN, .layout = PKTDEDUP_LAYOUT_FLAT,
+	.warn_below = PD_TW_DEFAULT_WARN, .layout = PKTDEDUP_LAYOUT_AUTO,
 	.fps = -1, .truth_mode = TRUTH_EXACT,
 	.vxlan_port = PD_VXLAN_PORT, .geneve_port = PD_GENEVE_PORT,
 	.gtpu_port = PD_GTPU_PORT,
@@ -1609,6 +1625,7 @@ static void sim_args_parse(struct sim_args *a, int argc, char **argv)
 		{ .opt = O_WRITE, .kind = OPT_STR, .dst = &a->write_path },
 		{ .opt = O_WRITE_DUPS, .kind = OPT_STR, .dst = &a->dups_path },
 		{ .opt = O_SOURCES, .kind = OPT_FLAG, .dst = &a->sources },
+		{ .opt = O_SHARED, .kind = OPT_FLAG, .dst = &a->shared },
 		{ .opt = O_JSON, .kind = OPT_FLAG, .dst = &a->json },
 		{ .opt = O_GAP, .kind = OPT_U64, .dst = &a->gap, .lo = 1, .hi = 1ULL << 48,
 		  .what = "a gap of at least 1 element" },
@@ -1700,12 +1717,11 @@ static void sim_args_parse(struct sim_args *a, int argc, char **argv)
 				BAD(o, "a whole number of bytes in bits (8, 16, ... 64)");
 			break;
 		case O_LAYOUT:
-			if (!strcmp(optarg, "flat"))
-				a->layout = PKTDEDUP_LAYOUT_FLAT;
-			else if (!strcmp(optarg, "blocked"))
-				a->layout = PKTDEDUP_LAYOUT_BLOCKED;
-			else
-				BAD(o, "flat or blocked");
+			o = parse_name(optarg, pd_sbf_layout_names,
+				       PKTDEDUP_LAYOUT_MAX + 1);
+			if (o < 0)
+				BAD(O_LAYOUT, "flat, blocked or auto");
+			a->layout = (u8)o;
 			break;
 		case O_STREAM:
 			o = parse_name(optarg, stream_names, STREAM_NKINDS);
@@ -1978,7 +1994,7 @@ static void sim_request(struct sim_args *a, struct run *r)
 
 		/* reproducible: filter seeds derive from --seed */
 		sim_filter_build(&r->sf, &req, (unsigned int)a->entry_bits,
-				 (u32)a->shards, &seed);
+				 (u32)a->shards, a->shared, &seed);
 		r->sketch_seed = pd_rng_next(&seed);
 	}
 }
