@@ -16,11 +16,24 @@ t_layout() {
 	expect_ok "flat, 4 MiB" inns b dedupctl set filter sbf mem 4M fps 1% \
 		action count
 	p_flat=$(plan_num b p)
-	expect_eq "flat by default" '"layout":"flat"' \
-		"$(inns b dedupctl -j show | grep -o '"layout":"[a-z]*"')"
-	expect_ok "layout blocked" inns b dedupctl set layout blocked
-	expect_eq "blocked in force" '"layout":"blocked"' \
-		"$(inns b dedupctl -j show | grep -o '"layout":"[a-z]*"')"
+	# the setting, then the plan's layout, as -j show has them
+	expect_eq "auto by default, built flat per CPU" \
+		'"layout":"auto" "layout":"flat"' \
+		"$(inns b dedupctl -j show | grep -o '"layout":"[a-z]*"' | tr '\n' ' ' | sed 's/ $//')"
+	expect_eq "/proc: flat" "layout flat" \
+		"$(inns b cat /proc/net/pktdedup/config | grep '^layout')"
+	expect_ok "scope shared" inns b dedupctl set scope shared
+	expect_eq "auto, built blocked when every CPU steps it" \
+		'"layout":"auto" "layout":"blocked"' \
+		"$(inns b dedupctl -j show | grep -o '"layout":"[a-z]*"' | tr '\n' ' ' | sed 's/ $//')"
+	expect_eq "/proc: blocked" "layout blocked" \
+		"$(inns b cat /proc/net/pktdedup/config | grep '^layout')"
+	expect_eq "dedupctl show: the layout built" 1 \
+		"$(inns b dedupctl show | grep -c 'layout blocked')"
+	expect_ok "scope percpu, layout blocked" inns b dedupctl set \
+		scope percpu layout blocked
+	expect_eq "blocked in force" '"layout":"blocked" "layout":"blocked"' \
+		"$(inns b dedupctl -j show | grep -o '"layout":"[a-z]*"' | tr '\n' ' ' | sed 's/ $//')"
 	expect_eq "/proc says so" "layout blocked" \
 		"$(inns b cat /proc/net/pktdedup/config | grep '^layout')"
 	# the planner raises P for the shared lines, and keeps fps
@@ -51,12 +64,13 @@ t_layout() {
 		inns b dedupctl set p 600
 	expect_fail "layout to ibf-mc" 1 "another filter family" \
 		inns b dedupctl set filter ibf-mc layout blocked
-	expect_fail "a layout of no kind" 2 "not flat or blocked" \
+	expect_fail "a layout of no kind" 2 "not flat, blocked or auto" \
 		inns b dedupctl set layout striped
 	expect_eq "configuration unchanged" "$before" "$(show_cfg b)"
 	expect_ok "back to flat" inns b dedupctl set layout flat action count
 	expect_eq "flat again" "layout flat" \
 		"$(inns b cat /proc/net/pktdedup/config | grep '^layout')"
-	expect_ok "back to sbf" inns b dedupctl set filter sbf mem 256K
+	expect_ok "back to sbf" inns b dedupctl set filter sbf mem 256K \
+		layout auto
 	t_end
 }

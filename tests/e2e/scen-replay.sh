@@ -69,15 +69,18 @@ t_replay() {
 	_bl=$(cat /proc/sys/net/core/netdev_max_backlog)
 	echo 10000 > /proc/sys/net/core/netdev_max_backlog
 	keyed=$((REPLAY_FRAMES - REPLAY_ARP - REPLAY_NONIP - REPLAY_BAD))
-	# shared with automatic shards: the SBF lock-free, one filter that
-	# CPU 0 (pdnet replay runs there) steps with the filter's own
-	# generator, as dedup-sim; sharded: in REPLAY_SHARDS shards, as
-	# dedup-sim --shards
+	# shared with automatic shards: the SBF lock-free (its layout auto
+	# blocked), one filter that CPU 0 (pdnet replay runs there) steps
+	# with the filter's own generator, as dedup-sim --shared; sharded: in
+	# REPLAY_SHARDS shards, as dedup-sim --shards
 	for scope in shared percpu sharded; do
 		_set="scope $scope shards auto"
 		_exp=$RP/expected.pcap
 		_passed=$REPLAY_PASSED
-		if [ $scope = sharded ]; then
+		if [ $scope = shared ]; then
+			_exp=$RP/expected-shared.pcap
+			_passed=$REPLAY_SHARED_PASSED
+		elif [ $scope = sharded ]; then
 			_set="scope shared shards $REPLAY_SHARDS"
 			_exp=$RP/expected-sharded.pcap
 			_passed=$REPLAY_SHARDED_PASSED

@@ -230,12 +230,14 @@ def frames():
     return out, built
 
 
-def sim(build, pcap, seed, out, shards=None):
+def sim(build, pcap, seed, out, shards=None, shared=False):
     """dedup-sim --write OUT on the capture; its JSON report (exact truth)"""
     args = [os.path.join(build, "dedup-sim"), "--stream", "pcap", "--pcap", pcap,
             "--seed", str(seed), "--json", "--write", out]
     if shards:
         args += ["--shards", str(shards)]
+    if shared:
+        args += ["--shared"]
     for k, v in zip(KEY[::2], KEY[1::2]):
         args += ["--" + k, v]
     for k, v in zip(FILTER[::2], FILTER[1::2]):
@@ -261,6 +263,9 @@ def main():
     jo = sim(build, pcap, OTHER_SEED, os.path.join(d, "other.pcap"))
     js = sim(build, pcap, SEED, os.path.join(d, "expected-sharded.pcap"), SHARDS)
     sharded_passed = built["frames"] - (js["false_positives"] + js["duplicates"] - js["false_negatives"])
+    # scope shared, shards auto: the SBF lock-free, its layout auto blocked
+    jl = sim(build, pcap, SEED, os.path.join(d, "expected-shared.pcap"), shared=True)
+    shared_passed = built["frames"] - (jl["false_positives"] + jl["duplicates"] - jl["false_negatives"])
     said = j["false_positives"] + j["duplicates"] - j["false_negatives"]
     passed = built["frames"] - said
     exact = built["frames"] - j["duplicates"]
@@ -286,6 +291,10 @@ def main():
         problems.append(f"dedup-sim built {js.get('shards')} shards, not {SHARDS}")
     if open(os.path.join(d, "expected.pcap"), "rb").read() == open(os.path.join(d, "expected-sharded.pcap"), "rb").read():
         problems.append(f"{SHARDS} shards give the same output as one filter")
+    if jl.get("layout") != "blocked" or js.get("layout") != "blocked" or j.get("layout") != "flat":
+        problems.append(f"layout auto: {j.get('layout')} alone, {jl.get('layout')} shared, {js.get('layout')} in shards (want flat, blocked, blocked)")
+    if open(os.path.join(d, "expected.pcap"), "rb").read() == open(os.path.join(d, "expected-shared.pcap"), "rb").read():
+        problems.append("the shared (blocked) filter gives the same output as the flat one")
     with open(os.path.join(d, "settings.sh"), "w") as f:
         f.write("# SPDX-License-Identifier: GPL-2.0\n"
                 "# written by tests/vm/replay-capture.py: t_replay's settings and counts\n")
@@ -297,6 +306,7 @@ def main():
         # the frames of each encapsulation: the module's /proc decap lines
         f.write("REPLAY_DECAP=\"" + " ".join(f"{n}:{frames_of[n]}" for n in sorted(frames_of)) + "\"\n")
         f.write(f"REPLAY_SHARDS={SHARDS}\nREPLAY_SHARDED_PASSED={sharded_passed}\n")
+        f.write(f"REPLAY_SHARED_PASSED={shared_passed}\n")
         f.write(f"REPLAY_PASSED={passed}\nREPLAY_EXACT_PASSED={exact}\n"
                 f"REPLAY_FP={j['false_positives']}\nREPLAY_FN={j['false_negatives']}\n"
                 f"REPLAY_OTHER_FP={jo['false_positives']}\nREPLAY_OTHER_FN={jo['false_negatives']}\n")
