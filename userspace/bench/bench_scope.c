@@ -20,9 +20,10 @@
  *            shared scope as it was before the shards.
  * The filter is the module's default (pd_filter_req_defaults(): an SBF,
  * fps 1%, the planner's K, P, cell maximum and layout) at 1 MiB, each
- * CPU's or the whole shared one's; then with layout blocked (K cells in
+ * CPU's or the whole shared one's (layout auto: flat per CPU, blocked
+ * shared); then with one layout for all, flat and blocked (K cells in
  * one line: two lines a packet, which is what CPUs sharing a filter pass
- * between them) and at 64 MiB, for one thread and the most. Each figure: ns per packet per thread (the mean of the threads'
+ * between them), and at 64 MiB, for one thread and the most. Each figure: ns per packet per thread (the mean of the threads'
  * own times), the median of REPEAT runs of STEPS packets per thread, the
  * columns' runs interleaved, after a warm-up run of each; Mpps in all is
  * T * 1000 / ns.
@@ -54,8 +55,11 @@
 #define SCOPE_MAX_COLS 8
 
 static unsigned int scope_threads_asked;
-/* The table's filters: the SBF's layout (the default's, or blocked). */
-static u8 scope_layout = PKTDEDUP_LAYOUT_FLAT;
+/*
+ * The table's filters: the SBF's layout (auto, the default: flat per CPU,
+ * blocked shared; or flat or blocked for all).
+ */
+static u8 scope_layout = PKTDEDUP_LAYOUT_AUTO;
 
 void scope_set_threads(unsigned int n)
 {
@@ -416,11 +420,10 @@ static void scope_table(u64 mem, const char *mtag, const unsigned int *ts,
 
 	scope_measure(cols, 4, mem, ts, nts);
 	fmt_bytes(b, sizeof(b), mem);
-	printf("\nscopes by threads, %s (the module's default filter, fps 1%%%s);\n"
+	printf("\nscopes by threads, %s (the module's default filter, fps 1%%, layout %s);\n"
 	       "ns per packet per thread (median of %u runs of %u new flows per\n"
 	       "thread, each thread on a CPU of its own), Mpps in all\n",
-	       b, scope_layout == PKTDEDUP_LAYOUT_BLOCKED ?
-	       ", layout blocked" : "", REPEAT, STEPS);
+	       b, pd_sbf_layout_names[scope_layout], REPEAT, STEPS);
 	print_plan("  percpu: a filter per thread of", &pc->plan);
 	print_plan("  shared (lock-free): one filter of", &lf->plan);
 	snprintf(head, sizeof(head), "  sharded: %u shards of", sh->shards);
@@ -449,11 +452,17 @@ void bench_scope(void)
 	unsigned int ts[SCOPE_MAX_TS], nts = scope_ts(ts);
 	unsigned int ends[2] = { 1, ts[nts - 1] };
 
+	/* the defaults: layout auto, flat per CPU, blocked shared */
 	scope_table(1 << 20, "", ts, nts);
-	/* two cell lines a packet instead of K + 1: what CPUs pass around */
+	/*
+	 * one layout for all: flat (K + 1 cell lines a packet) and blocked
+	 * (two: what CPUs pass between them)
+	 */
+	scope_layout = PKTDEDUP_LAYOUT_FLAT;
+	scope_table(1 << 20, "-flat", ends, ends[1] > 1 ? 2 : 1);
 	scope_layout = PKTDEDUP_LAYOUT_BLOCKED;
 	scope_table(1 << 20, "-blocked", ends, ends[1] > 1 ? 2 : 1);
-	scope_layout = PKTDEDUP_LAYOUT_FLAT;
+	scope_layout = PKTDEDUP_LAYOUT_AUTO;
 	scope_table(64 << 20, "-64m", ends, ends[1] > 1 ? 2 : 1);
 }
 
