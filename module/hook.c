@@ -10,7 +10,7 @@
  *
  * The packet path takes no lock in scope percpu and touches no atomic
  * shared between CPUs; in scope shared, either none (a family with a
- * lock-free step, the SBF: its cells' words replaced by compare-and-swap,
+ * lock-free step, the SBF: its cells' words updated by atomic operations,
  * each CPU its own generator) or one spinlock, the packet's shard's
  * (core/shard.h), on a line with that shard's state. It
  * allocates nothing and does bounded work: at most

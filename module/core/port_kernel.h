@@ -77,8 +77,9 @@ static inline void pd_prefetchw(const void *p)
 
 /*
  * A word of a filter that several CPUs update at once (filter.h's
- * step_cpu): read whole, replaced by compare-and-swap. Relaxed: the cells
- * are independent of each other and of anything else.
+ * step_cpu): read whole, replaced by compare-and-swap or ORed at once
+ * (pd_or_word()). Relaxed: the cells are independent of each other and
+ * of anything else.
  */
 static inline u64 pd_load_word(const u64 *p)
 {

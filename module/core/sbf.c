@@ -350,7 +350,10 @@ bool pd_sbf_query(const struct pd_sbf *f, u32 h1, u32 h2)
 	return true;
 }
 
-/* Set the k cells at pos to Max (cc: by compare-and-swap, if not yet). */
+/*
+ * Set the k cells at pos to Max (cc: an atomic OR each, without a test of
+ * the cell first: a branch per cell cost more than the OR).
+ */
 static __always_inline void pd_sbf_set_cells_cc(struct pd_sbf *f,
 						const u32 *pos, bool cc)
 {

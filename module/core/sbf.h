@@ -138,7 +138,7 @@ bool pd_sbf_step(struct pd_sbf *f, u32 h1, u32 h2);
  * The same step on cells that other CPUs step at the same time, without a
  * lock: the K probes read whole words once, each word the decrements
  * change is replaced by compare-and-swap (a word none changes is only
- * read), each cell not at Max yet is set by compare-and-swap; the
+ * read), the K cells are set to Max by an atomic OR each; the
  * decrement start comes from g, the stepping CPU's own generator. No
  * update is lost. Steps are not atomic as a whole: two copies of one key
  * stepped on two CPUs within the same step's time (tens of ns) can both
