@@ -437,11 +437,12 @@ static __always_inline bool pd_sbf_verdict_decrement(struct pd_sbf *f,
 
 	pd_sbf_positions(f, h1, h2, pos);
 	/*
-	 * cc: the K lines asked for to be written, all at once, before the
-	 * first atomic (which waits for its line, and on x86 for every
-	 * access before it): one move of each line, in parallel.
+	 * cc, flat: the K lines asked for to be written, all at once, before
+	 * the first atomic (which waits for its line, and on x86 for every
+	 * access before it): one move of each line, in parallel. Blocked:
+	 * the one line, which pd_sbf_prefetch() asked for after the hash.
 	 */
-	for (i = 0; cc && i < f->k; i++)
+	for (i = 0; cc && !f->blocked && i < f->k; i++)
 		pd_prefetchw(&f->words[pos[i] >> f->cpw_shift]);
 	for (i = 0; i < f->k; i++)
 		dup &= pd_sbf_cell_cc(f, pos[i], cc) != 0;

@@ -143,9 +143,11 @@ void pd_shards_destroy(struct pd_shards *s);
 /* The shard of a key's hash h (pd_filter_hash() under any shard's key). */
 static inline u32 pd_shard_index(const struct pd_shards *s, u64 h)
 {
+	if (!s->bits)	/* one shard (lock-free, or asked): no mixing */
+		return 0;
 	h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
 	h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
-	return s->bits ? (u32)((h ^ (h >> 31)) >> (64 - s->bits)) : 0;
+	return (u32)((h ^ (h >> 31)) >> (64 - s->bits));
 }
 
 static inline struct pd_shard *pd_shard_of(const struct pd_shards *s, u64 h)
