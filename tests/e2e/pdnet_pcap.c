@@ -4,21 +4,28 @@
  * the scenario that replays a capture through the module and compares what
  * comes through with dedup-sim --write on the host.
  *
- *   pdnet replay FILE IFACE [--pause-every N]
+ *   pdnet replay FILE IFACE [--pause-every N] [--end]
  *	Send the frames of FILE, a classic pcap capture of Ethernet (either
  *	byte order, microsecond or nanosecond times), in order, through a
  *	packet socket on IFACE, from CPU 0 (veth hands a frame to the peer's
  *	stack on the sending CPU: one CPU keeps the order), sleeping 1 ms
  *	after every N frames (32). A frame the capture cut (caplen < len)
- *	cannot be replayed: refused before anything is sent. Prints
- *	"sent N".
+ *	cannot be replayed: refused before anything is sent. With --end, one
+ *	more frame after the capture's: the end frame (broadcast, EtherType
+ *	0x88b5, the IEEE's local experimental one, "pdnet end"), which tells
+ *	pdnet record --until-end that every frame before it has come. Prints
+ *	"sent N" (the capture's frames).
  *
- *   pdnet record FILE IFACE IDLE_MS [--max-seconds S]
+ *   pdnet record FILE IFACE IDLE_MS [--max-seconds S] [--until-end]
  *	Write every frame IFACE receives, in order, to FILE (classic pcap,
  *	microsecond times), until IDLE_MS pass without one once the first
  *	has come (or S seconds, 60, in all); frames IFACE sends are not
- *	written. Prints "ready" once it listens, then "recorded N dropped
- *	D" (D: frames the socket dropped, which fails the run).
+ *	written. With --until-end, until the end frame comes instead (not
+ *	written; no idle time ends it: a guest's clock that leaps while
+ *	the sender waits for its CPU cannot cut the record short); without
+ *	it by S seconds is an error. Prints "ready" once it listens, then
+ *	"recorded N dropped D" (D: frames the socket dropped, which fails
+ *	the run).
  *
  *   pdnet pcapcmp A B
  *	Whether the frames of A and B are the same bytes in the same order
@@ -47,6 +54,32 @@
 #define PCAP_MAGIC_US 0xa1b2c3d4u
 #define PCAP_MAGIC_NS 0xa1b23c4du
 #define FRAME_MAX 65535
+#define END_TYPE 0x88b5
+#define END_TEXT "pdnet end"
+
+/*
+ * The end frame: broadcast from a locally administered address (a bridge
+ * drops a frame from a zero or multicast one), END_TYPE, END_TEXT, 60
+ * bytes.
+ */
+static size_t end_frame(uint8_t *b)
+{
+	memset(b, 0, 60);
+	memset(b, 0xff, ETH_ALEN);
+	b[ETH_ALEN] = 0x02;
+	b[ETH_ALEN + 5] = 0x01;
+	b[12] = END_TYPE >> 8;
+	b[13] = END_TYPE & 0xff;
+	memcpy(b + ETH_HLEN, END_TEXT, sizeof(END_TEXT));
+	return 60;
+}
+
+static bool is_end_frame(const uint8_t *b, size_t len)
+{
+	return len >= ETH_HLEN + sizeof(END_TEXT) &&
+	       b[12] == END_TYPE >> 8 && b[13] == (END_TYPE & 0xff) &&
+	       !memcmp(b + ETH_HLEN, END_TEXT, sizeof(END_TEXT));
+}
 
 struct pcap_in {
 	FILE *f;
@@ -136,16 +169,19 @@ int cmd_replay(int argc, char **argv)
 	static uint8_t buf[FRAME_MAX];
 	unsigned long pause_every = 32, n = 0, i;
 	struct pcap_in p;
+	bool end = false;
 	uint32_t len;
 	long cap;
 	int fd, a;
 
 	if (argc < 2)
-		die("replay: FILE IFACE [--pause-every N]");
+		die("replay: FILE IFACE [--pause-every N] [--end]");
 	for (a = 2; a < argc; a++) {
-		if (!strcmp(argv[a], "--pause-every") && a + 1 < argc)
+		if (!strcmp(argv[a], "--pause-every") && a + 1 < argc) {
 			pause_every = strtoul(argv[++a], NULL, 0);
-		else {
+		} else if (!strcmp(argv[a], "--end")) {
+			end = true;
+		} else {
 			fprintf(stderr, "replay: unknown option %s\n", argv[a]);
 			return 2;
 		}
@@ -176,6 +212,12 @@ int cmd_replay(int argc, char **argv)
 			usleep(1000);
 	}
 	fclose(p.f);
+	if (end) {
+		size_t el = end_frame(buf);
+
+		if (send(fd, buf, el, 0) != (ssize_t)el)
+			die("send");
+	}
 	printf("sent %lu\n", n);
 	return 0;
 }
@@ -238,16 +280,18 @@ int cmd_record(int argc, char **argv)
 	socklen_t sl = sizeof(st);
 	unsigned long n = 0, max_s = 60;
 	int fd, idle, a, on = 1, bufsz = 64 << 20;
+	bool any = false, until_end = false, ended = false;
 	struct timespec t0, now;
-	bool any = false;
 	FILE *f;
 
 	if (argc < 3)
-		die("record: FILE IFACE IDLE_MS [--max-seconds S]");
+		die("record: FILE IFACE IDLE_MS [--max-seconds S] [--until-end]");
 	idle = atoi(argv[2]);
 	for (a = 3; a < argc; a++) {
 		if (!strcmp(argv[a], "--max-seconds") && a + 1 < argc) {
 			max_s = strtoul(argv[++a], NULL, 0);
+		} else if (!strcmp(argv[a], "--until-end")) {
+			until_end = true;
 		} else {
 			fprintf(stderr, "record: bad option %s\n", argv[a]);
 			return 2;
@@ -281,10 +325,10 @@ int cmd_record(int argc, char **argv)
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if ((unsigned long)(now.tv_sec - t0.tv_sec) >= max_s)
 			break;
-		r = poll(&pfd, 1, any ? idle : 1000);
+		r = poll(&pfd, 1, any && !until_end ? idle : 1000);
 		if (r < 0 && errno != EINTR)
 			die("poll");
-		if (r == 0 && any)
+		if (r == 0 && any && !until_end)
 			break;
 		if (r <= 0)
 			continue;
@@ -293,6 +337,10 @@ int cmd_record(int argc, char **argv)
 			continue;
 		if (from.sll_pkttype == PACKET_OUTGOING)
 			continue;
+		if (until_end && is_end_frame(buf, (size_t)len)) {
+			ended = true;
+			break;
+		}
 		any = true;
 		gettimeofday(&tv, NULL);
 		put32(f, (uint32_t)tv.tv_sec);
@@ -308,6 +356,10 @@ int cmd_record(int argc, char **argv)
 	if (getsockopt(fd, SOL_PACKET, PACKET_STATISTICS, &st, &sl))
 		die("PACKET_STATISTICS");
 	printf("recorded %lu dropped %u\n", n, st.tp_drops);
+	if (until_end && !ended) {
+		printf("no end frame in %lu s\n", max_s);
+		return 1;
+	}
 	return st.tp_drops ? 1 : 0;
 }
 
