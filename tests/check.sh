@@ -32,8 +32,22 @@ single() {
 account() {	# NAME RC
 	local name=$1 rc=$2 log="$log_dir/$1.log" summary p f
 	summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
-	# what failed, and any sanitizer report, is worth seeing here
-	grep -E '^ *not ok|ERROR: (Address|Leak)Sanitizer|runtime error:|^e2e-debug: |^vm\.sh: ' "$log" | head -n 40
+	# what failed, with the diagnostics its test printed before it (the
+	# "# ..." lines since the previous verdict, the last 25: a CI that
+	# fails once must say why), and any sanitizer report
+	awk '
+		/^ *(not )?ok / {
+			if ($0 ~ /^ *not ok/) {
+				for (i = (n > 25 ? n - 25 : 0); i < n; i++)
+					print "   | " buf[i]
+				print
+			}
+			n = 0
+			next
+		}
+		/^ *#/ { buf[n++] = $0; next }
+		/ERROR: (Address|Leak)Sanitizer|runtime error:|^e2e-debug: |^vm\.sh: / { print }
+	' "$log" | head -n 150
 	if [ -z "$summary" ]; then
 		echo "   $name: no summary line (exit $rc); see $log"
 		tail -n 20 "$log"
