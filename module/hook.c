@@ -10,8 +10,9 @@
  *
  * The packet path takes no lock in scope percpu and touches no atomic
  * shared between CPUs; in scope shared, either none (a family with a
- * lock-free step, the SBF: its cells' words updated by atomic operations,
- * each CPU its own generator) or one spinlock, the packet's shard's
+ * lock-free step, the SBF: its cells' words read and written whole, with
+ * no locked instruction, racing by design (core/sbf.h), each CPU its own
+ * generator) or one spinlock, the packet's shard's
  * (core/shard.h), on a line with that shard's state. It
  * allocates nothing and does bounded work: at most
  * PD_SCRATCH bytes are read, and the filter's step is bounded (K probes

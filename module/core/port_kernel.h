@@ -77,24 +77,18 @@ static inline void pd_prefetchw(const void *p)
 
 /*
  * A word of a filter that several CPUs update at once (filter.h's
- * step_cpu): read whole, replaced by compare-and-swap or ORed at once
- * (pd_or_word()). Relaxed: the cells are independent of each other and
- * of anything else.
+ * step_cpu): read whole and written whole, racing by design (no locked
+ * instruction: the family says what a race costs it, sbf.h). Relaxed:
+ * the cells are independent of each other and of anything else.
  */
 static inline u64 pd_load_word(const u64 *p)
 {
 	return READ_ONCE(*p);
 }
 
-static inline bool pd_cas_word(u64 *p, u64 *old, u64 new)
+static inline void pd_store_word(u64 *p, u64 v)
 {
-	return try_cmpxchg64_relaxed(p, old, new);
-}
-
-/* The same word's bits m set, at once. */
-static inline void pd_or_word(u64 *p, u64 m)
-{
-	atomic64_or((s64)m, (atomic64_t *)p);
+	WRITE_ONCE(*p, v);
 }
 
 static inline unsigned int pd_popcount64(u64 x)

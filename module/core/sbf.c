@@ -240,8 +240,9 @@ static inline u64 pd_sbf_nonzero(const struct pd_sbf *f, u64 w)
 
 /*
  * Decrement by one the non-zero cells of *w in range (a mask of whole
- * cells); cc: other CPUs write *w at the same time, so it is replaced by
- * compare-and-swap, and only if a cell in range is non-zero.
+ * cells); cc: other CPUs write *w at the same time, so it is read and
+ * written whole (racing: sbf.h), and written only if a cell in range is
+ * non-zero.
  */
 static __always_inline void pd_sbf_dec_bits(const struct pd_sbf *f, u64 *w,
 					    u64 range, bool cc)
@@ -253,9 +254,9 @@ static __always_inline void pd_sbf_dec_bits(const struct pd_sbf *f, u64 *w,
 		return;
 	}
 	old = pd_load_word(w);
-	do {
-		dec = pd_sbf_nonzero(f, old) & range;
-	} while (dec && !pd_cas_word(w, &old, old - dec));
+	dec = pd_sbf_nonzero(f, old) & range;
+	if (dec)
+		pd_store_word(w, old - dec);
 }
 
 /* Decrement by one the non-zero cells [first, first + n) of one word. */
@@ -351,8 +352,9 @@ bool pd_sbf_query(const struct pd_sbf *f, u32 h1, u32 h2)
 }
 
 /*
- * Set the k cells at pos to Max (cc: an atomic OR each, without a test of
- * the cell first: a branch per cell cost more than the OR).
+ * Set the k cells at pos to Max (cc: each word read and written whole,
+ * racing, and written even when the cell is at Max already: a branch
+ * per cell cost more than the store).
  */
 static __always_inline void pd_sbf_set_cells_cc(struct pd_sbf *f,
 						const u32 *pos, bool cc)
@@ -364,7 +366,7 @@ static __always_inline void pd_sbf_set_cells_cc(struct pd_sbf *f,
 		u64 m = (u64)f->max << shift;
 
 		if (cc)
-			pd_or_word(w, m);
+			pd_store_word(w, pd_load_word(w) | m);
 		else
 			*w |= m;
 	}
@@ -438,9 +440,8 @@ static __always_inline bool pd_sbf_verdict_decrement(struct pd_sbf *f,
 	pd_sbf_positions(f, h1, h2, pos);
 	/*
 	 * cc, flat: the K lines asked for to be written, all at once, before
-	 * the first atomic (which waits for its line, and on x86 for every
-	 * access before it): one move of each line, in parallel. Blocked:
-	 * the one line, which pd_sbf_prefetch() asked for after the hash.
+	 * the first probe: one move of each line, in parallel. Blocked: the
+	 * one line, which pd_sbf_prefetch() asked for after the hash.
 	 */
 	for (i = 0; cc && !f->blocked && i < f->k; i++)
 		pd_prefetchw(&f->words[pos[i] >> f->cpw_shift]);

@@ -136,17 +136,22 @@ void pd_sbf_destroy(struct pd_sbf *f);
 bool pd_sbf_step(struct pd_sbf *f, u32 h1, u32 h2);
 /*
  * The same step on cells that other CPUs step at the same time, without a
- * lock: the K probes read whole words once, each word the decrements
- * change is replaced by compare-and-swap (a word none changes is only
- * read), the K cells are set to Max by an atomic OR each; the
- * decrement start comes from g, the stepping CPU's own generator. No
- * update is lost. Steps are not atomic as a whole: two copies of one key
- * stepped on two CPUs within the same step's time (tens of ns) can both
- * be judged first copies, which a lock would have ordered; any other
+ * lock and without a locked instruction: every word read and written
+ * whole (the K probes; each word the decrements change, a word none
+ * changes only read; the K cells set to Max), the decrement start from g,
+ * the stepping CPU's own generator. The races, all tolerated and measured
+ * (Documentation/design/shared-scope.md): a word two CPUs rewrite within
+ * the same few ns keeps one CPU's writes, so a set can be lost (about
+ * 1e-5 of new keys with two CPUs stepping one 1 MiB filter flat out; a
+ * lost decrement only raises a cell), and two copies of one key stepped
+ * on two CPUs within the same step's time (tens of ns) can both be
+ * judged first copies, which a lock would have ordered; any other
  * element sees one of its cells change under its probes with probability
- * about (CPUs - 1)(K + P)/m (Documentation/design/shared-scope.md). With
- * g a copy of f's own generator and no other CPU stepping, it is
- * pd_sbf_step() word for word.
+ * about (CPUs - 1)(K + P)/m. Atomic read-modify-writes (tried: an OR
+ * each set, compare-and-swap each decrement) lose nothing but cost a
+ * stall for the line on every one a CPU does not own, where a plain
+ * store waits in the store buffer. With g a copy of f's own generator and
+ * no other CPU stepping, it is pd_sbf_step() word for word.
  */
 bool pd_sbf_step_cpu(struct pd_sbf *f, struct pd_sbf_gen *g, u32 h1, u32 h2);
 /* A generator for pd_sbf_step_cpu() from state rng (as pd_sbf_set_rng()). */
