@@ -486,8 +486,9 @@ static void pd_shard_mt_sbf_8(struct kunit *test)
  * The same, lock-free (the module's scope shared for the SBF): one filter
  * of m cells that every thread steps at once with its own generator. The
  * model is one filter's (each step still decrements P cells from a
- * uniform start; the sets and decrements of other threads' elements are
- * never lost), the gaps the whole stream's.
+ * uniform start; the sets and decrements that other threads' elements
+ * race away are rare: pd_shard_mt_lockfree_sets_*), the gaps the whole
+ * stream's.
  */
 static void pd_shard_mt_lockfree_2(struct kunit *test)
 {
@@ -529,68 +530,112 @@ static void *mt_set_run(void *arg)
 	return NULL;
 }
 
+/* One round of pd_shard_mt_lockfree_sets: keys not found afterwards. */
+static u64 mt_sets_round(struct kunit *test, struct mt_set_arg *a,
+			 struct pd_filter *f, unsigned int threads, u64 n,
+			 unsigned int round)
+{
+	pthread_barrier_t bar;
+	unsigned int t;
+	u64 lost = 0, i, rng;
+
+	f->ops->clear(f);
+	KUNIT_ASSERT_EQ(test, pthread_barrier_init(&bar, NULL, threads), 0);
+	for (t = 0; t < threads; t++) {
+		rng = 77 + t;
+		a[t].f = f;
+		a[t].bar = &bar;
+		a[t].base = (u64)(round * MT_MAX_THREADS + t + 1) << 32;
+		a[t].n = n;
+		pd_filter_cpu_init(f, &a[t].cpu, &rng);
+		KUNIT_ASSERT_EQ(test, pthread_create(&a[t].tid, NULL,
+						     mt_set_run, &a[t]), 0);
+	}
+	for (t = 0; t < threads; t++)
+		pthread_join(a[t].tid, NULL);
+	pthread_barrier_destroy(&bar);
+	for (t = 0; t < threads; t++) {
+		for (i = 0; i < n; i++) {
+			struct pd_key key;
+
+			pd_st_key(&key, a[t].base + i);
+			lost += !pd_filter_query_hash(f, pd_filter_hash(f, &key));
+		}
+	}
+	return lost;
+}
+
 /*
- * No set lost: an SBF of P 0 (a Bloom filter: cells only ever set) of
- * 8 KiB, 8 threads setting 3000 keys each into it at once, 10 rounds
- * from empty. With every set a compare-and-swap, each key is found
- * afterwards; a plain read-modify-write of a word loses another
- * thread's set of a cell in that word whenever two interleave (made so
- * in an experiment: 1 to 5 keys of a round not found).
+ * Sets lost to the race, measured against a bound: an SBF of P 0 (a
+ * Bloom filter: cells only ever set), K 3, T threads setting n keys each
+ * into it at once. The lock-free step reads a word and writes it back
+ * whole, so thread A's set of a word is lost only if A's store lands
+ * inside another thread's read-to-write window on the same word. Each
+ * other thread has K such windows a step, on words uniform over the W
+ * words, each window shorter than a step; so a store lands in one with
+ * probability at most K (T - 1) / W, and a key (K stores) is lost with
+ * probability at most p = K^2 (T - 1) / W. The test: lost <= mu + 4
+ * sqrt(mu) + 1, mu = p T n (a binomial's mean and a margin that a count
+ * below p exceeds with probability under 1e-4). One thread alone loses
+ * nothing: exactly 0. (Measured here, 2 threads into 1 MiB: 4e-6 to
+ * 1.1e-5 of keys, a sixth to a twentieth of p; with each set an atomic
+ * OR, none, at a cost: Documentation/design/shared-scope.md.)
  */
-static void pd_shard_mt_lockfree_sets(struct kunit *test)
+static void mt_sets(struct kunit *test, unsigned int threads, u64 bytes,
+		    u64 n, unsigned int rounds)
 {
 	struct mt_set_arg *a = kunit_kzalloc(test, MT_MAX_THREADS * sizeof(*a),
 					     GFP_KERNEL);
 	struct pd_filter_plan plan;
 	struct pd_filter_req req;
 	struct pd_filter f;
-	pthread_barrier_t bar;
 	const char *why = NULL;
-	u64 lost = 0, i, rng;
-	unsigned int t, round;
+	double p, mu, bound;
+	unsigned int round;
+	u64 lost = 0, words;
 
 	KUNIT_ASSERT_NOT_NULL(test, a);
-	pd_filter_req_defaults(&req, PKTDEDUP_FILTER_KIND_SBF, 8192);
+	pd_filter_req_defaults(&req, PKTDEDUP_FILTER_KIND_SBF, bytes);
 	pd_sbf_req(&req)->max = 1;
 	pd_sbf_req(&req)->k = 3;
 	pd_sbf_req(&req)->p = 0;
+	pd_sbf_req(&req)->layout = PKTDEDUP_LAYOUT_FLAT;
 	KUNIT_ASSERT_EQ_MSG(test, pd_filter_create(&f, &req, &plan, &why), 0,
 			    "%s", why);
 	KUNIT_ASSERT_EQ(test, plan.p, 0U);
-	for (round = 0; round < 10; round++) {
-		f.ops->clear(&f);
-		KUNIT_ASSERT_EQ(test, pthread_barrier_init(&bar, NULL,
-							   MT_MAX_THREADS), 0);
-		for (t = 0; t < MT_MAX_THREADS; t++) {
-			rng = 77 + t;
-			a[t].f = &f;
-			a[t].bar = &bar;
-			a[t].base = (u64)(round * MT_MAX_THREADS + t + 1) << 32;
-			a[t].n = 3000;
-			pd_filter_cpu_init(&f, &a[t].cpu, &rng);
-			KUNIT_ASSERT_EQ(test,
-					pthread_create(&a[t].tid, NULL,
-						       mt_set_run, &a[t]), 0);
-		}
-		for (t = 0; t < MT_MAX_THREADS; t++)
-			pthread_join(a[t].tid, NULL);
-		pthread_barrier_destroy(&bar);
-		for (t = 0; t < MT_MAX_THREADS; t++) {
-			for (i = 0; i < a[t].n; i++) {
-				struct pd_key key;
-				u64 h;
-
-				pd_st_key(&key, a[t].base + i);
-				h = pd_filter_hash(&f, &key);
-				lost += !pd_filter_query_hash(&f, h);
-			}
-		}
-	}
-	kunit_info(test, "10 rounds of %u threads x 3000 keys into %llu cells: %llu not found",
-		   MT_MAX_THREADS, (unsigned long long)plan.cells,
-		   (unsigned long long)lost);
-	KUNIT_EXPECT_EQ(test, lost, 0ULL);
+	for (round = 0; round < rounds; round++)
+		lost += mt_sets_round(test, a, &f, threads, n, round);
+	words = plan.cells / 64;
+	p = 9.0 * (threads - 1) / (double)words;
+	mu = p * threads * n * rounds;
+	bound = mu + 4 * sqrt(mu) + 1;
+	kunit_info(test, "%u rounds of %u threads x %llu keys into %llu cells: %llu not found (%.3g a key; bound %.0f, p %.3g)",
+		   rounds, threads, (unsigned long long)n,
+		   (unsigned long long)plan.cells, (unsigned long long)lost,
+		   (double)lost / ((double)threads * n * rounds), bound, p);
+	if (threads == 1)
+		KUNIT_EXPECT_EQ(test, lost, 0ULL);
+	else
+		KUNIT_EXPECT_LE(test, (double)lost, bound);
 	pd_filter_destroy(&f);
+}
+
+/* 2 threads (one a core here), 1 MiB: the module's default, two CPUs. */
+static void pd_shard_mt_lockfree_sets_2(struct kunit *test)
+{
+	mt_sets(test, 2, 1 << 20, 1000000, 2);
+}
+
+/* 8 threads (four a core, interleaving) into 1 MiB. */
+static void pd_shard_mt_lockfree_sets_8(struct kunit *test)
+{
+	mt_sets(test, 8, 1 << 20, 200000, 1);
+}
+
+/* One thread: nothing races, nothing is lost. */
+static void pd_shard_mt_lockfree_sets_1(struct kunit *test)
+{
+	mt_sets(test, 1, 8192, 3000, 2);
 }
 
 /*
@@ -702,7 +747,9 @@ static struct kunit_case pd_shard_mt_cases[] = {
 	KUNIT_CASE(pd_shard_mt_lockfree_2),
 	KUNIT_CASE(pd_shard_mt_lockfree_4),
 	KUNIT_CASE(pd_shard_mt_lockfree_8),
-	KUNIT_CASE(pd_shard_mt_lockfree_sets),
+	KUNIT_CASE(pd_shard_mt_lockfree_sets_1),
+	KUNIT_CASE(pd_shard_mt_lockfree_sets_2),
+	KUNIT_CASE(pd_shard_mt_lockfree_sets_8),
 	KUNIT_CASE(pd_shard_mt_sliding_2),
 	KUNIT_CASE(pd_shard_mt_sliding_4),
 	KUNIT_CASE(pd_shard_mt_jumping_4),
