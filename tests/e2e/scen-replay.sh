@@ -40,10 +40,12 @@ replay_setup() {
 }
 
 # Replay the capture through rb; the frames rr receives go to FILE. The
-# replay ends with pdnet's end frame, which the record waits for: every
-# frame before it has come (one CPU, in order), whatever the guest's
-# clock does meanwhile.
+# replay starts once the record says it listens, and ends with pdnet's
+# end frame, which the record waits for: every frame before it has come
+# (one CPU, in order), whatever the guest's clock does meanwhile.
 replay_once() {	# FILE
+	# the last run's log says "ready" too: gone before the next starts
+	rm -f /tmp/rec.log
 	inns rr pdnet record "$1" rra 3000 --max-seconds 300 --until-end \
 		> /tmp/rec.log &
 	_rp=$!
@@ -52,11 +54,18 @@ replay_once() {	# FILE
 		sleep 0.1
 		_i=$((_i + 1))
 	done
+	# run as $(...): a failure is said on stderr and in the count
+	_bad=
 	grep -q ready /tmp/rec.log ||
-		t_fail "pdnet record not listening after 30 s: replayed all the same"
+		_bad="pdnet record not listening after 30 s"
 	_sent=$(inns rp pdnet replay $RP/in.pcap rpa --end)
-	wait $_rp || t_fail "pdnet record: $(cat /tmp/rec.log)"
+	wait $_rp || _bad="${_bad:+$_bad; }pdnet record: $(cat /tmp/rec.log)"
 	echo "#   $_sent; $(grep recorded /tmp/rec.log)" >&2
+	if [ -n "$_bad" ]; then
+		echo "#   $_bad" >&2
+		echo "failed: $_bad"
+		return
+	fi
 	sed -n 's/^recorded \([0-9]*\).*/\1/p' /tmp/rec.log
 }
 
