@@ -105,16 +105,6 @@ bool parse_duration_ms(const char *s, uint64_t *ms)
 	return false;
 }
 
-int parse_name(const char *s, const char *const *names, unsigned int n)
-{
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		if (names[i] && !strcmp(s, names[i]))
-			return (int)i;
-	return -1;
-}
-
 void vusage_msg(const char *prog, const char *help, const char *fmt,
 		va_list ap)
 {

@@ -24,7 +24,5 @@ void die_usage(const char *prog, const char *help, const char *fmt, ...)
 /* die_usage()'s message alone, for a tool that exits its own way */
 void vusage_msg(const char *prog, const char *help, const char *fmt,
 		va_list ap) __attribute__((format(printf, 3, 0)));
-/* Index of s in names[0..n), or -1. */
-int parse_name(const char *s, const char *const *names, unsigned int n);
 
 #endif /* PD_ARGS_H */

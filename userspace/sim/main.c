@@ -1717,14 +1717,14 @@ static void sim_args_parse(struct sim_args *a, int argc, char **argv)
 				BAD(o, "a whole number of bytes in bits (8, 16, ... 64)");
 			break;
 		case O_LAYOUT:
-			o = parse_name(optarg, pd_sbf_layout_names,
-				       PKTDEDUP_LAYOUT_MAX + 1);
+			o = pd_name_index(optarg, pd_sbf_layout_names,
+					  PKTDEDUP_LAYOUT_MAX + 1);
 			if (o < 0)
 				BAD(O_LAYOUT, "flat, blocked or auto");
 			a->layout = (u8)o;
 			break;
 		case O_STREAM:
-			o = parse_name(optarg, stream_names, STREAM_NKINDS);
+			o = pd_name_index(optarg, stream_names, STREAM_NKINDS);
 			if (o < 0)
 				usage_error("--stream: '%s' is not a stream (uniform, zipf, poisson, bmodel, pcap, importance, timed)",
 					    optarg);
@@ -1749,7 +1749,8 @@ static void sim_args_parse(struct sim_args *a, int argc, char **argv)
 				BAD(o, "none or exact");
 			break;
 		case O_KEY:
-			o = parse_name(optarg, pd_key_mode_names, PD_KEY_NMODES);
+			o = pd_name_index(optarg, pd_key_mode_names,
+					  PD_KEY_NMODES);
 			if (o < 0)
 				usage_error("--key: '%s' is not a key (packet, src, dst, pair, flow)",
 					    optarg);
@@ -1777,7 +1778,7 @@ static void sim_args_parse(struct sim_args *a, int argc, char **argv)
 			a->have_decap_opts = true;
 			break;
 		case O_IMP_DIST:
-			o = parse_name(optarg, imp_dist_names, IMP_NDISTS);
+			o = pd_name_index(optarg, imp_dist_names, IMP_NDISTS);
 			if (o < 0)
 				usage_error("--imp-dist: '%s' is not a distribution (uniform, direct, inverse)",
 					    optarg);
