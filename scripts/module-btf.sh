@@ -27,6 +27,6 @@ flags=$(PAHOLE=pahole sh "$kdir/scripts/pahole-flags.sh")
 objcopy --remove-section=.BTF "$ko"
 # shellcheck disable=SC2086 # the flags are words
 LLVM_OBJCOPY=objcopy pahole -J $flags --btf_base "$base" "$ko"
-readelf -S "$ko" | grep -q ' \.BTF ' ||
+readelf -S "$ko" | grep ' \.BTF ' >/dev/null ||
 	{ echo "module-btf: pahole left $ko without .BTF" >&2; exit 1; }
 "$btfids" -b "$base" "$ko"

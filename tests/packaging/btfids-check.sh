@@ -103,11 +103,11 @@ fi
 # pktdedup.ko of make module, split against Debian's kernel's BTF
 ko=$B/kmod/pktdedup.ko
 base=$(scripts/kernel-tools.sh btf-base)/vmlinux.btf
-if ! readelf -S "$ko" 2>/dev/null | grep -q ' \.BTF '; then
+if ! readelf -S "$ko" 2>/dev/null | grep ' \.BTF ' >/dev/null; then
 	make --no-print-directory -s B="$B" module >"$w/module.log" 2>&1 ||
 		sed 's/^/#   /' "$w/module.log" | tail -n 20
 fi
-if readelf -S "$ko" 2>/dev/null | grep -q ' \.BTF ' && both ko "$ko" -b "$base"; then
+if readelf -S "$ko" 2>/dev/null | grep ' \.BTF ' >/dev/null && both ko "$ko" -b "$base"; then
 	same ko
 	want "ko: its set8 of kfuncs counts 1 (pd_xdp_judge)" is_at "$w/ko.mine" 0 1
 	want "ko: pd_xdp_judge has an id" differs <(u32 "$w/ko.mine" 8) <(echo 0)

@@ -52,7 +52,8 @@ btf_img=$(scripts/kernel-tools.sh image)/boot
 btf_base=$(scripts/kernel-tools.sh btf-base)/vmlinux.btf
 digest=$(scripts/btf-base.sh digest "$btf_base")
 u32() { od -An -tu4 -j "$2" -N4 "$1" | tr -d ' '; }
-has_btf() { readelf -S "$1" | grep -q ' \.BTF '; }
+# grep reads it all: with pipefail, grep -q's early exit could fail readelf (SIGPIPE)
+has_btf() { readelf -S "$1" | grep ' \.BTF ' >/dev/null; }
 no_btf() { ! has_btf "$1"; }
 
 # one DKMS build in tree NAME, with the environment given: its pktdedup.ko
