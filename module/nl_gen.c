@@ -242,6 +242,7 @@ const struct nla_policy pd_device_nl_policy[PKTDEDUP_A_DEVICE_MAX + 1] = {
 	[PKTDEDUP_A_DEVICE_STATE] = NLA_POLICY_MAX(NLA_U8, PKTDEDUP_DEV_STATE_MAX),
 	[PKTDEDUP_A_DEVICE_IFINDEX] = { .type = NLA_U32, },
 	[PKTDEDUP_A_DEVICE_LOWER] = { .type = NLA_NUL_STRING, .len = PKTDEDUP_IFNAME_MAX, },
+	[PKTDEDUP_A_DEVICE_ERROR] = { .type = NLA_U32, },
 };
 
 const struct nla_policy pd_sources_nl_policy[PKTDEDUP_A_SOURCES_MAX + 1] = {

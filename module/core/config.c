@@ -49,6 +49,47 @@ const char *pd_placement_name(unsigned int hook)
 	       pd_placements[hook].name : "?";
 }
 
+const char *const pd_dev_state_names[PKTDEDUP_DEV_STATE_MAX + 1] = {
+	[PKTDEDUP_DEV_STATE_ACTIVE] = "active",
+	[PKTDEDUP_DEV_STATE_ABSENT] = "absent",
+	[PKTDEDUP_DEV_STATE_STACKED] = "stacked",
+	[PKTDEDUP_DEV_STATE_FAILED] = "failed",
+	[PKTDEDUP_DEV_STATE_WAITING] = "waiting",
+	[PKTDEDUP_DEV_STATE_SAME] = "same",
+};
+
+/* Why a device failed, by the errno pd_dev_why() is given. */
+static const char *const pd_dev_whys[] = {
+	"its driver has no native XDP; hook xdp-generic works on any device",
+	"the device takes no XDP program",
+	"another XDP program is attached to it (ip link show says which); detach it first",
+	"the device refused the program (an MTU too large for XDP, or the device is going away)",
+	"its link layer is neither Ethernet nor none (bare IP): the XDP hooks cannot read its frames; hook ingress can",
+	"out of memory",
+	"the kernel refused the attachment",
+	"the kernel refused the hook",
+};
+
+const char *pd_dev_why(u32 err, u8 xdp)
+{
+	switch (err) {
+	case EOPNOTSUPP:
+		return pd_dev_whys[xdp == PD_XDP_NATIVE ? 0 : 1];
+	case EBUSY:
+	case EEXIST:
+		return pd_dev_whys[2];
+	case ERANGE:
+	case EINVAL:
+		return pd_dev_whys[3];
+	case EPFNOSUPPORT:
+		return pd_dev_whys[4];
+	case ENOMEM:
+		return pd_dev_whys[5];
+	default:
+		return pd_dev_whys[xdp ? 6 : 7];
+	}
+}
+
 static const char *const pd_xdp_refusals[] = {
 	"action mark: an XDP hook has no skb, hence no mark to set; use action count or drop, or hook ingress",
 	"match-mark: an XDP hook has no skb, hence no mark to match; drop match-mark, or use hook ingress",

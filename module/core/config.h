@@ -78,6 +78,19 @@ extern const struct pd_placement pd_placements[PD_NHOOKS];
 /* The name of placement hook, "?" for a number with none. */
 const char *pd_placement_name(unsigned int hook);
 
+/*
+ * The states of a named device (enum pktdedup_dev_state), as /proc and
+ * dedupctl print them.
+ */
+extern const char *const pd_dev_state_names[PKTDEDUP_DEV_STATE_MAX + 1];
+
+/*
+ * Why a named device is in state failed, in words: err is the positive
+ * errno the module reports (the device nest's error), xdp the placement's
+ * enum pd_xdp_mode (PD_XDP_NONE: a netfilter hook).
+ */
+const char *pd_dev_why(u32 err, u8 xdp);
+
 struct pd_config {
 	u8 key;			/* enum pktdedup_key */
 	u8 key_flags;		/* PKTDEDUP_KEY_F_IGNORE_TOS, _TUNNEL_ID */

@@ -475,41 +475,54 @@ enum pktdedup_cap_source {
 
 /*
  * What a device a configuration names is now. Devices are named, and
- * followed by name: a device of that name that appears in the
- * namespace (created, moved in, renamed to it) is selected (and, at
- * hook ingress, hooked) at once; one that goes (deleted, moved out,
- * renamed) is deselected and unhooked, and its ifindex is never used
- * for another device.
+ * followed by name (a name may be an altname: `ip link property add
+ * altname`): a device of that name that appears in the namespace
+ * (created, moved in, renamed to it, given it as an altname) is
+ * selected (and, at a per-device hook, hooked: at hook xdp and
+ * xdp-generic the module's program attached) at once; one that goes
+ * (deleted, moved out, renamed) is deselected and unhooked, and its
+ * ifindex is never used for another device. A name may be set before
+ * its device exists (a NIC whose driver is not loaded yet, a veth
+ * made later): it is absent until then.
  */
 enum pktdedup_dev_state {
 	/*
 	 * A device of that name is in the namespace: its packets are looked at
-	 * (at hook ingress, its hook is registered).
+	 * (at hook ingress, its hook is registered; at hook xdp and xdp-
+	 * generic, the module's program is attached to it).
 	 */
 	PKTDEDUP_DEV_STATE_ACTIVE,
 	/* No device of that name in the namespace; nothing matches it. */
 	PKTDEDUP_DEV_STATE_ABSENT,
 	/*
-	 * Hook ingress: the device became stacked on another device the
-	 * configuration names (a VLAN on a port, a bridge over its port): its
-	 * frames pass the lower device's hook first, so it is not hooked, and a
-	 * frame is judged once. A configuration that names both is refused.
+	 * Hook ingress, xdp and xdp-generic: the device became stacked on
+	 * another device the configuration names (a VLAN on a port, a bridge
+	 * over its port, a bond over its slave): its frames pass the lower
+	 * device's hook first, so it is not hooked, and a frame is judged once.
+	 * A configuration that names both is refused.
 	 */
 	PKTDEDUP_DEV_STATE_STACKED,
 	/*
-	 * Hook ingress: the device is there, but its hook could not be
-	 * registered (no memory); retried at the device's next change.
+	 * The device is there, but its hook could not be registered (hook
+	 * ingress: no memory) or the module's program could not be attached to
+	 * it (hook xdp, xdp-generic: error says why: another program attached,
+	 * no native XDP in its driver, a link layer the XDP hooks cannot read);
+	 * retried at the device's next change and at the next SET_CONFIG.
 	 */
 	PKTDEDUP_DEV_STATE_FAILED,
 	/*
-	 * Hook xdp or xdp-generic: the device is there, but the program is not
-	 * attached to it, because it appeared after the configuration was set
-	 * (the kernel attaches an XDP program only for a process in the
-	 * device's namespace that holds the program; the device notifier is
-	 * neither). The next SET_CONFIG in the namespace attaches it (dedupctl
-	 * set, with or without settings).
+	 * Hook xdp or xdp-generic: the device has just appeared (or come back)
+	 * and the module is attaching its program to it; its frames are not
+	 * judged until it is active.
 	 */
 	PKTDEDUP_DEV_STATE_WAITING,
+	/*
+	 * Another name of the configuration (lower) is bound to this device
+	 * already (an altname and the name, or two altnames): its frames are
+	 * judged once, by that name's binding. A request naming one device
+	 * twice is refused.
+	 */
+	PKTDEDUP_DEV_STATE_SAME,
 
 	__PKTDEDUP_DEV_STATE_MAX,
 	PKTDEDUP_DEV_STATE_MAX = (__PKTDEDUP_DEV_STATE_MAX - 1)
@@ -557,12 +570,17 @@ enum {
 	PKTDEDUP_A_EVENT,
 	/*
 	 * u32: SET_CONFIG at hook xdp or xdp-generic: a file descriptor of the
-	 * module's XDP program (type XDP, calling the module's kfunc
-	 * pd_xdp_judge), which the module holds while the configuration in
-	 * force is at an XDP hook and attaches (a bpf_link per device) to each
-	 * named device. Needs CAP_BPF and CAP_NET_ADMIN in the initial user
-	 * namespace, and the request must come from a process in the instance's
-	 * network namespace. Without it, the program the module holds serves;
+	 * module's own XDP program (userspace/xdp/pktdedup.bpf.c: type XDP,
+	 * attach type XDP, multi-buffer, two instructions: a call of the
+	 * module's kfunc pd_xdp_judge and exit; any other program is refused),
+	 * which the module holds while the configuration in force is at an XDP
+	 * hook and attaches (a bpf_link per device, made by the module's own
+	 * kernel thread: no descriptor is ever put in the requester's table) to
+	 * each named device, those that appear later included. Handing one over
+	 * needs CAP_BPF (or CAP_SYS_ADMIN) in the initial user namespace.
+	 * Without it, the program the module holds serves: a namespace's admin
+	 * may switch between xdp and xdp-generic, change the devices or re-
+	 * enable with it, since only the module's own program is ever held;
 	 * with neither, the request is refused.
 	 */
 	PKTDEDUP_A_XDP_PROG,
@@ -735,9 +753,18 @@ enum {
 	PKTDEDUP_A_DEVICE_IFINDEX,
 	/*
 	 * string, max-len ifname-max: Stacked: the named device it is stacked
-	 * on (whose hook judges its frames).
+	 * on (whose hook judges its frames); same: the name bound to its
+	 * device.
 	 */
 	PKTDEDUP_A_DEVICE_LOWER,
+	/*
+	 * u32: Failed: why, as a positive errno (EOPNOTSUPP: the driver has no
+	 * native XDP, or the device takes no XDP program; EBUSY: another XDP
+	 * program is attached; EPFNOSUPPORT: a link layer the XDP hooks cannot
+	 * read, neither Ethernet nor none; ENOMEM: no memory; others: the
+	 * kernel refused the attachment).
+	 */
+	PKTDEDUP_A_DEVICE_ERROR,
 
 	__PKTDEDUP_A_DEVICE_MAX,
 	PKTDEDUP_A_DEVICE_MAX = (__PKTDEDUP_A_DEVICE_MAX - 1)

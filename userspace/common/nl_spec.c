@@ -67,6 +67,7 @@ static const struct nls_attr nls_device_attrs[PKTDEDUP_A_DEVICE_MAX + 1] = {
 	[PKTDEDUP_A_DEVICE_STATE] = { .name = "state", .type = NLS_U8 },
 	[PKTDEDUP_A_DEVICE_IFINDEX] = { .name = "ifindex", .type = NLS_U32 },
 	[PKTDEDUP_A_DEVICE_LOWER] = { .name = "lower", .type = NLS_STRING },
+	[PKTDEDUP_A_DEVICE_ERROR] = { .name = "error", .type = NLS_U32 },
 };
 
 static const struct nls_attr nls_filter_attrs[PKTDEDUP_A_FILTER_MAX + 1] = {
