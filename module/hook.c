@@ -303,45 +303,54 @@ unsigned int pd_hook(void *priv, struct sk_buff *skb,
 /*
  * A frame at an XDP hook of instance pn, as the driver has it: data..+len
  * is its first buffer, which holds the headers (a multi-buffer frame's
- * further buffers are not read: the key covers what the first holds).
- * VLAN tags and MPLS labels are skipped as at the other L2 hooks (no tag
- * is taken off by the hardware before XDP); a frame too short for its
- * headers is counted as unparsed, one that carries no IP as non-IP.
- * Whether to drop it. Under rcu_read_lock(), as XDP programs run.
+ * further buffers are not read: the key covers what the first holds),
+ * from its Ethernet header, or from its IP header on a device without a
+ * link layer (l3: tun, wireguard, ipip). VLAN tags and MPLS labels are
+ * skipped as at the other L2 hooks (no tag is taken off by the hardware
+ * before XDP); a frame too short for its headers is counted as unparsed,
+ * one that carries no IP as non-IP. The kfunc found the frame's device
+ * among hooks' (xdp.c). Whether to drop it. Under rcu_read_lock(), as XDP
+ * programs run.
  */
 bool pd_xdp_frame(struct pd_net *pn, const struct pd_hooks *hooks,
-		  const struct net_device *dev, const u8 *data, u32 len)
+		  const u8 *data, u32 len, bool l3)
 {
 	struct pd_filter_set *fs = rcu_dereference(pn->filters);
 	enum pd_parse_result r = PD_PARSE_TRUNCATED;
 	unsigned int tags = 0;
 	struct pd_pkt pkt;
 	struct pd_key key;
-	u32 l3 = len, mark = 0;
+	u32 off = len, mark = 0;
 	__be16 proto;
 	bool drop;
 
 	/* a generation of hooks acts only with the filters built for it */
-	if (unlikely(!fs || fs->hook_gen != hooks->gen) ||
-	    !pd_hooks_match(hooks, dev))
+	if (unlikely(!fs || fs->hook_gen != hooks->gen))
 		return false;
 	pkt.family = 0;
 	pkt.encaps = 0;
 	pkt.bad_encap = 0;
-	if (len >= ETH_HLEN) {
-		proto = ((const struct ethhdr *)data)->h_proto;
-		l3 = 0;
-		if (proto != htons(ETH_P_IP) && proto != htons(ETH_P_IPV6) &&
-		    pd_l2_skip(data + ETH_HLEN, len - ETH_HLEN, ntohs(proto),
-			       &l3, &tags) != PD_L2_IP) {
+	if (l3) {
+		/* the IP version tells the protocol */
+		if (len && (data[0] >> 4 != 4 && data[0] >> 4 != 6)) {
 			pd_nonip(fs);
 			return false;
 		}
-		l3 += ETH_HLEN;
+		off = 0;
+	} else if (len >= ETH_HLEN) {
+		proto = ((const struct ethhdr *)data)->h_proto;
+		off = 0;
+		if (proto != htons(ETH_P_IP) && proto != htons(ETH_P_IPV6) &&
+		    pd_l2_skip(data + ETH_HLEN, len - ETH_HLEN, ntohs(proto),
+			       &off, &tags) != PD_L2_IP) {
+			pd_nonip(fs);
+			return false;
+		}
+		off += ETH_HLEN;
 	}
 	local_bh_disable();
-	if (len > l3) {
-		r = pd_parse_key(data + l3, min_t(u32, len - l3, fs->copy_len),
+	if (len > off) {
+		r = pd_parse_key(data + off, min_t(u32, len - off, fs->copy_len),
 				 &fs->kopts, &pkt, false);
 		if (r == PD_PARSE_OK)
 			r = pd_key_of(&pkt, &fs->kopts, &key);

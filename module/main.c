@@ -263,13 +263,15 @@ static int __init pd_init(void)
 		goto out_placement;
 	err = pd_netlink_init();
 	if (err)
-		goto out_placement;
+		goto out_xdp;
 	pr_info("loaded: key %s, filter %s of %llu bytes, action count; active at load: %s namespaces; namespace caps %llu (initial user namespace), %llu (others); %llu for one user's user namespaces; %llu in all, of which %llu kept for the initial user namespace\n",
 		pd_key_mode_names[pd_default_cfg.key], filter,
 		pd_default_cfg.filter.mem_bytes, netns, pd_max_netns_mem,
 		pd_max_userns_mem, pd_max_user_mem, pd_max_total_mem,
 		pd_init_reserve_mem);
 	return 0;
+out_xdp:
+	pd_xdp_exit();
 out_placement:
 	pd_placement_exit();
 out_pernet:
@@ -285,6 +287,7 @@ static void __exit pd_exit(void)
 	pd_netlink_exit();
 	pd_placement_exit();
 	unregister_pernet_subsys(&pd_net_ops);
+	pd_xdp_exit();
 	pd_srcs_module_exit();
 	pd_hook_exit();
 }

@@ -111,29 +111,31 @@ static int pd_net_rebuild(struct pd_net *pn, const struct pd_config *cfg,
 			return PTR_ERR(hooks);
 		}
 	}
-	/*
-	 * At an XDP hook, the program goes on the devices first (it passes
-	 * frames until the filters for its hooks are published), on those
-	 * waiting as well when the hooks stay
-	 */
-	err = pd_xdp_attach(pn, hooks ?: pn->hooks, extack);
-	if (err) {
-		if (hooks)
-			pd_hooks_abort(pn, hooks);
-		pd_xdp_sync(pn);
-		pd_budget_settle(pn);
-		return err;
-	}
 	if (way == PD_BUDGET_IN_PLACE)
 		pd_net_drop_filters(pn);
 	fs = pd_fset_build(cfg, &plan, extack);
-	if (IS_ERR(fs)) {
+	/*
+	 * At an XDP hook, the program goes on the devices once the filters
+	 * are built (it passes frames until they are published): for new
+	 * hooks all or nothing; when the hooks stay, tried again on those
+	 * that failed, each for itself (their state says)
+	 */
+	if (IS_ERR(fs))
+		err = PTR_ERR(fs);
+	else if (hooks)
+		err = pd_xdp_attach(pn, hooks, true, extack);
+	else
+		pd_xdp_attach(pn, pn->hooks, false, NULL);
+	if (err) {
+		if (!IS_ERR(fs))
+			pd_fset_free(fs);
 		if (hooks)
 			pd_hooks_abort(pn, hooks);
 		if (way == PD_BUDGET_IN_PLACE)
 			pd_net_restore(pn);
+		pd_xdp_sync(pn);
 		pd_budget_settle(pn);
-		return PTR_ERR(fs);
+		return err;
 	}
 	fs->hook_gen = pn->hook_gen + !!hooks;
 	pd_net_publish(pn, fs, hooks);
@@ -254,8 +256,10 @@ void pd_net_disable(struct pd_net *pn)
 	struct pd_hooks *hooks;
 
 	lockdep_assert_held(&pn->lock);
-	if (!pn->active)
+	if (!pn->active) {
+		pd_xdp_sync(pn);	/* nothing can be left: make sure */
 		return;
+	}
 	hooks = pd_hooks_withdraw(pn);
 	pd_srcs_withdraw(pn);
 	pd_net_drop_filters(pn);

@@ -158,7 +158,7 @@ static int pd_set_config(struct pd_nl_req *req, u64 src_need)
 				    "shards: a power of two (1, 2, 4, ... 4096), or 0 for 16 per possible CPU");
 		return -EINVAL;
 	}
-	err = pd_nl_select_read(pn->net, tb, &cfg.sel, req->extack);
+	err = pd_nl_select_read(tb, &cfg.sel, req->extack);
 	if (err)
 		return err;
 	if (pd_placements[cfg.hook].per_dev && !cfg.sel.ndev) {
@@ -219,10 +219,15 @@ static int pd_set_config(struct pd_nl_req *req, u64 src_need)
 	 */
 	if (pn->active && tb[PKTDEDUP_A_CONFIG_STATE] &&
 	    !memcmp(&cfg, &pn->cfg, sizeof(cfg)))
-		return pd_xdp_attach(pn, pn->hooks, req->extack);
-	err = pd_net_enable(pn, &cfg, req->extack);
-	/* the extack message is set; point at the likely culprit */
-	if (err && err != -ENOMEM && err != -E2BIG && !req->extack->bad_attr)
+		err = pd_xdp_attach(pn, pn->hooks, false, req->extack);
+	else
+		err = pd_net_enable(pn, &cfg, req->extack);
+	/* the extack message is set; point at the device, or the culprit */
+	if (err && pn->blame >= 0)
+		NL_SET_BAD_ATTR(req->extack,
+				pd_nl_select_dev(tb, (unsigned int)pn->blame));
+	if (err && err != -ENOMEM && err != -E2BIG && !req->extack->bad_attr &&
+	    pn->blame < 0)
 		NL_SET_BAD_ATTR(req->extack, blame ?: tb[PKTDEDUP_A_CONFIG_SCOPE]);
 	return err;
 }
@@ -288,6 +293,7 @@ static int pd_act_set_config(struct pd_nl_req *req)
 {
 	int err;
 
+	req->pn->blame = -1;
 	err = pd_xdp_prog_take(req->pn, req->info->attrs[PKTDEDUP_A_XDP_PROG],
 			       req->extack);
 	if (err)

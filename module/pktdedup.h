@@ -102,8 +102,8 @@ struct pd_filter_set {
 };
 
 /*
- * A device a configuration names, bound by name to the device of that name
- * in the namespace now (placement.c), or to none.
+ * A device a configuration names, bound to the device that name (or
+ * altname) resolves to in the namespace now (placement.c), or to none.
  */
 struct pd_dev_bind {
 	char name[IFNAMSIZ];
@@ -113,18 +113,19 @@ struct pd_dev_bind {
 	 */
 	struct net_device *dev;
 	u8 state;		/* enum pktdedup_dev_state */
-	u8 lower;		/* stacked: the slot it is stacked on */
-	bool hooked;		/* per_dev: its ops registered */
-	bool attached;		/* XDP: the program is on the device */
+	u8 lower;		/* stacked, same: the slot it defers to */
+	bool hooked;		/* per_dev: its hook registered (XDP: bound) */
+	u32 err;		/* failed: why, a positive errno */
 };
 
 /*
  * The hooks of one configuration's hook point and the devices it names:
- * IPv4 and IPv6 at an inet hook, one bridge hook, or at ingress one netdev
- * hook on each named device that is there (ops[i] on dev[i]). The device
- * notifier keeps the binding under pn->dev_lock, for the hooks in force
- * and for those a change is about to publish; the packet path reads only
- * ifindex[].
+ * IPv4 and IPv6 at an inet hook, one bridge hook, at ingress one netdev
+ * hook on each named device that is there (ops[i] on dev[i]), at an XDP
+ * hook the module's program on each (xdp.c). The device notifier keeps
+ * the binding under pn->dev_lock, for the hooks in force and for those a
+ * change is about to publish; the packet path reads only ifindex[] and
+ * (XDP) xlink[] and l3.
  */
 struct pd_hooks {
 	struct nf_hook_ops ops[PKTDEDUP_DEVS_MAX];
@@ -136,8 +137,16 @@ struct pd_hooks {
 	u8 xdp;			/* enum pd_xdp_mode: an XDP placement's */
 	bool match_dev;		/* the packet path matches the devices */
 	u8 ndev;
+	/* XDP: bit i, slot i's frames start at the IP header (no L2) */
+	u8 l3;
 	/* of the active devices, 0 for the others: the packet path's */
 	s32 ifindex[PKTDEDUP_DEVS_MAX];
+	/*
+	 * XDP: the link the module attached to slot i's device, as the
+	 * device knows it (NULL: none, so not judged): the kfunc judges a
+	 * frame only on a device running it
+	 */
+	const struct bpf_xdp_link *xlink[PKTDEDUP_DEVS_MAX];
 	struct pd_dev_bind dev[PKTDEDUP_DEVS_MAX];
 };
 
@@ -165,11 +174,14 @@ struct pd_budget {
 
 /*
  * An XDP attachment: a bpf_link of the module's program on a device, held
- * by the module alone (xdp.c).
+ * by the module alone (xdp.c, xdp_link.c). Changed under pn->lock and
+ * pn->dev_lock both; read under either.
  */
 struct pd_xdp_att {
 	struct bpf_link *link;		/* NULL: the slot is free */
-	struct net_device *dev;		/* NULL once it went; dev_lock */
+	/* the device's pointer to it: compared, never followed */
+	const struct bpf_xdp_link *tok;
+	struct net_device *dev;		/* NULL once it went */
 	u8 mode;			/* enum pd_xdp_mode */
 };
 
@@ -179,9 +191,13 @@ struct pd_xdp {
 	struct file *next;		/* a request's, until it ends; lock */
 	/* the hooks in force when they are XDP's: what the kfunc reads */
 	struct pd_hooks __rcu *hooks;
-	/* a change attaches its devices before the old ones are let go */
-	struct pd_xdp_att att[2 * PKTDEDUP_DEVS_MAX];	/* lock, dev_lock */
-	struct work_struct work;	/* lets go what the notifier left */
+	/*
+	 * The hooks in force's and a change's: a change attaches its devices
+	 * before the old ones are let go
+	 */
+	struct pd_xdp_att att[2 * PKTDEDUP_DEVS_MAX];
+	/* attaches what the notifier bound, lets go what it unbound */
+	struct work_struct work;
 	bool dead;			/* the namespace goes; dev_lock */
 };
 
@@ -202,8 +218,12 @@ struct pd_net {
 	struct pd_hooks *hooks_next;	/* registered, not yet in force */
 	struct pd_hooks *detached;	/* at exit, freed after its grace */
 	u32 hook_gen;			/* under lock */
-	/* a refusal naming devices: extack messages outlive the request */
-	char msg[256];
+	/*
+	 * A refusal about one named device: its slot (-1: none), which the
+	 * reply points at (extack messages are static strings). Under lock,
+	 * set and read by the request that holds it.
+	 */
+	int blame;
 	struct pd_counters __rcu *ctr;	/* NULL while idle */
 	struct proc_dir_entry *proc;
 	struct pd_budget budget;	/* under lock */
@@ -301,30 +321,63 @@ enum pd_parse_result pd_skb_key(struct sk_buff *skb,
 				const struct pd_filter_set *fs, u8 *scratch,
 				struct pd_pkt *pkt, struct pd_key *key, u32 l3);
 bool pd_xdp_frame(struct pd_net *pn, const struct pd_hooks *hooks,
-		  const struct net_device *dev, const u8 *data, u32 len);
+		  const u8 *data, u32 len, bool l3);
 
-/* xdp.c: the XDP placements' program and attachments */
-#if IS_ENABLED(CONFIG_BPF_SYSCALL)
+/*
+ * xdp.c: the XDP placements' program and attachments. They need BPF, and
+ * a devmap that gives the programs it runs a receive queue of their own:
+ * 6.1 before 6.1.115 leaves it uninitialised, so that a devmap program
+ * calling the kfunc (root's doing) would make it read garbage where it
+ * tells such a program from the module's own. Kbuild then builds the
+ * module without them (PD_DEVMAP_DEFECT: its XDP hooks refused); later
+ * 6.1 releases, and 6.12 on, have the fix ("bpf: devmap: provide rxq
+ * after redirect").
+ */
+#if IS_ENABLED(CONFIG_BPF_SYSCALL) && !defined(PD_DEVMAP_DEFECT)
+#define PD_XDP 1
+#endif
+
+#ifdef PD_XDP
 struct xdp_md;
 u32 pd_xdp_judge(struct xdp_md *ctx);	/* the kfunc */
-/* bpf_sys_bpf() for modules (kernel/bpf/syscall.c); in no header */
-long kern_sys_bpf(u32 cmd, void *attr, u32 attr_size);
 int pd_xdp_init(void);
+void pd_xdp_exit(void);
 int pd_xdp_prog_take(struct pd_net *pn, const struct nlattr *attr,
 		     struct netlink_ext_ack *extack);
 void pd_xdp_prog_settle(struct pd_net *pn, bool applied);
-int pd_xdp_attach(struct pd_net *pn, struct pd_hooks *h,
+int pd_xdp_attach(struct pd_net *pn, struct pd_hooks *h, bool all,
 		  struct netlink_ext_ack *extack);
 void pd_xdp_sync(struct pd_net *pn);
+bool pd_xdp_framing_ok(const struct net_device *dev);
+void pd_xdp_slot_settle(struct pd_hooks *h, unsigned int i);
 void pd_xdp_dev_event(struct pd_net *pn, const struct net_device *dev,
-		      bool gone);
+		      bool gone, bool changed);
 void pd_xdp_net_init(struct pd_net *pn);
 void pd_xdp_net_exit(struct pd_net *pn);
+/* The kernel's mode of an XDP placement (enum pd_xdp_mode). */
+static inline enum bpf_xdp_mode pd_xdp_kmode(u8 mode)
+{
+	return mode == PD_XDP_NATIVE ? XDP_MODE_DRV : XDP_MODE_SKB;
+}
+
+/* xdp_link.c: the links, made by the module's kernel thread */
+struct bpf_link *pd_xdp_link_make(struct file *prog, struct net *net,
+				  struct net_device *dev, u8 mode,
+				  const struct bpf_xdp_link **tok);
+void pd_xdp_unlink(struct bpf_link *link);
+void pd_xdp_link_exit(void);
 #else
-/* a kernel without BPF (KUnit's UML): the XDP placements are refused */
+/*
+ * a kernel without BPF (KUnit's UML), or with the devmap defect: the XDP
+ * placements are refused
+ */
 static inline int pd_xdp_init(void)
 {
 	return 0;
+}
+
+static inline void pd_xdp_exit(void)
+{
 }
 
 static inline int pd_xdp_prog_take(struct pd_net *pn,
@@ -339,11 +392,12 @@ static inline void pd_xdp_prog_settle(struct pd_net *pn, bool applied)
 }
 
 static inline int pd_xdp_attach(struct pd_net *pn, struct pd_hooks *h,
-				struct netlink_ext_ack *extack)
+				bool all, struct netlink_ext_ack *extack)
 {
 	if (!h || !h->xdp)
 		return 0;
-	NL_SET_ERR_MSG(extack, "hook xdp: this kernel has no BPF");
+	NL_SET_ERR_MSG(extack,
+		       "hook xdp: the module was built without the XDP hooks: this kernel has no BPF, or a devmap defect (6.1 before 6.1.115)");
 	return -EOPNOTSUPP;
 }
 
@@ -351,8 +405,19 @@ static inline void pd_xdp_sync(struct pd_net *pn)
 {
 }
 
+static inline bool pd_xdp_framing_ok(const struct net_device *dev)
+{
+	return true;
+}
+
+static inline void pd_xdp_slot_settle(struct pd_hooks *h, unsigned int i)
+{
+	h->dev[i].state = PKTDEDUP_DEV_STATE_WAITING;
+}
+
 static inline void pd_xdp_dev_event(struct pd_net *pn,
-				    const struct net_device *dev, bool gone)
+				    const struct net_device *dev, bool gone,
+				    bool changed)
 {
 }
 
@@ -376,15 +441,17 @@ struct pd_hooks *pd_hooks_commit(struct pd_net *pn, struct pd_hooks *h,
 				 struct pd_filter_set **old);
 void pd_hooks_abort(struct pd_net *pn, struct pd_hooks *h);
 struct pd_hooks *pd_hooks_withdraw(struct pd_net *pn);
+void pd_dev_settle(struct pd_hooks *h);
 void pd_hooks_detach(struct pd_hooks *hooks);
 u32 pd_hooks_count(const struct pd_hooks *h);
 
 /* select.c: the traffic selection of a request and a reply */
-int pd_nl_select_read(struct net *net, struct nlattr **tb,
-		      struct pd_select *sel, struct netlink_ext_ack *extack);
+int pd_nl_select_read(struct nlattr **tb, struct pd_select *sel,
+		      struct netlink_ext_ack *extack);
 int pd_nl_select_put(struct sk_buff *msg, struct pd_net *pn,
 		     const struct pd_select *sel);
 bool pd_select_same_devs(const struct pd_select *a, const struct pd_select *b);
+struct nlattr *pd_nl_select_dev(struct nlattr **tb, unsigned int i);
 
 /* nl_family.c: the family, and one request/reply path for every command */
 struct pd_nl_req {

@@ -6,28 +6,39 @@
  * named device that is there), registered for a configuration, put in
  * force with its filters and withdrawn; and the devices it names.
  *
- * Devices are named, and followed by name. A request may only name
- * devices that are there (a typo is refused: select.c), each once. From
- * then on the configuration's hooks (struct pd_hooks) bind each name to
- * the device of that name in the namespace, whenever there is one: the
- * device notifier below binds a device that appears under a configured
- * name (created, moved in from another namespace, renamed to it) and
- * unbinds one that goes (deleted, moved out, renamed away), before it can
- * be freed, as later nftables releases do for their netdev chains. An
- * unbound name matches nothing, and a bound one matches its device alone:
- * an ifindex is never remembered past its device, so a device that takes
- * a departed one's ifindex is not selected in its place. At a per-device
- * placement each bound device has its own netdev hook, registered and
- * unregistered with the binding.
+ * Devices are named, and followed by name: a name (or an altname, `ip
+ * link property add altname`) may be set before its device exists (a NIC
+ * whose driver loads later, a veth made later), and is absent until then.
+ * The configuration's hooks (struct pd_hooks) bind each name to the device
+ * that name resolves to in the namespace, whenever there is one: the
+ * device notifier resolves every name again when a device appears
+ * (created, moved in from another namespace), goes (deleted, moved out),
+ * is renamed, or gains or loses an altname, and binds or unbinds, before
+ * a departed device can be freed, as later nftables releases do for their
+ * netdev chains. An unbound name matches nothing, and a bound one matches
+ * its device alone: an ifindex is never remembered past its device, so a
+ * device that takes a departed one's ifindex is not selected in its
+ * place. At a per-device placement each bound device has its own hook (a
+ * netdev hook at ingress, the module's XDP program at xdp and
+ * xdp-generic: xdp.c), made and unmade with the binding.
  *
- * A frame is judged once: at hook ingress, two named devices of which one
- * is stacked on the other (a VLAN device on its port, a bridge over its
- * port, a macvlan or bond over its lower device) would each judge the
- * frame that passes both, and the second would find it a copy of itself.
- * A request naming such a pair is refused with both names; a pair that
- * becomes stacked later (NETDEV_CHANGEUPPER) leaves the upper device
- * unhooked (state stacked) while it is, and its frames are judged at the
- * lower device's hook.
+ * Devices are compared by identity, never by name: two names of one
+ * device (its name and an altname, two altnames) in one request are
+ * refused; two that come to name one device later bind it once (the first
+ * name; the other's state is "same"), so no device is hooked twice.
+ *
+ * A frame is judged once: at a per-device hook, two named devices of
+ * which one is stacked on the other (a VLAN device on its port, a bridge
+ * over its port, a macvlan or bond over its lower device) would each judge
+ * the frame that passes both, and the second would find it a copy of
+ * itself. A request naming such a pair is refused; a pair that becomes
+ * stacked later (NETDEV_CHANGEUPPER) leaves the upper device unhooked
+ * (state stacked) while it is, and its frames are judged at the lower
+ * device's hook.
+ *
+ * A refusal about one named device leaves its slot in pn->blame (the
+ * request's reply points at its name: nl_config.c), since extack messages
+ * must be static strings in this kernel.
  *
  * The binding changes under pn->dev_lock, which the notifier (holding
  * RTNL) takes alone; the packet path (hook.c) reads only
@@ -46,7 +57,8 @@
 
 /*
  * Hook ingress: register the hook of named device i on the device it is
- * bound to. pn->dev_lock held (the device notifier's: the device cannot
+ * bound to (at an XDP hook, xdp.c puts the program on it instead).
+ * pn->dev_lock held (the device notifier's: the device cannot
  * go away unseen meanwhile).
  */
 static int pd_hook_dev_on(struct pd_hooks *h, unsigned int i)
@@ -57,10 +69,6 @@ static int pd_hook_dev_on(struct pd_hooks *h, unsigned int i)
 	lockdep_assert_held(&h->pn->dev_lock);
 	if (b->hooked)
 		return 0;
-	if (h->xdp) {	/* the device's program: xdp.c attaches it */
-		b->hooked = true;
-		return 0;
-	}
 	h->ops[i].dev = b->dev;
 	err = nf_register_net_hook(h->pn->net, &h->ops[i]);
 	b->hooked = !err;
@@ -98,6 +106,7 @@ static void pd_dev_bind(struct pd_hooks *h, unsigned int i,
 {
 	h->dev[i].dev = dev;
 	h->dev[i].state = PKTDEDUP_DEV_STATE_ACTIVE;
+	h->dev[i].err = 0;
 }
 
 static void pd_dev_unbind(struct pd_hooks *h, unsigned int i)
@@ -105,9 +114,60 @@ static void pd_dev_unbind(struct pd_hooks *h, unsigned int i)
 	if (h->per_dev)
 		pd_hook_dev_off(h, i);
 	WRITE_ONCE(h->ifindex[i], 0);
+	WRITE_ONCE(h->xlink[i], NULL);
 	h->dev[i].dev = NULL;
-	h->dev[i].attached = false;
+	h->dev[i].err = 0;
 	h->dev[i].state = PKTDEDUP_DEV_STATE_ABSENT;
+}
+
+/*
+ * Resolve every name of h again (gone: a device on its way out, which
+ * names no longer find, or NULL): each slot bound to the device its name
+ * finds, the later of two names of one device left unbound (state same).
+ * Whether a binding changed. The devices found cannot be freed while
+ * pn->dev_lock is held: their unregistration waits for it in the notifier.
+ */
+static bool pd_dev_resolve(struct pd_hooks *h, const struct net_device *gone)
+{
+	struct net_device *now[PKTDEDUP_DEVS_MAX];
+	bool changed = false;
+	unsigned int i, j;
+
+	lockdep_assert_held(&h->pn->dev_lock);
+	rcu_read_lock();
+	for (i = 0; i < h->ndev; i++) {
+		now[i] = dev_get_by_name_rcu(h->pn->net, h->dev[i].name);
+		if (now[i] == gone)
+			now[i] = NULL;
+	}
+	rcu_read_unlock();
+	for (i = 0; i < h->ndev; i++) {
+		struct pd_dev_bind *b = &h->dev[i];
+		bool same = false;
+
+		for (j = 0; j < i && !same; j++)
+			same = now[j] && now[j] == now[i];
+		if (same) {
+			if (b->dev)
+				pd_dev_unbind(h, i);
+			changed |= b->state != PKTDEDUP_DEV_STATE_SAME;
+			b->state = PKTDEDUP_DEV_STATE_SAME;
+			b->lower = (u8)(j - 1);
+			continue;
+		}
+		if (b->dev == now[i] && b->state != PKTDEDUP_DEV_STATE_SAME) {
+			if (!b->dev)
+				b->state = PKTDEDUP_DEV_STATE_ABSENT;
+			continue;
+		}
+		if (b->dev)
+			pd_dev_unbind(h, i);
+		b->state = PKTDEDUP_DEV_STATE_ABSENT;
+		if (now[i])
+			pd_dev_bind(h, i, now[i]);
+		changed = true;
+	}
+	return changed;
 }
 
 /* The bound slot that bound slot i is stacked on, or -1. */
@@ -130,15 +190,16 @@ static int pd_dev_lower(const struct pd_hooks *h, unsigned int i)
 }
 
 /*
- * After the binding changed: each bound device's state, its hook at
- * ingress (off while it is stacked on another named device), and the
- * ifindexes the packet path matches.
+ * After the binding changed: each bound device's state, its hook at a
+ * per-device placement (off while it is stacked on another named
+ * device), and what the packet path matches.
  */
-static void pd_dev_settle(struct pd_hooks *h)
+void pd_dev_settle(struct pd_hooks *h)
 {
 	unsigned int i;
 	int lower;
 
+	lockdep_assert_held(&h->pn->dev_lock);
 	for (i = 0; i < h->ndev; i++) {
 		struct pd_dev_bind *b = &h->dev[i];
 
@@ -150,54 +211,61 @@ static void pd_dev_settle(struct pd_hooks *h)
 			b->state = PKTDEDUP_DEV_STATE_STACKED;
 			b->lower = (u8)lower;
 			WRITE_ONCE(h->ifindex[i], 0);
+			WRITE_ONCE(h->xlink[i], NULL);
+			continue;
+		}
+		if (h->xdp) {	/* the program on the device: xdp.c */
+			b->hooked = true;
+			pd_xdp_slot_settle(h, i);
 			continue;
 		}
 		if (h->per_dev && pd_hook_dev_on(h, i)) {
 			b->state = PKTDEDUP_DEV_STATE_FAILED;
+			b->err = ENOMEM;
 			WRITE_ONCE(h->ifindex[i], 0);
 			continue;
 		}
-		/* XDP: judged once the program is on it (xdp.c) */
-		b->state = h->xdp && !b->attached ? PKTDEDUP_DEV_STATE_WAITING :
-						    PKTDEDUP_DEV_STATE_ACTIVE;
+		b->state = PKTDEDUP_DEV_STATE_ACTIVE;
+		b->err = 0;
 		WRITE_ONCE(h->ifindex[i], b->dev->ifindex);
 	}
 }
 
+/* Refuse slot i of h with a static message: its name is pointed at. */
+static int pd_dev_refuse(struct pd_hooks *h, unsigned int i,
+			 struct netlink_ext_ack *extack, const char *msg)
+{
+	h->pn->blame = (int)i;
+	pd_set_err_msg(extack, msg);
+	return -EINVAL;
+}
+
 /*
- * Bind h's names to the devices of those names now, and at ingress hook
- * them; refuse two of them stacked one on the other, naming both (the
- * message in pn->msg, which lives past the request: pn->lock held).
+ * Bind h's names to the devices they name now, and at a per-device
+ * placement hook them; refuse two of them stacked one on the other, and
+ * a device an XDP hook cannot read.
  */
 static int pd_hooks_bind(struct pd_hooks *h, struct netlink_ext_ack *extack)
 {
 	struct pd_net *pn = h->pn;
-	struct net_device *dev;
 	unsigned int i;
-	int lower;
 
 	lockdep_assert_held(&pn->lock);
 	lockdep_assert_held(&pn->dev_lock);
-	for (i = 0; i < h->ndev; i++) {
-		h->dev[i].state = PKTDEDUP_DEV_STATE_ABSENT;
-		rcu_read_lock();
-		dev = dev_get_by_name_rcu(pn->net, h->dev[i].name);
-		/* it cannot go unseen: its notifier waits for dev_lock */
-		if (dev)
-			pd_dev_bind(h, i, dev);
-		rcu_read_unlock();
-	}
+	pd_dev_resolve(h, NULL);
+	for (i = 0; i < h->ndev; i++)
+		if (h->dev[i].state == PKTDEDUP_DEV_STATE_SAME)
+			return pd_dev_refuse(h, i, extack,
+					     "names a device another name here names (an altname and its name, or two altnames): it would be hooked, and its packets judged, twice");
 	for (i = 0; h->per_dev && i < h->ndev; i++) {
 		if (!h->dev[i].dev)
 			continue;
-		lower = pd_dev_lower(h, i);
-		if (lower < 0)
-			continue;
-		snprintf(pn->msg, sizeof(pn->msg),
-			 "dev: %s is stacked on %s: a frame through both passes both hooks and would be judged twice; name one of them",
-			 h->dev[i].name, h->dev[lower].name);
-		pd_set_err_msg(extack, pn->msg);
-		return -EINVAL;
+		if (pd_dev_lower(h, i) >= 0)
+			return pd_dev_refuse(h, i, extack,
+					     "stacked on another device named here (a VLAN on its port, a bridge over its port, a bond over its slave): a frame through both would be judged twice; name one of them");
+		if (h->xdp && !pd_xdp_framing_ok(h->dev[i].dev))
+			return pd_dev_refuse(h, i, extack,
+					     "hook xdp: its link layer is neither Ethernet nor none (bare IP): the XDP hooks cannot read its frames; hook ingress can");
 	}
 	pd_dev_settle(h);
 	for (i = 0; i < h->ndev; i++) {
@@ -215,7 +283,9 @@ static int pd_hooks_bind(struct pd_hooks *h, struct netlink_ext_ack *extack)
  * Register the hooks of cfg's placement, generation gen: IPv4 and IPv6 at
  * an inet hook, the bridge family's hook, or a netdev ingress hook on each
  * named device that is there (pd_hooks_bind() binds them, and refuses two
- * named devices of which one is stacked on the other). The hooks are then known
+ * names of one device, two named devices of which one is stacked on the
+ * other, and at an XDP hook a device whose frames it cannot read; the XDP
+ * program is attached by pd_xdp_attach()). The hooks are then known
  * to the device notifier (pn->hooks_next) until pd_hooks_commit() puts
  * them in force or pd_hooks_abort() removes them. pn->lock held.
  */
@@ -356,79 +426,52 @@ void pd_hooks_detach(struct pd_hooks *h)
 	for (i = 0; i < h->ndev; i++) {
 		pd_hook_dev_off(h, i);
 		WRITE_ONCE(h->ifindex[i], 0);
+		WRITE_ONCE(h->xlink[i], NULL);
 	}
 }
 
 /* ---- the device notifier ---- */
 
-/* A device event for h's binding; whether anything changed. */
-static bool pd_dev_follow(struct pd_hooks *h, unsigned long event,
-			  struct net_device *dev)
-{
-	bool changed = false;
-	unsigned int i;
-
-	for (i = 0; i < h->ndev; i++) {
-		struct pd_dev_bind *b = &h->dev[i];
-
-		switch (event) {
-		case NETDEV_UNREGISTER:
-			if (b->dev != dev)
-				break;
-			pd_dev_unbind(h, i);
-			changed = true;
-			break;
-		case NETDEV_CHANGENAME:
-			if (b->dev == dev && strcmp(b->name, dev->name)) {
-				pd_dev_unbind(h, i);
-				changed = true;
-			}
-			fallthrough;
-		case NETDEV_REGISTER:
-			if (b->dev || strcmp(b->name, dev->name))
-				break;
-			pd_dev_bind(h, i, dev);
-			changed = true;
-			break;
-		case NETDEV_CHANGEUPPER:
-			changed |= h->per_dev && b->dev;
-			break;
-		}
-	}
-	return changed;
-}
-
 /*
- * A device appears, goes, is renamed, or is stacked or unstacked: the
- * bindings of the namespace's hooks, those in force and those a change is
- * about to publish, follow. RTNL held; the device is not freed before
- * this returns.
+ * A device appears, goes, is renamed, gains or loses an altname, or is
+ * stacked or unstacked: the bindings of the namespace's hooks, those in
+ * force and those a change is about to publish, follow; at an XDP hook,
+ * the work of xdp.c attaches the program to what was bound (and retries a
+ * device that failed). RTNL held; the device is not freed before this
+ * returns.
  */
 static int pd_netdev_event(struct notifier_block *nb, unsigned long event,
 			   void *ptr)
 {
 	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
+	bool gone = event == NETDEV_UNREGISTER;
+	bool changed, in_force = false;
 	struct pd_hooks *hs[2];
 	struct pd_net *pn;
 	unsigned int i;
 
-	if (event != NETDEV_REGISTER && event != NETDEV_UNREGISTER &&
-	    event != NETDEV_CHANGENAME && event != NETDEV_CHANGEUPPER)
+	if (event != NETDEV_REGISTER && !gone &&
+	    event != NETDEV_CHANGENAME && event != NETDEV_CHANGE &&
+	    event != NETDEV_UP && event != NETDEV_CHANGEUPPER)
 		return NOTIFY_DONE;
 	pn = pd_pernet(dev_net(dev));
 	mutex_lock(&pn->dev_lock);
-	pd_xdp_dev_event(pn, dev, event == NETDEV_UNREGISTER);
 	hs[0] = pn->hooks;
 	hs[1] = pn->hooks_next;
 	for (i = 0; i < ARRAY_SIZE(hs); i++) {
-		if (!hs[i] || !pd_dev_follow(hs[i], event, dev))
+		if (!hs[i])
+			continue;
+		changed = pd_dev_resolve(hs[i], gone ? dev : NULL);
+		if (!changed && !(event == NETDEV_CHANGEUPPER && hs[i]->per_dev))
 			continue;
 		pd_dev_settle(hs[i]);
-		if (i == 0)
+		in_force |= i == 0;
+		if (i == 0 && changed)
 			pr_info_ratelimited("netns %u: %s %s: the devices named follow\n",
 					    pn->net->ns.inum, dev->name,
 					    netdev_cmd_to_name(event));
 	}
+	pd_xdp_dev_event(pn, dev, gone, in_force);
 	mutex_unlock(&pn->dev_lock);
 	return NOTIFY_DONE;
 }

@@ -226,13 +226,6 @@ static void pd_select_show(struct seq_file *m, const struct pd_select *sel)
  */
 static void pd_hooks_show(struct seq_file *m, struct pd_net *pn)
 {
-	static const char *const states[PKTDEDUP_DEV_STATE_MAX + 1] = {
-		[PKTDEDUP_DEV_STATE_ACTIVE] = "active",
-		[PKTDEDUP_DEV_STATE_ABSENT] = "absent",
-		[PKTDEDUP_DEV_STATE_STACKED] = "stacked on",
-		[PKTDEDUP_DEV_STATE_FAILED] = "failed",
-		[PKTDEDUP_DEV_STATE_WAITING] = "waiting",
-	};
 	struct pd_hooks *h = pn->hooks;
 	unsigned int i;
 	u32 n;
@@ -245,7 +238,7 @@ static void pd_hooks_show(struct seq_file *m, struct pd_net *pn)
 	n = pd_hooks_count(h);
 	if (h->xdp)	/* the programs attached, not netfilter's hooks */
 		for (i = 0, n = 0; i < h->ndev; i++)
-			n += h->dev[i].attached;
+			n += !!h->xlink[i];
 	seq_printf(m, "%s %s\n", h->xdp ? "xdp_programs" : "netfilter_hooks",
 		   !n ? "none" : h->per_dev && n < h->ndev ? "partial" :
 		   h->xdp ? "attached" : "registered");
@@ -253,11 +246,16 @@ static void pd_hooks_show(struct seq_file *m, struct pd_net *pn)
 		const struct pd_dev_bind *b = &h->dev[i];
 
 		seq_printf(m, "%s%s %s", i ? ", " : "dev_state ", b->name,
-			   states[b->state] ?: "?");
-		if (b->state == PKTDEDUP_DEV_STATE_STACKED)
-			seq_printf(m, " %s", h->dev[b->lower].name);
+			   pd_dev_state_names[b->state] ?: "?");
+		if (b->state == PKTDEDUP_DEV_STATE_STACKED ||
+		    b->state == PKTDEDUP_DEV_STATE_SAME)
+			seq_printf(m, " %s %s",
+				   b->state == PKTDEDUP_DEV_STATE_STACKED ?
+				   "on" : "as", h->dev[b->lower].name);
 		if (b->dev)
 			seq_printf(m, " (ifindex %d)", b->dev->ifindex);
+		if (b->state == PKTDEDUP_DEV_STATE_FAILED)
+			seq_printf(m, " (%s)", pd_dev_why(b->err, h->xdp));
 	}
 	if (h->ndev)
 		seq_putc(m, '\n');

@@ -2,8 +2,8 @@
 /*
  * pktdedup: traffic selection (which packets an instance looks at) as a
  * SET_CONFIG request carries it and GET_CONFIG reports it: the devices it
- * names (which placement.c binds and follows by name), the protocols and
- * the mark match.
+ * names (which placement.c binds and follows by name, those not there yet
+ * included), the protocols and the mark match.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -15,15 +15,16 @@
 
 /*
  * The selection attributes of a SET_CONFIG's config nest (tb) into sel:
- * each present attribute replaces its part. Named devices must be there,
- * each named once. 0, or an error with extack set and sel half-written
- * (the caller's copy is thrown away).
+ * each present attribute replaces its part. Device names need not be
+ * there yet (placement.c binds a name when its device appears), but each
+ * is named once and is a valid name; names of one device (an altname) are
+ * refused when the hooks bind them. 0, or an error with extack set and
+ * sel half-written (the caller's copy is thrown away).
  */
-int pd_nl_select_read(struct net *net, struct nlattr **tb,
-		      struct pd_select *sel, struct netlink_ext_ack *extack)
+int pd_nl_select_read(struct nlattr **tb, struct pd_select *sel,
+		      struct netlink_ext_ack *extack)
 {
 	struct nlattr *a = tb[PKTDEDUP_A_CONFIG_DEVS], *d;
-	struct net_device *dev;
 	int rem, n = 0, i;
 
 	if (tb[PKTDEDUP_A_CONFIG_MATCH_MARK_VALUE])
@@ -62,6 +63,11 @@ int pd_nl_select_read(struct net *net, struct nlattr **tb,
 		}
 		memset(sel->dev[n], 0, sizeof(sel->dev[n]));
 		nla_strscpy(sel->dev[n], d, sizeof(sel->dev[n]));
+		if (!dev_valid_name(sel->dev[n])) {
+			NL_SET_ERR_MSG_ATTR(extack, d,
+					    "dev: not a device name (1 to 15 bytes, no '/', ':' or white space, not . or ..)");
+			return -EINVAL;
+		}
 		for (i = 0; i < n; i++) {
 			if (strcmp(sel->dev[i], sel->dev[n]))
 				continue;
@@ -69,17 +75,24 @@ int pd_nl_select_read(struct net *net, struct nlattr **tb,
 					    "dev: a device named twice (it would be hooked, and its packets judged, twice)");
 			return -EINVAL;
 		}
-		dev = dev_get_by_name(net, sel->dev[n]);
-		if (!dev) {
-			NL_SET_ERR_MSG_ATTR(extack, d,
-					    "dev: no such device in this namespace");
-			return -ENODEV;
-		}
-		dev_put(dev);
 		n++;
 	}
 	sel->ndev = n;
 	return 0;
+}
+
+/* The name attribute of named device i in a config nest (tb), or NULL. */
+struct nlattr *pd_nl_select_dev(struct nlattr **tb, unsigned int i)
+{
+	struct nlattr *d;
+	int rem;
+
+	if (!tb[PKTDEDUP_A_CONFIG_DEVS])
+		return NULL;
+	nla_for_each_nested(d, tb[PKTDEDUP_A_CONFIG_DEVS], rem)
+		if (nla_type(d) == PKTDEDUP_A_DEVS_NAME && !i--)
+			return d;
+	return NULL;
 }
 
 /* Whether a and b name the same devices, in the same order. */
@@ -106,9 +119,12 @@ static int pd_nl_device_put(struct sk_buff *msg, const struct pd_hooks *h,
 	    nla_put_u8(msg, PKTDEDUP_A_DEVICE_STATE, b->state) ||
 	    (b->dev && nla_put_u32(msg, PKTDEDUP_A_DEVICE_IFINDEX,
 				   b->dev->ifindex)) ||
-	    (b->state == PKTDEDUP_DEV_STATE_STACKED &&
+	    ((b->state == PKTDEDUP_DEV_STATE_STACKED ||
+	      b->state == PKTDEDUP_DEV_STATE_SAME) &&
 	     nla_put_string(msg, PKTDEDUP_A_DEVICE_LOWER,
-			    h->dev[b->lower].name)))
+			    h->dev[b->lower].name)) ||
+	    (b->state == PKTDEDUP_DEV_STATE_FAILED && b->err &&
+	     nla_put_u32(msg, PKTDEDUP_A_DEVICE_ERROR, b->err)))
 		return -EMSGSIZE;
 	nla_nest_end(msg, nest);
 	return 0;
