@@ -170,11 +170,14 @@ struct select_view {
 	char dev[PKTDEDUP_DEVS_MAX * (PKTDEDUP_IFNAME_MAX + 1) + 4];
 	/*
 	 * The named devices the kernel does not match now, as text
-	 * ("pb9 absent, pb1.1 stacked on pb1"), and each device's binding
-	 * as a JSON array; both empty when it sent none (an idle instance).
+	 * ("pb9 absent, pb1.1 stacked on pb1, d0 failed: why"), and each
+	 * device's binding as a JSON array; both empty when it sent none
+	 * (an idle instance).
 	 */
-	char note[PKTDEDUP_DEVS_MAX * (2 * PKTDEDUP_IFNAME_MAX + 24)];
-	char devices[PKTDEDUP_DEVS_MAX * (2 * PKTDEDUP_IFNAME_MAX + 80)];
+	char note[PKTDEDUP_DEVS_MAX * (2 * PKTDEDUP_IFNAME_MAX + 160)];
+	char devices[PKTDEDUP_DEVS_MAX * (2 * PKTDEDUP_IFNAME_MAX + 224)];
+	/* the names of the devices absent now, comma-separated */
+	char absent[PKTDEDUP_DEVS_MAX * (PKTDEDUP_IFNAME_MAX + 1) + 4];
 	char proto[1024];
 	char mark[32];
 };

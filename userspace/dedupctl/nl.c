@@ -252,6 +252,12 @@ static int error_cb(const struct nlmsghdr *nlh, void *data)
 		char path[128];
 
 		attr_path(t->req, e.offs, path, sizeof(path));
+		/* a named device: by its name, as set takes it */
+		if (!strcmp(path, "config.devs.name"))
+			snprintf(path, sizeof(path), "dev %.15s",
+				 (const char *)mnl_attr_get_payload(
+					(const struct nlattr *)((const char *)t->req +
+								e.offs)));
 		if (path[0]) {
 			w = snprintf(p, room, "%s: ", path);
 			p += w;

@@ -7,6 +7,7 @@
  *   proto P[,P...] | any          upper-layer protocols, by name or number
  *   match-mark VALUE[/MASK] | any (mark & MASK) == VALUE
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "../../module/uapi/pktdedup.h"
 #include "../common/nl_spec.h"
 #include "../common/protos.h"
+#include "../../module/core/config.h"
 #include "dedupctl.h"
 
 /* Split v at commas into at most max words of buf; exits 2 if more. */
@@ -96,20 +98,33 @@ bool put_select_setting(struct nlmsghdr *nlh, const char *k, const char *v)
 	return true;
 }
 
-static const char *const dev_states[PKTDEDUP_DEV_STATE_MAX + 1] = {
-	[PKTDEDUP_DEV_STATE_ACTIVE] = "active",
-	[PKTDEDUP_DEV_STATE_ABSENT] = "absent",
-	[PKTDEDUP_DEV_STATE_STACKED] = "stacked",
-	[PKTDEDUP_DEV_STATE_FAILED] = "failed",
-	[PKTDEDUP_DEV_STATE_WAITING] = "waiting",
-};
+/* Append to a buffer of room bytes at *o, never past its end. */
+static void add(char *buf, size_t room, size_t *o, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
-/* One device nest of a devs nest into v's note and devices. */
+static void add(char *buf, size_t room, size_t *o, const char *fmt, ...)
+{
+	va_list ap;
+	int w;
+
+	if (*o >= room)
+		return;
+	va_start(ap, fmt);
+	w = vsnprintf(buf + *o, room - *o, fmt, ap);
+	va_end(ap);
+	*o += w < 0 ? 0 : (size_t)w;
+}
+
+/*
+ * One device nest of a devs nest into v's note, devices and absent: its
+ * state, ifindex, the name it defers to (stacked on, same as) and why it
+ * failed (xdp: the placement's enum pd_xdp_mode).
+ */
 static void device_view(const struct nlattr *nest, struct select_view *v,
-			size_t *on, size_t *od)
+			size_t *o, uint8_t xdp)
 {
 	const struct nlattr *d[PKTDEDUP_A_DEVICE_MAX + 1];
-	const char *name, *lower, *state;
+	const char *name, *lower, *state, *why = NULL;
 	uint8_t st;
 
 	nl_nest(nest, &nls_device, d);
@@ -119,29 +134,33 @@ static void device_view(const struct nlattr *nest, struct select_view *v,
 	lower = d[PKTDEDUP_A_DEVICE_LOWER] ?
 		mnl_attr_get_str(d[PKTDEDUP_A_DEVICE_LOWER]) : "";
 	st = u8a(d, PKTDEDUP_A_DEVICE_STATE);
-	state = st <= PKTDEDUP_DEV_STATE_MAX ? dev_states[st] : "unknown";
-	if (*od < sizeof(v->devices))
-		*od += (size_t)snprintf(v->devices + *od,
-					sizeof(v->devices) - *od,
-					"%s{\"name\":\"%s\",\"state\":\"%s\"",
-					*od ? "," : "", name, state);
-	if (*od < sizeof(v->devices) && d[PKTDEDUP_A_DEVICE_IFINDEX])
-		*od += (size_t)snprintf(v->devices + *od,
-					sizeof(v->devices) - *od,
-					",\"ifindex\":%u",
-					u32a(d, PKTDEDUP_A_DEVICE_IFINDEX));
-	if (*od < sizeof(v->devices) && *lower)
-		*od += (size_t)snprintf(v->devices + *od,
-					sizeof(v->devices) - *od,
-					",\"lower\":\"%s\"", lower);
-	if (*od < sizeof(v->devices))
-		*od += (size_t)snprintf(v->devices + *od,
-					sizeof(v->devices) - *od, "}");
-	if (st == PKTDEDUP_DEV_STATE_ACTIVE || *on >= sizeof(v->note))
+	state = st <= PKTDEDUP_DEV_STATE_MAX && pd_dev_state_names[st] ?
+		pd_dev_state_names[st] : "unknown";
+	if (st == PKTDEDUP_DEV_STATE_FAILED)
+		why = pd_dev_why(d[PKTDEDUP_A_DEVICE_ERROR] ?
+				 u32a(d, PKTDEDUP_A_DEVICE_ERROR) : 0, xdp);
+	add(v->devices, sizeof(v->devices), &o[1],
+	    "%s{\"name\":\"%s\",\"state\":\"%s\"", o[1] ? "," : "", name,
+	    state);
+	if (d[PKTDEDUP_A_DEVICE_IFINDEX])
+		add(v->devices, sizeof(v->devices), &o[1], ",\"ifindex\":%u",
+		    u32a(d, PKTDEDUP_A_DEVICE_IFINDEX));
+	if (*lower)
+		add(v->devices, sizeof(v->devices), &o[1], ",\"lower\":\"%s\"",
+		    lower);
+	if (why)
+		add(v->devices, sizeof(v->devices), &o[1], ",\"why\":\"%s\"",
+		    why);
+	add(v->devices, sizeof(v->devices), &o[1], "}");
+	if (st == PKTDEDUP_DEV_STATE_ABSENT)
+		add(v->absent, sizeof(v->absent), &o[2], "%s%s",
+		    o[2] ? "," : "", name);
+	if (st == PKTDEDUP_DEV_STATE_ACTIVE)
 		return;
-	*on += (size_t)snprintf(v->note + *on, sizeof(v->note) - *on,
-				"%s%s %s%s%s", *on ? ", " : "", name, state,
-				*lower ? " on " : "", lower);
+	add(v->note, sizeof(v->note), &o[0], "%s%s %s%s%s%s%s", o[0] ? ", " : "",
+	    name, state,
+	    *lower ? st == PKTDEDUP_DEV_STATE_SAME ? " as " : " on " : "",
+	    lower, why ? ": " : "", why ? why : "");
 }
 
 /* The selection of a config nest c as "dev", "proto", "match-mark" values. */
@@ -149,18 +168,21 @@ void select_view(const struct nlattr **c, struct select_view *v)
 {
 	const struct nlattr *a;
 	const uint8_t *map = NULL;
+	size_t o = 0, od[3] = { 0 };
+	uint8_t hook;
 	char num[8];
-	size_t o = 0, on = 0, od = 0;
 	unsigned int i;
 
 	memset(v, 0, sizeof(*v));
 	snprintf(v->dev, sizeof(v->dev), "any");
 	snprintf(v->proto, sizeof(v->proto), "any");
 	snprintf(v->mark, sizeof(v->mark), "any");
+	hook = u8a(c, PKTDEDUP_A_CONFIG_HOOK);
 	if (c[PKTDEDUP_A_CONFIG_DEVS]) {
 		mnl_attr_for_each_nested(a, c[PKTDEDUP_A_CONFIG_DEVS]) {
 			if (mnl_attr_get_type(a) == PKTDEDUP_A_DEVS_DEVICE) {
-				device_view(a, v, &on, &od);
+				device_view(a, v, od, hook < PD_NHOOKS ?
+					    pd_placements[hook].xdp : 0);
 				continue;
 			}
 			if (mnl_attr_get_type(a) != PKTDEDUP_A_DEVS_NAME ||

@@ -507,10 +507,12 @@ static bool leaves_at_xdp(int argc, char **argv, unsigned int hook)
 }
 
 /*
- * The reply to a change: with action drop, warn when the model's FP of a
- * new packet in the filter's steady state exceeds the target in force (1%,
- * the SBF's default, for the families that take none): such packets are
- * dropped as copies. The change is made; the warning says what it costs.
+ * The reply to a change: a note for named devices that are not there
+ * (hooked when they appear: a NIC whose driver loads later, or a typo);
+ * with action drop, warn when the model's FP of a new packet in the
+ * filter's steady state exceeds the target in force (1%, the SBF's
+ * default, for the families that take none): such packets are dropped as
+ * copies. The change is made; the note and the warning say what it means.
  */
 static int set_cb(const struct nlattr **tb, void *data)
 {
@@ -518,6 +520,7 @@ static int set_cb(const struct nlattr **tb, void *data)
 		*f[PKTDEDUP_A_FILTER_MAX + 1], *s[PKTDEDUP_A_SETTINGS_MAX + 1],
 		*pl[PKTDEDUP_A_PLAN_MAX + 1];
 	const struct pd_filter_ops *ops;
+	struct select_view sel;
 	struct plan_view v;
 	uint32_t target;
 	char b1[32], b2[32];
@@ -526,6 +529,12 @@ static int set_cb(const struct nlattr **tb, void *data)
 	if (!tb[PKTDEDUP_A_CONFIG] || !tb[PKTDEDUP_A_PLAN])
 		return MNL_CB_OK;
 	nl_nest(tb[PKTDEDUP_A_CONFIG], &nls_config, c);
+	/* a name set before its device exists (or a typo): say so */
+	select_view(c, &sel);
+	if (*sel.absent)
+		fprintf(stderr,
+			"dedupctl: note: dev %s: not in this namespace now; hooked when it appears ('dedupctl show' says when)\n",
+			sel.absent);
 	if (u8a(c, PKTDEDUP_A_CONFIG_ACTION) != PKTDEDUP_ACTION_DROP)
 		return MNL_CB_OK;
 	nl_nest(c[PKTDEDUP_A_CONFIG_FILTER], &nls_filter, f);
@@ -621,10 +630,17 @@ int set_send(struct nl *n, int argc, char **argv, int sargc, char **sargv)
 	put_settings(nlh, argc, argv, target, in.key_flags);
 	if (sargc)
 		put_sources(nlh, sargc, sargv);
-	/* the module attaches its program: it comes with the change */
-	if (leaves_at_xdp(argc, argv, in.hook))
-		mnl_attr_put_u32(nlh, PKTDEDUP_A_XDP_PROG,
-				 (uint32_t)xdp_prog_fd());
+	/*
+	 * the module attaches its program: it comes with the change, unless
+	 * this user may not load it (then the one the module holds serves)
+	 */
+	if (leaves_at_xdp(argc, argv, in.hook)) {
+		int fd = xdp_prog_fd();
+
+		if (fd >= 0)
+			mnl_attr_put_u32(nlh, PKTDEDUP_A_XDP_PROG,
+					 (uint32_t)fd);
+	}
 	err = nl_talk(n, nlh, set_cb, NULL);
 	xdp_prog_close();
 	return err;

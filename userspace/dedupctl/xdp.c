@@ -123,13 +123,22 @@ int xdp_prog_fd(void)
 		err = bpf_object__load(xdp_obj);
 	if (err) {
 		err = err < 0 ? -err : err;
+		/*
+		 * Not allowed to load it (no CAP_BPF in the initial user
+		 * namespace: a container's root): the request goes without
+		 * it, and the program the module holds serves, if it holds
+		 * one (a mode switch, a device changed); the module says so
+		 * if it holds none
+		 */
+		if (err == EPERM) {
+			xdp_prog_close();
+			return -1;
+		}
 		if (err == ENOTSUPP_KERNEL && strstr(libbpf_log, "JIT is required"))
 			fprintf(stderr, "%s: hook xdp: %s\n", dc_prog, jit_msg);
 		else
-			fprintf(stderr, "%s: hook xdp: cannot load the XDP program: %s%s\n%s",
-				dc_prog, strerror(err),
-				err == EPERM ? " (it needs CAP_BPF and CAP_NET_ADMIN)" : "",
-				libbpf_log);
+			fprintf(stderr, "%s: hook xdp: cannot load the XDP program: %s\n%s",
+				dc_prog, strerror(err), libbpf_log);
 		dedupctl_exit(EXIT_REFUSED);
 	}
 	prog = bpf_object__find_program_by_name(xdp_obj, "pktdedup");
