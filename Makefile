@@ -323,11 +323,21 @@ $(B)/pdnet: $(PDNET_SRC) tests/e2e/pdnet.h $(CORE_HDR) module/uapi/pktdedup.h | 
 	$(CC) $(CFLAGS_COMMON) -O2 -static -o $@ $(PDNET_SRC)
 
 # the e2e suite's raw netlink client, and the policy dump the spec promises
-$(B)/pdnl: tests/e2e/pdnl.c tests/e2e/pdnl_fuzz.c tests/e2e/pdnl.h \
-		userspace/common/nl_spec.c userspace/common/nl_spec.h \
-		module/uapi/pktdedup.h | $(B)
-	$(CC) $(CFLAGS_COMMON) -O2 -o $@ tests/e2e/pdnl.c tests/e2e/pdnl_fuzz.c \
+PDNL_SRC := tests/e2e/pdnl.c tests/e2e/pdnl_fuzz.c tests/e2e/pdnl_race.c
+$(B)/pdnl: $(PDNL_SRC) tests/e2e/pdnl.h userspace/common/nl_spec.c \
+		userspace/common/nl_spec.h module/uapi/pktdedup.h | $(B)
+	$(CC) $(CFLAGS_COMMON) -O2 -pthread -o $@ $(PDNL_SRC) \
 		userspace/common/nl_spec.c -lmnl
+
+# the guest's XDP tool (libbpf, static) and the programs that are not the
+# module's own it loads (tests/e2e/scen-xdpdev.sh)
+$(B)/pdxdp: tests/e2e/pdxdp.c | $(B)
+	$(CC) $(CFLAGS_COMMON) -O2 -static -o $@ $< -lbpf -lelf -lz
+$(B)/e2e/xdp-foreign.bpf.o: tests/e2e/xdp-foreign.bpf.c
+	mkdir -p $(@D)
+	clang -O2 -g -Wall -Werror -target bpf \
+		-I/usr/include/$(shell dpkg-architecture -qDEB_HOST_MULTIARCH) \
+		-c -o $@ $<
 
 $(B)/policy.expected: $(SPEC) scripts/nlspec.py | $(B)
 	$(PYTHON) scripts/nlspec.py policy-dump > $@
@@ -338,7 +348,8 @@ $(B)/replay/settings.sh: tests/vm/replay-capture.py $(B)/dedup-sim
 	$(PYTHON) tests/vm/replay-capture.py $(B)
 
 # The guest image: module, tools, scenarios (see tests/vm/vm.sh).
-vm: module $(B)/deb/.stamp $(B)/dedupctl $(B)/pdnet $(B)/pdnl $(B)/policy.expected \
+E2E_TOOLS := $(B)/pdnet $(B)/pdnl $(B)/pdxdp $(B)/e2e/xdp-foreign.bpf.o
+vm: module $(B)/deb/.stamp $(B)/dedupctl $(E2E_TOOLS) $(B)/policy.expected \
 		$(B)/replay/settings.sh
 	tests/vm/vm.sh initramfs $(B)
 
@@ -354,11 +365,11 @@ e2e-one: vm
 	VM_APPEND="pd.only=$(T)" tests/vm/vm.sh boot $(B) e2e $(E2E_TIMEOUT)
 
 # The debug kernel, pktdedup.ko against it and its guest: tests/vm/e2e-debug.sh
-e2e-debug: $(B)/deb/.stamp $(B)/dedupctl $(B)/pdnet $(B)/pdnl $(B)/policy.expected \
+e2e-debug: $(B)/deb/.stamp $(B)/dedupctl $(E2E_TOOLS) $(B)/policy.expected \
 		$(B)/replay/settings.sh
 	tests/vm/e2e-debug.sh $(B)
 
-e2e-debug-selftest: $(B)/deb/.stamp $(B)/dedupctl $(B)/pdnet $(B)/pdnl $(B)/policy.expected
+e2e-debug-selftest: $(B)/deb/.stamp $(B)/dedupctl $(E2E_TOOLS) $(B)/policy.expected
 	tests/vm/e2e-debug.sh $(B) selftest
 
 demo: deps

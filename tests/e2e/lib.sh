@@ -209,14 +209,31 @@ vio_dev() {	# MAC
 	done
 }
 
-# The driver loaded; the NICs found; the sender's in namespace vs as
+# vio_load: the NICs' driver loaded, as udev would at boot. vio_link: that,
+# then the NICs found; the sender's in namespace vs as
 # pdv1 (10.12.0.1), the receiver's in vc as pdv2 (.2), IPv6 off, up. Exit
 # status 1 (nothing done) if the guest has no such NICs.
-vio_link() {
+# The drivers of bonds and dummy devices, loaded once, making no device
+# of their own.
+dev_modules() {
+	while read -r _m; do
+		case $_m in
+		bonding.ko) insmod "/lib/pd/$_m" max_bonds=0 2> /dev/null ;;
+		dummy.ko) insmod "/lib/pd/$_m" numdummies=0 2> /dev/null ;;
+		*) insmod "/lib/pd/$_m" 2> /dev/null ;;
+		esac
+	done < /lib/pd/order-devs
+}
+
+vio_load() {
 	while read -r _m; do
 		insmod "/lib/pd/$_m" 2> /dev/null
 	done < /lib/pd/order-late
 	sleep 1
+}
+
+vio_link() {
+	vio_load
 	_snd=$(vio_dev $VIO_SND)
 	_rcv=$(vio_dev $VIO_RCV)
 	[ -n "$_snd" ] && [ -n "$_rcv" ] || return 1

@@ -37,6 +37,10 @@
  *	Findings are printed with the request in hex ("# FINDING ..."); the
  *	last line counts messages, checks and findings; exit 1 if any.
  *
+ *   pdnl xdp-race N
+ *	N changes between hook xdp and xdp-generic while a thread looks for
+ *	BPF objects in this process's descriptor table (pdnl_race.c).
+ *
  * Exit status: 0 done, 1 the kernel refused, 2 bad usage.
  */
 #include <errno.h>
@@ -59,7 +63,7 @@ uint16_t family_id;
 
 static void __attribute__((noreturn)) usage(const char *why)
 {
-	fprintf(stderr, "pdnl: %s\nusage: pdnl policy [OP] | pdnl [-V VERSION] [-R RESERVED] [-d] send OP [PATH=TYPE:VALUE ...] | pdnl fuzz [OPTIONS]\n",
+	fprintf(stderr, "pdnl: %s\nusage: pdnl policy [OP] | pdnl [-V VERSION] [-R RESERVED] [-d] send OP [PATH=TYPE:VALUE ...] | pdnl fuzz [OPTIONS] | pdnl xdp-race N\n",
 		why);
 	exit(2);
 }
@@ -685,5 +689,7 @@ int main(int argc, char **argv)
 		return cmd_send(argc - 1, argv + 1, version, reserved, dump);
 	if (!strcmp(argv[0], "fuzz"))
 		return cmd_fuzz(argc - 1, argv + 1);
+	if (!strcmp(argv[0], "xdp-race"))
+		return cmd_xdp_race(argc - 1, argv + 1);
 	usage("unknown command");
 }

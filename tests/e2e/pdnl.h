@@ -73,5 +73,7 @@ void bad_path(const struct nlmsghdr *req, uint32_t offs, char *out,
 
 /* pdnl fuzz [options] (pdnl_fuzz.c) */
 int cmd_fuzz(int argc, char **argv);
+/* pdnl xdp-race N (pdnl_race.c) */
+int cmd_xdp_race(int argc, char **argv);
 
 #endif /* PDNL_H */

@@ -149,9 +149,9 @@ t_dev_stacked() {
 	inns df ping -c 1 -W 2 10.8.0.2 > /dev/null
 	before=$(show_cfg b)
 	expect_fail "a VLAN device and its port" 1 \
-		"dev: pb6.5 is stacked on pb6" \
+		"dev pb6.5: stacked on another device named here" \
 		inns b dedupctl set hook ingress dev pb6,pb6.5 action drop
-	expect_fail "the other order" 1 "dev: pb6.5 is stacked on pb6" \
+	expect_fail "the other order" 1 "dev pb6.5: stacked on another device named here" \
 		inns b dedupctl set hook ingress dev pb6.5,pb6 action drop
 	expect_fail "a device named twice" 1 "named twice" \
 		inns b dedupctl set hook ingress dev pb6,pb6 action drop
@@ -170,9 +170,9 @@ t_dev_stacked() {
 	inns b sh -c "echo 1 > /proc/sys/net/ipv6/conf/br6/disable_ipv6"
 	inns b $IP link set br6 up
 	inns b $IP link set pb6 master br6
-	expect_fail "a bridge and its port" 1 "dev: br6 is stacked on pb6" \
+	expect_fail "a bridge and its port" 1 "dev br6: stacked on another device named here" \
 		inns b dedupctl set hook ingress dev br6,pb6 action drop
-	expect_fail "the other order" 1 "dev: br6 is stacked on pb6" \
+	expect_fail "the other order" 1 "dev br6: stacked on another device named here" \
 		inns b dedupctl set hook ingress dev pb6,br6 action drop
 	inns b $IP link set pb6 nomaster
 
@@ -228,6 +228,57 @@ t_dev_stacked() {
 	inns df $IP link del pa6.7
 	inns df $IP link del pa6.5
 	inns b nft delete table inet pddev
+	expect_ok "back to prerouting, any device" \
+		inns b dedupctl set hook prerouting dev any action count
+	t_end
+}
+
+# Echo requests from df to b answered: "received N" of 20.
+pings_answered() {
+	inns df ping -A -c 20 -W 1 10.6.0.2 2> /dev/null |
+		sed -n 's/.* \([0-9]*\) packets received.*/received \1/p'
+}
+
+t_dev_altname() {
+	t_begin "devices are compared by identity: a device and its altname in one request are refused, a device is followed by its altname when renamed, and a name that comes to name a device already named hooks it once"
+	dev_link
+	inns b $IP link property add dev pb6 altname tapb
+	before=$(show_cfg b)
+	expect_fail "pb6 and its altname: refused" 1 \
+		"dev tapb: names a device another name here names" \
+		inns b dedupctl set hook ingress dev pb6,tapb action drop
+	expect_eq "refused: nothing changed" "$before" "$(show_cfg b)"
+	expect_ok "by its altname alone" inns b dedupctl set hook ingress \
+		dev tapb action drop
+	idx=$(ifindex_of b pb6)
+	expect_eq "bound by its altname" "tapb active (ifindex $idx)" \
+		"$(dev_state)"
+	expect_eq "its pings answered" "received 20" "$(pings_answered)"
+	# renamed: the altname still names it
+	inns b $IP link set pb6 down
+	inns b $IP link set pb6 name pq6
+	inns b $IP link set pq6 up
+	expect_eq "renamed: still bound" "tapb active (ifindex $idx)" \
+		"$(dev_state)"
+	expect_eq "renamed: still hooked" "netfilter_hooks registered" \
+		"$(hooks_line)"
+	inns b dedupctl reset
+	send_f 30 2
+	expect_eq "renamed: copies dropped" 30 "$(stat_of b dropped)"
+	inns b $IP link set pq6 down
+	inns b $IP link set pq6 name pb6
+	inns b $IP link set pb6 up
+	# a name not there yet, which comes to name pb6 as an altname
+	expect_ok "dev pb6,tapc (tapc not there)" inns b dedupctl set \
+		hook ingress dev pb6,tapc action drop
+	inns b $IP link property add dev pb6 altname tapc
+	expect_eq "tapc: the same device, hooked once" \
+		"pb6 active (ifindex $idx), tapc same as pb6" "$(dev_state)"
+	expect_eq "its pings answered" "received 20" "$(pings_answered)"
+	inns b $IP link property del dev pb6 altname tapc
+	expect_eq "the altname gone: absent" "pb6 active (ifindex $idx), tapc absent" \
+		"$(dev_state)"
+	inns b $IP link property del dev pb6 altname tapb
 	expect_ok "back to prerouting, any device" \
 		inns b dedupctl set hook prerouting dev any action count
 	t_end

@@ -53,6 +53,9 @@ GUEST_LATE_MODULES="virtio_pci virtio_net"
 # loaded at boot, they would add their fallback devices (gre0, tunl0,
 # ...) to every namespace every other scenario makes.
 GUEST_TUNNEL_MODULES="vxlan geneve ip_gre ip6_gre ipip sit"
+# And the device drivers the XDP scenarios load (dev_modules in
+# tests/e2e/lib.sh: no bond0 or dummy0 made in the initial namespace).
+GUEST_DEV_MODULES="bonding dummy"
 
 modinfo_field() {	# FILE FIELD
 	objcopy -O binary --only-section=.modinfo "$1" /dev/stdout 2>/dev/null |
@@ -128,6 +131,8 @@ initramfs() {
 	copy_deb "$root" "$B"
 	copy_bin "$root" "$B/pdnl" /bin/pdnl
 	cp "$B/pdnet" "$root/bin/pdnet"
+	cp "$B/pdxdp" "$root/bin/pdxdp"
+	cp "$B/e2e/xdp-foreign.bpf.o" "$root/lib/pd/"
 	cp "$B/policy.expected" "$root/lib/pd/policy.expected"
 	# t_replay's capture and what dedup-sim made of it (replay-capture.py)
 	if [ -f "$B/replay/settings.sh" ]; then
@@ -171,6 +176,8 @@ initramfs() {
 	modules order-late $GUEST_LATE_MODULES
 	# shellcheck disable=SC2086
 	modules order-tunnels $GUEST_TUNNEL_MODULES
+	# shellcheck disable=SC2086
+	modules order-devs $GUEST_DEV_MODULES
 
 	# make bench-xdp's guest (eval/bench-xdp/run.sh): its job, its tool,
 	# the reference programs and the module's own, as dedupctl embeds it
