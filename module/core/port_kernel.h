@@ -91,6 +91,16 @@ static inline void pd_store_word(u64 *p, u64 v)
 	WRITE_ONCE(*p, v);
 }
 
+/*
+ * A field a reader takes once while its writer may change it (a reader
+ * of the statistics, racing with the CPU that steps a filter): one load,
+ * never repeated by the compiler.
+ */
+static inline u32 pd_load_u32(const u32 *p)
+{
+	return READ_ONCE(*p);
+}
+
 static inline unsigned int pd_popcount64(u64 x)
 {
 	return hweight64(x);

@@ -35,10 +35,38 @@ static inline void pd_slide_put(struct pd_slide *sl, u32 pos, u32 v)
 		((u16 *)sl->cell)[pos] = (u16)v;
 }
 
-/* The age, in packets, of the packet that stamped cell pos. */
-static inline u32 pd_slide_age(const struct pd_slide *sl, u32 pos)
+/*
+ * The ring's position as one lookup sees it: its latest packet's number,
+ * its frontier and its length, each read once. A reader of the
+ * statistics (QUERY, /proc) looks up a CPU's filter while that CPU steps
+ * it: read field by field, as often as the compiler liked, a frontier
+ * and a length of two different steps could put a lookup outside the
+ * ring. Taken once and clamped, every position a lookup computes from
+ * them is inside the ring (pd_slide_pos()), whatever the writer did
+ * meanwhile; the step takes its own the same way.
+ */
+struct pd_slide_at {
+	u32 seq;
+	u32 head;	/* < cap */
+	u32 len;	/* <= cap */
+};
+
+static inline void pd_slide_at(const struct pd_slide *sl, struct pd_slide_at *at)
 {
-	return (sl->seq - pd_slide_get(sl, pos)) & sl->mask;
+	at->seq = pd_load_u32(&sl->seq);
+	at->head = pd_load_u32(&sl->head);
+	at->len = pd_load_u32(&sl->len);
+	if (at->head >= sl->cap)
+		at->head = 0;
+	if (at->len > sl->cap)
+		at->len = sl->cap;
+}
+
+/* The age, in packets, of the packet that stamped cell pos. */
+static inline u32 pd_slide_age(const struct pd_slide *sl,
+			       const struct pd_slide_at *at, u32 pos)
+{
+	return (at->seq - pd_slide_get(sl, pos)) & sl->mask;
 }
 
 static int pd_slide_init(struct pd_filter *f, const struct pd_filter_plan *plan,
@@ -74,10 +102,14 @@ static void pd_slide_set_rng(struct pd_filter *f, u64 rng)
 {
 }
 
-/* The ring position of the packet `age` packets before the latest. */
-static inline u32 pd_slide_pos(const struct pd_slide *sl, u32 age)
+/*
+ * The ring position of the packet `age` (below at->len) packets before the
+ * latest: head + len - 1 - age is below 2 cap.
+ */
+static inline u32 pd_slide_pos(const struct pd_slide *sl,
+			       const struct pd_slide_at *at, u32 age)
 {
-	u32 tail = sl->head + sl->len - 1 - age;	/* < 2 cap */
+	u32 tail = at->head + at->len - 1 - age;
 
 	return tail >= sl->cap ? tail - sl->cap : tail;
 }
@@ -87,32 +119,37 @@ static inline u32 pd_slide_pos(const struct pd_slide *sl, u32 age)
  * ring's len newest (its age below len), and (unless every ring entry
  * from the frontier on is known to be inside: fresh) its time.
  */
-static inline bool pd_slide_live(const struct pd_slide *sl, u32 pos, u64 t,
+static inline bool pd_slide_live(const struct pd_slide *sl,
+				 const struct pd_slide_at *at, u32 pos, u64 t,
 				 bool fresh)
 {
-	u32 age = pd_slide_age(sl, pos);
+	u32 age = pd_slide_age(sl, at, pos);
 
-	if (age >= sl->len)
+	if (age >= at->len)
 		return false;
-	return fresh || t - sl->ring[pd_slide_pos(sl, age)] < sl->w.window;
+	return fresh || t - sl->ring[pd_slide_pos(sl, at, age)] < sl->w.window;
 }
 
 /* Whether the oldest ring entry (the frontier), so every one, is inside. */
-static inline bool pd_slide_fresh(const struct pd_slide *sl, u64 t)
+static inline bool pd_slide_fresh(const struct pd_slide *sl,
+				  const struct pd_slide_at *at, u64 t)
 {
-	return !sl->len || t - sl->ring[sl->head] < sl->w.window;
+	return !at->len || t - sl->ring[at->head] < sl->w.window;
 }
 
 static bool pd_slide_query_at(const struct pd_slide *sl, u32 h1, u32 h2,
 			      u64 t)
 {
-	bool fresh = pd_slide_fresh(sl, t);
 	struct pd_tw_probe p;
+	struct pd_slide_at at;
 	unsigned int i;
+	bool fresh;
 
+	pd_slide_at(sl, &at);
+	fresh = pd_slide_fresh(sl, &at, t);
 	pd_tw_probe_init(&p, h1, h2, sl->m);
 	for (i = 0; i < sl->k; i++, pd_tw_probe_next(&p))
-		if (!pd_slide_live(sl, p.pos, t, fresh))
+		if (!pd_slide_live(sl, &at, p.pos, t, fresh))
 			return false;
 	return true;
 }
@@ -215,14 +252,16 @@ static void pd_slide_clear(struct pd_filter *f)
 /*
  * The ring entries inside the window at t, exactly: the times from the
  * frontier on do not decrease, so a binary search finds the first one
- * inside (at most log2(cap) + 1 reads).
+ * inside (at most log2(cap) + 1 reads). For a reader of the statistics:
+ * from the ring's position as at says.
  */
-static u32 pd_slide_inside(const struct pd_slide *sl, u64 t)
+static u32 pd_slide_inside(const struct pd_slide *sl,
+			   const struct pd_slide_at *at, u64 t)
 {
-	u32 lo = 0, hi = sl->len;	/* entries from the frontier */
+	u32 lo = 0, hi = at->len;	/* entries from the frontier */
 
 	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2, pos = sl->head + mid;
+		u32 mid = lo + (hi - lo) / 2, pos = at->head + mid;
 
 		if (pos >= sl->cap)
 			pos -= sl->cap;
@@ -231,7 +270,7 @@ static u32 pd_slide_inside(const struct pd_slide *sl, u64 t)
 		else
 			hi = mid;
 	}
-	return sl->len - lo;
+	return at->len - lo;
 }
 
 /* Bytes of the ring a pd_slide_inside() reads at most. */
@@ -253,10 +292,13 @@ static void pd_slide_occupancy(const struct pd_filter *f,
 {
 	const struct pd_slide *sl = pd_slide_of(f);
 	u64 ring_bytes = pd_slide_inside_bytes(sl);
-	u32 inside = pd_slide_inside(sl, sl->w.now);
 	struct pd_occ_span sp;
+	struct pd_slide_at at;
 	u64 r, i, first, len;
+	u32 inside;
 
+	pd_slide_at(sl, &at);
+	inside = pd_slide_inside(sl, &at, sl->w.now);
 	/* the search's reads come out of the budget */
 	if (max_bytes != PD_OCC_ALL)
 		max_bytes = max_bytes > ring_bytes ? max_bytes - ring_bytes : 0;
@@ -264,7 +306,7 @@ static void pd_slide_occupancy(const struct pd_filter *f,
 	for (r = 0; r < sp.runs; r++) {
 		len = pd_occ_run(&sp, r, &first);
 		for (i = first; i < first + len; i++)
-			o->zero += pd_slide_age(sl, (u32)i) >= inside;
+			o->zero += pd_slide_age(sl, &at, (u32)i) >= inside;
 		o->units += len;
 	}
 }
@@ -272,9 +314,11 @@ static void pd_slide_occupancy(const struct pd_filter *f,
 static void pd_slide_window(const struct pd_filter *f, struct pd_filter_win *w)
 {
 	const struct pd_slide *sl = pd_slide_of(f);
+	struct pd_slide_at at;
 
+	pd_slide_at(sl, &at);
 	pd_tw_report(&sl->w, w);
-	w->entries = pd_slide_inside(sl, sl->w.now);
+	w->entries = pd_slide_inside(sl, &at, sl->w.now);
 	w->stuck = 0;	/* no counters */
 	w->subwindows = 1;
 }

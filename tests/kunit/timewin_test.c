@@ -117,6 +117,69 @@ static void tw_sliding_expiry(struct kunit *test)
 }
 
 /*
+ * A reader of the statistics looks up a CPU's sliding window while that
+ * CPU steps it (QUERY, /proc's occupancy and window): it may see the
+ * ring's frontier, length and latest number from different steps, and a
+ * frontier the writer has just stepped to cap before wrapping it to 0.
+ * Set by hand, such states must keep every lookup inside the ring (an
+ * access past it fails under ASan natively, KASAN in the kernel) and
+ * give an answer: a lookup of what was stepped, and the occupancy and
+ * window reports, on each.
+ */
+static void tw_sliding_torn_reader(struct kunit *test)
+{
+	static const struct {
+		u32 head_add, len_add, seq_add;
+	} torn[] = {
+		{ 0, 0, 0 },		/* as the writer left it */
+		{ 1, 0, 0 },		/* the frontier at cap, not yet 0 */
+		{ 1, 1, 0 },		/* and a length one past cap */
+		{ 0, 1, 3 },		/* a later number with an older frontier */
+		{ 1, 1, 70 },		/* every cell older than the ring says */
+	};
+	struct pd_filter_plan plan;
+	struct pd_filter_occ occ;
+	struct pd_filter_win w;
+	struct pd_slide *sl;
+	struct pd_filter f;
+	u32 h1, h2, saved[3];
+	unsigned int i;
+	u64 id;
+
+	KUNIT_ASSERT_EQ(test, tw_new(test, &f, PKTDEDUP_FILTER_KIND_SLIDING,
+				     0, 64, 0, 0, &plan), 0);
+	KUNIT_ASSERT_EQ(test, plan.capacity, 64ULL);
+	for (id = 0; id < 200; id++)
+		tw_step(&f, id, 0);
+	sl = pd_slide_of(&f);
+	saved[0] = sl->head;
+	saved[1] = sl->len;
+	saved[2] = sl->seq;
+	KUNIT_EXPECT_EQ(test, saved[1], 64U);
+	for (i = 0; i < PD_ARRAY_SIZE(torn); i++) {
+		sl->head = torn[i].head_add ? sl->cap : saved[0];
+		sl->len = saved[1] + torn[i].len_add;
+		sl->seq = saved[2] + torn[i].seq_add;
+		for (id = 130; id < 200; id++) {
+			tw_elem(id, &h1, &h2);
+			pd_filter_query(&f, h1, h2);
+		}
+		memset(&occ, 0, sizeof(occ));
+		pd_filter_occupancy(&f, &occ);
+		KUNIT_EXPECT_EQ_MSG(test, occ.units, plan.cells, "state %u", i);
+		KUNIT_EXPECT_TRUE(test, pd_filter_window(&f, &w));
+		KUNIT_EXPECT_LE_MSG(test, w.entries, 64ULL, "state %u", i);
+	}
+	/* as the writer left it, the last 64 are inside */
+	sl->head = saved[0];
+	sl->len = saved[1];
+	sl->seq = saved[2];
+	tw_elem(199, &h1, &h2);
+	KUNIT_EXPECT_TRUE(test, pd_filter_query(&f, h1, h2));
+	pd_filter_destroy(&f);
+}
+
+/*
  * Jumping (s = 4 of 250 ns) and landmark (1000 ns), fake clock: a copy
  * inside the guaranteed span is caught; the landmark forgets at its
  * landmark; after a quiet spell longer than the window nothing stale is
@@ -790,6 +853,7 @@ static struct kunit_case pd_timewin_cases[] = {
 	KUNIT_CASE(tw_wrap),
 	KUNIT_CASE(tw_report_after_quiet),
 	KUNIT_CASE(tw_sliding_expiry),
+	KUNIT_CASE(tw_sliding_torn_reader),
 	KUNIT_CASE(tw_jumping_expiry),
 	KUNIT_CASE(tw_no_fn_inside),
 	KUNIT_CASE(tw_fp_at_capacity),

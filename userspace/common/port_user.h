@@ -139,6 +139,16 @@ static inline void pd_store_word(u64 *p, u64 v)
 	__atomic_store_n(p, v, __ATOMIC_RELAXED);
 }
 
+/*
+ * A field a reader takes once while its writer may change it (a reader
+ * of the statistics, racing with the thread that steps a filter): one
+ * load, never repeated by the compiler.
+ */
+static inline u32 pd_load_u32(const u32 *p)
+{
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
 /* The line of p, soon to be written (prefetchw in the kernel). */
 static inline void pd_prefetchw(const void *p)
 {
