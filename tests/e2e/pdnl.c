@@ -10,13 +10,16 @@
  *	text of scripts/nlspec.py policy-dump: one line per attribute, nested
  *	policies expanded, names from the spec's tables.
  *
- *   pdnl [-V VERSION] [-R RESERVED] [-d] send OP [PATH=TYPE:VALUE ...]
+ *   pdnl [-V VERSION] [-R RESERVED] [-F N] [-d] send OP [PATH=TYPE:VALUE ...]
  *	Send one request (a dump with -d) of OP built from the attributes
  *	given: PATH names an attribute through the nests, by spec name or
  *	number (config.filter.sbf.cell-bits, config.99, 200); TYPE is u8, u16,
  *	u32, u64, s32, flag, bin (VALUE in hex), str or nest (an empty nest).
  *	Prints "ok" and the reply's attributes as PATH=VALUE lines, or
- *	"error ERRNO: MESSAGE [at PATH]" and exits 1.
+ *	"error ERRNO: MESSAGE [at PATH]" and exits 1. With -F N, the kernel
+ *	fails the Nth fault-injection point (an allocation) of the request
+ *	(/proc/thread-self/fail-nth: a kernel with fault injection), and the
+ *	last line says "fail-nth N left L": L 0 if that point was reached.
  *
  *   pdnl fuzz [--seed S] [--messages N] [--procs P] [--seconds T] [--unpriv]
  *	Fuzz the family (pdnl_fuzz.c), deterministically for a seed (1).
@@ -63,7 +66,7 @@ uint16_t family_id;
 
 static void __attribute__((noreturn)) usage(const char *why)
 {
-	fprintf(stderr, "pdnl: %s\nusage: pdnl policy [OP] | pdnl [-V VERSION] [-R RESERVED] [-d] send OP [PATH=TYPE:VALUE ...] | pdnl fuzz [OPTIONS] | pdnl xdp-race N\n",
+	fprintf(stderr, "pdnl: %s\nusage: pdnl policy [OP] | pdnl [-V VERSION] [-R RESERVED] [-F N] [-d] send OP [PATH=TYPE:VALUE ...] | pdnl fuzz [OPTIONS] | pdnl xdp-race N\n",
 		why);
 	exit(2);
 }
@@ -618,15 +621,37 @@ void bad_path(const struct nlmsghdr *req, uint32_t offs, char *out,
 	}
 }
 
+/* The fault-injection counter of this thread: set, or read and cleared. */
+static void fail_nth_set(unsigned int n)
+{
+	FILE *f = fopen("/proc/thread-self/fail-nth", "w");
+
+	if (!f || fprintf(f, "%u", n) < 0 || fclose(f))
+		die("/proc/thread-self/fail-nth");
+}
+
+static unsigned int fail_nth_left(void)
+{
+	FILE *f = fopen("/proc/thread-self/fail-nth", "r");
+	unsigned int n = 0;
+
+	if (!f || fscanf(f, "%u", &n) != 1)
+		die("/proc/thread-self/fail-nth");
+	fclose(f);
+	fail_nth_set(0);
+	return n;
+}
+
 static int cmd_send(int argc, char **argv, int version, int reserved,
-		    bool dump)
+		    bool dump, unsigned int fail_nth)
 {
 	static char mem[1 << 15];
 	struct talk t = { .cb = reply_cb };
 	struct opened open[8];
 	const struct nls_op *op;
 	struct nlmsghdr *nlh;
-	int i, depth = 0;
+	int i, err, depth = 0;
+	unsigned int left = 0;
 
 	if (argc < 1)
 		usage("send: which operation?");
@@ -639,7 +664,12 @@ static int cmd_send(int argc, char **argv, int version, int reserved,
 		put_attr(nlh, op->set, argv[i], open, &depth);
 	while (depth > 0)
 		mnl_attr_nest_end(nlh, open[--depth].nest);
-	if (run(&t, nlh)) {
+	if (fail_nth)
+		fail_nth_set(fail_nth);
+	err = run(&t, nlh);
+	if (fail_nth)
+		left = fail_nth_left();
+	if (err) {
 		char path[256];
 
 		bad_path(nlh, t.offs, path, sizeof(path));
@@ -650,15 +680,18 @@ static int cmd_send(int argc, char **argv, int version, int reserved,
 		if (t.miss)
 			printf(" [missing %u]", t.miss);
 		printf("\n");
-		return 1;
+	} else {
+		printf("ok\n");
 	}
-	printf("ok\n");
-	return 0;
+	if (fail_nth)
+		printf("fail-nth %u left %u\n", fail_nth, left);
+	return err ? 1 : 0;
 }
 
 int main(int argc, char **argv)
 {
 	int version = PKTDEDUP_GENL_VERSION, reserved = 0;
+	unsigned int fail_nth = 0;
 	bool dump = false;
 
 	argc--;
@@ -674,6 +707,10 @@ int main(int argc, char **argv)
 			reserved = atoi(argv[1]);
 			argc--;
 			argv++;
+		} else if (argc > 1 && !strcmp(argv[0], "-F")) {
+			fail_nth = (unsigned int)atoi(argv[1]);
+			argc--;
+			argv++;
 		} else {
 			usage("unknown option");
 		}
@@ -686,7 +723,8 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[0], "policy"))
 		return cmd_policy(argc - 1, argv + 1);
 	if (!strcmp(argv[0], "send"))
-		return cmd_send(argc - 1, argv + 1, version, reserved, dump);
+		return cmd_send(argc - 1, argv + 1, version, reserved, dump,
+				fail_nth);
 	if (!strcmp(argv[0], "fuzz"))
 		return cmd_fuzz(argc - 1, argv + 1);
 	if (!strcmp(argv[0], "xdp-race"))

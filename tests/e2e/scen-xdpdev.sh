@@ -332,3 +332,98 @@ t_xdp_bond() {
 	kill "$(nspid ys)" "$(nspid yc)"
 	t_end
 }
+
+# Run in a namespace (sh -s UNDO PDNL-SEND-ARGS...): send the request,
+# failing its Nth allocation, for N = 1, 2, ... until one is never
+# reached. A refused request must leave /proc's configuration (but the
+# peak and the last refusal's need, which record what was tried) and the
+# kernel's XDP program on pb8 as they were; one that goes through (a
+# failure it could take) is undone by UNDO. Prints "points P refused R
+# through G bad B", then what went wrong.
+nth_script() {
+	cat <<-'EOF'
+	state() {
+		grep -v '^mem_peak\|^mem_refused' /proc/net/pktdedup/config
+		/usr/sbin/ip -d link show pb8 | grep -o 'xdp[a-z]*' | head -n 1
+	}
+	undo=$1
+	shift
+	before=$(state)
+	n=1 ref=0 thr=0 bad=0
+	while [ $n -le 400 ]; do
+		out=$(pdnl -F $n send "$@" 2>&1)
+		left=$(echo "$out" | sed -n 's/^fail-nth [0-9]* left //p')
+		if echo "$out" | grep -q '^error'; then
+			ref=$((ref + 1))
+		else
+			thr=$((thr + 1))
+			sh -c "$undo" > /dev/null 2>&1
+		fi
+		if [ "$(state)" != "$before" ]; then
+			bad=$((bad + 1))
+			echo "bad: allocation $n: $(echo "$out" | head -n 1)"
+			sh -c "$undo" > /dev/null 2>&1
+		fi
+		[ "$left" = 0 ] || break
+		n=$((n + 1))
+	done
+	echo "points $((n - 1)) refused $ref through $thr bad $bad"
+	EOF
+}
+
+# nth_script for request PDNL-SEND-ARGS in xc, with the module's program
+# at descriptor 50 when PROG is "prog".
+nth_walk() {	# WHAT PROG UNDO PDNL-SEND-ARGS...
+	_what=$1
+	_pre=
+	[ "$2" = prog ] && _pre="pdxdp hand /lib/pd/pktdedup.bpf.o pktdedup 50"
+	shift 2
+	nth_script > /tmp/nth.sh
+	# shellcheck disable=SC2086
+	_out=$(inns xc $_pre sh /tmp/nth.sh "$@" 2>&1)
+	echo "$_out" | sed 's/^/#   /' | head -n 20
+	case $(echo "$_out" | tail -n 1) in
+	"points 0 "*) t_fail "$_what: no allocation reached" ;;
+	"points "*" bad 0") echo "#   $_what: every refusal left the state as it was" ;;
+	*) t_fail "$_what: a refusal changed the state" ;;
+	esac
+}
+
+t_fail_nth() {
+	t_begin "every allocation of a change failed in turn (fault injection): each refused change leaves the configuration, the budget and the XDP programs as they were"
+	if [ ! -e /proc/self/fail-nth ]; then
+		echo "#   skipped: this kernel has no fault injection (the debug kernel has)"
+		t_end
+		return
+	fi
+	_dbg=/sys/kernel/debug
+	[ -d $_dbg/failslab ] || mount -t debugfs none $_dbg
+	# fail what fail-nth points at, GFP_KERNEL too, silently
+	for _f in failslab fail_page_alloc; do
+		echo N > $_dbg/$_f/ignore-gfp-wait
+		echo 0 > $_dbg/$_f/verbose
+	done
+	echo 0 > $_dbg/fail_page_alloc/min-order
+	xdp_link
+	expect_ok "hook ingress dev pb8" inns xc dedupctl set hook ingress \
+		dev pb8 action drop key packet mem 64K
+	# to xdp-generic (a program handed over, filters, hooks, a link)
+	nth_walk "to hook xdp-generic" prog \
+		"dedupctl set hook ingress dev pb8" \
+		set-config config.hook=u8:9 xdp-prog=u32:50
+	# settings and source windows in one request (the revert path)
+	nth_walk "filters and sources together" - \
+		"dedupctl set mem 64K && dedupctl sources counters 0" \
+		set-config config.filter.mem=u64:131072 sources.counters=u32:16
+	# from idle (counters, filters, hooks, the source windows)
+	expect_ok "disable" inns xc dedupctl disable
+	nth_walk "enable" - "dedupctl disable" set-config config.state=u8:1
+	expect_ok "enable" inns xc dedupctl enable
+	expect_ok "and it still works" inns xc dedupctl set hook xdp-generic \
+		dev pb8
+	inns xc dedupctl reset
+	xdp_send 40 2
+	expect_eq "judged" "packets 80 dropped 40" "$(xdp_judged xc)"
+	inns xc dedupctl disable
+	t_end
+}

@@ -1730,6 +1730,7 @@ run t_xdp_moved
 run t_xdp_foreign
 run t_xdp_container
 run t_xdp_bond
+run t_fail_nth
 run t_tunnels
 run t_tunnel_sessions
 run t_tunnel_malformed

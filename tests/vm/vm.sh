@@ -132,7 +132,7 @@ initramfs() {
 	copy_bin "$root" "$B/pdnl" /bin/pdnl
 	cp "$B/pdnet" "$root/bin/pdnet"
 	cp "$B/pdxdp" "$root/bin/pdxdp"
-	cp "$B/e2e/xdp-foreign.bpf.o" "$root/lib/pd/"
+	cp "$B/e2e/xdp-foreign.bpf.o" "$B/xdp/pktdedup.bpf.o" "$root/lib/pd/"
 	cp "$B/policy.expected" "$root/lib/pd/policy.expected"
 	# t_replay's capture and what dedup-sim made of it (replay-capture.py)
 	if [ -f "$B/replay/settings.sh" ]; then
