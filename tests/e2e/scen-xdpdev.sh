@@ -57,6 +57,33 @@ t_xdp_refused() {
 	xdp_send 40 2
 	expect_eq "refused: still judged" "packets 80 dropped 40" \
 		"$(xdp_judged xc)"
+	# two admins refused at once, each told its own reason
+	rm -f /tmp/msg-a /tmp/msg-b
+	_pids=
+	for _w in a b; do
+		(
+			_i=0
+			while [ $_i -lt 15 ]; do
+				if [ $_w = a ]; then
+					inns xc dedupctl set hook ingress \
+						dev pb8,pb8.5 2>&1 |
+						grep -c "dev pb8.5: stacked on another" \
+						>> /tmp/msg-a
+				else
+					inns xc dedupctl set hook xdp \
+						dev pb8,d0 2>&1 |
+						grep -c "dev d0: its driver has no native" \
+						>> /tmp/msg-b
+				fi
+				_i=$((_i + 1))
+			done
+		) &
+		_pids="$_pids $!"
+	done
+	# shellcheck disable=SC2086
+	wait $_pids
+	expect_eq "each refusal its own reason" "15 15" \
+		"$(grep -c '^1$' /tmp/msg-a) $(grep -c '^1$' /tmp/msg-b)"
 
 	# a change whose filters the memory cgroup of its requester cannot
 	# hold (native, 12 MiB per CPU): refused before any program moves
