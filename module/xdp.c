@@ -394,6 +394,31 @@ struct pd_xdp_try {
 };
 
 /*
+ * Keep link (the device's tok, on dev, in mode) in a free slot; false if
+ * there is none (the hooks in force's devices and a change's: there
+ * always is). pn->lock and pn->dev_lock held.
+ */
+static bool pd_xdp_keep(struct pd_net *pn, struct bpf_link *link,
+			const struct bpf_xdp_link *tok,
+			struct net_device *dev, u8 mode)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(pn->xdp.att); i++) {
+		struct pd_xdp_att *a = &pn->xdp.att[i];
+
+		if (a->link)
+			continue;
+		a->link = link;
+		a->tok = tok;
+		a->dev = dev;
+		a->mode = mode;
+		return true;
+	}
+	return false;
+}
+
+/*
  * Put the old mode's program back on t's device (a switch that did not
  * go through); a failure leaves the device without one, which its state
  * then says. pn->lock held.
@@ -402,9 +427,8 @@ static void pd_xdp_restore(struct pd_net *pn, struct pd_xdp_try *t)
 {
 	const struct bpf_xdp_link *tok = NULL;
 	struct file *prog = pn->xdp.prog;
-	struct pd_xdp_att *a = NULL;
 	struct bpf_link *link;
-	unsigned int i;
+	bool kept;
 
 	if (!t->switched)
 		return;
@@ -414,18 +438,9 @@ static void pd_xdp_restore(struct pd_net *pn, struct pd_xdp_try *t)
 	if (IS_ERR(link))
 		return;
 	mutex_lock(&pn->dev_lock);
-	for (i = 0; i < ARRAY_SIZE(pn->xdp.att) && !a; i++)
-		if (!pn->xdp.att[i].link)
-			a = &pn->xdp.att[i];
-	if (a) {
-		a->link = link;
-		a->tok = tok;
-		a->dev = t->dev;
-		a->mode = t->old_mode;
-		link = NULL;
-	}
+	kept = pd_xdp_keep(pn, link, tok, t->dev, t->old_mode);
 	mutex_unlock(&pn->dev_lock);
-	if (link)
+	if (!kept)
 		pd_xdp_unlink(link);
 }
 
@@ -486,7 +501,7 @@ int pd_xdp_attach(struct pd_net *pn, struct pd_hooks *h, bool all,
 	struct pd_xdp_try t[PKTDEDUP_DEVS_MAX] = {};
 	struct file *prog = pn->xdp.next ?: pn->xdp.prog;
 	int err = 0, first = -1;
-	unsigned int i, j;
+	unsigned int i;
 
 	lockdep_assert_held(&pn->lock);
 	if (!h || !h->xdp)
@@ -527,21 +542,12 @@ int pd_xdp_attach(struct pd_net *pn, struct pd_hooks *h, bool all,
 
 	/* kept only if it went to the device still bound there */
 	mutex_lock(&pn->dev_lock);
-	for (i = 0, j = 0; i < h->ndev; i++) {
+	for (i = 0; i < h->ndev; i++) {
 		if (t[i].err && h->dev[i].dev == t[i].dev)
 			h->dev[i].err = t[i].err;
-		if (!t[i].made || h->dev[i].dev != t[i].dev)
-			continue;
-		while (j < ARRAY_SIZE(pn->xdp.att) && pn->xdp.att[j].link)
-			j++;
-		/* the hooks in force's devices and h's: never more */
-		if (j == ARRAY_SIZE(pn->xdp.att))
-			break;
-		pn->xdp.att[j].link = t[i].made;
-		pn->xdp.att[j].tok = t[i].tok;
-		pn->xdp.att[j].dev = t[i].dev;
-		pn->xdp.att[j].mode = h->xdp;
-		t[i].made = NULL;
+		if (t[i].made && h->dev[i].dev == t[i].dev &&
+		    pd_xdp_keep(pn, t[i].made, t[i].tok, t[i].dev, h->xdp))
+			t[i].made = NULL;
 	}
 	mutex_unlock(&pn->dev_lock);
 	for (i = 0; i < h->ndev; i++) {
