@@ -99,12 +99,12 @@ void pd_bitf_positions(const struct pd_bitf *f, u32 h1, u32 h2, u32 *pos)
 	u32 g = pd_bitf_map(f, h1), step = pd_bitf_map(f, h2) | 1;
 	unsigned int i;
 
-	/* s is a multiple of 64: step < s */
+	/* s is a multiple of 64: step < s; the sum in 64 bits (s > 2^31) */
 	for (i = 0; i < f->k; i++) {
+		u64 next = (u64)g + step;
+
 		pos[i] = g;
-		g += step;
-		if (g >= f->s)
-			g -= f->s;
+		g = (u32)(next >= f->s ? next - f->s : next);
 	}
 }
 

@@ -173,9 +173,10 @@ static bool pd_jump_reset(struct pd_jump *j, u64 t)
 }
 
 /* Empty n more words of the spare: its step, or eight times that. */
-static void pd_jump_clean(struct pd_jump *j, u32 n)
+static void pd_jump_clean(struct pd_jump *j, u64 n)
 {
-	u32 to = j->nwords - j->clean_pos < n ? j->nwords : j->clean_pos + n;
+	u32 to = j->nwords - j->clean_pos < n ? j->nwords :
+		 j->clean_pos + (u32)n;
 
 	pd_jump_wipe(j, j->spare, j->clean_pos, to);
 	j->clean_pos = to;
@@ -196,7 +197,7 @@ static bool pd_jump_maybe(struct pd_jump *j, u64 t)
 	if (!full && !due)
 		return false;
 	if (j->clean_pos < j->nwords) {	/* wait for the spare */
-		pd_jump_clean(j, 8 * j->clean_step);
+		pd_jump_clean(j, 8ULL * j->clean_step);
 		if (j->clean_pos < j->nwords)
 			return false;
 	}

@@ -194,12 +194,15 @@ void pd_sbf_positions(const struct pd_sbf *f, u32 h1, u32 h2, u32 *pos)
 	g = pd_sbf_map(f, h1);
 	step = pd_sbf_map(f, h2) | 1;
 
-	/* g_i = (map(h1) + i * step) mod m; m is even, so step < m */
+	/*
+	 * g_i = (map(h1) + i * step) mod m; m is even, so step < m; the sum
+	 * in 64 bits (m may pass 2^31)
+	 */
 	for (i = 0; i < f->k; i++) {
+		u64 next = (u64)g + step;
+
 		pos[i] = g;
-		g += step;
-		if (g >= f->cells)
-			g -= f->cells;
+		g = (u32)(next >= f->cells ? next - f->cells : next);
 	}
 }
 
@@ -291,14 +294,14 @@ static __always_inline void pd_sbf_dec_run(struct pd_sbf *f, u32 start,
 static __always_inline void pd_sbf_decrement_cc(struct pd_sbf *f, u32 start,
 						u32 count, bool cc)
 {
-	u32 lo, width;
+	u64 width = (u64)count * f->d;	/* a run may pass 2^32 bits */
+	u32 lo;
 	u64 *w;
 
 	/*
 	 * The common case, straight-line: a run of at most 64 bits that
 	 * does not wrap spans one word or two neighbouring ones.
 	 */
-	width = count * f->d;
 	if (width <= 64 && count <= f->cells - start) {
 		w = &f->words[start >> f->cpw_shift];
 		lo = (start & ((1u << f->cpw_shift) - 1)) * f->d;
