@@ -231,14 +231,20 @@ static __always_inline unsigned int pd_sbf_cell_cc(const struct pd_sbf *f,
 	return (unsigned int)((cc ? pd_load_word(w) : *w) >> shift) & f->max;
 }
 
-/* The lowest bit of each field of w that is non-zero. */
-static inline u64 pd_sbf_nonzero(const struct pd_sbf *f, u64 w)
+/* The lowest bit of each non-zero d-bit field of w (low: those bits). */
+static __always_inline u64 pd_sbf_nonzero_d(u64 w, unsigned int d, u64 low)
 {
 	unsigned int s;
 
-	for (s = 1; s < f->d; s <<= 1)
+	for (s = 1; s < d; s <<= 1)
 		w |= w >> s;
-	return w & f->lowmask;
+	return w & low;
+}
+
+/* The lowest bit of each field of w that is non-zero. */
+static inline u64 pd_sbf_nonzero(const struct pd_sbf *f, u64 w)
+{
+	return pd_sbf_nonzero_d(w, f->d, f->lowmask);
 }
 
 /*
@@ -273,21 +279,59 @@ static __always_inline void pd_sbf_dec_word(const struct pd_sbf *f, u64 *w,
 	pd_sbf_dec_bits(f, w, range, cc);
 }
 
+/*
+ * Decrement by one the non-zero cells of n whole words (cc: as above), d
+ * and low held in registers: the words' stores cannot change them.
+ */
+static __always_inline void pd_sbf_dec_words(u64 *w, u32 n, unsigned int d,
+					     u64 low, bool cc)
+{
+	u64 old, dec;
+
+	for (; n; n--, w++) {
+		if (!cc) {
+			*w -= pd_sbf_nonzero_d(*w, d, low);
+			continue;
+		}
+		old = pd_load_word(w);
+		dec = pd_sbf_nonzero_d(old, d, low);
+		if (dec)
+			pd_store_word(w, old - dec);
+	}
+}
+
 /* Decrement cells [start, start + count), not wrapping at m. */
 static __always_inline void pd_sbf_dec_run(struct pd_sbf *f, u32 start,
 					   u32 run, bool cc)
 {
 	u32 cpw = 1u << f->cpw_shift;
 	u32 wi = start >> f->cpw_shift;
-	u32 first = start & (cpw - 1);
+	u32 first = start & (cpw - 1), n;
 
-	while (run) {
-		u32 n = PD_MIN(run, cpw - first);
-
+	if (first) {		/* a word's tail */
+		n = PD_MIN(run, cpw - first);
 		pd_sbf_dec_word(f, &f->words[wi++], first, n, cc);
 		run -= n;
-		first = 0;
 	}
+	n = run >> f->cpw_shift;	/* whole words, d a constant in each */
+	switch (f->d) {
+	case 1:
+		pd_sbf_dec_words(&f->words[wi], n, 1, f->lowmask, cc);
+		break;
+	case 2:
+		pd_sbf_dec_words(&f->words[wi], n, 2, f->lowmask, cc);
+		break;
+	case 4:
+		pd_sbf_dec_words(&f->words[wi], n, 4, f->lowmask, cc);
+		break;
+	default:
+		pd_sbf_dec_words(&f->words[wi], n, 8, f->lowmask, cc);
+		break;
+	}
+	wi += n;
+	run &= cpw - 1;
+	if (run)		/* a word's head */
+		pd_sbf_dec_word(f, &f->words[wi], 0, run, cc);
 }
 
 /* Decrement cells [start, start + count) wrapping at m (cc: as above). */
