@@ -3,6 +3,7 @@
 #include "occ.h"
 #include "sbf.h"
 #include "rng.h"
+#include "step.h"
 
 unsigned int pd_sbf_bits_for_max(unsigned int max)
 {
@@ -68,6 +69,15 @@ size_t pd_sbf_bytes(const struct pd_sbf_params *prm)
 	unsigned int d = pd_sbf_bits_for_max(prm->max);
 
 	return d ? (size_t)(pd_sbf_usable_cells(prm) * d / 8) : 0;
+}
+
+u64 pd_sbf_step_lines(const struct pd_sbf_params *prm)
+{
+	unsigned int d = pd_sbf_bits_for_max(prm->max);
+
+	if (prm->layout == PKTDEDUP_LAYOUT_BLOCKED)
+		return prm->p ? 2 : 1;
+	return prm->k + pd_step_run_lines((u64)prm->p * d);
 }
 
 int pd_sbf_init(struct pd_sbf *f, const struct pd_sbf_params *prm, u64 *words,
