@@ -165,6 +165,21 @@ int pd_nl_filter_read(const struct nlattr *nest, struct pd_filter_req *req,
 	return 0;
 }
 
+/*
+ * The attribute of setting attr (PKTDEDUP_A_SETTINGS_*) in kind's nest of
+ * a filter nest, or NULL: what a refusal of that setting points at.
+ */
+struct nlattr *pd_nl_filter_setting(const struct nlattr *nest, u8 kind,
+				    u16 attr)
+{
+	const struct nlattr *fam;
+
+	if (!nest || kind >= PD_FILTER_NKINDS || !attr)
+		return NULL;
+	fam = nla_find_nested(nest, pd_family_nest[kind]);
+	return fam ? nla_find_nested(fam, attr) : NULL;
+}
+
 /* The settings of the kind in force, in its nest, row by row. */
 static int pd_settings_put(struct sk_buff *msg, const struct pd_filter_req *r)
 {
