@@ -229,6 +229,8 @@ int pd_nl_put_plan(struct sk_buff *msg, int type,
 	if (!nest ||
 	    nla_put_u32(msg, PKTDEDUP_A_FILTER_PLAN_KIND, p->kind) ||
 	    nla_put_u32(msg, PKTDEDUP_A_FILTER_PLAN_K, p->k) ||
+	    nla_put_u32(msg, PKTDEDUP_A_FILTER_PLAN_STEP_LINES,
+			(u32)p->step_lines) ||
 	    pd_nl_put_u64(msg, PKTDEDUP_A_FILTER_PLAN_CELLS, p->cells,
 			  PKTDEDUP_A_FILTER_PLAN_PAD) ||
 	    (pd_filter_takes(ops, PKTDEDUP_A_SETTINGS_CELL_BITS) &&

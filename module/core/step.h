@@ -42,9 +42,11 @@
 #define PD_STEP_H
 
 #include "pd_port.h"
+#include "../uapi/pktdedup.h"
 
 #define PD_STEP_LINE_BYTES	64
-#define PD_STEP_MAX_LINES	256
+/* The spec's step-lines-max, which the plans' step-lines report against */
+#define PD_STEP_MAX_LINES	PKTDEDUP_STEP_LINES_MAX
 
 /*
  * Lines a run of n consecutive bits may touch: from any bit, wrapping at

@@ -286,6 +286,10 @@ def a_step_over_the_bound_is_refused():
     out = ok("plan", "mem", "16M", "max", "1", "k", "3", "p", "128000",
              "layout", "flat")
     assert "max 1, k 3, p 128000" in out, out
+    assert "step     at most 256 lines (16 KiB) of the filter a packet, of" \
+        " the 256 (16 KiB) any may\n" in out, out
+    j = json.loads(ok("-j", "plan", "mem", "256K"))
+    assert j["step_lines"] == 7, j        # K 3 + a run of 11 cells
     before = ok("save")
     rc, _, err = run("set", *REPORT, "scope", "shared")
     assert rc == 1 and err == f"dedupctl: config.filter.sbf.p: {WALK}\n", \

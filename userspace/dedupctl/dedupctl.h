@@ -121,6 +121,7 @@ struct plan_view {
 	uint64_t window_ns, window_pkts, capacity, rate;
 	uint32_t subwindows, warn_below;
 	int layout;		/* sbf: PKTDEDUP_LAYOUT_*; -1: none */
+	uint64_t step_lines;	/* a packet's step's bound; 0: not said */
 };
 /* The nest attribute of family ops in the filter set (by its name). */
 uint16_t family_nest(const struct pd_filter_ops *ops);
