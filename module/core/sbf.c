@@ -244,11 +244,12 @@ static __always_inline unsigned int pd_sbf_cell_cc(const struct pd_sbf *f,
 /* The lowest bit of each non-zero d-bit field of w (low: those bits). */
 static __always_inline u64 pd_sbf_nonzero_d(u64 w, unsigned int d, u64 low)
 {
-	unsigned int s;
+	u64 high = low << (d - 1);
 
-	for (s = 1; s < d; s <<= 1)
-		w |= w >> s;
-	return w & low;
+	if (d == 1)
+		return w;
+	/* a field's low bits plus all ones carry into its top bit */
+	return ((((w & ~high) + ~high) | w) & high) >> (d - 1);
 }
 
 /* The lowest bit of each field of w that is non-zero. */
