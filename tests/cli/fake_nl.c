@@ -215,21 +215,6 @@ static int check_ports(struct nl *n, const struct nlattr **c,
 	return -EINVAL;
 }
 
-/* An integer attribute of any width, as the spec gives it. */
-static uint64_t uint_of(const struct nlattr *a)
-{
-	switch (mnl_attr_get_payload_len(a)) {
-	case 1:
-		return mnl_attr_get_u8(a);
-	case 2:
-		return mnl_attr_get_u16(a);
-	case 4:
-		return mnl_attr_get_u32(a);
-	default:
-		return mnl_attr_get_u64(a);
-	}
-}
-
 /*
  * The module's plan of the request's filter (pd_set_config()), over the
  * state's filter, which stays the SBF of 256 KiB: one packet's step over
@@ -261,7 +246,7 @@ static int check_plan(struct nl *n, const struct nlattr *filter)
 	for (row = ops->settings; row->attr; row++)
 		if (s[row->attr])
 			pd_setting_from_wire(ops, &req, row,
-					     uint_of(s[row->attr]));
+					     uint_attr(s[row->attr]));
 	err = pd_filter_plan(&req, &plan, &why);
 	if (err != -EFBIG)
 		return 0;	/* the stand-in checks this one only */

@@ -84,6 +84,8 @@ uint64_t u64a(const struct nlattr **tb, int t);
 uint16_t u16a(const struct nlattr **tb, int t);
 uint32_t u32a(const struct nlattr **tb, int t);
 uint8_t u8a(const struct nlattr **tb, int t);
+/* An integer attribute of any width the spec gives one (u8 to u64). */
+uint64_t uint_attr(const struct nlattr *a);
 
 /* xdp.c: the module's XDP program */
 /* Why the XDP hooks cannot work on this host, or NULL. */
