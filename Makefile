@@ -20,8 +20,9 @@
 #   make e2e-debug-selftest  that kernel reports faults made on purpose
 #   make bench      SBF step cost (ns/element) against the textbook baseline;
 #                   the layouts (flat, blocked) on the module's whole path;
-#                   every filter family against the SBF; the window families
-#                   on a 1 Mpps stream against it; tunnelled packets
+#                   every filter family against the SBF; the worst packet
+#                   the step's bound allows against the defaults; the window
+#                   families on a 1 Mpps stream against the SBF; tunnelled packets
 #                   keyed (decap) against the bare one; the scopes by threads
 #                   (per CPU, shared in shards, behind one lock, atomics) and
 #                   what atomics and a cache line's move cost; cache lines

@@ -78,19 +78,28 @@ static u64 pd_fcpu_bytes(const struct pd_filter_plan *plan)
 	       (u64)num_possible_cpus() * sizeof(struct pd_filter_cpu) : 0;
 }
 
-/* Plan the filters of cfg; 0, or an error with an extack message. */
-int pd_fset_plan(const struct pd_config *cfg, struct pd_filter_plan *plan,
-		 struct netlink_ext_ack *extack)
+/*
+ * Plan the filters of cfg; 0, or an error with an extack message. A plan
+ * whose step is over the bound (-EFBIG, core/step.h) is left in *plan,
+ * its message, with the numbers, in pn->msg (pn->lock held; without a
+ * namespace, pn NULL, the core's words alone).
+ */
+int pd_fset_plan(struct pd_net *pn, const struct pd_config *cfg,
+		 struct pd_filter_plan *plan, struct netlink_ext_ack *extack)
 {
 	const char *why = NULL;
 	int err;
 
+	if (pn)
+		lockdep_assert_held(&pn->lock);
 	if (pd_cfg_shared(cfg))
 		err = pd_shared_plan(cfg, plan, NULL, &why);
 	else
 		err = pd_filter_plan(&cfg->filter, plan, &why);
 	if (err)
-		pd_set_err_msg(extack, why);
+		pd_set_err_msg(extack, pd_filter_refusal(&cfg->filter, plan, err,
+							 why, pn ? pn->msg : NULL,
+							 pn ? sizeof(pn->msg) : 0));
 	return err;
 }
 

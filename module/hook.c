@@ -14,12 +14,15 @@
  * no locked instruction, racing by design (core/sbf.h), each CPU its own
  * generator) or one spinlock, the packet's shard's
  * (core/shard.h), on a line with that shard's state. It
- * allocates nothing and does bounded work: at most
- * PD_SCRATCH bytes are read, and the filter's step is bounded (K probes
- * and one run of P decrements for the counting families, k bits and k
- * resets for the bit-array ones, a bounded search in RSBF's phase 3, K
- * counters and at most five expiries for the sliding window, K words and
- * a bounded cleaning run for jumping and landmark windows). A time window
+ * allocates nothing and does bounded work whatever the settings: at most
+ * PD_SCRATCH bytes of the packet are read, one filter (one shard) is
+ * stepped, and a step reads or writes at most PD_STEP_MAX_LINES (256)
+ * lines of 64 bytes of its filter (core/step.h; 16 KiB, a few
+ * microseconds): each family bounds its step in its plan (K probes and a
+ * run of P decrements; k probes, k resets and RSBF's search of 8 words;
+ * a window's probes, expiries, sweep and the spare's cleaning), and a
+ * configuration whose plan is above the bound is refused, naming the
+ * setting, before anything is built (nl_config.c). A time window
  * reads one clock per packet, ktime_get_mono_fast_ns(): nanoseconds, the
  * same clock on every CPU (scope shared compares times taken on several
  * CPUs), lock-free and NMI-safe.

@@ -170,12 +170,13 @@ static int __init pd_size_param(const char *name, const char *s,
 static int __init pd_parse_params(void)
 {
 	const struct pd_filter_ops *ops = pd_filter_family_by_name(filter);
+	char msg[PD_FILTER_REFUSAL_LEN];
 	struct pd_filter_plan plan;
 	const char *why = NULL;
 	char *end;
 	u64 ram;
 	u32 ppb;
-	int i;
+	int i, err;
 
 	pd_config_defaults(&pd_default_cfg);
 	if (!ops) {
@@ -236,8 +237,11 @@ static int __init pd_parse_params(void)
 		return -EINVAL;
 	}
 	pd_budget_msgs_init();
-	if (pd_filter_plan(&pd_default_cfg.filter, &plan, &why)) {
-		pr_err("filter=%s mem=%s fps=%s: %s\n", filter, mem, fps, why);
+	err = pd_filter_plan(&pd_default_cfg.filter, &plan, &why);
+	if (err) {
+		pr_err("filter=%s mem=%s fps=%s: %s\n", filter, mem, fps,
+		       pd_filter_refusal(&pd_default_cfg.filter, &plan, err,
+					 why, msg, sizeof(msg)));
 		return -EINVAL;
 	}
 	return 0;

@@ -76,7 +76,7 @@ static void pd_net_restore(struct pd_net *pn)
 	struct pd_filter_set *fs;
 	struct pd_filter_plan plan;
 
-	if (!pd_fset_plan(&pn->cfg, &plan, NULL)) {
+	if (!pd_fset_plan(pn, &pn->cfg, &plan, NULL)) {
 		fs = pd_fset_build(&pn->cfg, &plan, NULL);
 		if (!IS_ERR(fs)) {
 			fs->hook_gen = pn->hook_gen;
@@ -97,7 +97,7 @@ static int pd_net_rebuild(struct pd_net *pn, const struct pd_config *cfg,
 	int way, err;
 
 	lockdep_assert_held(&pn->lock);
-	err = pd_fset_plan(cfg, &plan, extack);
+	err = pd_fset_plan(pn, cfg, &plan, extack);
 	if (err)
 		return err;
 	way = pd_budget_admit(pn, PD_PART_FILTERS, pd_fset_bytes(cfg, &plan),

@@ -108,18 +108,14 @@ static int pd_cfg_seed(struct pd_config *c, struct nlattr **a,
  * (and, to be active, the module's) before either is changed.
  */
 static int pd_check_both(struct pd_nl_req *req, const struct pd_config *cfg,
-			 u64 src_need, bool active)
+			 const struct pd_filter_plan *plan, u64 src_need,
+			 bool active)
 {
-	struct pd_filter_plan plan;
 	u64 need;
-	int err;
 
 	if (!src_need)
 		return 0;
-	err = pd_fset_plan(cfg, &plan, req->extack);
-	if (err)
-		return err;
-	need = pd_fset_bytes(cfg, &plan) + src_need;
+	need = pd_fset_bytes(cfg, plan) + src_need;
 	/* active: the counts across namespaces too (what others hold now) */
 	if (need <= req->pn->budget.cap &&
 	    (!active || pd_budget_fits(req->pn, need)))
@@ -190,20 +186,30 @@ static int pd_set_config(struct pd_nl_req *req, u64 src_need)
 				    "mark: the value has bits outside the mask (the mask must cover the value)");
 		return -EINVAL;
 	}
+	/*
+	 * The filters' plan, before anything changes: a refusal points at the
+	 * setting it names (one packet's step over the bound: the setting
+	 * that drives it, if the request gives it), else at the filter nest
+	 */
+	err = pd_fset_plan(pn, &cfg, &plan, req->extack);
+	if (err == -EFBIG)
+		blame = pd_nl_filter_setting(tb[PKTDEDUP_A_CONFIG_FILTER],
+					     cfg.filter.kind,
+					     plan.step_attr) ?: blame;
+	if (err) {
+		if (err != -ENOMEM)
+			NL_SET_BAD_ATTR(req->extack, blame ?:
+					tb[PKTDEDUP_A_CONFIG_SCOPE]);
+		return err;
+	}
 	state = tb[PKTDEDUP_A_CONFIG_STATE] ?
 		nla_get_u8(tb[PKTDEDUP_A_CONFIG_STATE]) : PKTDEDUP_STATE_ACTIVE;
-	err = pd_check_both(req, &cfg, src_need,
+	err = pd_check_both(req, &cfg, &plan, src_need,
 			    state == PKTDEDUP_STATE_ACTIVE);
 	if (err)
 		return err;
 	if (state == PKTDEDUP_STATE_IDLE) {
 		/* the settings are checked and kept; everything is freed */
-		err = pd_fset_plan(&cfg, &plan, req->extack);
-		if (err) {
-			NL_SET_BAD_ATTR(req->extack, blame ?:
-					tb[PKTDEDUP_A_CONFIG_SCOPE]);
-			return err;
-		}
 		err = pd_budget_check_alone(pn, PD_PART_FILTERS,
 					    pd_fset_bytes(&cfg, &plan),
 					    req->extack);

@@ -165,6 +165,21 @@ int pd_nl_filter_read(const struct nlattr *nest, struct pd_filter_req *req,
 	return 0;
 }
 
+/*
+ * The attribute of setting attr (PKTDEDUP_A_SETTINGS_*) in kind's nest of
+ * a filter nest, or NULL: what a refusal of that setting points at.
+ */
+struct nlattr *pd_nl_filter_setting(const struct nlattr *nest, u8 kind,
+				    u16 attr)
+{
+	const struct nlattr *fam;
+
+	if (!nest || kind >= PD_FILTER_NKINDS || !attr)
+		return NULL;
+	fam = nla_find_nested(nest, pd_family_nest[kind]);
+	return fam ? nla_find_nested(fam, attr) : NULL;
+}
+
 /* The settings of the kind in force, in its nest, row by row. */
 static int pd_settings_put(struct sk_buff *msg, const struct pd_filter_req *r)
 {
@@ -214,6 +229,8 @@ int pd_nl_put_plan(struct sk_buff *msg, int type,
 	if (!nest ||
 	    nla_put_u32(msg, PKTDEDUP_A_FILTER_PLAN_KIND, p->kind) ||
 	    nla_put_u32(msg, PKTDEDUP_A_FILTER_PLAN_K, p->k) ||
+	    nla_put_u32(msg, PKTDEDUP_A_FILTER_PLAN_STEP_LINES,
+			(u32)p->step_lines) ||
 	    pd_nl_put_u64(msg, PKTDEDUP_A_FILTER_PLAN_CELLS, p->cells,
 			  PKTDEDUP_A_FILTER_PLAN_PAD) ||
 	    (pd_filter_takes(ops, PKTDEDUP_A_SETTINGS_CELL_BITS) &&

@@ -224,6 +224,12 @@ struct pd_net {
 	 * set and read by the request that holds it.
 	 */
 	int blame;
+	/*
+	 * A plan refused with its numbers (one packet's step over the
+	 * bound): the extack message outlives the request. Under lock; two
+	 * such refusals at once in one namespace may read each other's.
+	 */
+	char msg[256];
 	struct pd_counters __rcu *ctr;	/* NULL while idle */
 	struct proc_dir_entry *proc;
 	struct pd_budget budget;	/* under lock */
@@ -272,8 +278,8 @@ void pd_budget_report(const struct pd_budget *b, u64 *user_held,
 		      u64 *userns_held);
 
 /* filter_set.c */
-int pd_fset_plan(const struct pd_config *cfg, struct pd_filter_plan *plan,
-		 struct netlink_ext_ack *extack);
+int pd_fset_plan(struct pd_net *pn, const struct pd_config *cfg,
+		 struct pd_filter_plan *plan, struct netlink_ext_ack *extack);
 u64 pd_fset_bytes(const struct pd_config *cfg,
 		  const struct pd_filter_plan *plan);
 struct pd_filter_set *pd_fset_build(const struct pd_config *cfg,
@@ -523,6 +529,8 @@ void pd_stats_cpu(struct pd_stats_view *v, int cpu, struct pd_stats_row *r,
 int pd_nl_filter_read(const struct nlattr *nest, struct pd_filter_req *req,
 		      struct nlattr **blame, struct netlink_ext_ack *extack);
 int pd_nl_filter_put(struct sk_buff *msg, const struct pd_filter_req *r);
+struct nlattr *pd_nl_filter_setting(const struct nlattr *nest, u8 kind,
+				    u16 attr);
 int pd_nl_put_plan(struct sk_buff *msg, int type,
 		   const struct pd_filter_plan *p);
 

@@ -4,6 +4,7 @@
 #include "filter.h"
 #include "fixed.h"
 #include "rng.h"
+#include "step.h"
 
 PD_FILTER_PRIV_FITS(struct pd_bitf);
 
@@ -99,12 +100,32 @@ void pd_bitf_positions(const struct pd_bitf *f, u32 h1, u32 h2, u32 *pos)
 	u32 g = pd_bitf_map(f, h1), step = pd_bitf_map(f, h2) | 1;
 	unsigned int i;
 
-	/* s is a multiple of 64: step < s */
+	/* s is a multiple of 64: step < s; the sum in 64 bits (s > 2^31) */
 	for (i = 0; i < f->k; i++) {
+		u64 next = (u64)g + step;
+
 		pos[i] = g;
-		g += step;
-		if (g >= f->s)
-			g -= f->s;
+		g = (u32)(next >= f->s ? next - f->s : next);
+	}
+}
+
+u64 pd_bitf_step_lines(u8 kind, u32 k)
+{
+	/* the probes' lines, which the element's own bits are set in */
+	u64 probes = k;
+
+	switch (kind) {
+	case PKTDEDUP_FILTER_KIND_RSBF:
+		/*
+		 * phase 2: a reset in each array; phase 3: in each array a
+		 * search of PD_BITF_SEARCH words, wrapping in the array
+		 * (which starts anywhere in a line), and a reset inside it
+		 */
+		return probes + k * pd_step_run_lines(64 * PD_BITF_SEARCH);
+	case PKTDEDUP_FILTER_KIND_BSBFSD:
+		return probes + 1;	/* one reset */
+	default:
+		return probes + k;	/* a reset in each array */
 	}
 }
 
@@ -447,6 +468,10 @@ static int pd_bitf_plan(const struct pd_filter_req *req,
 	c->stable_load = pd_bitf_load(req->kind, c->k, prm.p_star_ppb);
 	c->fp_bound = pd_pow_q62(c->stable_load, c->k);
 	c->given = PD_PLAN_HAS_FP | PD_PLAN_HAS_LOAD;
+	c->step_lines = pd_bitf_step_lines(req->kind, c->k);
+	c->step_attr = PKTDEDUP_A_SETTINGS_K;
+	c->step_what = "in its probes and resets";
+	c->step_hint = "fewer arrays (k)";
 	return 0;
 }
 

@@ -81,6 +81,13 @@ int pd_bitf_check(const struct pd_bitf_params *prm, const char **why);
 u64 pd_bitf_usable_bits(const struct pd_bitf_params *prm);
 /* Bytes of memory the arrays take. */
 size_t pd_bitf_bytes(const struct pd_bitf_params *prm);
+/*
+ * The most 64-byte lines of its arrays one step of family kind with k
+ * arrays reads or writes (filter.h's step_lines): a probe and a reset
+ * per array (BSBFSD: one reset), RSBF's phase-3 search instead of the
+ * reset; never more than 5 k.
+ */
+u64 pd_bitf_step_lines(u8 kind, u32 k);
 /* Set up over zeroed memory of pd_bitf_bytes(); 0 or a negative errno. */
 int pd_bitf_init(struct pd_bitf *f, const struct pd_bitf_params *prm,
 		 u64 *words, const char **why);

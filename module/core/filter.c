@@ -80,12 +80,45 @@ int pd_filter_plan(const struct pd_filter_req *req,
 		*why = "fps must be below 1";
 		return -EINVAL;
 	}
+	memset(plan, 0, sizeof(*plan));
 	err = ops->plan(&r, plan, why);
-	if (!err) {
-		plan->kind = req->kind;
-		plan->shards = 1;
+	if (err)
+		return err;
+	plan->kind = req->kind;
+	plan->shards = 1;
+	/* a step cannot touch more lines than the filter has */
+	plan->step_lines = PD_MIN(plan->step_lines,
+				  (plan->bytes + PD_STEP_LINE_BYTES - 1) /
+				  PD_STEP_LINE_BYTES);
+	if (plan->step_lines > PD_STEP_MAX_LINES) {
+		/* the words of PD_STEP_MAX_LINES; pd_filter_refusal()'s say more */
+		static_assert(PD_STEP_MAX_LINES * PD_STEP_LINE_BYTES == 16384,
+			      "the message's 256 lines of 64 bytes");
+		*why = "one packet's step would touch more than 256 lines (16 KiB) of the filter";
+		return -EFBIG;
 	}
-	return err;
+	return 0;
+}
+
+const char *pd_filter_refusal(const struct pd_filter_req *req,
+			      const struct pd_filter_plan *plan, int err,
+			      const char *why, char *buf, size_t len)
+{
+	const struct pd_filter_ops *ops = pd_filter_family(req->kind);
+	char val[PD_SETTING_VALUE_LEN];
+
+	if (err != -EFBIG || !ops || !len)
+		return why;
+	pd_setting_value(ops, req, plan->step_attr, val, sizeof(val));
+	snprintf(buf, len,
+		 "%s %s: one packet would touch up to %llu lines (%llu bytes) of the filter %s; at most %u lines (%u bytes) a packet: %s",
+		 pd_setting_name(plan->step_attr), val,
+		 (unsigned long long)plan->step_lines,
+		 (unsigned long long)plan->step_lines * PD_STEP_LINE_BYTES,
+		 plan->step_what ?: "in a step", PD_STEP_MAX_LINES,
+		 PD_STEP_MAX_LINES * PD_STEP_LINE_BYTES,
+		 plan->step_hint ?: "change it");
+	return buf;
 }
 
 /* A new random hash key and generator state. */

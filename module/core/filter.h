@@ -25,6 +25,7 @@
 #include "occ.h"
 #include "sbf.h"
 #include "settings.h"
+#include "step.h"
 
 #define PD_FILTER_NKINDS (PKTDEDUP_FILTER_KIND_MAX + 1)
 #define PD_FILTER_AUTO 0xffffffffu	/* "choose for me" */
@@ -101,6 +102,19 @@ struct pd_filter_plan {
 	 * family's step_cpu; shards 1).
 	 */
 	bool lockfree;
+	/*
+	 * At most this many lines of the filter's memory one step reads or
+	 * writes (see PD_STEP_MAX_LINES); at most the lines of bytes.
+	 */
+	u64 step_lines;
+	/* The setting (PKTDEDUP_A_SETTINGS_*) that drives step_lines. */
+	u16 step_attr;
+	/*
+	 * Where a step touches them ("in its P decrements") and what to
+	 * change when they are too many: static strings.
+	 */
+	const char *step_what;
+	const char *step_hint;
 };
 
 /* Bit-array families: arrays whose load an occupancy reports, at most. */
@@ -238,9 +252,24 @@ void pd_filter_family_names(char *buf, size_t len, const char *sep);
 #define PD_FILTER_NAMES_LEN (PD_FILTER_NKINDS * (PD_FILTER_NAME_MAX + 4))
 /* A request with every setting left to kind's family. */
 void pd_filter_req_defaults(struct pd_filter_req *req, u8 kind, u64 mem);
-/* Plan req with its family; 0, or a negative errno with *why. */
+/*
+ * Plan req with its family; 0, or a negative errno with *why. A plan whose
+ * step would touch more than PD_STEP_MAX_LINES lines is refused with
+ * -EFBIG, *plan filled in (for pd_filter_refusal()).
+ */
 int pd_filter_plan(const struct pd_filter_req *req,
 		   struct pd_filter_plan *plan, const char **why);
+/*
+ * The words of a refusal err of pd_filter_plan() (or of what calls it:
+ * pd_filter_create(), pd_shards_plan()) of req: why, or for -EFBIG the
+ * setting to change, its value and the numbers, written into buf (len
+ * bytes) from plan, the refused plan. Returns the message.
+ */
+const char *pd_filter_refusal(const struct pd_filter_req *req,
+			      const struct pd_filter_plan *plan, int err,
+			      const char *why, char *buf, size_t len);
+/* Room for pd_filter_refusal()'s words. */
+#define PD_FILTER_REFUSAL_LEN 256
 /*
  * Set f up for plan over zeroed memory of plan->bytes (the caller's: the
  * module allocates per CPU, on the CPU's node); random seeds.
@@ -363,5 +392,12 @@ int pd_sbf_init_plan(struct pd_sbf *s, const struct pd_filter_plan *plan,
 		     void *mem, const char **why);
 void pd_sbf_occ(const struct pd_sbf *s, struct pd_filter_occ *o,
 		u64 max_bytes);
+/*
+ * The counting families' step bound in plan (its cells, max, k, p and
+ * layout planned), and what drives it: p if asked (max, k, p as asked,
+ * PD_FILTER_AUTO if not), else the P the planner found for the k, the
+ * cell maximum or the target asked, in that order.
+ */
+void pd_sbf_plan_step(struct pd_filter_plan *plan, u64 max, u64 k, u64 p);
 
 #endif /* PD_FILTER_H */

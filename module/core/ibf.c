@@ -222,6 +222,7 @@ static int pd_ibf_plan(const struct pd_filter_req *req,
 	c->fn_rate = PD_Q62_ONE - pd_pow_q62(PD_Q62_ONE - lo, c->k);
 	c->fn_low = PD_Q62_ONE - pd_pow_q62(PD_Q62_ONE - hi, c->k);
 	c->given = PD_PLAN_HAS_FP | PD_PLAN_HAS_ZERO | PD_PLAN_HAS_FN;
+	pd_sbf_plan_step(c, ir->max, ir->k, ir->p);	/* layout flat */
 	return 0;
 }
 

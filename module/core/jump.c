@@ -14,6 +14,59 @@ static u32 pd_jump_s(const struct pd_filter_req *req)
 	return pd_tw_req(req)->subwindows ? pd_tw_req(req)->subwindows : PD_TW_DEFAULT_SUBWIN;
 }
 
+/* A plan's array, and the work its packets share out. */
+struct pd_jump_geom {
+	u32 nwords;
+	u32 nlines;		/* of PD_TW_LINE_WORDS words, one mark each */
+	u32 clean_step;		/* words of the spare emptied a packet */
+	u32 sweep_step;		/* lines visited a packet after a reset */
+};
+
+static void pd_jump_geom(const struct pd_filter_plan *plan,
+			 struct pd_jump_geom *g)
+{
+	u64 n;
+
+	g->nwords = (u32)((plan->cells << pd_tw_lane_shift(plan->subwindows)) /
+			  64);
+	g->nlines = (g->nwords + PD_TW_LINE_WORDS - 1) / PD_TW_LINE_WORDS;
+	/*
+	 * the spare is clean within clean_pkts packets (at most the
+	 * capacity: before the current subwindow can fill)
+	 */
+	n = plan->clean_pkts && plan->clean_pkts < plan->capacity ?
+	    plan->clean_pkts : plan->capacity;
+	g->clean_step = (u32)((g->nwords + n - 1) / n);
+	/* after a reset, every line visited within as many packets */
+	g->sweep_step = (u32)((g->nlines + n - 1) / n);
+}
+
+/*
+ * The most lines of its memory a step reads or writes: the subwindows'
+ * states (all of them at a reset; on the memory's first lines); the
+ * sweep's lines and their marks; the spare's cleaning, its step and eight
+ * times it while a jump waits, in one run (at most the array); K words
+ * and, while a sweep is under way, K marks (a line of an older epoch is
+ * the probe's own).
+ */
+static int pd_jump_plan_step(struct pd_filter_plan *plan)
+{
+	struct pd_jump_geom g;
+	u64 sweep;
+
+	pd_jump_geom(plan, &g);
+	sweep = PD_MIN(g.sweep_step, g.nlines);
+	plan->step_lines =
+		((plan->subwindows + 1) * sizeof(struct pd_jslot) + 63) / 64 +
+		sweep + pd_step_run_lines(32ULL * sweep) +
+		pd_step_run_lines(64 * PD_MIN(9ULL * g.clean_step,
+					      (u64)g.nwords)) + 2 * plan->k;
+	plan->step_attr = PKTDEDUP_A_SETTINGS_FPS;
+	plan->step_what = "emptying its spare subwindow over too few packets";
+	plan->step_hint = "raise fps or rate, lengthen the window, or use fewer subwindows";
+	return 0;
+}
+
 static int pd_jump_plan(const struct pd_filter_req *req,
 			struct pd_filter_plan *plan, const char **why)
 {
@@ -23,13 +76,13 @@ static int pd_jump_plan(const struct pd_filter_req *req,
 		*why = "subwindows must be between 2 and 63 (one subwindow is the landmark window)";
 		return -EINVAL;
 	}
-	return pd_tw_plan(req, plan, false, s, why);
+	return pd_tw_plan(req, plan, false, s, why) ?: pd_jump_plan_step(plan);
 }
 
 static int pd_landmark_plan(const struct pd_filter_req *req,
 			    struct pd_filter_plan *plan, const char **why)
 {
-	return pd_tw_plan(req, plan, false, 1, why);
+	return pd_tw_plan(req, plan, false, 1, why) ?: pd_jump_plan_step(plan);
 }
 
 static int pd_jump_init(struct pd_filter *f, const struct pd_filter_plan *plan,
@@ -37,7 +90,8 @@ static int pd_jump_init(struct pd_filter *f, const struct pd_filter_plan *plan,
 {
 	struct pd_jump *j = pd_jump_of(f);
 	u32 s = plan->subwindows, shift;
-	u64 slot_bytes, n;
+	struct pd_jump_geom g;
+	u64 slot_bytes;
 
 	if (s < 1 || s > PD_TW_MAX_SUBWIN || plan->k < 1 ||
 	    plan->k > PD_TW_MAX_K || !plan->capacity ||
@@ -51,27 +105,21 @@ static int pd_jump_init(struct pd_filter *f, const struct pd_filter_plan *plan,
 		return -EINVAL;
 	}
 	pd_tw_init(&j->w, plan);
+	pd_jump_geom(plan, &g);
 	slot_bytes = ((s + 1) * sizeof(struct pd_jslot) + 63) & ~63ULL;
 	j->slot = mem;
 	j->words = (u64 *)((u8 *)mem + slot_bytes);
 	j->m = (u32)plan->cells;
-	j->nwords = (u32)((plan->cells << shift) / 64);
-	j->nlines = (j->nwords + PD_TW_LINE_WORDS - 1) / PD_TW_LINE_WORDS;
+	j->nwords = g.nwords;
+	j->nlines = g.nlines;
 	j->mark = (u32 *)(j->words + j->nwords);
 	j->k = (u8)plan->k;
 	j->s = (u8)s;
 	j->slots = (u8)(s + 1);
 	j->lane_shift = (u8)shift;
 	j->sub = (j->w.window + s - 1) / s;
-	/*
-	 * the spare is clean within clean_pkts packets (at most the
-	 * capacity: before the current subwindow can fill)
-	 */
-	n = plan->clean_pkts && plan->clean_pkts < plan->capacity ?
-	    plan->clean_pkts : plan->capacity;
-	j->clean_step = (u32)((j->nwords + n - 1) / n);
-	/* after a reset, every line visited within as many packets */
-	j->sweep_step = (u32)((j->nlines + n - 1) / n);
+	j->clean_step = g.clean_step;
+	j->sweep_step = g.sweep_step;
 	j->epoch = 0;		/* zeroed memory: every line of epoch 0 */
 	j->sweep_pos = 0;
 	j->sweep_left = 0;
@@ -173,9 +221,10 @@ static bool pd_jump_reset(struct pd_jump *j, u64 t)
 }
 
 /* Empty n more words of the spare: its step, or eight times that. */
-static void pd_jump_clean(struct pd_jump *j, u32 n)
+static void pd_jump_clean(struct pd_jump *j, u64 n)
 {
-	u32 to = j->nwords - j->clean_pos < n ? j->nwords : j->clean_pos + n;
+	u32 to = j->nwords - j->clean_pos < n ? j->nwords :
+		 j->clean_pos + (u32)n;
 
 	pd_jump_wipe(j, j->spare, j->clean_pos, to);
 	j->clean_pos = to;
@@ -196,7 +245,7 @@ static bool pd_jump_maybe(struct pd_jump *j, u64 t)
 	if (!full && !due)
 		return false;
 	if (j->clean_pos < j->nwords) {	/* wait for the spare */
-		pd_jump_clean(j, 8 * j->clean_step);
+		pd_jump_clean(j, 8ULL * j->clean_step);
 		if (j->clean_pos < j->nwords)
 			return false;
 	}

@@ -5,7 +5,8 @@
  * The algorithm files (filter, planner, hashing, key extraction) include only
  * this header. Inside the kernel it maps types, error and protocol numbers,
  * allocation, randomness, unaligned loads and prefetching to the kernel's
- * own facilities; in userspace to libc (userspace/common/port_user.h,
+ * own facilities (and takes its snprintf(), which both sides spell alike);
+ * in userspace to libc (userspace/common/port_user.h,
  * found through the userspace build's include path: the kernel never sees
  * it).
  */

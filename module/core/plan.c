@@ -3,6 +3,7 @@
 #include "plan.h"
 #include "fixed.h"
 #include "sbf.h"
+#include "step.h"
 
 u64 pd_plan_p_exact(u64 fps_q62, u32 max, u32 k, u64 m)
 {
@@ -333,6 +334,15 @@ int pd_plan(const struct pd_plan_req *req, struct pd_plan *out,
 	return 0;
 }
 
+/* Whether a step of plan c would touch more lines than a packet may. */
+static bool pd_plan_step_over(const struct pd_plan *c)
+{
+	struct pd_sbf_params prm;
+
+	pd_plan_params(c, &prm);
+	return pd_sbf_step_lines(&prm) > PD_STEP_MAX_LINES;
+}
+
 static int pd_plan_layout(const struct pd_plan_req *req, struct pd_plan *out,
 			  const char **why)
 {
@@ -341,7 +351,7 @@ static int pd_plan_layout(const struct pd_plan_req *req, struct pd_plan *out,
 				  PD_PLAN_DEFAULT_FPS_PPB);
 	struct pd_plan best, c;
 	unsigned int mi, nmax;
-	bool have = false;
+	bool have = false, best_over = false;
 	int err = -EINVAL;
 
 	if (req->fps_ppb >= 1000000000u) {
@@ -382,6 +392,7 @@ static int pd_plan_layout(const struct pd_plan_req *req, struct pd_plan *out,
 		for (k = k0; k <= k1; k++) {
 			/* K is chosen with P from Eq. 17, then P may be forced. */
 			struct pd_plan_req r = *req;
+			bool over;
 
 			r.p = PD_PLAN_AUTO;
 			if (req->p != PD_PLAN_AUTO && req->k != PD_PLAN_AUTO)
@@ -394,10 +405,19 @@ static int pd_plan_layout(const struct pd_plan_req *req, struct pd_plan *out,
 			/*
 			 * A larger K or Max costs work per packet: it must
 			 * lower the FN rate by more than 1% (relative) to win.
+			 * A candidate whose P makes a step touch more than a
+			 * packet may (step.h; a small K or a large Max at a
+			 * tiny fps) loses to any that does not, and is kept
+			 * only if none does, for pd_filter_plan() to refuse
+			 * with its numbers.
 			 */
-			if (!have || c.fn_rate < best.fn_rate - best.fn_rate / 100) {
+			over = pd_plan_step_over(&c);
+			if (!have || (best_over && !over) ||
+			    (best_over == over &&
+			     c.fn_rate < best.fn_rate - best.fn_rate / 100)) {
 				best = c;
 				have = true;
+				best_over = over;
 			}
 		}
 	}

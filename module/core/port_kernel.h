@@ -6,6 +6,7 @@
 #include <linux/types.h>
 #include <linux/build_bug.h>
 #include <linux/errno.h>
+#include <linux/kernel.h>	/* snprintf */
 #include <linux/string.h>
 #include <linux/bitops.h>
 #include <linux/math64.h>

@@ -3,6 +3,7 @@
 #include "occ.h"
 #include "sbf.h"
 #include "rng.h"
+#include "step.h"
 
 unsigned int pd_sbf_bits_for_max(unsigned int max)
 {
@@ -68,6 +69,15 @@ size_t pd_sbf_bytes(const struct pd_sbf_params *prm)
 	unsigned int d = pd_sbf_bits_for_max(prm->max);
 
 	return d ? (size_t)(pd_sbf_usable_cells(prm) * d / 8) : 0;
+}
+
+u64 pd_sbf_step_lines(const struct pd_sbf_params *prm)
+{
+	unsigned int d = pd_sbf_bits_for_max(prm->max);
+
+	if (prm->layout == PKTDEDUP_LAYOUT_BLOCKED)
+		return prm->p ? 2 : 1;
+	return prm->k + pd_step_run_lines((u64)prm->p * d);
 }
 
 int pd_sbf_init(struct pd_sbf *f, const struct pd_sbf_params *prm, u64 *words,
@@ -194,12 +204,15 @@ void pd_sbf_positions(const struct pd_sbf *f, u32 h1, u32 h2, u32 *pos)
 	g = pd_sbf_map(f, h1);
 	step = pd_sbf_map(f, h2) | 1;
 
-	/* g_i = (map(h1) + i * step) mod m; m is even, so step < m */
+	/*
+	 * g_i = (map(h1) + i * step) mod m; m is even, so step < m; the sum
+	 * in 64 bits (m may pass 2^31)
+	 */
 	for (i = 0; i < f->k; i++) {
+		u64 next = (u64)g + step;
+
 		pos[i] = g;
-		g += step;
-		if (g >= f->cells)
-			g -= f->cells;
+		g = (u32)(next >= f->cells ? next - f->cells : next);
 	}
 }
 
@@ -228,14 +241,21 @@ static __always_inline unsigned int pd_sbf_cell_cc(const struct pd_sbf *f,
 	return (unsigned int)((cc ? pd_load_word(w) : *w) >> shift) & f->max;
 }
 
+/* The lowest bit of each non-zero d-bit field of w (low: those bits). */
+static __always_inline u64 pd_sbf_nonzero_d(u64 w, unsigned int d, u64 low)
+{
+	u64 high = low << (d - 1);
+
+	if (d == 1)
+		return w;
+	/* a field's low bits plus all ones carry into its top bit */
+	return ((((w & ~high) + ~high) | w) & high) >> (d - 1);
+}
+
 /* The lowest bit of each field of w that is non-zero. */
 static inline u64 pd_sbf_nonzero(const struct pd_sbf *f, u64 w)
 {
-	unsigned int s;
-
-	for (s = 1; s < f->d; s <<= 1)
-		w |= w >> s;
-	return w & f->lowmask;
+	return pd_sbf_nonzero_d(w, f->d, f->lowmask);
 }
 
 /*
@@ -270,35 +290,73 @@ static __always_inline void pd_sbf_dec_word(const struct pd_sbf *f, u64 *w,
 	pd_sbf_dec_bits(f, w, range, cc);
 }
 
+/*
+ * Decrement by one the non-zero cells of n whole words (cc: as above), d
+ * and low held in registers: the words' stores cannot change them.
+ */
+static __always_inline void pd_sbf_dec_words(u64 *w, u32 n, unsigned int d,
+					     u64 low, bool cc)
+{
+	u64 old, dec;
+
+	for (; n; n--, w++) {
+		if (!cc) {
+			*w -= pd_sbf_nonzero_d(*w, d, low);
+			continue;
+		}
+		old = pd_load_word(w);
+		dec = pd_sbf_nonzero_d(old, d, low);
+		if (dec)
+			pd_store_word(w, old - dec);
+	}
+}
+
 /* Decrement cells [start, start + count), not wrapping at m. */
 static __always_inline void pd_sbf_dec_run(struct pd_sbf *f, u32 start,
 					   u32 run, bool cc)
 {
 	u32 cpw = 1u << f->cpw_shift;
 	u32 wi = start >> f->cpw_shift;
-	u32 first = start & (cpw - 1);
+	u32 first = start & (cpw - 1), n;
 
-	while (run) {
-		u32 n = PD_MIN(run, cpw - first);
-
+	if (first) {		/* a word's tail */
+		n = PD_MIN(run, cpw - first);
 		pd_sbf_dec_word(f, &f->words[wi++], first, n, cc);
 		run -= n;
-		first = 0;
 	}
+	n = run >> f->cpw_shift;	/* whole words, d a constant in each */
+	switch (f->d) {
+	case 1:
+		pd_sbf_dec_words(&f->words[wi], n, 1, f->lowmask, cc);
+		break;
+	case 2:
+		pd_sbf_dec_words(&f->words[wi], n, 2, f->lowmask, cc);
+		break;
+	case 4:
+		pd_sbf_dec_words(&f->words[wi], n, 4, f->lowmask, cc);
+		break;
+	default:
+		pd_sbf_dec_words(&f->words[wi], n, 8, f->lowmask, cc);
+		break;
+	}
+	wi += n;
+	run &= cpw - 1;
+	if (run)		/* a word's head */
+		pd_sbf_dec_word(f, &f->words[wi], 0, run, cc);
 }
 
 /* Decrement cells [start, start + count) wrapping at m (cc: as above). */
 static __always_inline void pd_sbf_decrement_cc(struct pd_sbf *f, u32 start,
 						u32 count, bool cc)
 {
-	u32 lo, width;
+	u64 width = (u64)count * f->d;	/* a run may pass 2^32 bits */
+	u32 lo;
 	u64 *w;
 
 	/*
 	 * The common case, straight-line: a run of at most 64 bits that
 	 * does not wrap spans one word or two neighbouring ones.
 	 */
-	width = count * f->d;
 	if (width <= 64 && count <= f->cells - start) {
 		w = &f->words[start >> f->cpw_shift];
 		lo = (start & ((1u << f->cpw_shift) - 1)) * f->d;

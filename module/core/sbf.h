@@ -112,6 +112,13 @@ int pd_sbf_check(const struct pd_sbf_params *prm, const char **why);
 u64 pd_sbf_usable_cells(const struct pd_sbf_params *prm);
 /* Bytes of cell memory the filter needs. */
 size_t pd_sbf_bytes(const struct pd_sbf_params *prm);
+/*
+ * The most 64-byte lines of its cells one step of a filter of prm reads or
+ * writes (filter.h's step_lines): flat, the K probes' lines and the lines
+ * of a run of P cells of d bits, which may start inside a line and wrap
+ * at m; blocked, the key's line and the line the run wraps inside.
+ */
+u64 pd_sbf_step_lines(const struct pd_sbf_params *prm);
 
 /*
  * Set up a filter over caller-provided, zeroed memory of pd_sbf_bytes()

@@ -57,7 +57,35 @@ static int pd_sbf_fplan(const struct pd_filter_req *req,
 	c->given = PD_PLAN_HAS_FP | PD_PLAN_HAS_ZERO | PD_PLAN_HAS_FN;
 	pd_plan_params(&p, &prm);
 	c->bytes = pd_sbf_bytes(&prm);
+	pd_sbf_plan_step(c, sr->max, sr->k, sr->p);
 	return 0;
+}
+
+void pd_sbf_plan_step(struct pd_filter_plan *c, u64 max, u64 k, u64 p)
+{
+	struct pd_sbf_params prm = {
+		.cells = c->cells, .max = (u8)c->max, .k = (u8)c->k,
+		.p = c->p, .layout = c->layout,
+	};
+
+	c->step_lines = pd_sbf_step_lines(&prm);
+	if (p != PD_FILTER_AUTO) {
+		c->step_attr = PKTDEDUP_A_SETTINGS_P;
+		c->step_what = "in its P decrements";
+		c->step_hint = "lower p, or leave it auto";
+	} else if (k != PD_FILTER_AUTO) {
+		c->step_attr = PKTDEDUP_A_SETTINGS_K;
+		c->step_what = "in the P decrements fps needs with so few probes";
+		c->step_hint = "raise k or fps, or leave k auto";
+	} else if (max != PD_FILTER_AUTO) {
+		c->step_attr = PKTDEDUP_A_SETTINGS_CELL_BITS;
+		c->step_what = "in the P decrements fps needs with this cell maximum";
+		c->step_hint = "lower max, or raise fps";
+	} else {
+		c->step_attr = PKTDEDUP_A_SETTINGS_FPS;
+		c->step_what = "in the P decrements it needs";
+		c->step_hint = "raise fps";
+	}
 }
 
 int pd_sbf_init_plan(struct pd_sbf *s, const struct pd_filter_plan *plan,

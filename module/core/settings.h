@@ -119,6 +119,26 @@ static inline bool pd_filter_takes(const struct pd_filter_ops *ops,
 	return pd_filter_setting(ops, attr);
 }
 
+/*
+ * The word that names setting attr where a user types it (dedupctl's
+ * settings, dedup-sim's options without their dashes): "p", "max",
+ * "window", ...; NULL for one typed otherwise (importance-mask, given as
+ * "importance mark MASK").
+ */
+const char *pd_setting_word(unsigned int attr);
+/* The same, "?" for none: for messages. */
+const char *pd_setting_name(unsigned int attr);
+
+/* Room for pd_setting_value()'s words. */
+#define PD_SETTING_VALUE_LEN 24
+/*
+ * Setting attr's value in req as a user writes it, into buf: "auto" for
+ * the family's choice, a cell maximum, a target as a fraction (0.001).
+ */
+void pd_setting_value(const struct pd_filter_ops *ops,
+		      const struct pd_filter_req *req, unsigned int attr,
+		      char *buf, size_t len);
+
 /* A setting's value in req, and setting it. */
 u64 pd_setting_get(const struct pd_filter_req *req,
 		   const struct pd_setting *s);

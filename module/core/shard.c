@@ -84,10 +84,15 @@ int pd_shards_plan(const struct pd_filter_req *req, u32 *n,
 	/* every CPU steps it: a family may lay it out for that */
 	sreq.shared = true;
 	req = &sreq;
-	/* the request itself must stand: its refusal is the user's */
+	/*
+	 * the request itself must stand: its refusal is the user's (and its
+	 * plan the whole's, for pd_filter_refusal())
+	 */
 	err = pd_filter_plan(req, shard, why);
-	if (err)
+	if (err) {
+		*whole = *shard;
 		return err;
+	}
 	while (k & (k - 1))
 		k &= k - 1;
 	for (; k > 1; k >>= 1) {

@@ -98,7 +98,10 @@ u32 pd_shards_auto(u32 ncpus, u64 mem);
  * plan of one shard (*shard) and of the whole as it will be reported
  * (*whole: the shard's, its sizes and counts n times). Halves *n while a
  * shard would hold less than PD_SHARD_MIN_BYTES or its family refuses the
- * shard's request; 0, or the family's refusal of req itself (*why).
+ * shard's request; 0, or the family's refusal of req itself (*why; the
+ * refused plan in *shard and *whole, for pd_filter_refusal()). A shard's
+ * step is never planned above one filter's: a shard count whose shard
+ * the step's bound refuses is halved too.
  */
 int pd_shards_plan(const struct pd_filter_req *req, u32 *n,
 		   struct pd_filter_plan *shard, struct pd_filter_plan *whole,

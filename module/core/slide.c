@@ -9,10 +9,40 @@
 
 PD_FILTER_PRIV_FITS(struct pd_slide);
 
+/*
+ * Cells the stamps' sweep visits a packet: each cell before its age can
+ * pass the mask (timewin.h); one with 32-bit stamps.
+ */
+static u32 pd_slide_sweep_step(u64 cells, u64 cap)
+{
+	if (!pd_tw_slide_narrow(cells, cap))
+		return 1;
+	return (u32)((cells + 0xfffe - cap) / (0xffff - cap));
+}
+
 static int pd_slide_plan(const struct pd_filter_req *req,
 			 struct pd_filter_plan *plan, const char **why)
 {
-	return pd_tw_plan(req, plan, true, 1, why);
+	u64 stamp;
+	int err = pd_tw_plan(req, plan, true, 1, why);
+
+	if (err)
+		return err;
+	stamp = pd_tw_slide_narrow(plan->cells, plan->capacity) ? 16 : 32;
+	/*
+	 * K cells read and stamped and K ring times read (while the
+	 * frontier lags); the frontier's entries, from the oldest on (at
+	 * most PD_TW_EXPIRE_MAX + 1 read, wrapping in the ring); the time
+	 * appended; the sweep's cells, wrapping at m
+	 */
+	plan->step_lines = 2 * plan->k +
+		pd_step_run_lines(64 * (PD_TW_EXPIRE_MAX + 1)) + 1 +
+		pd_step_run_lines(stamp * pd_slide_sweep_step(plan->cells,
+							      plan->capacity));
+	plan->step_attr = PKTDEDUP_A_SETTINGS_FPS;
+	plan->step_what = "in its probes, its ring and its sweep";
+	plan->step_hint = "raise fps";
+	return 0;
 }
 
 static inline u32 pd_slide_stamp_bytes(const struct pd_slide *sl)
@@ -86,10 +116,7 @@ static int pd_slide_init(struct pd_filter *f, const struct pd_filter_plan *plan,
 	sl->cap = (u32)plan->capacity;
 	sl->wide = !pd_tw_slide_narrow(plan->cells, plan->capacity);
 	sl->mask = sl->wide ? 0xffffffffu : 0xffffu;
-	/* each cell visited before its age passes the mask (timewin.h) */
-	sl->sweep_step = sl->wide ? 1 :
-			 (u32)((plan->cells + 0xfffe - plan->capacity) /
-			       (0xffff - plan->capacity));
+	sl->sweep_step = pd_slide_sweep_step(plan->cells, plan->capacity);
 	sl->cell = mem;
 	sl->ring = (u64 *)((u8 *)mem +
 			   ((plan->cells * pd_slide_stamp_bytes(sl) + 63) &

@@ -78,7 +78,10 @@
  * Jumping, landmark: K words (while a sweep is under way also K marks,
  * and at most K lines of 8 words emptied), the spare's cleaning (its step,
  * eight times it while a jump waits), the sweep's step of lines, and at a
- * reset s + 1 subwindows' states.
+ * reset s + 1 subwindows' states. Each plan gives those as the most lines
+ * a step touches (step.h; slide.c, jump.c), and a plan above the bound,
+ * a jumping window's spare emptied over too few packets for its size, is
+ * refused.
  */
 #ifndef PD_TIMEWIN_H
 #define PD_TIMEWIN_H

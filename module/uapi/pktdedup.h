@@ -152,6 +152,13 @@
 #define PKTDEDUP_CELL_BITS_MAX	8
 /* Value of sbf p that asks the planner to choose P. */
 #define PKTDEDUP_P_AUTO	0xffffffffU
+/*
+ * Most 64-byte lines of its filter one packet's step may read or write,
+ * whatever the settings (16 KiB); a configuration whose plan needs more is
+ * refused, naming the setting that drives it. p has no maximum of its own: what
+ * a P costs depends on the cells' bits and the layout.
+ */
+#define PKTDEDUP_STEP_LINES_MAX	256
 /* Most entries GET_TOP and GET_RARE list. */
 #define PKTDEDUP_TOP_MAX	1000
 
@@ -1046,6 +1053,12 @@ enum {
 	 * blocked; the setting auto resolved).
 	 */
 	PKTDEDUP_A_FILTER_PLAN_LAYOUT,
+	/*
+	 * u32: Most 64-byte lines of its filter one packet's step reads or
+	 * writes, by its family's bound (at most step-lines-max): in scope
+	 * shared, a shard's.
+	 */
+	PKTDEDUP_A_FILTER_PLAN_STEP_LINES,
 
 	__PKTDEDUP_A_FILTER_PLAN_MAX,
 	PKTDEDUP_A_FILTER_PLAN_MAX = (__PKTDEDUP_A_FILTER_PLAN_MAX - 1)

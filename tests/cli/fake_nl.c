@@ -17,11 +17,12 @@
  * state's decap (bit i), a decap nest of 1000 * (i + 1) frames and i
  * errors (per CPU, dump: two CPUs, each half). GET_SOURCES gives fixed
  * settings; SET_SOURCES takes anything. Any other request is refused
- * (-EOPNOTSUPP). Of the checks the module makes, one is made here: two
+ * (-EOPNOTSUPP). Of the checks the module makes, two are made here: two
  * UDP tunnels looked into on one port, refused with the module's message
- * about the attribute it points at (pd_cfg_ports()), which dedupctl -f
- * turns into the line to blame. The rest is what dedupctl does with the
- * replies, not what the module accepts.
+ * about the attribute it points at (pd_cfg_ports()), and a filter whose
+ * packet's step is over the bound (the core's refusal, pointing at its
+ * setting), which dedupctl -f turns into the line to blame. The rest is
+ * what dedupctl does with the replies, not what the module accepts.
  *
  * Each request's config nest is also written, as the names and values of
  * its attributes, to $DEDUPCTL_FAKE.req ("decap 0x5", "vxlan-port 4790"):
@@ -34,7 +35,9 @@
 #include <string.h>
 
 #include "../../module/core/decap.h"
+#include "../../module/core/filter.h"
 #include "../../module/uapi/pktdedup.h"
+#include "../../userspace/dedupctl/dedupctl.h"
 #include "../../userspace/dedupctl/nl.h"
 
 #define STATE_MAX 8192
@@ -212,6 +215,51 @@ static int check_ports(struct nl *n, const struct nlattr **c,
 	return -EINVAL;
 }
 
+/*
+ * The module's plan of the request's filter (pd_set_config()), over the
+ * state's filter, which stays the SBF of 256 KiB: one packet's step over
+ * the bound (core/step.h) is refused with the module's words, about the
+ * setting that drives it if the request gives it, else the memory.
+ */
+static int check_plan(struct nl *n, const struct nlattr *filter)
+{
+	const struct nlattr *f[PKTDEDUP_A_FILTER_MAX + 1],
+		*s[PKTDEDUP_A_SETTINGS_MAX + 1];
+	const struct pd_filter_ops *ops = &pd_sbf_family;
+	char msg[PD_FILTER_REFUSAL_LEN];
+	const struct pd_setting *row;
+	struct pd_filter_plan plan;
+	struct pd_filter_req req;
+	const char *why = NULL;
+	uint16_t nest;
+	int err;
+
+	if (!filter)
+		return 0;
+	nl_nest(filter, &nls_filter, f);
+	if (f[PKTDEDUP_A_FILTER_KIND])
+		ops = kind_family(mnl_attr_get_u32(f[PKTDEDUP_A_FILTER_KIND]));
+	pd_filter_req_defaults(&req, ops->kind, f[PKTDEDUP_A_FILTER_MEM] ?
+			       mnl_attr_get_u64(f[PKTDEDUP_A_FILTER_MEM]) : 262144);
+	nest = family_nest(ops);
+	nl_nest(f[nest], nls_filter.attrs[nest].nested, s);
+	for (row = ops->settings; row->attr; row++)
+		if (s[row->attr])
+			pd_setting_from_wire(ops, &req, row,
+					     uint_attr(s[row->attr]));
+	err = pd_filter_plan(&req, &plan, &why);
+	if (err != -EFBIG)
+		return 0;	/* the stand-in checks this one only */
+	pd_filter_refusal(&req, &plan, err, why, msg, sizeof(msg));
+	if (s[plan.step_attr])
+		snprintf(n->err, sizeof(n->err), "config.filter.%s.%s: %s",
+			 nls_filter.attrs[nest].name,
+			 nls_settings.attrs[plan.step_attr].name, msg);
+	else
+		snprintf(n->err, sizeof(n->err), "config.filter.mem: %s", msg);
+	return err;
+}
+
 /* SET_CONFIG: the request's config attributes in place of the state's. */
 static int state_merge(struct nl *n, const struct nlattr *req)
 {
@@ -254,6 +302,8 @@ static int state_merge(struct nl *n, const struct nlattr *req)
 	}
 	parse_attrs((const struct nlattr *)buf, len, &nls_config, merged);
 	err = check_ports(n, merged, new);
+	if (!err)
+		err = check_plan(n, new[PKTDEDUP_A_CONFIG_FILTER]);
 	if (err)
 		return err;
 	memcpy(state, buf, len);

@@ -4,8 +4,9 @@
 tests/cli/fake_nl.c in place of nl.c), run by `make check`: what set sends
 (the stand-in writes each request's config attributes to STATE.req), what
 show, save and stats print of known replies, and the round trip of save's
-file through -f, on any host. The stand-in checks nothing the module
-checks: the module's answers are the guest's (tests/e2e).
+file through -f, on any host. The stand-in checks two things the module
+checks (two UDP tunnels on one port, a step over the bound), to see how
+dedupctl reports them: the module's answers are the guest's (tests/e2e).
 
 Usage: test_fake.py BUILD_DIR. Prints one line per test and ends with
 "N passed, N failed".
@@ -262,6 +263,50 @@ def a_refusal_names_its_setting_and_line():
     rc, _, err = run("-f", path)
     assert rc == 1 and err.startswith(
         f"dedupctl: {path}:2: config.decap: "), (rc, err)
+    assert ok("save") == before
+
+
+REPORT = ["max", "1", "k", "1", "p", "100000000", "mem", "16M", "layout",
+          "flat"]
+WALK = ("p 100000000: one packet would touch up to 195317 lines (12500288"
+        " bytes) of the filter in its P decrements; at most 256 lines (16384"
+        " bytes) a packet: lower p, or leave it auto")
+
+
+@test
+def a_step_over_the_bound_is_refused():
+    """a filter whose packet walks it (the report's p 100000000 over 16M):
+    plan refuses it locally (exit 2), the largest allowed is planned; set
+    is refused by the module (the stand-in as it does) pointing at p,
+    exit 1, nothing changed, and -f blames the line of p"""
+    fresh()
+    rc, out, err = run("plan", *REPORT)
+    assert rc == 2 and out == "", (rc, out)
+    assert err.startswith(f"dedupctl: plan: {WALK}\n"), err
+    out = ok("plan", "mem", "16M", "max", "1", "k", "3", "p", "128000",
+             "layout", "flat")
+    assert "max 1, k 3, p 128000" in out, out
+    assert "step     at most 256 lines (16 KiB) of the filter a packet, of" \
+        " the 256 (16 KiB) any may\n" in out, out
+    j = json.loads(ok("-j", "plan", "mem", "256K"))
+    assert j["step_lines"] == 7, j        # K 3 + a run of 11 cells
+    before = ok("save")
+    rc, _, err = run("set", *REPORT, "scope", "shared")
+    assert rc == 1 and err == f"dedupctl: config.filter.sbf.p: {WALK}\n", \
+        (rc, err)
+    assert ok("save") == before
+    path = os.path.join(TMP, "walk")
+    with open(path, "w") as f:
+        f.write("set action drop\nset " + " ".join(REPORT) + "\n")
+    rc, _, err = run("-f", path)
+    assert rc == 1 and err == \
+        f"dedupctl: {path}:2: config.filter.sbf.p: {WALK}\n", (rc, err)
+    assert ok("save") == before
+    # the k that makes the planner's P too many, at fps 10^-6
+    rc, _, err = run("set", "k", "1", "fps", "0.000001", "mem", "16M")
+    assert rc == 1 and err.startswith(
+        "dedupctl: config.filter.sbf.k: k 1: one packet would touch up"
+        " to "), (rc, err)
     assert ok("save") == before
 
 

@@ -860,6 +860,37 @@ def window_reproducible():
 
 
 @test
+def step_over_the_bound_refused():
+    """a filter whose packet would walk it is refused before the stream
+    runs (exit 2, nothing on standard output), with the setting, its value
+    and the numbers: the report's p 100000000 over 16M, in one filter and
+    in the module's scope shared (lock-free, shards); the k that makes the
+    planner's P too many; a jumping window whose spare is emptied over too
+    few packets. The largest allowed runs."""
+    walk = ["--algo", "sbf", "--mem", "16M", "--max", "1", "--k", "1",
+            "--p", "100000000", "--layout", "flat", "--stream", "uniform",
+            "--n", "10", "--seed", "1"]
+    words = ("p 100000000: one packet would touch up to 195317 lines"
+             " (12500288 bytes) of the filter in its P decrements; at most"
+             " 256 lines (16384 bytes) a packet: lower p, or leave it auto")
+    for extra in ([], ["--shared"], ["--shards", "4"]):
+        expect_usage_error(walk + extra, "cannot build this filter", words)
+    k1 = walk[:]
+    k1[k1.index("--p"):k1.index("--p") + 2] = ["--fps", "0.000001"]
+    expect_usage_error(k1, "k 1: one packet would touch up to", "raise k")
+    expect_usage_error(["--algo", "jumping", "--window", "1s", "--rate",
+                        "1486", "--subwindows", "63", "--fps",
+                        "0.000000001", "--stream", "timed", "--n", "10"],
+                       "fps 0.000000001: one packet would touch up to 372"
+                       " lines", "fewer subwindows")
+    largest = walk[:]
+    largest[largest.index("--k") + 1] = "3"
+    largest[largest.index("--p") + 1] = "128000"
+    j = run_json(largest + ["--json"])
+    assert (j["k"], j["p"]) == (3, 128000), j
+
+
+@test
 def window_packets_and_pcap_times():
     # a packet window on an untimed stream: the truth in packets
     j = run_json(["--algo", "sliding", "--window", "1000p", "--stream",

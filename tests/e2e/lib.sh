@@ -89,6 +89,20 @@ stat_of() {	# NS COLUMN-NAME
 		$1 == "total" { print $col }'
 }
 
+# Run FILE, a script, as uid 65534, root of its own user and network
+# namespace (made in b's), and judge what it printed: its "# ..." notes
+# shown, a failure for each "FAIL ..." line, and one if it did not end
+# with "done".
+userns_run() {	# FILE
+	_out=$(inns b pdnet asuser 65534 unshare -Urn sh "$1" 2>&1)
+	echo "$_out" | grep '^#' | sed 's/^/  /'
+	echo "$_out" | grep '^FAIL' | while read -r _ _msg; do
+		echo "#   FAIL: $_msg"
+	done
+	echo "$_out" | grep -q '^FAIL' && t_fail "see above"
+	echo "$_out" | grep -q '^done$' || t_fail "the script did not finish: $_out"
+}
+
 # The configuration of NS's instance (dedupctl -j show without the budget,
 # whose peak and last refusal are status, not configuration).
 show_cfg() {	# NS

@@ -111,22 +111,6 @@ static bool last_number(int argc, char **argv, const char *name,
 	return found;
 }
 
-/* The value of an integer attribute (u8 to u64) */
-static uint64_t attr_uint(const struct nlattr *a)
-{
-	switch (mnl_attr_get_payload_len(a)) {
-	case 1:
-		return mnl_attr_get_u8(a);
-	case 2:
-		return mnl_attr_get_u16(a);
-	case 4:
-		return mnl_attr_get_u32(a);
-	case 8:
-		return mnl_attr_get_u64(a);
-	}
-	__builtin_trap();
-}
-
 /*
  * Each number the command line gave a filter setting is the number in
  * every family nest of the request that carries it: none is cut down to
@@ -181,7 +165,7 @@ static void check_numbers(const struct nlmsghdr *nlh, int argc, char **argv)
 					for (i = 0; i < 4; i++)
 						if (mnl_attr_get_type(a) == nums[i].attr)
 							CHECK(given[i] &&
-							      attr_uint(a) == want[i]);
+							      uint_attr(a) == want[i]);
 			}
 		}
 	}

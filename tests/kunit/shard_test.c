@@ -533,8 +533,8 @@ static void pd_shard_plan_whole(struct kunit *test)
 /*
  * Fewer shards where a shard would be too small (under
  * PD_SHARD_MIN_BYTES, a line) or its family refuses its share: 4 lines in
- * 64 is 4 of a line; 64 KiB of an SBF of P = 200000 is 2 (a shard of 2^18
- * cells takes it, one of 2^17 is refused); a count that is no power of
+ * 64 is 4 of a line; 4 KiB of an SBF of P = 12000 is 2 (a shard of 2^14
+ * cells takes it, one of 2^13 is refused); a count that is no power of
  * two is the one below it, none is one, and no more than PD_SHARDS_MAX.
  * The automatic count: 16 a CPU, a power of two, none under
  * PD_SHARD_AUTO_BYTES, at most the most.
@@ -558,15 +558,15 @@ static void pd_shard_plan_halves(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, pd_shards_plan(&req, &n, &shard, &whole, &why), 0);
 	KUNIT_EXPECT_EQ(test, n, 2u);
 
-	pd_filter_req_defaults(&req, PKTDEDUP_FILTER_KIND_SBF, 64 << 10);
+	pd_filter_req_defaults(&req, PKTDEDUP_FILTER_KIND_SBF, 4 << 10);
 	pd_sbf_req(&req)->max = 1;
 	pd_sbf_req(&req)->k = 3;
-	pd_sbf_req(&req)->p = 200000;
+	pd_sbf_req(&req)->p = 12000;
 	n = 16;
 	KUNIT_ASSERT_EQ(test, pd_shards_plan(&req, &n, &shard, &whole, &why), 0);
 	KUNIT_EXPECT_EQ(test, n, 2u);
-	KUNIT_EXPECT_EQ(test, shard.cells, 1ULL << 18);
-	KUNIT_EXPECT_EQ(test, shard.p, 200000u);
+	KUNIT_EXPECT_EQ(test, shard.cells, 1ULL << 14);
+	KUNIT_EXPECT_EQ(test, shard.p, 12000u);
 
 	pd_filter_req_defaults(&req, PKTDEDUP_FILTER_KIND_SBF, 1 << 20);
 	n = 6;

@@ -23,6 +23,9 @@
  * an atomic operation, a lock and a cache line's move between CPUs cost
  * (bench_scope.c).
  *
+ * The worst packet the step's bound allows (bench_bound.c): the largest
+ * settings a plan may have, against the defaults in the same run.
+ *
  * Last, what a reader of the statistics pays: the occupancy of a 250 MiB
  * shared filter and of 256 CPUs' 256 KiB filters read whole, against the
  * module's bounded read (1 MiB in all, evenly spaced lines), with the
@@ -236,6 +239,8 @@ int main(int argc, char **argv)
 		bench_atomics();
 	} else if (argc == 2 && !strcmp(argv[1], "--shards")) {
 		bench_shards();
+	} else if (argc == 2 && !strcmp(argv[1], "--step-bound")) {
+		bench_step_bound();
 	} else if (argc == 1) {
 		bench_filters();
 		bench_layouts();
@@ -245,11 +250,12 @@ int main(int argc, char **argv)
 		bench_atomics();
 		bench_sources();
 		bench_families();
+		bench_step_bound();
 		bench_windows();
 		bench_quiet_burst();
 		bench_occupancy();
 	} else {
-		fprintf(stderr, "usage: bench [--json FILE] [--threads N] [--lines FILE]... [--layouts | --families | --windows | --quiet-burst | --sources | --occupancy | --decap | --scope | --shards]\n");
+		fprintf(stderr, "usage: bench [--json FILE] [--threads N] [--lines FILE]... [--layouts | --families | --step-bound | --windows | --quiet-burst | --sources | --occupancy | --decap | --scope | --shards]\n");
 		return 2;
 	}
 	return json ? json_write(json) : 0;

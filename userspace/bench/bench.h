@@ -2,7 +2,7 @@
 /*
  * make bench: what its files share (bench.c: the helpers, the JSON rows
  * and main(); bench_sbf.c, bench_scope.c, bench_fam.c, bench_src.c,
- * bench_win.c, bench_decap.c: one concern each).
+ * bench_win.c, bench_decap.c, bench_bound.c: one concern each).
  */
 #ifndef PD_BENCH_H
 #define PD_BENCH_H
@@ -57,6 +57,8 @@ double fam_run(struct pd_filter *f, u64 *next, u32 n, enum run_mode mode,
 	       u64 *distinct, bool trace);
 void fam_create(struct pd_filter *f, struct pd_filter_plan *pl,
 		unsigned int kind, u64 mem, u8 layout);
+/* A bit-array filter's arrays at its plan's stable load (RSBF: phase 3). */
+void fam_prefill(struct pd_filter *f, const struct pd_filter_plan *pl);
 const char *mem_name(u64 mem);
 void bench_families(void);
 int trace_filter(const char *name, u64 mem, u32 n);
@@ -83,6 +85,9 @@ int trace_sources(u32 n);
 void bench_decap(void);
 int trace_decap(u32 n);
 void decap_read_lines(const char *path);
+
+/* bench_bound.c */
+void bench_step_bound(void);
 
 /* bench_win.c */
 void bench_windows(void);

@@ -99,7 +99,7 @@ static u64 density_word(u64 *rng, u64 x)
  * kernel copies, so valgrind's lackey (lines-touched.sh) does not trace
  * 64 MiB of stores; the loads are the block's, counted once.
  */
-static void fam_prefill(struct pd_filter *f, const struct pd_filter_plan *pl)
+void fam_prefill(struct pd_filter *f, const struct pd_filter_plan *pl)
 {
 	struct pd_bitf *b = pd_bitf_of(f);
 	u64 x = pl->stable_load, rng = 4242, ones, head;

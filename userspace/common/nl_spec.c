@@ -184,6 +184,7 @@ static const struct nls_attr nls_filter_plan_attrs[PKTDEDUP_A_FILTER_PLAN_MAX + 
 	[PKTDEDUP_A_FILTER_PLAN_RATE] = { .name = "rate", .type = NLS_U64 },
 	[PKTDEDUP_A_FILTER_PLAN_WARN_BELOW] = { .name = "warn-below", .type = NLS_U32 },
 	[PKTDEDUP_A_FILTER_PLAN_LAYOUT] = { .name = "layout", .type = NLS_U8 },
+	[PKTDEDUP_A_FILTER_PLAN_STEP_LINES] = { .name = "step-lines", .type = NLS_U32 },
 };
 
 static const struct nls_attr nls_budget_attrs[PKTDEDUP_A_BUDGET_MAX + 1] = {

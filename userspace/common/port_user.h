@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>		/* snprintf */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>

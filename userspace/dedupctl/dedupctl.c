@@ -342,6 +342,20 @@ uint8_t u8a(const struct nlattr **tb, int t)
 	return tb[t] ? mnl_attr_get_u8(tb[t]) : 0;
 }
 
+uint64_t uint_attr(const struct nlattr *a)
+{
+	switch (mnl_attr_get_payload_len(a)) {
+	case 1:
+		return mnl_attr_get_u8(a);
+	case 2:
+		return mnl_attr_get_u16(a);
+	case 4:
+		return mnl_attr_get_u32(a);
+	default:
+		return mnl_attr_get_u64(a);
+	}
+}
+
 const char *name_of(const char *const *names, unsigned int n,
 			   unsigned int i)
 {

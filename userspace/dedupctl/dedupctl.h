@@ -84,6 +84,8 @@ uint64_t u64a(const struct nlattr **tb, int t);
 uint16_t u16a(const struct nlattr **tb, int t);
 uint32_t u32a(const struct nlattr **tb, int t);
 uint8_t u8a(const struct nlattr **tb, int t);
+/* An integer attribute of any width the spec gives one (u8 to u64). */
+uint64_t uint_attr(const struct nlattr *a);
 
 /* xdp.c: the module's XDP program */
 /* Why the XDP hooks cannot work on this host, or NULL. */
@@ -121,6 +123,7 @@ struct plan_view {
 	uint64_t window_ns, window_pkts, capacity, rate;
 	uint32_t subwindows, warn_below;
 	int layout;		/* sbf: PKTDEDUP_LAYOUT_*; -1: none */
+	uint64_t step_lines;	/* a packet's step's bound; 0: not said */
 };
 /* The nest attribute of family ops in the filter set (by its name). */
 uint16_t family_nest(const struct pd_filter_ops *ops);

@@ -107,6 +107,7 @@ void plan_view_nl(const struct nlattr *nest, struct plan_view *v)
 	v->warn_below = u32a(p, PKTDEDUP_A_FILTER_PLAN_WARN_BELOW);
 	v->layout = p[PKTDEDUP_A_FILTER_PLAN_LAYOUT] ?
 		    u8a(p, PKTDEDUP_A_FILTER_PLAN_LAYOUT) : -1;
+	v->step_lines = u32a(p, PKTDEDUP_A_FILTER_PLAN_STEP_LINES);
 }
 
 void plan_view_local(const struct pd_filter_ops *ops,
@@ -127,7 +128,31 @@ void plan_view_local(const struct pd_filter_ops *ops,
 		.subwindows = pl->subwindows, .warn_below = pl->warn_below,
 		.layout = pd_filter_takes(ops, PKTDEDUP_A_SETTINGS_LAYOUT) ?
 			  pl->layout : -1,
+		.step_lines = pl->step_lines,
 	};
+}
+
+/*
+ * The bound of a packet's step (core/step.h): a JSON member, or a line of
+ * text; nothing if the kernel does not say it.
+ */
+static void print_step(const struct plan_view *v)
+{
+	char b1[32], b2[32];
+
+	if (!v->step_lines)
+		return;
+	if (json) {
+		printf(",\"step_lines\":%llu",
+		       (unsigned long long)v->step_lines);
+		return;
+	}
+	printf("step     at most %llu lines (%s) of the filter a packet, of the %u (%s) any may\n",
+	       (unsigned long long)v->step_lines,
+	       size_str(b1, sizeof(b1), v->step_lines * PD_STEP_LINE_BYTES),
+	       PD_STEP_MAX_LINES,
+	       size_str(b2, sizeof(b2),
+			(uint64_t)PD_STEP_MAX_LINES * PD_STEP_LINE_BYTES));
 }
 
 /* Packets per second as people write them: "2.5 Mpps", "100 pps". */
@@ -200,6 +225,7 @@ void print_plan_view(const struct plan_view *v)
 
 	if (v->given & PD_PLAN_HAS_WINDOW) {
 		print_window_view(v);
+		print_step(v);
 		return;
 	}
 	if (json) {
@@ -225,6 +251,7 @@ void print_plan_view(const struct plan_view *v)
 			printf(",\"p_star\":%.9g", v->p_star / 1e9);
 		if (v->layout >= 0)
 			printf(",\"layout\":\"%s\"", layout_name(v->layout));
+		print_step(v);
 		return;
 	}
 	if (ops->counting) {
@@ -259,6 +286,7 @@ void print_plan_view(const struct plan_view *v)
 		printf(" (most important), %s (least)",
 		       pct(b2, sizeof(b2), v->fn_low));
 	printf("\n");
+	print_step(v);
 }
 
 /* The kernel's plan: the plan nest of a reply, its filter-plan within. */

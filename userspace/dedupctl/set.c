@@ -21,39 +21,19 @@
 #include "encap.h"
 #include "units.h"
 /*
- * A filter setting as dedupctl spells it, and the attribute of the spec's
- * settings set a family must take for it (its rows: core/settings.h). The
- * window is a time or a packet count (window-ns or window-packets), and
- * importance mark brings its mask: fsetting_read() says which were given.
+ * The attribute of the spec's settings set a family must take for filter
+ * setting k, as dedupctl spells it (the core's words: settings.h; its
+ * rows say which a family takes); 0: not a setting. The window is a time
+ * or a packet count (window-ns or window-packets), and importance mark
+ * brings its mask: fsetting_read() says which were given.
  */
-struct fsetting {
-	const char *name;
-	uint16_t attr;
-};
-
-static const struct fsetting fsettings[] = {
-	{ "fps", PKTDEDUP_A_SETTINGS_FPS },
-	{ "max", PKTDEDUP_A_SETTINGS_CELL_BITS },
-	{ "k", PKTDEDUP_A_SETTINGS_K },
-	{ "p", PKTDEDUP_A_SETTINGS_P },
-	{ "gap", PKTDEDUP_A_SETTINGS_GAP },
-	{ "p-star", PKTDEDUP_A_SETTINGS_P_STAR },
-	{ "importance", PKTDEDUP_A_SETTINGS_IMPORTANCE },
-	{ "window", PKTDEDUP_A_SETTINGS_WINDOW_NS },
-	{ "rate", PKTDEDUP_A_SETTINGS_RATE },
-	{ "subwindows", PKTDEDUP_A_SETTINGS_SUBWINDOWS },
-	{ "warn-below", PKTDEDUP_A_SETTINGS_WARN_BELOW },
-	{ "layout", PKTDEDUP_A_SETTINGS_LAYOUT },
-};
-
-/* The attribute a family must take for setting k; 0: not a setting. */
 static uint16_t fsetting_attr(const char *k)
 {
-	unsigned int i;
+	uint16_t attr;
 
-	for (i = 0; i < sizeof(fsettings) / sizeof(fsettings[0]); i++)
-		if (!strcmp(fsettings[i].name, k))
-			return fsettings[i].attr;
+	for (attr = 1; attr <= PKTDEDUP_A_SETTINGS_MAX; attr++)
+		if (pd_setting_word(attr) && !strcmp(pd_setting_word(attr), k))
+			return attr;
 	return 0;
 }
 
@@ -696,9 +676,9 @@ int cmd_plan(int argc, char **argv)
 	struct fvals fv;
 	uint64_t fps;
 	const char *why = NULL;
-	char b1[32], b2[32];
+	char b1[32], b2[32], msg[PD_FILTER_REFUSAL_LEN];
 	bool have_mem = false;
-	int i, n;
+	int i, n, err;
 
 	argv = expand_landmark(&argc, argv);
 	ops = named_family(argc, argv);
@@ -736,8 +716,10 @@ int cmd_plan(int argc, char **argv)
 		usage_error(ops->window ?
 			    "plan: mem SIZE or rate PPS is required (or a packet window)" :
 			    "plan: mem SIZE is required");
-	if (pd_filter_plan(&req, &pl, &why))
-		usage_error("plan: %s", why);
+	err = pd_filter_plan(&req, &pl, &why);
+	if (err)
+		usage_error("plan: %s", pd_filter_refusal(&req, &pl, err, why, msg,
+							  sizeof(msg)));
 	/* sized by its rate or window, mem given is a limit (as dedup-sim's) */
 	if (have_mem && pl.bytes > req.mem_bytes)
 		usage_error("plan: the window needs %s per filter, more than mem %s: shorten it, lower rate or fps, or raise mem",

@@ -1305,7 +1305,8 @@ static void sim_filter_build(struct sim_filter *sf, struct pd_filter_req *req,
 			     u64 *seed)
 {
 	const char *why = NULL;
-	char err[256];
+	char err[PD_FILTER_REFUSAL_LEN];
+	int e;
 
 	if (!sf->ops && (shards || shared))
 		usage_error("--%s: %s is none of the module's filters",
@@ -1325,9 +1326,12 @@ static void sim_filter_build(struct sim_filter *sf, struct pd_filter_req *req,
 	}
 	if (sf->window_arg) {
 		/* the planner's refusals name the window they refuse */
-		if (pd_filter_plan(req, &sf->plan, &why))
+		e = pd_filter_plan(req, &sf->plan, &why);
+		if (e)
 			usage_error("cannot build this filter (--window %s): %s",
-				    sf->window_arg, why);
+				    sf->window_arg,
+				    pd_filter_refusal(req, &sf->plan, e, why, err,
+						      sizeof(err)));
 		if (sf->mem_limit && sf->plan.bytes > sf->mem_limit)
 			usage_error("cannot build this filter (--window %s): it needs %llu bytes, more than --mem %llu",
 				    sf->window_arg,
@@ -1340,15 +1344,21 @@ static void sim_filter_build(struct sim_filter *sf, struct pd_filter_req *req,
 		 * shards, or lock-free (one filter that CPU 0 steps with
 		 * the filter's own generator)
 		 */
-		if (pd_shards_create_shared(&sf->sh, req, shards, 1, &sf->plan,
-					    &why))
-			usage_error("cannot build this filter: %s", why);
+		e = pd_shards_create_shared(&sf->sh, req, shards, 1, &sf->plan,
+					    &why);
+		if (e)
+			usage_error("cannot build this filter: %s",
+				    pd_filter_refusal(req, &sf->plan, e, why, err,
+						      sizeof(err)));
 		pd_shards_seed(&sf->sh, seed);
 		sf->hkey = sf->sh.sh[0].f.hkey;
 		return;
 	}
-	if (pd_filter_create(&sf->f, req, &sf->plan, &why))
-		usage_error("cannot build this filter: %s", why);
+	e = pd_filter_create(&sf->f, req, &sf->plan, &why);
+	if (e)
+		usage_error("cannot build this filter: %s",
+			    pd_filter_refusal(req, &sf->plan, e, why, err,
+					      sizeof(err)));
 	/* the module's seed setting derives its seeds the same way */
 	pd_filter_seed(&sf->f, seed);
 	sf->hkey = sf->f.hkey;

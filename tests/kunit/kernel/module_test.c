@@ -105,7 +105,7 @@ static struct pd_filter_set *pd_t_filters(struct kunit *test, u8 key, u8 action)
 	cfg.filter.mem_bytes = 64 << 10;
 	pd_sbf_req(&cfg.filter)->k = 3;
 	pd_sbf_req(&cfg.filter)->p = 0;
-	KUNIT_ASSERT_EQ(test, pd_fset_plan(&cfg, &plan, NULL), 0);
+	KUNIT_ASSERT_EQ(test, pd_fset_plan(NULL, &cfg, &plan, NULL), 0);
 	fs = pd_fset_build(&cfg, &plan, NULL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(fs));
 	for_each_possible_cpu(cpu)
@@ -407,7 +407,7 @@ static void pd_t_families(struct kunit *test)
 		if (pd_filter_family(kind)->window)
 			pd_tw_req(&cfg.filter)->window_ns =
 				50 * NSEC_PER_MSEC;
-		KUNIT_ASSERT_EQ(test, pd_fset_plan(&cfg, &plan, NULL), 0);
+		KUNIT_ASSERT_EQ(test, pd_fset_plan(NULL, &cfg, &plan, NULL), 0);
 		fs = pd_fset_build(&cfg, &plan, NULL);
 		KUNIT_ASSERT_FALSE(test, IS_ERR(fs));
 		KUNIT_EXPECT_EQ(test, fs->timed, !!pd_filter_family(kind)->window);
@@ -859,6 +859,60 @@ static void pd_t_reconfigure(struct kunit *test)
 }
 
 /*
+ * A configuration whose packet's step is over the bound (core/step.h) is
+ * refused before anything changes, on the live instance of init_net: the
+ * report's p 100000000 over 16 MiB, per CPU and shared; the message names
+ * p with the numbers (pn->msg, which outlives the request); the filters
+ * and the settings in force stay. The largest P allowed is applied.
+ */
+static void pd_t_step_bound(struct kunit *test)
+{
+	static const char words[] =
+		"p 100000000: one packet would touch up to 195317 lines";
+	struct pd_net *pn = pd_pernet(&init_net);
+	struct netlink_ext_ack extack;
+	struct pd_filter_set *before;
+	struct pd_config saved, cfg;
+	unsigned int shared;
+
+	mutex_lock(&pn->lock);
+	saved = pn->cfg;
+	before = rcu_dereference_protected(pn->filters, true);
+	for (shared = 0; shared < 2; shared++) {
+		cfg = saved;
+		cfg.scope = shared ? PKTDEDUP_SCOPE_SHARED :
+			    PKTDEDUP_SCOPE_PERCPU;
+		pd_filter_req_defaults(&cfg.filter, PKTDEDUP_FILTER_KIND_SBF,
+				       16 << 20);
+		pd_sbf_req(&cfg.filter)->max = 1;
+		pd_sbf_req(&cfg.filter)->k = 1;
+		pd_sbf_req(&cfg.filter)->p = 100000000;
+		pd_sbf_req(&cfg.filter)->layout = PKTDEDUP_LAYOUT_FLAT;
+		memset(&extack, 0, sizeof(extack));
+		KUNIT_EXPECT_EQ(test, pd_net_apply(pn, &cfg, &extack), -EFBIG);
+		KUNIT_ASSERT_NOT_NULL(test, extack._msg);
+		KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(extack._msg, words),
+					  "%s", extack._msg);
+		KUNIT_EXPECT_PTR_EQ(test,
+				    rcu_dereference_protected(pn->filters, true),
+				    before);
+		KUNIT_EXPECT_EQ(test, memcmp(&pn->cfg, &saved, sizeof(saved)), 0);
+	}
+	cfg = saved;
+	pd_filter_req_defaults(&cfg.filter, PKTDEDUP_FILTER_KIND_SBF, 1 << 20);
+	pd_sbf_req(&cfg.filter)->max = 1;
+	pd_sbf_req(&cfg.filter)->k = 3;
+	pd_sbf_req(&cfg.filter)->p = 128000;
+	pd_sbf_req(&cfg.filter)->layout = PKTDEDUP_LAYOUT_FLAT;
+	KUNIT_EXPECT_EQ(test, pd_net_apply(pn, &cfg, NULL), 0);
+	KUNIT_EXPECT_EQ(test,
+			rcu_dereference_protected(pn->filters, true)->plan.step_lines,
+			(u64)PD_STEP_MAX_LINES);
+	KUNIT_EXPECT_EQ(test, pd_net_apply(pn, &saved, NULL), 0);
+	mutex_unlock(&pn->lock);
+}
+
+/*
  * Each family's rows are the settings its nest's policy (the spec's subset
  * for it) accepts, no more and no fewer: the netlink layer reads and
  * writes a nest from the rows alone.
@@ -1109,7 +1163,7 @@ static u64 pd_t_need(struct kunit *test, const struct pd_config *cfg)
 {
 	struct pd_filter_plan plan;
 
-	KUNIT_ASSERT_EQ(test, pd_fset_plan(cfg, &plan, NULL), 0);
+	KUNIT_ASSERT_EQ(test, pd_fset_plan(NULL, cfg, &plan, NULL), 0);
 	return pd_fset_bytes(cfg, &plan);
 }
 
@@ -1474,6 +1528,7 @@ static struct kunit_case pd_module_cases[] = {
 	KUNIT_CASE(pd_t_sources),
 	KUNIT_CASE(pd_t_sources_defaults),
 	KUNIT_CASE(pd_t_reconfigure),
+	KUNIT_CASE(pd_t_step_bound),
 	KUNIT_CASE(pd_t_placements),
 	KUNIT_CASE(pd_t_settings_rows),
 	KUNIT_CASE(pd_t_fixed_seed),
