@@ -46,6 +46,7 @@ void pd_counters_read(const struct pd_counters *ctr, int cpu,
 		c->dropped = u64_stats_read(&st->dropped);
 		c->unparsed = u64_stats_read(&st->unparsed);
 		c->nonip = u64_stats_read(&st->nonip);
+		c->unjudged = u64_stats_read(&st->unjudged);
 		for (i = 0; i < PD_NENCAPS; i++) {
 			c->decap[i] = u64_stats_read(&st->decap[i]);
 			c->decap_err[i] = u64_stats_read(&st->decap_err[i]);
@@ -59,6 +60,7 @@ void pd_counters_read(const struct pd_counters *ctr, int cpu,
 	c->dropped -= b.dropped;
 	c->unparsed -= b.unparsed;
 	c->nonip -= b.nonip;
+	c->unjudged -= b.unjudged;
 	for (i = 0; i < PD_NENCAPS; i++) {
 		c->decap[i] -= b.decap[i];
 		c->decap_err[i] -= b.decap_err[i];
@@ -75,6 +77,7 @@ void pd_counts_add(struct pd_counts *sum, const struct pd_counts *c)
 	sum->dropped += c->dropped;
 	sum->unparsed += c->unparsed;
 	sum->nonip += c->nonip;
+	sum->unjudged += c->unjudged;
 	for (i = 0; i < PD_NENCAPS; i++) {
 		sum->decap[i] += c->decap[i];
 		sum->decap_err[i] += c->decap_err[i];
