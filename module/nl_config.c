@@ -347,14 +347,14 @@ static int pd_fill_refusals(struct sk_buff *msg, struct pd_net *pn,
 			    const struct pd_budget *b)
 {
 	struct pd_filter_set *fs;
+	u8 why = 0;
+	u64 need = pd_srcs_refused(pn, &why);
 
 	fs = rcu_dereference_protected(pn->filters, lockdep_is_held(&pn->lock));
-	if (pn->active && pn->src.cfg.enabled && pn->src.off_need &&
-	    !rcu_access_pointer(pn->src.srcs) &&
-	    (nla_put_u8(msg, PKTDEDUP_A_BUDGET_SOURCES_REFUSAL,
-			pn->src.off_why) ||
-	     pd_nl_put_u64(msg, PKTDEDUP_A_BUDGET_SOURCES_NEED,
-			   pn->src.off_need, PKTDEDUP_A_BUDGET_PAD)))
+	if (need &&
+	    (nla_put_u8(msg, PKTDEDUP_A_BUDGET_SOURCES_REFUSAL, why) ||
+	     pd_nl_put_u64(msg, PKTDEDUP_A_BUDGET_SOURCES_NEED, need,
+			   PKTDEDUP_A_BUDGET_PAD)))
 		return -EMSGSIZE;
 	if (nla_put_u32(msg, PKTDEDUP_A_BUDGET_CPUS_ONLINE,
 			num_online_cpus()) ||

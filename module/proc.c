@@ -284,6 +284,8 @@ static void pd_refusals_show(struct seq_file *m, struct pd_net *pn,
 		[PKTDEDUP_REFUSAL_USERNS] = "init_reserve_mem",
 		[PKTDEDUP_REFUSAL_NOMEM] = "nomem",
 	};
+	u8 off = 0;
+	u64 need;
 
 	seq_printf(m, "cpus_online %u\ncpus_without_filters %u\ncpus_without_sources %u\n",
 		   num_online_cpus(), pd_fset_cpus_without(fs),
@@ -291,10 +293,9 @@ static void pd_refusals_show(struct seq_file *m, struct pd_net *pn,
 	if (b->cpu_refused)
 		seq_printf(m, "cpu_refused %s %llu\n", why[b->cpu_why],
 			   b->cpu_need);
-	if (pn->active && pn->src.cfg.enabled && pn->src.off_need &&
-	    !rcu_access_pointer(pn->src.srcs))
-		seq_printf(m, "sources_refused %s %llu\n",
-			   why[pn->src.off_why], pn->src.off_need);
+	need = pd_srcs_refused(pn, &off);
+	if (need)
+		seq_printf(m, "sources_refused %s %llu\n", why[off], need);
 }
 
 static int pd_config_show(struct seq_file *m, void *v)

@@ -104,6 +104,7 @@ int pd_srcs_apply(struct pd_net *pn, const struct pd_src_cfg *cfg,
 		  struct netlink_ext_ack *extack);
 void pd_srcs_withdraw(struct pd_net *pn);
 u32 pd_srcs_cpus_without(struct pd_net *pn);
+u64 pd_srcs_refused(struct pd_net *pn, u8 *why);
 
 /* src_events.c */
 void pd_events_stop(struct pd_net *pn);

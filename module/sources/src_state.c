@@ -713,6 +713,20 @@ u32 pd_srcs_cpus_without(struct pd_net *pn)
 	return n;
 }
 
+/*
+ * The source windows are on in an active namespace but hold nothing: the
+ * bytes they needed, and what refused them in *why; else 0. pn->lock.
+ */
+u64 pd_srcs_refused(struct pd_net *pn, u8 *why)
+{
+	lockdep_assert_held(&pn->lock);
+	if (!pn->active || !pn->src.cfg.enabled ||
+	    rcu_access_pointer(pn->src.srcs))
+		return 0;
+	*why = pn->src.off_why;
+	return pn->src.off_need;
+}
+
 /* The instance goes idle: its source state is freed, its settings kept. */
 void pd_srcs_withdraw(struct pd_net *pn)
 {
