@@ -130,6 +130,16 @@ uptime_s() {
 	cut -d. -f1 /proc/uptime
 }
 
+# The module reloaded with the boot's parameters and ARGS (the last of a
+# name wins); every namespace's instance starts again, idle but the
+# initial one's.
+reload() {	# [ARGS]
+	rmmod pktdedup || t_fail "rmmod"
+	# shellcheck disable=SC2086
+	insmod /lib/pd/pktdedup.ko $PD_MODPARAMS "$@" ||
+		t_fail "insmod $PD_MODPARAMS $*"
+}
+
 t_begin() {
 	T_NAME=$1
 	T_BAD=0

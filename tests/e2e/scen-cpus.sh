@@ -18,15 +18,6 @@ root_cfg() {	# NAME
 	awk -v k="$1" '$1 == k { print $2 }' /proc/net/pktdedup/config
 }
 
-# The module reloaded with the boot's parameters and ARGS (the last of a
-# name wins), the hosts under test enabled again.
-reload() {	# [ARGS]
-	rmmod pktdedup || t_fail "rmmod"
-	# shellcheck disable=SC2086
-	insmod /lib/pd/pktdedup.ko $PD_MODPARAMS "$@" ||
-		t_fail "insmod $PD_MODPARAMS $*"
-}
-
 # What a namespace holds with the defaults (Documentation/user/
 # installing.md, "Memory"), P possible and N online CPUs, 4 KiB pages:
 #   filters  slab(pd_filter_set) + 232 P + N x 256 KiB
