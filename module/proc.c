@@ -4,11 +4,11 @@
  *
  * stats: a header line, one row per possible CPU and a "total" row:
  *	cpu packets duplicates marked dropped unparsed zero_cells
- * (zero_cells: the measured fraction of zero cells of that CPU's filter;
- * for the total, their mean), then "name value" lines: nonip (frames
- * neither IPv4 nor IPv6 at an ingress or bridge hook), unjudged (passed on
- * a CPU without a filter: cpus.c) and for the current settings:
- * stable_point (Theorem 3) and fp_bound (Eq. 8).
+ * (zero_cells: the measured fraction of zero cells of that CPU's filter,
+ * "-" for a CPU without one; for the total, their mean), then "name
+ * value" lines: nonip (frames neither IPv4 nor IPv6 at an ingress or
+ * bridge hook), unjudged (passed on a CPU without a filter: cpus.c) and
+ * for the current settings: stable_point (Theorem 3) and fp_bound (Eq. 8).
  * (An idle instance's stats is one line saying so.)
  * config: "name value" lines: state, settings (the traffic selection as
  * dev, protos and match_mark: "any" or what is selected), filter
@@ -120,11 +120,15 @@ static int pd_stats_show(struct seq_file *m, void *v)
 	for_each_possible_cpu(cpu) {
 		pd_stats_cpu(&sv, cpu, &r, &buf);
 		pd_counts_add(&total, &r.c);
-		occ_sum += r.ppb;
-		n++;
 		snprintf(name, sizeof(name), "%d", cpu);
 		pd_seq_row(m, name, &r.c);
-		pd_seq_ppb(m, " ", r.ppb);
+		if (r.occ) {
+			occ_sum += r.ppb;
+			n++;
+			pd_seq_ppb(m, " ", r.ppb);
+		} else {	/* no filter on this CPU */
+			seq_printf(m, " %11s", "-");
+		}
 		seq_putc(m, '\n');
 	}
 	pd_seq_row(m, "total", &total);

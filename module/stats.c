@@ -119,7 +119,8 @@ void pd_stats_end(struct pd_stats_view *v)
 
 /*
  * CPU cpu's counters since the last reset, and the occupancy of its filter
- * (the shared one's) in *r; buf holds a per-CPU filter's.
+ * (the shared one's) in *r; buf holds a per-CPU filter's. A CPU without a
+ * filter has none (r->occ NULL), and no part in the mean.
  */
 void pd_stats_cpu(struct pd_stats_view *v, int cpu, struct pd_stats_row *r,
 		  struct pd_filter_occ *buf)
@@ -133,10 +134,12 @@ void pd_stats_cpu(struct pd_stats_view *v, int cpu, struct pd_stats_row *r,
 		return;
 	if (v->fs->shards.n) {
 		r->occ = &v->shared;
-	} else {
+	} else if (pd_fset_cpu(v->fs, cpu)) {
 		pd_fset_occupancy(v->fs, cpu, buf, v->budget);
 		r->occ = buf;
 		cond_resched();
+	} else {	/* a CPU without a filter (cpus.c): no occupancy */
+		return;
 	}
 	r->ppb = pd_occupancy_ppb(r->occ, v->counting);
 }
