@@ -139,6 +139,13 @@ t_cpus_defaults() {
 	expect_near "its packets pass, counted unjudged" 100 "$un" 0 100
 	expect_eq "dedupctl -j stats: unjudged" "$un" \
 		"$(dedupctl -j stats | json_num unjudged)"
+	st=$(cat /proc/net/pktdedup/stats)
+	expect_eq "/proc: no occupancy for CPU 1" - \
+		"$(echo "$st" | awk '$1 == "1" { print $7 }')"
+	# the mean over the CPUs with a filter: CPU 0's alone
+	expect_eq "the total's zero cells: CPU 0's" \
+		"$(echo "$st" | awk '$1 == "0" { print $7 }')" \
+		"$(echo "$st" | awk '$1 == "total" { print $7 }')"
 	expect_eq "still what the allocator holds" \
 		"$(root_cfg mem_total_held)" "$(root_cfg mem_total_allocated)"
 	reload
