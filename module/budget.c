@@ -28,6 +28,13 @@
  * A user's count is an entry made at their namespaces' first admission
  * (memory-cgroup charged, like everything here) and freed with the last
  * of them.
+ *
+ * A CPU that comes up adds its part of the per-CPU state in force
+ * (cpus.c): admitted, under the spinlock alone, against the same caps as
+ * a change (pd_budget_cpu_admit()), or refused, and the refusal kept for
+ * dedupctl show. So what a namespace holds (held[], charged, peak) is
+ * written under the spinlock: by a change, which also holds pn->lock, or
+ * by a CPU coming up.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -128,6 +135,14 @@ u64 pd_budget_total_held(void)
 	held = pd_total_held;
 	spin_unlock(&pd_total_lock);
 	return held;
+}
+
+/* A copy of b, its counts consistent (readers: show, /proc). */
+void pd_budget_copy(const struct pd_budget *b, struct pd_budget *out)
+{
+	spin_lock(&pd_total_lock);
+	*out = *b;
+	spin_unlock(&pd_total_lock);
 }
 
 /* What b's user's namespaces, and all other user namespaces', hold. */
@@ -268,6 +283,14 @@ static enum pd_agg pd_agg_of(unsigned int i)
 	return i == 0 ? PD_AGG_TOTAL : i == 1 ? PD_AGG_USER : PD_AGG_USERNS;
 }
 
+/* The refusal an aggregate's cap makes (enum pktdedup_refusal). */
+static u8 pd_agg_refusal(enum pd_agg agg)
+{
+	return agg == PD_AGG_TOTAL ? PKTDEDUP_REFUSAL_TOTAL :
+	       agg == PD_AGG_USER ? PKTDEDUP_REFUSAL_USER :
+	       PKTDEDUP_REFUSAL_USERNS;
+}
+
 /*
  * May `part` be replaced by one of `need` bytes? PD_BUDGET_SWAP or
  * PD_BUDGET_IN_PLACE (the caller frees the old part first), or -E2BIG
@@ -278,23 +301,31 @@ int pd_budget_admit(struct pd_net *pn, enum pd_part part, u64 need,
 		    struct netlink_ext_ack *extack)
 {
 	struct pd_budget *b = &pn->budget;
-	u64 total = pd_budget_total(b), most, *held[PD_NAGGS];
+	u64 total, most, *held[PD_NAGGS];
 	enum pd_budget_way way, all;
 	unsigned int i, n;
 
 	lockdep_assert_held(&pn->lock);
-	way = pd_budget_way(b->cap, total, b->held[part], need);
-	if (way == PD_BUDGET_REFUSE) {
-		b->refused = need;
-		pd_set_err_msg(extack, pd_cap_msg[part][b->cap_source]);
-		return -E2BIG;
-	}
+	spin_lock(&pd_total_lock);
+	way = pd_budget_way(b->cap, pd_budget_total(b), b->held[part], need);
+	spin_unlock(&pd_total_lock);
+	if (way == PD_BUDGET_REFUSE)
+		goto refuse;
 	if (pd_budget_owner(b)) {
 		NL_SET_ERR_MSG(extack, "out of memory");
 		return -ENOMEM;
 	}
-	/* the same question for each count the namespace is part of */
+	/*
+	 * The same question for each count the namespace is part of, and
+	 * its own cap again: a CPU may have come up meanwhile
+	 */
 	spin_lock(&pd_total_lock);
+	total = pd_budget_total(b);
+	way = pd_budget_way(b->cap, total, b->held[part], need);
+	if (way == PD_BUDGET_REFUSE) {
+		spin_unlock(&pd_total_lock);
+		goto refuse;
+	}
 	n = pd_aggs(b, held);
 	for (i = 0; i < n; i++) {
 		all = pd_budget_way(pd_agg_cap(pd_agg_of(i)), *held[i],
@@ -302,6 +333,7 @@ int pd_budget_admit(struct pd_net *pn, enum pd_part part, u64 need,
 		if (all == PD_BUDGET_REFUSE) {
 			spin_unlock(&pd_total_lock);
 			b->refused = need;
+			b->why = pd_agg_refusal(pd_agg_of(i));
 			pd_set_err_msg(extack, pd_agg_msg[part][pd_agg_of(i)]);
 			return -E2BIG;
 		}
@@ -313,9 +345,65 @@ int pd_budget_admit(struct pd_net *pn, enum pd_part part, u64 need,
 	/* charged until the change settles (pd_budget_held, _settle) */
 	if (most > b->charged)
 		pd_charge(b, most);
-	spin_unlock(&pd_total_lock);
 	b->peak = max(b->peak, most);
+	spin_unlock(&pd_total_lock);
 	return way;
+refuse:
+	b->refused = need;
+	b->why = PKTDEDUP_REFUSAL_CAP;
+	pd_set_err_msg(extack, pd_cap_msg[part][b->cap_source]);
+	return -E2BIG;
+}
+
+/*
+ * A CPU came up (cpus.c): may part, in force, grow by `bytes` for it?
+ * 0, charged; or the refusal (enum pktdedup_refusal + 1), kept for
+ * dedupctl show. Without pn->lock: the hotplug callback must not wait
+ * for a change.
+ */
+int pd_budget_cpu_admit(struct pd_net *pn, enum pd_part part, u64 bytes)
+{
+	struct pd_budget *b = &pn->budget;
+	u64 now, cap, *held[PD_NAGGS];
+	unsigned int i, n;
+	int why = 0;
+
+	spin_lock(&pd_total_lock);
+	now = max(b->charged, pd_budget_total(b));
+	if (now > b->cap || bytes > b->cap - now)
+		why = PKTDEDUP_REFUSAL_CAP + 1;
+	n = pd_aggs(b, held);
+	for (i = 0; i < n && !why; i++) {
+		cap = pd_agg_cap(pd_agg_of(i));
+		if (*held[i] - b->charged + now > cap ||
+		    bytes > cap - (*held[i] - b->charged + now))
+			why = pd_agg_refusal(pd_agg_of(i)) + 1;
+	}
+	if (why) {
+		b->cpu_refused = true;
+		b->cpu_why = why - 1;
+		b->cpu_need = bytes;
+	} else {
+		b->held[part] += bytes;
+		pd_charge(b, now + bytes);
+		b->peak = max(b->peak, now + bytes);
+	}
+	spin_unlock(&pd_total_lock);
+	return why;
+}
+
+/* That CPU's allocation failed after its admission: nothing held for it. */
+void pd_budget_cpu_undo(struct pd_net *pn, enum pd_part part, u64 bytes)
+{
+	struct pd_budget *b = &pn->budget;
+
+	spin_lock(&pd_total_lock);
+	b->held[part] -= bytes;
+	pd_charge(b, b->charged - bytes);
+	b->cpu_refused = true;
+	b->cpu_why = PKTDEDUP_REFUSAL_NOMEM;
+	b->cpu_need = bytes;
+	spin_unlock(&pd_total_lock);
 }
 
 /*
@@ -357,6 +445,7 @@ int pd_budget_check_alone(struct pd_net *pn, enum pd_part part, u64 need,
 	lockdep_assert_held(&pn->lock);
 	if (need > b->cap) {
 		b->refused = need;
+		b->why = PKTDEDUP_REFUSAL_CAP;
 		pd_set_err_msg(extack, pd_cap_msg[part][b->cap_source]);
 		return -E2BIG;
 	}
@@ -367,6 +456,7 @@ int pd_budget_check_alone(struct pd_net *pn, enum pd_part part, u64 need,
 	else if (need <= pd_max_total_mem)
 		return 0;
 	b->refused = need;
+	b->why = pd_agg_refusal(agg);
 	pd_set_err_msg(extack, pd_agg_msg[part][agg]);
 	return -E2BIG;
 }
@@ -374,8 +464,12 @@ int pd_budget_check_alone(struct pd_net *pn, enum pd_part part, u64 need,
 /* After a change: `part` now holds `bytes`. */
 void pd_budget_held(struct pd_net *pn, enum pd_part part, u64 bytes)
 {
+	struct pd_budget *b = &pn->budget;
+
 	lockdep_assert_held(&pn->lock);
-	pn->budget.held[part] = bytes;
-	pn->budget.peak = max(pn->budget.peak, pd_budget_total(&pn->budget));
-	pd_budget_sync(pn);
+	spin_lock(&pd_total_lock);
+	b->held[part] = bytes;
+	b->peak = max(b->peak, pd_budget_total(b));
+	pd_charge(b, pd_budget_total(b));
+	spin_unlock(&pd_total_lock);
 }

@@ -5,17 +5,22 @@
  *
  * The filters are of the family the configuration names (core/filter.h);
  * nothing here knows one family from another. Scope percpu gives each
- * possible CPU its own filter, its memory on that CPU's NUMA node; scope
- * shared gives one filter that every CPU steps without a lock, each with
- * its own generator, for a family whose step is word by word (the SBF's:
+ * CPU its own filter: a filter's struct per possible CPU (an alloc_percpu()
+ * of 232 bytes), its memory (the cells) for the CPUs online when the set
+ * is built, on that CPU's NUMA node, and for each CPU that comes up later
+ * while the set is in force, admitted to the budget then (cpus.c): a CPU
+ * without cells passes its packets unjudged. Scope shared gives one
+ * filter that every CPU steps without a lock, each with its own
+ * generator, for a family whose step is word by word (the SBF's:
  * core/filter.h's step_cpu), else one filter in shards by key hash, each
- * with its own spinlock (core/shard.h). Memory is charged to the memory cgroup of the
- * task that asks for it and fails rather than invoke the OOM killer
- * (PD_GFP); what filters hold is known before they are built
- * (pd_fset_bytes()), for the namespace's budget.
+ * with its own spinlock (core/shard.h). Memory comes from mem.c, which
+ * says what each allocation takes: what filters hold is known to the
+ * byte before they are built (pd_fset_bytes()), for the namespace's
+ * budget.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/math64.h>
 #include <linux/mm.h>
@@ -31,20 +36,28 @@ static bool pd_cfg_shared(const struct pd_config *cfg)
 	return cfg->scope == PKTDEDUP_SCOPE_SHARED;
 }
 
-static u32 pd_cfg_filters(const struct pd_config *cfg)
-{
-	return pd_cfg_shared(cfg) ? 1 : num_possible_cpus();
-}
-
+/* The filters of a set: one shared, or those of the CPUs with cells. */
 u32 pd_fset_count(const struct pd_filter_set *fs)
 {
-	return pd_cfg_filters(&fs->cfg);
+	return pd_cfg_shared(&fs->cfg) ? 1 : READ_ONCE(fs->cpus.ncpus);
 }
 
 /* CPU cpu's filter; a shared filter's first shard (tests: seeds, ops). */
 struct pd_filter *pd_fset_get(struct pd_filter_set *fs, int cpu)
 {
 	return fs->shards.n ? &fs->shards.sh[0].f : per_cpu_ptr(fs->pcpu, cpu);
+}
+
+/*
+ * Scope percpu: CPU cpu's filter, or NULL if it has no cells (offline when
+ * the set was built, or refused when it came up). Any CPU may ask.
+ */
+struct pd_filter *pd_fset_cpu(struct pd_filter_set *fs, int cpu)
+{
+	struct pd_filter *f = per_cpu_ptr(fs->pcpu, cpu);
+
+	/* pairs with pd_filter_alloc(): the whole filter before its ops */
+	return smp_load_acquire(&f->ops) ? f : NULL;
 }
 
 /*
@@ -74,8 +87,8 @@ static int pd_shared_plan(const struct pd_config *cfg,
 /* The lock-free shared filter's per-CPU generators. */
 static u64 pd_fcpu_bytes(const struct pd_filter_plan *plan)
 {
-	return plan->lockfree ?
-	       (u64)num_possible_cpus() * sizeof(struct pd_filter_cpu) : 0;
+	return plan->lockfree ? pd_percpu_size(sizeof(struct pd_filter_cpu)) :
+	       0;
 }
 
 /*
@@ -103,33 +116,63 @@ int pd_fset_plan(struct pd_net *pn, const struct pd_config *cfg,
 	return err;
 }
 
-/* Bytes the filters of cfg (planned as plan) hold, all CPUs. */
+/* Bytes of the shards' cells (one allocation for all). */
+static u64 pd_shards_cells(const struct pd_config *cfg,
+			   const struct pd_filter_plan *plan)
+{
+	struct pd_filter_plan whole, shard;
+	const char *why = NULL;
+
+	if (pd_shared_plan(cfg, &whole, &shard, &why))
+		return plan->bytes;
+	return pd_shards_mem_bytes(&shard, whole.shards);
+}
+
+/*
+ * Bytes the filters of cfg (planned as plan) take from the allocator,
+ * scope percpu with cells for ncpus CPUs: what pd_fset_build() allocates,
+ * to the byte (mem.c).
+ */
+u64 pd_fset_bytes_n(const struct pd_config *cfg,
+		    const struct pd_filter_plan *plan, u32 ncpus)
+{
+	u64 set = pd_mem_size(sizeof(struct pd_filter_set));
+
+	if (pd_cfg_shared(cfg))	/* plan->bytes: all shards' */
+		return set + pd_mem_size(pd_shards_cells(cfg, plan)) +
+		       pd_mem_size(pd_shards_struct_bytes(plan->shards)) +
+		       pd_fcpu_bytes(plan);
+	return set + pd_percpu_size(sizeof(struct pd_filter)) +
+	       ncpus * pd_mem_size(plan->bytes);
+}
+
+/* The same with cells for the CPUs online now. */
 u64 pd_fset_bytes(const struct pd_config *cfg,
 		  const struct pd_filter_plan *plan)
 {
-	if (pd_cfg_shared(cfg))	/* plan->bytes: all shards' */
-		return sizeof(struct pd_filter_set) + plan->bytes +
-		       pd_shards_struct_bytes(plan->shards) +
-		       pd_fcpu_bytes(plan);
-	return sizeof(struct pd_filter_set) +
-	       pd_cfg_filters(cfg) * (plan->bytes + sizeof(struct pd_filter));
+	return pd_fset_bytes_n(cfg, plan, num_online_cpus());
 }
 
 void pd_fset_free(struct pd_filter_set *fs)
 {
+	struct pd_filter *f;
 	int cpu;
 
 	if (!fs)
 		return;
-	kvfree(fs->shards.mem);
-	kvfree(fs->shards.sh);
-	free_percpu(fs->fcpu);
+	pd_cpus_leave(&fs->cpus);
+	pd_mem_free(fs->shards.mem, fs->cells_bytes);
+	pd_mem_free(fs->shards.sh, pd_shards_struct_bytes(fs->shards.n));
+	pd_percpu_free(fs->fcpu, sizeof(struct pd_filter_cpu));
 	if (fs->pcpu) {
-		for_each_possible_cpu(cpu)
-			kvfree(per_cpu_ptr(fs->pcpu, cpu)->mem);
-		free_percpu(fs->pcpu);
+		for_each_possible_cpu(cpu) {
+			f = per_cpu_ptr(fs->pcpu, cpu);
+			if (f->ops)
+				pd_mem_free(f->mem, fs->plan.bytes);
+		}
+		pd_percpu_free(fs->pcpu, sizeof(struct pd_filter));
 	}
-	kfree(fs);
+	pd_mem_free(fs, sizeof(*fs));
 }
 
 /*
@@ -168,8 +211,10 @@ static int pd_filter_alloc(struct pd_filter *f, const struct pd_config *cfg,
 			   const struct pd_filter_plan *plan, int node,
 			   struct netlink_ext_ack *extack)
 {
+	const struct pd_filter_ops *ops;
 	const char *why = NULL;
-	void *mem = kvzalloc_node(plan->bytes, PD_GFP, node);
+	void *mem = pd_mem_zalloc(plan->bytes, node);
+	struct pd_filter one;
 	u64 state = cfg->seed;
 	int err;
 
@@ -177,14 +222,22 @@ static int pd_filter_alloc(struct pd_filter *f, const struct pd_config *cfg,
 		NL_SET_ERR_MSG(extack, "out of memory for the filters");
 		return -ENOMEM;
 	}
-	err = pd_filter_init(f, plan, mem, &why);
+	err = pd_filter_init(&one, plan, mem, &why);
 	if (err) {
-		kvfree(mem);
+		pd_mem_free(mem, plan->bytes);
 		pd_set_err_msg(extack, why);
 		return err;
 	}
 	if (cfg->seed_mode == PKTDEDUP_SEED_MODE_FIXED)
-		pd_filter_seed(f, &state);
+		pd_filter_seed(&one, &state);
+	ops = one.ops;
+	one.ops = NULL;
+	*f = one;
+	/*
+	 * Readers on other CPUs take a filter with ops for a whole one:
+	 * pairs with pd_fset_cpu()
+	 */
+	smp_store_release(&f->ops, ops);
 	return 0;
 }
 
@@ -202,7 +255,9 @@ static int pd_fcpu_build(struct pd_filter_set *fs,
 	bool fixed = cfg->seed_mode == PKTDEDUP_SEED_MODE_FIXED;
 	int cpu;
 
-	fs->fcpu = alloc_percpu_gfp(struct pd_filter_cpu, PD_GFP);
+	fs->fcpu = (struct pd_filter_cpu __percpu *)
+		   pd_percpu_zalloc(sizeof(struct pd_filter_cpu),
+				    __alignof__(struct pd_filter_cpu));
 	if (!fs->fcpu) {
 		NL_SET_ERR_MSG(extack, "out of memory for the filters");
 		return -ENOMEM;
@@ -241,11 +296,12 @@ static int pd_shared_build(struct pd_filter_set *fs,
 		pd_set_err_msg(extack, why);
 		return err;
 	}
-	sh = kvzalloc(pd_shards_struct_bytes(whole.shards), PD_GFP);
-	mem = kvzalloc(pd_shards_mem_bytes(&shard, whole.shards), PD_GFP);
+	fs->cells_bytes = pd_shards_mem_bytes(&shard, whole.shards);
+	sh = pd_mem_zalloc(pd_shards_struct_bytes(whole.shards), NUMA_NO_NODE);
+	mem = pd_mem_zalloc(fs->cells_bytes, NUMA_NO_NODE);
 	if (!sh || !mem) {
-		kvfree(sh);
-		kvfree(mem);
+		pd_mem_free(sh, pd_shards_struct_bytes(whole.shards));
+		pd_mem_free(mem, fs->cells_bytes);
 		NL_SET_ERR_MSG(extack, "out of memory for the filters");
 		return -ENOMEM;
 	}
@@ -262,19 +318,38 @@ static int pd_shared_build(struct pd_filter_set *fs,
 	return 0;
 }
 
+/* A CPU came up (cpus.c): its filter's cells. */
+static int pd_fset_cpu_up(struct pd_cpus *c, unsigned int cpu)
+{
+	struct pd_filter_set *fs = container_of(c, struct pd_filter_set, cpus);
+
+	return pd_filter_alloc(per_cpu_ptr(fs->pcpu, cpu), &fs->cfg,
+			       &fs->plan, cpu_to_node(cpu), NULL);
+}
+
+static bool pd_fset_cpu_has(struct pd_cpus *c, unsigned int cpu)
+{
+	struct pd_filter_set *fs = container_of(c, struct pd_filter_set, cpus);
+
+	return pd_fset_cpu(fs, cpu);
+}
+
 /*
- * Allocate the filters of cfg, planned by pd_fset_plan(). Returns them,
- * or an ERR_PTR with an extack message; nothing is left allocated on
- * failure. The caller has admitted pd_fset_bytes() to the budget.
+ * Allocate the filters of cfg, planned by pd_fset_plan(), scope percpu
+ * with cells for at most ncpus of the CPUs online now (the others get
+ * theirs once the set is in force: pd_fset_live()). Returns them, or an
+ * ERR_PTR with an extack message; nothing is left allocated on failure.
+ * The caller has admitted pd_fset_bytes_n(cfg, plan, ncpus) to the budget;
+ * fs->cpus.bytes is what the set holds.
  */
 struct pd_filter_set *pd_fset_build(const struct pd_config *cfg,
 				    const struct pd_filter_plan *plan,
-				    struct netlink_ext_ack *extack)
+				    u32 ncpus, struct netlink_ext_ack *extack)
 {
 	struct pd_filter_set *fs;
 	int cpu, err;
 
-	fs = kzalloc(sizeof(*fs), PD_GFP);
+	fs = pd_mem_zalloc(sizeof(*fs), NUMA_NO_NODE);
 	if (!fs) {
 		NL_SET_ERR_MSG(extack, "out of memory for the filters");
 		return ERR_PTR(-ENOMEM);
@@ -282,7 +357,9 @@ struct pd_filter_set *pd_fset_build(const struct pd_config *cfg,
 	refcount_set(&fs->ref, 1);
 	fs->cfg = *cfg;
 	fs->plan = *plan;
-	fs->bytes = pd_fset_bytes(cfg, plan);
+	fs->cpus.up = pd_fset_cpu_up;
+	fs->cpus.has = pd_fset_cpu_has;
+	fs->cpus.cpu_bytes = pd_mem_size(plan->bytes);
 	fs->kopts.mode = cfg->key;
 	fs->kopts.flags = cfg->key_flags;
 	fs->kopts.payload = cfg->key == PKTDEDUP_KEY_PACKET ? cfg->payload : 0;
@@ -297,25 +374,68 @@ struct pd_filter_set *pd_fset_build(const struct pd_config *cfg,
 		err = pd_shared_build(fs, cfg, extack);
 		if (err)
 			goto fail;
+		fs->cpus.bytes = pd_fset_bytes_n(cfg, plan, 0);
 		return fs;
 	}
-	fs->pcpu = alloc_percpu_gfp(struct pd_filter, PD_GFP);
+	fs->pcpu = (struct pd_filter __percpu *)
+		   pd_percpu_zalloc(sizeof(struct pd_filter),
+				    __alignof__(struct pd_filter));
 	if (!fs->pcpu) {
 		NL_SET_ERR_MSG(extack, "out of memory for the filters");
 		err = -ENOMEM;
 		goto fail;
 	}
-	for_each_possible_cpu(cpu) {
+	/* the CPUs online now, none coming or going meanwhile */
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		if (fs->cpus.ncpus == ncpus)
+			break;
 		err = pd_filter_alloc(per_cpu_ptr(fs->pcpu, cpu), cfg, plan,
 				      cpu_to_node(cpu), extack);
-		if (err)
+		if (err) {
+			cpus_read_unlock();
 			goto fail;
+		}
+		fs->cpus.ncpus++;
 		cond_resched();
 	}
+	cpus_read_unlock();
+	fs->cpus.bytes = pd_fset_bytes_n(cfg, plan, fs->cpus.ncpus);
 	return fs;
 fail:
 	pd_fset_free(fs);
 	return ERR_PTR(err);
+}
+
+/*
+ * fs is in force in pn (published, its bytes held): the CPUs that come up
+ * get their filters, admitted to pn's budget; so do those that came up
+ * since it was built. pn->lock held.
+ */
+void pd_fset_live(struct pd_net *pn, struct pd_filter_set *fs)
+{
+	if (fs->pcpu)
+		pd_cpus_live(&fs->cpus, pn, PD_PART_FILTERS);
+}
+
+/* Scope percpu: how many online CPUs have no filter of fs. */
+u32 pd_fset_cpus_without(struct pd_filter_set *fs)
+{
+	u32 n = 0;
+	int cpu;
+
+	if (!fs || !fs->pcpu)
+		return 0;
+	for_each_online_cpu(cpu)
+		n += !pd_fset_cpu(fs, cpu);
+	return n;
+}
+
+/* fs is withdrawn: no CPU coming up gets a filter of it any more. */
+void pd_fset_leave(struct pd_filter_set *fs)
+{
+	if (fs)
+		pd_cpus_leave(&fs->cpus);
 }
 
 static u64 pd_occ(const struct pd_filter *f, struct pd_filter_occ *occ,
@@ -358,9 +478,14 @@ void pd_fset_occupancy(struct pd_filter_set *fs, int cpu,
 		/* a statistic read while the CPUs write: benign, as above */
 		(void)data_race(pd_shared_occ(&fs->shards, occ, max_bytes));
 	} else {
+		struct pd_filter *f = pd_fset_cpu(fs, cpu);
+
+		if (!f) {	/* a CPU without a filter: nothing to read */
+			memset(occ, 0, sizeof(*occ));
+			return;
+		}
 		/* a statistic read while its CPU writes: benign, as above */
-		(void)data_race(pd_occ(per_cpu_ptr(fs->pcpu, cpu), occ,
-				       max_bytes));
+		(void)data_race(pd_occ(f, occ, max_bytes));
 	}
 }
 
@@ -368,8 +493,10 @@ void pd_fset_occupancy(struct pd_filter_set *fs, int cpu,
 static bool pd_fset_window(struct pd_filter_set *fs, int cpu,
 			   struct pd_filter_win *w)
 {
+	struct pd_filter *f = pd_fset_cpu(fs, cpu);
+
 	/* a statistic read while the CPU writes: benign, as above */
-	return data_race(pd_filter_window(per_cpu_ptr(fs->pcpu, cpu), w));
+	return f && data_race(pd_filter_window(f, w));
 }
 
 /*
@@ -411,6 +538,8 @@ bool pd_fset_window_of(struct pd_filter_set *fs, int cpu,
 	for_each_possible_cpu(i) {
 		if (cpu >= 0 && i != cpu)
 			continue;
+		if (!pd_fset_cpu(fs, i))	/* no filter: no window */
+			continue;
 		if (!pd_fset_window(fs, i, &one))
 			return false;
 		if (!any) {
@@ -451,8 +580,10 @@ int pd_fset_query(struct pd_filter_set *fs, const struct pd_key *key)
 		return n;
 	}
 	for_each_possible_cpu(cpu) {
-		struct pd_filter *f = per_cpu_ptr(fs->pcpu, cpu);
+		struct pd_filter *f = pd_fset_cpu(fs, cpu);
 
+		if (!f)
+			continue;
 		/* racing with the filter's CPU is benign, as above */
 		n += data_race(pd_filter_query_hash(f, pd_filter_hash(f, key)));
 	}

@@ -25,7 +25,10 @@
  * setting, before anything is built (nl_config.c). A time window
  * reads one clock per packet, ktime_get_mono_fast_ns(): nanoseconds, the
  * same clock on every CPU (scope shared compares times taken on several
- * CPUs), lock-free and NMI-safe.
+ * CPUs), lock-free and NMI-safe. A CPU without a filter of its own
+ * (one that came up when its memory was refused: cpus.c) passes its
+ * packets, counted as unjudged; one without source windows counts nothing
+ * there.
  * BHs are disabled around the per-CPU state, as hooks also run in process
  * context (OUTPUT) where a softirq could otherwise interleave.
  */
@@ -180,6 +183,13 @@ static bool pd_judge(struct pd_net *pn, struct pd_filter_set *fs,
 		}
 	} else {
 		f = this_cpu_ptr(fs->pcpu);
+		if (unlikely(!f->ops)) {
+			/* no filter on this CPU (cpus.c): passed, counted */
+			u64_stats_update_begin(&st->syncp);
+			u64_stats_inc(&st->unjudged);
+			u64_stats_update_end(&st->syncp);
+			return false;
+		}
 		h = pd_filter_hash(f, key);
 		pd_filter_prefetch(f, h);
 		dup = pd_step(pn, fs, f, h, &pi);

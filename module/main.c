@@ -256,9 +256,12 @@ static int __init pd_init(void)
 	err = pd_hook_init();
 	if (err)
 		return err;
-	err = register_pernet_subsys(&pd_net_ops);
+	err = pd_cpus_init();
 	if (err)
 		goto out_hook;
+	err = register_pernet_subsys(&pd_net_ops);
+	if (err)
+		goto out_cpus;
 	err = pd_placement_init();
 	if (err)
 		goto out_pernet;
@@ -281,6 +284,8 @@ out_placement:
 out_pernet:
 	unregister_pernet_subsys(&pd_net_ops);
 	pd_srcs_module_exit();
+out_cpus:
+	pd_cpus_exit();
 out_hook:
 	pd_hook_exit();
 	return err;
@@ -293,6 +298,7 @@ static void __exit pd_exit(void)
 	unregister_pernet_subsys(&pd_net_ops);
 	pd_xdp_exit();
 	pd_srcs_module_exit();
+	pd_cpus_exit();
 	pd_hook_exit();
 }
 

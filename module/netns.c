@@ -35,6 +35,7 @@ static void pd_net_drop_filters(struct pd_net *pn)
 	if (!old)
 		return;
 	synchronize_rcu();
+	pd_fset_leave(old);
 	pd_fset_put(old);
 	pd_budget_held(pn, PD_PART_FILTERS, 0);
 }
@@ -62,8 +63,11 @@ static void pd_net_publish(struct pd_net *pn, struct pd_filter_set *fs,
 	if (old || old_hooks)
 		synchronize_rcu();
 	kfree(old_hooks);
+	pd_fset_leave(old);
 	pd_fset_put(old);
-	pd_budget_held(pn, PD_PART_FILTERS, fs->bytes);
+	pd_budget_held(pn, PD_PART_FILTERS, fs->cpus.bytes);
+	/* CPUs that come up get filters of fs from now on (cpus.c) */
+	pd_fset_live(pn, fs);
 	pd_xdp_sync(pn);	/* the programs the old hooks alone wanted */
 }
 
@@ -77,7 +81,7 @@ static void pd_net_restore(struct pd_net *pn)
 	struct pd_filter_plan plan;
 
 	if (!pd_fset_plan(pn, &pn->cfg, &plan, NULL)) {
-		fs = pd_fset_build(&pn->cfg, &plan, NULL);
+		fs = pd_fset_build(&pn->cfg, &plan, num_online_cpus(), NULL);
 		if (!IS_ERR(fs)) {
 			fs->hook_gen = pn->hook_gen;
 			pd_net_publish(pn, fs, NULL);
@@ -94,14 +98,16 @@ static int pd_net_rebuild(struct pd_net *pn, const struct pd_config *cfg,
 	struct pd_hooks *hooks = NULL;
 	struct pd_filter_set *fs;
 	struct pd_filter_plan plan;
+	/* scope percpu: cells for the CPUs online now (cpus.c) */
+	u32 ncpus = num_online_cpus();
 	int way, err;
 
 	lockdep_assert_held(&pn->lock);
 	err = pd_fset_plan(pn, cfg, &plan, extack);
 	if (err)
 		return err;
-	way = pd_budget_admit(pn, PD_PART_FILTERS, pd_fset_bytes(cfg, &plan),
-			      extack);
+	way = pd_budget_admit(pn, PD_PART_FILTERS,
+			      pd_fset_bytes_n(cfg, &plan, ncpus), extack);
 	if (way < 0)
 		return way;
 	if (rehook) {
@@ -113,7 +119,7 @@ static int pd_net_rebuild(struct pd_net *pn, const struct pd_config *cfg,
 	}
 	if (way == PD_BUDGET_IN_PLACE)
 		pd_net_drop_filters(pn);
-	fs = pd_fset_build(cfg, &plan, extack);
+	fs = pd_fset_build(cfg, &plan, ncpus, extack);
 	/*
 	 * At an XDP hook, the program goes on the devices once the filters
 	 * are built (it passes frames until they are published): for new
@@ -262,6 +268,7 @@ void pd_net_disable(struct pd_net *pn)
 	}
 	hooks = pd_hooks_withdraw(pn);
 	pd_srcs_withdraw(pn);
+	pn->src.off_need = 0;
 	pd_net_drop_filters(pn);
 	RCU_INIT_POINTER(pn->ctr, NULL);
 	/* no packet is inside pd_process() any more, no reader has ctr */
@@ -319,10 +326,14 @@ void pd_net_detach(struct pd_net *pn)
 /* After the grace period: nothing can reach the state any more. */
 void pd_net_teardown(struct pd_net *pn)
 {
+	struct pd_filter_set *fs;
+
 	kfree(pn->detached);
 	pn->detached = NULL;
-	pd_fset_put(rcu_dereference_protected(pn->filters, true));
+	fs = rcu_dereference_protected(pn->filters, true);
 	RCU_INIT_POINTER(pn->filters, NULL);
+	pd_fset_leave(fs);
+	pd_fset_put(fs);
 	pd_counters_free(rcu_dereference_protected(pn->ctr, true));
 	RCU_INIT_POINTER(pn->ctr, NULL);
 	pd_srcs_net_teardown(pn);

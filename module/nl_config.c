@@ -121,6 +121,8 @@ static int pd_check_both(struct pd_nl_req *req, const struct pd_config *cfg,
 	    (!active || pd_budget_fits(req->pn, need)))
 		return 0;
 	req->pn->budget.refused = need;
+	req->pn->budget.why = need > req->pn->budget.cap ?
+			      PKTDEDUP_REFUSAL_CAP : PKTDEDUP_REFUSAL_TOTAL;
 	NL_SET_ERR_MSG(req->extack,
 		       "the filters and the source windows together would take this namespace over its memory cap, or the module over max_total_mem; dedupctl show gives what is held");
 	return -E2BIG;
@@ -348,12 +350,47 @@ static int pd_fill_settings(struct sk_buff *msg, struct pd_net *pn,
 	return 0;
 }
 
-static int pd_fill_budget(struct sk_buff *msg, const struct pd_budget *b)
+/*
+ * What is not running for want of memory: the source windows (on, in an
+ * active namespace, none built) and the online CPUs without a filter or
+ * source windows, with what refused them. pn->lock held.
+ */
+static int pd_fill_refusals(struct sk_buff *msg, struct pd_net *pn,
+			    const struct pd_budget *b)
+{
+	struct pd_filter_set *fs;
+	u8 why = 0;
+	u64 need = pd_srcs_refused(pn, &why);
+
+	fs = rcu_dereference_protected(pn->filters, lockdep_is_held(&pn->lock));
+	if (need &&
+	    (nla_put_u8(msg, PKTDEDUP_A_BUDGET_SOURCES_REFUSAL, why) ||
+	     pd_nl_put_u64(msg, PKTDEDUP_A_BUDGET_SOURCES_NEED, need,
+			   PKTDEDUP_A_BUDGET_PAD)))
+		return -EMSGSIZE;
+	if (nla_put_u32(msg, PKTDEDUP_A_BUDGET_CPUS_ONLINE,
+			num_online_cpus()) ||
+	    nla_put_u32(msg, PKTDEDUP_A_BUDGET_CPUS_NO_FILTER,
+			pd_fset_cpus_without(fs)) ||
+	    nla_put_u32(msg, PKTDEDUP_A_BUDGET_CPUS_NO_SOURCES,
+			pd_srcs_cpus_without(pn)))
+		return -EMSGSIZE;
+	if (b->cpu_refused &&
+	    (nla_put_u8(msg, PKTDEDUP_A_BUDGET_CPU_REFUSAL, b->cpu_why) ||
+	     pd_nl_put_u64(msg, PKTDEDUP_A_BUDGET_CPU_NEED, b->cpu_need,
+			   PKTDEDUP_A_BUDGET_PAD)))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int pd_fill_budget(struct sk_buff *msg, struct pd_net *pn)
 {
 	struct nlattr *nest = nla_nest_start(msg, PKTDEDUP_A_BUDGET);
 	u64 user_held, userns_held;
+	struct pd_budget copy, *b = &copy;
 
-	pd_budget_report(b, &user_held, &userns_held);
+	pd_budget_copy(&pn->budget, &copy);
+	pd_budget_report(&pn->budget, &user_held, &userns_held);
 
 	if (!nest ||
 	    pd_nl_put_u64(msg, PKTDEDUP_A_BUDGET_CAP, b->cap,
@@ -380,7 +417,8 @@ static int pd_fill_budget(struct sk_buff *msg, const struct pd_budget *b)
 	     (pd_nl_put_u64(msg, PKTDEDUP_A_BUDGET_USER_CAP, pd_max_user_mem,
 			    PKTDEDUP_A_BUDGET_PAD) ||
 	      pd_nl_put_u64(msg, PKTDEDUP_A_BUDGET_USER_HELD, user_held,
-			    PKTDEDUP_A_BUDGET_PAD))))
+			    PKTDEDUP_A_BUDGET_PAD))) ||
+	    pd_fill_refusals(msg, pn, b))
 		return -EMSGSIZE;
 	nla_nest_end(msg, nest);
 	return 0;
@@ -410,7 +448,7 @@ static int pd_fill_config(struct sk_buff *msg, struct pd_nl_req *req)
 			return -EMSGSIZE;
 		nla_nest_end(msg, plan);
 	}
-	return pd_fill_budget(msg, &pn->budget);
+	return pd_fill_budget(msg, pn);
 }
 
 static const struct pd_nl_cmd pd_cmd_get_config = {

@@ -106,6 +106,8 @@ static int pd_fill_stats_of(struct sk_buff *msg, struct pd_stats_view *v,
 			  PKTDEDUP_A_STATS_PAD) ||
 	    pd_nl_put_u64(msg, PKTDEDUP_A_STATS_NONIP, c.nonip,
 			  PKTDEDUP_A_STATS_PAD) ||
+	    pd_nl_put_u64(msg, PKTDEDUP_A_STATS_UNJUDGED, c.unjudged,
+			  PKTDEDUP_A_STATS_PAD) ||
 	    (n && nla_put_u32(msg, v->counting ? PKTDEDUP_A_STATS_ZERO_CELLS :
 			      PKTDEDUP_A_STATS_SET_BITS,
 			      (u32)div_u64(ppb, n))))

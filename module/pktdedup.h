@@ -38,6 +38,46 @@
  */
 #define PD_GFP (GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
 
+/* mem.c: the allocations the memory caps govern, and what each takes */
+u64 pd_mem_size(size_t size);
+void *pd_mem_zalloc(size_t size, int node);
+void pd_mem_free(void *p, size_t size);
+u64 pd_percpu_size(size_t size);
+void __percpu *pd_percpu_zalloc(size_t size, size_t align);
+void pd_percpu_free(void __percpu *p, size_t size);
+u64 pd_mem_taken(void);
+
+/* The parts of a namespace's memory budget (core/budget.h). */
+enum pd_part { PD_PART_FILTERS, PD_PART_SOURCES, PD_NPARTS };
+
+struct pd_net;
+
+/*
+ * cpus.c: a state whose large per-CPU parts exist for the online CPUs only
+ * (scope percpu's filters, the source windows), kept with CPU hotplug.
+ */
+struct pd_cpus {
+	struct hlist_node node;		/* an instance of the hotplug state */
+	/* gives cpu its part: 0, or -ENOMEM (nothing left allocated) */
+	int (*up)(struct pd_cpus *c, unsigned int cpu);
+	/* whether cpu has its part */
+	bool (*has)(struct pd_cpus *c, unsigned int cpu);
+	u64 cpu_bytes;			/* what up() takes (pd_mem_size()) */
+	u64 bytes;			/* what the state holds, all CPUs' */
+	u32 ncpus;			/* CPUs with their part */
+	/* while live: the namespace charged for CPUs that come up */
+	struct pd_net *pn;
+	enum pd_part part;
+	struct mem_cgroup *memcg;	/* of the task that published it */
+	bool live;
+};
+
+int pd_cpus_init(void);
+void pd_cpus_exit(void);
+int pd_cpus_up(struct pd_cpus *c, unsigned int cpu);
+void pd_cpus_live(struct pd_cpus *c, struct pd_net *pn, enum pd_part part);
+void pd_cpus_leave(struct pd_cpus *c);
+
 /* Bytes of a packet the key extraction may look at: core/key.h */
 #define PD_HDR_ROOM PD_KEY_HDR_ROOM
 #define PD_SCRATCH (PD_HDR_ROOM + PD_KEY_MAX_PAYLOAD + PKTDEDUP_DECAP_ROOM)
@@ -50,6 +90,7 @@ struct pd_cpu_stats {
 	u64_stats_t dropped;
 	u64_stats_t unparsed;
 	u64_stats_t nonip;
+	u64_stats_t unjudged;	/* passed: this CPU has no filter (cpus.c) */
 	/* config decap: frames through each encapsulation, and its errors */
 	u64_stats_t decap[PD_NENCAPS];
 	u64_stats_t decap_err[PD_NENCAPS];
@@ -75,6 +116,7 @@ struct pd_counts {
 	u64 dropped;
 	u64 unparsed;
 	u64 nonip;
+	u64 unjudged;
 	u64 decap[PD_NENCAPS];
 	u64 decap_err[PD_NENCAPS];
 };
@@ -88,7 +130,13 @@ struct pd_filter_set {
 	refcount_t ref;
 	struct pd_config cfg;
 	struct pd_filter_plan plan;
-	u64 bytes;			/* what they hold (pd_fset_bytes()) */
+	/*
+	 * Scope percpu: the CPUs with cells and what the set holds
+	 * (pd_fset_bytes_n()), CPUs that came up included; kept with CPU
+	 * hotplug while the set is in force (cpus.c). Scope shared: bytes.
+	 */
+	struct pd_cpus cpus;
+	u64 cells_bytes;		/* scope shared: the shards' cells */
 	struct pd_key_opts kopts;
 	u32 copy_len;			/* bytes extraction may read */
 	bool timed;			/* the filter reads packets' times */
@@ -150,18 +198,27 @@ struct pd_hooks {
 	struct pd_dev_bind dev[PKTDEDUP_DEVS_MAX];
 };
 
-/* The parts of a namespace's memory budget (core/budget.h). */
-enum pd_part { PD_PART_FILTERS, PD_PART_SOURCES, PD_NPARTS };
-
 struct pd_owner;
 
 struct pd_budget {
 	u64 cap;			/* bytes */
 	u8 cap_source;			/* enum pktdedup_cap_source */
+	/*
+	 * What is held, and charged to the counts across namespaces: under
+	 * the budget's spinlock (budget.c), since a CPU coming up adds to
+	 * them without pn->lock (cpus.c); a change writes them under both.
+	 * Readers without the spinlock take a copy (pd_budget_copy()).
+	 */
 	u64 held[PD_NPARTS];
 	u64 peak;			/* most ever held, transients included */
-	u64 refused;			/* need of the last change refused */
 	u64 charged;			/* counted in the module's total */
+	/* the last CPU whose state was refused (cpus.c); spinlock */
+	u64 cpu_need;
+	u8 cpu_why;			/* enum pktdedup_refusal */
+	bool cpu_refused;
+	/* under pn->lock */
+	u64 refused;			/* need of the last change refused */
+	u8 why;				/* and what refused it */
 	/*
 	 * A namespace of another user namespace: the user who created its
 	 * outermost user namespace (as the initial one knows them), and what
@@ -276,16 +333,25 @@ void pd_budget_release(struct pd_net *pn);
 bool pd_budget_fits(struct pd_net *pn, u64 need);
 void pd_budget_report(const struct pd_budget *b, u64 *user_held,
 		      u64 *userns_held);
+void pd_budget_copy(const struct pd_budget *b, struct pd_budget *out);
+int pd_budget_cpu_admit(struct pd_net *pn, enum pd_part part, u64 bytes);
+void pd_budget_cpu_undo(struct pd_net *pn, enum pd_part part, u64 bytes);
 
 /* filter_set.c */
 int pd_fset_plan(struct pd_net *pn, const struct pd_config *cfg,
 		 struct pd_filter_plan *plan, struct netlink_ext_ack *extack);
 u64 pd_fset_bytes(const struct pd_config *cfg,
 		  const struct pd_filter_plan *plan);
+u64 pd_fset_bytes_n(const struct pd_config *cfg,
+		    const struct pd_filter_plan *plan, u32 ncpus);
 struct pd_filter_set *pd_fset_build(const struct pd_config *cfg,
 				    const struct pd_filter_plan *plan,
-				    struct netlink_ext_ack *extack);
+				    u32 ncpus, struct netlink_ext_ack *extack);
+void pd_fset_live(struct pd_net *pn, struct pd_filter_set *fs);
+void pd_fset_leave(struct pd_filter_set *fs);
 void pd_fset_free(struct pd_filter_set *fs);
+struct pd_filter *pd_fset_cpu(struct pd_filter_set *fs, int cpu);
+u32 pd_fset_cpus_without(struct pd_filter_set *fs);
 struct pd_filter_set *pd_fset_hold(struct pd_net *pn);
 void pd_fset_put(struct pd_filter_set *fs);
 u32 pd_fset_count(const struct pd_filter_set *fs);

@@ -4,15 +4,18 @@
  *
  * stats: a header line, one row per possible CPU and a "total" row:
  *	cpu packets duplicates marked dropped unparsed zero_cells
- * (zero_cells: the measured fraction of zero cells of that CPU's filter;
- * for the total, their mean), then "name value" lines: nonip (frames
- * neither IPv4 nor IPv6 at an ingress or bridge hook) and for the current
- * settings: stable_point (Theorem 3) and fp_bound (Eq. 8).
+ * (zero_cells: the measured fraction of zero cells of that CPU's filter,
+ * "-" for a CPU without one; for the total, their mean), then "name
+ * value" lines: nonip (frames neither IPv4 nor IPv6 at an ingress or
+ * bridge hook), unjudged (passed on a CPU without a filter: cpus.c) and
+ * for the current settings: stable_point (Theorem 3) and fp_bound (Eq. 8).
  * (An idle instance's stats is one line saying so.)
  * config: "name value" lines: state, settings (the traffic selection as
  * dev, protos and match_mark: "any" or what is selected), filter
  * parameters and the namespace's memory (cap, where the cap comes from,
- * what is held), and the module's across all namespaces.
+ * what is held), and the module's across all namespaces (what its budgets
+ * hold, and what the allocator gave: mem.c); what is not running for
+ * want of memory (online CPUs without their state, the source windows).
  * distinct, sources: the source analytics' (sources/src_proc.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -117,17 +120,22 @@ static int pd_stats_show(struct seq_file *m, void *v)
 	for_each_possible_cpu(cpu) {
 		pd_stats_cpu(&sv, cpu, &r, &buf);
 		pd_counts_add(&total, &r.c);
-		occ_sum += r.ppb;
-		n++;
 		snprintf(name, sizeof(name), "%d", cpu);
 		pd_seq_row(m, name, &r.c);
-		pd_seq_ppb(m, " ", r.ppb);
+		if (r.occ) {
+			occ_sum += r.ppb;
+			n++;
+			pd_seq_ppb(m, " ", r.ppb);
+		} else {	/* no filter on this CPU */
+			seq_printf(m, " %11s", "-");
+		}
 		seq_putc(m, '\n');
 	}
 	pd_seq_row(m, "total", &total);
 	pd_seq_ppb(m, " ", n ? (u32)div_u64(occ_sum, n) : 0);
 	seq_putc(m, '\n');
-	seq_printf(m, "nonip %llu\n", total.nonip);
+	seq_printf(m, "nonip %llu\nunjudged %llu\n", total.nonip,
+		   total.unjudged);
 	if (fs)
 		pd_decap_show(m, fs, &total);
 	if (fs) {
@@ -262,6 +270,36 @@ static void pd_hooks_show(struct seq_file *m, struct pd_net *pn)
 	mutex_unlock(&pn->dev_lock);
 }
 
+/*
+ * What is not running for want of memory (as GET_CONFIG's budget says):
+ * cpus_online, cpus_without_filters, cpus_without_sources, and a
+ * "cpu_refused WHY NEED" line, a "sources_refused WHY NEED" line.
+ */
+static void pd_refusals_show(struct seq_file *m, struct pd_net *pn,
+			     struct pd_filter_set *fs,
+			     const struct pd_budget *b)
+{
+	static const char *const why[PKTDEDUP_REFUSAL_MAX + 1] = {
+		[PKTDEDUP_REFUSAL_CAP] = "cap",
+		[PKTDEDUP_REFUSAL_TOTAL] = "max_total_mem",
+		[PKTDEDUP_REFUSAL_USER] = "max_user_mem",
+		[PKTDEDUP_REFUSAL_USERNS] = "init_reserve_mem",
+		[PKTDEDUP_REFUSAL_NOMEM] = "nomem",
+	};
+	u8 off = 0;
+	u64 need;
+
+	seq_printf(m, "cpus_online %u\ncpus_without_filters %u\ncpus_without_sources %u\n",
+		   num_online_cpus(), pd_fset_cpus_without(fs),
+		   pd_srcs_cpus_without(pn));
+	if (b->cpu_refused)
+		seq_printf(m, "cpu_refused %s %llu\n", why[b->cpu_why],
+			   b->cpu_need);
+	need = pd_srcs_refused(pn, &off);
+	if (need)
+		seq_printf(m, "sources_refused %s %llu\n", why[off], need);
+}
+
 static int pd_config_show(struct seq_file *m, void *v)
 {
 	struct pd_net *pn = pd_pernet(seq_file_single_net(m));
@@ -269,6 +307,7 @@ static int pd_config_show(struct seq_file *m, void *v)
 	const struct pd_filter_ops *ops = pd_filter_family(c->filter.kind);
 	u64 user_held, userns_held;
 	struct pd_filter_set *fs;
+	struct pd_budget b;
 
 	mutex_lock(&pn->lock);
 	fs = rcu_dereference_protected(pn->filters, lockdep_is_held(&pn->lock));
@@ -297,14 +336,14 @@ static int pd_config_show(struct seq_file *m, void *v)
 	}
 	if (fs)
 		pd_plan_show(m, fs);
+	pd_budget_copy(&pn->budget, &b);
 	seq_printf(m, "mem_cap %llu\nmem_cap_source %s\nmem_filters %llu\nmem_sources %llu\nmem_peak %llu\n",
-		   pn->budget.cap,
-		   pn->budget.cap_source == PKTDEDUP_CAP_SOURCE_USERNS ?
+		   b.cap, b.cap_source == PKTDEDUP_CAP_SOURCE_USERNS ?
 		   "max_userns_mem" : "max_netns_mem",
-		   pn->budget.held[PD_PART_FILTERS],
-		   pn->budget.held[PD_PART_SOURCES], pn->budget.peak);
-	seq_printf(m, "mem_total_cap %llu\nmem_total_held %llu\n",
-		   pd_max_total_mem, pd_budget_total_held());
+		   b.held[PD_PART_FILTERS], b.held[PD_PART_SOURCES], b.peak);
+	seq_printf(m, "mem_total_cap %llu\nmem_total_held %llu\nmem_total_allocated %llu\n",
+		   pd_max_total_mem, pd_budget_total_held(), pd_mem_taken());
+	pd_refusals_show(m, pn, fs, &b);
 	pd_budget_report(&pn->budget, &user_held, &userns_held);
 	seq_printf(m, "mem_userns_cap %llu\nmem_userns_held %llu\n",
 		   pd_max_total_mem - pd_init_reserve_mem, userns_held);

@@ -46,6 +46,7 @@ void pd_counters_read(const struct pd_counters *ctr, int cpu,
 		c->dropped = u64_stats_read(&st->dropped);
 		c->unparsed = u64_stats_read(&st->unparsed);
 		c->nonip = u64_stats_read(&st->nonip);
+		c->unjudged = u64_stats_read(&st->unjudged);
 		for (i = 0; i < PD_NENCAPS; i++) {
 			c->decap[i] = u64_stats_read(&st->decap[i]);
 			c->decap_err[i] = u64_stats_read(&st->decap_err[i]);
@@ -59,6 +60,7 @@ void pd_counters_read(const struct pd_counters *ctr, int cpu,
 	c->dropped -= b.dropped;
 	c->unparsed -= b.unparsed;
 	c->nonip -= b.nonip;
+	c->unjudged -= b.unjudged;
 	for (i = 0; i < PD_NENCAPS; i++) {
 		c->decap[i] -= b.decap[i];
 		c->decap_err[i] -= b.decap_err[i];
@@ -75,6 +77,7 @@ void pd_counts_add(struct pd_counts *sum, const struct pd_counts *c)
 	sum->dropped += c->dropped;
 	sum->unparsed += c->unparsed;
 	sum->nonip += c->nonip;
+	sum->unjudged += c->unjudged;
 	for (i = 0; i < PD_NENCAPS; i++) {
 		sum->decap[i] += c->decap[i];
 		sum->decap_err[i] += c->decap_err[i];
@@ -116,7 +119,8 @@ void pd_stats_end(struct pd_stats_view *v)
 
 /*
  * CPU cpu's counters since the last reset, and the occupancy of its filter
- * (the shared one's) in *r; buf holds a per-CPU filter's.
+ * (the shared one's) in *r; buf holds a per-CPU filter's. A CPU without a
+ * filter has none (r->occ NULL), and no part in the mean.
  */
 void pd_stats_cpu(struct pd_stats_view *v, int cpu, struct pd_stats_row *r,
 		  struct pd_filter_occ *buf)
@@ -130,10 +134,12 @@ void pd_stats_cpu(struct pd_stats_view *v, int cpu, struct pd_stats_row *r,
 		return;
 	if (v->fs->shards.n) {
 		r->occ = &v->shared;
-	} else {
+	} else if (pd_fset_cpu(v->fs, cpu)) {
 		pd_fset_occupancy(v->fs, cpu, buf, v->budget);
 		r->occ = buf;
 		cond_resched();
+	} else {	/* a CPU without a filter (cpus.c): no occupancy */
+		return;
 	}
 	r->ppb = pd_occupancy_ppb(r->occ, v->counting);
 }

@@ -153,12 +153,15 @@ suite kunit tests/kunit/run.sh "$B"
 # The scenarios in a QEMU guest running Debian's kernel.
 suite e2e tests/vm/vm.sh boot "$B" e2e 1200
 # Those that read or hook per CPU or per device, on a guest with 256
-# possible CPUs (2 online), as many servers report: unprivileged readers
-# of a 250M shared filter, device changes beside them, devices followed
-# by name and stacked, and the shared scope (lock-free and in shards)
-# stepped from both CPUs.
+# possible CPUs (2 online), as many servers report, the module's
+# defaults but for caps that hold t_stats_bounded's 250M shared filter:
+# unprivileged readers of it, device changes beside them, devices
+# followed by name and stacked, the shared scope (lock-free and in
+# shards) stepped from both CPUs; what a namespace holds with the
+# defaults, CPU hotplug within the caps, and a user's namespace filled
+# to its cap against MemAvailable.
 suite e2e-cpus env VM_TAG=cpus VM_MEM=1536 \
-	VM_APPEND="possible_cpus=256 pd.only=t_stats_bounded,t_stats_readers,t_dev_follow,t_dev_stacked,t_shared_cpus pd.modparams=max_total_mem=700M,max_netns_mem=400M,mem=64K,sources=0" \
+	VM_APPEND="possible_cpus=256 pd.only=t_stats_bounded,t_stats_readers,t_dev_follow,t_dev_stacked,t_shared_cpus,t_budget_memavail,t_cpus_defaults pd.modparams=max_total_mem=700M,max_netns_mem=400M" \
 	tests/vm/vm.sh boot "$B" e2e 900
 # The same scenarios on a debug kernel (KASAN, UBSAN, lockdep, kmemleak):
 # started above; its console is kept in $B/vm/e2e-debug.log.

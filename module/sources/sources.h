@@ -64,6 +64,12 @@ struct pd_src_net {
 	atomic64_t ev_overrun;		/* overwritten before sent */
 	atomic64_t ev_ratelimited;
 	atomic64_t ev_failed;		/* no memory, no room in a socket */
+	/*
+	 * Enabled in an active namespace but none built: what refused them
+	 * (enum pktdedup_refusal) and their bytes; under pn->lock.
+	 */
+	u8 off_why;
+	u64 off_need;
 };
 
 /*
@@ -92,9 +98,13 @@ int pd_srcs_check(const struct pd_src_cfg *c, struct pd_filter_plan *plan,
 		  struct netlink_ext_ack *extack);
 u64 pd_srcs_bytes(const struct pd_src_cfg *c,
 		  const struct pd_filter_plan *plan);
+u64 pd_srcs_bytes_n(const struct pd_src_cfg *c,
+		    const struct pd_filter_plan *plan, u32 ncpus);
 int pd_srcs_apply(struct pd_net *pn, const struct pd_src_cfg *cfg,
 		  struct netlink_ext_ack *extack);
 void pd_srcs_withdraw(struct pd_net *pn);
+u32 pd_srcs_cpus_without(struct pd_net *pn);
+u64 pd_srcs_refused(struct pd_net *pn, u8 *why);
 
 /* src_events.c */
 void pd_events_stop(struct pd_net *pn);

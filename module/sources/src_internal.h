@@ -40,8 +40,12 @@ struct pd_src_cpu {
 };
 
 struct pd_srcs {
-	/* what every packet reads first */
-	struct pd_src_cpu **cpu;	/* [nr_cpu_ids] */
+	/*
+	 * What every packet reads first: [nr_cpu_ids], NULL for a CPU
+	 * without source windows (offline when the state was built, or
+	 * refused when it came up: cpus.c); pd_src_of().
+	 */
+	struct pd_src_cpu **cpu;
 	/*
 	 * The instance's reference while published, and one for each reader
 	 * that walks the state without the namespace's lock (pd_srcs_get()):
@@ -57,12 +61,21 @@ struct pd_srcs {
 	 * new to two CPUs is one event. Only the worker touches it.
 	 */
 	struct pd_sbf ev_sbf;
+	/* the CPUs with windows, what the state holds; CPU hotplug */
+	struct pd_cpus cpus;
 };
+
+/* CPU cpu's windows, or NULL; any CPU may ask. */
+static inline struct pd_src_cpu *pd_src_of(const struct pd_srcs *s, int cpu)
+{
+	/* pairs with pd_srcs_cpu_up(): the whole state before its pointer */
+	return smp_load_acquire(&s->cpu[cpu]);
+}
 
 /* src_state.c */
 extern bool pd_sources_on;
 void pd_srcs_defaults(struct pd_src_cfg *c);
-struct pd_srcs *pd_srcs_build(const struct pd_src_cfg *cfg,
+struct pd_srcs *pd_srcs_build(const struct pd_src_cfg *cfg, u32 ncpus,
 			      struct netlink_ext_ack *extack);
 void pd_srcs_free(struct pd_srcs *s);
 struct pd_srcs *pd_srcs_get(struct pd_net *pn);

@@ -22,10 +22,14 @@
  * events leave the kernel.
  *
  * The whole state is built for one configuration, admitted to the
- * namespace's memory budget first, and replaced under RCU.
+ * namespace's memory budget first, and replaced under RCU. The per-CPU
+ * parts exist for the CPUs online when it is built, and for those that
+ * come up while it is in force, admitted to the budget then (../cpus.c);
+ * a CPU without them counts nothing here, and readers skip it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpu.h>
 #include <linux/jiffies.h>
 #include <linux/math64.h>
 #include <linux/mm.h>
@@ -49,7 +53,7 @@ MODULE_PARM_DESC(distinct_window,
 static unsigned int pd_distinct_subwindows = 12;
 module_param_named(distinct_subwindows, pd_distinct_subwindows, uint, 0444);
 MODULE_PARM_DESC(distinct_subwindows,
-		 "sub-windows of that window, 1..64 (12); memory: 2 x this x 16 KiB per CPU");
+		 "sub-windows of that window, 1..64 (12); memory: 2 x this x 16 KiB per online CPU");
 
 DEFINE_STATIC_KEY_DEFERRED_FALSE(pd_srcs_used, HZ);
 
@@ -86,14 +90,14 @@ void pd_srcs_defaults(struct pd_src_cfg *c)
 	c->enabled = pd_sources_on;
 }
 
-static void pd_src_cpu_free(struct pd_src_cpu *c)
+static void pd_src_cpu_free(const struct pd_srcs *s, struct pd_src_cpu *c)
 {
 	if (!c)
 		return;
-	kvfree(c->mem);
-	kvfree(c->ring);
-	kvfree(c->newsrc.words);
-	kvfree(c);
+	pd_mem_free(c->mem, pd_srcwin_bytes(s->cfg.nsub, s->cfg.counters));
+	pd_mem_free(c->ring, (size_t)s->cfg.ring * sizeof(*c->ring));
+	pd_mem_free(c->newsrc.words, s->plan.bytes);
+	pd_mem_free(c, sizeof(*c));
 }
 
 void pd_srcs_free(struct pd_srcs *s)
@@ -102,37 +106,48 @@ void pd_srcs_free(struct pd_srcs *s)
 
 	if (!s)
 		return;
-	for_each_possible_cpu(cpu)
-		pd_src_cpu_free(s->cpu[cpu]);
-	kvfree(s->ev_sbf.words);
-	kfree(s->cpu);
-	kfree(s);
+	pd_cpus_leave(&s->cpus);
+	if (s->cpu)
+		for_each_possible_cpu(cpu)
+			pd_src_cpu_free(s, s->cpu[cpu]);
+	pd_mem_free(s->ev_sbf.words, s->plan.bytes);
+	pd_mem_free(s->cpu, nr_cpu_ids * sizeof(*s->cpu));
+	pd_mem_free(s, sizeof(*s));
 }
 
-/* Bytes per CPU for cfg (and the new-source filter plan). */
+/* Bytes of one CPU's part for cfg (and the new-source filter plan). */
 static u64 pd_src_cpu_bytes(const struct pd_src_cfg *c,
 			    const struct pd_filter_plan *plan)
 {
-	u64 b = sizeof(struct pd_src_cpu) + pd_srcwin_bytes(c->nsub, c->counters);
+	u64 b = pd_mem_size(sizeof(struct pd_src_cpu)) +
+		pd_mem_size(pd_srcwin_bytes(c->nsub, c->counters));
 
 	if (c->newsrc)
-		b += plan->bytes +
-		     (u64)c->ring * sizeof(struct pd_src_event);
+		b += pd_mem_size(plan->bytes) +
+		     pd_mem_size((size_t)c->ring * sizeof(struct pd_src_event));
 	return b;
 }
 
 /*
- * Bytes of the whole state for cfg: every CPU's, the per-CPU pointers and
- * the worker's filter. What pd_srcs_build() allocates, to the byte.
+ * Bytes the whole state takes from the allocator for cfg, with the parts
+ * of ncpus CPUs: the per-CPU pointers, the CPUs' parts and the worker's
+ * filter. What pd_srcs_build() allocates, to the byte (../mem.c).
  */
-u64 pd_srcs_bytes(const struct pd_src_cfg *c, const struct pd_filter_plan *plan)
+u64 pd_srcs_bytes_n(const struct pd_src_cfg *c,
+		    const struct pd_filter_plan *plan, u32 ncpus)
 {
 	if (!c->enabled)
 		return 0;
-	return sizeof(struct pd_srcs) +
-	       (u64)nr_cpu_ids * sizeof(struct pd_src_cpu *) +
-	       pd_src_cpu_bytes(c, plan) * num_possible_cpus() +
-	       (c->newsrc ? plan->bytes : 0);
+	return pd_mem_size(sizeof(struct pd_srcs)) +
+	       pd_mem_size(nr_cpu_ids * sizeof(struct pd_src_cpu *)) +
+	       pd_src_cpu_bytes(c, plan) * ncpus +
+	       (c->newsrc ? pd_mem_size(plan->bytes) : 0);
+}
+
+/* The same for the CPUs online now. */
+u64 pd_srcs_bytes(const struct pd_src_cfg *c, const struct pd_filter_plan *plan)
+{
+	return pd_srcs_bytes_n(c, plan, num_online_cpus());
 }
 
 /* Validate and plan cfg; 0, or an error with an extack message. */
@@ -182,32 +197,56 @@ static struct pd_src_cpu *pd_src_cpu_alloc(const struct pd_srcs *s, int cpu)
 	const char *why;
 
 	/* a slab object of a few KiB: its first line is the window's hot one */
-	pc = kvzalloc_node(sizeof(*pc), PD_GFP, node);
+	pc = pd_mem_zalloc(sizeof(*pc), node);
 	if (!pc)
 		return NULL;
-	pc->mem = kvzalloc_node(pd_srcwin_bytes(c->nsub, c->counters), PD_GFP,
-				node);
+	pc->mem = pd_mem_zalloc(pd_srcwin_bytes(c->nsub, c->counters), node);
 	if (!pc->mem || pd_srcwin_init(&pc->win, c->nsub, c->counters, s->tick_j,
 				       &s->key, pc->mem))
 		goto fail;
 	if (c->newsrc) {
-		u64 *words = kvzalloc_node(plan->bytes, PD_GFP, node);
+		u64 *words = pd_mem_zalloc(plan->bytes, node);
 
-		pc->ring = kvzalloc_node(array_size(c->ring, sizeof(*pc->ring)),
-					 PD_GFP, node);
+		pc->ring = pd_mem_zalloc((size_t)c->ring * sizeof(*pc->ring),
+					 node);
 		if (!words || !pc->ring ||
 		    pd_sbf_init_plan(&pc->newsrc, plan, words, &why)) {
-			kvfree(words);
+			pd_mem_free(words, plan->bytes);
+			pc->newsrc.words = NULL;
 			goto fail;
 		}
 	}
 	return pc;
 fail:
-	pd_src_cpu_free(pc);
+	pd_src_cpu_free(s, pc);
 	return NULL;
 }
 
-struct pd_srcs *pd_srcs_build(const struct pd_src_cfg *cfg,
+/* A CPU came up (../cpus.c): its windows, then the pointer to them. */
+static int pd_srcs_cpu_up(struct pd_cpus *c, unsigned int cpu)
+{
+	struct pd_srcs *s = container_of(c, struct pd_srcs, cpus);
+	struct pd_src_cpu *pc = pd_src_cpu_alloc(s, cpu);
+
+	if (!pc)
+		return -ENOMEM;
+	/* the whole state before its pointer: pairs with pd_src_of() */
+	smp_store_release(&s->cpu[cpu], pc);
+	return 0;
+}
+
+static bool pd_srcs_cpu_has(struct pd_cpus *c, unsigned int cpu)
+{
+	return pd_src_of(container_of(c, struct pd_srcs, cpus), cpu);
+}
+
+/*
+ * The state for cfg, with the parts of at most ncpus of the CPUs online
+ * now (those that come up get theirs once it is in force); the caller
+ * admitted pd_srcs_bytes_n(cfg, plan, ncpus). s->cpus.bytes is what it
+ * holds.
+ */
+struct pd_srcs *pd_srcs_build(const struct pd_src_cfg *cfg, u32 ncpus,
 			      struct netlink_ext_ack *extack)
 {
 	struct pd_srcs *s;
@@ -217,33 +256,46 @@ struct pd_srcs *pd_srcs_build(const struct pd_src_cfg *cfg,
 	err = pd_srcs_check(cfg, &plan, extack);
 	if (err)
 		return ERR_PTR(err);
-	s = kzalloc(sizeof(*s), PD_GFP);
+	s = pd_mem_zalloc(sizeof(*s), NUMA_NO_NODE);
 	if (!s)
 		goto nomem;
 	refcount_set(&s->ref, 1);
 	s->cfg = *cfg;
 	s->plan = plan;
+	s->cpus.up = pd_srcs_cpu_up;
+	s->cpus.has = pd_srcs_cpu_has;
+	s->cpus.cpu_bytes = pd_src_cpu_bytes(cfg, &plan);
 	s->tick_j = max_t(u64, 1, div_u64((u64)cfg->window_ms * HZ,
 					  1000 * cfg->nsub));
 	pd_akey_random(&s->key);
-	s->cpu = kcalloc(nr_cpu_ids, sizeof(*s->cpu), PD_GFP);
+	s->cpu = pd_mem_zalloc(nr_cpu_ids * sizeof(*s->cpu), NUMA_NO_NODE);
 	if (!s->cpu)
 		goto nomem;
-	for_each_possible_cpu(cpu) {
+	/* the CPUs online now, none coming or going meanwhile */
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		if (s->cpus.ncpus == ncpus)
+			break;
 		s->cpu[cpu] = pd_src_cpu_alloc(s, cpu);
-		if (!s->cpu[cpu])
+		if (!s->cpu[cpu]) {
+			cpus_read_unlock();
 			goto nomem;
+		}
+		s->cpus.ncpus++;
 		cond_resched();
 	}
+	cpus_read_unlock();
 	if (cfg->newsrc) {
-		u64 *words = kvzalloc(plan.bytes, PD_GFP);
+		u64 *words = pd_mem_zalloc(plan.bytes, NUMA_NO_NODE);
 		const char *why;
 
 		if (!words || pd_sbf_init_plan(&s->ev_sbf, &plan, words, &why)) {
-			kvfree(words);
+			pd_mem_free(words, plan.bytes);
+			s->ev_sbf.words = NULL;
 			goto nomem;
 		}
 	}
+	s->cpus.bytes = pd_srcs_bytes_n(cfg, &plan, s->cpus.ncpus);
 	return s;
 nomem:
 	pd_srcs_free(s);
@@ -253,7 +305,7 @@ nomem:
 
 u64 pd_srcs_mem(const struct pd_srcs *s)
 {
-	return pd_srcs_bytes(&s->cfg, &s->plan);
+	return READ_ONCE(s->cpus.bytes);
 }
 
 u64 pd_srcs_tick(const struct pd_srcs *s)
@@ -304,7 +356,9 @@ void pd_srcs_add_slow(struct pd_net *pn, const struct pd_pkt *pkt)
 
 	if (!s)
 		return;
-	c = s->cpu[smp_processor_id()];
+	c = READ_ONCE(s->cpu[smp_processor_id()]);
+	if (unlikely(!c))	/* a CPU without windows (cpus.c) */
+		return;
 	hs = pd_srcwin_add(&c->win, get_jiffies_64(), pkt->src, pkt->dst,
 			   pkt->addr_len);
 	/* the address hash's halves serve as the filter's two hashes */
@@ -319,10 +373,13 @@ void pd_srcs_add_slow(struct pd_net *pn, const struct pd_pkt *pkt)
 bool pd_srcs_ring_read(const struct pd_srcs *s, int cpu, u32 i,
 		       struct pd_src_event *out)
 {
+	const struct pd_src_cpu *c = pd_src_of(s, cpu);
 	const struct pd_src_event *e;
 	u32 seq;
 
-	e = &s->cpu[cpu]->ring[i & (s->cfg.ring - 1)];
+	if (!c)
+		return false;
+	e = &c->ring[i & (s->cfg.ring - 1)];
 	seq = READ_ONCE(e->seq);
 	if (seq != 2 * i + 2)
 		return false;
@@ -335,10 +392,13 @@ bool pd_srcs_ring_read(const struct pd_srcs *s, int cpu, u32 i,
 	return READ_ONCE(e->seq) == seq;
 }
 
+/* Entries CPU cpu pushed into its ring; 0 for a CPU without one. */
 u32 pd_srcs_ring_head(const struct pd_srcs *s, int cpu)
 {
+	const struct pd_src_cpu *c = pd_src_of(s, cpu);
+
 	/* pairs with pd_ring_push(): entries below head are written */
-	return smp_load_acquire(&s->cpu[cpu]->head);
+	return c ? smp_load_acquire(&c->head) : 0;
 }
 
 /*
@@ -356,8 +416,10 @@ int pd_srcs_distinct(struct pd_srcs *s, u32 last, u64 *src, u64 *dst)
 		return -ENOMEM;
 	now = pd_srcs_tick(s);
 	for_each_possible_cpu(cpu) {
-		struct pd_src_cpu *c = s->cpu[cpu];
+		struct pd_src_cpu *c = pd_src_of(s, cpu);
 
+		if (!c)
+			continue;
 		/* racing with the sketches' CPU is benign, as said above */
 		data_race(pd_srcwin_collect(&c->win, now, last, PD_SRCWIN_SRC, &u[0]));
 		/* and here too */
@@ -395,8 +457,12 @@ struct pd_ss_agg *pd_srcs_top(struct pd_srcs *s, u32 last, u32 keep)
 		goto fail;
 	now = pd_srcs_tick(s);
 	for_each_possible_cpu(cpu) {
-		const struct pd_srcwin *w = &s->cpu[cpu]->win;
+		const struct pd_src_cpu *c = pd_src_of(s, cpu);
+		const struct pd_srcwin *w;
 
+		if (!c)
+			continue;
+		w = &c->win;
 		for (slot = 0; w->cap && slot < w->nsub; slot++) {
 			const struct pd_ss *ss = &w->ss[slot];
 
@@ -439,18 +505,23 @@ static int pd_cand_cmp(const void *x, const void *y)
 int pd_srcs_candidates(struct pd_srcs *s, u32 last,
 		       struct pd_src_event **out)
 {
-	u32 ring = s->cfg.ring, i, n = 0, k;
+	u32 ring = s->cfg.ring, i, n = 0, k, rings = READ_ONCE(s->cpus.ncpus);
 	u64 now = pd_srcs_tick(s);
 	struct pd_src_event *v;
 	int cpu;
 
-	v = kvmalloc_array((size_t)ring * num_possible_cpus(), sizeof(*v),
-			   PD_GFP);
+	/* the rings of the CPUs with windows now (more may come up) */
+	v = kvmalloc_array((size_t)ring * rings, sizeof(*v), PD_GFP);
 	if (!v)
 		return -ENOMEM;
 	for_each_possible_cpu(cpu) {
 		u32 head = pd_srcs_ring_head(s, cpu);
 		u32 first = head > ring ? head - ring : 0;
+
+		if (!pd_src_of(s, cpu))
+			continue;
+		if (!rings--)
+			break;
 
 		for (i = first; i != head; i++)
 			if (pd_srcs_ring_read(s, cpu, i, &v[n]) &&
@@ -493,8 +564,13 @@ void pd_srcs_drain(struct pd_net *pn, struct pd_srcs *s, pd_src_emit_t emit,
 
 	lockdep_assert_held(&pn->lock);
 	for_each_possible_cpu(cpu) {
-		struct pd_src_cpu *c = s->cpu[cpu];
-		u32 head = pd_srcs_ring_head(s, cpu), i = c->tail;
+		struct pd_src_cpu *c = pd_src_of(s, cpu);
+		u32 head, i;
+
+		if (!c)
+			continue;
+		head = pd_srcs_ring_head(s, cpu);
+		i = c->tail;
 
 		if (head - i > s->cfg.ring) {
 			atomic64_add(head - i - s->cfg.ring, &pn->src.ev_overrun);
@@ -533,6 +609,7 @@ static void pd_srcs_drop(struct pd_net *pn)
 		return;
 	static_branch_slow_dec_deferred(&pd_srcs_used);
 	synchronize_rcu();
+	pd_cpus_leave(&old->cpus);
 	pd_srcs_put(old);
 	pd_budget_held(pn, PD_PART_SOURCES, 0);
 }
@@ -552,9 +629,13 @@ static void pd_srcs_publish(struct pd_net *pn, struct pd_srcs *s)
 		static_branch_deferred_inc(&pd_srcs_used);
 	if (old) {
 		synchronize_rcu();	/* no packet is using the old state */
+		pd_cpus_leave(&old->cpus);
 		pd_srcs_put(old);
 	}
 	pd_budget_held(pn, PD_PART_SOURCES, pd_srcs_mem(s));
+	pn->src.off_need = 0;
+	/* CPUs that come up get windows of s from now on (../cpus.c) */
+	pd_cpus_live(&s->cpus, pn, PD_PART_SOURCES);
 	pd_events_start(pn);
 }
 
@@ -567,7 +648,10 @@ int pd_srcs_apply(struct pd_net *pn, const struct pd_src_cfg *cfg,
 		  struct netlink_ext_ack *extack)
 {
 	struct pd_filter_plan plan;
+	/* the CPUs online now (../cpus.c) */
+	u32 ncpus = num_online_cpus();
 	struct pd_srcs *s;
+	u64 need;
 	int way, err;
 
 	lockdep_assert_held(&pn->lock);
@@ -577,35 +661,70 @@ int pd_srcs_apply(struct pd_net *pn, const struct pd_src_cfg *cfg,
 	if (!cfg->enabled) {	/* the other settings kept for later */
 		pd_srcs_drop(pn);
 		pn->src.cfg = *cfg;
+		pn->src.off_need = 0;
 		return 0;
 	}
+	need = pd_srcs_bytes_n(cfg, &plan, ncpus);
 	if (!pn->active) {	/* kept for the next activation */
-		err = pd_budget_check_alone(pn, PD_PART_SOURCES,
-					    pd_srcs_bytes(cfg, &plan), extack);
+		err = pd_budget_check_alone(pn, PD_PART_SOURCES, need, extack);
 		if (!err)
 			pn->src.cfg = *cfg;
 		return err;
 	}
-	way = pd_budget_admit(pn, PD_PART_SOURCES, pd_srcs_bytes(cfg, &plan),
-			      extack);
-	if (way < 0)
+	way = pd_budget_admit(pn, PD_PART_SOURCES, need, extack);
+	if (way < 0) {
+		pn->src.off_why = pn->budget.why;
+		pn->src.off_need = need;
 		return way;
+	}
 	if (way == PD_BUDGET_IN_PLACE)
 		pd_srcs_drop(pn);
-	s = pd_srcs_build(cfg, extack);
+	s = pd_srcs_build(cfg, ncpus, extack);
 	if (IS_ERR(s)) {
 		/* the old settings again, in the room just freed */
 		if (way == PD_BUDGET_IN_PLACE) {
-			struct pd_srcs *back = pd_srcs_build(&pn->src.cfg, NULL);
+			struct pd_srcs *back = pd_srcs_build(&pn->src.cfg,
+							     ncpus, NULL);
 
 			if (!IS_ERR(back))
 				pd_srcs_publish(pn, back);
 		}
 		pd_budget_settle(pn);
+		pn->src.off_why = PKTDEDUP_REFUSAL_NOMEM;
+		pn->src.off_need = need;
 		return PTR_ERR(s);
 	}
 	pd_srcs_publish(pn, s);
 	return 0;
+}
+
+/* How many online CPUs have no windows of the state in force; pn->lock. */
+u32 pd_srcs_cpus_without(struct pd_net *pn)
+{
+	struct pd_srcs *s;
+	u32 n = 0;
+	int cpu;
+
+	s = rcu_dereference_protected(pn->src.srcs, lockdep_is_held(&pn->lock));
+	if (!s)
+		return 0;
+	for_each_online_cpu(cpu)
+		n += !pd_src_of(s, cpu);
+	return n;
+}
+
+/*
+ * The source windows are on in an active namespace but hold nothing: the
+ * bytes they needed, and what refused them in *why; else 0. pn->lock.
+ */
+u64 pd_srcs_refused(struct pd_net *pn, u8 *why)
+{
+	lockdep_assert_held(&pn->lock);
+	if (!pn->active || !pn->src.cfg.enabled ||
+	    rcu_access_pointer(pn->src.srcs))
+		return 0;
+	*why = pn->src.off_why;
+	return pn->src.off_need;
 }
 
 /* The instance goes idle: its source state is freed, its settings kept. */
@@ -622,6 +741,7 @@ void pd_srcs_teardown(struct pd_net *pn)
 	RCU_INIT_POINTER(pn->src.srcs, NULL);
 	if (s) {
 		static_branch_slow_dec_deferred(&pd_srcs_used);
+		pd_cpus_leave(&s->cpus);
 		pd_srcs_put(s);
 	}
 }

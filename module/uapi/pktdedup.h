@@ -481,6 +481,35 @@ enum pktdedup_cap_source {
 };
 
 /*
+ * Why memory a namespace asked for was not given (budget
+ * sources-refusal, cpu-refusal).
+ */
+enum pktdedup_refusal {
+	/*
+	 * The namespace's own cap (budget cap; cap-source names the module
+	 * parameter).
+	 */
+	PKTDEDUP_REFUSAL_CAP,
+	/* The module's cap across all namespaces (max_total_mem). */
+	PKTDEDUP_REFUSAL_TOTAL,
+	/*
+	 * The cap of all the namespaces of the user namespaces this namespace's
+	 * owner created (max_user_mem).
+	 */
+	PKTDEDUP_REFUSAL_USER,
+	/*
+	 * The share of the namespaces of all user namespaces but the initial
+	 * one (max_total_mem less init_reserve_mem).
+	 */
+	PKTDEDUP_REFUSAL_USERNS,
+	/* The allocation failed (no memory, or the memory cgroup's limit). */
+	PKTDEDUP_REFUSAL_NOMEM,
+
+	__PKTDEDUP_REFUSAL_MAX,
+	PKTDEDUP_REFUSAL_MAX = (__PKTDEDUP_REFUSAL_MAX - 1)
+};
+
+/*
  * What a device a configuration names is now. Devices are named, and
  * followed by name (a name may be an altname: `ip link property add
  * altname`): a device of that name that appears in the namespace
@@ -1117,6 +1146,35 @@ enum {
 	PKTDEDUP_A_BUDGET_USERNS_CAP,
 	/* u64: Bytes those namespaces hold now. */
 	PKTDEDUP_A_BUDGET_USERNS_HELD,
+	/*
+	 * u8, enum refusal: The source analytics are on in an active namespace
+	 * but hold nothing: what refused their memory (with sources-need).
+	 * Absent when they run, are off, or the instance is idle.
+	 */
+	PKTDEDUP_A_BUDGET_SOURCES_REFUSAL,
+	/* u64: Bytes the source windows needed (with sources-refusal). */
+	PKTDEDUP_A_BUDGET_SOURCES_NEED,
+	/* u32: CPUs online now. */
+	PKTDEDUP_A_BUDGET_CPUS_ONLINE,
+	/*
+	 * u32: Scope percpu: online CPUs without a filter. The state of a CPU
+	 * that comes up after it was built is admitted to the caps like a
+	 * change; a CPU refused has none, and its packets pass unjudged (stats
+	 * unjudged). Why: cpu-refusal.
+	 */
+	PKTDEDUP_A_BUDGET_CPUS_NO_FILTER,
+	/*
+	 * u32: Online CPUs without source windows (refused as above): their
+	 * packets' addresses are not counted by the source analytics.
+	 */
+	PKTDEDUP_A_BUDGET_CPUS_NO_SOURCES,
+	/*
+	 * u8, enum refusal: What refused the state of the last CPU refused
+	 * (with cpu-need); absent if none was.
+	 */
+	PKTDEDUP_A_BUDGET_CPU_REFUSAL,
+	/* u64: Bytes that CPU's state needed. */
+	PKTDEDUP_A_BUDGET_CPU_NEED,
 
 	__PKTDEDUP_A_BUDGET_MAX,
 	PKTDEDUP_A_BUDGET_MAX = (__PKTDEDUP_A_BUDGET_MAX - 1)
@@ -1193,6 +1251,12 @@ enum {
 	 * looked into, in the order of the decap flags.
 	 */
 	PKTDEDUP_A_STATS_DECAP,
+	/*
+	 * u64: Packets that passed on a CPU without a filter (one that came up
+	 * when its memory was refused: budget cpus-no-filter), not counted in
+	 * packets.
+	 */
+	PKTDEDUP_A_STATS_UNJUDGED,
 
 	__PKTDEDUP_A_STATS_MAX,
 	PKTDEDUP_A_STATS_MAX = (__PKTDEDUP_A_STATS_MAX - 1)

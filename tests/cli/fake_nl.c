@@ -12,7 +12,9 @@
  * config nest carries, as the module's pd_cfg_update() does (a seed makes
  * the seed mode fixed, seed-mode random drops it), but the filter nest,
  * which stays the initial one (the SBF, 256K); state changes only when
- * given. GET_CONFIG replies with it, and a budget nest of fixed values.
+ * given. GET_CONFIG replies with it, and a budget nest of fixed values
+ * (with $DEDUPCTL_FAKE_REFUSED, also what is not running for want of
+ * memory: the source windows, a CPU; and GET_STATS's unjudged packets).
  * GET_STATS gives fixed counters and, for each encapsulation of the
  * state's decap (bit i), a decap nest of 1000 * (i + 1) frames and i
  * errors (per CPU, dump: two CPUs, each half). GET_SOURCES gives fixed
@@ -332,6 +334,8 @@ static void put_stats(struct nlmsghdr *nlh, int cpu, unsigned int div)
 	mnl_attr_put_u64(nlh, PKTDEDUP_A_STATS_DROPPED, 0);
 	mnl_attr_put_u64(nlh, PKTDEDUP_A_STATS_UNPARSED, 20 / div);
 	mnl_attr_put_u64(nlh, PKTDEDUP_A_STATS_NONIP, 0);
+	if (getenv("DEDUPCTL_FAKE_REFUSED"))
+		mnl_attr_put_u64(nlh, PKTDEDUP_A_STATS_UNJUDGED, 14 / div);
 	mnl_attr_put_u32(nlh, PKTDEDUP_A_STATS_ZERO_CELLS, 900000000);
 	for (i = 0; i < 32; i++) {
 		if (!(decap & (1u << i)))
@@ -378,6 +382,20 @@ static int config_reply(nl_reply_cb cb, void *data)
 	mnl_attr_put_u8(nlh, PKTDEDUP_A_BUDGET_CAP_SOURCE,
 			PKTDEDUP_CAP_SOURCE_INIT_USERNS);
 	mnl_attr_put_u64(nlh, PKTDEDUP_A_BUDGET_TOTAL_CAP, 1073741824);
+	if (getenv("DEDUPCTL_FAKE_REFUSED")) {
+		/* what is not running: no room for the sources, a CPU */
+		mnl_attr_put_u64(nlh, PKTDEDUP_A_BUDGET_USER_CAP, 50331648);
+		mnl_attr_put_u8(nlh, PKTDEDUP_A_BUDGET_SOURCES_REFUSAL,
+				PKTDEDUP_REFUSAL_CAP);
+		mnl_attr_put_u64(nlh, PKTDEDUP_A_BUDGET_SOURCES_NEED,
+				 101711872);
+		mnl_attr_put_u32(nlh, PKTDEDUP_A_BUDGET_CPUS_ONLINE, 4);
+		mnl_attr_put_u32(nlh, PKTDEDUP_A_BUDGET_CPUS_NO_FILTER, 1);
+		mnl_attr_put_u32(nlh, PKTDEDUP_A_BUDGET_CPUS_NO_SOURCES, 1);
+		mnl_attr_put_u8(nlh, PKTDEDUP_A_BUDGET_CPU_REFUSAL,
+				PKTDEDUP_REFUSAL_USER);
+		mnl_attr_put_u64(nlh, PKTDEDUP_A_BUDGET_CPU_NEED, 1310720);
+	}
 	mnl_attr_nest_end(nlh, n);
 	return deliver(nlh, cb, data);
 }

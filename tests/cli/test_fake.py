@@ -334,6 +334,40 @@ def stats_per_encapsulation():
                                  "errors": 1} for r in j), j
 
 
+@test
+def show_says_what_is_not_running():
+    """the source windows refused, a CPU without its state: show says
+    which cap refused how many bytes, stats counts what passed unjudged;
+    with everything running, none of it"""
+    fresh()
+    out = ok("show")
+    assert "sources  off" not in out and "cpus     " not in out, out
+    assert "unjudged" not in ok("stats")
+    os.environ["DEDUPCTL_FAKE_REFUSED"] = "1"
+    try:
+        out = ok("show")
+        j = json.loads(ok("-j", "show"))
+        stats = ok("stats")
+        js = json.loads(ok("-j", "stats"))
+    finally:
+        del os.environ["DEDUPCTL_FAKE_REFUSED"]
+    assert line(out, "sources  ") == \
+        "sources  off: no room: 97 MiB needed, cap 256 MiB (max_netns_mem)", out
+    assert line(out, "cpus     ") == (
+        "cpus     of 4 online: 1 without a filter (their packets pass "
+        "unjudged), 1 without source windows: no room: 1.2 MiB needed, "
+        "cap 48 MiB (max_user_mem)"), out
+    b = j["budget"]
+    assert (b["sources_refused_by"], b["sources_refused_need"]) == \
+        ("max_netns_mem", 101711872), b
+    assert (b["cpu_refused_by"], b["cpu_refused_need"]) == \
+        ("max_user_mem", 1310720), b
+    assert (b["cpus_online"], b["cpus_no_filter"], b["cpus_no_sources"]) \
+        == (4, 1, 1), b
+    assert line(stats, "total").endswith("  unjudged 14"), stats
+    assert js["unjudged"] == 14, js
+
+
 def promtool(text):
     r = subprocess.run(["promtool", "check", "metrics"], input=text,
                        capture_output=True, text=True, timeout=60)

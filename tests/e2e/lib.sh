@@ -91,8 +91,8 @@ stat_of() {	# NS COLUMN-NAME
 
 # Run FILE, a script, as uid 65534, root of its own user and network
 # namespace (made in b's), and judge what it printed: its "# ..." notes
-# shown, a failure for each "FAIL ..." line, and one if it did not end
-# with "done".
+# shown, a failure for each "FAIL ..." line, one if it did not end with
+# "done", and one if the kernel invoked the OOM killer.
 userns_run() {	# FILE
 	_out=$(inns b pdnet asuser 65534 unshare -Urn sh "$1" 2>&1)
 	echo "$_out" | grep '^#' | sed 's/^/  /'
@@ -101,6 +101,9 @@ userns_run() {	# FILE
 	done
 	echo "$_out" | grep -q '^FAIL' && t_fail "see above"
 	echo "$_out" | grep -q '^done$' || t_fail "the script did not finish: $_out"
+	if dmesg | grep -q 'invoked oom-killer'; then
+		t_fail "the OOM killer ran"
+	fi
 }
 
 # The configuration of NS's instance (dedupctl -j show without the budget,
@@ -142,6 +145,16 @@ fn_rate() {	# NS GAP
 
 uptime_s() {
 	cut -d. -f1 /proc/uptime
+}
+
+# The module reloaded with the boot's parameters and ARGS (the last of a
+# name wins); every namespace's instance starts again, idle but the
+# initial one's.
+reload() {	# [ARGS]
+	rmmod pktdedup || t_fail "rmmod"
+	# shellcheck disable=SC2086
+	insmod /lib/pd/pktdedup.ko $PD_MODPARAMS "$@" ||
+		t_fail "insmod $PD_MODPARAMS $*"
 }
 
 t_begin() {

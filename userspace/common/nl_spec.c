@@ -201,6 +201,13 @@ static const struct nls_attr nls_budget_attrs[PKTDEDUP_A_BUDGET_MAX + 1] = {
 	[PKTDEDUP_A_BUDGET_USER_HELD] = { .name = "user-held", .type = NLS_U64 },
 	[PKTDEDUP_A_BUDGET_USERNS_CAP] = { .name = "userns-cap", .type = NLS_U64 },
 	[PKTDEDUP_A_BUDGET_USERNS_HELD] = { .name = "userns-held", .type = NLS_U64 },
+	[PKTDEDUP_A_BUDGET_SOURCES_REFUSAL] = { .name = "sources-refusal", .type = NLS_U8 },
+	[PKTDEDUP_A_BUDGET_SOURCES_NEED] = { .name = "sources-need", .type = NLS_U64 },
+	[PKTDEDUP_A_BUDGET_CPUS_ONLINE] = { .name = "cpus-online", .type = NLS_U32 },
+	[PKTDEDUP_A_BUDGET_CPUS_NO_FILTER] = { .name = "cpus-no-filter", .type = NLS_U32 },
+	[PKTDEDUP_A_BUDGET_CPUS_NO_SOURCES] = { .name = "cpus-no-sources", .type = NLS_U32 },
+	[PKTDEDUP_A_BUDGET_CPU_REFUSAL] = { .name = "cpu-refusal", .type = NLS_U8 },
+	[PKTDEDUP_A_BUDGET_CPU_NEED] = { .name = "cpu-need", .type = NLS_U64 },
 };
 
 static const struct nls_attr nls_stats_attrs[PKTDEDUP_A_STATS_MAX + 1] = {
@@ -222,6 +229,7 @@ static const struct nls_attr nls_stats_attrs[PKTDEDUP_A_STATS_MAX + 1] = {
 	[PKTDEDUP_A_STATS_EARLY_EXPIRIES] = { .name = "early-expiries", .type = NLS_U64 },
 	[PKTDEDUP_A_STATS_NONIP] = { .name = "nonip", .type = NLS_U64 },
 	[PKTDEDUP_A_STATS_DECAP] = { .name = "decap", .type = NLS_NEST, .multi = 1, .nested = &nls_decap_stats },
+	[PKTDEDUP_A_STATS_UNJUDGED] = { .name = "unjudged", .type = NLS_U64 },
 };
 
 static const struct nls_attr nls_decap_stats_attrs[PKTDEDUP_A_DECAP_STATS_MAX + 1] = {

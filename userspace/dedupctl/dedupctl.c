@@ -669,6 +669,9 @@ static int stats_cb(const struct nlattr **top, void *data)
 		       bits ? "set_bits" : "zero_cells", occ / 1e9);
 		printf(",\"nonip\":%llu",
 		       (unsigned long long)u64a(tb, PKTDEDUP_A_STATS_NONIP));
+		if (tb[PKTDEDUP_A_STATS_UNJUDGED])
+			printf(",\"unjudged\":%llu", (unsigned long long)
+			       u64a(tb, PKTDEDUP_A_STATS_UNJUDGED));
 		print_loads(top[PKTDEDUP_A_STATS]);
 		print_window_stats(tb);
 		print_decap(top[PKTDEDUP_A_STATS]);
@@ -693,6 +696,10 @@ static int stats_cb(const struct nlattr **top, void *data)
 		if (u64a(tb, PKTDEDUP_A_STATS_NONIP))
 			printf("  non-IP %llu", (unsigned long long)
 			       u64a(tb, PKTDEDUP_A_STATS_NONIP));
+		/* passed on a CPU without a filter (dedupctl show says why) */
+		if (u64a(tb, PKTDEDUP_A_STATS_UNJUDGED))
+			printf("  unjudged %llu", (unsigned long long)
+			       u64a(tb, PKTDEDUP_A_STATS_UNJUDGED));
 		print_decap(top[PKTDEDUP_A_STATS]);
 		printf("\n");
 	}

@@ -31,6 +31,105 @@ static const char *const importance_names[] = {
 	[PKTDEDUP_IMPORTANCE_MARK] = "mark",
 };
 
+/* What refused memory (enum pktdedup_refusal), by its parameter. */
+static const char *refusal_name(uint8_t why, uint8_t src)
+{
+	switch (why) {
+	case PKTDEDUP_REFUSAL_CAP:
+		return cap_sources[src];
+	case PKTDEDUP_REFUSAL_TOTAL:
+		return "max_total_mem";
+	case PKTDEDUP_REFUSAL_USER:
+		return "max_user_mem";
+	case PKTDEDUP_REFUSAL_USERNS:
+		return "init_reserve_mem";
+	default:
+		return "out of memory";
+	}
+}
+
+/* The cap a refusal names, for "NEED needed, cap CAP (PARAM)". */
+static uint64_t refusal_cap(const struct nlattr **b, uint8_t why)
+{
+	switch (why) {
+	case PKTDEDUP_REFUSAL_CAP:
+		return u64a(b, PKTDEDUP_A_BUDGET_CAP);
+	case PKTDEDUP_REFUSAL_TOTAL:
+		return u64a(b, PKTDEDUP_A_BUDGET_TOTAL_CAP);
+	case PKTDEDUP_REFUSAL_USER:
+		return u64a(b, PKTDEDUP_A_BUDGET_USER_CAP);
+	case PKTDEDUP_REFUSAL_USERNS:
+		return u64a(b, PKTDEDUP_A_BUDGET_USERNS_CAP);
+	default:
+		return 0;
+	}
+}
+
+/* "no room: 97.0M needed, cap 256M (max_netns_mem)", or no memory. */
+static const char *refusal_str(char *buf, size_t len,
+			       const struct nlattr **b, uint8_t why,
+			       uint64_t need, uint8_t src)
+{
+	char n[32], c[32];
+
+	size_str(n, sizeof(n), need);
+	if (why > PKTDEDUP_REFUSAL_MAX || why == PKTDEDUP_REFUSAL_NOMEM)
+		snprintf(buf, len, "out of memory (%s needed)", n);
+	else
+		snprintf(buf, len, "no room: %s needed, cap %s (%s)", n,
+			 size_str(c, sizeof(c), refusal_cap(b, why)),
+			 refusal_name(why, src));
+	return buf;
+}
+
+/*
+ * What is not running for want of memory: the source windows, and online
+ * CPUs without a filter or source windows, with the reason.
+ */
+static void print_refusals(const struct nlattr **b, uint8_t src)
+{
+	uint32_t online = u32a(b, PKTDEDUP_A_BUDGET_CPUS_ONLINE),
+		 nof = u32a(b, PKTDEDUP_A_BUDGET_CPUS_NO_FILTER),
+		 nos = u32a(b, PKTDEDUP_A_BUDGET_CPUS_NO_SOURCES);
+	uint8_t why;
+	char r[160];
+
+	if (json) {
+		if (b[PKTDEDUP_A_BUDGET_CPUS_ONLINE])
+			printf(",\"cpus_online\":%u,\"cpus_no_filter\":%u,"
+			       "\"cpus_no_sources\":%u", online, nof, nos);
+		if (b[PKTDEDUP_A_BUDGET_SOURCES_REFUSAL]) {
+			why = u8a(b, PKTDEDUP_A_BUDGET_SOURCES_REFUSAL);
+			printf(",\"sources_refused_by\":\"%s\",\"sources_refused_need\":%llu",
+			       refusal_name(why, src), (unsigned long long)
+			       u64a(b, PKTDEDUP_A_BUDGET_SOURCES_NEED));
+		}
+		if (b[PKTDEDUP_A_BUDGET_CPU_REFUSAL]) {
+			why = u8a(b, PKTDEDUP_A_BUDGET_CPU_REFUSAL);
+			printf(",\"cpu_refused_by\":\"%s\",\"cpu_refused_need\":%llu",
+			       refusal_name(why, src), (unsigned long long)
+			       u64a(b, PKTDEDUP_A_BUDGET_CPU_NEED));
+		}
+		return;
+	}
+	if (b[PKTDEDUP_A_BUDGET_SOURCES_REFUSAL])
+		printf("sources  off: %s\n",
+		       refusal_str(r, sizeof(r), b,
+				   u8a(b, PKTDEDUP_A_BUDGET_SOURCES_REFUSAL),
+				   u64a(b, PKTDEDUP_A_BUDGET_SOURCES_NEED),
+				   src));
+	if (!nof && !nos)
+		return;
+	printf("cpus     of %u online: %u without a filter (their packets pass unjudged), %u without source windows",
+	       online, nof, nos);
+	if (b[PKTDEDUP_A_BUDGET_CPU_REFUSAL])
+		printf(": %s",
+		       refusal_str(r, sizeof(r), b,
+				   u8a(b, PKTDEDUP_A_BUDGET_CPU_REFUSAL),
+				   u64a(b, PKTDEDUP_A_BUDGET_CPU_NEED), src));
+	printf("\n");
+}
+
 /* The budget nest of a reply: JSON members, or lines of text. */
 static void print_budget(const struct nlattr *nest)
 {
@@ -64,6 +163,7 @@ static void print_budget(const struct nlattr *nest)
 			printf(",\"user_cap\":%llu,\"user_held\":%llu",
 			       (unsigned long long)u64a(b, PKTDEDUP_A_BUDGET_USER_CAP),
 			       (unsigned long long)u64a(b, PKTDEDUP_A_BUDGET_USER_HELD));
+		print_refusals(b, src);
 		printf("}");
 		return;
 	}
@@ -91,6 +191,7 @@ static void print_budget(const struct nlattr *nest)
 				u64a(b, PKTDEDUP_A_BUDGET_USERNS_HELD)),
 		       size_str(b2, sizeof(b2),
 				u64a(b, PKTDEDUP_A_BUDGET_USERNS_CAP)));
+	print_refusals(b, src);
 }
 
 bool config_encap(const struct nlattr **c, struct encap_cfg *ec)

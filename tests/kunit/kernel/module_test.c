@@ -10,6 +10,8 @@
 #include <linux/netfilter.h>
 #include <linux/skbuff.h>
 #include <linux/udp.h>
+#include <linux/vmalloc.h>
+#include <linux/vmstat.h>
 #include <net/net_namespace.h>
 
 #include "../../../module/core/rng.h"
@@ -106,11 +108,12 @@ static struct pd_filter_set *pd_t_filters(struct kunit *test, u8 key, u8 action)
 	pd_sbf_req(&cfg.filter)->k = 3;
 	pd_sbf_req(&cfg.filter)->p = 0;
 	KUNIT_ASSERT_EQ(test, pd_fset_plan(NULL, &cfg, &plan, NULL), 0);
-	fs = pd_fset_build(&cfg, &plan, NULL);
+	fs = pd_fset_build(&cfg, &plan, nr_cpu_ids, NULL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(fs));
 	for_each_possible_cpu(cpu)
-		pd_filter_set_seeds(pd_fset_get(fs, cpu), 11 + cpu, 23 + cpu,
-				    5);
+		if (pd_fset_cpu(fs, cpu))
+			pd_filter_set_seeds(pd_fset_get(fs, cpu), 11 + cpu,
+					    23 + cpu, 5);
 	return fs;
 }
 
@@ -408,7 +411,7 @@ static void pd_t_families(struct kunit *test)
 			pd_tw_req(&cfg.filter)->window_ns =
 				50 * NSEC_PER_MSEC;
 		KUNIT_ASSERT_EQ(test, pd_fset_plan(NULL, &cfg, &plan, NULL), 0);
-		fs = pd_fset_build(&cfg, &plan, NULL);
+		fs = pd_fset_build(&cfg, &plan, nr_cpu_ids, NULL);
 		KUNIT_ASSERT_FALSE(test, IS_ERR(fs));
 		KUNIT_EXPECT_EQ(test, fs->timed, !!pd_filter_family(kind)->window);
 		for_each_possible_cpu(cpu) {
@@ -595,7 +598,7 @@ static void pd_t_xdp_frames(struct kunit *test)
 static struct pd_srcs *pd_t_srcs(struct kunit *test, struct pd_net *pn,
 				 const struct pd_src_cfg *cfg)
 {
-	struct pd_srcs *s = pd_srcs_build(cfg, NULL);
+	struct pd_srcs *s = pd_srcs_build(cfg, nr_cpu_ids, NULL);
 
 	KUNIT_ASSERT_FALSE(test, IS_ERR(s));
 	rcu_assign_pointer(pn->src.srcs, s);
@@ -755,7 +758,9 @@ static void pd_t_sources_defaults(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pd_srcs_check(&top, &plan, NULL), 0);
 	top.counters = 128;
 	KUNIT_EXPECT_EQ(test, pd_srcs_bytes(&top, &plan) - bytes,
-			(u64)num_possible_cpus() * cfg.nsub * pd_ss_bytes(128));
+			(u64)num_online_cpus() *
+			(pd_mem_size(pd_srcwin_bytes(cfg.nsub, 128)) -
+			 pd_mem_size(pd_srcwin_bytes(cfg.nsub, 0))));
 
 	s = pd_t_srcs(test, pn, &cfg);
 	t0 = get_jiffies_64();
@@ -1516,6 +1521,297 @@ static void pd_t_budget_users(struct kunit *test)
 	pd_max_total_mem = saved_total;
 }
 
+/* Free pages now, those on the per-CPU lists given back first. */
+static long pd_t_free_pages(void)
+{
+	drain_all_pages(NULL);
+	return global_zone_page_state(NR_FREE_PAGES);
+}
+
+/* What a vmalloc()ed address's area holds: its pages and page array. */
+static u64 pd_t_vm_bytes(const void *p)
+{
+	struct vm_struct *area = find_vm_area(p);
+	u64 b;
+
+	if (!area)
+		return 0;
+	b = (u64)area->nr_pages << PAGE_SHIFT;
+	if (is_vmalloc_addr(area->pages))
+		return b + pd_t_vm_bytes(area->pages);
+	return b + ksize(area->pages);
+}
+
+/*
+ * What one pd_mem_zalloc() takes, as the allocator reports it: a slab
+ * object's ksize(), a vmalloc() area's pages, or the pages the free count
+ * lost (tried a few times: the kernel may allocate meanwhile).
+ */
+static u64 pd_t_taken(struct kunit *test, size_t size)
+{
+	long before, after;
+	u64 got = 0;
+	int i;
+	void *p;
+
+	for (i = 0; i < 5; i++) {
+		before = pd_t_free_pages();
+		p = pd_mem_zalloc(size, NUMA_NO_NODE);
+		after = pd_t_free_pages();
+		KUNIT_ASSERT_NOT_NULL(test, p);
+		if (size <= KMALLOC_MAX_CACHE_SIZE)
+			got = ksize(p);
+		else if (is_vmalloc_addr(p))
+			got = pd_t_vm_bytes(p);
+		else
+			got = (u64)(before - after) << PAGE_SHIFT;
+		pd_mem_free(p, size);
+		if (got == pd_mem_size(size))
+			break;
+	}
+	return got;
+}
+
+/*
+ * The allocations the caps govern take what pd_mem_size() says, to the
+ * byte, whatever the size: slab objects their size class, larger ones
+ * exactly their pages (not kvmalloc()'s power of two: 384 KiB took 512,
+ * 544 KiB 1 MiB), above 4 MiB vmalloc()'s 2 MiB units with their page
+ * array; and pd_mem_taken() goes back to where it was.
+ */
+static void pd_t_mem_sizes(struct kunit *test)
+{
+	static const size_t sizes[] = {
+		1, 100, 232, 4097, 8192, 8193, 12 * 32768, 17 * 32768,
+		100000, 3 << 20, (4 << 20) - 1, 4 << 20, (5 << 20) + 7,
+		(8 << 20) + 1,
+	};
+	u64 taken0 = pd_mem_taken();
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		u64 want = pd_mem_size(sizes[i]);
+
+		KUNIT_EXPECT_EQ_MSG(test, pd_t_taken(test, sizes[i]), want,
+				    "size %zu", sizes[i]);
+		KUNIT_EXPECT_GE(test, want, (u64)sizes[i]);
+	}
+	KUNIT_EXPECT_EQ(test, pd_mem_size(12 * 32768), 12ULL * 32768);
+	KUNIT_EXPECT_EQ(test, pd_mem_size(17 * 32768), 17ULL * 32768);
+	KUNIT_EXPECT_EQ(test, pd_mem_size(100000), (u64)PAGE_ALIGN(100000));
+	KUNIT_EXPECT_EQ(test, pd_mem_taken(), taken0);
+}
+
+/*
+ * pd_fset_bytes() and pd_srcs_bytes() predict, to the byte, what a build
+ * then takes (pd_mem_taken(): every allocation's size as made), for odd
+ * sizes of every part: per-CPU filters not a power of two, small and above
+ * 4 MiB, a shared filter in shards and lock-free, source windows of 17
+ * sub-windows with top talkers and new sources.
+ */
+static void pd_t_mem_predicted(struct kunit *test)
+{
+	static const struct {
+		u64 mem;
+		u8 scope;
+		u32 shards;
+	} sets[] = {
+		{ 100000, PKTDEDUP_SCOPE_PERCPU, 0 },
+		{ (5 << 20) + 4096, PKTDEDUP_SCOPE_PERCPU, 0 },
+		{ 3 << 20, PKTDEDUP_SCOPE_SHARED, 0 },
+		{ 300000, PKTDEDUP_SCOPE_SHARED, 8 },
+	};
+	struct pd_filter_plan plan;
+	struct pd_filter_set *fs;
+	struct pd_src_cfg src;
+	struct pd_config cfg;
+	struct pd_srcs *s;
+	unsigned int i;
+	u64 t0;
+
+	for (i = 0; i < ARRAY_SIZE(sets); i++) {
+		pd_config_defaults(&cfg);
+		cfg.filter.mem_bytes = sets[i].mem;
+		cfg.scope = sets[i].scope;
+		cfg.shards = sets[i].shards;
+		KUNIT_ASSERT_EQ(test, pd_fset_plan(NULL, &cfg, &plan, NULL), 0);
+		t0 = pd_mem_taken();
+		fs = pd_fset_build(&cfg, &plan, num_online_cpus(), NULL);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(fs));
+		KUNIT_EXPECT_EQ_MSG(test, pd_mem_taken() - t0,
+				    pd_fset_bytes(&cfg, &plan),
+				    "filters %u of %llu", i, sets[i].mem);
+		KUNIT_EXPECT_EQ(test, fs->cpus.bytes, pd_fset_bytes(&cfg, &plan));
+		pd_fset_free(fs);
+		KUNIT_EXPECT_EQ(test, pd_mem_taken(), t0);
+	}
+	pd_srcs_defaults(&src);
+	src.nsub = 17;
+	src.counters = 100;
+	src.newsrc = 1;
+	src.newsrc_mem = 70000;
+	src.ring = 512;
+	KUNIT_ASSERT_EQ(test, pd_srcs_check(&src, &plan, NULL), 0);
+	t0 = pd_mem_taken();
+	s = pd_srcs_build(&src, num_online_cpus(), NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(s));
+	KUNIT_EXPECT_EQ(test, pd_mem_taken() - t0, pd_srcs_bytes(&src, &plan));
+	KUNIT_EXPECT_EQ(test, pd_srcs_mem(s), pd_srcs_bytes(&src, &plan));
+	pd_srcs_free(s);
+	KUNIT_EXPECT_EQ(test, pd_mem_taken(), t0);
+}
+
+/* A namespace whose budget a test may fill: cap bytes, counted as any. */
+static struct pd_net *pd_t_budget_net(struct kunit *test, u64 cap)
+{
+	struct pd_net *pn = pd_t_net(test);
+
+	pd_budget_init(&pn->budget, &init_net);
+	pn->budget.cap = cap;
+	return pn;
+}
+
+/*
+ * A CPU that comes up (the hotplug callback, driven here: UML has one
+ * CPU) while per-CPU filters are in force: refused by the namespace's cap
+ * it gets no filter, its packets pass counted as unjudged, and the
+ * refusal is kept with its need; admitted, it gets its filter, charged
+ * (what the budget holds is what was allocated), and its packets are
+ * judged; refused by the module's cap across namespaces, that is said.
+ */
+static void pd_t_cpu_up_filters(struct kunit *test)
+{
+	u64 saved_total = pd_max_total_mem, t0 = pd_mem_taken(), one;
+	struct pd_net *pn = pd_t_budget_net(test, 0);
+	struct pd_filter_plan plan;
+	struct pd_filter_set *fs;
+	struct pd_config cfg;
+	struct pd_counts t;
+	int cpu = raw_smp_processor_id();
+	u32 mark;
+
+	pd_config_defaults(&cfg);
+	cfg.filter.mem_bytes = 100000;
+	KUNIT_ASSERT_EQ(test, pd_fset_plan(NULL, &cfg, &plan, NULL), 0);
+	/* built while no CPU was online: none has a filter */
+	fs = pd_fset_build(&cfg, &plan, 0, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(fs));
+	KUNIT_EXPECT_EQ(test, fs->cpus.bytes, pd_fset_bytes_n(&cfg, &plan, 0));
+	one = pd_mem_size(plan.bytes);
+	KUNIT_EXPECT_EQ(test, fs->cpus.cpu_bytes, one);
+	KUNIT_EXPECT_EQ(test, pd_mem_taken() - t0, fs->cpus.bytes);
+	KUNIT_EXPECT_NULL(test, pd_fset_cpu(fs, cpu));
+	KUNIT_EXPECT_EQ(test, pd_fset_count(fs), 0u);
+
+	/* in force with room for the set but not for a CPU's cells */
+	mutex_lock(&pn->lock);
+	pn->budget.cap = fs->cpus.bytes + one - 1;
+	pd_budget_held(pn, PD_PART_FILTERS, fs->cpus.bytes);
+	pd_fset_live(pn, fs);
+	mutex_unlock(&pn->lock);
+	KUNIT_EXPECT_TRUE(test, fs->cpus.live);
+	KUNIT_EXPECT_NULL(test, pd_fset_cpu(fs, cpu));
+	KUNIT_EXPECT_EQ(test, pd_fset_cpus_without(fs), num_online_cpus());
+	KUNIT_EXPECT_TRUE(test, pn->budget.cpu_refused);
+	KUNIT_EXPECT_EQ(test, pn->budget.cpu_why, PKTDEDUP_REFUSAL_CAP);
+	KUNIT_EXPECT_EQ(test, pn->budget.cpu_need, one);
+	KUNIT_EXPECT_EQ(test, pn->budget.held[PD_PART_FILTERS], fs->cpus.bytes);
+	/* its packets pass, counted */
+	KUNIT_EXPECT_EQ(test, pd_t_run(test, pn, fs, 1, 64, &mark), NF_ACCEPT);
+	pd_t_totals(pn, &t);
+	KUNIT_EXPECT_EQ(test, t.unjudged, 1ULL);
+	KUNIT_EXPECT_EQ(test, t.packets, 0ULL);
+
+	/* the module's cap across namespaces refuses it too */
+	pn->budget.cap = U64_MAX;
+	pd_max_total_mem = pd_budget_total_held();
+	KUNIT_EXPECT_EQ(test, pd_cpus_up(&fs->cpus, cpu), 0);
+	KUNIT_EXPECT_NULL(test, pd_fset_cpu(fs, cpu));
+	KUNIT_EXPECT_EQ(test, pn->budget.cpu_why, PKTDEDUP_REFUSAL_TOTAL);
+	pd_max_total_mem = saved_total;
+
+	/* room: the CPU coming up gets its filter, charged */
+	KUNIT_EXPECT_EQ(test, pd_cpus_up(&fs->cpus, cpu), 0);
+	KUNIT_ASSERT_NOT_NULL(test, pd_fset_cpu(fs, cpu));
+	KUNIT_EXPECT_EQ(test, fs->cpus.bytes, pd_fset_bytes_n(&cfg, &plan, 1));
+	KUNIT_EXPECT_EQ(test, pn->budget.held[PD_PART_FILTERS], fs->cpus.bytes);
+	KUNIT_EXPECT_EQ(test, pn->budget.charged, fs->cpus.bytes);
+	KUNIT_EXPECT_EQ(test, pd_mem_taken() - t0, fs->cpus.bytes);
+	KUNIT_EXPECT_EQ(test, pd_fset_count(fs), 1u);
+	/* again: it has one, nothing more is taken */
+	KUNIT_EXPECT_EQ(test, pd_cpus_up(&fs->cpus, cpu), 0);
+	KUNIT_EXPECT_EQ(test, pn->budget.held[PD_PART_FILTERS], fs->cpus.bytes);
+	/* judged now: a first sighting, then its copy */
+	pd_t_run(test, pn, fs, 1, 64, &mark);
+	pd_t_run(test, pn, fs, 1, 64, &mark);
+	pd_t_totals(pn, &t);
+	KUNIT_EXPECT_EQ(test, t.packets, 2ULL);
+	KUNIT_EXPECT_EQ(test, t.duplicates, 1ULL);
+	KUNIT_EXPECT_EQ(test, t.unjudged, 1ULL);
+
+	/* withdrawn: no CPU coming up charges the namespace any more */
+	pd_fset_leave(fs);
+	KUNIT_EXPECT_FALSE(test, fs->cpus.live);
+	KUNIT_EXPECT_NULL(test, fs->cpus.pn);
+	pd_fset_free(fs);
+	KUNIT_EXPECT_EQ(test, pd_mem_taken(), t0);
+	pd_budget_release(pn);
+	pd_t_net_free(pn);
+}
+
+/*
+ * The same for the source windows: a CPU refused counts no address (the
+ * packet path skips it), one admitted gets its windows and counts.
+ */
+static void pd_t_cpu_up_sources(struct kunit *test)
+{
+	struct pd_net *pn = pd_t_budget_net(test, 0);
+	int cpu = raw_smp_processor_id();
+	struct pd_filter_plan plan;
+	struct pd_src_cfg cfg;
+	struct pd_srcs *s;
+	u64 src, dst, t0 = pd_mem_taken();
+
+	pd_srcs_defaults(&cfg);
+	cfg.enabled = 1;
+	cfg.nsub = 17;
+	KUNIT_ASSERT_EQ(test, pd_srcs_check(&cfg, &plan, NULL), 0);
+	s = pd_srcs_build(&cfg, 0, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(s));
+	KUNIT_EXPECT_EQ(test, pd_mem_taken() - t0, pd_srcs_mem(s));
+	KUNIT_EXPECT_NULL(test, pd_src_of(s, cpu));
+	rcu_assign_pointer(pn->src.srcs, s);
+	mutex_lock(&pn->lock);
+	pn->budget.cap = pd_srcs_mem(s);
+	pd_budget_held(pn, PD_PART_SOURCES, pd_srcs_mem(s));
+	pd_cpus_live(&s->cpus, pn, PD_PART_SOURCES);
+	KUNIT_EXPECT_EQ(test, pd_srcs_cpus_without(pn), num_online_cpus());
+	mutex_unlock(&pn->lock);
+	KUNIT_EXPECT_EQ(test, pn->budget.cpu_need, s->cpus.cpu_bytes);
+	pd_t_src(pn, 1);	/* counted nowhere, and no fault */
+	KUNIT_ASSERT_EQ(test, pd_srcs_distinct(s, cfg.nsub, &src, &dst), 0);
+	KUNIT_EXPECT_EQ(test, src, 0ULL);
+
+	pn->budget.cap = U64_MAX;
+	KUNIT_EXPECT_EQ(test, pd_cpus_up(&s->cpus, cpu), 0);
+	KUNIT_ASSERT_NOT_NULL(test, pd_src_of(s, cpu));
+	KUNIT_EXPECT_EQ(test, pn->budget.held[PD_PART_SOURCES], pd_srcs_mem(s));
+	KUNIT_EXPECT_EQ(test, pd_mem_taken() - t0, pd_srcs_mem(s));
+	KUNIT_EXPECT_EQ(test, pd_srcs_mem(s),
+			pd_srcs_bytes_n(&cfg, &plan, 1));
+	pd_t_src(pn, 1);
+	pd_t_src(pn, 2);
+	KUNIT_ASSERT_EQ(test, pd_srcs_distinct(s, cfg.nsub, &src, &dst), 0);
+	KUNIT_EXPECT_EQ(test, src, 2ULL);
+	RCU_INIT_POINTER(pn->src.srcs, NULL);
+	synchronize_rcu();
+	pd_cpus_leave(&s->cpus);
+	pd_srcs_free(s);
+	KUNIT_EXPECT_EQ(test, pd_mem_taken(), t0);
+	pd_budget_release(pn);
+	pd_t_net_free(pn);
+}
+
 static struct kunit_case pd_module_cases[] = {
 	KUNIT_CASE(pd_t_skb_keys),
 	KUNIT_CASE(pd_t_skb_keys_behind_tags),
@@ -1537,6 +1833,10 @@ static struct kunit_case pd_module_cases[] = {
 	KUNIT_CASE(pd_t_budget_users),
 	KUNIT_CASE(pd_t_budget_sources),
 	KUNIT_CASE(pd_t_sources_key),
+	KUNIT_CASE(pd_t_mem_sizes),
+	KUNIT_CASE(pd_t_mem_predicted),
+	KUNIT_CASE(pd_t_cpu_up_filters),
+	KUNIT_CASE(pd_t_cpu_up_sources),
 	{}
 };
 
