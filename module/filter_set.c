@@ -64,9 +64,10 @@ struct pd_filter *pd_fset_cpu(struct pd_filter_set *fs, int cpu)
  * Bytes of the shards' structs: a power of two, so that kmalloc() puts
  * them on cache lines of their own as vmalloc() does.
  */
+/* none for a set without shards (roundup_pow_of_two(0) is undefined) */
 static size_t pd_shards_struct_bytes(u32 n)
 {
-	return roundup_pow_of_two(n * sizeof(struct pd_shard));
+	return n ? roundup_pow_of_two(n * sizeof(struct pd_shard)) : 0;
 }
 
 /*
