@@ -20,6 +20,8 @@
  *	fails the Nth fault-injection point (an allocation) of the request
  *	(/proc/thread-self/fail-nth: a kernel with fault injection), and the
  *	last line says "fail-nth N left L": L 0 if that point was reached.
+ *	The request's own message failed is "error" as a refusal is; its
+ *	ack failed is "lost: MESSAGE" (the request may have been applied).
  *
  *   pdnl fuzz [--seed S] [--messages N] [--procs P] [--seconds T] [--unpriv]
  *	Fuzz the family (pdnl_fuzz.c), deterministically for a seed (1).
@@ -47,6 +49,7 @@
  * Exit status: 0 done, 1 the kernel refused, 2 bad usage.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <libmnl/libmnl.h>
 #include <linux/genetlink.h>
 #include <stdbool.h>
@@ -55,6 +58,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../../module/uapi/pktdedup.h"
 #include "pdnl.h"
@@ -139,10 +143,18 @@ int run(struct talk *t, const struct nlmsghdr *req)
 	int r;
 
 	t->req = req;
-	if (mnl_socket_sendto(sock, req, req->nlmsg_len) < 0)
-		die("send");
+	if (mnl_socket_sendto(sock, req, req->nlmsg_len) < 0) {
+		if (!t->soft)
+			die("send");
+		t->error = -errno;
+		return t->error;
+	}
 	do {
 		len = mnl_socket_recvfrom(sock, buf, sizeof(buf));
+		if (len < 0 && t->soft) {
+			t->lost = errno;
+			return 0;
+		}
 		if (len < 0)
 			die("receive");
 		r = mnl_cb_run2(buf, (size_t)len, req->nlmsg_seq,
@@ -621,25 +633,35 @@ void bad_path(const struct nlmsghdr *req, uint32_t offs, char *out,
 	}
 }
 
-/* The fault-injection counter of this thread: set, or read and cleared. */
+/*
+ * The fault-injection counter of this thread: set, or read and cleared,
+ * through a descriptor opened before it is set (opening the file
+ * allocates, and would take the point the request did not reach).
+ */
+static int fail_nth_fd = -1;
+
 static void fail_nth_set(unsigned int n)
 {
-	FILE *f = fopen("/proc/thread-self/fail-nth", "w");
+	char num[16];
+	int len = snprintf(num, sizeof(num), "%u", n);
 
-	if (!f || fprintf(f, "%u", n) < 0 || fclose(f))
+	if (fail_nth_fd < 0)
+		fail_nth_fd = open("/proc/thread-self/fail-nth", O_RDWR);
+	if (fail_nth_fd < 0 ||
+	    pwrite(fail_nth_fd, num, (size_t)len, 0) != len)
 		die("/proc/thread-self/fail-nth");
 }
 
 static unsigned int fail_nth_left(void)
 {
-	FILE *f = fopen("/proc/thread-self/fail-nth", "r");
-	unsigned int n = 0;
+	char num[16];
+	ssize_t len = pread(fail_nth_fd, num, sizeof(num) - 1, 0);
 
-	if (!f || fscanf(f, "%u", &n) != 1)
+	if (len <= 0)
 		die("/proc/thread-self/fail-nth");
-	fclose(f);
+	num[len] = 0;
 	fail_nth_set(0);
-	return n;
+	return (unsigned int)strtoul(num, NULL, 10);
 }
 
 static int cmd_send(int argc, char **argv, int version, int reserved,
@@ -664,6 +686,7 @@ static int cmd_send(int argc, char **argv, int version, int reserved,
 		put_attr(nlh, op->set, argv[i], open, &depth);
 	while (depth > 0)
 		mnl_attr_nest_end(nlh, open[--depth].nest);
+	t.soft = fail_nth != 0;
 	if (fail_nth)
 		fail_nth_set(fail_nth);
 	err = run(&t, nlh);
@@ -680,6 +703,8 @@ static int cmd_send(int argc, char **argv, int version, int reserved,
 		if (t.miss)
 			printf(" [missing %u]", t.miss);
 		printf("\n");
+	} else if (t.lost) {
+		printf("lost: %s\n", strerror(t.lost));
 	} else {
 		printf("ok\n");
 	}

@@ -33,6 +33,14 @@ struct talk {
 	uint32_t miss;		/* type of a missing attribute, 0 if none */
 	const struct nlmsghdr *req;
 	int broken;		/* errno of a reply libmnl could not take */
+	/*
+	 * Under fault injection: a request the kernel could not take
+	 * (sendmsg failed: nothing changed) is an error, not the end;
+	 * lost, the errno of an ack that never came (the request may have
+	 * been applied)
+	 */
+	bool soft;
+	int lost;
 };
 
 /* Send req, read until its ack (or error, or end of dump): t->error. */
