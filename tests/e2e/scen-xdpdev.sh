@@ -87,6 +87,14 @@ t_xdp_refused() {
 
 	# a change whose filters the memory cgroup of its requester cannot
 	# hold (native, 12 MiB per CPU): refused before any program moves
+	# (the debug kernel has no memory cgroups)
+	if ! grep -q '^memory' /proc/cgroups 2> /dev/null; then
+		echo "#   no memory cgroups in this kernel: the refusal for memory not tried"
+		inns xc $IP link del d0
+		inns xc dedupctl disable
+		t_end
+		return
+	fi
 	expect_ok "hook xdp-generic dev pb8" inns xc dedupctl set dev pb8
 	inns xc $IP link del d0
 	before=$(show_cfg xc)
@@ -380,8 +388,15 @@ nth_script() {
 	while [ $n -le 400 ]; do
 		out=$(pdnl -F $n send "$@" 2>&1)
 		left=$(echo "$out" | sed -n 's/^fail-nth [0-9]* left //p')
+		if [ -z "$left" ]; then
+			echo "pdnl -F $n: $out"
+			break
+		fi
 		if echo "$out" | grep -q '^error'; then
 			ref=$((ref + 1))
+		elif echo "$out" | grep -q '^lost'; then
+			# the ack's allocation failed: applied or not, undone
+			sh -c "$undo" > /dev/null 2>&1
 		else
 			thr=$((thr + 1))
 			sh -c "$undo" > /dev/null 2>&1
