@@ -9,6 +9,12 @@
 #
 # df -- pa6 ~ pb6 -- b: a link of its own (10.6.0.1, .2), and namespace dg
 # to move devices to.
+#
+# Copies dropped may fall short by 2: the SBF forgets a copy with
+# probability about k P g / m (g packets since its original). On the
+# 256-CPU guest (mem 64K a CPU: m = 2^19 cells, k 3, P 11) with g = 50 that
+# is 0.3% a copy, 0.16 misses in 50 copies expected; 3 or more in under
+# 0.1% of runs.
 
 dev_link() {
 	[ -n "${DEV_LINKED:-}" ] && return
@@ -120,7 +126,7 @@ t_dev_follow() {
 	inns b dedupctl reset
 	send_f 50 2 10.7.0.2 10.7.0.1
 	expect_eq "renamed to pb6: packets" 100 "$(stat_of b packets)"
-	expect_eq "renamed to pb6: copies dropped" 50 "$(stat_of b dropped)"
+	expect_near "renamed to pb6: copies dropped" 50 "$(stat_of b dropped)" 2 0
 	inns b $IP link set pb6 down
 	inns b $IP link set pb6 name pq6
 	inns b $IP link set pq6 up
@@ -195,7 +201,7 @@ t_dev_stacked() {
 	expect_eq "judged once: none dropped" 0 "$(stat_of b dropped)"
 	expect_eq "frames through PREROUTING" 50 $(($(pre_count b pddev) - p0))
 	send_f 50 1
-	expect_eq "their copies dropped at pb6" 50 "$(stat_of b dropped)"
+	expect_near "their copies dropped at pb6" 50 "$(stat_of b dropped)" 2 0
 	inns b $IP link set pb6 nomaster
 	expect_eq "apart again: both hooked" "netfilter_hooks registered" \
 		"$(hooks_line)"
@@ -264,7 +270,7 @@ t_dev_altname() {
 		"$(hooks_line)"
 	inns b dedupctl reset
 	send_f 30 2
-	expect_eq "renamed: copies dropped" 30 "$(stat_of b dropped)"
+	expect_near "renamed: copies dropped" 30 "$(stat_of b dropped)" 2 0
 	inns b $IP link set pq6 down
 	inns b $IP link set pq6 name pb6
 	inns b $IP link set pb6 up
