@@ -95,8 +95,9 @@ static u64 pd_fcpu_bytes(const struct pd_filter_plan *plan)
 /*
  * Plan the filters of cfg; 0, or an error with an extack message. A plan
  * whose step is over the bound (-EFBIG, core/step.h) is left in *plan,
- * its message, with the numbers, in pn->msg (pn->lock held; without a
- * namespace, pn NULL, the core's words alone).
+ * its message the family's static words (plan->step_msg: an extack
+ * message outlives the request, and two requests may be refused at once).
+ * pn: the namespace whose lock is held, or NULL.
  */
 int pd_fset_plan(struct pd_net *pn, const struct pd_config *cfg,
 		 struct pd_filter_plan *plan, struct netlink_ext_ack *extack)
@@ -111,9 +112,8 @@ int pd_fset_plan(struct pd_net *pn, const struct pd_config *cfg,
 	else
 		err = pd_filter_plan(&cfg->filter, plan, &why);
 	if (err)
-		pd_set_err_msg(extack, pd_filter_refusal(&cfg->filter, plan, err,
-							 why, pn ? pn->msg : NULL,
-							 pn ? sizeof(pn->msg) : 0));
+		pd_set_err_msg(extack, err == -EFBIG && plan->step_msg ?
+				       plan->step_msg : why);
 	return err;
 }
 

@@ -281,12 +281,6 @@ struct pd_net {
 	 * set and read by the request that holds it.
 	 */
 	int blame;
-	/*
-	 * A plan refused with its numbers (one packet's step over the
-	 * bound): the extack message outlives the request. Under lock; two
-	 * such refusals at once in one namespace may read each other's.
-	 */
-	char msg[256];
 	struct pd_counters __rcu *ctr;	/* NULL while idle */
 	struct proc_dir_entry *proc;
 	struct pd_budget budget;	/* under lock */

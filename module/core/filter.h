@@ -115,6 +115,12 @@ struct pd_filter_plan {
 	 */
 	const char *step_what;
 	const char *step_hint;
+	/*
+	 * The refusal in one static string, without the numbers (the
+	 * module's extack message, which outlives the request); set with
+	 * the three above by PD_STEP_DRIVER().
+	 */
+	const char *step_msg;
 };
 
 /* Bit-array families: arrays whose load an occupancy reports, at most. */

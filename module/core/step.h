@@ -19,7 +19,10 @@
  * not the mean), and step_attr, the setting that drives it, with a hint
  * of what to change (step_hint). pd_filter_plan() refuses a plan whose
  * bound exceeds PD_STEP_MAX_LINES (-EFBIG), before anything is built;
- * pd_filter_refusal() words the refusal. The bound covers the filter's
+ * pd_filter_refusal() words the refusal with its numbers (dedupctl plan,
+ * dedup-sim); step_msg is the same in one static string without them
+ * (the module's extack message, which must outlive the request, so is
+ * never formatted into memory another request may write). The bound covers the filter's
  * memory only: the struct pd_filter itself (PD_FILTER_PRIV_BYTES), the
  * key and its hash are the same for every setting.
  *
@@ -59,5 +62,20 @@ static inline u64 pd_step_run_lines(u64 n)
 	return n ? (n + 8 * PD_STEP_LINE_BYTES - 1) /
 		   (8 * PD_STEP_LINE_BYTES) + 3 : 0;
 }
+
+/*
+ * Plan c's step is driven by setting ATTR, touching its lines WHAT (a
+ * string literal: "in its P decrements"); HINT (a literal) says what to
+ * change.
+ */
+#define PD_STEP_DRIVER(c, attr, what, hint)				\
+	do {								\
+		(c)->step_attr = (attr);				\
+		(c)->step_what = what;					\
+		(c)->step_hint = hint;					\
+		(c)->step_msg = "one packet would touch more than 256 lines (16384 bytes) of the filter " \
+				what ": " hint				\
+				" (dedupctl plan with these settings gives the numbers)"; \
+	} while (0)
 
 #endif /* PD_STEP_H */

@@ -252,7 +252,8 @@ static int check_plan(struct nl *n, const struct nlattr *filter)
 	err = pd_filter_plan(&req, &plan, &why);
 	if (err != -EFBIG)
 		return 0;	/* the stand-in checks this one only */
-	pd_filter_refusal(&req, &plan, err, why, msg, sizeof(msg));
+	/* the module's words: its static message, without the numbers */
+	snprintf(msg, sizeof(msg), "%s", plan.step_msg);
 	if (s[plan.step_attr])
 		snprintf(n->err, sizeof(n->err), "config.filter.%s.%s: %s",
 			 nls_filter.attrs[nest].name,

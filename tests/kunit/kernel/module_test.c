@@ -867,13 +867,14 @@ static void pd_t_reconfigure(struct kunit *test)
  * A configuration whose packet's step is over the bound (core/step.h) is
  * refused before anything changes, on the live instance of init_net: the
  * report's p 100000000 over 16 MiB, per CPU and shared; the message names
- * p with the numbers (pn->msg, which outlives the request); the filters
+ * p in the family's static words (an extack message outlives the
+ * request; two refused at once must not share a buffer); the filters
  * and the settings in force stay. The largest P allowed is applied.
  */
 static void pd_t_step_bound(struct kunit *test)
 {
 	static const char words[] =
-		"p 100000000: one packet would touch up to 195317 lines";
+		"one packet would touch more than 256 lines (16384 bytes) of the filter in its P decrements: lower p";
 	struct pd_net *pn = pd_pernet(&init_net);
 	struct netlink_ext_ack extack;
 	struct pd_filter_set *before;
