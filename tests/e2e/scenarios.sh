@@ -773,6 +773,8 @@ t_events_restart() {
 
 t_events_bounded() {
 	t_begin "events are bounded: over the rate and ring overruns are counted"
+	was=$(inns e dedupctl -j sources | sed -n 's/.*"new":\([a-z]*\).*/\1/p')
+	expect_ok "new-source filter on" inns e dedupctl sources new on
 	inns e dedupctl -j monitor > /tmp/mon2.out &
 	mp=$!
 	j0=$(inns e dedupctl -j sources)
@@ -799,7 +801,9 @@ t_events_bounded() {
 	expect_near "sent + overwritten" 100 $((sent + over)) "$miss" 0
 	kill "$mp"
 	wait "$mp" 2>/dev/null
-	expect_ok "defaults again" inns e dedupctl sources ring 1024 event-rate 1000
+	[ "$was" = true ] && was=on || was=off
+	expect_ok "defaults again" inns e dedupctl sources ring 1024 event-rate 1000 \
+		new "$was"
 	t_end
 }
 
