@@ -453,10 +453,6 @@ t_fail_nth() {
 	nth_walk "to hook xdp-generic" prog \
 		"dedupctl set hook ingress dev pb8" \
 		set-config config.hook=u8:9 xdp-prog=u32:50
-	# settings and source windows in one request (the revert path)
-	nth_walk "filters and sources together" - \
-		"dedupctl set mem 64K && dedupctl sources counters 0" \
-		set-config config.filter.mem=u64:131072 sources.counters=u32:16
 	# from idle (counters, filters, hooks, the source windows)
 	expect_ok "disable" inns xc dedupctl disable
 	nth_walk "enable" - "dedupctl disable" set-config config.state=u8:1

@@ -1684,7 +1684,9 @@ run() {	# T
 # The same, but on the debug kernel only when pd.only names it: scenarios
 # whose verdicts are timings, rates or statistics over many packets (a
 # 100 ms window, a reader's stall, a sketch's error), or that take a
-# code path the others take already (the debug run holds one of each).
+# code path the others take already (the debug run holds one of each:
+# t_xdp_late, t_xdp_refused and t_fail_nth attach XDP, t_dev_follow
+# follows devices, t_nl_fuzz and t_bad_values refuse requests).
 # Under KASAN and lockdep in TCG the timings mean nothing, and the run
 # must fit make check's time.
 run_plain() {	# T
@@ -1700,9 +1702,9 @@ run t_idle
 run t_total_cap
 run t_count
 run t_drop
-run t_mark
+run_plain t_mark
 run t_ipv6
-run t_keys
+run_plain t_keys
 run t_query
 run t_scope_hook
 run_plain t_percpu_caveat
@@ -1717,16 +1719,16 @@ run t_unprivileged
 run_plain t_seed
 run t_bad_values
 run_plain t_save_batch
-run t_families
+run_plain t_families
 run_plain t_layout
 run_plain t_importance
 run_plain t_windows
 run_plain t_quiet_burst
-run t_strict
+run_plain t_strict
 run t_budget_init
 run t_budget_userns
 run t_step_bound
-run t_budget_users
+run_plain t_budget_users
 run t_budget_memavail
 run t_cpus_defaults
 run t_distinct
@@ -1737,7 +1739,7 @@ run_plain t_events_restart
 run t_events_bounded
 run_plain t_top
 run_plain t_rare
-run t_select_dev
+run_plain t_select_dev
 run t_dev_follow
 run t_dev_stacked
 run t_dev_altname
@@ -1745,7 +1747,7 @@ run_plain t_select_proto
 run_plain t_select_mark
 run t_ingress
 run t_bridge
-run t_xdp_capture
+run_plain t_xdp_capture
 run t_xdp_virtio
 run t_xdp_refused
 run t_xdp_late
