@@ -1741,12 +1741,12 @@ run_plain t_top
 run_plain t_rare
 run_plain t_select_dev
 run t_dev_follow
-run t_dev_stacked
+run_plain t_dev_stacked
 run t_dev_altname
 run_plain t_select_proto
 run_plain t_select_mark
-run t_ingress
-run t_bridge
+run_plain t_ingress
+run_plain t_bridge
 run_plain t_xdp_capture
 run t_xdp_virtio
 run t_xdp_refused
@@ -1756,7 +1756,7 @@ run t_xdp_foreign
 run t_xdp_container
 run t_xdp_bond
 run t_fail_nth
-run t_tunnels
+run_plain t_tunnels
 run_plain t_tunnel_sessions
 run t_tunnel_malformed
 run t_xdp_l3
