@@ -1758,7 +1758,7 @@ run t_xdp_bond
 run t_fail_nth
 run_plain t_tunnels
 run_plain t_tunnel_sessions
-run t_tunnel_malformed
+run_plain t_tunnel_malformed
 run t_xdp_l3
 run_plain t_replay
 run_plain t_idle_cost
