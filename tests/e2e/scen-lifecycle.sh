@@ -410,9 +410,9 @@ t_lifecycle() {
 	if [ "${PD_DEBUG:-0}" = 1 ]; then
 		# a cycle takes about 14 s there (insmod 2.2, the set 6.2,
 		# rmmod 2.7): 100 would be 23 min of the CI's hour
-		cycles=$((10 * scale))
-		nns=$((3 * scale))
-		nrec=$((40 * scale))
+		cycles=$((6 * scale))
+		nns=$((2 * scale))
+		nrec=$((24 * scale))
 	fi
 	# Slab + Percpu + VmallocUsed may grow this much, KiB (lc_mem_check)
 	LC_TOL=512

@@ -453,10 +453,14 @@ t_fail_nth() {
 	nth_walk "to hook xdp-generic" prog \
 		"dedupctl set hook ingress dev pb8" \
 		set-config config.hook=u8:9 xdp-prog=u32:50
-	# from idle (counters, filters, hooks, the source windows)
-	expect_ok "disable" inns xc dedupctl disable
-	nth_walk "enable" - "dedupctl disable" set-config config.state=u8:1
-	expect_ok "enable" inns xc dedupctl enable
+	# from idle (counters, filters, hooks, the source windows): with
+	# pd.scale above 1 (make check's debug run fits its hour without it)
+	if [ "${PD_SCALE:-1}" -gt 1 ]; then
+		expect_ok "disable" inns xc dedupctl disable
+		nth_walk "enable" - "dedupctl disable" \
+			set-config config.state=u8:1
+		expect_ok "enable" inns xc dedupctl enable
+	fi
 	expect_ok "and it still works" inns xc dedupctl set hook xdp-generic \
 		dev pb8
 	inns xc dedupctl reset

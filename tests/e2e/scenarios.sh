@@ -1733,14 +1733,14 @@ run t_budget_memavail
 run t_cpus_defaults
 run t_distinct
 run_plain t_distinct_expiry
-run t_sources_config
+run_plain t_sources_config
 run_plain t_monitor
 run_plain t_events_restart
 run t_events_bounded
 run_plain t_top
 run_plain t_rare
 run_plain t_select_dev
-run t_dev_follow
+run_plain t_dev_follow
 run_plain t_dev_stacked
 run t_dev_altname
 run_plain t_select_proto
