@@ -166,7 +166,7 @@ suite e2e tests/vm/vm.sh boot "$B" e2e 2100
 # to its cap against MemAvailable.
 suite e2e-cpus env VM_TAG=cpus VM_MEM=1536 \
 	VM_APPEND="possible_cpus=256 pd.only=t_stats_bounded,t_stats_readers,t_dev_follow,t_dev_stacked,t_shared_cpus,t_budget_memavail,t_cpus_defaults pd.modparams=max_total_mem=700M,max_netns_mem=400M" \
-	tests/vm/vm.sh boot "$B" e2e 900
+	tests/vm/vm.sh boot "$B" e2e 1200
 # The same scenarios on a debug kernel (KASAN, UBSAN, lockdep, kmemleak):
 # started above; its console is kept in $B/vm/e2e-debug.log.
 wait "$debug_pid"

@@ -469,8 +469,12 @@ static int pd_bitf_plan(const struct pd_filter_req *req,
 	c->fp_bound = pd_pow_q62(c->stable_load, c->k);
 	c->given = PD_PLAN_HAS_FP | PD_PLAN_HAS_LOAD;
 	c->step_lines = pd_bitf_step_lines(req->kind, c->k);
-	PD_STEP_DRIVER(c, PKTDEDUP_A_SETTINGS_K, "in its probes and resets",
-		       "fewer arrays (k)");
+	c->step_attr = PKTDEDUP_A_SETTINGS_K;
+	c->step_what = "in its probes and resets";
+	c->step_hint = "fewer arrays (k)";
+	c->step_msg = PD_STEP_OVER
+		"in its probes and resets: fewer arrays (k)"
+		PD_STEP_ASK;
 	return 0;
 }
 

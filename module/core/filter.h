@@ -117,8 +117,8 @@ struct pd_filter_plan {
 	const char *step_hint;
 	/*
 	 * The refusal in one static string, without the numbers (the
-	 * module's extack message, which outlives the request); set with
-	 * the three above by PD_STEP_DRIVER().
+	 * module's extack message, which outlives the request):
+	 * PD_STEP_OVER, step_what, ": ", step_hint, PD_STEP_ASK (step.h).
 	 */
 	const char *step_msg;
 };

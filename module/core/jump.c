@@ -61,8 +61,12 @@ static int pd_jump_plan_step(struct pd_filter_plan *plan)
 		sweep + pd_step_run_lines(32ULL * sweep) +
 		pd_step_run_lines(64 * PD_MIN(9ULL * g.clean_step,
 					      (u64)g.nwords)) + 2 * plan->k;
-	PD_STEP_DRIVER(plan, PKTDEDUP_A_SETTINGS_FPS, "emptying its spare subwindow over too few packets",
-		       "raise fps or rate, lengthen the window, or use fewer subwindows");
+	plan->step_attr = PKTDEDUP_A_SETTINGS_FPS;
+	plan->step_what = "emptying its spare subwindow over too few packets";
+	plan->step_hint = "raise fps or rate, lengthen the window, or use fewer subwindows";
+	plan->step_msg = PD_STEP_OVER
+		"emptying its spare subwindow over too few packets: raise fps or rate, lengthen the window, or use fewer subwindows"
+		PD_STEP_ASK;
 	return 0;
 }
 

@@ -70,17 +70,33 @@ void pd_sbf_plan_step(struct pd_filter_plan *c, u64 max, u64 k, u64 p)
 
 	c->step_lines = pd_sbf_step_lines(&prm);
 	if (p != PD_FILTER_AUTO) {
-		PD_STEP_DRIVER(c, PKTDEDUP_A_SETTINGS_P, "in its P decrements",
-			       "lower p, or leave it auto");
+		c->step_attr = PKTDEDUP_A_SETTINGS_P;
+		c->step_what = "in its P decrements";
+		c->step_hint = "lower p, or leave it auto";
+		c->step_msg = PD_STEP_OVER
+			"in its P decrements: lower p, or leave it auto"
+			PD_STEP_ASK;
 	} else if (k != PD_FILTER_AUTO) {
-		PD_STEP_DRIVER(c, PKTDEDUP_A_SETTINGS_K, "in the P decrements fps needs with so few probes",
-			       "raise k or fps, or leave k auto");
+		c->step_attr = PKTDEDUP_A_SETTINGS_K;
+		c->step_what = "in the P decrements fps needs with so few probes";
+		c->step_hint = "raise k or fps, or leave k auto";
+		c->step_msg = PD_STEP_OVER
+			"in the P decrements fps needs with so few probes: raise k or fps, or leave k auto"
+			PD_STEP_ASK;
 	} else if (max != PD_FILTER_AUTO) {
-		PD_STEP_DRIVER(c, PKTDEDUP_A_SETTINGS_CELL_BITS, "in the P decrements fps needs with this cell maximum",
-			       "lower max, or raise fps");
+		c->step_attr = PKTDEDUP_A_SETTINGS_CELL_BITS;
+		c->step_what = "in the P decrements fps needs with this cell maximum";
+		c->step_hint = "lower max, or raise fps";
+		c->step_msg = PD_STEP_OVER
+			"in the P decrements fps needs with this cell maximum: lower max, or raise fps"
+			PD_STEP_ASK;
 	} else {
-		PD_STEP_DRIVER(c, PKTDEDUP_A_SETTINGS_FPS, "in the P decrements it needs",
-			       "raise fps");
+		c->step_attr = PKTDEDUP_A_SETTINGS_FPS;
+		c->step_what = "in the P decrements it needs";
+		c->step_hint = "raise fps";
+		c->step_msg = PD_STEP_OVER
+			"in the P decrements it needs: raise fps"
+			PD_STEP_ASK;
 	}
 }
 

@@ -39,8 +39,12 @@ static int pd_slide_plan(const struct pd_filter_req *req,
 		pd_step_run_lines(64 * (PD_TW_EXPIRE_MAX + 1)) + 1 +
 		pd_step_run_lines(stamp * pd_slide_sweep_step(plan->cells,
 							      plan->capacity));
-	PD_STEP_DRIVER(plan, PKTDEDUP_A_SETTINGS_FPS, "in its probes, its ring and its sweep",
-		       "raise fps");
+	plan->step_attr = PKTDEDUP_A_SETTINGS_FPS;
+	plan->step_what = "in its probes, its ring and its sweep";
+	plan->step_hint = "raise fps";
+	plan->step_msg = PD_STEP_OVER
+		"in its probes, its ring and its sweep: raise fps"
+		PD_STEP_ASK;
 	return 0;
 }
 

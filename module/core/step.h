@@ -64,18 +64,11 @@ static inline u64 pd_step_run_lines(u64 n)
 }
 
 /*
- * Plan c's step is driven by setting ATTR, touching its lines WHAT (a
- * string literal: "in its P decrements"); HINT (a literal) says what to
- * change.
+ * A step's refusal in one static string (plan->step_msg): PD_STEP_OVER,
+ * the family's "in its P decrements: lower p, or leave it auto" (its
+ * step_what, ": ", its step_hint), PD_STEP_ASK.
  */
-#define PD_STEP_DRIVER(c, attr, what, hint)				\
-	do {								\
-		(c)->step_attr = (attr);				\
-		(c)->step_what = what;					\
-		(c)->step_hint = hint;					\
-		(c)->step_msg = "one packet would touch more than 256 lines (16384 bytes) of the filter " \
-				what ": " hint				\
-				" (dedupctl plan with these settings gives the numbers)"; \
-	} while (0)
+#define PD_STEP_OVER "one packet would touch more than 256 lines (16384 bytes) of the filter "
+#define PD_STEP_ASK " (dedupctl plan with these settings gives the numbers)"
 
 #endif /* PD_STEP_H */

@@ -874,7 +874,7 @@ static void pd_t_reconfigure(struct kunit *test)
 static void pd_t_step_bound(struct kunit *test)
 {
 	static const char words[] =
-		"one packet would touch more than 256 lines (16384 bytes) of the filter in its P decrements: lower p";
+		"more than 256 lines (16384 bytes) of the filter in its P decrements";
 	struct pd_net *pn = pd_pernet(&init_net);
 	struct netlink_ext_ack extack;
 	struct pd_filter_set *before;
