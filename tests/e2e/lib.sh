@@ -147,6 +147,10 @@ uptime_s() {
 	cut -d. -f1 /proc/uptime
 }
 
+uptime_ms() {	# (10 ms steps)
+	awk '{ print int($1 * 1000) }' /proc/uptime
+}
+
 # The module reloaded with the boot's parameters and ARGS (the last of a
 # name wins); every namespace's instance starts again, idle but the
 # initial one's.
