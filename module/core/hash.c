@@ -135,7 +135,7 @@ u64 pd_siphash_cd(const struct pd_hkey *key, const void *data, u32 len,
 }
 
 /* One SipHash-1-3 compression of word m into a stored state. */
-static void pd_sip_word(struct pd_sip *s, u64 m)
+static void pd_sip_compress(struct pd_sip *s, u64 m)
 {
 	u64 v0 = s->v[0], v1 = s->v[1], v2 = s->v[2], v3 = s->v[3] ^ m;
 
@@ -167,23 +167,29 @@ void pd_sip_update(struct pd_sip *s, const void *data, u32 len)
 		s->tail |= (u64)*p++ << (8 * have);
 		len--;
 		if (++have == 8) {
-			pd_sip_word(s, s->tail);
+			pd_sip_compress(s, s->tail);
 			s->tail = 0;
 			have = 0;
 		}
 	}
 	for (; len >= 8; len -= 8, p += 8)
-		pd_sip_word(s, pd_load_le64(p));
+		pd_sip_compress(s, pd_load_le64(p));
 	/* len < 8 bytes remain: they start a new word (have is 0 here) */
 	if (len)
 		s->tail = pd_sip_last(p, len, 0);
+}
+
+void pd_sip_word(struct pd_sip *s, u64 m)
+{
+	pd_sip_compress(s, m);
+	s->len += 8;
 }
 
 u64 pd_sip_final(struct pd_sip *s)
 {
 	u64 v0, v1, v2, v3;
 
-	pd_sip_word(s, s->tail | ((u64)s->len << 56));
+	pd_sip_compress(s, s->tail | ((u64)s->len << 56));
 	v0 = s->v[0];
 	v1 = s->v[1];
 	v2 = s->v[2] ^ 0xff;

@@ -34,6 +34,11 @@ struct pd_sip {
 
 void pd_sip_init(struct pd_sip *s, const struct pd_hkey *key);
 void pd_sip_update(struct pd_sip *s, const void *data, u32 len);
+/*
+ * The same as update with the 8 little-endian bytes of m, where the
+ * bytes so far are whole words (s->len % 8 == 0).
+ */
+void pd_sip_word(struct pd_sip *s, u64 m);
 /* SipHash-1-3 of everything passed to update; rounds are 1 and 3. */
 u64 pd_sip_final(struct pd_sip *s);
 
