@@ -253,11 +253,7 @@ static int pd_tunnel(const u8 *d, u32 at, u32 end, const struct pd_pkt *pkt,
  */
 static u32 pd_ip_end(const struct pd_pkt *pkt, u32 at, u32 len)
 {
-	const u8 *d = pkt->data;
-	u32 n = pkt->family == PD_FAMILY_IPV4 ? pd_get16(d + 2) :
-		pd_get16(d + 4) ? 40u + pd_get16(d + 4) : len - at;
-
-	return at + PD_MIN(len - at, n);
+	return at + pd_ip_extent(pkt->data, pkt->family, len - at);
 }
 
 /*
@@ -294,11 +290,11 @@ static enum pd_parse_result pd_inner(const u8 *d, u32 end, u32 type,
 	}
 }
 
-enum pd_parse_result pd_decap(const u8 *data, u32 len,
+enum pd_parse_result pd_decap(const u8 *data, u32 len, u32 whole,
 			      const struct pd_key_opts *o, struct pd_pkt *pkt,
 			      bool cut)
 {
-	u32 look = PD_KEY_HDR_ROOM + o->payload, lim = len;
+	u32 look = PD_KEY_HDR_ROOM, lim = len, wlim = whole, wend;
 	u8 encaps = 0, depth = 0;
 	struct pd_tun t;
 	u64 id = 0;
@@ -309,6 +305,7 @@ enum pd_parse_result pd_decap(const u8 *data, u32 len,
 
 		memset(&t, 0, sizeof(t));
 		end = pd_ip_end(pkt, at, lim);
+		wend = pd_ip_end(pkt, at, wlim);
 		r = pd_tunnel(data, at, end, pkt, o, &t);
 		if (r == PD_TUN_NONE)
 			break;
@@ -339,7 +336,12 @@ enum pd_parse_result pd_decap(const u8 *data, u32 len,
 			r = PD_PARSE_BAD_HEADER;
 		if (r != PD_PARSE_OK)
 			goto fail;
-		lim = end;	/* the inner packet ends where its carrier does */
+		/* the inner packet ends where its carrier does */
+		lim = end;
+		wlim = wend;
+		pkt->at = off;
+		pkt->view = len - off;
+		pkt->end = pd_ip_extent(pkt->data, pkt->family, wend - off);
 	}
 	pkt->encaps = encaps;
 	pkt->depth = depth;

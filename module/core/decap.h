@@ -36,8 +36,8 @@
  * PD_PARSE_DECAP_LIMIT: the read window would cut the inner packet short
  * of what its bare key reads); every header is checked against the end
  * of the packet that carries it. The inner packet is parsed on at most the
- * bytes its bare key would read (pd_key_look without decap), so that its
- * key is the bare packet's.
+ * bytes a bare packet's headers are (PD_KEY_HDR_ROOM), and its tail runs
+ * to its end in the whole packet, so that its key is the bare packet's.
  */
 #ifndef PD_DECAP_H
 #define PD_DECAP_H
@@ -56,15 +56,16 @@
 extern const char *const pd_encap_names[PD_NENCAPS];
 
 /*
- * pkt, parsed from data (data[0, len): what pd_parse_key() was given; cut:
- * the capture cut the packet there), and while it is a tunnel of an
+ * pkt, parsed from data (data[0, len): what pd_parse_view() was given, of
+ * whole bytes; cut: the capture cut the packet there), and while it is a
+ * tunnel of an
  * encapsulation o->decap names, the packet it carries in its place. OK:
  * pkt is the innermost packet (pkt->encaps, depth, tun_id say how it
  * came). Else why not, with pkt->bad_encap the encapsulation whose header
  * failed and pkt->family 0 (no addresses: the analytics do not count the
  * tunnel's). Reads nothing outside data[0, len).
  */
-enum pd_parse_result pd_decap(const u8 *data, u32 len,
+enum pd_parse_result pd_decap(const u8 *data, u32 len, u32 whole,
 			      const struct pd_key_opts *o, struct pd_pkt *pkt,
 			      bool cut);
 

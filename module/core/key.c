@@ -192,6 +192,8 @@ static enum pd_parse_result pd_parse_v6(const u8 *d, u32 len,
 static inline enum pd_parse_result pd_parse_any(const u8 *data, u32 len,
 						struct pd_pkt *pkt, bool cut)
 {
+	enum pd_parse_result r;
+
 	memset(pkt, 0, sizeof(*pkt));
 	pkt->data = data;
 	pkt->cut = cut;
@@ -199,12 +201,26 @@ static inline enum pd_parse_result pd_parse_any(const u8 *data, u32 len,
 		return PD_PARSE_TRUNCATED;
 	switch (data[0] >> 4) {
 	case 4:
-		return pd_parse_v4(data, len, pkt, cut);
+		r = pd_parse_v4(data, len, pkt, cut);
+		break;
 	case 6:
-		return pd_parse_v6(data, len, pkt);
+		r = pd_parse_v6(data, len, pkt);
+		break;
 	default:
 		return PD_PARSE_BAD_VERSION;
 	}
+	/* what the parser was given is all there is (pd_parse_view: more) */
+	pkt->view = len;
+	pkt->end = pkt->len;
+	return r;
+}
+
+u32 pd_ip_extent(const u8 *d, u8 family, u32 avail)
+{
+	u32 n = family == PD_FAMILY_IPV4 ? pd_be16(d + 2) :
+		pd_be16(d + 4) ? 40u + pd_be16(d + 4) : avail;
+
+	return PD_MIN(avail, n);
 }
 
 enum pd_parse_result pd_parse(const u8 *data, u32 len, struct pd_pkt *pkt)
@@ -325,49 +341,6 @@ int pd_key_build(struct pd_key *key, u8 mode, u8 family, const u8 *src,
 }
 
 /*
- * The packet key. A cut packet (cut: its data ends where a capture's
- * snaplen cut it) whose L4 header or payload ends past the cut covers
- * what was captured; one cut after the bytes the key covers gets the key
- * the whole packet would.
- */
-static enum pd_parse_result pd_key_packet(const struct pd_pkt *pkt,
-					  const struct pd_key_opts *o,
-					  struct pd_key *key, bool cut)
-{
-	/* only a cut packet gets here with l4_err set (pd_key_any) */
-	int l4len = cut && pkt->l4_err ? PD_L4_TRUNCATED : pd_l4_hdr_len(pkt);
-	u32 end;
-	u8 *b = key->buf;
-
-	if (l4len == PD_L4_BAD_HEADER)
-		return PD_PARSE_BAD_HEADER;
-	if (l4len == PD_L4_TRUNCATED && !cut)
-		return PD_PARSE_TRUNCATED;
-	memcpy(b, pkt->data, pkt->fixed_len);
-	if (pkt->family == PD_FAMILY_IPV4) {
-		b[8] = 0;		/* TTL */
-		b[10] = 0;		/* header checksum */
-		b[11] = 0;
-		if (o->flags & PKTDEDUP_KEY_F_IGNORE_TOS)
-			b[1] = 0;
-	} else {
-		b[7] = 0;		/* hop limit */
-		if (o->flags & PKTDEDUP_KEY_F_IGNORE_TOS) {
-			b[0] &= 0xf0;	/* traffic class */
-			b[1] &= 0x0f;
-		}
-	}
-	key->len = pkt->fixed_len;
-	if (l4len == PD_L4_TRUNCATED)
-		end = pkt->len;
-	else
-		end = PD_MIN(pkt->len, pkt->l4off + (u32)l4len + o->payload);
-	key->tail = pkt->data + pkt->fixed_len;
-	key->tail_len = (u16)(end - pkt->fixed_len);
-	return PD_PARSE_OK;
-}
-
-/*
  * The identities of the tunnels a packet came through, as a word of the
  * key after its bytes (PKTDEDUP_KEY_F_TUNNEL_ID): at the next multiple of
  * 8, the bytes between zero.
@@ -381,23 +354,119 @@ static void pd_key_tunnel(struct pd_key *key, u64 id)
 	key->len = (u16)(at + 8);
 }
 
+/*
+ * The masked IP header (the fields routers rewrite zeroed) into the key's
+ * buffer, and the tunnels' word if the key takes it; form 1 in the TTL /
+ * hop limit byte marks a compressed key.
+ */
+static void pd_key_header(const struct pd_pkt *pkt,
+			  const struct pd_key_opts *o, struct pd_key *key,
+			  u8 form)
+{
+	u8 *b = key->buf;
+
+	memcpy(b, pkt->data, pkt->fixed_len);
+	key->len = pkt->fixed_len;
+	if (pkt->encaps && (o->flags & PKTDEDUP_KEY_F_TUNNEL_ID))
+		pd_key_tunnel(key, pkt->tun_id);
+	if (pkt->family == PD_FAMILY_IPV4) {
+		b[8] = form;		/* TTL */
+		b[10] = 0;		/* header checksum */
+		b[11] = 0;
+		if (o->flags & PKTDEDUP_KEY_F_IGNORE_TOS)
+			b[1] = 0;
+	} else {
+		b[7] = form;		/* hop limit */
+		if (o->flags & PKTDEDUP_KEY_F_IGNORE_TOS) {
+			b[0] &= 0xf0;	/* traffic class */
+			b[1] &= 0x0f;
+		}
+	}
+}
+
+/* A compressed key's words: the tail's two (nh.h), then its length. */
+static void pd_key_words(struct pd_key *key, const u64 v[2], u32 tail_len)
+{
+	u32 at = (key->len + 7u) & ~7u;
+
+	memset(key->buf + key->len, 0, at - key->len);
+	pd_store_le64(key->buf + at, v[0]);
+	pd_store_le64(key->buf + at + 8, v[1]);
+	pd_store_le64(key->buf + at + 16, tail_len);
+	key->len = (u16)(at + 24);
+}
+
+void pd_key_close(struct pd_key *key, struct pd_nh *nh)
+{
+	u64 v[2];
+
+	pd_nh_final(nh, v);
+	pd_key_words(key, v, nh->len);
+	key->more_len = 0;
+}
+
+/*
+ * The packet key. A cut packet (cut: its data ends where a capture's
+ * snaplen cut it) whose L4 header or payload ends past the cut covers
+ * what was captured; one cut after the bytes the key covers gets the key
+ * the whole packet would. A tail of more than PD_KEY_DIRECT bytes is
+ * compressed (key.h), its bytes past the view left to the caller.
+ */
+static enum pd_parse_result pd_key_packet(const struct pd_pkt *pkt,
+					  const struct pd_key_opts *o,
+					  struct pd_key *key, bool cut,
+					  struct pd_nh *nh)
+{
+	/* only a cut packet gets here with l4_err set (pd_key_any) */
+	int l4len = cut && pkt->l4_err ? PD_L4_TRUNCATED : pd_l4_hdr_len(pkt);
+	u32 end, tail;
+
+	if (l4len == PD_L4_BAD_HEADER)
+		return PD_PARSE_BAD_HEADER;
+	if (l4len == PD_L4_TRUNCATED && !cut)
+		return PD_PARSE_TRUNCATED;
+	if (l4len == PD_L4_TRUNCATED || o->payload == PKTDEDUP_PAYLOAD_ALL)
+		end = pkt->end;
+	else
+		end = PD_MIN(pkt->end, pkt->l4off + (u32)l4len + o->payload);
+	tail = end - pkt->fixed_len;
+	key->tail = pkt->data + pkt->fixed_len;
+	key->more_len = 0;
+	if (tail <= PD_KEY_DIRECT && end <= pkt->view) {
+		pd_key_header(pkt, o, key, 0);
+		key->tail_len = (u16)tail;
+		return PD_PARSE_OK;
+	}
+	if (!o->nh)
+		return PD_PARSE_BAD_VERSION;	/* a caller's defect */
+	pd_key_header(pkt, o, key, 1);
+	key->tail_len = 0;
+	pd_nh_init(nh, o->nh);
+	pd_nh_update(nh, key->tail, PD_MIN(end, pkt->view) - pkt->fixed_len);
+	if (end > pkt->view) {
+		key->more_off = pkt->at + pkt->view;
+		key->more_len = end - pkt->view;
+		return PD_PARSE_OK;
+	}
+	pd_key_close(key, nh);
+	return PD_PARSE_OK;
+}
+
 static inline enum pd_parse_result pd_key_any(const struct pd_pkt *pkt,
 					      const struct pd_key_opts *o,
-					      struct pd_key *key, bool cut)
+					      struct pd_key *key, bool cut,
+					      struct pd_nh *nh)
 {
-	enum pd_parse_result r;
 	u16 sport = 0, dport = 0;
 
+	key->more_off = 0;
+	key->more_len = 0;
 	if (o->mode == PKTDEDUP_KEY_PACKET) {
 		/* a chain past the limit fails cut or not */
 		if (pkt->l4_err != PD_PARSE_OK &&
 		    !(cut && pkt->l4_err == PD_PARSE_TRUNCATED))
 			return (enum pd_parse_result)pkt->l4_err;
-		r = pd_key_packet(pkt, o, key, cut);
-		if (r == PD_PARSE_OK && pkt->encaps &&
-		    (o->flags & PKTDEDUP_KEY_F_TUNNEL_ID))
-			pd_key_tunnel(key, pkt->tun_id);
-		return r;
+		return pd_key_packet(pkt, o, key, cut, nh);
 	}
 	if (o->mode == PKTDEDUP_KEY_FLOW && pkt->l4_err != PD_PARSE_OK)
 		return (enum pd_parse_result)pkt->l4_err;
@@ -426,42 +495,74 @@ static inline enum pd_parse_result pd_key_any(const struct pd_pkt *pkt,
 	return PD_PARSE_OK;
 }
 
+/*
+ * A key whose tail is all in the parsed bytes (userspace's: they are the
+ * whole packet); one that is not fails as truncated.
+ */
+static enum pd_parse_result pd_key_whole(const struct pd_pkt *pkt,
+					 const struct pd_key_opts *o,
+					 struct pd_key *key, bool cut)
+{
+	struct pd_nh nh;
+	enum pd_parse_result r = pd_key_any(pkt, o, key, cut, &nh);
+
+	return r == PD_PARSE_OK && key->more_len ? PD_PARSE_TRUNCATED : r;
+}
+
 enum pd_parse_result pd_key_from_pkt(const struct pd_pkt *pkt,
 				     const struct pd_key_opts *o,
 				     struct pd_key *key)
 {
-	return pd_key_any(pkt, o, key, false);
+	return pd_key_whole(pkt, o, key, false);
 }
 
 enum pd_parse_result pd_key_from_cut(const struct pd_pkt *pkt,
 				     const struct pd_key_opts *o,
 				     struct pd_key *key)
 {
-	return pd_key_any(pkt, o, key, true);
+	return pd_key_whole(pkt, o, key, true);
+}
+
+enum pd_parse_result pd_parse_view(const u8 *data, u32 view, u32 whole,
+				   const struct pd_key_opts *o,
+				   struct pd_pkt *pkt, bool cut)
+{
+	/* the headers, on the bytes every reader has in one piece */
+	u32 w = PD_MIN(view, (u32)PD_KEY_HDR_ROOM);
+	enum pd_parse_result r = pd_parse_any(data, w, pkt, cut && w == whole);
+
+	if (r != PD_PARSE_OK)
+		return r;
+	pkt->view = view;
+	pkt->end = pd_ip_extent(data, pkt->family, whole);
+	if (!o->decap)
+		return r;
+	/* only these protocols carry what decap looks into */
+	if (pkt->proto != IPPROTO_UDP && pkt->proto != IPPROTO_GRE &&
+	    pkt->proto != IPPROTO_IPIP && pkt->proto != IPPROTO_IPV6)
+		return r;
+	return pd_decap(data, view, whole, o, pkt, cut);
 }
 
 enum pd_parse_result pd_parse_key(const u8 *data, u32 len,
 				  const struct pd_key_opts *o,
 				  struct pd_pkt *pkt, bool cut)
 {
-	/* the IP header as a bare packet's key reads it */
-	u32 w = PD_MIN(len, (u32)PD_KEY_HDR_ROOM + o->payload);
-	enum pd_parse_result r = pd_parse_any(data, w, pkt, cut && w == len);
-
-	if (r != PD_PARSE_OK || !o->decap)
-		return r;
-	/* only these protocols carry what decap looks into */
-	if (pkt->proto != IPPROTO_UDP && pkt->proto != IPPROTO_GRE &&
-	    pkt->proto != IPPROTO_IPIP && pkt->proto != IPPROTO_IPV6)
-		return r;
-	return pd_decap(data, len, o, pkt, cut);
+	return pd_parse_view(data, len, len, o, pkt, cut);
 }
 
 enum pd_parse_result pd_key_of(const struct pd_pkt *pkt,
 			       const struct pd_key_opts *o,
 			       struct pd_key *key)
 {
-	return pd_key_any(pkt, o, key, pkt->cut);
+	return pd_key_whole(pkt, o, key, pkt->cut);
+}
+
+enum pd_parse_result pd_key_open(const struct pd_pkt *pkt,
+				 const struct pd_key_opts *o,
+				 struct pd_key *key, struct pd_nh *nh)
+{
+	return pd_key_any(pkt, o, key, pkt->cut, nh);
 }
 
 enum pd_parse_result pd_key_extract(const u8 *data, u32 len,

@@ -5,9 +5,10 @@
  * Modes:
  *  packet  invariant content: the IP header without the fields routers
  *          rewrite (IPv4 TTL and header checksum, IPv6 hop limit; TOS /
- *          traffic class too with PKTDEDUP_KEY_F_IGNORE_TOS), IPv4 options
- *          or IPv6 extension headers, the L4 header, and at most `payload`
- *          bytes after it;
+ *          traffic class too with PKTDEDUP_KEY_F_IGNORE_TOS), then every
+ *          byte after it (IPv4 options or IPv6 extension headers, the L4
+ *          header and the payload: the tail), or with `payload` N the L4
+ *          header and at most N bytes after it;
  *  src     the source address;
  *  dst     the destination address;
  *  pair    source and destination addresses;
@@ -20,6 +21,15 @@
  * first, then the family and, for flow keys, the protocol and the ports
  * in network order (built in whole words: pd_key_build()). Parsing never
  * reads outside [pkt, pkt + len).
+ *
+ * The packet key's tail: up to PD_KEY_DIRECT bytes it is hashed as it is
+ * (direct form: the key is the masked IP header and the tail); a longer
+ * one is compressed by NH (nh.h) under the instance's NH key, and the key
+ * is the masked IP header, with 1 in the TTL / hop limit byte that both
+ * forms otherwise zero, then the tail's NH value and its length
+ * (compressed form). Either key is then hashed by each filter's SipHash.
+ * Two packets whose masked headers and tails differ get keys that differ,
+ * but for a probability of at most 2^-63 (nh.h) per pair.
  */
 #ifndef PD_KEY_H
 #define PD_KEY_H
@@ -27,20 +37,29 @@
 #include "pd_port.h"
 #include "../uapi/pktdedup.h"
 #include "hash.h"
+#include "nh.h"
 
 #define PD_KEY_NMODES (PKTDEDUP_KEY_MAX + 1)
-/* Payload bytes hashed in packet mode by default: see Documentation/design/keys.md. */
-#define PD_KEY_DEFAULT_PAYLOAD 64
-#define PD_KEY_MAX_PAYLOAD PKTDEDUP_PAYLOAD_MAX
+/* The packet key covers every byte by default: Documentation/design/keys.md. */
+#define PD_KEY_DEFAULT_PAYLOAD PKTDEDUP_PAYLOAD_ALL
+#define PD_KEY_MAX_PAYLOAD PKTDEDUP_PAYLOAD_ALL
 /*
- * Bytes of a packet the key extraction looks at, from the IP header on:
- * headers (IPv4 with options and TCP with options take 120; IPv6 leaves
- * the rest of this room for extension headers) plus the payload bytes of
- * the packet key. The module reads no more (linear and paged packets give
- * one key), and dedup-sim gives its parser no more, so that both see the
- * same bytes.
+ * Bytes of a packet its headers are parsed on, from the IP header on
+ * (IPv4 with options and TCP with options take 120; IPv6 leaves the rest
+ * of this room for extension headers): the module reads them into one
+ * piece (pd_key_hdr_look()), and dedup-sim parses no more, so that both
+ * parse the same bytes; the packet key's tail is then read from the
+ * packet wherever its bytes are.
  */
 #define PD_KEY_HDR_ROOM 256
+/*
+ * Longest tail hashed as it is (direct form); longer ones go through NH.
+ * 128: the L4 header (TCP's 60 at most) and 64 payload bytes, so that
+ * `payload 64` keys as it did before every byte was covered (the bench's
+ * baseline); past about 60 bytes NH is the cheaper (Documentation/design/
+ * keys.md).
+ */
+#define PD_KEY_DIRECT 128
 /* At most this many VLAN tags, and MPLS labels, are crossed (pd_l2_skip). */
 #define PD_L2_MAX_TAGS 8
 #define PD_L2_MAX_LABELS 8
@@ -67,7 +86,17 @@ enum pd_parse_result {
 /* What the parser learnt about a packet. */
 struct pd_pkt {
 	const u8 *data;
-	u32 len;		/* usable bytes: min(buffer, IP total length) */
+	u32 len;		/* parsed bytes: min(header room, IP length) */
+	/*
+	 * This (innermost) packet's IP header at data, at byte at of the
+	 * outermost one; it ends at byte end from data (its IP length, or
+	 * where the bytes of the packet, or its carrier, end); the bytes
+	 * [0, view) from data are in one piece, the rest are in the source
+	 * (the module's skb or frame).
+	 */
+	u32 at;
+	u32 end;
+	u32 view;
 	u8 family;		/* PD_FAMILY_IPV4 / PD_FAMILY_IPV6 */
 	u8 proto;		/* upper-layer protocol */
 	u8 addr_len;		/* 4 or 16 */
@@ -112,7 +141,10 @@ struct pd_pktinfo {
 struct pd_key_opts {
 	u8 mode;	/* enum pktdedup_key */
 	u8 flags;	/* PKTDEDUP_KEY_F_IGNORE_TOS, _TUNNEL_ID */
-	u16 payload;	/* packet mode: payload bytes after the L4 header */
+	/* packet mode: payload bytes after the L4 header, or _PAYLOAD_ALL */
+	u16 payload;
+	/* packet mode: the NH key of tails past PD_KEY_DIRECT (the instance's) */
+	const struct pd_nh_key *nh;
 	/* the encapsulations looked into (PKTDEDUP_DECAP_*), decap.h */
 	u8 decap;
 	u16 vxlan_port;	/* UDP destination ports, host order */
@@ -122,15 +154,23 @@ struct pd_key_opts {
 
 /*
  * A multiple of 8: pd_key_hash64() reads the last partial word whole.
- * The longest key (IPv6 flow: 38 bytes; the IPv6 header: 40) and a word
- * of tunnel identities (PKTDEDUP_KEY_F_TUNNEL_ID).
+ * The longest key (a compressed IPv6 packet key: its header, 40 bytes,
+ * and three words) and a word of tunnel identities
+ * (PKTDEDUP_KEY_F_TUNNEL_ID).
  */
-#define PD_KEY_BUF 48
+#define PD_KEY_BUF 72
 
 struct pd_key {
 	u16 len;		/* bytes used in buf */
-	u16 tail_len;		/* bytes at tail */
+	u16 tail_len;		/* bytes at tail (direct form) */
 	const u8 *tail;		/* packet mode: options/ext, L4, payload */
+	/*
+	 * A compressed key still open (pd_key_open()): its tail's bytes
+	 * from byte more_off of the outermost IP header, more_len of them,
+	 * are the caller's to give (pd_key_close()).
+	 */
+	u32 more_off;
+	u32 more_len;
 	u8 buf[PD_KEY_BUF];
 };
 
@@ -166,8 +206,21 @@ enum pd_parse_result pd_key_from_cut(const struct pd_pkt *pkt,
  */
 static inline u32 pd_key_look(const struct pd_key_opts *opts)
 {
+	if (opts->mode == PKTDEDUP_KEY_PACKET &&
+	    opts->payload == PKTDEDUP_PAYLOAD_ALL)
+		return 0xffffffffu;
 	return PD_KEY_HDR_ROOM + opts->payload +
 	       (opts->decap ? PKTDEDUP_DECAP_ROOM : 0);
+}
+
+/*
+ * The bytes from the outermost IP header on that the headers are parsed
+ * on (the tunnels' too when opts decapsulates): what pd_parse_view() must
+ * have in one piece.
+ */
+static inline u32 pd_key_hdr_look(const struct pd_key_opts *opts)
+{
+	return PD_KEY_HDR_ROOM + (opts->decap ? PKTDEDUP_DECAP_ROOM : 0);
 }
 
 /*
@@ -181,10 +234,28 @@ static inline u32 pd_key_look(const struct pd_key_opts *opts)
 enum pd_parse_result pd_parse_key(const u8 *data, u32 len,
 				  const struct pd_key_opts *opts,
 				  struct pd_pkt *pkt, bool cut);
+/*
+ * The same for a packet of whole bytes of which the first view are at
+ * data (view >= min(whole, pd_key_hdr_look(opts))): the module's, whose
+ * tail it then reads from the skb or frame (pd_key_open()).
+ */
+enum pd_parse_result pd_parse_view(const u8 *data, u32 view, u32 whole,
+				   const struct pd_key_opts *opts,
+				   struct pd_pkt *pkt, bool cut);
 /* The key of a packet parsed by pd_parse_key: pd_key_from_pkt, or _cut. */
 enum pd_parse_result pd_key_of(const struct pd_pkt *pkt,
 			       const struct pd_key_opts *opts,
 			       struct pd_key *key);
+/*
+ * The same for a packet parsed by pd_parse_view, whose tail may run past
+ * its view: then key->more_len is not 0, nh holds the digest begun, and
+ * the caller gives the tail's further bytes (from key->more_off) to
+ * pd_nh_update(nh) and closes the key with pd_key_close().
+ */
+enum pd_parse_result pd_key_open(const struct pd_pkt *pkt,
+				 const struct pd_key_opts *opts,
+				 struct pd_key *key, struct pd_nh *nh);
+void pd_key_close(struct pd_key *key, struct pd_nh *nh);
 /* Parse (pd_parse_key) and extract the key for opts; the key may point into data. */
 enum pd_parse_result pd_key_extract(const u8 *data, u32 len,
 				    const struct pd_key_opts *opts,
@@ -205,6 +276,11 @@ enum pd_l2_result {
  */
 enum pd_l2_result pd_l2_skip(const u8 *p, u32 len, u16 type, u32 *off,
 			     unsigned int *tags);
+/*
+ * The bytes of an IP packet (header at d, of family) within avail: its
+ * IP length, or avail for an IPv6 jumbogram (payload length 0).
+ */
+u32 pd_ip_extent(const u8 *d, u8 family, u32 avail);
 /*
  * Build a src/dst/pair/flow key from fields (ports in host order), as the
  * extractor would from a packet carrying them.

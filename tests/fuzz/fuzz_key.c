@@ -112,6 +112,19 @@ static bool key_inside(enum pd_parse_result rk, u8 mode,
 	return true;
 }
 
+/* The NH key of every option set: any fixed one. */
+static const struct pd_nh_key *fuzz_nh(void)
+{
+	static struct pd_nh_key k;
+	static bool ready;
+
+	if (!ready) {
+		pd_nh_key_seed(&k, 5);
+		ready = true;
+	}
+	return &k;
+}
+
 /*
  * As a cut packet: every key stays inside the bytes; what parses whole
  * parses cut, and a key the whole packet has is the cut packet's too.
@@ -120,7 +133,7 @@ static void fuzz_cut(const u8 *data, u32 len, u16 payload,
 		     enum pd_parse_result whole)
 {
 	static const struct pd_hkey hk = { { 3, 4 } };
-	struct pd_key_opts o = { .payload = payload };
+	struct pd_key_opts o = { .payload = payload, .nh = fuzz_nh() };
 	struct pd_key key, full;
 	enum pd_parse_result r, rk;
 	struct pd_pkt pkt;
@@ -168,6 +181,7 @@ static void fuzz_decap(const u8 *data, u32 len, u16 payload)
 	pd_decap_defaults(&o);
 	o.decap = PD_DECAP_ALL;
 	o.payload = payload;
+	o.nh = fuzz_nh();
 	look = PD_MIN(len, pd_key_look(&o));
 	for (cut = 0; cut <= 1; cut++) {
 		r = pd_parse_key(data, look, &o, &pkt, cut);
@@ -200,7 +214,7 @@ static void fuzz_decap(const u8 *data, u32 len, u16 payload)
 			if (!pkt.cut) {
 				bare = o;
 				bare.decap = 0;
-				CHECK(pd_key_extract(pkt.data, pkt.len, &bare,
+				CHECK(pd_key_extract(pkt.data, pkt.end, &bare,
 						     &plain) == PD_PARSE_OK);
 				CHECK(pd_key_hash64(&key, &hk) ==
 				      pd_key_hash64(&plain, &hk));
@@ -234,7 +248,7 @@ static void fuzz_link(const u8 *data, u32 len)
 int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 {
 	static const struct pd_hkey hk = { { 1, 2 } };
-	struct pd_key_opts o = { 0 };
+	struct pd_key_opts o = { .nh = fuzz_nh() };
 	struct pd_key key, again;
 	enum pd_parse_result r, rk;
 	struct pd_pkt pkt, wpkt;
@@ -247,6 +261,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 	payload = (u16)(((in[0] & 1) << 8 | in[1]) * 6);	/* 0..3066 */
 	if (in[0] & 2)
 		payload = (u16)(payload % (PD_KEY_MAX_PAYLOAD + 1));
+	if (in[0] & 4)
+		payload = PKTDEDUP_PAYLOAD_ALL;	/* the default: every byte */
 	in += 2;
 	size -= 2;
 	if (size > 0x20000)

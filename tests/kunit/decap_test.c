@@ -7,6 +7,7 @@
 #include <kunit/test.h>
 
 #include "../../module/core/decap.h"
+#include "nh_test.h"
 
 static const struct pd_hkey pd_dt_hkey = { { 0xdeca, 0x9decab } };
 
@@ -276,12 +277,14 @@ static enum pd_parse_result dt_key(const u8 *data, u32 len,
 				   const struct pd_key_opts *o,
 				   struct pd_pkt *pkt, u64 *h)
 {
+	struct pd_key_opts ko = *o;
 	struct pd_key key;
 	enum pd_parse_result r;
 
-	r = pd_parse_key(data, PD_MIN(len, pd_key_look(o)), o, pkt, false);
+	ko.nh = ko.nh ?: pd_kt_nh();
+	r = pd_parse_key(data, PD_MIN(len, pd_key_look(&ko)), &ko, pkt, false);
 	if (r == PD_PARSE_OK)
-		r = pd_key_of(pkt, o, &key);
+		r = pd_key_of(pkt, &ko, &key);
 	*h = r == PD_PARSE_OK ? pd_key_hash64(&key, &pd_dt_hkey) : 0;
 	return r;
 }
@@ -350,6 +353,8 @@ static void pd_decap_each(struct kunit *test)
 	struct pd_dt_frame *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
 	struct pd_dt_frame *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
 	struct pd_key_opts o = pd_dt_all;
+
+	o.nh = pd_kt_nh();
 	unsigned int v6, c;
 	u8 kind = 0;
 
@@ -453,6 +458,8 @@ static void pd_decap_tunnel_id(struct kunit *test)
 {
 	struct pd_dt_frame *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
 	struct pd_key_opts o = pd_dt_all;
+
+	o.nh = pd_kt_nh();
 	u64 same[2], other = 0, bare, plain;
 	unsigned int c, m;
 
@@ -560,6 +567,8 @@ static void pd_decap_long_payload(struct kunit *test)
 	struct pd_dt_frame *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
 	struct pd_key_opts o = pd_dt_all;
 
+	o.nh = pd_kt_nh();
+
 	KUNIT_ASSERT_NOT_NULL(test, b);
 	KUNIT_ASSERT_NOT_NULL(test, f);
 	o.payload = PD_KEY_MAX_PAYLOAD;
@@ -581,6 +590,8 @@ static void pd_decap_bad_headers(struct kunit *test)
 	static const u8 zero_ext[] = { 0 }, many[9] = { 1, 1, 1, 1, 1, 1, 1, 1, 1 };
 	struct pd_dt_frame *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
 	struct pd_key_opts o = pd_dt_all;
+
+	o.nh = pd_kt_nh();
 	struct pd_pkt pkt;
 	u8 *p;
 	u64 h;
@@ -711,6 +722,8 @@ static void pd_decap_prefixes(struct kunit *test)
 	static const u8 ext[] = { 1 };
 	struct pd_dt_frame *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
 	struct pd_key_opts o = pd_dt_all;
+
+	o.nh = pd_kt_nh();
 	unsigned int c;
 
 	KUNIT_ASSERT_NOT_NULL(test, f);

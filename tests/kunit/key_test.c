@@ -4,6 +4,7 @@
 
 #include "../../module/core/key.h"
 #include "../../module/core/rng.h"
+#include "nh_test.h"
 
 /* the hash key of these tests */
 static const struct pd_hkey pd_kt_hkey = { { 0x5eed, 0x5eed5eed } };
@@ -69,7 +70,7 @@ static void payload(u8 *b, u32 n, u8 salt)
 static u64 hash_of(struct kunit *test, const u8 *p, u32 len, u8 mode,
 		   u8 flags, u16 n)
 {
-	struct pd_key_opts o = { .mode = mode, .flags = flags, .payload = n };
+	struct pd_key_opts o = { .nh = pd_kt_nh(), .mode = mode, .flags = flags, .payload = n };
 	struct pd_key key;
 
 	KUNIT_EXPECT_EQ(test, (int)pd_key_extract(p, len, &o, &key), PD_PARSE_OK);
@@ -183,7 +184,7 @@ static void pd_key_ipv4_options_udp_icmp(struct kunit *test)
 
 static void pd_key_ipv4_fragments(struct kunit *test)
 {
-	struct pd_key_opts o = { .mode = PKTDEDUP_KEY_PACKET, .payload = 64 };
+	struct pd_key_opts o = { .nh = pd_kt_nh(), .mode = PKTDEDUP_KEY_PACKET, .payload = 64 };
 	struct pd_key key;
 	struct pd_pkt pkt;
 	u8 b[100];
@@ -290,7 +291,7 @@ static void ext_keys(struct kunit *test, const u8 *b, u32 len,
 	u8 mode;
 
 	for (mode = 0; mode < PD_KEY_NMODES; mode++) {
-		struct pd_key_opts o = { .mode = mode, .payload = 64 };
+		struct pd_key_opts o = { .nh = pd_kt_nh(), .mode = mode, .payload = 64 };
 		struct pd_key key;
 		bool l4 = mode == PKTDEDUP_KEY_PACKET || mode == PKTDEDUP_KEY_FLOW;
 
@@ -329,7 +330,7 @@ static void pd_key_ipv6_ext_limit(struct kunit *test)
 
 static void pd_key_malformed(struct kunit *test)
 {
-	struct pd_key_opts o = { .mode = PKTDEDUP_KEY_PACKET, .payload = 64 };
+	struct pd_key_opts o = { .nh = pd_kt_nh(), .mode = PKTDEDUP_KEY_PACKET, .payload = 64 };
 	struct pd_key key;
 	u8 b[100];
 	u32 len;
@@ -388,7 +389,7 @@ static void pd_key_truncations(struct kunit *test)
 			KUNIT_ASSERT_NOT_NULL(test, p);
 			memcpy(p, full[i], len);
 			for (mode = 0; mode < PD_KEY_NMODES; mode++) {
-				struct pd_key_opts o = { .mode = (u8)mode,
+				struct pd_key_opts o = { .nh = pd_kt_nh(), .mode = (u8)mode,
 							 .payload = 64 };
 				struct pd_key key;
 				enum pd_parse_result r;
@@ -409,7 +410,7 @@ static void pd_key_truncations(struct kunit *test)
 static enum pd_parse_result cut_key(const u8 *p, u32 len, u8 mode, u16 n,
 				    struct pd_key *key)
 {
-	struct pd_key_opts o = { .mode = mode, .payload = n };
+	struct pd_key_opts o = { .nh = pd_kt_nh(), .mode = mode, .payload = n };
 	struct pd_pkt pkt;
 	enum pd_parse_result r = pd_parse_cut(p, len, &pkt);
 
@@ -448,7 +449,7 @@ static void pd_key_cut_prefixes(struct kunit *test)
 		u32 fixed = full[i][0] >> 4 == 4 ? 20 : 40;
 
 		for (mode = 0; mode < PD_KEY_NMODES; mode++) {
-			struct pd_key_opts o = { .mode = (u8)mode, .payload = 16 };
+			struct pd_key_opts o = { .nh = pd_kt_nh(), .mode = (u8)mode, .payload = 16 };
 			struct pd_key whole;
 			u32 covers;
 			u64 h;
@@ -498,7 +499,7 @@ static void pd_key_cut_header_only(struct kunit *test)
 {
 	u8 a[120], b[120];
 	struct pd_key ka, kb;
-	struct pd_key_opts o = { .mode = PKTDEDUP_KEY_PACKET, .payload = 0 };
+	struct pd_key_opts o = { .nh = pd_kt_nh(), .mode = PKTDEDUP_KEY_PACKET, .payload = 0 };
 	u64 ha;
 
 	ip4(a, 5, IPPROTO_TCP, 20 + 32 + 60, 0, 64, 0);
@@ -620,7 +621,7 @@ static void pd_key_random_garbage(struct kunit *test)
 	for (i = 0; i < 20000; i++) {
 		u32 len = pd_rng_below(&rng, 120);
 		u8 *p = kmalloc(len ? len : 1, GFP_KERNEL);
-		struct pd_key_opts o = { .mode = (u8)(i % PD_KEY_NMODES),
+		struct pd_key_opts o = { .nh = pd_kt_nh(), .mode = (u8)(i % PD_KEY_NMODES),
 					 .payload = (u16)(i % 100) };
 		struct pd_key key;
 		enum pd_parse_result r;
@@ -645,6 +646,113 @@ static void pd_key_random_garbage(struct kunit *test)
 	KUNIT_EXPECT_GT(test, ok, 100u);
 }
 
+/*
+ * The evasion pairs: two segments equal in every header byte, in the L4
+ * checksum field and in their first 200 payload bytes, different after
+ * them (TCP and UDP, IPv4 and IPv6, 1000 payload bytes). The key of every
+ * byte tells them apart; a key of 64 payload bytes does not (what it
+ * gives up); a real copy (a router's: TTL and IPv4 checksum rewritten)
+ * gets the same key.
+ */
+static void pd_key_evasion_pairs(struct kunit *test)
+{
+	u8 *a = kunit_kzalloc(test, 2000, GFP_KERNEL);
+	u8 *b = kunit_kzalloc(test, 2000, GFP_KERNEL);
+	const u8 protos[2] = { IPPROTO_TCP, IPPROTO_UDP };
+	unsigned int fam, pr;
+
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	for (fam = 0; fam < 2; fam++) {
+		for (pr = 0; pr < 2; pr++) {
+			u32 l4 = protos[pr] == IPPROTO_TCP ? 20 : 8;
+			u32 h = fam ? 40 : 20, len = h + l4 + 1000;
+
+			if (fam)
+				ip6(a, protos[pr], (u16)(l4 + 1000), 64, 0);
+			else
+				ip4(a, 5, protos[pr], (u16)len, 0, 64, 0);
+			if (protos[pr] == IPPROTO_TCP)
+				tcp(a + h, 1000, 80, 5);
+			else
+				put16(a + h + 4, (u16)(l4 + 1000));
+			put16(a + h + (pr ? 6 : 16), 0x1234);	/* checksum */
+			payload(a + h + l4, 1000, 3);
+			memcpy(b, a, len);
+			/* the hidden content, past byte 200 of the payload */
+			b[h + l4 + 200] ^= 0x5a;
+			b[h + l4 + 201] ^= 0xa5;
+			KUNIT_EXPECT_NE(test, hash_of(test, a, len, PKTDEDUP_KEY_PACKET,
+						      0, PKTDEDUP_PAYLOAD_ALL),
+					hash_of(test, b, len, PKTDEDUP_KEY_PACKET,
+						0, PKTDEDUP_PAYLOAD_ALL));
+			KUNIT_EXPECT_EQ(test, hash_of(test, a, len, PKTDEDUP_KEY_PACKET,
+						      0, 64),
+					hash_of(test, b, len, PKTDEDUP_KEY_PACKET,
+						0, 64));
+			memcpy(b, a, len);
+			b[fam ? 7 : 8] = 63;	/* TTL / hop limit */
+			if (!fam)
+				put16(b + 10, 0x4321);
+			KUNIT_EXPECT_EQ(test, hash_of(test, a, len, PKTDEDUP_KEY_PACKET,
+						      0, PKTDEDUP_PAYLOAD_ALL),
+					hash_of(test, b, len, PKTDEDUP_KEY_PACKET,
+						0, PKTDEDUP_PAYLOAD_ALL));
+		}
+	}
+}
+
+/*
+ * A packet whose first view bytes are in one piece and the rest in pieces
+ * (the module's paged skbs and multi-buffer frames): pd_parse_view(),
+ * pd_key_open() and its further bytes given in pieces give the key the
+ * whole packet in one piece gives, for tails of one chunk and of several,
+ * and for views that end in the headers' room or past it.
+ */
+static void pd_key_open_pieces(struct kunit *test)
+{
+	struct pd_key_opts o = { .nh = pd_kt_nh(), .mode = PKTDEDUP_KEY_PACKET,
+				 .payload = PKTDEDUP_PAYLOAD_ALL };
+	const u32 lens[] = { 100, 1500, 2100, 9000, 60000 };
+	const u32 views[] = { PD_KEY_HDR_ROOM, 300, 1024, 4000 };
+	u8 *p = kunit_kzalloc(test, 60000, GFP_KERNEL);
+	u64 rng = 3;
+	unsigned int i, v;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	for (i = 0; i < PD_ARRAY_SIZE(lens); i++) {
+		struct pd_key whole, key;
+		struct pd_pkt pkt;
+		struct pd_nh nh;
+		u64 hw;
+
+		ip4(p, 5, IPPROTO_UDP, (u16)lens[i], 0, 64, 0);
+		payload(p + 20, lens[i] - 20, (u8)i);
+		KUNIT_ASSERT_EQ(test, (int)pd_key_extract(p, lens[i], &o, &whole),
+				PD_PARSE_OK);
+		hw = pd_key_hash64(&whole, &pd_kt_hkey);
+		for (v = 0; v < PD_ARRAY_SIZE(views); v++) {
+			u32 view = PD_MIN(views[v], lens[i]), at, n;
+
+			KUNIT_ASSERT_EQ(test, (int)pd_parse_view(p, view, lens[i], &o,
+								 &pkt, false),
+					PD_PARSE_OK);
+			KUNIT_ASSERT_EQ(test, (int)pd_key_open(&pkt, &o, &key, &nh),
+					PD_PARSE_OK);
+			KUNIT_EXPECT_EQ(test, key.more_len, lens[i] - view);
+			for (at = key.more_off; key.more_len && at < lens[i];
+			     at += n) {
+				n = PD_MIN(1 + pd_rng_below(&rng, 700), lens[i] - at);
+				pd_nh_update(&nh, p + at, n);
+			}
+			if (key.more_len)
+				pd_key_close(&key, &nh);
+			KUNIT_EXPECT_EQ_MSG(test, pd_key_hash64(&key, &pd_kt_hkey), hw,
+					    "%u bytes, view %u", lens[i], view);
+		}
+	}
+}
+
 static struct kunit_case pd_key_cases[] = {
 	KUNIT_CASE(pd_key_ipv4_fields),
 	KUNIT_CASE(pd_key_ipv4_packet_invariance),
@@ -659,6 +767,8 @@ static struct kunit_case pd_key_cases[] = {
 	KUNIT_CASE(pd_key_cut_header_only),
 	KUNIT_CASE(pd_key_l2_skip),
 	KUNIT_CASE(pd_key_random_garbage),
+	KUNIT_CASE(pd_key_evasion_pairs),
+	KUNIT_CASE(pd_key_open_pieces),
 	{}
 };
 
