@@ -8,6 +8,11 @@
 #include "nl_gen.h"
 
 /* the policy macros want these writable; only read */
+static struct netlink_range_validation pd_config_payload_range __ro_after_init = {
+	.min = 0U,
+	.max = PKTDEDUP_PAYLOAD_ALL,
+};
+
 static struct netlink_range_validation_signed pd_config_priority_range __ro_after_init = {
 	.min = -2147483647,
 	.max = 2147483646,
@@ -140,7 +145,7 @@ const struct nla_policy pd_header_nl_policy[PKTDEDUP_A_HEADER_MAX + 1] = {
 const struct nla_policy pd_config_nl_policy[PKTDEDUP_A_CONFIG_MAX + 1] = {
 	[PKTDEDUP_A_CONFIG_KEY] = NLA_POLICY_MAX(NLA_U8, PKTDEDUP_KEY_MAX),
 	[PKTDEDUP_A_CONFIG_KEY_FLAGS] = NLA_POLICY_MASK(NLA_U32, 0x3),
-	[PKTDEDUP_A_CONFIG_PAYLOAD] = NLA_POLICY_MAX(NLA_U16, PKTDEDUP_PAYLOAD_MAX),
+	[PKTDEDUP_A_CONFIG_PAYLOAD] = NLA_POLICY_FULL_RANGE(NLA_U16, &pd_config_payload_range),
 	[PKTDEDUP_A_CONFIG_ACTION] = NLA_POLICY_MAX(NLA_U8, PKTDEDUP_ACTION_MAX),
 	[PKTDEDUP_A_CONFIG_MARK_VALUE] = { .type = NLA_U32, },
 	[PKTDEDUP_A_CONFIG_MARK_MASK] = { .type = NLA_U32, },

@@ -132,11 +132,19 @@
 #define PKTDEDUP_PROTOS_LEN	32
 /* Most shards of a shared filter (config shards). */
 #define PKTDEDUP_SHARDS_MAX	4096
-/* Most payload bytes the packet key may hash. */
-#define PKTDEDUP_PAYLOAD_MAX	1500
+/*
+ * Config payload: the packet key hashes every byte after the L4 header, however
+ * long the packet (the default). Below it, at most that many bytes.
+ */
+#define PKTDEDUP_PAYLOAD_ALL	65535
+/* Most payload bytes of a packet QUERY takes. */
+#define PKTDEDUP_QUERY_PAYLOAD_MAX	1500
 /* Shortest packet QUERY takes (an IPv4 header). */
 #define PKTDEDUP_QUERY_PACKET_MIN	20
-/* Longest packet QUERY takes (decap-room, 256 header bytes and payload-max). */
+/*
+ * Longest packet QUERY takes (decap-room, 256 header bytes and query-payload-
+ * max).
+ */
 #define PKTDEDUP_QUERY_PACKET_MAX	2012
 /*
  * Bytes of tunnel headers (outer IP, UDP or GRE, the tunnel's own, inner
@@ -650,8 +658,9 @@ enum {
 	/* u32, enum key-flags (flags) */
 	PKTDEDUP_A_CONFIG_KEY_FLAGS,
 	/*
-	 * u16, max payload-max: Packet key, payload bytes hashed after the L4
-	 * header.
+	 * u16, max payload-all: Packet key, payload bytes hashed after the L4
+	 * header: payload-all for every byte, fewer to trade coverage for speed
+	 * (packets that differ only after them are one packet).
 	 */
 	PKTDEDUP_A_CONFIG_PAYLOAD,
 	/* u8, enum action */

@@ -59,7 +59,7 @@
  * payload: its PD_HDR_ROOM (module/pktdedup.h), which module/main.c
  * asserts is the uAPI's query maximum less the largest payload.
  */
-#define HDR_ROOM (PKTDEDUP_QUERY_PACKET_MAX - PKTDEDUP_PAYLOAD_MAX)
+#define HDR_ROOM (PKTDEDUP_QUERY_PACKET_MAX - PKTDEDUP_QUERY_PAYLOAD_MAX)
 #define PKT_MAX 1500		/* L3 bytes: veth's MTU */
 #define TRIES 8			/* attempts at a packet whose fate is known */
 
@@ -990,6 +990,7 @@ static void setup_socket(struct run *r, const char *ifname)
 
 int cmd_fuzz(int argc, char **argv)
 {
+	static struct pd_nh_key nhkey;
 	struct run r = { .kopts = { .mode = PKTDEDUP_KEY_PACKET,
 				    .payload = PD_KEY_DEFAULT_PAYLOAD } };
 	unsigned long count = 24, cpu = 0, seed = 1, payload = r.kopts.payload;
@@ -1057,6 +1058,9 @@ int cmd_fuzz(int argc, char **argv)
 	}
 	/* the module reads payload bytes in packet mode only */
 	r.kopts.payload = r.kopts.mode == PKTDEDUP_KEY_PACKET ? (u16)payload : 0;
+	/* any NH key tells this run's frames apart as the module's does */
+	pd_nh_key_seed(&nhkey, seed);
+	r.kopts.nh = &nhkey;
 	if (!r.dry) {
 		if (parse_mac(argv[1], r.mac_dst)) {
 			fprintf(stderr, "fuzz: bad MAC %s\n", argv[1]);

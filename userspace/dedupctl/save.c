@@ -75,7 +75,10 @@ void config_words(const struct nlattr **tb, struct words *w)
 	words_add(w, "%s", name_of(pd_key_mode_names, PD_KEY_NMODES,
 				   u8a(c, PKTDEDUP_A_CONFIG_KEY)));
 	words_add(w, "payload");
-	words_add(w, "%u", u16a(c, PKTDEDUP_A_CONFIG_PAYLOAD));
+	if (u16a(c, PKTDEDUP_A_CONFIG_PAYLOAD) == PKTDEDUP_PAYLOAD_ALL)
+		words_add(w, "all");
+	else
+		words_add(w, "%u", u16a(c, PKTDEDUP_A_CONFIG_PAYLOAD));
 	words_add(w, "ignore-tos");
 	words_add(w, "%s", u32a(c, PKTDEDUP_A_CONFIG_KEY_FLAGS) &
 		  PKTDEDUP_KEY_F_IGNORE_TOS ? "on" : "off");

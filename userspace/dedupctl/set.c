@@ -257,7 +257,8 @@ static void put_setting(struct nlmsghdr *nlh, const char *k, const char *v)
 						  PD_KEY_NMODES));
 	} else if (!strcmp(k, "payload")) {
 		mnl_attr_put_u16(nlh, PKTDEDUP_A_CONFIG_PAYLOAD,
-				 (uint16_t)num_arg(k, v, 0, PKTDEDUP_PAYLOAD_MAX));
+				 !strcmp(v, "all") ? PKTDEDUP_PAYLOAD_ALL :
+				 (uint16_t)num_arg(k, v, 0, PKTDEDUP_PAYLOAD_ALL));
 	} else if (!strcmp(k, "action")) {
 		mnl_attr_put_u8(nlh, PKTDEDUP_A_CONFIG_ACTION,
 				(uint8_t)name_arg(k, v, pd_action_names,

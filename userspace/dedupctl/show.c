@@ -330,8 +330,11 @@ static int show_cb(const struct nlattr **tb, void *data)
 		return MNL_CB_OK;
 	}
 	printf("key      %s", key);
-	if (!strcmp(key, "packet"))
-		printf(" (L4 header + %u payload bytes, tos %s)",
+	if (!strcmp(key, "packet") &&
+	    u16a(c, PKTDEDUP_A_CONFIG_PAYLOAD) == PKTDEDUP_PAYLOAD_ALL)
+		printf(" (every byte, tos %s)", tos ? "ignored" : "counted");
+	else if (!strcmp(key, "packet"))
+		printf(" (L4 header + %u payload bytes, tos %s; packets that differ only after them are taken for copies)",
 		       u16a(c, PKTDEDUP_A_CONFIG_PAYLOAD),
 		       tos ? "ignored" : "counted");
 	/* the tunnels looked into: their ports, whether their ids are keyed */
