@@ -368,7 +368,13 @@ struct pd_filter_set *pd_fset_build(const struct pd_config *cfg,
 	fs->kopts.vxlan_port = cfg->vxlan_port;
 	fs->kopts.geneve_port = cfg->geneve_port;
 	fs->kopts.gtpu_port = cfg->gtpu_port;
-	fs->copy_len = pd_key_look(&fs->kopts);
+	/* as dedup-sim --seed derives it with a fixed seed */
+	if (cfg->seed_mode == PKTDEDUP_SEED_MODE_FIXED)
+		pd_nh_key_seed(&fs->nhkey, cfg->seed);
+	else
+		pd_nh_key_random(&fs->nhkey);
+	fs->kopts.nh = &fs->nhkey;
+	fs->copy_len = pd_key_hdr_look(&fs->kopts);
 	fs->timed = pd_filter_plan_timed(plan);
 
 	if (pd_cfg_shared(cfg)) {

@@ -38,6 +38,7 @@
 #include <linux/net.h>
 #include <linux/timekeeping.h>
 #include <net/net_namespace.h>
+#include <net/xdp.h>
 
 #include "pktdedup.h"
 
@@ -48,14 +49,41 @@ struct pd_scratch {
 static struct pd_scratch __percpu *pd_scratch;
 
 /*
+ * len bytes of skb from byte from on into nh, wherever they are: its
+ * linear area, its page fragments (mapped one at a time), the skbs of its
+ * frag list. Nothing is copied. Whether all were there.
+ */
+static bool pd_skb_feed(struct sk_buff *skb, u32 from, u32 len,
+			struct pd_nh *nh)
+{
+	struct skb_seq_state st;
+	u32 done = 0, n;
+	const u8 *p;
+
+	skb_prepare_seq_read(skb, from, from + len, &st);
+	while (done < len) {
+		n = skb_seq_read(done, &p, &st);
+		if (!n)
+			return false;	/* the sequence ended and is undone */
+		n = min(n, len - done);
+		pd_nh_update(nh, p, n);
+		done += n;
+	}
+	skb_abort_seq_read(&st);
+	return true;
+}
+
+/*
  * The key of skb, and in *pkt what the parser learnt (pkt->family is 0 if
  * not even the IP header could be read, or a tunnel's could not). The IP
  * header is l3 bytes past the network header (VLAN tags or MPLS labels at
- * the L2 hooks). The first fs->copy_len bytes from it (fewer if the packet
- * is shorter: pd_key_look(), with the tunnels' headers when decapsulating)
- * are read through skb_header_pointer(): in place when the linear area
- * holds them, copied into scratch (PD_SCRATCH bytes) when the packet is
- * paged, so linear and paged copies of one packet give one key.
+ * the L2 hooks). The headers are parsed on the first fs->copy_len bytes
+ * from it (fewer if the packet is shorter: pd_key_hdr_look(), with the
+ * tunnels' headers when decapsulating): in place when the linear area
+ * holds them, else copied into scratch (PD_SCRATCH bytes). The packet
+ * key's tail is then read where it is (the rest of the linear area, page
+ * fragments, the frag list: pd_skb_feed()), so linear and paged copies of
+ * one packet give one key.
  */
 enum pd_parse_result pd_skb_key(struct sk_buff *skb,
 				const struct pd_filter_set *fs, u8 *scratch,
@@ -63,20 +91,35 @@ enum pd_parse_result pd_skb_key(struct sk_buff *skb,
 {
 	int off = skb_network_offset(skb) + (int)l3;
 	enum pd_parse_result r;
+	u32 whole, view;
+	struct pd_nh nh;
 	const u8 *data;
-	u32 len;
 
 	pkt->family = 0;
 	pkt->encaps = 0;
 	pkt->bad_encap = 0;
 	if (off < 0 || skb->len <= (unsigned int)off)
 		return PD_PARSE_TRUNCATED;
-	len = min_t(u32, skb->len - off, fs->copy_len);
-	data = skb_header_pointer(skb, off, len, scratch);
-	if (!data)
+	whole = skb->len - off;
+	view = min_t(u32, whole, fs->copy_len);
+	if (off + view <= skb_headlen(skb)) {
+		/* the linear area, all of it one piece */
+		data = skb->data + off;
+		view = skb_headlen(skb) - off;
+	} else {
+		data = skb_header_pointer(skb, off, view, scratch);
+		if (!data)
+			return PD_PARSE_TRUNCATED;
+	}
+	r = pd_parse_view(data, view, whole, &fs->kopts, pkt, false);
+	if (r == PD_PARSE_OK)
+		r = pd_key_open(pkt, &fs->kopts, key, &nh);
+	if (r != PD_PARSE_OK || !key->more_len)
+		return r;
+	if (!pd_skb_feed(skb, off + key->more_off, key->more_len, &nh))
 		return PD_PARSE_TRUNCATED;
-	r = pd_parse_key(data, len, &fs->kopts, pkt, false);
-	return r == PD_PARSE_OK ? pd_key_of(pkt, &fs->kopts, key) : r;
+	pd_key_close(key, &nh);
+	return PD_PARSE_OK;
 }
 
 /*
@@ -314,26 +357,66 @@ unsigned int pd_hook(void *priv, struct sk_buff *skb,
 }
 
 /*
- * A frame at an XDP hook of instance pn, as the driver has it: data..+len
- * is its first buffer, which holds the headers (a multi-buffer frame's
- * further buffers are not read: the key covers what the first holds),
- * from its Ethernet header, or from its IP header on a device without a
- * link layer (l3: tun, wireguard, ipip). VLAN tags and MPLS labels are
- * skipped as at the other L2 hooks (no tag is taken off by the hardware
- * before XDP); a frame too short for its headers is counted as unparsed,
- * one that carries no IP as non-IP. The kfunc found the frame's device
- * among hooks' (xdp.c). Whether to drop it. Under rcu_read_lock(), as XDP
- * programs run.
+ * Bytes [from, from + len) of an XDP frame (its first buffer, then its
+ * fragments' in order) into nh, or copied to dst if nh is NULL. Whether
+ * all were there.
+ */
+static bool pd_xdp_bytes(const struct xdp_buff *xdp, u32 from, u32 len,
+			 struct pd_nh *nh, u8 *dst)
+{
+	const struct skb_shared_info *si = NULL;
+	u32 first = xdp->data_end - xdp->data, n, at = 0, i = 0;
+	const u8 *p = xdp->data;
+
+	if (xdp_buff_has_frags((struct xdp_buff *)xdp))
+		si = xdp_get_shared_info_from_buff((struct xdp_buff *)xdp);
+	for (n = first; len; ) {
+		if (from < at + n) {
+			u32 k = min(len, at + n - from);
+
+			if (nh)
+				pd_nh_update(nh, p + (from - at), k);
+			else
+				memcpy(dst, p + (from - at), k);
+			dst += nh ? 0 : k;
+			from += k;
+			len -= k;
+		}
+		at += n;
+		if (!len || !si || i >= si->nr_frags)
+			break;
+		p = skb_frag_address(&si->frags[i]);
+		n = skb_frag_size(&si->frags[i]);
+		i++;
+	}
+	return !len;
+}
+
+/*
+ * A frame at an XDP hook of instance pn, as the driver has it: its first
+ * buffer holds the link-layer headers, from its Ethernet header, or from
+ * its IP header on a device without a link layer (l3: tun, wireguard,
+ * ipip); a multi-buffer frame's further buffers hold the rest, which the
+ * packet key reads as it reads a paged skb's. VLAN tags and MPLS labels
+ * are skipped as at the other L2 hooks (no tag is taken off by the
+ * hardware before XDP); a frame too short for its headers is counted as
+ * unparsed, one that carries no IP as non-IP. The kfunc found the frame's
+ * device among hooks' (xdp.c). Whether to drop it. Under rcu_read_lock(),
+ * as XDP programs run.
  */
 bool pd_xdp_frame(struct pd_net *pn, const struct pd_hooks *hooks,
-		  const u8 *data, u32 len, bool l3)
+		  const struct xdp_buff *xdp, bool l3)
 {
 	struct pd_filter_set *fs = rcu_dereference(pn->filters);
+	const u8 *data = xdp->data;
+	u32 len = xdp->data_end - xdp->data;
 	enum pd_parse_result r = PD_PARSE_TRUNCATED;
+	u32 off = len, mark = 0, whole, view;
 	unsigned int tags = 0;
+	const u8 *ip = NULL;
 	struct pd_pkt pkt;
 	struct pd_key key;
-	u32 off = len, mark = 0;
+	struct pd_nh nh;
 	__be16 proto;
 	bool drop;
 
@@ -362,11 +445,30 @@ bool pd_xdp_frame(struct pd_net *pn, const struct pd_hooks *hooks,
 		off += ETH_HLEN;
 	}
 	local_bh_disable();
+	whole = xdp_get_buff_len((struct xdp_buff *)xdp);
 	if (len > off) {
-		r = pd_parse_key(data + off, min_t(u32, len - off, fs->copy_len),
-				 &fs->kopts, &pkt, false);
+		whole -= off;
+		view = len - off;
+		ip = data + off;
+		if (view < min_t(u32, whole, fs->copy_len)) {
+			/* headers past the first buffer: in one piece */
+			view = min_t(u32, whole, fs->copy_len);
+			ip = this_cpu_ptr(pd_scratch)->buf;
+			if (!pd_xdp_bytes(xdp, off, view, NULL, (u8 *)ip))
+				ip = NULL;
+		}
+	}
+	if (ip) {
+		r = pd_parse_view(ip, view, whole, &fs->kopts, &pkt, false);
 		if (r == PD_PARSE_OK)
-			r = pd_key_of(&pkt, &fs->kopts, &key);
+			r = pd_key_open(&pkt, &fs->kopts, &key, &nh);
+		if (r == PD_PARSE_OK && key.more_len) {
+			if (pd_xdp_bytes(xdp, off + key.more_off, key.more_len,
+					 &nh, NULL))
+				pd_key_close(&key, &nh);
+			else
+				r = PD_PARSE_TRUNCATED;
+		}
 	}
 	drop = pd_judge(pn, fs, r, &pkt, &key, &mark);
 	local_bh_enable();

@@ -120,8 +120,9 @@ static int pd_start;
 static struct pd_config pd_default_cfg;
 unsigned int pd_net_id __read_mostly;
 
-/* QUERY takes a packet of at most what the hook's scratch holds. */
-static_assert(PD_SCRATCH == PKTDEDUP_QUERY_PACKET_MAX);
+/* QUERY takes the headers a hook reads in one piece and a payload. */
+static_assert(PD_SCRATCH + PKTDEDUP_QUERY_PAYLOAD_MAX ==
+	      PKTDEDUP_QUERY_PACKET_MAX);
 
 static int __net_init pd_net_init(struct net *net)
 {

@@ -78,9 +78,12 @@ int pd_cpus_up(struct pd_cpus *c, unsigned int cpu);
 void pd_cpus_live(struct pd_cpus *c, struct pd_net *pn, enum pd_part part);
 void pd_cpus_leave(struct pd_cpus *c);
 
-/* Bytes of a packet the key extraction may look at: core/key.h */
+/*
+ * Bytes of a packet the headers are parsed on, in one piece (core/key.h):
+ * the packet key's tail is read where it is.
+ */
 #define PD_HDR_ROOM PD_KEY_HDR_ROOM
-#define PD_SCRATCH (PD_HDR_ROOM + PD_KEY_MAX_PAYLOAD + PKTDEDUP_DECAP_ROOM)
+#define PD_SCRATCH (PD_HDR_ROOM + PKTDEDUP_DECAP_ROOM)
 
 /* Per-CPU counters; written only by their CPU, with BHs off. */
 struct pd_cpu_stats {
@@ -138,7 +141,9 @@ struct pd_filter_set {
 	struct pd_cpus cpus;
 	u64 cells_bytes;		/* scope shared: the shards' cells */
 	struct pd_key_opts kopts;
-	u32 copy_len;			/* bytes extraction may read */
+	/* the packet key's NH key (kopts.nh): random, or the fixed seed's */
+	struct pd_nh_key nhkey;
+	u32 copy_len;			/* header bytes read in one piece */
 	bool timed;			/* the filter reads packets' times */
 	u32 hook_gen;			/* the hooks that may use these */
 	struct pd_cpu_stats __percpu *stats;	/* the instance's counters */
@@ -386,8 +391,9 @@ unsigned int pd_process(struct pd_net *pn, struct pd_filter_set *fs,
 enum pd_parse_result pd_skb_key(struct sk_buff *skb,
 				const struct pd_filter_set *fs, u8 *scratch,
 				struct pd_pkt *pkt, struct pd_key *key, u32 l3);
+struct xdp_buff;
 bool pd_xdp_frame(struct pd_net *pn, const struct pd_hooks *hooks,
-		  const u8 *data, u32 len, bool l3);
+		  const struct xdp_buff *xdp, bool l3);
 
 /*
  * xdp.c: the XDP placements' program and attachments. They need BPF, and

@@ -9,6 +9,8 @@
 #include <linux/ip.h>
 #include <linux/netfilter.h>
 #include <linux/skbuff.h>
+#include <linux/bpf.h>
+#include <net/xdp.h>
 #include <linux/udp.h>
 #include <linux/vmalloc.h>
 #include <linux/vmstat.h>
@@ -488,6 +490,20 @@ static u32 pd_t_frame(u8 *buf, const u8 *head, u32 hlen, __be16 type,
 	return ETH_HLEN + hlen + pd_t_packet(buf + ETH_HLEN + hlen, v6, i, 64);
 }
 
+/* A frame of one buffer, data[0, len), as XDP hands it to the kfunc. */
+static bool pd_t_xdp(struct pd_net *pn, const struct pd_hooks *h, u8 *data,
+		     u32 len, bool l3)
+{
+	struct xdp_buff xdp;
+
+	memset(&xdp, 0, sizeof(xdp));
+	xdp.data_hard_start = data;
+	xdp.data = data;
+	xdp.data_end = data + len;
+	xdp.data_meta = data;
+	return pd_xdp_frame(pn, h, &xdp, l3);
+}
+
 /*
  * Frames as an XDP hook gets them from the driver (pd_xdp_frame): a
  * packet bare, behind a VLAN tag (the tag still in the frame: no
@@ -548,14 +564,14 @@ static void pd_t_xdp_frames(struct kunit *test)
 				*(__be16 *)&head[l2[i].hlen - 2] =
 					htons(v ? ETH_P_IPV6 : ETH_P_IP);
 			len = pd_t_frame(buf, head, l2[i].hlen, type, v, 10 + v);
-			drop = pd_xdp_frame(pn, h, buf, len, false);
+			drop = pd_t_xdp(pn, h, buf, len, false);
 			KUNIT_EXPECT_EQ_MSG(test, drop, i > 0,
 					    "v6 %u l2 %u: a copy after the first",
 					    v, i);
 		}
 		/* and bare, from a device without a link layer */
 		len = pd_t_frame(buf, NULL, 0, htons(ETH_P_IP), v, 10 + v);
-		KUNIT_EXPECT_TRUE_MSG(test, pd_xdp_frame(pn, h, buf + ETH_HLEN,
+		KUNIT_EXPECT_TRUE_MSG(test, pd_t_xdp(pn, h, buf + ETH_HLEN,
 							 len - ETH_HLEN, true),
 				      "v6 %u: bare IP, a copy", v);
 	}
@@ -567,23 +583,23 @@ static void pd_t_xdp_frames(struct kunit *test)
 
 	/* hooks of another generation than the filters: nothing at all */
 	h->gen = 5;
-	KUNIT_EXPECT_FALSE(test, pd_xdp_frame(pn, h, buf, len, false));
+	KUNIT_EXPECT_FALSE(test, pd_t_xdp(pn, h, buf, len, false));
 	h->gen = 4;
 	pd_t_totals(pn, &t);
 	KUNIT_EXPECT_EQ(test, t.packets, (u64)n);
 
 	/* a runt, a cut IP header, a cut tag, ARP: counted, passed */
 	len = pd_t_frame(buf, NULL, 0, htons(ETH_P_IP), false, 20);
-	KUNIT_EXPECT_FALSE(test, pd_xdp_frame(pn, h, buf, ETH_HLEN - 1, false));
-	KUNIT_EXPECT_FALSE(test, pd_xdp_frame(pn, h, buf, ETH_HLEN + 10, false));
-	KUNIT_EXPECT_FALSE(test, pd_xdp_frame(pn, h, buf, ETH_HLEN + 10, false));
+	KUNIT_EXPECT_FALSE(test, pd_t_xdp(pn, h, buf, ETH_HLEN - 1, false));
+	KUNIT_EXPECT_FALSE(test, pd_t_xdp(pn, h, buf, ETH_HLEN + 10, false));
+	KUNIT_EXPECT_FALSE(test, pd_t_xdp(pn, h, buf, ETH_HLEN + 10, false));
 	/* bare: cut inside its IP header; not IP (the Ethernet header) */
-	KUNIT_EXPECT_FALSE(test, pd_xdp_frame(pn, h, buf + ETH_HLEN, 10, true));
-	KUNIT_EXPECT_FALSE(test, pd_xdp_frame(pn, h, buf, len, true));
+	KUNIT_EXPECT_FALSE(test, pd_t_xdp(pn, h, buf + ETH_HLEN, 10, true));
+	KUNIT_EXPECT_FALSE(test, pd_t_xdp(pn, h, buf, len, true));
 	((struct ethhdr *)buf)->h_proto = htons(ETH_P_8021Q);
-	KUNIT_EXPECT_FALSE(test, pd_xdp_frame(pn, h, buf, ETH_HLEN + 2, false));
+	KUNIT_EXPECT_FALSE(test, pd_t_xdp(pn, h, buf, ETH_HLEN + 2, false));
 	((struct ethhdr *)buf)->h_proto = htons(ETH_P_ARP);
-	KUNIT_EXPECT_FALSE(test, pd_xdp_frame(pn, h, buf, len, false));
+	KUNIT_EXPECT_FALSE(test, pd_t_xdp(pn, h, buf, len, false));
 	rcu_read_unlock();
 	pd_t_totals(pn, &t);
 	KUNIT_EXPECT_EQ(test, t.packets, (u64)n);
@@ -1813,8 +1829,207 @@ static void pd_t_cpu_up_sources(struct kunit *test)
 	pd_t_net_free(pn);
 }
 
+/* A UDP/IPv4 packet of len bytes whose payload bytes are (i * 13 + salt). */
+static void pd_t_long(u8 *buf, u32 len, u8 salt)
+{
+	u32 i;
+
+	pd_t_packet(buf, false, 3, 64);
+	buf[2] = (u8)(len >> 8);
+	buf[3] = (u8)len;
+	buf[24] = (u8)((len - 20) >> 8);	/* UDP length */
+	buf[25] = (u8)(len - 20);
+	for (i = 28; i < len; i++)
+		buf[i] = (u8)(i * 13 + salt);
+}
+
+/*
+ * An skb of bytes[0, len): linear bytes in its head, the rest in page
+ * fragments of at most frag bytes each, or (frag 0) in one skb on its
+ * frag list, as GRO and IP defragmentation build them.
+ */
+static struct sk_buff *pd_t_skb_paged(struct kunit *test, const u8 *bytes,
+				      u32 len, u32 linear, u32 frag)
+{
+	struct sk_buff *skb = alloc_skb(64 + linear, GFP_KERNEL), *list;
+	u32 at = linear, n, i = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	skb_reserve(skb, 64);
+	skb_reset_network_header(skb);
+	skb_put_data(skb, bytes, linear);
+	if (!frag) {
+		list = alloc_skb(len - linear, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, list);
+		skb_put_data(list, bytes + linear, len - linear);
+		skb_shinfo(skb)->frag_list = list;
+		skb->len += list->len;
+		skb->data_len += list->len;
+		skb->truesize += list->truesize;
+		return skb;
+	}
+	for (; at < len; at += n, i++) {
+		struct page *page = alloc_page(GFP_KERNEL);
+
+		KUNIT_ASSERT_NOT_NULL(test, page);
+		n = min_t(u32, frag, len - at);
+		memcpy(page_address(page), bytes + at, n);
+		skb_add_rx_frag(skb, i, page, 0, n, PAGE_SIZE);
+	}
+	return skb;
+}
+
+/*
+ * The key of every byte from skbs whose tail lies past the headers' room:
+ * linear, in page fragments of several sizes, on a frag list; each equals
+ * the flat bytes' key, and a copy that differs only in its last byte (in
+ * the last fragment) gets another key.
+ */
+static void pd_t_skb_keys_long(struct kunit *test)
+{
+	static const u32 lens[] = { 300, 1500, 2100, 9000, 30000 };
+	static const u32 shapes[][2] = {	/* linear bytes, fragment size */
+		{ 0xffffffff, 0 }, { 64, 4096 }, { 300, 1000 }, { 128, 0 },
+	};
+	static const struct pd_hkey hk = { { 1, 2 } };
+	struct pd_filter_set *fs = pd_t_filters(test, PKTDEDUP_KEY_PACKET,
+					     PKTDEDUP_ACTION_COUNT);
+	u8 *scratch = kunit_kzalloc(test, PD_SCRATCH, GFP_KERNEL);
+	u8 *buf = kunit_kzalloc(test, 30000, GFP_KERNEL);
+	unsigned int i, s, last;
+
+	KUNIT_ASSERT_NOT_NULL(test, scratch);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_EQ(test, fs->kopts.payload, PKTDEDUP_PAYLOAD_ALL);
+	for (i = 0; i < ARRAY_SIZE(lens); i++) {
+		for (last = 0; last < 2; last++) {
+			struct pd_key flat, k;
+			struct pd_pkt pkt;
+			u64 want;
+
+			pd_t_long(buf, lens[i], 5);
+			buf[lens[i] - 1] ^= (u8)last;
+			KUNIT_ASSERT_EQ(test, (int)pd_key_extract(buf, lens[i],
+								  &fs->kopts,
+								  &flat),
+					PD_PARSE_OK);
+			want = pd_key_hash64(&flat, &hk);
+			for (s = 0; s < ARRAY_SIZE(shapes); s++) {
+				u32 lin = min(shapes[s][0], lens[i]);
+				struct sk_buff *skb;
+
+				/* a frag list needs bytes for it */
+				if (!shapes[s][1] && lin == lens[i])
+					continue;
+				skb = pd_t_skb_paged(test, buf, lens[i], lin,
+						     shapes[s][1]);
+				KUNIT_EXPECT_EQ(test, (int)pd_skb_key(skb, fs,
+								      scratch,
+								      &pkt, &k,
+								      0),
+						PD_PARSE_OK);
+				KUNIT_EXPECT_EQ_MSG(test,
+						    pd_key_hash64(&k, &hk), want,
+						    "%u bytes, %u linear, frags %u",
+						    lens[i], lin, shapes[s][1]);
+				kfree_skb(skb);
+			}
+			if (last) {
+				struct pd_key first;
+
+				pd_t_long(buf, lens[i], 5);
+				pd_key_extract(buf, lens[i], &fs->kopts, &first);
+				KUNIT_EXPECT_NE(test, pd_key_hash64(&first, &hk),
+						want);
+			}
+		}
+	}
+	pd_fset_free(fs);
+}
+
+/*
+ * A multi-buffer XDP frame (a jumbo frame: Ethernet and the first bytes
+ * in its first buffer, the rest in fragments) judged as the same packet
+ * in one buffer: a copy of it is dropped; a frame that differs only in
+ * its last fragment's last byte is not, and neither is one whose
+ * fragments end before its IP length says (keyed on what it holds).
+ */
+static void pd_t_xdp_multibuffer(struct kunit *test)
+{
+	struct pd_net *pn = pd_t_net(test);
+	struct pd_filter_set *fs = pd_t_filters(test, PKTDEDUP_KEY_PACKET,
+					     PKTDEDUP_ACTION_DROP);
+	struct pd_hooks *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
+	u8 *flat = kunit_kzalloc(test, ETH_HLEN + 9000, GFP_KERNEL);
+	struct page *head = alloc_page(GFP_KERNEL), *pages[3];
+	const u32 first = 200, len = ETH_HLEN + 9000;
+	struct skb_shared_info *si;
+	struct xdp_buff xdp;
+	struct pd_counts t;
+	u32 at, i;
+
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	KUNIT_ASSERT_NOT_NULL(test, flat);
+	KUNIT_ASSERT_NOT_NULL(test, head);
+	h->pn = pn;
+	h->xdp = PD_XDP_NATIVE;
+	h->ndev = 1;
+	h->gen = 4;
+	fs->hook_gen = 4;
+	fs->stats = pd_t_ctr(pn)->cpu;
+	RCU_INIT_POINTER(pn->filters, fs);
+	pd_t_frame(flat, NULL, 0, htons(ETH_P_IP), false, 1);
+	pd_t_long(flat + ETH_HLEN, 9000, 9);
+	/* the frame: first bytes in the head page, the rest in 3 pages */
+	xdp_init_buff(&xdp, PAGE_SIZE, NULL);
+	xdp_prepare_buff(&xdp, page_address(head), XDP_PACKET_HEADROOM, first,
+			 false);
+	memcpy(xdp.data, flat, first);
+	si = xdp_get_shared_info_from_buff(&xdp);
+	memset(si, 0, sizeof(*si));
+	for (i = 0, at = first; i < 3; i++) {
+		u32 n = min_t(u32, PAGE_SIZE, len - at);
+
+		pages[i] = alloc_page(GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, pages[i]);
+		memcpy(page_address(pages[i]), flat + at, n);
+		__skb_frag_set_page(&si->frags[i], pages[i]);
+		skb_frag_off_set(&si->frags[i], 0);
+		skb_frag_size_set(&si->frags[i], n);
+		si->xdp_frags_size += n;
+		at += n;
+	}
+	KUNIT_ASSERT_EQ(test, at, len);
+	si->nr_frags = 3;
+	xdp_buff_set_frags_flag(&xdp);
+	KUNIT_ASSERT_EQ(test, xdp_get_buff_len(&xdp), len);
+
+	rcu_read_lock();
+	KUNIT_EXPECT_FALSE(test, pd_xdp_frame(pn, h, &xdp, false));
+	/* the same packet in one buffer: a copy */
+	KUNIT_EXPECT_TRUE(test, pd_t_xdp(pn, h, flat, len, false));
+	/* its last byte changed, in the last fragment: another packet */
+	((u8 *)page_address(pages[2]))[skb_frag_size(&si->frags[2]) - 1] ^= 1;
+	KUNIT_EXPECT_FALSE(test, pd_xdp_frame(pn, h, &xdp, false));
+	KUNIT_EXPECT_TRUE(test, pd_xdp_frame(pn, h, &xdp, false));
+	/* fragments that end before the IP length: keyed on what is there */
+	skb_frag_size_sub(&si->frags[2], 100);
+	si->xdp_frags_size -= 100;
+	KUNIT_EXPECT_FALSE(test, pd_xdp_frame(pn, h, &xdp, false));
+	rcu_read_unlock();
+	pd_t_totals(pn, &t);
+	KUNIT_EXPECT_EQ(test, t.dropped, 2ULL);
+	RCU_INIT_POINTER(pn->filters, NULL);
+	for (i = 0; i < 3; i++)
+		__free_page(pages[i]);
+	__free_page(head);
+	pd_fset_free(fs);
+}
+
 static struct kunit_case pd_module_cases[] = {
 	KUNIT_CASE(pd_t_skb_keys),
+	KUNIT_CASE(pd_t_skb_keys_long),
+	KUNIT_CASE(pd_t_xdp_multibuffer),
 	KUNIT_CASE(pd_t_skb_keys_behind_tags),
 	KUNIT_CASE(pd_t_skb_truncated),
 	KUNIT_CASE(pd_t_actions),
