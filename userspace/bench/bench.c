@@ -241,6 +241,8 @@ int main(int argc, char **argv)
 		bench_shards();
 	} else if (argc == 2 && !strcmp(argv[1], "--step-bound")) {
 		bench_step_bound();
+	} else if (argc == 2 && !strcmp(argv[1], "--key")) {
+		bench_payload();
 	} else if (argc == 1) {
 		bench_filters();
 		bench_layouts();
@@ -255,7 +257,7 @@ int main(int argc, char **argv)
 		bench_quiet_burst();
 		bench_occupancy();
 	} else {
-		fprintf(stderr, "usage: bench [--json FILE] [--threads N] [--lines FILE]... [--layouts | --families | --step-bound | --windows | --quiet-burst | --sources | --occupancy | --decap | --scope | --shards]\n");
+		fprintf(stderr, "usage: bench [--json FILE] [--threads N] [--lines FILE]... [--layouts | --families | --step-bound | --key | --windows | --quiet-burst | --sources | --occupancy | --decap | --scope | --shards]\n");
 		return 2;
 	}
 	return json ? json_write(json) : 0;

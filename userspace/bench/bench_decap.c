@@ -214,11 +214,16 @@ static void dec_setup(struct dec_pkt *pk)
 	}
 }
 
+/* the NH key of every option set (any: costs do not depend on it) */
+static struct pd_nh_key dec_nh;
+
 static void dec_opts(struct pd_key_opts *o, u8 mode, enum dec_variant v)
 {
 	memset(o, 0, sizeof(*o));
 	o->mode = mode;
 	o->payload = PD_KEY_DEFAULT_PAYLOAD;
+	pd_nh_key_seed(&dec_nh, 1);
+	o->nh = &dec_nh;
 	pd_decap_defaults(o);
 	if (v != DEC_BARE)
 		o->decap = PD_DECAP_ALL;

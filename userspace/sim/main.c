@@ -149,7 +149,8 @@ static const char usage[] =
 "and v2, raw IP, loopback); frames cut by the snaplen from what is there.\n"
 "Runts, non-IP frames and frames that cannot be keyed pass, counted.\n"
 "  --key K            packet (default), src, dst, pair, flow\n"
-"  --payload N        packet key: payload bytes after the L4 header (64)\n"
+"  --payload all|N    packet key: every byte (all), or N payload bytes after\n"
+"                     the L4 header (copies that differ after them are one)\n"
 "  --ignore-tos       packet key: leave TOS / traffic class out\n"
 "  --proto P[,P...]   only these upper-layer protocols (names or numbers),\n"
 "                     as the module's proto setting; the others pass\n"
@@ -1548,6 +1549,7 @@ static void check_decap_ports(const struct pd_key_opts *k)
 /* What the command line asks for: main()'s options, parsed and checked. */
 struct sim_args {
 	struct stream_cfg sc;
+	struct pd_nh_key nhkey;		/* the packet key's (sc.key.nh), from --seed */
 	struct src_cfg srcc;
 	struct pd_select sel;		/* --proto's (sc.sel points here) */
 	const char *algo, *window_arg, *subwin_arg, *write_path, *dups_path;
@@ -1767,8 +1769,10 @@ static void sim_args_parse(struct sim_args *a, int argc, char **argv)
 			a->sc.key.mode = (u8)o;
 			break;
 		case O_PAYLOAD:
-			if (!parse_u64(optarg, 0, PD_KEY_MAX_PAYLOAD, &v))
-				BAD(o, "a byte count from 0 to 1500");
+			if (!strcmp(optarg, "all"))
+				v = PKTDEDUP_PAYLOAD_ALL;
+			else if (!parse_u64(optarg, 0, PD_KEY_MAX_PAYLOAD, &v))
+				BAD(o, "all, or a byte count from 0 to 65535");
 			a->sc.key.payload = (u16)v;
 			break;
 		case O_IGNORE_TOS:
@@ -1845,6 +1849,9 @@ static void sim_args_parse(struct sim_args *a, int argc, char **argv)
 	a->sc.key.geneve_port = (u16)a->geneve_port;
 	a->sc.key.gtpu_port = (u16)a->gtpu_port;
 	check_decap_ports(&a->sc.key);
+	/* the module's fixed seed derives its NH key the same way */
+	pd_nh_key_seed(&a->nhkey, a->sc.seed);
+	a->sc.key.nh = &a->nhkey;
 	if ((a->write_path || a->dups_path) && a->sc.kind != STREAM_PCAP)
 		usage_error("--write and --write-dups need a capture (--pcap FILE)");
 	if (a->shards & (a->shards - 1))

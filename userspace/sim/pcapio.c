@@ -291,9 +291,12 @@ void capture_print(const struct stream *st, const struct stream_cfg *sc,
 	printf("%-10s %llu frames, %llu keyed (key %s", "capture",
 	       (unsigned long long)n->frames, (unsigned long long)n->keyed,
 	       pd_key_mode_names[sc->key.mode]);
-	if (sc->key.mode == PKTDEDUP_KEY_PACKET)
+	if (sc->key.mode == PKTDEDUP_KEY_PACKET &&
+	    sc->key.payload == PKTDEDUP_PAYLOAD_ALL)
+		printf(", every byte");
+	else if (sc->key.mode == PKTDEDUP_KEY_PACKET)
 		printf(", payload %u", sc->key.payload);
-	printf("; %llu keyed from frames cut by the snaplen, of %llu cut)\n",
+	printf("; %llu keyed from what frames cut by the snaplen hold, of %llu cut)\n",
 	       (unsigned long long)n->keyed_cut, (unsigned long long)n->cut);
 	printf("%-10s %llu passed unkeyed: %llu runt, %llu not IP", "",
 	       (unsigned long long)(n->frames - n->keyed),

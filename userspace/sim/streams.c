@@ -191,6 +191,7 @@ static bool pcap_next(struct stream *s, struct element *e)
 	enum l2_result lr;
 	enum pd_parse_result r;
 	uint32_t avail, look;
+	bool kcut;
 	struct pd_pkt pkt;
 	bool cut;
 	int got = cap_next(s->cap, &f);
@@ -232,14 +233,15 @@ static bool pcap_next(struct stream *s, struct element *e)
 	}
 	/*
 	 * The bytes the module would read (pd_key_look: the headers' room,
-	 * the payload, the tunnels'): a frame cut past them is the whole
-	 * frame to the key.
+	 * the payload, the tunnels'; every byte for the packet key of every
+	 * byte): a frame cut past them is the whole frame to the key.
 	 */
 	avail = f.caplen - l2.l3off;
 	look = PD_MIN(avail, pd_key_look(&s->cfg.key));
 	cut = cut && look == avail;
+	kcut = cut;
 	r = pd_parse_key(f.data + l2.l3off, look, &s->cfg.key, &pkt, cut);
-	/* the innermost packet's: cut or not where its window ends */
+	/* the innermost packet's headers: cut or not where its window ends */
 	cut = pkt.cut;
 	/*
 	 * The module's proto selection: once the header says the protocol
@@ -267,7 +269,8 @@ static bool pcap_next(struct stream *s, struct element *e)
 		return true;
 	}
 	n->keyed++;
-	n->keyed_cut += cut;
+	/* keyed from less than the bytes the key may depend on */
+	n->keyed_cut += kcut;
 	n->tags += l2.tags != 0;
 	/* the ground truth's id: a 64-bit fingerprint */
 	e->id = pd_key_hash64(&e->keybuf, &truth_hkey);
