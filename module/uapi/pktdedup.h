@@ -176,8 +176,8 @@
 enum pktdedup_key {
 	/*
 	 * Invariant content: the IP header without the fields routers rewrite
-	 * (TTL or hop limit, IPv4 checksum), the L4 header and up to config
-	 * payload bytes after it.
+	 * (TTL or hop limit, IPv4 checksum), then every byte after it, or the
+	 * L4 header and up to config payload bytes after it.
 	 */
 	PKTDEDUP_KEY_PACKET,
 	/* The source address. */

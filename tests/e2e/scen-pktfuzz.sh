@@ -150,10 +150,11 @@ t_pkt_fuzz() {
 	expect_ok "action drop at prerouting -450" \
 		inns b dedupctl set action drop hook prerouting priority -450
 	echo "#   seed $FZ_SEED, $FZ_COUNT packets per class, each sent twice"
-	_modes='"packet 64" "packet 0" "packet 1500" src dst pair flow'
+	# (65535: every byte, the default)
+	_modes='"packet 64" "packet 0" "packet 65535" src dst pair flow'
 	# the debug kernel: one of the address keys (the same path), and no
 	# payload 0 (as 64 on these frames), for time
-	[ "${PD_DEBUG:-0}" = 1 ] && _modes='"packet 64" "packet 1500" pair flow'
+	[ "${PD_DEBUG:-0}" = 1 ] && _modes='"packet 64" "packet 65535" pair flow'
 	eval "set -- $_modes"
 	for _m in "$@"; do
 		# shellcheck disable=SC2086

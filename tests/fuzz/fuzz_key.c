@@ -50,7 +50,8 @@ static void check_pkt(const u8 *data, u32 len, const struct pd_pkt *pkt)
 static void check_key(const u8 *data, const struct pd_pkt *pkt,
 		      const struct pd_key_opts *o, const struct pd_key *key)
 {
-	u32 alen = pkt->addr_len;
+	u32 alen = pkt->addr_len, tail;
+	u8 form;
 
 	CHECK(key->len <= PD_KEY_BUF && key->len >= 1);
 	if (o->mode != PKTDEDUP_KEY_PACKET) {
@@ -74,18 +75,37 @@ static void check_key(const u8 *data, const struct pd_pkt *pkt,
 			CHECK(key->buf[meta + 1] == pkt->proto);
 		return;
 	}
-	/* packet mode: the fixed header, then a tail inside the packet */
-	CHECK(key->len == pkt->fixed_len);
-	CHECK(key->tail == data + pkt->fixed_len);
-	CHECK((u32)key->tail_len + pkt->fixed_len <= pkt->len);
+	/*
+	 * packet mode: the fixed header, then a tail inside the packet, as
+	 * it is (direct form, at most PD_KEY_DIRECT bytes) or as its NH
+	 * words and length (compressed, form 1 in the TTL / hop limit byte)
+	 */
+	CHECK(!key->more_len);
+	if (key->tail_len || key->len == pkt->fixed_len) {
+		CHECK(key->len == pkt->fixed_len);
+		CHECK(key->tail == data + pkt->fixed_len);
+		tail = key->tail_len;
+		CHECK(tail <= PD_KEY_DIRECT);
+		form = 0;
+	} else {
+		CHECK(key->len == ((pkt->fixed_len + 7u) & ~7u) + 24);
+		tail = (u32)pd_load_le64(key->buf + key->len - 8);
+		CHECK(tail > PD_KEY_DIRECT);
+		form = 1;
+	}
+	CHECK(tail + pkt->fixed_len <= pkt->end);
 	/* the options or extension headers are always in it */
-	CHECK((u32)key->tail_len + pkt->fixed_len >= pkt->l4off);
+	CHECK(tail + pkt->fixed_len >= pkt->l4off);
 	/* at most the L4 header (TCP's 60 at most) and payload after them */
-	CHECK((u32)key->tail_len + pkt->fixed_len <= pkt->l4off + 60 + o->payload);
-	if (pkt->family == PD_FAMILY_IPV4)
-		CHECK(key->buf[8] == 0 && key->buf[10] == 0 && key->buf[11] == 0);
+	if (o->payload != PKTDEDUP_PAYLOAD_ALL)
+		CHECK(tail + pkt->fixed_len <= pkt->l4off + 60 + o->payload);
 	else
-		CHECK(key->buf[7] == 0);
+		CHECK(tail + pkt->fixed_len == pkt->end);
+	if (pkt->family == PD_FAMILY_IPV4)
+		CHECK(key->buf[8] == form && key->buf[10] == 0 &&
+		      key->buf[11] == 0);
+	else
+		CHECK(key->buf[7] == form);
 	if (o->flags & PKTDEDUP_KEY_F_IGNORE_TOS) {
 		if (pkt->family == PD_FAMILY_IPV4)
 			CHECK(key->buf[1] == 0);

@@ -230,6 +230,7 @@ for name, p in packets.items():
     write('fuzz_key', name, PAY + p)
 write('fuzz_key', 'v4-tcp-payload0', b'\x00\x00' + packets['v4-tcp'])
 write('fuzz_key', 'v4-tcp-payload-max', b'\x03\xfa' + packets['v4-payload-long'])
+write('fuzz_key', 'v4-payload-all', b'\x04\x00' + packets['v4-payload-long'])
 for i, a in enumerate(args):
     write('fuzz_args', 'a%02d' % i, a.encode())
 for i, a in enumerate(plans):
