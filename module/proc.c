@@ -315,8 +315,12 @@ static int pd_config_show(struct seq_file *m, void *v)
 		   "idle (no filters, no hook: dedupctl enable starts it)");
 	pd_hooks_show(m, pn);
 	seq_printf(m, "key %s\n", pd_key_mode_names[c->key]);
+	if (c->key == PKTDEDUP_KEY_PACKET && c->payload == PKTDEDUP_PAYLOAD_ALL)
+		seq_puts(m, "payload all\n");
+	else if (c->key == PKTDEDUP_KEY_PACKET)
+		seq_printf(m, "payload %u\n", c->payload);
 	if (c->key == PKTDEDUP_KEY_PACKET)
-		seq_printf(m, "payload %u\nignore_tos %s\n", c->payload,
+		seq_printf(m, "ignore_tos %s\n",
 			   c->key_flags & PKTDEDUP_KEY_F_IGNORE_TOS ? "yes" : "no");
 	pd_decap_config_show(m, c);
 	seq_printf(m, "action %s\n", pd_action_names[c->action]);
