@@ -43,6 +43,7 @@ _dedupctl_values() {
 	proto) echo "any tcp udp icmp icmpv6 sctp gre esp ah udplite" ;;
 	match-mark) echo "any" ;;
 	seed) echo "random" ;;
+	payload) echo "all" ;;
 	ignore-tos | new) echo "on off" ;;
 	max | k | p | gap | new-gap) echo "auto" ;;
 	esac
