@@ -215,14 +215,6 @@ static inline enum pd_parse_result pd_parse_any(const u8 *data, u32 len,
 	return r;
 }
 
-u32 pd_ip_extent(const u8 *d, u8 family, u32 avail)
-{
-	u32 n = family == PD_FAMILY_IPV4 ? pd_be16(d + 2) :
-		pd_be16(d + 4) ? 40u + pd_be16(d + 4) : avail;
-
-	return PD_MIN(avail, n);
-}
-
 enum pd_parse_result pd_parse(const u8 *data, u32 len, struct pd_pkt *pkt)
 {
 	return pd_parse_any(data, len, pkt, false);
@@ -359,13 +351,17 @@ static void pd_key_tunnel(struct pd_key *key, u64 id)
  * buffer, and the tunnels' word if the key takes it; form 1 in the TTL /
  * hop limit byte marks a compressed key.
  */
-static void pd_key_header(const struct pd_pkt *pkt,
-			  const struct pd_key_opts *o, struct pd_key *key,
-			  u8 form)
+static __always_inline void pd_key_header(const struct pd_pkt *pkt,
+					  const struct pd_key_opts *o,
+					  struct pd_key *key, u8 form)
 {
 	u8 *b = key->buf;
 
-	memcpy(b, pkt->data, pkt->fixed_len);
+	/* whole words of known length: no call to memcpy() */
+	if (pkt->family == PD_FAMILY_IPV4)
+		memcpy(b, pkt->data, 20);
+	else
+		memcpy(b, pkt->data, 40);
 	key->len = pkt->fixed_len;
 	if (pkt->encaps && (o->flags & PKTDEDUP_KEY_F_TUNNEL_ID))
 		pd_key_tunnel(key, pkt->tun_id);
@@ -412,10 +408,30 @@ void pd_key_close(struct pd_key *key, struct pd_nh *nh)
  * the whole packet would. A tail of more than PD_KEY_DIRECT bytes is
  * compressed (key.h), its bytes past the view left to the caller.
  */
-static enum pd_parse_result pd_key_packet(const struct pd_pkt *pkt,
-					  const struct pd_key_opts *o,
-					  struct pd_key *key, bool cut,
-					  struct pd_nh *nh)
+/* The compressed form: the tail's bytes in the view, the rest the caller's. */
+static noinline enum pd_parse_result pd_key_compress(const struct pd_pkt *pkt,
+						     const struct pd_key_opts *o,
+						     struct pd_key *key,
+						     struct pd_nh *nh, u32 end)
+{
+	if (!o->nh)
+		return PD_PARSE_BAD_VERSION;	/* a caller's defect */
+	pd_key_header(pkt, o, key, 1);
+	key->tail_len = 0;
+	pd_nh_init(nh, o->nh);
+	pd_nh_update(nh, key->tail, PD_MIN(end, pkt->view) - pkt->fixed_len);
+	if (end > pkt->view) {
+		key->more_off = pkt->at + pkt->view;
+		key->more_len = end - pkt->view;
+		return PD_PARSE_OK;
+	}
+	pd_key_close(key, nh);
+	return PD_PARSE_OK;
+}
+
+static __always_inline enum pd_parse_result
+pd_key_packet(const struct pd_pkt *pkt, const struct pd_key_opts *o,
+	      struct pd_key *key, bool cut, struct pd_nh *nh)
 {
 	/* only a cut packet gets here with l4_err set (pd_key_any) */
 	int l4len = cut && pkt->l4_err ? PD_L4_TRUNCATED : pd_l4_hdr_len(pkt);
@@ -431,24 +447,10 @@ static enum pd_parse_result pd_key_packet(const struct pd_pkt *pkt,
 		end = PD_MIN(pkt->end, pkt->l4off + (u32)l4len + o->payload);
 	tail = end - pkt->fixed_len;
 	key->tail = pkt->data + pkt->fixed_len;
-	key->more_len = 0;
-	if (tail <= PD_KEY_DIRECT && end <= pkt->view) {
-		pd_key_header(pkt, o, key, 0);
-		key->tail_len = (u16)tail;
-		return PD_PARSE_OK;
-	}
-	if (!o->nh)
-		return PD_PARSE_BAD_VERSION;	/* a caller's defect */
-	pd_key_header(pkt, o, key, 1);
-	key->tail_len = 0;
-	pd_nh_init(nh, o->nh);
-	pd_nh_update(nh, key->tail, PD_MIN(end, pkt->view) - pkt->fixed_len);
-	if (end > pkt->view) {
-		key->more_off = pkt->at + pkt->view;
-		key->more_len = end - pkt->view;
-		return PD_PARSE_OK;
-	}
-	pd_key_close(key, nh);
+	if (tail > PD_KEY_DIRECT || end > pkt->view)
+		return pd_key_compress(pkt, o, key, nh, end);
+	pd_key_header(pkt, o, key, 0);
+	key->tail_len = (u16)tail;
 	return PD_PARSE_OK;
 }
 

@@ -280,7 +280,14 @@ enum pd_l2_result pd_l2_skip(const u8 *p, u32 len, u16 type, u32 *off,
  * The bytes of an IP packet (header at d, of family) within avail: its
  * IP length, or avail for an IPv6 jumbogram (payload length 0).
  */
-u32 pd_ip_extent(const u8 *d, u8 family, u32 avail);
+static inline u32 pd_ip_extent(const u8 *d, u8 family, u32 avail)
+{
+	u32 n = family == PD_FAMILY_IPV4 ? (u32)(d[2] << 8 | d[3]) :
+		d[4] | d[5] ? 40u + (u32)(d[4] << 8 | d[5]) : avail;
+
+	return PD_MIN(avail, n);
+}
+
 /*
  * Build a src/dst/pair/flow key from fields (ports in host order), as the
  * extractor would from a packet carrying them.

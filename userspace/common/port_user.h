@@ -122,6 +122,10 @@ static inline void pd_store_le64(u8 *p, u64 v)
 #ifndef __always_inline
 #define __always_inline inline __attribute__((always_inline))
 #endif
+/* Never inlined: a cold path kept out of its caller (the kernel's). */
+#ifndef noinline
+#define noinline __attribute__((noinline))
+#endif
 
 /*
  * A word of a filter that several threads update at once (filter.h's
