@@ -168,7 +168,7 @@ $(B):
 # libFuzzer targets (tests/fuzz), with ASan and UBSan, built by clang
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 600
-FUZZ_TARGETS := fuzz_key fuzz_args fuzz_dedupctl
+FUZZ_TARGETS := fuzz_key fuzz_args fuzz_dedupctl fuzz_nh
 FUZZ_CFLAGS := -std=gnu11 -g -O1 $(WARN) -Iuserspace/common \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
@@ -185,6 +185,11 @@ $(B)/fuzz/fuzz_key $(B)/fuzz/fuzz_args: $(B)/fuzz/%: tests/fuzz/%.c \
 		userspace/sim/linktype.c userspace/sim/linktype.h | $(B)/fuzz
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(CORE_SRC) userspace/common/args.c \
 		userspace/common/units.c userspace/sim/linktype.c
+
+# the tail digest, and a second copy of it with the portable NH
+$(B)/fuzz/fuzz_nh: tests/fuzz/fuzz_nh.c tests/fuzz/nh_portable.c \
+		$(CORE_SRC) $(CORE_HDR) | $(B)/fuzz
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< tests/fuzz/nh_portable.c $(CORE_SRC)
 
 # dedupctl's commands without main.c and nl.c (the target stands in for both)
 $(B)/fuzz/fuzz_dedupctl: tests/fuzz/fuzz_dedupctl.c $(CTL_SRC) $(CORE_SRC) \

@@ -17,7 +17,7 @@ mode=${1:?usage: tests/fuzz/run.sh short|long BUILD_DIR [SECONDS]}
 B=${2:-build}
 secs=${3:-600}
 cd "$(dirname "$0")/../.." || exit 1
-targets="fuzz_key fuzz_args fuzz_dedupctl"
+targets="fuzz_key fuzz_args fuzz_dedupctl fuzz_nh"
 # the short run: executions per target, and the seed
 FUZZ_RUNS=${FUZZ_RUNS:-200000}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
