@@ -132,17 +132,20 @@ static bool key_inside(enum pd_parse_result rk, u8 mode,
 	return true;
 }
 
-/* The NH key of every option set: any fixed one. */
+/* The NH key of every option set: any fixed one (LLVMFuzzerInitialize). */
+static struct pd_nh_key fuzz_nh_key;
+
 static const struct pd_nh_key *fuzz_nh(void)
 {
-	static struct pd_nh_key k;
-	static bool ready;
+	return &fuzz_nh_key;
+}
 
-	if (!ready) {
-		pd_nh_key_seed(&k, 5);
-		ready = true;
-	}
-	return &k;
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	pd_nh_key_seed(&fuzz_nh_key, 5);
+	return 0;
 }
 
 /*

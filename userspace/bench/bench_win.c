@@ -183,8 +183,8 @@ static double qb_run(struct pd_filter *f, u64 *next, u32 n, u64 t, u64 gap)
 	return now_ns() - t0;
 }
 
-static __attribute__((noinline)) double qb_burst(struct pd_filter *f,
-						 u64 *next, u64 t)
+static noinline double qb_burst(struct pd_filter *f,
+				u64 *next, u64 t)
 {
 	return qb_run(f, next, QB_BURST, t, 100);
 }

@@ -124,7 +124,7 @@ static inline void pd_store_le64(u8 *p, u64 v)
 #endif
 /* Never inlined: a cold path kept out of its caller (the kernel's). */
 #ifndef noinline
-#define noinline __attribute__((noinline))
+#define noinline __attribute__((__noinline__))
 #endif
 
 /*

@@ -490,6 +490,26 @@ static u32 pd_t_frame(u8 *buf, const u8 *head, u32 hlen, __be16 type,
 	return ETH_HLEN + hlen + pd_t_packet(buf + ETH_HLEN + hlen, v6, i, 64);
 }
 
+/*
+ * Native XDP hooks on one device for pn, with fs the filters in force
+ * (generation 4 both), counting into pn's counters.
+ */
+static struct pd_hooks *pd_t_xdp_hooks(struct kunit *test, struct pd_net *pn,
+				       struct pd_filter_set *fs)
+{
+	struct pd_hooks *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	h->pn = pn;
+	h->xdp = PD_XDP_NATIVE;
+	h->ndev = 1;
+	h->gen = 4;
+	fs->hook_gen = 4;
+	fs->stats = pd_t_ctr(pn)->cpu;
+	RCU_INIT_POINTER(pn->filters, fs);
+	return h;
+}
+
 /* A frame of one buffer, data[0, len), as XDP hands it to the kfunc. */
 static bool pd_t_xdp(struct pd_net *pn, const struct pd_hooks *h, u8 *data,
 		     u32 len, bool l3)
@@ -533,22 +553,14 @@ static void pd_t_xdp_frames(struct kunit *test)
 	struct pd_net *pn = pd_t_net(test);
 	struct pd_filter_set *fs = pd_t_filters(test, PKTDEDUP_KEY_PACKET,
 					     PKTDEDUP_ACTION_DROP);
-	struct pd_hooks *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
+	struct pd_hooks *h = pd_t_xdp_hooks(test, pn, fs);
 	u8 *buf = kunit_kzalloc(test, 512, GFP_KERNEL);
 	unsigned int v, i, n;
 	struct pd_counts t;
 	u32 len;
 	bool drop;
 
-	KUNIT_ASSERT_NOT_NULL(test, h);
 	KUNIT_ASSERT_NOT_NULL(test, buf);
-	h->pn = pn;
-	h->xdp = PD_XDP_NATIVE;
-	h->ndev = 1;
-	h->gen = 4;
-	fs->hook_gen = 4;
-	fs->stats = pd_t_ctr(pn)->cpu;
-	RCU_INIT_POINTER(pn->filters, fs);
 
 	rcu_read_lock();
 	for (v = 0; v < 2; v++) {
@@ -1959,7 +1971,7 @@ static void pd_t_xdp_multibuffer(struct kunit *test)
 	struct pd_net *pn = pd_t_net(test);
 	struct pd_filter_set *fs = pd_t_filters(test, PKTDEDUP_KEY_PACKET,
 					     PKTDEDUP_ACTION_DROP);
-	struct pd_hooks *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
+	struct pd_hooks *h = pd_t_xdp_hooks(test, pn, fs);
 	u8 *flat = kunit_kzalloc(test, ETH_HLEN + 9000, GFP_KERNEL);
 	struct page *head = alloc_page(GFP_KERNEL), *pages[3];
 	const u32 first = 200, len = ETH_HLEN + 9000;
@@ -1968,16 +1980,8 @@ static void pd_t_xdp_multibuffer(struct kunit *test)
 	struct pd_counts t;
 	u32 at, i;
 
-	KUNIT_ASSERT_NOT_NULL(test, h);
 	KUNIT_ASSERT_NOT_NULL(test, flat);
 	KUNIT_ASSERT_NOT_NULL(test, head);
-	h->pn = pn;
-	h->xdp = PD_XDP_NATIVE;
-	h->ndev = 1;
-	h->gen = 4;
-	fs->hook_gen = 4;
-	fs->stats = pd_t_ctr(pn)->cpu;
-	RCU_INIT_POINTER(pn->filters, fs);
 	pd_t_frame(flat, NULL, 0, htons(ETH_P_IP), false, 1);
 	pd_t_long(flat + ETH_HLEN, 9000, 9);
 	/* the frame: first bytes in the head page, the rest in 3 pages */
