@@ -449,7 +449,9 @@ static void pd_key_cut_prefixes(struct kunit *test)
 		u32 fixed = full[i][0] >> 4 == 4 ? 20 : 40;
 
 		for (mode = 0; mode < PD_KEY_NMODES; mode++) {
-			struct pd_key_opts o = { .nh = pd_kt_nh(), .mode = (u8)mode, .payload = 16 };
+			struct pd_key_opts o = { .nh = pd_kt_nh(),
+						 .mode = (u8)mode,
+						 .payload = 16 };
 			struct pd_key whole;
 			u32 covers;
 			u64 h;

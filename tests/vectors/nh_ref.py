@@ -108,7 +108,7 @@ if __name__ == '__main__':
               ' * tests/vectors/nh_ref.py, a reference written from the construction\n'
               ' * as nh.h states it (Python integers, not our C). Input of length n:\n'
               ' * the bytes (i * 131 + 7) mod 256; keys: pd_nh_key_seed(seed).\n'
-              ' * Regenerate: tests/vectors/nh_ref.py > tests/vectors/nh_vectors.h\n */\n')
+              ' * Regenerate: tests/vectors/nh_ref.py, its output here.\n */\n')
     out.write('#ifndef PD_NH_VECTORS_H\n#define PD_NH_VECTORS_H\n\n')
     out.write('struct pd_nh_vec {\n\tu64 seed;\n\tu32 len;\n\tu64 w[2];\n};\n\n')
     out.write('static const struct pd_nh_vec pd_nh_vectors[] = {\n')

@@ -4,7 +4,7 @@
  * tests/vectors/nh_ref.py, a reference written from the construction
  * as nh.h states it (Python integers, not our C). Input of length n:
  * the bytes (i * 131 + 7) mod 256; keys: pd_nh_key_seed(seed).
- * Regenerate: tests/vectors/nh_ref.py > tests/vectors/nh_vectors.h
+ * Regenerate: tests/vectors/nh_ref.py, its output here.
  */
 #ifndef PD_NH_VECTORS_H
 #define PD_NH_VECTORS_H

@@ -571,8 +571,9 @@ static void pd_t_xdp_frames(struct kunit *test)
 		}
 		/* and bare, from a device without a link layer */
 		len = pd_t_frame(buf, NULL, 0, htons(ETH_P_IP), v, 10 + v);
-		KUNIT_EXPECT_TRUE_MSG(test, pd_t_xdp(pn, h, buf + ETH_HLEN,
-							 len - ETH_HLEN, true),
+		KUNIT_EXPECT_TRUE_MSG(test,
+				      pd_t_xdp(pn, h, buf + ETH_HLEN,
+					       len - ETH_HLEN, true),
 				      "v6 %u: bare IP, a copy", v);
 	}
 	pd_t_totals(pn, &t);
