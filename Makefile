@@ -353,10 +353,14 @@ $(B)/policy.expected: $(SPEC) scripts/nlspec.py | $(B)
 $(B)/replay/settings.sh: tests/vm/replay-capture.py $(B)/dedup-sim
 	$(PYTHON) tests/vm/replay-capture.py $(B)
 
+# t_keyall_evasion's capture: pairs a partial packet key takes for copies
+$(B)/keyall/evasion.sh: tests/vm/evasion_capture.py scripts/lib/packets.py
+	$(PYTHON) tests/vm/evasion_capture.py $(B)/keyall
+
 # The guest image: module, tools, scenarios (see tests/vm/vm.sh).
 E2E_TOOLS := $(B)/pdnet $(B)/pdnl $(B)/pdxdp $(B)/e2e/xdp-foreign.bpf.o
 vm: module $(B)/deb/.stamp $(B)/dedupctl $(E2E_TOOLS) $(B)/policy.expected \
-		$(B)/replay/settings.sh
+		$(B)/replay/settings.sh $(B)/keyall/evasion.sh
 	tests/vm/vm.sh initramfs $(B)
 
 # The guest's time limit, a hang detector: the scenarios take about 8 min
@@ -372,7 +376,7 @@ e2e-one: vm
 
 # The debug kernel, pktdedup.ko against it and its guest: tests/vm/e2e-debug.sh
 e2e-debug: $(B)/deb/.stamp $(B)/dedupctl $(E2E_TOOLS) $(B)/policy.expected \
-		$(B)/replay/settings.sh
+		$(B)/replay/settings.sh $(B)/keyall/evasion.sh
 	tests/vm/e2e-debug.sh $(B)
 
 e2e-debug-selftest: $(B)/deb/.stamp $(B)/dedupctl $(E2E_TOOLS) $(B)/policy.expected

@@ -154,7 +154,7 @@ suite bench-kernel eval/bench-kernel/run.sh "$B" short
 suite kunit tests/kunit/run.sh "$B"
 # The scenarios in a QEMU guest running Debian's kernel.
 # (the bound is a hang's: under make check's load, beside the debug
-# guest, the 72 take 25 min)
+# guest, the 74 take 25 min)
 suite e2e tests/vm/vm.sh boot "$B" e2e 2100
 # Those that read or hook per CPU or per device, on a guest with 256
 # possible CPUs (2 online), as many servers report, the module's

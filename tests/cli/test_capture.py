@@ -34,6 +34,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 import packets  # noqa: E402  (scripts/lib/packets.py)
 import tunnels as tn  # noqa: E402  (scripts/lib/tunnels.py)
 from packets import csum  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "vm"))
+import evasion_capture as ev  # noqa: E402  (tests/vm/evasion_capture.py)
 
 B = sys.argv[1] if len(sys.argv) > 1 else "build"
 PLAIN = os.path.join(B, "dedup-sim")
@@ -520,6 +523,39 @@ def quiet_then_burst_windows_exact():
                     assert j["fp_stale"] == 0, (late, j)
             assert said <= removed * copies + fp_max, (algo, late, said)
             assert count_of(out) == total - said, (algo, late)
+
+
+@test
+def evasion_pairs_kept_by_the_whole_packet_key():
+    """The evasion capture (tests/vm/evasion_capture.py; the guest's
+    t_keyall_evasion replays it through the module): four pairs of
+    segments (TCP and UDP over IPv4 and IPv6) equal in every header byte,
+    in their valid L4 checksums and in their first 200 payload bytes, then
+    a router copy of the last (TTL - 1). The default key (payload all)
+    removes the copy alone, 1 of 9, and writes the eight segments byte for
+    byte; the 2 ms sliding window planned for 1 Mpps the same (each copy
+    500 us late); --payload 64, and 200, remove each pair's second too, 5:
+    what payload N gives up; --payload 201 sees the pairs apart again."""
+    src = path("evasion.pcap")
+    ev.write(src)
+    fr = ev.frames()
+    assert len(fr) == ev.FRAMES == 9 and not ev.check()
+    whole, fooled = fr[:8], fr[0:8:2]
+    for extra, kept in (([], whole),
+                        (["--algo", "sliding", "--window", "2ms", "--rate",
+                          "1M"], whole),
+                        (["--payload", "all"], whole),
+                        (["--payload", "64"], fooled),
+                        (["--payload", "200"], fooled),
+                        (["--payload", "201"], whole)):
+        out = path("evasion-out.pcap")
+        j = sim_json(["--pcap", src, "--seed", "7", "--write", out] + extra)
+        assert j["frames"] == 9 and j["n"] == 9, (extra, j)
+        assert j["said_duplicates"] == 9 - len(kept), (extra, j)
+        assert j["false_positives"] == 0 and j["false_negatives"] == 0, \
+            (extra, j)
+        got = [r[4] for r in read_pcap(out)]
+        assert got == kept, (extra, [fr.index(g) + 1 for g in got])
 
 
 @test

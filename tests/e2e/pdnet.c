@@ -32,6 +32,22 @@
  *	               extension header) in UDP from FROM:2152 to TO:2152
  *	               over IPv4, sent to TO: the kernel has no GTP-U device
  *	               an e2e guest could configure without a control plane
+ *   pdnet dgram -4|-6 SRC DST [options]  UDP datagrams through a socket
+ *	                                  (SOCK_DGRAM, bound to SRC), to
+ *	                                  DST:PORT, DF set: an IPv4 ID of 0
+ *	                                  in each (unconnected), so that a
+ *	                                  copy is the same bytes
+ *	--size N       payload bytes of each (default 8000)
+ *	--count D      distinct datagrams (default 10), payloads unique to each
+ *	--copies C     times each is sent, back to back (default 2)
+ *	--near         copy j > 0 differs from the first in its last payload
+ *	               byte (xor j): near-copies, none a copy of another
+ *	--port P       destination port (default 9000)
+ *	--segment S    UDP_SEGMENT S (default N): with S >= N the kernel
+ *	               builds each datagram in page fragments (a non-linear
+ *	               skb, checksum offloaded); with S < N it sends each as
+ *	               a GSO train of N / S datagrams of S bytes (the last
+ *	               one shorter), which the receiver's GRO may merge
  *   pdnet recv PORT IDLE_MS             count UDP datagrams to PORT (IPv4 and
  *	                                  IPv6) until IDLE_MS pass without one
  *   pdnet asuser UID CMD [ARG...]        run CMD as UID with no capabilities
@@ -73,6 +89,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <poll.h>
 #include <sched.h>
 #include <stdbool.h>
@@ -365,6 +382,108 @@ static int cmd_send(int argc, char **argv)
 	return 0;
 }
 
+/* Datagram i's payload: i in its first 4 bytes, then bytes of i's own. */
+static void dgram_fill(uint8_t *b, size_t size, unsigned long i)
+{
+	size_t k;
+
+	for (k = 0; k < size; k++)
+		b[k] = k < 4 ? (uint8_t)(i >> (24 - 8 * k)) :
+			       (uint8_t)(i + 7 * k + (k >> 8));
+}
+
+static int cmd_dgram(int argc, char **argv)
+{
+	unsigned long size = 8000, count = 10, copies = 2, port = 9000;
+	unsigned long seg = 0, i, j, sent = 0;
+	struct sockaddr_storage src = { 0 }, dst = { 0 };
+	struct sockaddr_in6 *s6 = (void *)&src, *d6 = (void *)&dst;
+	struct sockaddr_in *s4 = (void *)&src, *d4 = (void *)&dst;
+	int fd, a, v, pmtu;
+	bool v6, near = false;
+	socklen_t sl;
+	uint8_t *b;
+
+	if (argc < 3)
+		die("dgram: -4|-6 SRC DST");
+	v6 = !strcmp(argv[0], "-6");
+	if (inet_pton(v6 ? AF_INET6 : AF_INET, argv[1],
+		      v6 ? (void *)&s6->sin6_addr : (void *)&s4->sin_addr) != 1 ||
+	    inet_pton(v6 ? AF_INET6 : AF_INET, argv[2],
+		      v6 ? (void *)&d6->sin6_addr : (void *)&d4->sin_addr) != 1) {
+		fprintf(stderr, "dgram: bad address\n");
+		return 2;
+	}
+	for (a = 3; a < argc; a++) {
+		unsigned long *o = NULL;
+
+		if (!strcmp(argv[a], "--near")) {
+			near = true;
+			continue;
+		}
+		if (!strcmp(argv[a], "--size"))
+			o = &size;
+		else if (!strcmp(argv[a], "--count"))
+			o = &count;
+		else if (!strcmp(argv[a], "--copies"))
+			o = &copies;
+		else if (!strcmp(argv[a], "--port"))
+			o = &port;
+		else if (!strcmp(argv[a], "--segment"))
+			o = &seg;
+		if (!o || a + 1 == argc) {
+			fprintf(stderr, "dgram: bad option %s\n", argv[a]);
+			return 2;
+		}
+		*o = strtoul(argv[++a], NULL, 0);
+	}
+	if (size < 4 || size > 65000 || !copies || copies > 256 ||
+	    !port || port > 65535)
+		return 2;
+	if (!seg || seg > size)
+		seg = size;
+	b = malloc(size);
+	if (!b)
+		die("malloc");
+	if (v6) {
+		s6->sin6_family = AF_INET6;
+		d6->sin6_family = AF_INET6;
+		d6->sin6_port = htons((uint16_t)port);
+		sl = sizeof(*s6);
+	} else {
+		s4->sin_family = AF_INET;
+		d4->sin_family = AF_INET;
+		d4->sin_port = htons((uint16_t)port);
+		sl = sizeof(*s4);
+	}
+	pin(0);
+	fd = socket(v6 ? AF_INET6 : AF_INET, SOCK_DGRAM, 0);
+	if (fd < 0 || bind(fd, (void *)&src, sl))
+		die("dgram: socket");
+	pmtu = v6 ? IPV6_PMTUDISC_DO : IP_PMTUDISC_DO;
+	v = (int)seg;
+	if (setsockopt(fd, v6 ? IPPROTO_IPV6 : IPPROTO_IP,
+		       v6 ? IPV6_MTU_DISCOVER : IP_MTU_DISCOVER, &pmtu,
+		       sizeof(pmtu)) ||
+	    setsockopt(fd, IPPROTO_UDP, UDP_SEGMENT, &v, sizeof(v)))
+		die("dgram: setsockopt");
+	for (i = 0; i < count; i++) {
+		dgram_fill(b, size, i);
+		for (j = 0; j < copies; j++) {
+			if (near && j)
+				b[size - 1] ^= (uint8_t)(j ^ (j - 1));
+			if (sendto(fd, b, size, 0, (void *)&dst, sl) !=
+			    (ssize_t)size)
+				die("dgram: sendto");
+			sent++;
+		}
+	}
+	free(b);
+	close(fd);
+	printf("sent %lu\n", sent);
+	return 0;
+}
+
 static int cmd_recv(int argc, char **argv)
 {
 	struct pollfd p[2];
@@ -588,6 +707,8 @@ int main(int argc, char **argv)
 		return cmd_time(argc - 2, argv + 2);
 	if (argc >= 2 && !strcmp(argv[1], "send"))
 		return cmd_send(argc - 2, argv + 2);
+	if (argc >= 2 && !strcmp(argv[1], "dgram"))
+		return cmd_dgram(argc - 2, argv + 2);
 	if (argc >= 2 && !strcmp(argv[1], "recv"))
 		return cmd_recv(argc - 2, argv + 2);
 	if (argc >= 2 && !strcmp(argv[1], "asuser"))
@@ -604,6 +725,7 @@ int main(int argc, char **argv)
 		return cmd_record(argc - 2, argv + 2);
 	if (argc >= 2 && !strcmp(argv[1], "pcapcmp"))
 		return cmd_pcapcmp(argc - 2, argv + 2);
-	fprintf(stderr, "usage: pdnet send|recv|asuser|netns|fuzz|pty|time|replay|record|pcapcmp ...\n");
+	fprintf(stderr, "usage: pdnet send|dgram|recv|asuser|netns|fuzz|pty|time|\n"
+		"             replay|record|pcapcmp ...\n");
 	return 2;
 }

@@ -4,7 +4,7 @@
  * the scenario that replays a capture through the module and compares what
  * comes through with dedup-sim --write on the host.
  *
- *   pdnet replay FILE IFACE [--pause-every N] [--end]
+ *   pdnet replay FILE IFACE [--pause-every N] [--end] [--times]
  *	Send the frames of FILE, a classic pcap capture of Ethernet (either
  *	byte order, microsecond or nanosecond times), in order, through a
  *	packet socket on IFACE, from CPU 0 (veth hands a frame to the peer's
@@ -14,7 +14,13 @@
  *	more frame after the capture's: the end frame (broadcast, EtherType
  *	0x88b5, the IEEE's local experimental one, "pdnet end"), which tells
  *	pdnet record --until-end that every frame before it has come. Prints
- *	"sent N" (the capture's frames).
+ *	"sent N" (the capture's frames). With --times, then a line "frame
+ *	I START END" for each frame: when its send began and when it
+ *	returned, in us since the first began (CLOCK_MONOTONIC, the clock the
+ *	module's time windows read). veth hands a frame to the receiver's
+ *	stack in the sender's softirq, which runs before the send returns
+ *	(unless ksoftirqd has this CPU's softirqs: then later), so a hook
+ *	judges frame I from START on, usually by END.
  *
  *   pdnet record FILE IFACE IDLE_MS [--max-seconds S] [--until-end]
  *	Write every frame IFACE receives, in order, to FILE (classic pcap,
@@ -164,23 +170,37 @@ static int packet_socket(const char *iface, uint16_t proto)
 	return fd;
 }
 
+/* Microseconds from t0 to now, CLOCK_MONOTONIC. */
+static long us_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000000L +
+	       (t.tv_nsec - t0->tv_nsec) / 1000;
+}
+
 int cmd_replay(int argc, char **argv)
 {
 	static uint8_t buf[FRAME_MAX];
 	unsigned long pause_every = 32, n = 0, i;
+	struct timespec t0 = { 0 };
+	long *times = NULL;
 	struct pcap_in p;
-	bool end = false;
+	bool end = false, timed = false;
 	uint32_t len;
 	long cap;
 	int fd, a;
 
 	if (argc < 2)
-		die("replay: FILE IFACE [--pause-every N] [--end]");
+		die("replay: FILE IFACE [--pause-every N] [--end] [--times]");
 	for (a = 2; a < argc; a++) {
 		if (!strcmp(argv[a], "--pause-every") && a + 1 < argc) {
 			pause_every = strtoul(argv[++a], NULL, 0);
 		} else if (!strcmp(argv[a], "--end")) {
 			end = true;
+		} else if (!strcmp(argv[a], "--times")) {
+			timed = true;
 		} else {
 			fprintf(stderr, "replay: unknown option %s\n", argv[a]);
 			return 2;
@@ -202,12 +222,23 @@ int cmd_replay(int argc, char **argv)
 			return 1;
 		}
 	fclose(p.f);
+	/* each frame's two times, kept until the sending is over */
+	if (timed) {
+		times = calloc(2 * i + 2, sizeof(*times));
+		if (!times)
+			die("calloc");
+	}
 	pin(0);
 	fd = packet_socket(argv[1], 0);
 	pcap_open(&p, argv[0]);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while ((cap = pcap_next(&p, buf, &len)) >= 0) {
+		if (timed)
+			times[2 * n] = us_since(&t0);
 		if (send(fd, buf, (size_t)cap, 0) != cap)
 			die("send");
+		if (timed)
+			times[2 * n + 1] = us_since(&t0);
 		if (++n % pause_every == 0)
 			usleep(1000);
 	}
@@ -219,6 +250,10 @@ int cmd_replay(int argc, char **argv)
 			die("send");
 	}
 	printf("sent %lu\n", n);
+	for (i = 0; timed && i < n; i++)
+		printf("frame %lu %ld %ld\n", i + 1, times[2 * i],
+		       times[2 * i + 1]);
+	free(times);
 	return 0;
 }
 

@@ -1768,6 +1768,8 @@ run_plain t_tunnel_sessions
 run_plain t_tunnel_malformed
 run t_xdp_l3
 run_plain t_replay
+run_plain t_keyall_evasion
+run t_keyall_large
 run_plain t_idle_cost
 run t_nl_fuzz
 run t_pkt_fuzz

@@ -139,6 +139,11 @@ initramfs() {
 		mkdir -p "$root/lib/pd/replay"
 		cp "$B"/replay/*.pcap "$B/replay/settings.sh" "$root/lib/pd/replay/"
 	fi
+	# t_keyall_evasion's capture (evasion_capture.py)
+	if [ -f "$B/keyall/evasion.sh" ]; then
+		mkdir -p "$root/lib/pd/keyall"
+		cp "$B/keyall/evasion.pcap" "$B/keyall/evasion.sh" "$root/lib/pd/keyall/"
+	fi
 	cp "$kmod/pktdedup.ko" "$root/lib/pd/pktdedup.ko"
 	if [ "$debug" = debug ] && [ -f "$B/kmod-selftest/pdselftest.ko" ]; then
 		cp "$B/kmod-selftest/pdselftest.ko" "$root/lib/pd/"
