@@ -94,19 +94,19 @@ pnet() {	# NS
 # IPM="InReceives InAddrErrors" of NS: what entered IP, and what the
 # blackhole route dropped (what reached the routing lookup)
 ipmib() {	# NS
-	local -a f h=()
+	local -a fld h=()
 	local i rx=0 ad=0
 	pnet "$1"
-	while read -r -a f; do
-		[ "${f[0]}" = Ip: ] || continue
+	while read -r -a fld; do
+		[ "${fld[0]}" = Ip: ] || continue
 		if [ ${#h[@]} = 0 ]; then
-			h=("${f[@]}")
+			h=("${fld[@]}")
 			continue
 		fi
 		for i in "${!h[@]}"; do
 			case "${h[$i]}" in
-			InReceives) rx=${f[$i]} ;;
-			InAddrErrors) ad=${f[$i]} ;;
+			InReceives) rx=${fld[$i]} ;;
+			InAddrErrors) ad=${fld[$i]} ;;
 			esac
 		done
 		break
@@ -276,11 +276,15 @@ run() {	# NAME ROLE NS PAIR
 	pdstats "$ns"
 	row="RUN name=$name role=$role ns=$ns round=$ROUND pair=$pair flows=$TR_FLOWS count=$RUN_N"
 	row+=" sent=$PG_SENT usec=$PG_USEC pps=$PG_PPS errors=$PG_ERR"
+	# words of numbers, split on purpose (no fork, no temporary file)
+	# shellcheck disable=SC2206
 	a=($ip0) b=($IPM)
 	row+=" rx=$((b[0] - a[0])) routed=$((b[1] - a[1]))"
+	# shellcheck disable=SC2206
 	a=($sn0) b=($SN)
 	RUN_DROPS=$((b[0] - a[0]))
 	row+=" backlog_drops=$RUN_DROPS squeezed=$((b[1] - a[1]))"
+	# shellcheck disable=SC2206
 	a=($pd0) b=($PDS)
 	row+=" pd_packets=$((b[0] - a[0])) pd_duplicates=$((b[1] - a[1])) pd_dropped=$((b[2] - a[2])) pd_unparsed=$((b[3] - a[3]))"
 	if [ "$role" = cfg ] && [ -n "$CNT_KIND" ]; then
@@ -373,7 +377,7 @@ pd_cfg() {	# NAME SRC SETTING...
 	pg_send "$CFG" "$TR_FLOWS"
 	pdconf "$CFG"
 	say "CFG name=$name round=$ROUND flows=$TR_FLOWS" \
-		"bytes=$((${PDC[mem_filters]} + ${PDC[mem_sources]}))" \
+		"bytes=$((PDC[mem_filters] + PDC[mem_sources]))" \
 		"src=$src src_bytes=${PDC[mem_sources]}" \
 		"filter=${PDC[filter]} layout=${PDC[layout]:-} key=${PDC[key]}" \
 		"k=${PDC[k]:-} p=${PDC[p]:-} cells=${PDC[cells]:-} shards=${PDC[shards]:-}" \
@@ -399,7 +403,7 @@ pd_cfg() {	# NAME SRC SETTING...
 # number of packets without the table.
 NFT_KEY='ip saddr . ip daddr . meta l4proto . th sport . th dport'
 nft_cfg() {	# NAME ACTION SIZE
-	local name=$1 action=$2 size=$3 m0 elems= verdict=
+	local name=$1 action=$2 size=$3 m0 elems='' verdict=
 	[ "$action" = drop ] && verdict=drop
 	pg_send "$CFG" "$TR_FLOWS"
 	kmem
@@ -460,9 +464,11 @@ xt_cfg() {	# NAME
 	kmem
 	m0=$KMEM
 	# shellcheck disable=SC2086
-	N rx $ipt -A PREROUTING -m recent --name seen --rcheck --seconds 60 -j DROP &&
-		N rx $ipt -A PREROUTING -m recent --name seen --set ||
-		{ fail "iptables: cannot add the rules"; return; }
+	if ! N rx $ipt -A PREROUTING -m recent --name seen --rcheck --seconds 60 -j DROP ||
+		! N rx $ipt -A PREROUTING -m recent --name seen --set; then
+		fail "iptables: cannot add the rules"
+		return
+	fi
 	pg_send rx "$TR_FLOWS"
 	kmem
 	# the list as /proc shows it, up to LIST_MAX: each read() of that file

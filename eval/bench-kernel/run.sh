@@ -108,6 +108,8 @@ if [ "$mode" = profile ] && [ -z "$wrap" ]; then
 	command -v perf >/dev/null || die "perf is missing (Debian's linux-perf; scripts/install-deps.sh)"
 	wrap="perf record -q -e cpu-clock -c 100000 -o $out/perf.data --"
 fi
+# $wrap and BENCH_KERNEL_APPEND are words, split on purpose
+# shellcheck disable=SC2086
 $wrap "$kdir/linux" mem=1536M root=/dev/root rootfstype=hostfs rootflags=/ ro \
 	init="$repo/eval/bench-kernel/guest.sh" con0=fd:0,fd:1 con=null \
 	xt_recent.ip_list_tot=1000000 ${BENCH_KERNEL_APPEND:-} \
