@@ -57,6 +57,7 @@ KO=$(arg ko)
 CTL=$(arg ctl)
 ROUNDS=$(arg rounds)
 PAIRS=$(arg pairs)
+PROF=$(arg prof)
 mount -t hostfs hostfs "$OUT" -o "$OUT" || echo "guest: cannot mount $OUT"
 RAW=$OUT/raw.txt
 : >"$RAW"
@@ -740,14 +741,29 @@ sizes() {
 	done
 }
 
-# one configuration, under the host's perf: its module's CPU time
+# one configuration, under the host's perf: its module's CPU time;
+# pdb.prof= flow (pktdedup count, flow key, 1 MiB, defaults), or
+# packetKEY-SIZE: the packet key with payload KEY (all or 64) over
+# SIZE-byte frames, every packet distinct, as size_rows() measures it
 profile() {
+	local key size
 	RUN_N=1000000
 	PAIRS=4
 	ROUND=1
 	roles
 	traffic 64 15625
-	pd_cfg pktdedup-count-flow-1m defaults key flow action count filter sbf mem 1M
+	case "$PROF" in
+	flow | "")
+		pd_cfg pktdedup-count-flow-1m defaults key flow action count filter sbf mem 1M ;;
+	packetall-[0-9]* | packet64-[0-9]*)
+		key=${PROF#packet} size=${PROF#*-}
+		key=${key%%-*} size=${size%b}
+		DISTINCT=1 PKT_SIZE=$size
+		pd_cfg "pktdedup-count-packet$key-1m-${size}b" defaults \
+			key packet payload "$key" action count filter sbf mem 1M
+		DISTINCT=0 PKT_SIZE=$PKT_SIZE_DEFAULT ;;
+	*) fail "unknown profile '$PROF'" ;;
+	esac
 }
 
 # the method's resolution: many pairs with no hook on either side

@@ -57,7 +57,8 @@ REQUIRED = {
               "pktdedup-count-flow-1m-shared", "pktdedup-count-flow-1m-sharded",
               "pktdedup-count-flow-1m-onelock",
               "pktdedup-drop-flow-1m", "pktdedup-drop-flow-1m-shared"],
-    "profile": ["pktdedup-count-flow-1m"],
+    # the flow key, or the packet key of BENCH_KERNEL_PROFILE
+    "profile": [],
     "aa": ["no-hook"],
 }[mode]
 
@@ -341,6 +342,8 @@ if pd or nft:
 PARTS = [
     ("hook", ("pd_hook", "pd_process", "pd_skb_key", "pd_step")),
     ("parse and key", ("pd_parse", "pd_key_")),
+    # the packet key's tail past 128 bytes: NH, read where it is
+    ("tail (NH)", ("pd_nh_", "pd_skb_feed")),
     ("hash", ("pd_hash", "pd_sip", "pd_filter_hash", "pd_mul128")),
     ("filter (SBF step)", ("pd_sbf_", "pd_filter_", "pd_fam_")),
     ("source analytics", ("pd_srcs_", "pd_srcwin_", "pd_hll_", "pd_addr", "pd_ring_")),
@@ -564,6 +567,8 @@ for t in totals:
 for n in {r["name"] for r in runs if r["name"].startswith("nft-")}:
     check(any(t["name"] == n for t in totals), f"{n}: nft counters read")
 if mode == "profile":
+    check(any(n.startswith("pktdedup-") for n in by_name),
+          "a pktdedup row present, measured in pairs")
     # a statistical error of 2% at most (a Poisson count of 2500 or more)
     got = next((r["samples"] for r in prof_rows if r["name"] == "profile-pktdedup"), 0)
     check(got >= 2500, f"perf sampled pktdedup.ko's code {got} times (2500 or more)")

@@ -47,7 +47,10 @@
 #          keyed over every byte (payload all) and over 64 payload bytes
 #          (payload 64), every packet of the boot distinct; 2 rounds of
 #          BENCH_KERNEL_PAIRS (8) pairs (about 10 min)
-#   profile  pktdedup count, flow key, 1 MiB, defaults: 4 pairs of runs
+#   profile  pktdedup count, flow key, 1 MiB, defaults (or, with
+#          BENCH_KERNEL_PROFILE=packetall-SIZE or packet64-SIZE, the
+#          packet key over every byte or over 64 payload bytes of SIZE-byte
+#          frames, every packet distinct, as in sizes): 4 pairs of runs
 #          with UML under perf (cpu-clock, a sample per 100 us of its CPU
 #          time): pktdedup.ko's CPU time per packet, per part (the key,
 #          the hash, the filter, the source analytics, the hook), robust
@@ -124,6 +127,7 @@ $wrap "$kdir/linux" mem=1536M root=/dev/root rootfstype=hostfs rootflags=/ ro \
 	xt_recent.ip_list_tot=1000000 ${BENCH_KERNEL_APPEND:-} \
 	pdb.out="$out" pdb.mode="$mode" pdb.ko="$kmod/pktdedup.ko" \
 	pdb.ctl="$B/dedupctl" pdb.rounds="${BENCH_KERNEL_ROUNDS:-2}" \
+	pdb.prof="${BENCH_KERNEL_PROFILE:-flow}" \
 	pdb.pairs="${BENCH_KERNEL_PAIRS:-$(case $mode in targets | placement | scope | sizes) echo 8 ;; *) echo 3 ;; esac)}" </dev/null >"$out/console.log" 2>&1 &
 uml=$!
 
