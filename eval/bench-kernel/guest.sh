@@ -6,7 +6,7 @@
 # (read-only), so Debian's ip, nft, iptables-legacy and the work tree's
 # dedupctl run here unchanged. Its arguments are on the kernel command
 # line: pdb.out= (a folder it mounts writable and writes raw.txt into),
-# pdb.mode= (short, full or aa), pdb.ko= and pdb.ctl= (pktdedup.ko built
+# pdb.mode= (run.sh's modes), pdb.ko= and pdb.ctl= (pktdedup.ko built
 # against this kernel, and dedupctl), pdb.rounds= and pdb.pairs= (full).
 #
 # Namespaces: "snd" runs pktgen; it sends UDP over a veth pair into each
@@ -57,6 +57,7 @@ KO=$(arg ko)
 CTL=$(arg ctl)
 ROUNDS=$(arg rounds)
 PAIRS=$(arg pairs)
+PROF=$(arg prof)
 mount -t hostfs hostfs "$OUT" -o "$OUT" || echo "guest: cannot mount $OUT"
 RAW=$OUT/raw.txt
 : >"$RAW"
@@ -94,19 +95,19 @@ pnet() {	# NS
 # IPM="InReceives InAddrErrors" of NS: what entered IP, and what the
 # blackhole route dropped (what reached the routing lookup)
 ipmib() {	# NS
-	local -a f h=()
+	local -a fld h=()
 	local i rx=0 ad=0
 	pnet "$1"
-	while read -r -a f; do
-		[ "${f[0]}" = Ip: ] || continue
+	while read -r -a fld; do
+		[ "${fld[0]}" = Ip: ] || continue
 		if [ ${#h[@]} = 0 ]; then
-			h=("${f[@]}")
+			h=("${fld[@]}")
 			continue
 		fi
 		for i in "${!h[@]}"; do
 			case "${h[$i]}" in
-			InReceives) rx=${f[$i]} ;;
-			InAddrErrors) ad=${f[$i]} ;;
+			InReceives) rx=${fld[$i]} ;;
+			InAddrErrors) ad=${fld[$i]} ;;
 			esac
 		done
 		break
@@ -187,6 +188,18 @@ traffic() {	# IPS PORTS
 	[ $((RUN_N % TR_FLOWS)) = 0 ] || fail "runs of $RUN_N packets are not whole cycles of $TR_FLOWS flows"
 }
 
+# Every packet of the boot distinct (DISTINCT=1: the size rows), or not.
+# Under the packet key two packets of one run already differ (pktgen's
+# sequence number in the payload, the IP ID), but pktgen numbers them
+# afresh, and a device added anew counts its IP IDs from 0, at every
+# send: each run would repeat the last one into its namespace packet for
+# packet. So each send gets a UDP destination port of its own,
+# DPORT_BASE + its number in the boot (the flow rows keep port 9, their
+# flows the same in every run).
+DISTINCT=0
+DPORT_BASE=20000
+SENDS=0
+
 # Point pktgen at namespace NS (its veth peer in snd, the receiver's MAC).
 pg_to() {	# NS
 	local dev=${DEV[$1]} d=/proc/${NSPID[snd]}/net/pktgen i
@@ -211,8 +224,8 @@ pg_to() {	# NS
 	pg "$dev" "src_max $IPADD"
 	pg "$dev" "udp_src_min $PORT_BASE"
 	pg "$dev" "udp_src_max $((PORT_BASE + (TR_PORTS > 1 ? TR_PORTS : 0)))"
-	pg "$dev" "udp_dst_min 9"
-	pg "$dev" "udp_dst_max 9"
+	pg "$dev" "udp_dst_min $DPORT"
+	pg "$dev" "udp_dst_max $DPORT"
 	TR_DEV=$dev
 }
 
@@ -221,6 +234,12 @@ pg_to() {	# NS
 # "Result: OK: USEC(...) usec, SENT (...)" and "PPSpps ... errors: ERR".
 pg_send() {	# NS COUNT
 	local f=/proc/${NSPID[snd]}/net/pktgen line res=
+	SENDS=$((SENDS + 1))
+	DPORT=9
+	if [ "$DISTINCT" = 1 ]; then
+		DPORT=$((DPORT_BASE + SENDS))
+		[ "$DPORT" -le 65535 ] || fail "more sends than distinct ports"
+	fi
 	pg_to "$1"
 	pg "$TR_DEV" "count $2"
 	# pgctrl acts on the writer's namespace, not the file's
@@ -275,12 +294,17 @@ run() {	# NAME ROLE NS PAIR
 	softnet
 	pdstats "$ns"
 	row="RUN name=$name role=$role ns=$ns round=$ROUND pair=$pair flows=$TR_FLOWS count=$RUN_N"
+	row+=" size=$PKT_SIZE distinct=$DISTINCT"
 	row+=" sent=$PG_SENT usec=$PG_USEC pps=$PG_PPS errors=$PG_ERR"
+	# words of numbers, split on purpose (no fork, no temporary file)
+	# shellcheck disable=SC2206
 	a=($ip0) b=($IPM)
 	row+=" rx=$((b[0] - a[0])) routed=$((b[1] - a[1]))"
+	# shellcheck disable=SC2206
 	a=($sn0) b=($SN)
 	RUN_DROPS=$((b[0] - a[0]))
 	row+=" backlog_drops=$RUN_DROPS squeezed=$((b[1] - a[1]))"
+	# shellcheck disable=SC2206
 	a=($pd0) b=($PDS)
 	row+=" pd_packets=$((b[0] - a[0])) pd_duplicates=$((b[1] - a[1])) pd_dropped=$((b[2] - a[2])) pd_unparsed=$((b[3] - a[3]))"
 	if [ "$role" = cfg ] && [ -n "$CNT_KIND" ]; then
@@ -350,9 +374,9 @@ nft_totals() {	# NAME
 }
 
 # no hook in CFG either: the pairs' ratio is the resolution of the method
-nohook_cfg() {
-	say "CFG name=no-hook round=$ROUND flows=$TR_FLOWS"
-	pairs no-hook "$CFG"
+nohook_cfg() {	# [NAME]
+	say "CFG name=${1:-no-hook} round=$ROUND flows=$TR_FLOWS size=$PKT_SIZE distinct=$DISTINCT"
+	pairs "${1:-no-hook}" "$CFG"
 }
 
 # pktdedup in CFG: SETTINGS for dedupctl set, with the source analytics
@@ -373,10 +397,12 @@ pd_cfg() {	# NAME SRC SETTING...
 	pg_send "$CFG" "$TR_FLOWS"
 	pdconf "$CFG"
 	say "CFG name=$name round=$ROUND flows=$TR_FLOWS" \
-		"bytes=$((${PDC[mem_filters]} + ${PDC[mem_sources]}))" \
+		"bytes=$((PDC[mem_filters] + PDC[mem_sources]))" \
 		"src=$src src_bytes=${PDC[mem_sources]}" \
 		"filter=${PDC[filter]} layout=${PDC[layout]:-} key=${PDC[key]}" \
+		"payload=${PDC[payload]:-} action=${PDC[action]}" \
 		"k=${PDC[k]:-} p=${PDC[p]:-} cells=${PDC[cells]:-} shards=${PDC[shards]:-}" \
+		"fp_bound=${PDC[fp_bound]:-} size=$PKT_SIZE distinct=$DISTINCT" \
 		"hooks=${PDC[netfilter_hooks]}"
 	pairs "$name" "$CFG"
 	N "$CFG" "$CTL" sources on counters 0 new off >/dev/null ||
@@ -385,7 +411,7 @@ pd_cfg() {	# NAME SRC SETTING...
 	# disable keeps the settings: back to the defaults the rows assume
 	N "$CFG" "$CTL" set state idle hook prerouting dev any proto any \
 		match-mark any filter sbf layout flat max auto scope percpu \
-		shards auto >/dev/null ||
+		shards auto payload all >/dev/null ||
 		fail "dedupctl set (back to the defaults)"
 	pdconf "$CFG"
 	[ "${PDC[netfilter_hooks]}" = none ] || fail "$name: hooks left after dedupctl disable"
@@ -399,7 +425,7 @@ pd_cfg() {	# NAME SRC SETTING...
 # number of packets without the table.
 NFT_KEY='ip saddr . ip daddr . meta l4proto . th sport . th dport'
 nft_cfg() {	# NAME ACTION SIZE
-	local name=$1 action=$2 size=$3 m0 elems= verdict=
+	local name=$1 action=$2 size=$3 m0 elems='' verdict=
 	[ "$action" = drop ] && verdict=drop
 	pg_send "$CFG" "$TR_FLOWS"
 	kmem
@@ -460,9 +486,11 @@ xt_cfg() {	# NAME
 	kmem
 	m0=$KMEM
 	# shellcheck disable=SC2086
-	N rx $ipt -A PREROUTING -m recent --name seen --rcheck --seconds 60 -j DROP &&
-		N rx $ipt -A PREROUTING -m recent --name seen --set ||
-		{ fail "iptables: cannot add the rules"; return; }
+	if ! N rx $ipt -A PREROUTING -m recent --name seen --rcheck --seconds 60 -j DROP ||
+		! N rx $ipt -A PREROUTING -m recent --name seen --set; then
+		fail "iptables: cannot add the rules"
+		return
+	fi
 	pg_send rx "$TR_FLOWS"
 	kmem
 	# the list as /proc shows it, up to LIST_MAX: each read() of that file
@@ -518,7 +546,8 @@ setup() {
 DST=10.99.0.1
 SRC_BASE=10.64.0.1
 PORT_BASE=1024
-PKT_SIZE=128
+PKT_SIZE_DEFAULT=128
+PKT_SIZE=$PKT_SIZE_DEFAULT
 # an nft set or an xt_recent list is counted by listing it, up to this size
 LIST_MAX=10000
 
@@ -530,6 +559,35 @@ roles() {
 	else
 		CFG=rb REF=ra
 	fi
+}
+
+# The key by packet size: for each pktgen pkt_size SIZE (the Ethernet
+# frame without its FCS: the IP packet is SIZE - 14 bytes, the UDP payload
+# SIZE - 42, the packet key's tail, UDP header and payload, SIZE - 34), a
+# no-hook row, then pktdedup count and drop at prerouting, 1 MiB, with the
+# packet key over every byte (payload all, the default) and over the
+# headers and 64 payload bytes (payload 64, the key before every byte was
+# covered), each in pairs with no-hook runs of the same size. Every
+# packet of the boot is distinct (DISTINCT): a copy is only ever a false
+# positive, so count and drop both pass all but the filter's FP share
+# (at most its stable point's fp_bound). The two keys take turns going
+# first (payload all first in odd rounds).
+size_rows() {	# SIZE...
+	local size act key keys=(all 64)
+	[ $((ROUND % 2)) = 1 ] || keys=(64 all)
+	DISTINCT=1
+	for size in "$@"; do
+		PKT_SIZE=$size
+		nohook_cfg "no-hook-${size}b"
+		for act in count drop; do
+			for key in "${keys[@]}"; do
+				pd_cfg "pktdedup-$act-packet$key-1m-${size}b" defaults \
+					key packet payload "$key" action "$act" filter sbf mem 1M
+			done
+		done
+	done
+	PKT_SIZE=$PKT_SIZE_DEFAULT
+	DISTINCT=0
 }
 
 # make check: proves the harness in well under a minute
@@ -548,6 +606,11 @@ short() {
 	pd_cfg pktdedup-unselected-flow-1m defaults key flow action count filter sbf mem 1M match-mark 0x1/0x1
 	pd_cfg pktdedup-ingress-drop-flow-1m defaults key flow action drop filter sbf mem 1M hook ingress dev in
 	pd_cfg pktdedup-count-flow-1m-shared defaults key flow action count filter sbf mem 1M scope shared
+	# the largest packets, keyed over every byte (NH over the tail),
+	# every packet distinct: only the filter's false positives dropped
+	DISTINCT=1 PKT_SIZE=1500
+	pd_cfg pktdedup-drop-packetall-1m-1500b defaults key packet payload all action drop filter sbf mem 1M
+	DISTINCT=0 PKT_SIZE=$PKT_SIZE_DEFAULT
 	# 10^3 flows: 8 addresses x 125 ports
 	traffic 8 125
 	nft_cfg nft-set-flow-1e3 drop 65536
@@ -574,6 +637,7 @@ full() {
 			pd_cfg pktdedup-count-flow-$m-blocked defaults key flow action count filter sbf layout blocked max 1 mem "${m^^}"
 		done
 		pd_cfg pktdedup-count-packet64-1m defaults key packet payload 64 action count filter sbf mem 1M
+		size_rows 64 512 1500
 		# traffic selection: nothing selected (the mark does not match)
 		pd_cfg pktdedup-unselected-flow-1m defaults key flow action count filter sbf mem 1M match-mark 0x1/0x1
 		# hook ingress on the receiving veth: before the IP stack
@@ -666,14 +730,40 @@ scope() {
 	done
 }
 
-# one configuration, under the host's perf: its module's CPU time
+# the key by packet size alone (size_rows), with more pairs than full
+# (BENCH_KERNEL_PAIRS, 8): 10^6 packets a run over 10^6 flows
+sizes() {
+	RUN_N=1000000
+	for ROUND in $(seq "${ROUNDS:-2}"); do
+		roles
+		traffic 64 15625
+		size_rows 64 512 1500
+	done
+}
+
+# one configuration, under the host's perf: its module's CPU time;
+# pdb.prof= flow (pktdedup count, flow key, 1 MiB, defaults), or
+# packetKEY-SIZE: the packet key with payload KEY (all or 64) over
+# SIZE-byte frames, every packet distinct, as size_rows() measures it
 profile() {
+	local key size
 	RUN_N=1000000
 	PAIRS=4
 	ROUND=1
 	roles
 	traffic 64 15625
-	pd_cfg pktdedup-count-flow-1m defaults key flow action count filter sbf mem 1M
+	case "$PROF" in
+	flow | "")
+		pd_cfg pktdedup-count-flow-1m defaults key flow action count filter sbf mem 1M ;;
+	packetall-[0-9]* | packet64-[0-9]*)
+		key=${PROF#packet} size=${PROF#*-}
+		key=${key%%-*} size=${size%b}
+		DISTINCT=1 PKT_SIZE=$size
+		pd_cfg "pktdedup-count-packet$key-1m-${size}b" defaults \
+			key packet payload "$key" action count filter sbf mem 1M
+		DISTINCT=0 PKT_SIZE=$PKT_SIZE_DEFAULT ;;
+	*) fail "unknown profile '$PROF'" ;;
+	esac
 }
 
 # the method's resolution: many pairs with no hook on either side
@@ -696,6 +786,7 @@ main() {
 	targets) targets ;;
 	placement) placement ;;
 	scope) scope ;;
+	sizes) sizes ;;
 	profile) profile ;;
 	aa) aa ;;
 	*) fail "unknown mode '$MODE'" ;;

@@ -18,6 +18,10 @@
 # sources), and before the timed runs of a configuration that remembers
 # (pktdedup, an nft set, xt_recent) one whole cycle went through it.
 #
+# The size rows (names ending in the frame size, e.g. -1500b) send every
+# packet of the boot distinct: pktdedup's duplicates there are its false
+# positives, at most its plan's fp_bound (the stable point's) per packet.
+#
 # Usage: eval/bench-kernel/report.py MODE RAW CONSOLE JSON_OUT
 import bisect
 import json
@@ -28,12 +32,21 @@ import statistics
 import sys
 
 mode, raw_path, console_path, json_path = sys.argv[1:5]
+# the size rows: pktgen's pkt_size (the Ethernet frame without its FCS)
+SIZES = (64, 512, 1500)
+SIZE_ROWS = [f"{pre}-{size}b" for size in SIZES
+             for pre in ["no-hook"] + [f"pktdedup-{act}-packet{key}-1m"
+                                       for act in ("count", "drop")
+                                       for key in ("all", "64")]]
+SIZE_RE = re.compile(r"^pktdedup-(count|drop)-packet(all|64)-1m-(\d+)b$")
 REQUIRED = {
     "full": ["no-hook", "pktdedup-count-flow-1m", "pktdedup-drop-flow-1m",
-             "nft-set-flow-1e6"],
+             "nft-set-flow-1e6"] + SIZE_ROWS,
     "short": ["no-hook", "pktdedup-count-flow-1m", "pktdedup-drop-flow-1m",
               "pktdedup-unselected-flow-1m", "pktdedup-ingress-drop-flow-1m",
-              "pktdedup-count-flow-1m-shared", "nft-set-flow-1e3"],
+              "pktdedup-count-flow-1m-shared", "pktdedup-drop-packetall-1m-1500b",
+              "nft-set-flow-1e3"],
+    "sizes": SIZE_ROWS,
     "targets": ["no-hook", "nft-count-all", "pktdedup-count-flow-1m",
                 "pktdedup-count-flow-1m-nosources", "pktdedup-drop-flow-1m",
                 "nft-set-flow-1e6", "nft-set-count-flow-1e6"],
@@ -44,7 +57,8 @@ REQUIRED = {
               "pktdedup-count-flow-1m-shared", "pktdedup-count-flow-1m-sharded",
               "pktdedup-count-flow-1m-onelock",
               "pktdedup-drop-flow-1m", "pktdedup-drop-flow-1m-shared"],
-    "profile": ["pktdedup-count-flow-1m"],
+    # the flow key, or the packet key of BENCH_KERNEL_PROFILE
+    "profile": [],
     "aa": ["no-hook"],
 }[mode]
 
@@ -67,6 +81,14 @@ def num(v):
         return int(v)
     except ValueError:
         return v
+
+
+def fnum(v):
+    """a fraction the guest copied from pktdedup's config ("0.010000000")"""
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return None
 
 
 runs, cfgs, discards, totals, errors, ended = [], [], [], [], [], False
@@ -134,6 +156,10 @@ for name in names:
     base_ns = [ns_per_packet(r) for r in mine if r["role"] == "base"]
     ratios = [ns_per_packet(p["cfg"]) / ns_per_packet(p["base"]) for p in pairs]
     diffs = [ns_per_packet(p["cfg"]) - ns_per_packet(p["base"]) for p in pairs]
+    by_round = {}
+    for p in pairs:
+        by_round.setdefault(p["cfg"]["round"], []).append(
+            ns_per_packet(p["cfg"]) - ns_per_packet(p["base"]))
     med = statistics.median(cfg_ns) if cfg_ns else 0.0
     first = next(r for r in mine if r["role"] == "cfg") if cfg_ns else mine[0]
     row = {
@@ -145,7 +171,14 @@ for name in names:
         # the middle half of the pairs' ratios
         "ratio_q1": round(quantile(ratios, 0.25), 3) if ratios else None,
         "ratio_q3": round(quantile(ratios, 0.75), 3) if ratios else None,
+        # the middle half of the pairs' differences, and their median in
+        # each round
+        "added_q1": round(quantile(diffs, 0.25), 1) if diffs else None,
+        "added_q3": round(quantile(diffs, 0.75), 1) if diffs else None,
+        "added_by_round": [round(statistics.median(by_round[k]), 1)
+                           for k in sorted(by_round)],
         "pairs": len(pairs),
+        "pkt_size": first.get("size", 128),
         "pps": round(1e9 / med) if med else 0,
         "flows": first["flows"],
         "packets_per_run": first["count"],
@@ -163,10 +196,6 @@ for name in names:
         row["dropped"] = int(statistics.median(r["sent"] - r["routed"] for r in cr))
     out.append(row)
 
-with open(json_path, "w") as f:
-    json.dump(out, f, indent=1)
-    f.write("\n")
-
 
 def human(b):
     if b is None:
@@ -178,7 +207,55 @@ def human(b):
 
 
 by_name = {row["name"]: row for row in out}
-all_base = [ns_per_packet(r) for r in runs if r["role"] == "base"]
+
+# ---- the key by packet size ----
+# For each frame size and action, what the packet key adds over no hook
+# over every byte (payload all) and over 64 payload bytes (payload 64),
+# and the ratio of the two added costs: of their medians over all pairs,
+# and in each round (of that round's medians).
+size_out = []
+for size in SIZES:
+    for act in ("count", "drop"):
+        a = by_name.get(f"pktdedup-{act}-packetall-1m-{size}b")
+        b = by_name.get(f"pktdedup-{act}-packet64-1m-{size}b")
+        if not a or not b or a["added_ns"] is None or b["added_ns"] is None:
+            continue
+        nh = by_name.get(f"no-hook-{size}b")
+        base = [ns_per_packet(r) for r in runs if r["role"] == "base" and
+                r["name"] in (a["name"], b["name"])]
+
+        def over(x, y):
+            return round(x / y, 2) if y > 0 else None
+        size_out.append({
+            "name": f"key-size-{act}-{size}b",
+            "pkt_size": size, "ip_size": size - 14, "action": act,
+            "no_hook_ns": round(statistics.median(base), 1) if base else None,
+            "aa_ratio": nh["ratio"] if nh else None,
+            "added_ns_payload64": b["added_ns"],
+            "added_iqr_payload64": [b["added_q1"], b["added_q3"]],
+            "ratio_payload64": b["ratio"],
+            "added_ns_all": a["added_ns"],
+            "added_iqr_all": [a["added_q1"], a["added_q3"]],
+            "ratio_all": a["ratio"],
+            "all_minus_64_ns": round(a["added_ns"] - b["added_ns"], 1),
+            "all_over_64": over(a["added_ns"], b["added_ns"]),
+            "all_over_64_by_round": [over(x, y) for x, y in
+                                     zip(a["added_by_round"], b["added_by_round"])],
+            "duplicates_all": a.get("duplicates"),
+            "duplicates_payload64": b.get("duplicates"),
+            "dropped_all": a.get("dropped"),
+            "dropped_payload64": b.get("dropped"),
+        })
+
+with open(json_path, "w") as f:
+    json.dump(out + size_out, f, indent=1)
+    f.write("\n")
+
+# the summary line's no hook: the default frame size's runs (the size
+# rows' own are in their table)
+all_base = [ns_per_packet(r) for r in runs if r["role"] == "base" and
+            r.get("size", 128) == 128] or \
+    [ns_per_packet(r) for r in runs if r["role"] == "base"]
 print(f"bench-kernel ({mode}): {len(runs)} timed runs of "
       f"{runs[0]['count'] if runs else 0} packets; no hook "
       f"{statistics.median(all_base) if all_base else 0:.1f} ns/packet "
@@ -204,6 +281,33 @@ for row in out:
           f"{row['flows']:>7} | {row.get('duplicates', ''):>10} | {row.get('dropped', ''):>9} |")
 print(f"(JSON: {json_path})")
 print()
+
+if size_out:
+    print("the key by packet size: pktgen's pkt_size is the Ethernet frame "
+          "without its FCS (IP packet: 14 bytes less); every packet distinct;\n"
+          "pktdedup at prerouting, 1 MiB, packet key over every byte (all) "
+          "or over the headers and 64 payload bytes (64);\n"
+          "+ns: median (IQR) over the pairs of what the hook adds to no hook "
+          "of the same size; all/64: the ratio of the medians, then per round")
+    print(f"| {'frame':>5} | {'IP':>4} | {'action':<6} | {'no hook':>7} | "
+          f"{'A/A':>5} | {'+ns, payload 64':>20} | {'+ns, every byte':>20} | "
+          f"{'all-64':>6} | {'all/64':>6} | {'by round':>14} |")
+    print(f"|{'-' * 7}|{'-' * 6}|{'-' * 8}|{'-' * 9}|{'-' * 7}|{'-' * 22}|"
+          f"{'-' * 22}|{'-' * 8}|{'-' * 8}|{'-' * 16}|")
+
+    def added(v, iqr):
+        return f"{v:.0f} ({iqr[0]:.0f} to {iqr[1]:.0f})"
+
+    def rat(v):
+        return f"{v:.2f}" if v is not None else "-"
+    for r in size_out:
+        print(f"| {r['pkt_size']:>5} | {r['ip_size']:>4} | {r['action']:<6} | "
+              f"{r['no_hook_ns'] or 0:>7.1f} | {rat(r['aa_ratio']):>5} | "
+              f"{added(r['added_ns_payload64'], r['added_iqr_payload64']):>20} | "
+              f"{added(r['added_ns_all'], r['added_iqr_all']):>20} | "
+              f"{r['all_minus_64_ns']:>6.0f} | {rat(r['all_over_64']):>6} | "
+              f"{', '.join(rat(x) for x in r['all_over_64_by_round']):>14} |")
+    print()
 
 # ---- issue 11's targets, from this run ----
 # pktdedup count, flow key, 1 MiB per CPU, defaults: at most 15% above no
@@ -238,6 +342,8 @@ if pd or nft:
 PARTS = [
     ("hook", ("pd_hook", "pd_process", "pd_skb_key", "pd_step")),
     ("parse and key", ("pd_parse", "pd_key_")),
+    # the packet key's tail past 128 bytes: NH, read where it is
+    ("tail (NH)", ("pd_nh_", "pd_skb_feed")),
     ("hash", ("pd_hash", "pd_sip", "pd_filter_hash", "pd_mul128")),
     ("filter (SBF step)", ("pd_sbf_", "pd_filter_", "pd_fam_")),
     ("source analytics", ("pd_srcs_", "pd_srcwin_", "pd_hll_", "pd_addr", "pd_ring_")),
@@ -346,6 +452,23 @@ for c in cfgs:
                             f"{c['flows']} flows were sent")
         if c.get("bytes", 0) <= 0:
             problems.append(f"its memory grew by {c.get('bytes')} bytes")
+    m = SIZE_RE.match(n)
+    if m or n.startswith("no-hook-"):
+        # the size and the key as named, every packet distinct
+        want_size = int(m.group(3)) if m else int(n[len("no-hook-"):-1])
+        if c.get("size") != want_size or c.get("distinct") != 1:
+            problems.append(f"size {c.get('size')}, distinct {c.get('distinct')}: "
+                            f"not {want_size}, 1")
+        if m and (c.get("key") != "packet" or c.get("action") != m.group(1) or
+                  c.get("payload") != (65535 if m.group(2) == "all" else 64)):
+            problems.append(f"key {c.get('key')} payload {c.get('payload')} "
+                            f"action {c.get('action')}")
+        for r in runs:
+            if r["name"] == n and r["round"] == c["round"] and \
+                    (r.get("size"), r.get("distinct")) != (want_size, 1):
+                problems.append(f"pair {r['pair']} ({r['role']}) sent "
+                                f"{r.get('size')}-byte frames, distinct "
+                                f"{r.get('distinct')}")
     check(not problems, f"{n} (round {c['round']}) configured" +
           "".join(f"\n    {p}" for p in problems))
 
@@ -368,7 +491,7 @@ for r in runs:
     want(r["rx"] == s - ingress_dropped,
          f"Ip InReceives {r['rx']} != sent {s} - dropped at ingress {ingress_dropped}")
     want(r["backlog_drops"] == 0, f"{r['backlog_drops']} backlog drops")
-    if not cfg or n == "no-hook":
+    if not cfg or n.startswith("no-hook"):
         want(r["pd_packets"] == 0, f"an idle pktdedup saw {r['pd_packets']} packets")
         want(r["routed"] == s, f"blackholed {r['routed']} != sent {s}")
     elif n.startswith("pktdedup-unselected-"):
@@ -401,6 +524,18 @@ for r in runs:
                 want(r["pd_duplicates"] >= s - tol,
                      f"duplicates {r['pd_duplicates']} < {s} - {tol} "
                      f"(FN bound {rate:.5f} at a gap of {r['flows']})")
+        # every packet distinct: what the filter takes for a copy is a
+        # false positive, at most the plan's FP rate at the stable point
+        # (the filter fills towards it from empty)
+        fp = fnum(c.get("fp_bound"))
+        if r.get("distinct") == 1:
+            if fp is None:
+                problems.append("no fp_bound in the configuration")
+            else:
+                tol = tolerance(s, fp)
+                want(r["pd_duplicates"] <= tol,
+                     f"duplicates {r['pd_duplicates']} > {tol} of {s} distinct "
+                     f"packets (fp_bound {fp:.5f})")
     elif n.startswith("nft-"):
         # dropping: nothing reaches the routing lookup; counting: all
         want(r["routed"] == (s if "-count-" in n else 0), f"blackholed {r['routed']}")
@@ -432,6 +567,8 @@ for t in totals:
 for n in {r["name"] for r in runs if r["name"].startswith("nft-")}:
     check(any(t["name"] == n for t in totals), f"{n}: nft counters read")
 if mode == "profile":
+    check(any(n.startswith("pktdedup-") for n in by_name),
+          "a pktdedup row present, measured in pairs")
     # a statistical error of 2% at most (a Poisson count of 2500 or more)
     got = next((r["samples"] for r in prof_rows if r["name"] == "profile-pktdedup"), 0)
     check(got >= 2500, f"perf sampled pktdedup.ko's code {got} times (2500 or more)")

@@ -21,11 +21,12 @@
 #      (BUILD/bench-kernel.json; BUILD/bench-kernel-short.json in short
 #      mode) and checks the counters: the last line is "N passed, N failed".
 #
-# Usage: eval/bench-kernel/run.sh BUILD_DIR [full|short|targets|placement|scope|profile|aa]
+# Usage: eval/bench-kernel/run.sh BUILD_DIR [full|short|targets|placement|scope|sizes|profile|aa]
 #   full   every configuration, BENCH_KERNEL_ROUNDS (2) rounds of
 #          BENCH_KERNEL_PAIRS (3) pairs of runs of 10^6 packets (make
-#          bench-kernel; about 6 to 10 min)
-#   short  no hook, pktdedup count and drop, an nft set of 10^3 flows, one
+#          bench-kernel; about 10 to 15 min), the sizes rows among them
+#   short  no hook, pktdedup count and drop, an nft set of 10^3 flows,
+#          pktdedup drop keyed over every byte of 1500-byte packets, one
 #          round of 2 pairs of 2*10^5 packets: proves the harness (make
 #          check; about 20 s)
 #   targets  the rows issue 11's targets are judged on (no hook, an nft
@@ -40,14 +41,24 @@
 #   scope  scope shared (lock-free, in shards, and in one behind one lock) against
 #          percpu, count and drop at 1 MiB, on UML's one CPU: the
 #          uncontended cost; 2 rounds of BENCH_KERNEL_PAIRS (8) pairs
-#   profile  pktdedup count, flow key, 1 MiB, defaults: 4 pairs of runs
+#   sizes  the key by packet size: 64-, 512- and 1500-byte frames
+#          (pktgen's pkt_size; IP packets 14 bytes shorter), each with a
+#          no-hook row and pktdedup count and drop at prerouting, 1 MiB,
+#          keyed over every byte (payload all) and over 64 payload bytes
+#          (payload 64), every packet of the boot distinct; 2 rounds of
+#          BENCH_KERNEL_PAIRS (8) pairs (about 10 min)
+#   profile  pktdedup count, flow key, 1 MiB, defaults (or, with
+#          BENCH_KERNEL_PROFILE=packetall-SIZE or packet64-SIZE, the
+#          packet key over every byte or over 64 payload bytes of SIZE-byte
+#          frames, every packet distinct, as in sizes): 4 pairs of runs
 #          with UML under perf (cpu-clock, a sample per 100 us of its CPU
 #          time): pktdedup.ko's CPU time per packet, per part (the key,
 #          the hash, the filter, the source analytics, the hook), robust
 #          to the host's load as the pairs' times are not
 #   aa     2 rounds of 6 pairs with no hook on either side: the method's
 #          resolution
-# BENCH_KERNEL_TIMEOUT (seconds) bounds the UML run: 1800 full, 300 else;
+# BENCH_KERNEL_TIMEOUT (seconds) bounds the UML run: 2700 full and sizes,
+# 1800 targets, placement and scope, 600 profile, 300 short and aa;
 # BENCH_KERNEL_APPEND adds to UML's command line (experiments).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
@@ -57,14 +68,15 @@ repo=$(pwd)
 B=${1:-build}
 mode=${2:-full}
 case "$mode" in
-full) secs=${BENCH_KERNEL_TIMEOUT:-1800} json="$B/bench-kernel.json" ;;
+full) secs=${BENCH_KERNEL_TIMEOUT:-2700} json="$B/bench-kernel.json" ;;
 short) secs=${BENCH_KERNEL_TIMEOUT:-300} json="$B/bench-kernel-short.json" ;;
 targets) secs=${BENCH_KERNEL_TIMEOUT:-1800} json="$B/bench-kernel-targets.json" ;;
 placement) secs=${BENCH_KERNEL_TIMEOUT:-1800} json="$B/bench-kernel-placement.json" ;;
 scope) secs=${BENCH_KERNEL_TIMEOUT:-1800} json="$B/bench-kernel-scope.json" ;;
+sizes) secs=${BENCH_KERNEL_TIMEOUT:-2700} json="$B/bench-kernel-sizes.json" ;;
 profile) secs=${BENCH_KERNEL_TIMEOUT:-600} json="$B/bench-kernel-profile.json" ;;
 aa) secs=${BENCH_KERNEL_TIMEOUT:-300} json="$B/bench-kernel-aa.json" ;;
-*) echo "usage: eval/bench-kernel/run.sh BUILD_DIR [full|short|targets|placement|scope|profile|aa]" >&2; exit 2 ;;
+*) echo "usage: eval/bench-kernel/run.sh BUILD_DIR [full|short|targets|placement|scope|sizes|profile|aa]" >&2; exit 2 ;;
 esac
 mkdir -p "$B/bench-kernel" "$B/kmod-uml"
 B=$(realpath "$B")
@@ -108,12 +120,15 @@ if [ "$mode" = profile ] && [ -z "$wrap" ]; then
 	command -v perf >/dev/null || die "perf is missing (Debian's linux-perf; scripts/install-deps.sh)"
 	wrap="perf record -q -e cpu-clock -c 100000 -o $out/perf.data --"
 fi
+# $wrap and BENCH_KERNEL_APPEND are words, split on purpose
+# shellcheck disable=SC2086
 $wrap "$kdir/linux" mem=1536M root=/dev/root rootfstype=hostfs rootflags=/ ro \
 	init="$repo/eval/bench-kernel/guest.sh" con0=fd:0,fd:1 con=null \
 	xt_recent.ip_list_tot=1000000 ${BENCH_KERNEL_APPEND:-} \
 	pdb.out="$out" pdb.mode="$mode" pdb.ko="$kmod/pktdedup.ko" \
 	pdb.ctl="$B/dedupctl" pdb.rounds="${BENCH_KERNEL_ROUNDS:-2}" \
-	pdb.pairs="${BENCH_KERNEL_PAIRS:-$(case $mode in targets | placement | scope) echo 8 ;; *) echo 3 ;; esac)}" </dev/null >"$out/console.log" 2>&1 &
+	pdb.prof="${BENCH_KERNEL_PROFILE:-flow}" \
+	pdb.pairs="${BENCH_KERNEL_PAIRS:-$(case $mode in targets | placement | scope | sizes) echo 8 ;; *) echo 3 ;; esac)}" </dev/null >"$out/console.log" 2>&1 &
 uml=$!
 
 # UML's userspace runs in host processes under ptrace: when the kernel's
