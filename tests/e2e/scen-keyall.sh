@@ -94,8 +94,9 @@ keyall_nft() {
 keyall_replay() {
 	keyall_nft
 	inns kb dedupctl reset
+	# (run in $(...): a failure is said on stderr and in the counts)
 	inns kr pdnet replay $KA/evasion.pcap kra --times > /tmp/keyall-times ||
-		t_fail "pdnet replay: $(cat /tmp/keyall-times)"
+		echo "#   pdnet replay failed: $(cat /tmp/keyall-times)" >&2
 	awk '$1 == "frame" { s[$2] = $3; e[$2] = $4 }
 		END { print e[9] - s[8] }' /tmp/keyall-times > /tmp/keyall-gap
 	_t=$(($(uptime_ms) + 30000))
@@ -165,8 +166,8 @@ t_keyall_evasion() {
 		# original is not one (a vCPU descheduled between two sends
 		# on a loaded host; the sender's softirqs left to
 		# ksoftirqd): when only the copy went through, the window
-		# is tried again on a new replay, 5 at most, the times the
-		# sender measured said
+		# is tried again on a new replay, 5 at most, each saying
+		# how long after its original the sender sent the copy
 		n=1
 		while [ "$f" = sliding ] && [ $n -lt 5 ] &&
 			[ "$got" = "$(echo "$w" | sed 's/ 1 dropped/ 0 dropped/; s/0 copies/1 copies/')" ]; do
@@ -269,6 +270,11 @@ t_keyall_large() {
 	t_begin "the whole packet key on 8000-byte datagrams (MTU 9000): exact copies dropped, copies but for the last byte delivered, from page fragments at prerouting and three buffers at xdp; GRO trains at prerouting"
 	keyall_large_link
 	d=10
+	# the debug kernel reads each kind of packet once (IPv6's tail is
+	# read as IPv4's) and leaves out the controls, which read 64 bytes
+	# as any small packet does: 8 runs of the 20, the run's time
+	fams="4 6"
+	[ "$PD_DEBUG" = 1 ] && fams=4
 	for h in prerouting xdp; do
 		dev=
 		[ "$h" = xdp ] && dev="dev pb5"
@@ -286,7 +292,7 @@ t_keyall_large() {
 			t_fail "$h: the filter leaves exact counts to chance: $c"
 		echo "#   $h: P(an exact count off) <= $c a run"
 		[ "$h" = prerouting ] && keyall_trace on
-		for v in 4 6; do
+		for v in $fams; do
 			# a payload of 8000 bytes: a frame of 8042 (8062) at
 			# XDP, more than a page: one buffer and fragments
 			expect_eq "$h, IPv$v: $d x 2 copies" \
@@ -297,15 +303,17 @@ t_keyall_large() {
 				"$(keyall_dgram $((2 * d)) "-$v" --size 8000 --count $d --near)"
 		done
 		if [ "$h" = prerouting ]; then
-			# all the datagrams (2 x 2 x 2 d); ND or MLD (none
-			# expected) only in the second count
+			# all the datagrams (2 x 2 d a family); ND or MLD
+			# (none expected) only in the second count
 			_t=$(keyall_trace off)
+			set -- $fams
 			[ -z "$_t" ] || expect_eq \
 				"prerouting: skbs into pb5 with page fragments (net:netif_rx_entry)" \
-				"$((8 * d)) paged" "${_t% of *}"
+				"$((4 * d * $#)) paged" "${_t% of *}"
 			echo "#   prerouting: $_t skbs into pb5"
 		fi
 		# the control: a key of 64 payload bytes takes them for copies
+		[ "$PD_DEBUG" = 1 ] && continue
 		expect_ok "$h: payload 64" inns kc dedupctl set payload 64
 		expect_eq "$h, payload 64: $d x 2 differing in the last byte" \
 			"$((2 * d)) packets, $d dropped, $d delivered, 0 unparsed" \
@@ -329,7 +337,7 @@ t_keyall_large() {
 	for g in rx-gro-list rx-udp-gro-forwarding; do
 		expect_ok "receiver: gro on, $g on" \
 			inns kc ethtool -K pb5 gro on "$g" on
-		for v in 4 6; do
+		for v in $fams; do
 			expect_eq "GRO ($g), IPv$v: $d trains x 2 copies, a packet each" \
 				"$((2 * d)) packets, $d dropped, $d delivered, 0 unparsed" \
 				"$(keyall_dgram $((2 * d)) "-$v" --size 7999 --segment 1000 --count $d)"
@@ -337,11 +345,13 @@ t_keyall_large() {
 				"$((2 * d)) packets, 0 dropped, $((2 * d)) delivered, 0 unparsed" \
 				"$(keyall_dgram $((2 * d)) "-$v" --size 7999 --segment 1000 --count $d --near)"
 		done
-		inns kc dedupctl set payload 64
-		expect_eq "GRO ($g), payload 64: $d trains x 2, the last byte differing" \
-			"$((2 * d)) packets, $d dropped, $d delivered, 0 unparsed" \
-			"$(keyall_dgram $((2 * d)) -4 --size 7999 --segment 1000 --count $d --near)"
-		inns kc dedupctl set payload all
+		if [ "$PD_DEBUG" != 1 ]; then
+			inns kc dedupctl set payload 64
+			expect_eq "GRO ($g), payload 64: $d trains x 2, the last byte differing" \
+				"$((2 * d)) packets, $d dropped, $d delivered, 0 unparsed" \
+				"$(keyall_dgram $((2 * d)) -4 --size 7999 --segment 1000 --count $d --near)"
+			inns kc dedupctl set payload all
+		fi
 		inns kc ethtool -K pb5 "$g" off
 	done
 	inns kc ethtool -K pb5 gro off
