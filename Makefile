@@ -265,7 +265,8 @@ bench: $(B)/bench $(B)/dedup-sim
 # pktdedup.ko's CPU time per packet by part under perf
 # ($(B)/bench-kernel-profile.json). eval/bench-kernel/run.sh BUILD short is
 # the quick check make check runs; BUILD targets the rows issue 11's
-# targets are judged on, with more pairs.
+# targets are judged on, with more pairs; BUILD sizes the packet key by
+# packet size (every byte against payload 64), with more pairs.
 bench-kernel: $(B)/dedupctl
 	eval/bench-kernel/run.sh $(B) full
 	eval/bench-kernel/run.sh $(B) profile

@@ -7,7 +7,8 @@
 # dedupctl run here unchanged. Its arguments are on the kernel command
 # line: pdb.out= (a folder it mounts writable and writes raw.txt into),
 # pdb.mode= (run.sh's modes), pdb.ko= and pdb.ctl= (pktdedup.ko built
-# against this kernel, and dedupctl), pdb.rounds= and pdb.pairs= (full).
+# against this kernel, and dedupctl), pdb.rounds= and pdb.pairs= (full),
+# pdb.prof= (profile: which configuration).
 #
 # Namespaces: "snd" runs pktgen; it sends UDP over a veth pair into each
 # of the others: "ra" and "rb", which take turns (a round each) as CFG,

@@ -24,11 +24,13 @@
 # Usage: eval/bench-kernel/run.sh BUILD_DIR [full|short|targets|placement|scope|sizes|profile|aa]
 #   full   every configuration, BENCH_KERNEL_ROUNDS (2) rounds of
 #          BENCH_KERNEL_PAIRS (3) pairs of runs of 10^6 packets (make
-#          bench-kernel; about 10 to 15 min), the sizes rows among them
+#          bench-kernel), the sizes rows among them: 42 min at a load
+#          average of 4.7 (median; 1.4 to 7.6), before the sizes rows 6
+#          to 10 min on a quieter machine
 #   short  no hook, pktdedup count and drop, an nft set of 10^3 flows,
 #          pktdedup drop keyed over every byte of 1500-byte packets, one
 #          round of 2 pairs of 2*10^5 packets: proves the harness (make
-#          check; about 20 s)
+#          check; about 40 s)
 #   targets  the rows issue 11's targets are judged on (no hook, an nft
 #          chain with one counter, pktdedup count at 1 MiB with the source
 #          analytics off and on, drop, the nft sets at 10^6 flows), 2
@@ -46,7 +48,8 @@
 #          no-hook row and pktdedup count and drop at prerouting, 1 MiB,
 #          keyed over every byte (payload all) and over 64 payload bytes
 #          (payload 64), every packet of the boot distinct; 2 rounds of
-#          BENCH_KERNEL_PAIRS (8) pairs (about 10 min)
+#          BENCH_KERNEL_PAIRS (8) pairs (18 to 20 min at a load average
+#          of 1 to 5)
 #   profile  pktdedup count, flow key, 1 MiB, defaults (or, with
 #          BENCH_KERNEL_PROFILE=packetall-SIZE or packet64-SIZE, the
 #          packet key over every byte or over 64 payload bytes of SIZE-byte
@@ -57,7 +60,7 @@
 #          to the host's load as the pairs' times are not
 #   aa     2 rounds of 6 pairs with no hook on either side: the method's
 #          resolution
-# BENCH_KERNEL_TIMEOUT (seconds) bounds the UML run: 2700 full and sizes,
+# BENCH_KERNEL_TIMEOUT (seconds) bounds the UML run: 3600 full, 2700 sizes,
 # 1800 targets, placement and scope, 600 profile, 300 short and aa;
 # BENCH_KERNEL_APPEND adds to UML's command line (experiments).
 set -uo pipefail
@@ -68,7 +71,7 @@ repo=$(pwd)
 B=${1:-build}
 mode=${2:-full}
 case "$mode" in
-full) secs=${BENCH_KERNEL_TIMEOUT:-2700} json="$B/bench-kernel.json" ;;
+full) secs=${BENCH_KERNEL_TIMEOUT:-3600} json="$B/bench-kernel.json" ;;
 short) secs=${BENCH_KERNEL_TIMEOUT:-300} json="$B/bench-kernel-short.json" ;;
 targets) secs=${BENCH_KERNEL_TIMEOUT:-1800} json="$B/bench-kernel-targets.json" ;;
 placement) secs=${BENCH_KERNEL_TIMEOUT:-1800} json="$B/bench-kernel-placement.json" ;;
