@@ -459,8 +459,10 @@ for c in cfgs:
         if c.get("size") != want_size or c.get("distinct") != 1:
             problems.append(f"size {c.get('size')}, distinct {c.get('distinct')}: "
                             f"not {want_size}, 1")
+        # /proc/net/pktdedup/config says "payload all" for every byte
         if m and (c.get("key") != "packet" or c.get("action") != m.group(1) or
-                  c.get("payload") != (65535 if m.group(2) == "all" else 64)):
+                  c.get("payload") not in (("all", 65535) if m.group(2) == "all"
+                                           else (64,))):
             problems.append(f"key {c.get('key')} payload {c.get('payload')} "
                             f"action {c.get('action')}")
         for r in runs:
