@@ -61,10 +61,10 @@ module_param(decap, charp, 0444);
 MODULE_PARM_DESC(decap,
 		 "default tunnels looked into: none, all, or a list of vxlan, geneve, gre, erspan, gtpu, ip (none)");
 
-static char *filter = "sbf";
+static char *filter = "auto";
 module_param(filter, charp, 0444);
 MODULE_PARM_DESC(filter,
-		 "default filter family, by the name dedupctl set filter takes; not a time window, which needs a window no parameter gives (sbf)");
+		 "default filter family, by the name dedupctl set filter takes, or auto for the action's (sbf to count or mark, a 10 ms sliding window to drop); not a time window, which needs a window no parameter gives (auto)");
 
 static char *mem = "256K";
 module_param(mem, charp, 0444);
@@ -170,7 +170,10 @@ static int __init pd_size_param(const char *name, const char *s,
 
 static int __init pd_parse_params(void)
 {
-	const struct pd_filter_ops *ops = pd_filter_family_by_name(filter);
+	bool follow = !strcmp(filter, "auto");
+	u8 kind = pd_auto_kind(PKTDEDUP_ACTION_COUNT);
+	const struct pd_filter_ops *ops = follow ? pd_filter_family(kind) :
+					  pd_filter_family_by_name(filter);
 	char msg[PD_FILTER_REFUSAL_LEN];
 	struct pd_filter_plan plan;
 	const char *why = NULL;
@@ -184,9 +187,11 @@ static int __init pd_parse_params(void)
 		char names[PD_FILTER_NAMES_LEN];
 
 		pd_filter_family_names(names, sizeof(names), ", ");
-		pr_err("filter=%s: not a filter family (%s)\n", filter, names);
+		pr_err("filter=%s: not auto nor a filter family (%s)\n",
+		       filter, names);
 		return -EINVAL;
 	}
+	pd_default_cfg.filter_auto = follow;
 	pd_filter_req_defaults(&pd_default_cfg.filter, ops->kind,
 			       pd_default_cfg.filter.mem_bytes);
 	i = pd_name_index(key, pd_key_mode_names, PD_KEY_NMODES);

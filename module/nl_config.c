@@ -165,10 +165,25 @@ static int pd_set_config(struct pd_nl_req *req, u64 src_need)
 				    "this hook is per device: name the devices to hook (dev)");
 		return -EINVAL;
 	}
+	/* an automatic filter takes its action's family, then the settings */
+	err = pd_nl_filter_auto(tb[PKTDEDUP_A_CONFIG_FILTER], &cfg.filter_auto,
+				req->extack);
+	if (err)
+		return err;
+	pd_config_follow_action(&cfg);
 	err = pd_nl_filter_read(tb[PKTDEDUP_A_CONFIG_FILTER], &cfg.filter,
 				&blame, req->extack);
 	if (err)
 		return err;
+	/* drop with a key of flows or hosts: only if the request insists */
+	why = pd_config_coarse_drop(&cfg);
+	if (why && !tb[PKTDEDUP_A_CONFIG_FORCE] &&
+	    (tb[PKTDEDUP_A_CONFIG_ACTION] || tb[PKTDEDUP_A_CONFIG_KEY])) {
+		pd_set_err_msg(req->extack, why);
+		NL_SET_BAD_ATTR(req->extack, tb[PKTDEDUP_A_CONFIG_ACTION] ?:
+				tb[PKTDEDUP_A_CONFIG_KEY]);
+		return -EINVAL;
+	}
 	why = pd_placement_refusal(&cfg, &by_action);
 	if (why) {
 		pd_set_err_msg(req->extack, why);
@@ -344,7 +359,7 @@ static int pd_fill_settings(struct sk_buff *msg, struct pd_net *pn,
 	     pd_nl_put_u64(msg, PKTDEDUP_A_CONFIG_SEED, c->seed,
 			   PKTDEDUP_A_CONFIG_PAD)) ||
 	    pd_nl_select_put(msg, pn, &c->sel) ||
-	    pd_nl_filter_put(msg, &c->filter))
+	    pd_nl_filter_put(msg, &c->filter, c->filter_auto))
 		return -EMSGSIZE;
 	nla_nest_end(msg, cfg);
 	return 0;

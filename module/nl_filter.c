@@ -199,13 +199,45 @@ static int pd_settings_put(struct sk_buff *msg, const struct pd_filter_req *r)
 	return 0;
 }
 
-/* The filter nest of a configuration: kind, memory, its settings. */
-int pd_nl_filter_put(struct sk_buff *msg, const struct pd_filter_req *r)
+/*
+ * A request's filter nest (validated) on whether its family follows the
+ * action: a kind makes it the user's choice, auto 1 gives it back to the
+ * action, and the two together are refused. *follow is left as it is
+ * when the nest says neither.
+ */
+int pd_nl_filter_auto(const struct nlattr *nest, bool *follow,
+		      struct netlink_ext_ack *extack)
+{
+	const struct nlattr *kind, *aut;
+
+	if (!nest)
+		return 0;
+	kind = nla_find_nested(nest, PKTDEDUP_A_FILTER_KIND);
+	aut = nla_find_nested(nest, PKTDEDUP_A_FILTER_AUTO);
+	if (kind && aut && nla_get_u8(aut)) {
+		NL_SET_ERR_MSG_ATTR(extack, aut,
+				    "filter: a family (kind) or auto, not both");
+		return -EINVAL;
+	}
+	if (aut)
+		*follow = nla_get_u8(aut);
+	else if (kind)
+		*follow = false;
+	return 0;
+}
+
+/*
+ * The filter nest of a configuration: kind, memory, its settings, and
+ * whether the family follows the action.
+ */
+int pd_nl_filter_put(struct sk_buff *msg, const struct pd_filter_req *r,
+		     bool follow)
 {
 	struct nlattr *nest = nla_nest_start(msg, PKTDEDUP_A_CONFIG_FILTER);
 
 	if (!nest ||
 	    nla_put_u32(msg, PKTDEDUP_A_FILTER_KIND, r->kind) ||
+	    nla_put_u8(msg, PKTDEDUP_A_FILTER_AUTO, follow) ||
 	    pd_nl_put_u64(msg, PKTDEDUP_A_FILTER_MEM, r->mem_bytes,
 			  PKTDEDUP_A_FILTER_PAD) ||
 	    pd_settings_put(msg, r))

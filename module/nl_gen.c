@@ -169,6 +169,7 @@ const struct nla_policy pd_config_nl_policy[PKTDEDUP_A_CONFIG_MAX + 1] = {
 		NLA_POLICY_FULL_RANGE(NLA_U16, &pd_config_geneve_port_range),
 	[PKTDEDUP_A_CONFIG_GTPU_PORT] = NLA_POLICY_FULL_RANGE(NLA_U16, &pd_config_gtpu_port_range),
 	[PKTDEDUP_A_CONFIG_SHARDS] = NLA_POLICY_MAX(NLA_U32, PKTDEDUP_SHARDS_MAX),
+	[PKTDEDUP_A_CONFIG_FORCE] = { .type = NLA_FLAG, },
 };
 
 const struct nla_policy pd_filter_nl_policy[PKTDEDUP_A_FILTER_MAX + 1] = {
@@ -184,6 +185,7 @@ const struct nla_policy pd_filter_nl_policy[PKTDEDUP_A_FILTER_MAX + 1] = {
 	[PKTDEDUP_A_FILTER_SLIDING] = NLA_POLICY_NESTED(pd_sliding_nl_policy),
 	[PKTDEDUP_A_FILTER_JUMPING] = NLA_POLICY_NESTED(pd_jumping_nl_policy),
 	[PKTDEDUP_A_FILTER_LANDMARK] = NLA_POLICY_NESTED(pd_sliding_nl_policy),
+	[PKTDEDUP_A_FILTER_AUTO] = NLA_POLICY_MAX(NLA_U8, 1),
 };
 
 const struct nla_policy pd_sbf_nl_policy[PKTDEDUP_A_SETTINGS_MAX + 1] = {

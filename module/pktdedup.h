@@ -594,7 +594,10 @@ void pd_stats_cpu(struct pd_stats_view *v, int cpu, struct pd_stats_row *r,
 /* nl_filter.c */
 int pd_nl_filter_read(const struct nlattr *nest, struct pd_filter_req *req,
 		      struct nlattr **blame, struct netlink_ext_ack *extack);
-int pd_nl_filter_put(struct sk_buff *msg, const struct pd_filter_req *r);
+int pd_nl_filter_auto(const struct nlattr *nest, bool *follow,
+		      struct netlink_ext_ack *extack);
+int pd_nl_filter_put(struct sk_buff *msg, const struct pd_filter_req *r,
+		     bool follow);
 struct nlattr *pd_nl_filter_setting(const struct nlattr *nest, u8 kind,
 				    u16 attr);
 int pd_nl_put_plan(struct sk_buff *msg, int type,

@@ -329,6 +329,7 @@ static int pd_config_show(struct seq_file *m, void *v)
 	seq_printf(m, "hook %s\npriority %d\nscope %s\nfilter %s\nmem %llu\n",
 		   pd_placement_name(c->hook), c->priority,
 		   pd_scope_names[c->scope], ops->name, c->filter.mem_bytes);
+	seq_printf(m, "filter_auto %s\n", c->filter_auto ? "yes" : "no");
 	pd_select_show(m, &c->sel);
 	/* whether, never what: this file is world-readable (nl_config.c) */
 	seq_printf(m, "seed %s\n",

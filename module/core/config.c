@@ -4,6 +4,7 @@
 #include "decap.h"
 #include "key.h"
 #include "plan.h"
+#include "settings.h"
 
 const char *const pd_action_names[PD_NACTIONS] = {
 	[PKTDEDUP_ACTION_COUNT] = "count",
@@ -129,8 +130,50 @@ void pd_config_defaults(struct pd_config *c)
 	c->priority = PD_DEFAULT_PRIORITY;
 	c->mark_mask = 0xffffffff;
 	c->sel.any_proto = true;
-	pd_filter_req_defaults(&c->filter, PKTDEDUP_FILTER_KIND_SBF,
+	c->filter_auto = true;
+	pd_filter_req_defaults(&c->filter, pd_auto_kind(c->action),
 			       PD_DEFAULT_MEM);
+}
+
+u8 pd_auto_kind(u8 action)
+{
+	return action == PKTDEDUP_ACTION_DROP ? PKTDEDUP_FILTER_KIND_SLIDING :
+						PKTDEDUP_FILTER_KIND_SBF;
+}
+
+bool pd_config_follow_action(struct pd_config *c)
+{
+	u8 kind = pd_auto_kind(c->action);
+	const struct pd_setting *w;
+
+	if (!c->filter_auto || c->filter.kind == kind)
+		return false;
+	pd_filter_req_defaults(&c->filter, kind, c->filter.mem_bytes);
+	/* a window family's window, through its row: no family named here */
+	w = pd_filter_setting(pd_filter_family(kind),
+			      PKTDEDUP_A_SETTINGS_WINDOW_NS);
+	if (w)
+		pd_setting_set(&c->filter, w, PKTDEDUP_AUTO_DROP_WINDOW_NS);
+	return true;
+}
+
+/* Why drop with each key of flows or hosts drops whole flows. */
+static const char *const pd_coarse_drop_why[PKTDEDUP_KEY_MAX + 1] = {
+	[PKTDEDUP_KEY_FLOW] =
+		"action drop with key flow drops every packet of a flow after its first (each is a duplicate of the flow): use key packet to drop copies of packets, or add force if whole flows are to be dropped",
+	[PKTDEDUP_KEY_SRC] =
+		"action drop with key src drops every packet from a source after its first: use key packet to drop copies of packets, or add force if that is meant",
+	[PKTDEDUP_KEY_DST] =
+		"action drop with key dst drops every packet to a destination after its first: use key packet to drop copies of packets, or add force if that is meant",
+	[PKTDEDUP_KEY_PAIR] =
+		"action drop with key pair drops every packet between two hosts after their first: use key packet to drop copies of packets, or add force if that is meant",
+};
+
+const char *pd_config_coarse_drop(const struct pd_config *c)
+{
+	if (c->action != PKTDEDUP_ACTION_DROP || c->key > PKTDEDUP_KEY_MAX)
+		return NULL;
+	return pd_coarse_drop_why[c->key];
 }
 
 int pd_name_index(const char *name, const char *const *names, unsigned int n)

@@ -115,7 +115,35 @@ struct pd_config {
 	 */
 	u8 seed_mode;			/* enum pktdedup_seed_mode */
 	u64 seed;
+	/*
+	 * The filter's family follows the action (the filter nest's auto):
+	 * pd_config_follow_action() gives it the family pd_auto_kind() names.
+	 */
+	bool filter_auto;
 };
+
+/*
+ * The family of an automatic filter under action: the Stable Bloom Filter
+ * to count or mark; to drop, a sliding window of
+ * PKTDEDUP_AUTO_DROP_WINDOW_NS, which takes no packet older than that for
+ * a copy (TCP retransmits 200 ms or more after the original) and drops at
+ * most its target (0.1%) of new packets at its capacity.
+ */
+u8 pd_auto_kind(u8 action);
+
+/*
+ * If c's filter is automatic and of another family than its action's:
+ * that family, with its defaults (the automatic window) and c's mem.
+ * Returns whether the family changed.
+ */
+bool pd_config_follow_action(struct pd_config *c);
+
+/*
+ * Why c's action and key together drop whole flows (action drop with key
+ * flow, src, dst or pair: every packet after the first of its flow or
+ * host is a copy), as a message; NULL if they do not.
+ */
+const char *pd_config_coarse_drop(const struct pd_config *c);
 
 /*
  * Why cfg's placement cannot do what cfg asks (a message), or NULL; *action
@@ -127,9 +155,9 @@ extern const char *const pd_action_names[PD_NACTIONS];
 extern const char *const pd_scope_names[PD_NSCOPES];
 
 /*
- * The documented defaults: packet key, count, per CPU, prerouting, a
- * Stable Bloom Filter of 256 KiB per CPU with the planner's choices,
- * random seeds.
+ * The documented defaults: packet key, count, per CPU, prerouting, an
+ * automatic filter (with count, a Stable Bloom Filter) of 256 KiB per CPU
+ * with the planner's choices, random seeds.
  */
 void pd_config_defaults(struct pd_config *c);
 

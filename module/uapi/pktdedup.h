@@ -128,6 +128,12 @@
 #define PKTDEDUP_DEVS_MAX	8
 /* Longest device name (IFNAMSIZ less its NUL). */
 #define PKTDEDUP_IFNAME_MAX	15
+/*
+ * The window of the automatic filter (filter auto) with action drop: 10 ms, far
+ * below TCP's least retransmission timeout (200 ms) and above the delay between
+ * copies from two taps or mirror sessions.
+ */
+#define PKTDEDUP_AUTO_DROP_WINDOW_NS	10000000
 /* Bytes of the protocol bitmap (config protos), one bit per protocol. */
 #define PKTDEDUP_PROTOS_LEN	32
 /* Most shards of a shared filter (config shards). */
@@ -757,6 +763,15 @@ enum {
 	 * share (plan shards says how many). Kept, and unused, in scope percpu.
 	 */
 	PKTDEDUP_A_CONFIG_SHARDS,
+	/*
+	 * flag: Requests only: accept action drop with key flow, src, dst or
+	 * pair. With those keys every packet of a flow (or from, to or between
+	 * the same hosts) after its first is a duplicate, so whole flows are
+	 * dropped; a request that sets the action or the key to such a pair
+	 * without it is refused. Not kept: a later request that sets either
+	 * again says it again.
+	 */
+	PKTDEDUP_A_CONFIG_FORCE,
 
 	__PKTDEDUP_A_CONFIG_MAX,
 	PKTDEDUP_A_CONFIG_MAX = (__PKTDEDUP_A_CONFIG_MAX - 1)
@@ -851,6 +866,18 @@ enum {
 	PKTDEDUP_A_FILTER_JUMPING,
 	/* nest: sliding */
 	PKTDEDUP_A_FILTER_LANDMARK,
+	/*
+	 * u8, max 1: 1: the family follows the action (the default): with count
+	 * and mark the Stable Bloom Filter, with drop a sliding window of auto-
+	 * drop-window-ns, which never takes a packet older than the window for
+	 * a duplicate (a TCP retransmission comes at least 200 ms after its
+	 * original) and, planned at fps 0.001, drops at most that share of new
+	 * packets. When the action changes the family, its settings take their
+	 * defaults (mem is kept) and the request's settings apply to the new
+	 * family. A kind in a request makes it 0 (a kind with auto 1 is
+	 * refused). Replies carry it.
+	 */
+	PKTDEDUP_A_FILTER_AUTO,
 
 	__PKTDEDUP_A_FILTER_MAX,
 	PKTDEDUP_A_FILTER_MAX = (__PKTDEDUP_A_FILTER_MAX - 1)

@@ -55,6 +55,7 @@ static const struct nls_attr nls_config_attrs[PKTDEDUP_A_CONFIG_MAX + 1] = {
 	[PKTDEDUP_A_CONFIG_GENEVE_PORT] = { .name = "geneve-port", .type = NLS_U16 },
 	[PKTDEDUP_A_CONFIG_GTPU_PORT] = { .name = "gtpu-port", .type = NLS_U16 },
 	[PKTDEDUP_A_CONFIG_SHARDS] = { .name = "shards", .type = NLS_U32 },
+	[PKTDEDUP_A_CONFIG_FORCE] = { .name = "force", .type = NLS_FLAG },
 };
 
 static const struct nls_attr nls_devs_attrs[PKTDEDUP_A_DEVS_MAX + 1] = {
@@ -84,6 +85,7 @@ static const struct nls_attr nls_filter_attrs[PKTDEDUP_A_FILTER_MAX + 1] = {
 	[PKTDEDUP_A_FILTER_SLIDING] = { .name = "sliding", .type = NLS_NEST, .nested = &nls_sliding },
 	[PKTDEDUP_A_FILTER_JUMPING] = { .name = "jumping", .type = NLS_NEST, .nested = &nls_jumping },
 	[PKTDEDUP_A_FILTER_LANDMARK] = { .name = "landmark", .type = NLS_NEST, .nested = &nls_sliding },
+	[PKTDEDUP_A_FILTER_AUTO] = { .name = "auto", .type = NLS_U8 },
 };
 
 static const struct nls_attr nls_settings_attrs[PKTDEDUP_A_SETTINGS_MAX + 1] = {
