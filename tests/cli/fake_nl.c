@@ -11,7 +11,8 @@
  * the kernel would send them. SET_CONFIG replaces each attribute its
  * config nest carries, as the module's pd_cfg_update() does (a seed makes
  * the seed mode fixed, seed-mode random drops it), but the filter nest,
- * which stays the initial one (the SBF, 256K); state changes only when
+ * which stays the initial one (the automatic filter with count: the
+ * SBF, 256K); state changes only when
  * given. GET_CONFIG replies with it, and a budget nest of fixed values
  * (with $DEDUPCTL_FAKE_REFUSED, also what is not running for want of
  * memory: the source windows, a CPU; and GET_STATS's unjudged packets).
@@ -104,6 +105,7 @@ static void state_initial(void)
 	mnl_attr_put_u32(nlh, PKTDEDUP_A_CONFIG_PRIORITY, (uint32_t)-450);
 	f = mnl_attr_nest_start(nlh, PKTDEDUP_A_CONFIG_FILTER);
 	mnl_attr_put_u32(nlh, PKTDEDUP_A_FILTER_KIND, PKTDEDUP_FILTER_KIND_SBF);
+	mnl_attr_put_u8(nlh, PKTDEDUP_A_FILTER_AUTO, 1);
 	mnl_attr_put_u64(nlh, PKTDEDUP_A_FILTER_MEM, 262144);
 	s = mnl_attr_nest_start(nlh, PKTDEDUP_A_FILTER_SBF);
 	mnl_attr_put_u32(nlh, PKTDEDUP_A_SETTINGS_FPS, 10000000);
@@ -288,7 +290,8 @@ static int state_merge(struct nl *n, const struct nlattr *req)
 		    (t == PKTDEDUP_A_CONFIG_SEED &&
 		     new[PKTDEDUP_A_CONFIG_SEED_MODE]))
 			continue;
-		if (!a)
+		/* force is a request's, never kept (pd_set_config()) */
+		if (!a || t == PKTDEDUP_A_CONFIG_FORCE)
 			continue;
 		sz = MNL_ALIGN(a->nla_len);
 		memcpy(buf + len, a, sz);

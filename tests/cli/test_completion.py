@@ -105,6 +105,10 @@ def set_settings_and_values():
     assert complete("dedupctl set key ") == {"packet", "src", "dst", "pair", "flow"}
     assert complete("dedupctl set key flow action d") == {"drop"}
     assert "landmark" in complete("dedupctl -j set filter ")
+    assert {"auto", "sliding"} <= complete("dedupctl set filter ")
+    # force stands alone: the word after it is a setting, then its value
+    assert complete("dedupctl set key flow action drop force fi") == {"filter"}
+    assert complete("dedupctl set action drop force key fl") == {"flow"}
     assert complete("dedupctl set mem ") == set(), "a size has no fixed values"
     assert complete("dedupctl set max ") == {"auto"}
     assert complete("dedupctl plan filter sbf mem 1M lay") == {"layout"}
@@ -194,6 +198,8 @@ def words_are_dedupctls():
                      ("sources", "_dedupctl_sources_settings")):
         block = usage_block(text, cmd)
         names = set(re.findall(r"(?:^|\s)([a-z][a-z-]*)(?= [A-Za-z0-9|/%\[\].-]+)", block))
+        # a word alone on its line, what it does in parentheses (force)
+        names |= set(re.findall(r"(?:^|\s)([a-z][a-z-]*)\s{2,}\(", block))
         mine = shell_list(var)
         assert mine <= names, (cmd, mine - names)
         alts = usage_alternatives(block)

@@ -6,7 +6,7 @@
 # the two agree.
 
 _dedupctl_set_settings='key payload ignore-tos decap tunnel-id vxlan-port
-geneve-port gtpu-port action mark scope shards state filter mem fps max k p gap p-star
+geneve-port gtpu-port action force mark scope shards state filter mem fps max k p gap p-star
 layout importance window rate warn-below subwindows landmark hook priority dev
 proto match-mark seed'
 _dedupctl_sources_settings='window subwindows counters new new-mem new-gap
@@ -67,7 +67,7 @@ _dedupctl_decap_more() {
 _dedupctl_formats='text json prometheus'
 
 _dedupctl() {
-	local cur=${COMP_WORDS[COMP_CWORD]} i=1 cmd='' nargs
+	local cur=${COMP_WORDS[COMP_CWORD]} i=1 cmd='' nargs j setting=''
 	# a format after -o, before or after the command
 	case "${COMP_WORDS[COMP_CWORD - 1]}" in
 	-o | --output)
@@ -94,12 +94,22 @@ _dedupctl() {
 	nargs=$((COMP_CWORD - i - 1))
 	case "$cmd" in
 	set | plan)
-		if [ $((nargs % 2)) = 1 ] &&
-			[ "${COMP_WORDS[COMP_CWORD - 1]}" = decap ] &&
-			[ "${cur#*,}" != "$cur" ]; then
+		# force stands alone: the setting whose value is being typed
+		j=$((i + 1))
+		while [ "$j" -lt "$COMP_CWORD" ]; do
+			if [ "${COMP_WORDS[j]}" = force ]; then
+				j=$((j + 1))
+			elif [ $((j + 1)) = "$COMP_CWORD" ]; then
+				setting=${COMP_WORDS[j]}
+				break
+			else
+				j=$((j + 2))
+			fi
+		done
+		if [ "$setting" = decap ] && [ "${cur#*,}" != "$cur" ]; then
 			_dedupctl_decap_more "$cur"
-		elif [ $((nargs % 2)) = 1 ]; then
-			_dedupctl_offer "$(_dedupctl_values "${COMP_WORDS[COMP_CWORD - 1]}")" "$cur"
+		elif [ -n "$setting" ]; then
+			_dedupctl_offer "$(_dedupctl_values "$setting")" "$cur"
 		else
 			_dedupctl_offer "$_dedupctl_set_settings" "$cur"
 		fi

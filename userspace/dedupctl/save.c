@@ -94,6 +94,10 @@ void config_words(const struct nlattr **tb, struct words *w)
 	words_add(w, "action");
 	words_add(w, "%s", name_of(pd_action_names, PD_NACTIONS,
 				   u8a(c, PKTDEDUP_A_CONFIG_ACTION)));
+	/* drop with a key of flows or hosts was forced: again */
+	if (u8a(c, PKTDEDUP_A_CONFIG_ACTION) == PKTDEDUP_ACTION_DROP &&
+	    u8a(c, PKTDEDUP_A_CONFIG_KEY) != PKTDEDUP_KEY_PACKET)
+		words_add(w, "force");
 	words_add(w, "mark");
 	words_add(w, "0x%x/0x%x", u32a(c, PKTDEDUP_A_CONFIG_MARK_VALUE),
 		  u32a(c, PKTDEDUP_A_CONFIG_MARK_MASK));
@@ -117,8 +121,9 @@ void config_words(const struct nlattr **tb, struct words *w)
 	words_add(w, "%s", sel.proto);
 	words_add(w, "match-mark");
 	words_add(w, "%s", sel.mark);
+	/* an automatic filter stays so: its settings are its family's */
 	words_add(w, "filter");
-	words_add(w, "%s", ops->name);
+	words_add(w, "%s", u8a(f, PKTDEDUP_A_FILTER_AUTO) ? "auto" : ops->name);
 	words_add(w, "mem");
 	words_add(w, "%s", size_word(b, sizeof(b),
 				     u64a(f, PKTDEDUP_A_FILTER_MEM)));

@@ -37,9 +37,14 @@ static uint16_t fsetting_attr(const char *k)
 	return 0;
 }
 
-/* The arguments a setting takes: importance mark takes a mask too. */
+/*
+ * The arguments a setting takes: importance mark takes a mask too; force
+ * is a word alone.
+ */
 static int setting_args(int argc, char **argv, int i)
 {
+	if (!strcmp(argv[i], "force"))
+		return 1;
 	if (i + 1 >= argc)
 		usage_error("'%s' needs a value", argv[i]);
 	if (!strcmp(argv[i], "importance") && !strcmp(argv[i + 1], "mark")) {
@@ -73,7 +78,18 @@ static const char *setting_value(int argc, char **argv, const char *name)
 	return v;
 }
 
-/* The filter family a command names with "filter F", or NULL. */
+/* Whether the last "filter" of a command is "filter auto". */
+static bool has_filter_auto(int argc, char **argv)
+{
+	const char *v = setting_value(argc, argv, "filter");
+
+	return v && !strcmp(v, "auto");
+}
+
+/*
+ * The filter family a command names with "filter F", or NULL (none, or
+ * "filter auto": the action's family).
+ */
 static const struct pd_filter_ops *named_family(int argc, char **argv)
 {
 	const struct pd_filter_ops *ops = NULL;
@@ -82,13 +98,17 @@ static const struct pd_filter_ops *named_family(int argc, char **argv)
 	for (i = 0; i < argc; i += setting_args(argc, argv, i)) {
 		if (strcmp(argv[i], "filter"))
 			continue;
+		if (!strcmp(argv[i + 1], "auto")) {
+			ops = NULL;
+			continue;
+		}
 		ops = pd_filter_family_by_name(argv[i + 1]);
 		if (!ops) {
 			char names[PD_FILTER_NAMES_LEN];
 
 			pd_filter_family_names(names, sizeof(names), ", ");
-			usage_error("filter: '%s' is not one of %s", argv[i + 1],
-				    names);
+			usage_error("filter: '%s' is not auto or one of %s",
+				    argv[i + 1], names);
 		}
 	}
 	return ops;
@@ -393,6 +413,10 @@ void put_settings(struct nlmsghdr *nlh, int argc, char **argv,
 	cfg = mnl_attr_nest_start(nlh, PKTDEDUP_A_CONFIG);
 	for (i = 0; i < argc; i += n) {
 		n = setting_args(argc, argv, i);
+		if (!strcmp(argv[i], "force")) {
+			mnl_attr_put(nlh, PKTDEDUP_A_CONFIG_FORCE, 0, NULL);
+			continue;
+		}
 		if (!strcmp(argv[i], "filter") || !strcmp(argv[i], "mem") ||
 		    fsetting_attr(argv[i]) ||
 		    key_encap_read(&ke, argv[i], argv[i + 1]))
@@ -417,7 +441,12 @@ void put_settings(struct nlmsghdr *nlh, int argc, char **argv,
 		uint64_t given;
 
 		n = setting_args(argc, argv, i);
-		if (!strcmp(argv[i], "filter")) {
+		if (!strcmp(argv[i], "force")) {
+			continue;
+		} else if (!strcmp(argv[i], "filter") &&
+			   !strcmp(argv[i + 1], "auto")) {
+			mnl_attr_put_u8(nlh, PKTDEDUP_A_FILTER_AUTO, 1);
+		} else if (!strcmp(argv[i], "filter")) {
 			mnl_attr_put_u32(nlh, PKTDEDUP_A_FILTER_KIND,
 					 named_family(2, argv + i)->kind);
 		} else if (!strcmp(argv[i], "mem")) {
@@ -451,6 +480,8 @@ void put_settings(struct nlmsghdr *nlh, int argc, char **argv,
 /* What a change needs to know of the configuration in force. */
 struct in_force {
 	uint32_t kind;
+	bool follow;		/* the filter's family follows the action */
+	uint8_t action;
 	uint8_t hook;
 	uint32_t key_flags;
 };
@@ -464,6 +495,8 @@ static int in_force_cb(const struct nlattr **tb, void *data)
 	nl_nest(tb[PKTDEDUP_A_CONFIG], &nls_config, c);
 	nl_nest(c[PKTDEDUP_A_CONFIG_FILTER], &nls_filter, f);
 	in->kind = u32a(f, PKTDEDUP_A_FILTER_KIND);
+	in->follow = u8a(f, PKTDEDUP_A_FILTER_AUTO);
+	in->action = u8a(c, PKTDEDUP_A_CONFIG_ACTION);
 	in->hook = u8a(c, PKTDEDUP_A_CONFIG_HOOK);
 	in->key_flags = u32a(c, PKTDEDUP_A_CONFIG_KEY_FLAGS);
 	return MNL_CB_OK;
@@ -488,25 +521,59 @@ static bool leaves_at_xdp(int argc, char **argv, unsigned int hook)
 }
 
 /*
+ * What a change asked that its reply's notes depend on, and what was in
+ * force before it.
+ */
+struct set_asked {
+	const struct in_force *was;
+	bool devs_or_scope;	/* the devices or the scope */
+};
+
+/*
+ * With action drop, what the filter in force drops (when the change made
+ * the action drop or changed the filter): an automatic filter, copies
+ * less than its window apart; a family without a window, a packet like
+ * any it still holds, however old (retransmissions too).
+ */
+static void drop_note(const struct nlattr **f, const struct nlattr **s,
+		      const struct pd_filter_ops *ops)
+{
+	char b[32];
+
+	if (u8a(f, PKTDEDUP_A_FILTER_AUTO) && s[PKTDEDUP_A_SETTINGS_WINDOW_NS])
+		fprintf(stderr,
+			"dedupctl: note: action drop with filter auto, a sliding window of %s: a packet is dropped only if one like it came less than that before (at most 0.1%% of new packets by the model); TCP retransmissions pass\n",
+			time_str(b, sizeof(b),
+				 u64a(s, PKTDEDUP_A_SETTINGS_WINDOW_NS)));
+	else if (!ops->window)
+		fprintf(stderr,
+			"dedupctl: note: action drop with %s: a packet is dropped while the filter holds one like it, however long ago, so a TCP retransmission is dropped as its original's copy; 'filter auto' with drop (a sliding window of %s) lets them pass\n",
+			ops->name,
+			time_str(b, sizeof(b), PKTDEDUP_AUTO_DROP_WINDOW_NS));
+}
+
+/*
  * The reply to a change: a note for named devices that are not there
- * (hooked when they appear: a NIC whose driver loads later, or a typo);
- * with action drop, warn when the model's FP of a new packet in the
- * filter's steady state exceeds the target in force (1%, the SBF's
- * default, for the families that take none): such packets are dropped as
- * copies. The change is made; the note and the warning say what it means.
+ * (hooked when they appear: a NIC whose driver loads later, or a typo),
+ * and for two or more devices judged per CPU; with action drop, what
+ * the filter drops (drop_note()), and a warning when the model's FP of a
+ * new packet in the filter's steady state exceeds the target in force
+ * (1%, the SBF's default, for the families that take none): such packets
+ * are dropped as copies. The change is made; the notes and the warning
+ * say what it means.
  */
 static int set_cb(const struct nlattr **tb, void *data)
 {
 	const struct nlattr *c[PKTDEDUP_A_CONFIG_MAX + 1],
 		*f[PKTDEDUP_A_FILTER_MAX + 1], *s[PKTDEDUP_A_SETTINGS_MAX + 1],
 		*pl[PKTDEDUP_A_PLAN_MAX + 1];
+	const struct set_asked *asked = data;
 	const struct pd_filter_ops *ops;
 	struct select_view sel;
 	struct plan_view v;
 	uint32_t target;
 	char b1[32], b2[32];
 
-	(void)data;
 	if (!tb[PKTDEDUP_A_CONFIG] || !tb[PKTDEDUP_A_PLAN])
 		return MNL_CB_OK;
 	nl_nest(tb[PKTDEDUP_A_CONFIG], &nls_config, c);
@@ -516,12 +583,21 @@ static int set_cb(const struct nlattr **tb, void *data)
 		fprintf(stderr,
 			"dedupctl: note: dev %s: not in this namespace now; hooked when it appears ('dedupctl show' says when)\n",
 			sel.absent);
+	if (asked->devs_or_scope && strchr(sel.dev, ',') &&
+	    u8a(c, PKTDEDUP_A_CONFIG_SCOPE) == PKTDEDUP_SCOPE_PERCPU)
+		fprintf(stderr,
+			"dedupctl: note: dev %s with scope percpu: a copy is found only on the CPU that judged its original, and copies arriving on two devices are mostly judged on different CPUs; scope shared finds them wherever they arrive\n",
+			sel.dev);
 	if (u8a(c, PKTDEDUP_A_CONFIG_ACTION) != PKTDEDUP_ACTION_DROP)
 		return MNL_CB_OK;
 	nl_nest(c[PKTDEDUP_A_CONFIG_FILTER], &nls_filter, f);
 	ops = kind_family(u32a(f, PKTDEDUP_A_FILTER_KIND));
 	nl_nest(f[family_nest(ops)], nls_filter.attrs[family_nest(ops)].nested,
 		s);
+	if (asked->was->action != PKTDEDUP_ACTION_DROP ||
+	    asked->was->kind != ops->kind ||
+	    asked->was->follow != !!u8a(f, PKTDEDUP_A_FILTER_AUTO))
+		drop_note(f, s, ops);
 	target = s[PKTDEDUP_A_SETTINGS_FPS] ?
 		 u32a(s, PKTDEDUP_A_SETTINGS_FPS) :
 		 pd_sbf_family.default_fps_ppb;
@@ -594,6 +670,7 @@ int set_send(struct nl *n, int argc, char **argv, int sargc, char **sargv)
 {
 	const struct pd_filter_ops *target = named_family(argc, argv);
 	struct in_force in = { 0 };
+	struct set_asked asked;
 	struct nlmsghdr *nlh;
 	int err;
 
@@ -605,8 +682,24 @@ int set_send(struct nl *n, int argc, char **argv, int sargc, char **sargv)
 		      in_force_cb, &in);
 	if (err)
 		return err;
+	/*
+	 * an automatic filter (in force and not named otherwise, or asked
+	 * for) is of the family of the action the change leaves
+	 */
+	if (!target && (in.follow || has_filter_auto(argc, argv))) {
+		const char *a = setting_value(argc, argv, "action");
+		uint8_t action = a ? (uint8_t)name_arg("action", a,
+						       pd_action_names,
+						       PD_NACTIONS) :
+				     in.action;
+
+		target = pd_filter_family(pd_auto_kind(action));
+	}
 	if (!target)
 		target = kind_family(in.kind);
+	asked.was = &in;
+	asked.devs_or_scope = has_setting(argc, argv, "dev") ||
+			      has_setting(argc, argv, "scope");
 	nlh = nl_request(n, PKTDEDUP_CMD_SET_CONFIG, false);
 	put_settings(nlh, argc, argv, target, in.key_flags);
 	if (sargc)
@@ -622,7 +715,7 @@ int set_send(struct nl *n, int argc, char **argv, int sargc, char **sargv)
 			mnl_attr_put_u32(nlh, PKTDEDUP_A_XDP_PROG,
 					 (uint32_t)fd);
 	}
-	err = nl_talk(n, nlh, set_cb, NULL);
+	err = nl_talk(n, nlh, set_cb, &asked);
 	xdp_prog_close();
 	return err;
 }

@@ -267,12 +267,13 @@ static int show_cb(const struct nlattr **tb, void *data)
 		       "\"ignore_tos\":%s,\"action\":\"%s\","
 		       "\"mark_value\":%u,\"mark_mask\":%u,\"hook\":\"%s\","
 		       "\"priority\":%d,\"scope\":\"%s\",\"shards\":%u,"
-		       "\"filter\":\"%s\",\"mem\":%llu",
+		       "\"filter\":\"%s\",\"filter_auto\":%s,\"mem\":%llu",
 		       active ? "active" : "idle", key,
 		       u16a(c, PKTDEDUP_A_CONFIG_PAYLOAD), tos ? "true" : "false",
 		       action, u32a(c, PKTDEDUP_A_CONFIG_MARK_VALUE),
 		       u32a(c, PKTDEDUP_A_CONFIG_MARK_MASK), hook, prio, scope,
 		       u32a(c, PKTDEDUP_A_CONFIG_SHARDS), ops->name,
+		       u8a(f, PKTDEDUP_A_FILTER_AUTO) ? "true" : "false",
 		       (unsigned long long)u64a(f, PKTDEDUP_A_FILTER_MEM));
 		printf(",\"dev\":\"%s\",\"proto\":\"%s\",\"match_mark\":\"%s\"",
 		       sel.dev, sel.proto, sel.mark);
@@ -374,6 +375,8 @@ static int show_cb(const struct nlattr **tb, void *data)
 		printf(", blocked (a key's cells in one cache line)");
 	else if (u8a(s, PKTDEDUP_A_SETTINGS_LAYOUT) == PKTDEDUP_LAYOUT_AUTO)
 		printf(", layout auto (blocked when shared)");
+	if (u8a(f, PKTDEDUP_A_FILTER_AUTO))
+		printf("; the action's family (filter auto)");
 	printf("\n");
 	if (s[PKTDEDUP_A_SETTINGS_IMPORTANCE]) {
 		if (imp)
