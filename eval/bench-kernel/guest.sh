@@ -602,10 +602,10 @@ short() {
 	traffic 8 25
 	nohook_cfg
 	pd_cfg pktdedup-count-flow-1m defaults key flow action count filter sbf mem 1M
-	pd_cfg pktdedup-drop-flow-1m defaults key flow action drop filter sbf mem 1M
+	pd_cfg pktdedup-drop-flow-1m defaults key flow action drop force filter sbf mem 1M
 	pd_cfg pktdedup-count-flow-1m-nosources off key flow action count filter sbf mem 1M
 	pd_cfg pktdedup-unselected-flow-1m defaults key flow action count filter sbf mem 1M match-mark 0x1/0x1
-	pd_cfg pktdedup-ingress-drop-flow-1m defaults key flow action drop filter sbf mem 1M hook ingress dev in
+	pd_cfg pktdedup-ingress-drop-flow-1m defaults key flow action drop force filter sbf mem 1M hook ingress dev in
 	pd_cfg pktdedup-count-flow-1m-shared defaults key flow action count filter sbf mem 1M scope shared
 	# the largest packets, keyed over every byte (NH over the tail),
 	# every packet distinct: only the filter's false positives dropped
@@ -630,7 +630,7 @@ full() {
 		nohook_cfg
 		for m in 64k 1m 64m; do
 			pd_cfg pktdedup-count-flow-$m defaults key flow action count filter sbf mem "${m^^}"
-			pd_cfg pktdedup-drop-flow-$m defaults key flow action drop filter sbf mem "${m^^}"
+			pd_cfg pktdedup-drop-flow-$m defaults key flow action drop force filter sbf mem "${m^^}"
 			pd_cfg pktdedup-count-flow-$m-allsources all key flow action count filter sbf mem "${m^^}"
 			pd_cfg pktdedup-count-flow-$m-nosources off key flow action count filter sbf mem "${m^^}"
 		done
@@ -643,7 +643,7 @@ full() {
 		pd_cfg pktdedup-unselected-flow-1m defaults key flow action count filter sbf mem 1M match-mark 0x1/0x1
 		# hook ingress on the receiving veth: before the IP stack
 		pd_cfg pktdedup-ingress-count-flow-1m defaults key flow action count filter sbf mem 1M hook ingress dev in
-		pd_cfg pktdedup-ingress-drop-flow-1m defaults key flow action drop filter sbf mem 1M hook ingress dev in
+		pd_cfg pktdedup-ingress-drop-flow-1m defaults key flow action drop force filter sbf mem 1M hook ingress dev in
 		for fam in rsbf bsbf bsbfsd rlbsbf ibf-2c ibf-mc; do
 			pd_cfg pktdedup-count-flow-1m-$fam defaults key flow action count filter $fam mem 1M
 		done
@@ -655,7 +655,7 @@ full() {
 		for m in 1m 64m; do
 			pd_cfg pktdedup-count-flow-$m-shared defaults key flow action count filter sbf mem "${m^^}" scope shared
 		done
-		pd_cfg pktdedup-drop-flow-1m-shared defaults key flow action drop filter sbf mem 1M scope shared
+		pd_cfg pktdedup-drop-flow-1m-shared defaults key flow action drop force filter sbf mem 1M scope shared
 		pd_cfg pktdedup-count-flow-1m-onelock defaults key flow action count filter sbf mem 1M scope shared shards 1
 		nft_drop_cfg nft-drop-all
 		# what any hook costs: a base chain with one counter, accepting
@@ -695,7 +695,7 @@ targets() {
 		baselines
 		pd_cfg pktdedup-count-flow-1m-nosources off key flow action count filter sbf mem 1M
 		pd_cfg pktdedup-count-flow-1m defaults key flow action count filter sbf mem 1M
-		pd_cfg pktdedup-drop-flow-1m defaults key flow action drop filter sbf mem 1M
+		pd_cfg pktdedup-drop-flow-1m defaults key flow action drop force filter sbf mem 1M
 		nft_cfg nft-set-flow-1e6 drop 2097152
 		nft_cfg nft-set-count-flow-1e6 count 2097152
 	done
@@ -710,8 +710,8 @@ placement() {
 		pd_cfg pktdedup-unselected-flow-1m defaults key flow action count filter sbf mem 1M match-mark 0x1/0x1
 		pd_cfg pktdedup-count-flow-1m defaults key flow action count filter sbf mem 1M
 		pd_cfg pktdedup-ingress-count-flow-1m defaults key flow action count filter sbf mem 1M hook ingress dev in
-		pd_cfg pktdedup-drop-flow-1m defaults key flow action drop filter sbf mem 1M
-		pd_cfg pktdedup-ingress-drop-flow-1m defaults key flow action drop filter sbf mem 1M hook ingress dev in
+		pd_cfg pktdedup-drop-flow-1m defaults key flow action drop force filter sbf mem 1M
+		pd_cfg pktdedup-ingress-drop-flow-1m defaults key flow action drop force filter sbf mem 1M hook ingress dev in
 	done
 }
 
@@ -726,8 +726,8 @@ scope() {
 		pd_cfg pktdedup-count-flow-1m-shared defaults key flow action count filter sbf mem 1M scope shared
 		pd_cfg pktdedup-count-flow-1m-sharded defaults key flow action count filter sbf mem 1M scope shared shards 16
 		pd_cfg pktdedup-count-flow-1m-onelock defaults key flow action count filter sbf mem 1M scope shared shards 1
-		pd_cfg pktdedup-drop-flow-1m defaults key flow action drop filter sbf mem 1M
-		pd_cfg pktdedup-drop-flow-1m-shared defaults key flow action drop filter sbf mem 1M scope shared
+		pd_cfg pktdedup-drop-flow-1m defaults key flow action drop force filter sbf mem 1M
+		pd_cfg pktdedup-drop-flow-1m-shared defaults key flow action drop force filter sbf mem 1M scope shared
 	done
 }
 

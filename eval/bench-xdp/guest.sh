@@ -64,7 +64,7 @@ testrun() {	# CASE OBJ
 }
 
 tr_pd() {	# ACTION
-	inns tr dedupctl set hook xdp-generic dev lo action "$1" mem 1M \
+	inns tr dedupctl set hook xdp-generic dev lo action "$1" filter sbf mem 1M \
 		> /dev/null || check "tr set $1" 0 "dedupctl set failed"
 	_m=$(inns tr $IP -d link show lo | grep -o 'xdp[a-z]*' | head -n 1)
 	check "tr pd-$1 on lo" "$([ "$_m" = xdpgeneric ] && echo 1)" \
@@ -136,11 +136,11 @@ setup() {	# NS DEV CASE
 	case $3 in
 	none | none2) ;;
 	ingress-*) inns "$1" dedupctl set hook ingress dev "$2" \
-		action "${3#ingress-}" mem 1M > /dev/null ;;
+		action "${3#ingress-}" filter sbf mem 1M > /dev/null ;;
 	xdp-*) inns "$1" dedupctl set hook xdp dev "$2" \
-		action "${3#xdp-}" mem 1M > /dev/null ;;
+		action "${3#xdp-}" filter sbf mem 1M > /dev/null ;;
 	generic-*) inns "$1" dedupctl set hook xdp-generic dev "$2" \
-		action "${3#generic-}" mem 1M > /dev/null ;;
+		action "${3#generic-}" filter sbf mem 1M > /dev/null ;;
 	prog-*) inns "$1" $IP link set dev "$2" xdpdrv \
 		obj "$OBJ/xdp-${3#prog-}.bpf.o" sec xdp ;;
 	esac || check "setup $3 on $2" 0 "failed"

@@ -20,6 +20,10 @@
  *	--again-after MS  send every packet once more MS ms after it (one
  *	               process: the gap is the sleep's, not a spawn's);
  *	               prints the gap measured between the two first packets
+ *	--late-ns NS   count the copies that may have been judged NS ns or
+ *	               more after their packet (from the start of the
+ *	               packet's send to the end of the copy's) and print
+ *	               "late N": what a window of NS may miss, measured
  *	--loop         repeat until killed (background traffic)
  *	--keep-going   a packet refused (EPERM: a netfilter drop at the
  *	               sender's output hook; no route) is skipped, not fatal
@@ -144,7 +148,7 @@ struct opts {
 	uint8_t src[16], dst[16], gtpu_from[4], gtpu_to[4];
 	unsigned long teid;
 	unsigned long count, copies, flows, port, dsts, pause_every, cpu, first;
-	unsigned long srcs, src_first, proto, again_ms;
+	unsigned long srcs, src_first, proto, again_ms, late_ns;
 };
 
 void pin(unsigned long cpu)
@@ -249,8 +253,8 @@ static int cmd_send(int argc, char **argv)
 			  .pause_every = 64, .srcs = 1,
 			  .proto = IPPROTO_UDP };
 	uint8_t pkt[128], dst[16], wrapped[192];
-	unsigned long i, j, sent = 0;
-	struct timespec t0 = { 0 }, t1 = { 0 };
+	unsigned long i, j, sent = 0, late = 0;
+	struct timespec t0 = { 0 }, t1 = { 0 }, first = { 0 }, done;
 	unsigned int round;
 	int fd, one = 1, a;
 
@@ -297,6 +301,8 @@ static int cmd_send(int argc, char **argv)
 			v = &o.proto;
 		else if (!strcmp(argv[a], "--again-after"))
 			v = &o.again_ms;
+		else if (!strcmp(argv[a], "--late-ns"))
+			v = &o.late_ns;
 		else if (!strcmp(argv[a], "--gtpu")) {
 			if (a + 3 >= argc ||
 			    inet_pton(AF_INET, argv[a + 1], o.gtpu_from) != 1 ||
@@ -366,9 +372,26 @@ static int cmd_send(int argc, char **argv)
 						memcpy(&s4->sin_addr, dst, 4);
 						sl = sizeof(*s4);
 					}
+					if (o.late_ns && !j)
+						clock_gettime(CLOCK_MONOTONIC,
+							      &first);
 					if (sendto(fd, out, len, 0, (void *)&ss, sl) < 0 &&
 					    !o.keep_going)
 						die("sendto");
+					/*
+					 * a copy judged W or more after its
+					 * packet may be: from the packet's
+					 * send to the copy's end
+					 */
+					if (o.late_ns && j) {
+						clock_gettime(CLOCK_MONOTONIC,
+							      &done);
+						if ((done.tv_sec - first.tv_sec) *
+						    1000000000LL + done.tv_nsec -
+						    first.tv_nsec >=
+						    (long long)o.late_ns)
+							late++;
+					}
 					if (++sent % o.pause_every == 0)
 						usleep(1000);
 				}
@@ -378,6 +401,8 @@ static int cmd_send(int argc, char **argv)
 		printf("again after %ld us\n",
 		       (long)((t1.tv_sec - t0.tv_sec) * 1000000 +
 			      (t1.tv_nsec - t0.tv_nsec) / 1000));
+	if (o.late_ns)
+		printf("late %lu\n", late);
 	printf("sent %lu\n", sent);
 	return 0;
 }

@@ -131,7 +131,7 @@ t_keyall_evasion() {
 	want="$EVASION_FRAMES packets, $EVASION_COPIES dropped, $((EVASION_V4 - EVASION_COPIES)) IPv4 + $_v6 IPv6 segments and 0 copies through, 0 unparsed"
 	# a key of up to 200 payload bytes: each pair's second dropped too
 	fooled="$EVASION_FRAMES packets, $EVASION_FOOLED dropped, $(((EVASION_V4 - EVASION_COPIES) / 2)) IPv4 + $((_v6 / 2)) IPv6 segments and 0 copies through, 0 unparsed"
-	# the default family (sbf) at each hook; payload 64 at prerouting;
+	# the SBF at each hook; payload 64 at prerouting;
 	# then the 2 ms sliding window, back through the hooks
 	for run in "sbf prerouting" "64 prerouting" "sbf ingress" "sbf xdp" \
 		"sliding xdp" "sliding ingress" "sliding prerouting"; do
@@ -140,8 +140,8 @@ t_keyall_evasion() {
 		dev=
 		[ "$h" = prerouting ] || dev="dev krb"
 		case $f in
-		sbf) set -- payload all ;;
-		64) set -- payload 64 ;;
+		sbf) set -- filter sbf payload all ;;
+		64) set -- filter sbf payload 64 ;;
 		sliding) set -- filter sliding window 2ms rate 1M ;;
 		esac
 		# shellcheck disable=SC2086
@@ -280,7 +280,7 @@ t_keyall_large() {
 		[ "$h" = xdp ] && dev="dev pb5"
 		# shellcheck disable=SC2086
 		expect_ok "hook $h" inns kc dedupctl set action drop \
-			scope shared mem 4M proto udp hook $h $dev
+			filter sbf scope shared mem 4M proto udp hook $h $dev
 		if [ "$h" = xdp ]; then
 			expect_eq "xdp: attached" \
 				"pb5 active (ifindex $(ifindex_of kc pb5))" \

@@ -23,18 +23,18 @@ filter bsbfsd key src action mark mark 0x4/0xff
 filter rlbsbf key pair hook output
 filter ibf-2c importance dscp scope shared
 filter ibf-mc key dst hook postrouting priority 100
-filter sliding window 2ms rate 100k action drop
+filter sliding window 2ms rate 100k action drop force
 filter jumping window 10ms subwindows 4 scope shared hook input
 filter landmark window 1s key flow
 filter sliding window 5000p payload 0
 filter sbf mem 1M fps 0.001 ignore-tos on priority -300
 filter ibf-mc mem 8K max 7 k 5 p 10 importance mark 7
-filter rsbf p-star 0.05 action drop hook output
+filter rsbf p-star 0.05 action drop force hook output
 filter sliding window 500us rate 1M scope shared
 filter bsbf fps 1% mem 64K key pair action mark mark 0x100
 filter jumping window 1s rate 1k subwindows 15 hook postrouting
 filter sbf max 3 k 4 p 2 payload 1500 gap 5000
-filter sbf layout blocked max 1 k auto p auto mem 2M key flow action drop'
+filter sbf layout blocked max 1 k auto p auto mem 2M key flow action drop force'
 
 # Module parameters of the cycles' insmod, in turn.
 LC_PARAMS='

@@ -148,7 +148,8 @@ t_pkt_fuzz() {
 	FZ_B0=0
 	FZ_A0=0
 	expect_ok "action drop at prerouting -450" \
-		inns b dedupctl set action drop hook prerouting priority -450
+		inns b dedupctl set action drop filter sbf hook prerouting \
+		priority -450
 	echo "#   seed $FZ_SEED, $FZ_COUNT packets per class, each sent twice"
 	# (65535: every byte, the default)
 	_modes='"packet 64" "packet 0" "packet 65535" src dst pair flow'
@@ -164,7 +165,8 @@ t_pkt_fuzz() {
 				t_fail "set key packet payload $2"
 			_lbl="packet/$2"
 		else
-			inns b dedupctl set key "$1" || t_fail "set key $1"
+			inns b dedupctl set key "$1" force ||
+				t_fail "set key $1 force"
 			_lbl=$1
 		fi
 		FZ_FP=$(fp_rate b)
@@ -179,7 +181,7 @@ t_pkt_fuzz() {
 	# shellcheck disable=SC2086
 	expect_ok "b's settings back" inns b dedupctl set key "$_key" \
 		payload "${_payload:-64}" action "$_action" hook "$_hook" \
-		priority "$_prio"
+		priority "$_prio" filter auto
 	inns b dedupctl reset
 	t_end
 }

@@ -147,7 +147,8 @@ t_ingress() {
 		inns b dedupctl set hook ingress dev any
 	pre_counter b pding
 	expect_ok "hook ingress dev pb1 action drop" \
-		inns b dedupctl set mem 4M hook ingress dev pb1 action drop key flow
+		inns b dedupctl set mem 4M hook ingress dev pb1 action drop \
+		filter sbf key flow force
 	expect_ok "key packet" inns b dedupctl set key packet
 	inns b dedupctl reset
 	got=$(received_of -4 $A4 $B4 --count 300 --copies 3)
@@ -247,7 +248,8 @@ t_bridge() {
 	t_begin "hook bridge-*: a bridge between two veths forwards each distinct frame once"
 	bridge_setup
 	expect_ok "bridge-prerouting, drop" \
-		inns br dedupctl set mem 4M hook bridge-prerouting action drop
+		inns br dedupctl set mem 4M hook bridge-prerouting action drop \
+		filter sbf
 	inns br dedupctl reset
 	got=$(bridged 250 3)
 	fp=$(tolerance 250 "$(fp_rate br)")

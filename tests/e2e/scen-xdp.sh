@@ -135,7 +135,7 @@ t_xdp_capture() {
 		return
 	fi
 	expect_ok "hook xdp dev pb8 action drop" inns xc dedupctl set \
-		hook xdp dev pb8 action drop key packet mem 1M
+		hook xdp dev pb8 action drop filter sbf key packet mem 1M
 	expect_eq "attached: the device" "pb8 active (ifindex $(ifindex_of xc pb8))" \
 		"$(xdp_state)"
 	expect_eq "attached: the kernel says" xdp "$(xdp_on xc pb8)"
@@ -315,7 +315,8 @@ t_xdp_virtio() {
 		dedupctl save > /tmp/init.conf
 		expect_eq "hook xdp dev eth1, no NIC yet: set, with a note" \
 			"dedupctl: note: dev eth1: not in this namespace now; hooked when it appears ('dedupctl show' says when)" \
-			"$(dedupctl set hook xdp dev eth1 action drop 2>&1)"
+			"$(dedupctl set hook xdp dev eth1 action drop 2>&1 |
+			   grep -v 'note: action drop with')"
 		expect_eq "eth1 absent" "eth1 absent" \
 			"$(sed -n 's/^dev_state //p' /proc/net/pktdedup/config)"
 		vio_load
@@ -354,7 +355,7 @@ t_xdp_virtio() {
 	expect_ok "the NICs reach each other" inns vs ping -c 1 -W 5 10.12.0.2
 
 	expect_ok "hook xdp dev pdv2 action drop" inns vc dedupctl set \
-		hook xdp dev pdv2 action drop
+		hook xdp dev pdv2 action drop filter sbf
 	expect_eq "native XDP on virtio-net" xdp "$(xdp_on vc pdv2)"
 	inns vc dedupctl reset
 	set -- $(vio_send)
@@ -364,7 +365,7 @@ t_xdp_virtio() {
 	expect_eq "xdp: dropped" 50 "$(stat_of vc dropped)"
 
 	expect_ok "hook ingress dev pdv2 action drop" inns vc dedupctl set \
-		hook ingress dev pdv2 action drop
+		hook ingress dev pdv2 action drop filter sbf
 	expect_eq "ingress: no XDP program left" none "$(xdp_on vc pdv2)"
 	inns vc dedupctl reset
 	set -- $(vio_send)

@@ -40,7 +40,7 @@ t_xdp_refused() {
 	inns xc $IP link add d0 type dummy
 	inns xc $IP link set d0 up
 	expect_ok "hook xdp-generic dev pb8,d0" inns xc dedupctl set \
-		hook xdp-generic dev pb8,d0 action drop key packet mem 1M
+		hook xdp-generic dev pb8,d0 action drop filter sbf key packet mem 1M
 	expect_eq "both generic" "xdpgeneric xdpgeneric" \
 		"$(xdp_on xc pb8) $(xdp_on xc d0)"
 	before=$(show_cfg xc)
@@ -122,7 +122,7 @@ t_xdp_late() {
 	expect_eq "pb13 not there: set, with a note" \
 		"dedupctl: note: dev pb13: not in this namespace now; hooked when it appears ('dedupctl show' says when)" \
 		"$(inns xc dedupctl set hook xdp dev pb13 action drop key packet \
-			mem 1M 2>&1)"
+			mem 1M 2>&1 | grep -v 'note: action drop with')"
 	expect_eq "absent" "pb13 absent" "$(xdp_state xc)"
 	link xs xc 13
 	expect_eq "made: attached" "pb13 active (ifindex $(ifindex_of xc pb13))" \
@@ -175,9 +175,9 @@ t_xdp_moved() {
 	mkns xb
 	link xs xa 14
 	expect_ok "xa: hook xdp dev pb14" inns xa dedupctl set hook xdp \
-		dev pb14 action drop key packet mem 1M
+		dev pb14 action drop filter sbf key packet mem 1M
 	expect_ok "xb: hook xdp dev pb14 (not there)" inns xb dedupctl set \
-		hook xdp dev pb14 action drop key packet mem 1M
+		hook xdp dev pb14 action drop filter sbf key packet mem 1M
 	inns xa $IP link set pb14 netns "$(nspid xb)"
 	dev_up xb pb14 10.14.0.2/24
 	expect_eq "xa: gone" "pb14 absent" "$(xdp_state xa)"
@@ -197,7 +197,7 @@ t_xdp_foreign() {
 	xdp_link
 	_o=/lib/pd/xdp-foreign.bpf.o
 	expect_ok "hook ingress dev pb8" inns xc dedupctl set hook ingress \
-		dev pb8 action drop key packet mem 1M
+		dev pb8 action drop filter sbf key packet mem 1M
 	for _p in drop_all devmap_pass judge_then_drop; do
 		expect_fail "xdp-prog $_p: refused" 1 \
 			"not the module's own XDP program" \
@@ -315,7 +315,7 @@ t_xdp_l3() {
 		tun_up "$1" ipx0
 	done
 	expect_ok "hook xdp-generic dev ipx0" inns xc dedupctl set \
-		hook xdp-generic dev ipx0 action drop key packet mem 1M
+		hook xdp-generic dev ipx0 action drop filter sbf key packet mem 1M
 	expect_eq "attached" "ipx0 active (ifindex $(ifindex_of xc ipx0))" \
 		"$(xdp_state xc)"
 	inns xc dedupctl reset
@@ -356,7 +356,7 @@ t_xdp_bond() {
 	inns yc $IP neigh replace 10.16.0.1 lladdr "$(mac_of ys pq1)" dev bx0 \
 		nud permanent
 	expect_ok "hook xdp dev bx0" inns yc dedupctl set hook xdp dev bx0 \
-		action drop key packet mem 1M
+		action drop filter sbf key packet mem 1M
 	expect_eq "the bond's program, native" xdp "$(xdp_on yc bx0)"
 	inns yc dedupctl reset
 	inns ys pdnet send -4 10.16.0.1 10.16.0.2 --count 40 --copies 2 \
@@ -448,7 +448,7 @@ t_fail_nth() {
 	echo 0 > $_dbg/fail_page_alloc/min-order
 	xdp_link
 	expect_ok "hook ingress dev pb8" inns xc dedupctl set hook ingress \
-		dev pb8 action drop key packet mem 64K
+		dev pb8 action drop filter sbf key packet mem 64K
 	# to xdp-generic (a program handed over, filters, hooks, a link)
 	nth_walk "to hook xdp-generic" prog \
 		"dedupctl set hook ingress dev pb8" \
