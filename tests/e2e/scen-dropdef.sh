@@ -108,3 +108,30 @@ t_drop_coarse() {
 		"$(cat /sys/module/pktdedup/parameters/filter)"
 	t_end
 }
+
+# The example configuration the package ships, applied as the boot unit
+# applies it, then with its capture-host line in force too.
+t_example_conf() {
+	t_begin "the shipped example configuration: drops copies only"
+	ex=/usr/share/doc/dedupctl/examples/pktdedup.conf.example
+	if ! [ -f $ex ]; then
+		t_fail "$ex: not installed by the package"
+		t_end
+		return
+	fi
+	mkns ex
+	expect_ok "dedupctl -f (as pktdedup.service)" inns ex dedupctl -f $ex
+	cfg=$(inns ex cat /proc/net/pktdedup/config)
+	expect_eq "drop, packet key, filter auto: the window" \
+		"key packet|action drop|filter sliding|filter_auto yes" \
+		"$(echo "$cfg" | grep -E '^(key|action|filter|filter_auto) ' | tr '\n' '|' | sed 's/|$//')"
+	sed 's/^#set hook xdp/set hook xdp/' $ex > /tmp/example-capture.conf
+	expect_ok "with its capture-host line" \
+		inns ex dedupctl -f /tmp/example-capture.conf
+	cfg=$(inns ex cat /proc/net/pktdedup/config)
+	expect_eq "xdp on the taps, one filter for every CPU" \
+		"hook xdp|scope shared" \
+		"$(echo "$cfg" | grep -E '^(hook|scope) ' | tr '\n' '|' | sed 's/|$//')"
+	inns ex dedupctl disable > /dev/null
+	t_end
+}
