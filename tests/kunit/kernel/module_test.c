@@ -302,7 +302,7 @@ static unsigned int pd_t_process(struct pd_net *pn, struct pd_filter_set *fs,
 
 	fs->stats = pd_t_ctr(pn)->cpu;
 	rcu_read_lock();
-	v = pd_process(pn, fs, skb, 0);
+	v = pd_process(pn, fs, skb, 0, -1);
 	rcu_read_unlock();
 	return v;
 }
@@ -521,7 +521,7 @@ static bool pd_t_xdp(struct pd_net *pn, const struct pd_hooks *h, u8 *data,
 	xdp.data = data;
 	xdp.data_end = data + len;
 	xdp.data_meta = data;
-	return pd_xdp_frame(pn, h, &xdp, l3);
+	return pd_xdp_frame(pn, h, &xdp, l3, -1);
 }
 
 /*
@@ -2009,17 +2009,17 @@ static void pd_t_xdp_multibuffer(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, xdp_get_buff_len(&xdp), len);
 
 	rcu_read_lock();
-	KUNIT_EXPECT_FALSE(test, pd_xdp_frame(pn, h, &xdp, false));
+	KUNIT_EXPECT_FALSE(test, pd_xdp_frame(pn, h, &xdp, false, -1));
 	/* the same packet in one buffer: a copy */
 	KUNIT_EXPECT_TRUE(test, pd_t_xdp(pn, h, flat, len, false));
 	/* its last byte changed, in the last fragment: another packet */
 	((u8 *)page_address(pages[2]))[skb_frag_size(&si->frags[2]) - 1] ^= 1;
-	KUNIT_EXPECT_FALSE(test, pd_xdp_frame(pn, h, &xdp, false));
-	KUNIT_EXPECT_TRUE(test, pd_xdp_frame(pn, h, &xdp, false));
+	KUNIT_EXPECT_FALSE(test, pd_xdp_frame(pn, h, &xdp, false, -1));
+	KUNIT_EXPECT_TRUE(test, pd_xdp_frame(pn, h, &xdp, false, -1));
 	/* fragments that end before the IP length: keyed on what is there */
 	skb_frag_size_sub(&si->frags[2], 100);
 	si->xdp_frags_size -= 100;
-	KUNIT_EXPECT_FALSE(test, pd_xdp_frame(pn, h, &xdp, false));
+	KUNIT_EXPECT_FALSE(test, pd_xdp_frame(pn, h, &xdp, false, -1));
 	rcu_read_unlock();
 	pd_t_totals(pn, &t);
 	KUNIT_EXPECT_EQ(test, t.dropped, 2ULL);
