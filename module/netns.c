@@ -71,7 +71,7 @@ static struct pd_devc *pd_devc_of(struct pd_cpus *c)
 
 static bool pd_devc_has(struct pd_cpus *c, unsigned int cpu)
 {
-	return READ_ONCE(per_cpu_ptr(pd_devc_of(c)->stats, cpu)->dev);
+	return per_cpu_ptr(pd_devc_of(c)->stats, cpu)->dev_mem;
 }
 
 /*
@@ -81,13 +81,12 @@ static bool pd_devc_has(struct pd_cpus *c, unsigned int cpu)
 static int pd_devc_up(struct pd_cpus *c, unsigned int cpu)
 {
 	struct pd_dev_cpu *dc = pd_mem_zalloc(sizeof(*dc), cpu_to_node(cpu));
-	struct pd_devc *d = pd_devc_of(c);
+	struct pd_cpu_stats *st = per_cpu_ptr(pd_devc_of(c)->stats, cpu);
 
 	if (!dc)
 		return -ENOMEM;
-	dc->next = d->all;
-	d->all = dc;
-	WRITE_ONCE(per_cpu_ptr(d->stats, cpu)->dev, dc);
+	st->dev_mem = dc;
+	WRITE_ONCE(st->dev, dc);
 	return 0;
 }
 
@@ -105,7 +104,7 @@ u64 pd_devc_bytes(u32 ncpus)
  */
 static void pd_devc_free(struct pd_devc *d)
 {
-	struct pd_dev_cpu *dc, *next;
+	struct pd_cpu_stats *st;
 	int cpu;
 
 	if (!d)
@@ -114,9 +113,10 @@ static void pd_devc_free(struct pd_devc *d)
 	for_each_possible_cpu(cpu)
 		WRITE_ONCE(per_cpu_ptr(d->stats, cpu)->dev, NULL);
 	synchronize_rcu();
-	for (dc = d->all; dc; dc = next) {
-		next = dc->next;
-		pd_mem_free(dc, sizeof(*dc));
+	for_each_possible_cpu(cpu) {
+		st = per_cpu_ptr(d->stats, cpu);
+		pd_mem_free(st->dev_mem, sizeof(struct pd_dev_cpu));
+		st->dev_mem = NULL;
 	}
 	pd_mem_free(d, sizeof(*d));
 }
@@ -162,9 +162,11 @@ static void pd_devc_reset(struct pd_devc *d)
 {
 	struct pd_dev_cpu *dc;
 	unsigned int j;
+	int cpu;
 
-	for (dc = d->all; dc; dc = dc->next)
-		for (j = 0; j < PD_DEVC_SLOTS; j++) {
+	for_each_possible_cpu(cpu) {
+		dc = per_cpu_ptr(d->stats, cpu)->dev_mem;
+		for (j = 0; dc && j < PD_DEVC_SLOTS; j++) {
 			struct pd_dev_counts now = {
 				.packets = u64_stats_read(&dc->slot[j].packets),
 				.duplicates =
@@ -175,14 +177,19 @@ static void pd_devc_reset(struct pd_devc *d)
 
 			data_race(dc->base[j] = now);
 		}
+	}
 }
 
 /* Slot j of every CPU back to zero: no hook counts in it. */
 static void pd_devc_zero(struct pd_devc *d, unsigned int j)
 {
 	struct pd_dev_cpu *dc;
+	int cpu;
 
-	for (dc = d->all; dc; dc = dc->next) {
+	for_each_possible_cpu(cpu) {
+		dc = per_cpu_ptr(d->stats, cpu)->dev_mem;
+		if (!dc)
+			continue;
 		u64_stats_set(&dc->slot[j].packets, 0);
 		u64_stats_set(&dc->slot[j].duplicates, 0);
 		u64_stats_set(&dc->slot[j].marked, 0);
@@ -427,7 +434,9 @@ static struct pd_counters *pd_counters_alloc(void)
 
 	if (!ctr)
 		return NULL;
-	ctr->cpu = alloc_percpu_gfp(struct pd_cpu_stats, PD_GFP);
+	/* a line's alignment: dev, packets ... dropped on one line */
+	ctr->cpu = __alloc_percpu_gfp(sizeof(struct pd_cpu_stats),
+				      SMP_CACHE_BYTES, PD_GFP);
 	ctr->base = alloc_percpu_gfp(struct pd_counts, PD_GFP);
 	if (!ctr->cpu || !ctr->base) {
 		pd_counters_free(ctr);

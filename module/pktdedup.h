@@ -118,7 +118,6 @@ struct pd_dev_counts {
 struct pd_dev_cpu {
 	struct pd_dev_stats slot[PD_DEVC_SLOTS];
 	struct pd_dev_counts base[PD_DEVC_SLOTS];
-	struct pd_dev_cpu *next;	/* pd_devc.all */
 };
 
 /*
@@ -131,11 +130,6 @@ struct pd_devc {
 	struct pd_cpu_stats __percpu *stats;
 	/* the name each slot counts, as the configuration gives it */
 	char name[PD_DEVC_SLOTS][IFNAMSIZ];
-	/*
-	 * every CPU's slots, linked as they are made: under pn->lock with
-	 * the hotplug lock read, or in the hotplug callback
-	 */
-	struct pd_dev_cpu *all;
 };
 
 /* Per-CPU counters; written only by their CPU, with BHs off. */
@@ -156,6 +150,11 @@ struct pd_cpu_stats {
 	/* config decap: frames through each encapsulation, and its errors */
 	u64_stats_t decap[PD_NENCAPS];
 	u64_stats_t decap_err[PD_NENCAPS];
+	/*
+	 * dev's slots for the control path (zeroed, reset, freed by pn->lock's
+	 * holder): kept a grace period after dev is cleared
+	 */
+	struct pd_dev_cpu *dev_mem;
 	struct u64_stats_sync syncp;
 };
 
