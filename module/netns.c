@@ -175,6 +175,7 @@ static void pd_devc_reset(struct pd_devc *d)
 				.dropped = u64_stats_read(&dc->slot[j].dropped),
 			};
 
+			/* readers may see the old base: one reset behind */
 			data_race(dc->base[j] = now);
 		}
 	}
