@@ -172,15 +172,40 @@ static void pd_count_encaps(struct pd_cpu_stats *st, const struct pd_pkt *pkt)
 }
 
 /*
+ * This CPU's counters of named device dev (its index in the selection), or
+ * NULL: none named, the packet's device not found among them (dev < 0), or
+ * no slots on this CPU. Prefetched for writing: the filter's step hides
+ * the miss. The pointer shares the line of st->packets.
+ */
+static inline struct pd_dev_stats *pd_dev_stats_of(struct pd_cpu_stats *st,
+						   const struct pd_filter_set *fs,
+						   int dev)
+{
+	struct pd_dev_cpu *dc;
+	struct pd_dev_stats *ds;
+
+	if (dev < 0)
+		return NULL;
+	dc = READ_ONCE(st->dev);
+	if (!dc)
+		return NULL;
+	ds = &dc->slot[fs->dev_slot[dev]];
+	prefetchw(ds);
+	return ds;
+}
+
+/*
  * The judgement of one packet whose key was extracted (r, pkt, key): run
- * the filter, count, act. *mark is the packet's mark (action mark sets
- * it). Whether to drop it. BHs disabled.
+ * the filter, count (in the named device dev's counters too, if dev >= 0),
+ * act. *mark is the packet's mark (action mark sets it). Whether to drop
+ * it. BHs disabled.
  */
 static bool pd_judge(struct pd_net *pn, struct pd_filter_set *fs,
 		     enum pd_parse_result r, const struct pd_pkt *pkt,
-		     const struct pd_key *key, u32 *mark)
+		     const struct pd_key *key, u32 *mark, int dev)
 {
 	struct pd_cpu_stats *st = this_cpu_ptr(fs->stats);
+	struct pd_dev_stats *ds;
 	struct pd_pktinfo pi;
 	struct pd_filter *f;
 	bool dup, drop = false;
@@ -204,6 +229,7 @@ static bool pd_judge(struct pd_net *pn, struct pd_filter_set *fs,
 		u64_stats_update_end(&st->syncp);
 		return false;
 	}
+	ds = pd_dev_stats_of(st, fs, dev);
 	pi.dscp = pkt->dscp;
 	pi.mark = *mark;
 	/* time windows: one clock read, ns, the same clock on every CPU */
@@ -238,19 +264,28 @@ static bool pd_judge(struct pd_net *pn, struct pd_filter_set *fs,
 		dup = pd_step(pn, fs, f, h, &pi);
 	}
 
+	/* the device's counters in the same section: one reader's retry */
 	u64_stats_update_begin(&st->syncp);
 	u64_stats_inc(&st->packets);
+	if (ds)
+		u64_stats_inc(&ds->packets);
 	if (dup) {
 		u64_stats_inc(&st->duplicates);
+		if (ds)
+			u64_stats_inc(&ds->duplicates);
 		switch (fs->cfg.action) {
 		case PKTDEDUP_ACTION_MARK:
 			/* MARK --set-xmark VALUE/MASK */
 			*mark = (*mark & ~fs->cfg.mark_mask) ^
 				fs->cfg.mark_value;
 			u64_stats_inc(&st->marked);
+			if (ds)
+				u64_stats_inc(&ds->marked);
 			break;
 		case PKTDEDUP_ACTION_DROP:
 			u64_stats_inc(&st->dropped);
+			if (ds)
+				u64_stats_inc(&ds->dropped);
 			drop = true;
 			break;
 		default:
@@ -261,9 +296,12 @@ static bool pd_judge(struct pd_net *pn, struct pd_filter_set *fs,
 	return drop;
 }
 
-/* One packet through the filters fs of instance pn: the verdict. */
+/*
+ * One packet through the filters fs of instance pn: the verdict. dev: the
+ * index of its device among the named ones, or -1.
+ */
 unsigned int pd_process(struct pd_net *pn, struct pd_filter_set *fs,
-			struct sk_buff *skb, u32 l3)
+			struct sk_buff *skb, u32 l3, int dev)
 {
 	enum pd_parse_result r;
 	struct pd_pkt pkt;
@@ -272,7 +310,7 @@ unsigned int pd_process(struct pd_net *pn, struct pd_filter_set *fs,
 
 	local_bh_disable();
 	r = pd_skb_key(skb, fs, this_cpu_ptr(pd_scratch)->buf, &pkt, &key, l3);
-	drop = pd_judge(pn, fs, r, &pkt, &key, &skb->mark);
+	drop = pd_judge(pn, fs, r, &pkt, &key, &skb->mark, dev);
 	local_bh_enable();
 	return drop ? NF_DROP : NF_ACCEPT;
 }
@@ -291,18 +329,18 @@ static unsigned int pd_nonip(const struct pd_filter_set *fs)
 	return NF_ACCEPT;
 }
 
-/* Whether dev is one of the named devices that are there. */
-static bool pd_hooks_match(const struct pd_hooks *h,
-			   const struct net_device *dev)
+/* Which of the named devices that are there dev is, or -1. */
+static int pd_hooks_match(const struct pd_hooks *h,
+			  const struct net_device *dev)
 {
 	unsigned int i;
 
 	if (!dev)
-		return false;
+		return -1;
 	for (i = 0; i < h->ndev; i++)
 		if (READ_ONCE(h->ifindex[i]) == dev->ifindex)
-			return true;
-	return false;
+			return i;
+	return -1;
 }
 
 /*
@@ -312,7 +350,7 @@ static bool pd_hooks_match(const struct pd_hooks *h,
  * counted as non-IP and passed. Only such frames read these bytes.
  */
 static unsigned int pd_l2_inner(struct pd_net *pn, struct pd_filter_set *fs,
-				struct sk_buff *skb)
+				struct sk_buff *skb, int dev)
 {
 	int off = skb_network_offset(skb);
 	unsigned int tags = 0;
@@ -327,15 +365,21 @@ static unsigned int pd_l2_inner(struct pd_net *pn, struct pd_filter_set *fs,
 	if (!p || pd_l2_skip(p, len, ntohs(skb->protocol), &l3, &tags) !=
 		  PD_L2_IP)
 		return pd_nonip(fs);
-	return pd_process(pn, fs, skb, l3);
+	return pd_process(pn, fs, skb, l3, dev);
 }
 
-/* The netfilter hook of every placement: the packet path's entry. */
+/*
+ * The netfilter hook of every placement: the packet path's entry. priv is
+ * &hooks->idx[i] of ops i: at a per-device placement, i is the named
+ * device the hook is on; elsewhere the device is matched by ifindex.
+ */
 unsigned int pd_hook(void *priv, struct sk_buff *skb,
 		     const struct nf_hook_state *state)
 {
-	const struct pd_hooks *hooks = priv;
+	unsigned int slot;
+	const struct pd_hooks *hooks = pd_hooks_of(priv, &slot);
 	struct pd_filter_set *fs = rcu_dereference(hooks->pn->filters);
+	int dev = -1;
 
 	/*
 	 * While a hook point changes, the old and the new hooks are both
@@ -347,13 +391,17 @@ unsigned int pd_hook(void *priv, struct sk_buff *skb,
 	/* traffic selection: before anything is read of the packet */
 	if (!pd_select_mark(&fs->cfg.sel, skb->mark))
 		return NF_ACCEPT;
-	if (hooks->match_dev &&
-	    !pd_hooks_match(hooks, state->in ?: state->out))
-		return NF_ACCEPT;
+	if (hooks->per_dev) {
+		dev = slot;
+	} else if (hooks->match_dev) {
+		dev = pd_hooks_match(hooks, state->in ?: state->out);
+		if (dev < 0)
+			return NF_ACCEPT;
+	}
 	if (hooks->l2 && skb->protocol != htons(ETH_P_IP) &&
 	    skb->protocol != htons(ETH_P_IPV6))
-		return pd_l2_inner(hooks->pn, fs, skb);
-	return pd_process(hooks->pn, fs, skb, 0);
+		return pd_l2_inner(hooks->pn, fs, skb, dev);
+	return pd_process(hooks->pn, fs, skb, 0, dev);
 }
 
 /*
@@ -401,11 +449,11 @@ static bool pd_xdp_bytes(const struct xdp_buff *xdp, u32 from, u32 len,
  * are skipped as at the other L2 hooks (no tag is taken off by the
  * hardware before XDP); a frame too short for its headers is counted as
  * unparsed, one that carries no IP as non-IP. The kfunc found the frame's
- * device among hooks' (xdp.c). Whether to drop it. Under rcu_read_lock(),
- * as XDP programs run.
+ * device among hooks' (xdp.c): named device dev. Whether to drop it. Under
+ * rcu_read_lock(), as XDP programs run.
  */
 bool pd_xdp_frame(struct pd_net *pn, const struct pd_hooks *hooks,
-		  const struct xdp_buff *xdp, bool l3)
+		  const struct xdp_buff *xdp, bool l3, int dev)
 {
 	struct pd_filter_set *fs = rcu_dereference(pn->filters);
 	const u8 *data = xdp->data;
@@ -470,7 +518,7 @@ bool pd_xdp_frame(struct pd_net *pn, const struct pd_hooks *hooks,
 				r = PD_PARSE_TRUNCATED;
 		}
 	}
-	drop = pd_judge(pn, fs, r, &pkt, &key, &mark);
+	drop = pd_judge(pn, fs, r, &pkt, &key, &mark, dev);
 	local_bh_enable();
 	return drop;
 }

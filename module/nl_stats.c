@@ -63,6 +63,44 @@ static int pd_decap_stats_put(struct sk_buff *msg,
 }
 
 /*
+ * The counters of each named device, in the configuration's order: the
+ * totals' alone. Nothing a reader of the totals and of the configuration
+ * (GET_CONFIG names the devices to anyone) could not be told: packets on
+ * each named device are in /proc/net/dev already.
+ */
+static int pd_dev_stats_put(struct sk_buff *msg, struct pd_stats_view *v)
+{
+	struct pd_dev_counts c[PKTDEDUP_DEVS_MAX];
+	const struct pd_filter_set *fs = v->fs;
+	struct nlattr *nest;
+	unsigned int i;
+
+	if (!fs || !fs->cfg.sel.ndev)
+		return 0;
+	rcu_read_lock();
+	pd_dev_counts_read(rcu_dereference(v->pn->ctr), fs, c);
+	rcu_read_unlock();
+	for (i = 0; i < fs->cfg.sel.ndev; i++) {
+		nest = nla_nest_start(msg, PKTDEDUP_A_STATS_DEVICE);
+		if (!nest ||
+		    nla_put_string(msg, PKTDEDUP_A_DEVICE_STATS_NAME,
+				   fs->cfg.sel.dev[i]) ||
+		    pd_nl_put_u64(msg, PKTDEDUP_A_DEVICE_STATS_PACKETS,
+				  c[i].packets, PKTDEDUP_A_DEVICE_STATS_PAD) ||
+		    pd_nl_put_u64(msg, PKTDEDUP_A_DEVICE_STATS_DUPLICATES,
+				  c[i].duplicates,
+				  PKTDEDUP_A_DEVICE_STATS_PAD) ||
+		    pd_nl_put_u64(msg, PKTDEDUP_A_DEVICE_STATS_MARKED,
+				  c[i].marked, PKTDEDUP_A_DEVICE_STATS_PAD) ||
+		    pd_nl_put_u64(msg, PKTDEDUP_A_DEVICE_STATS_DROPPED,
+				  c[i].dropped, PKTDEDUP_A_DEVICE_STATS_PAD))
+			return -EMSGSIZE;
+		nla_nest_end(msg, nest);
+	}
+	return 0;
+}
+
+/*
  * Counters of one CPU, or the totals (cpu < 0), and the occupancy of the
  * filters in their family's terms (one CPU's message also gives the loads
  * of a bit-array filter): a read of stats.c's.
@@ -115,6 +153,8 @@ static int pd_fill_stats_of(struct sk_buff *msg, struct pd_stats_view *v,
 	if (fs && pd_window_stats_put(msg, fs, cpu))
 		return -EMSGSIZE;
 	if (fs && pd_decap_stats_put(msg, fs, &c))
+		return -EMSGSIZE;
+	if (cpu < 0 && pd_dev_stats_put(msg, v))
 		return -EMSGSIZE;
 	/* one filter's loads: a CPU's, or the shared one */
 	if (occ && !v->counting && (cpu >= 0 || fs->shards.n))

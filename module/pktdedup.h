@@ -85,8 +85,61 @@ void pd_cpus_leave(struct pd_cpus *c);
 #define PD_HDR_ROOM PD_KEY_HDR_ROOM
 #define PD_SCRATCH (PD_HDR_ROOM + PKTDEDUP_DECAP_ROOM)
 
+/*
+ * The counters of the named devices: a slot per name, twice as many slots
+ * as a configuration may name devices, so that a change gives a name new
+ * to it a slot that neither the hooks in force nor the new ones count
+ * into (netns.c). Each CPU's slots (struct pd_dev_cpu) exist while devices
+ * are named, for the online CPUs (cpus.c), charged to the filters' part of
+ * the budget.
+ */
+#define PD_DEVC_SLOTS (2 * PKTDEDUP_DEVS_MAX)
+
+/* One named device's counters on one CPU: half a cache line. */
+struct pd_dev_stats {
+	u64_stats_t packets;
+	u64_stats_t duplicates;
+	u64_stats_t marked;
+	u64_stats_t dropped;
+};
+
+/* A plain snapshot of them. */
+struct pd_dev_counts {
+	u64 packets;
+	u64 duplicates;
+	u64 marked;
+	u64 dropped;
+};
+
+/*
+ * One CPU's slots, written by their CPU under its pd_cpu_stats.syncp; the
+ * counts at the last reset apart, on lines the packet path never writes.
+ */
+struct pd_dev_cpu {
+	struct pd_dev_stats slot[PD_DEVC_SLOTS];
+	struct pd_dev_counts base[PD_DEVC_SLOTS];
+};
+
+/*
+ * The named devices' counters of an active instance (pd_counters.devc),
+ * while its configuration names devices. Changed under pn->lock.
+ */
+struct pd_devc {
+	struct pd_cpus cpus;	/* the CPUs with their slots (cpus.c) */
+	/* where each CPU's pointer to its slots is */
+	struct pd_cpu_stats __percpu *stats;
+	/* the name each slot counts, as the configuration gives it */
+	char name[PD_DEVC_SLOTS][IFNAMSIZ];
+};
+
 /* Per-CPU counters; written only by their CPU, with BHs off. */
 struct pd_cpu_stats {
+	/*
+	 * This CPU's slots of the named devices, or NULL (none named, or its
+	 * memory refused): on the line of packets, which every judged
+	 * packet writes; set and cleared by pn->lock's holder (netns.c)
+	 */
+	struct pd_dev_cpu *dev;
 	u64_stats_t packets;
 	u64_stats_t duplicates;
 	u64_stats_t marked;
@@ -97,6 +150,11 @@ struct pd_cpu_stats {
 	/* config decap: frames through each encapsulation, and its errors */
 	u64_stats_t decap[PD_NENCAPS];
 	u64_stats_t decap_err[PD_NENCAPS];
+	/*
+	 * dev's slots for the control path (zeroed, reset, freed by pn->lock's
+	 * holder): kept a grace period after dev is cleared
+	 */
+	struct pd_dev_cpu *dev_mem;
 	struct u64_stats_sync syncp;
 };
 
@@ -109,6 +167,7 @@ struct pd_cpu_stats {
 struct pd_counters {
 	struct pd_cpu_stats __percpu *cpu;
 	struct pd_counts __percpu *base;	/* counts at the last reset */
+	struct pd_devc *devc;	/* while devices are named; pn->lock */
 };
 
 /* A plain snapshot of the counters. */
@@ -147,6 +206,8 @@ struct pd_filter_set {
 	bool timed;			/* the filter reads packets' times */
 	u32 hook_gen;			/* the hooks that may use these */
 	struct pd_cpu_stats __percpu *stats;	/* the instance's counters */
+	/* named device i (cfg.sel.dev[i]) counts in slot dev_slot[i] */
+	u8 dev_slot[PKTDEDUP_DEVS_MAX];
 	struct pd_filter __percpu *pcpu;	/* scope percpu */
 	struct pd_shards shards;	/* scope shared; n 0 otherwise */
 	/* shared, lock-free (shards.lockfree): each CPU's generator */
@@ -184,6 +245,12 @@ struct pd_hooks {
 	struct nf_hook_ops ops[PKTDEDUP_DEVS_MAX];
 	struct pd_net *pn;
 	u32 gen;
+	/*
+	 * ops[i].priv is &idx[i], which holds i: the hook finds its slot (a
+	 * per-device placement's device) and the hooks from it alone, on
+	 * the line it reads anyway (pd_hooks_of())
+	 */
+	u8 idx[PKTDEDUP_DEVS_MAX];
 	u8 n;			/* ops in use at an inet or bridge hook */
 	bool l2;		/* frames: non-IP ones are counted, passed */
 	bool per_dev;		/* ingress, XDP: one hook per named device */
@@ -287,6 +354,8 @@ struct pd_net {
 	 */
 	int blame;
 	struct pd_counters __rcu *ctr;	/* NULL while idle */
+	/* the counter slots of the named devices in force; under lock */
+	u8 dev_slot[PKTDEDUP_DEVS_MAX];
 	struct proc_dir_entry *proc;
 	struct pd_budget budget;	/* under lock */
 	struct pd_src_net src;		/* the source analytics' (sources/) */
@@ -373,6 +442,10 @@ bool pd_fset_window_of(struct pd_filter_set *fs, int cpu,
 int pd_net_apply(struct pd_net *pn, const struct pd_config *cfg,
 		 struct netlink_ext_ack *extack);
 int pd_net_reset(struct pd_net *pn, struct netlink_ext_ack *extack);
+u64 pd_devc_bytes(u32 ncpus);
+int pd_devc_assign(struct pd_net *pn, const struct pd_select *sel, u8 *slots,
+		   struct netlink_ext_ack *extack);
+void pd_devc_drop(struct pd_net *pn);
 int pd_net_setup(struct pd_net *pn, struct net *net,
 		 const struct pd_config *cfg, bool active);
 int pd_net_enable(struct pd_net *pn, const struct pd_config *cfg,
@@ -387,13 +460,24 @@ void pd_hook_exit(void);
 unsigned int pd_hook(void *priv, struct sk_buff *skb,
 		     const struct nf_hook_state *state);
 unsigned int pd_process(struct pd_net *pn, struct pd_filter_set *fs,
-			struct sk_buff *skb, u32 l3);
+			struct sk_buff *skb, u32 l3, int dev);
 enum pd_parse_result pd_skb_key(struct sk_buff *skb,
 				const struct pd_filter_set *fs, u8 *scratch,
 				struct pd_pkt *pkt, struct pd_key *key, u32 l3);
 struct xdp_buff;
 bool pd_xdp_frame(struct pd_net *pn, const struct pd_hooks *hooks,
-		  const struct xdp_buff *xdp, bool l3);
+		  const struct xdp_buff *xdp, bool l3, int dev);
+
+/* The hooks whose ops' priv is priv, and in *slot that ops' index. */
+static inline const struct pd_hooks *pd_hooks_of(const void *priv,
+						 unsigned int *slot)
+{
+	const u8 *p = priv;
+
+	*slot = *p;
+	return (const struct pd_hooks *)(p - *p -
+					 offsetof(struct pd_hooks, idx));
+}
 
 /*
  * xdp.c: the XDP placements' program and attachments. They need BPF, and
@@ -585,6 +669,9 @@ struct pd_stats_row {
 
 void pd_counters_read(const struct pd_counters *ctr, int cpu,
 		      struct pd_counts *c);
+void pd_dev_counts_read(const struct pd_counters *ctr,
+			const struct pd_filter_set *fs,
+			struct pd_dev_counts *c);
 void pd_counts_add(struct pd_counts *sum, const struct pd_counts *c);
 bool pd_stats_begin(struct pd_net *pn, struct pd_stats_view *v);
 void pd_stats_end(struct pd_stats_view *v);

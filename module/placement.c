@@ -314,8 +314,9 @@ struct pd_hooks *pd_hooks_register(struct pd_net *pn,
 		strscpy(h->dev[i].name, cfg->sel.dev[i], IFNAMSIZ);
 	/* per device: an ops per named device, registered as it comes */
 	for (i = 0; i < PKTDEDUP_DEVS_MAX; i++) {
+		h->idx[i] = i;
 		h->ops[i].hook = pd_hook;
-		h->ops[i].priv = h;
+		h->ops[i].priv = &h->idx[i];
 		h->ops[i].pf = pl->pf;
 		h->ops[i].hooknum = pl->hooknum;
 		h->ops[i].priority = cfg->priority;

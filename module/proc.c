@@ -16,6 +16,7 @@
  * what is held), and the module's across all namespaces (what its budgets
  * hold, and what the allocator gave: mem.c); what is not running for
  * want of memory (online CPUs without their state, the source windows).
+ * devices: the named devices' counters, one row per name (below).
  * distinct, sources: the source analytics' (sources/src_proc.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -148,6 +149,50 @@ static int pd_stats_show(struct seq_file *m, void *v)
 		pd_seq_ppb(m, "\nfp_bound ", pd_q62_to_ppb(fs->plan.fp_bound));
 		seq_putc(m, '\n');
 		pd_window_show(m, fs);
+	}
+	pd_stats_end(&sv);
+	return 0;
+}
+
+/*
+ * devices: a header line, then one row per named device, in the
+ * configuration's order: dev packets duplicates marked dropped dup_pct
+ * (dup_pct: duplicates per hundred packets, "-" before any packet).
+ */
+static int pd_devices_show(struct seq_file *m, void *v)
+{
+	struct pd_net *pn = pd_pernet(seq_file_single_net(m));
+	struct pd_dev_counts c[PKTDEDUP_DEVS_MAX];
+	struct pd_stats_view sv;
+	struct pd_filter_set *fs;
+	unsigned int i;
+	u64 pct;
+
+	if (!pd_stats_begin(pn, &sv)) {
+		seq_puts(m, "idle: no filters and no hook in this namespace; dedupctl enable (or any dedupctl set) starts it\n");
+		return 0;
+	}
+	fs = sv.fs;
+	seq_printf(m, "%-15s %12s %12s %12s %12s %8s\n", "dev", "packets",
+		   "duplicates", "marked", "dropped", "dup_pct");
+	if (fs && fs->cfg.sel.ndev) {
+		rcu_read_lock();
+		pd_dev_counts_read(rcu_dereference(pn->ctr), fs, c);
+		rcu_read_unlock();
+		for (i = 0; i < fs->cfg.sel.ndev; i++) {
+			seq_printf(m, "%-15s %12llu %12llu %12llu %12llu",
+				   fs->cfg.sel.dev[i], c[i].packets,
+				   c[i].duplicates, c[i].marked, c[i].dropped);
+			if (!c[i].packets) {
+				seq_printf(m, " %8s\n", "-");
+				continue;
+			}
+			/* hundredths of a percent, rounded down */
+			pct = div64_u64(min(c[i].duplicates, c[i].packets) *
+					10000, c[i].packets);
+			seq_printf(m, " %5llu.%02llu\n", div_u64(pct, 100),
+				   pct % 100);
+		}
 	}
 	pd_stats_end(&sv);
 	return 0;
@@ -370,6 +415,8 @@ int pd_proc_init(struct pd_net *pn)
 				    NULL) ||
 	    !proc_create_net_single("config", 0444, pn->proc, pd_config_show,
 				    NULL) ||
+	    !proc_create_net_single("devices", 0444, pn->proc,
+				    pd_devices_show, NULL) ||
 	    pd_srcs_proc_init(pn->proc)) {
 		remove_proc_subtree("pktdedup", net->proc_net);
 		pn->proc = NULL;

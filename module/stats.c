@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pktdedup: the statistics as their readers see them (GET_STATS, its
- * per-CPU dump, /proc/net/pktdedup/stats).
+ * per-CPU dump, /proc/net/pktdedup/stats and devices).
  *
  * Anyone may read them, in a loop, on a machine with hundreds of possible
  * CPUs and filters as large as the namespace's cap. So a read takes no
@@ -64,6 +64,51 @@ void pd_counters_read(const struct pd_counters *ctr, int cpu,
 	for (i = 0; i < PD_NENCAPS; i++) {
 		c->decap[i] -= b.decap[i];
 		c->decap_err[i] -= b.decap_err[i];
+	}
+}
+
+/*
+ * The counters of fs's named devices since the last reset, summed over
+ * the CPUs, into c[0..fs->cfg.sel.ndev). Under RCU (the slots go a grace
+ * period after the devices stop being named); zeros without counters.
+ */
+void pd_dev_counts_read(const struct pd_counters *ctr,
+			const struct pd_filter_set *fs,
+			struct pd_dev_counts *c)
+{
+	unsigned int n = fs->cfg.sel.ndev, seq, i;
+	const struct pd_cpu_stats *st;
+	const struct pd_dev_cpu *dc;
+	struct pd_dev_counts v, b;
+	int cpu;
+
+	memset(c, 0, n * sizeof(*c));
+	if (!ctr)
+		return;
+	for_each_possible_cpu(cpu) {
+		st = per_cpu_ptr(ctr->cpu, cpu);
+		dc = READ_ONCE(st->dev);
+		if (!dc)
+			continue;
+		for (i = 0; i < n; i++) {
+			const struct pd_dev_stats *ds;
+			u8 s = fs->dev_slot[i];
+
+			ds = &dc->slot[s];
+			do {
+				seq = u64_stats_fetch_begin(&st->syncp);
+				v.packets = u64_stats_read(&ds->packets);
+				v.duplicates = u64_stats_read(&ds->duplicates);
+				v.marked = u64_stats_read(&ds->marked);
+				v.dropped = u64_stats_read(&ds->dropped);
+			} while (u64_stats_fetch_retry(&st->syncp, seq));
+			/* written by a reset under pn->lock, as pd_counts' */
+			b = data_race(dc->base[s]);
+			c[i].packets += v.packets - b.packets;
+			c[i].duplicates += v.duplicates - b.duplicates;
+			c[i].marked += v.marked - b.marked;
+			c[i].dropped += v.dropped - b.dropped;
+		}
 	}
 }
 

@@ -126,7 +126,7 @@ noinline u32 pd_xdp_judge(struct xdp_md *ctx)
 			i = pd_xdp_slot_of(h, upper);
 	}
 	if (i >= 0)
-		drop = pd_xdp_frame(pn, h, xdp, READ_ONCE(h->l3) & BIT(i));
+		drop = pd_xdp_frame(pn, h, xdp, READ_ONCE(h->l3) & BIT(i), i);
 out:
 	rcu_read_unlock();
 	return drop ? XDP_DROP : XDP_PASS;

@@ -1293,9 +1293,45 @@ enum {
 	 * packets.
 	 */
 	PKTDEDUP_A_STATS_UNJUDGED,
+	/*
+	 * nest: device-stats, repeated: The totals only (cpu absent), when the
+	 * configuration names devices: one per name, in the configuration's
+	 * order, with the counters of the packets judged on that device (the
+	 * ingress or XDP hook on it, or the device a netfilter hook matched).
+	 * Each name keeps its counts while it is named, whatever becomes of its
+	 * device; a reset zeroes them. With every packet on a named device,
+	 * packets, duplicates, marked and dropped are the sums of the devices'
+	 * (a CPU whose memory for them was refused counts in the totals alone).
+	 */
+	PKTDEDUP_A_STATS_DEVICE,
 
 	__PKTDEDUP_A_STATS_MAX,
 	PKTDEDUP_A_STATS_MAX = (__PKTDEDUP_A_STATS_MAX - 1)
+};
+
+/*
+ * Attribute set "device-stats"
+ *
+ * The counters of one named device (stats device).
+ */
+enum {
+	/* pad */
+	PKTDEDUP_A_DEVICE_STATS_PAD = 1,
+	/*
+	 * string, max-len ifname-max: The name, as the configuration gives it.
+	 */
+	PKTDEDUP_A_DEVICE_STATS_NAME,
+	/* u64: Packets judged on it (parsed, as stats packets). */
+	PKTDEDUP_A_DEVICE_STATS_PACKETS,
+	/* u64 */
+	PKTDEDUP_A_DEVICE_STATS_DUPLICATES,
+	/* u64 */
+	PKTDEDUP_A_DEVICE_STATS_MARKED,
+	/* u64 */
+	PKTDEDUP_A_DEVICE_STATS_DROPPED,
+
+	__PKTDEDUP_A_DEVICE_STATS_MAX,
+	PKTDEDUP_A_DEVICE_STATS_MAX = (__PKTDEDUP_A_DEVICE_STATS_MAX - 1)
 };
 
 /*

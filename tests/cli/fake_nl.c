@@ -18,7 +18,8 @@
  * memory: the source windows, a CPU; and GET_STATS's unjudged packets).
  * GET_STATS gives fixed counters and, for each encapsulation of the
  * state's decap (bit i), a decap nest of 1000 * (i + 1) frames and i
- * errors (per CPU, dump: two CPUs, each half). GET_SOURCES gives fixed
+ * errors (per CPU, dump: two CPUs, each half), and in the totals a device
+ * nest per name of the state's devs. GET_SOURCES gives fixed
  * settings; SET_SOURCES takes anything. Any other request is refused
  * (-EOPNOTSUPP). Of the checks the module makes, two are made here: two
  * UDP tunnels looked into on one port, refused with the module's message
@@ -318,7 +319,39 @@ static int state_merge(struct nl *n, const struct nlattr *req)
 	return 0;
 }
 
-/* Fixed counters; a decap nest per encapsulation of the state's decap. */
+/*
+ * The totals' device nests: one per name of the state's devs, the name
+ * i (from 0) with 1000 (i + 1) packets, 100 i duplicates, as many dropped.
+ */
+static void put_dev_stats(struct nlmsghdr *nlh, const struct nlattr *devs)
+{
+	const struct nlattr *a;
+	struct nlattr *d;
+	uint64_t i = 0;
+
+	if (!devs)
+		return;
+	mnl_attr_for_each_nested(a, devs) {
+		if (mnl_attr_get_type(a) != PKTDEDUP_A_DEVS_NAME)
+			continue;
+		d = mnl_attr_nest_start(nlh, PKTDEDUP_A_STATS_DEVICE);
+		mnl_attr_put_strz(nlh, PKTDEDUP_A_DEVICE_STATS_NAME,
+				  mnl_attr_get_str(a));
+		mnl_attr_put_u64(nlh, PKTDEDUP_A_DEVICE_STATS_PACKETS,
+				 1000 * (i + 1));
+		mnl_attr_put_u64(nlh, PKTDEDUP_A_DEVICE_STATS_DUPLICATES,
+				 100 * i);
+		mnl_attr_put_u64(nlh, PKTDEDUP_A_DEVICE_STATS_MARKED, 0);
+		mnl_attr_put_u64(nlh, PKTDEDUP_A_DEVICE_STATS_DROPPED, 100 * i);
+		mnl_attr_nest_end(nlh, d);
+		i++;
+	}
+}
+
+/*
+ * Fixed counters; a decap nest per encapsulation of the state's decap;
+ * the totals, a device nest per named device.
+ */
 static void put_stats(struct nlmsghdr *nlh, int cpu, unsigned int div)
 {
 	const struct nlattr *c[PKTDEDUP_A_CONFIG_MAX + 1];
@@ -351,6 +384,8 @@ static void put_stats(struct nlmsghdr *nlh, int cpu, unsigned int div)
 		mnl_attr_put_u64(nlh, PKTDEDUP_A_DECAP_STATS_ERRORS, i / div);
 		mnl_attr_nest_end(nlh, d);
 	}
+	if (cpu < 0)
+		put_dev_stats(nlh, c[PKTDEDUP_A_CONFIG_DEVS]);
 	mnl_attr_nest_end(nlh, st);
 }
 

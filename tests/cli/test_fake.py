@@ -339,6 +339,43 @@ def stats_per_encapsulation():
 
 
 @test
+def stats_per_device():
+    """the totals' duplicate percentage; with devices named, a row each
+    (the stand-in: name i has 1000 (i + 1) packets, 100 i duplicates and
+    dropped) in text, JSON and Prometheus, none without"""
+    fresh()
+    out = ok("stats")
+    assert line(out, "cpu ").split()[3:5] == ["dup", "%"], out
+    assert line(out, "total").split()[3] == "40.00%", out
+    assert "dev " not in out and "devices" not in ok("-j", "stats"), out
+    assert "pktdedup_device_" not in ok("stats", "-o", "prometheus")
+    ok("set", "dev", "tap-a,tap-b")
+    out = ok("stats")
+    assert line(out, "dev ").split() == \
+        ["dev", "packets", "duplicates", "dup", "%", "marked", "dropped"], out
+    assert line(out, "tap-a ").split() == \
+        ["tap-a", "1000", "0", "0.00%", "0", "0"], out
+    assert line(out, "tap-b ").split() == \
+        ["tap-b", "2000", "100", "5.00%", "0", "100"], out
+    j = json.loads(ok("-j", "stats"))
+    assert j["devices"] == [
+        {"name": "tap-a", "packets": 1000, "duplicates": 0, "marked": 0,
+         "dropped": 0},
+        {"name": "tap-b", "packets": 2000, "duplicates": 100, "marked": 0,
+         "dropped": 100}], j
+    # the totals of one CPU only: no device in the per-CPU rows
+    assert "devices" not in ok("-j", "stats", "percpu")
+    assert "tap-a" not in ok("stats", "percpu")
+    ns = os.stat("/proc/self/ns/net").st_ino
+    out = ok("stats", "-o", "prometheus")
+    assert (f'pktdedup_device_packets_total{{netns="{ns}",dev="tap-b"}}'
+            " 2000\n") in out, out
+    assert (f'pktdedup_device_dropped_packets_total{{netns="{ns}",'
+            'dev="tap-b"} 100\n') in out, out
+    promtool(out)
+
+
+@test
 def show_says_what_is_not_running():
     """the source windows refused, a CPU without its state: show says
     which cap refused how many bytes, stats counts what passed unjudged;

@@ -289,3 +289,71 @@ t_dev_altname() {
 		inns b dedupctl set hook prerouting dev any action count
 	t_end
 }
+
+# Column COL of named device DEV's row in NS's /proc/net/pktdedup/devices.
+dev_stat() {	# NS DEV COL
+	inns "$1" cat /proc/net/pktdedup/devices | awk -v d="$2" -v c="$3" '
+		NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) col = i }
+		NR > 1 && $1 == d { print $col }'
+}
+
+# Each named device's counters, at each placement that names devices (a
+# netdev hook on each, a netfilter hook matching them, the XDP program
+# on each): two taps into b, pb1 (from a, every datagram once) and pb6
+# (from df, every datagram twice). The copies are pb6's alone; the
+# devices' sums are the totals; /proc, text, JSON and Prometheus agree;
+# a reset zeroes them.
+t_dev_counters() {
+	t_begin "per-device counters: the tap that sends copies has the duplicates and drops, the other none; sums are the totals; /proc, JSON and Prometheus agree"
+	dev_link
+	for hook in ingress prerouting xdp-generic; do
+		expect_ok "$hook dev pb1,pb6" inns b dedupctl set hook "$hook" \
+			dev pb1,pb6 action drop key packet
+		inns b dedupctl reset
+		send -4 $A4 $B4 --count 100
+		send_f 50 2
+		expect_eq "$hook: pb1 packets" 100 "$(dev_stat b pb1 packets)"
+		expect_eq "$hook: pb1 duplicates" 0 "$(dev_stat b pb1 duplicates)"
+		expect_eq "$hook: pb1 dropped" 0 "$(dev_stat b pb1 dropped)"
+		expect_eq "$hook: pb6 packets" 100 "$(dev_stat b pb6 packets)"
+		dup=$(dev_stat b pb6 duplicates)
+		expect_near "$hook: pb6 duplicates" 50 "$dup" 2 0
+		expect_eq "$hook: pb6 dropped" "$dup" "$(dev_stat b pb6 dropped)"
+		expect_eq "$hook: pb6 dup_pct" \
+			"$(awk -v d="$dup" 'BEGIN { printf "%d.%02d", d, 0 }')" \
+			"$(dev_stat b pb6 dup_pct)"
+		for c in packets duplicates dropped; do
+			expect_eq "$hook: $c, the devices' sum" "$(stat_of b $c)" \
+				$(($(dev_stat b pb1 $c) + $(dev_stat b pb6 $c)))
+		done
+		js=$(inns b dedupctl -j stats | grep -o '{"name":"pb6"[^}]*}')
+		expect_eq "$hook: JSON pb6 dropped" "$dup" \
+			"$(echo "$js" | json_num dropped)"
+		expect_eq "$hook: JSON pb6 packets" 100 \
+			"$(echo "$js" | json_num packets)"
+		prom=$(inns b dedupctl stats -o prometheus)
+		expect_eq "$hook: Prometheus pb6 dropped" "$dup" \
+			"$(echo "$prom" | sed -n 's/^pktdedup_device_dropped_packets_total{netns="[0-9]*",dev="pb6"} //p')"
+		expect_eq "$hook: Prometheus pb1 packets" 100 \
+			"$(echo "$prom" | sed -n 's/^pktdedup_device_packets_total{netns="[0-9]*",dev="pb1"} //p')"
+		expect_eq "$hook: text pb6 row" "pb6 100 $dup" \
+			"$(inns b dedupctl stats | awk '$1 == "pb6" { print $1, $2, $3 }')"
+		inns b dedupctl reset
+		expect_eq "$hook: reset" "0 0" \
+			"$(dev_stat b pb1 packets) $(dev_stat b pb6 packets)"
+	done
+	# a device that goes keeps its name's counts; one named anew starts at 0
+	send_f 10 2
+	inns b $IP link set pb6 netns "$(nspid dg)"
+	expect_eq "pb6 gone: its counts kept" 20 "$(dev_stat b pb6 packets)"
+	expect_ok "pb6 kept, pb1 replaced by px9" inns b dedupctl set dev pb6,px9
+	expect_eq "pb6 kept across the change" 20 "$(dev_stat b pb6 packets)"
+	expect_eq "px9 from zero" 0 "$(dev_stat b px9 packets)"
+	inns dg $IP link set pb6 netns "$(nspid b)"
+	dev_up b pb6 10.6.0.2/24
+	expect_ok "back to any device" inns b dedupctl set hook prerouting \
+		dev any action count
+	expect_eq "no device named: no rows" 1 \
+		"$(inns b cat /proc/net/pktdedup/devices | wc -l)"
+	t_end
+}

@@ -1755,6 +1755,7 @@ run_plain t_select_dev
 run_plain t_dev_follow
 run_plain t_dev_stacked
 run t_dev_altname
+run t_dev_counters
 run_plain t_select_proto
 run_plain t_select_mark
 run_plain t_ingress

@@ -317,6 +317,57 @@ static void prom_stats_decap(struct kunit *test)
 	free(text);
 }
 
+/*
+ * The named devices: a family each of packets, duplicates, marked and
+ * dropped, apart from the totals' (no sum over a family counts a packet
+ * twice), labelled dev, the name escaped; none when no device is named.
+ */
+static void prom_stats_devices(struct kunit *test)
+{
+	struct prom_stats_row total = {
+		.packets = 3000, .duplicates = 1000, .dropped = 1000, .ndev = 2,
+		.dev = { { "tap-a", 2000, 0, 0, 0 },
+			 { "tap\"b", 1000, 1000, 0, 1000 } },
+	};
+	static const char want[] =
+		"# HELP pktdedup_device_packets_total Packets looked at (parsed) on each named device since the last reset.\n"
+		"# TYPE pktdedup_device_packets_total counter\n"
+		"pktdedup_device_packets_total{netns=\"7\",dev=\"tap-a\"} 2000\n"
+		"pktdedup_device_packets_total{netns=\"7\",dev=\"tap\\\"b\"} 1000\n"
+		"# HELP pktdedup_device_duplicate_packets_total Packets on each named device the filter took for copies of a packet seen before.\n"
+		"# TYPE pktdedup_device_duplicate_packets_total counter\n"
+		"pktdedup_device_duplicate_packets_total{netns=\"7\",dev=\"tap-a\"} 0\n"
+		"pktdedup_device_duplicate_packets_total{netns=\"7\",dev=\"tap\\\"b\"} 1000\n"
+		"# HELP pktdedup_device_marked_packets_total Duplicates on each named device marked (action mark).\n"
+		"# TYPE pktdedup_device_marked_packets_total counter\n"
+		"pktdedup_device_marked_packets_total{netns=\"7\",dev=\"tap-a\"} 0\n"
+		"pktdedup_device_marked_packets_total{netns=\"7\",dev=\"tap\\\"b\"} 0\n"
+		"# HELP pktdedup_device_dropped_packets_total Duplicates on each named device dropped (action drop).\n"
+		"# TYPE pktdedup_device_dropped_packets_total counter\n"
+		"pktdedup_device_dropped_packets_total{netns=\"7\",dev=\"tap-a\"} 0\n"
+		"pktdedup_device_dropped_packets_total{netns=\"7\",dev=\"tap\\\"b\"} 1000\n";
+	char *buf = NULL, *text;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	prom_stats(f, 7, NULL, &total, 1);
+	text = text_of(f, &buf);
+	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(text, want), "%s", text);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(text,
+		"\npktdedup_packets_total{netns=\"7\"} 3000\n"));
+	expect_promtool_clean(test, text);
+	free(text);
+	total.ndev = 0;
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	prom_stats(f, 7, NULL, &total, 1);
+	text = text_of(f, &buf);
+	KUNIT_EXPECT_NULL(test, strstr(text, "device"));
+	free(text);
+}
+
 static void prom_distinct_exact(struct kunit *test)
 {
 	struct prom_distinct d = { .last_ms = 10500, .src = 1000, .dst = 10 };
@@ -464,6 +515,7 @@ static struct kunit_case prom_cases[] = {
 	KUNIT_CASE(prom_stats_percpu),
 	KUNIT_CASE(prom_stats_packet_window_escapes),
 	KUNIT_CASE(prom_stats_decap),
+	KUNIT_CASE(prom_stats_devices),
 	KUNIT_CASE(prom_distinct_exact),
 	KUNIT_CASE(prom_sources_values),
 	KUNIT_CASE(watch_rates_steady),

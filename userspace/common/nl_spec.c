@@ -232,6 +232,16 @@ static const struct nls_attr nls_stats_attrs[PKTDEDUP_A_STATS_MAX + 1] = {
 	[PKTDEDUP_A_STATS_NONIP] = { .name = "nonip", .type = NLS_U64 },
 	[PKTDEDUP_A_STATS_DECAP] = { .name = "decap", .type = NLS_NEST, .multi = 1, .nested = &nls_decap_stats },
 	[PKTDEDUP_A_STATS_UNJUDGED] = { .name = "unjudged", .type = NLS_U64 },
+	[PKTDEDUP_A_STATS_DEVICE] = { .name = "device", .type = NLS_NEST, .multi = 1, .nested = &nls_device_stats },
+};
+
+static const struct nls_attr nls_device_stats_attrs[PKTDEDUP_A_DEVICE_STATS_MAX + 1] = {
+	[PKTDEDUP_A_DEVICE_STATS_PAD] = { .name = "pad", .type = NLS_PAD },
+	[PKTDEDUP_A_DEVICE_STATS_NAME] = { .name = "name", .type = NLS_STRING },
+	[PKTDEDUP_A_DEVICE_STATS_PACKETS] = { .name = "packets", .type = NLS_U64 },
+	[PKTDEDUP_A_DEVICE_STATS_DUPLICATES] = { .name = "duplicates", .type = NLS_U64 },
+	[PKTDEDUP_A_DEVICE_STATS_MARKED] = { .name = "marked", .type = NLS_U64 },
+	[PKTDEDUP_A_DEVICE_STATS_DROPPED] = { .name = "dropped", .type = NLS_U64 },
 };
 
 static const struct nls_attr nls_decap_stats_attrs[PKTDEDUP_A_DECAP_STATS_MAX + 1] = {
@@ -430,6 +440,12 @@ const struct nls_set nls_stats = {
 	.name = "stats",
 	.max = PKTDEDUP_A_STATS_MAX,
 	.attrs = nls_stats_attrs,
+};
+
+const struct nls_set nls_device_stats = {
+	.name = "device-stats",
+	.max = PKTDEDUP_A_DEVICE_STATS_MAX,
+	.attrs = nls_device_stats_attrs,
 };
 
 const struct nls_set nls_decap_stats = {

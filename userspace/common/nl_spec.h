@@ -49,6 +49,7 @@ extern const struct nls_set nls_plan;
 extern const struct nls_set nls_filter_plan;
 extern const struct nls_set nls_budget;
 extern const struct nls_set nls_stats;
+extern const struct nls_set nls_device_stats;
 extern const struct nls_set nls_decap_stats;
 extern const struct nls_set nls_query;
 extern const struct nls_set nls_presence;

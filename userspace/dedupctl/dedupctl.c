@@ -528,6 +528,23 @@ static void prom_row(const struct nlattr *nest, const struct nlattr **tb,
 		    mnl_attr_get_payload_len(a) == 8 &&
 		    r->nloads < PROM_LOADS_MAX)
 			r->loads[r->nloads++] = mnl_attr_get_u64(a);
+		if (mnl_attr_get_type(a) == PKTDEDUP_A_STATS_DEVICE &&
+		    r->ndev < PROM_DEVS_MAX) {
+			const struct nlattr *v[PKTDEDUP_A_DEVICE_STATS_MAX + 1];
+			struct prom_dev *pv = &r->dev[r->ndev++];
+
+			nl_nest(a, &nls_device_stats, v);
+			snprintf(pv->name, sizeof(pv->name), "%s",
+				 v[PKTDEDUP_A_DEVICE_STATS_NAME] ?
+				 mnl_attr_get_str(v[PKTDEDUP_A_DEVICE_STATS_NAME]) :
+				 "");
+			pv->packets = u64a(v, PKTDEDUP_A_DEVICE_STATS_PACKETS);
+			pv->duplicates =
+				u64a(v, PKTDEDUP_A_DEVICE_STATS_DUPLICATES);
+			pv->marked = u64a(v, PKTDEDUP_A_DEVICE_STATS_MARKED);
+			pv->dropped = u64a(v, PKTDEDUP_A_DEVICE_STATS_DROPPED);
+			continue;
+		}
 		if (mnl_attr_get_type(a) != PKTDEDUP_A_STATS_DECAP ||
 		    r->ndecap == PROM_ENCAPS_MAX)
 			continue;
@@ -570,6 +587,78 @@ static void print_decap(const struct nlattr *nest)
 		else
 			printf("%s%s %llu errors %llu", n ? ", " : "  decap ",
 			       encap, frames, errors);
+		n++;
+	}
+	if (n && json)
+		printf("]");
+}
+
+/* s as a JSON string: quoted, with '"', '\\' and control bytes escaped. */
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			printf("\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			printf("\\u%04x", (unsigned char)*s);
+		else
+			putchar(*s);
+	}
+	putchar('"');
+}
+
+/* duplicates per hundred packets, "12.50%"; "-" before any packet. */
+static const char *dup_pct(char *buf, size_t len, uint64_t dups,
+			   uint64_t packets)
+{
+	if (!packets)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.2f%%", 100.0 * (double)dups /
+			 (double)packets);
+	return buf;
+}
+
+/*
+ * The counters of each named device (the totals' device nests): a JSON
+ * array "devices", or a table under the totals.
+ */
+static void print_devices(const struct nlattr *nest)
+{
+	const struct nlattr *a, *d[PKTDEDUP_A_DEVICE_STATS_MAX + 1];
+	unsigned long long p, dup, mk, dr;
+	unsigned int n = 0;
+	const char *name;
+	char pct[16];
+
+	if (!nest)
+		return;
+	mnl_attr_for_each_nested(a, nest) {
+		if (mnl_attr_get_type(a) != PKTDEDUP_A_STATS_DEVICE)
+			continue;
+		nl_nest(a, &nls_device_stats, d);
+		name = d[PKTDEDUP_A_DEVICE_STATS_NAME] ?
+		       mnl_attr_get_str(d[PKTDEDUP_A_DEVICE_STATS_NAME]) : "";
+		p = u64a(d, PKTDEDUP_A_DEVICE_STATS_PACKETS);
+		dup = u64a(d, PKTDEDUP_A_DEVICE_STATS_DUPLICATES);
+		mk = u64a(d, PKTDEDUP_A_DEVICE_STATS_MARKED);
+		dr = u64a(d, PKTDEDUP_A_DEVICE_STATS_DROPPED);
+		if (json) {
+			printf("%s{\"name\":", n ? "," : ",\"devices\":[");
+			json_str(name);
+			printf(",\"packets\":%llu,\"duplicates\":%llu,"
+			       "\"marked\":%llu,\"dropped\":%llu}",
+			       p, dup, mk, dr);
+		} else {
+			if (!n)
+				printf("\n%-15s %12s %12s %8s %12s %12s\n", "dev",
+				       "packets", "duplicates", "dup %",
+				       "marked", "dropped");
+			printf("%-15s %12llu %12llu %8s %12llu %12llu\n", name,
+			       p, dup, dup_pct(pct, sizeof(pct), dup, p), mk,
+			       dr);
+		}
 		n++;
 	}
 	if (n && json)
@@ -637,7 +726,7 @@ static int stats_cb(const struct nlattr **top, void *data)
 {
 	const struct nlattr *tb[PKTDEDUP_A_STATS_MAX + 1];
 	struct stats_ctx *c = data;
-	char cpu[16] = "total";
+	char cpu[16] = "total", pct[16];
 	bool bits;
 	u32 occ;
 
@@ -677,17 +766,23 @@ static int stats_cb(const struct nlattr **top, void *data)
 		print_loads(top[PKTDEDUP_A_STATS]);
 		print_window_stats(tb);
 		print_decap(top[PKTDEDUP_A_STATS]);
+		print_devices(top[PKTDEDUP_A_STATS]);
 		printf("}");
 		if (!c->percpu)
 			printf("\n");
 	} else {
 		if (!c->rows)
-			printf("%-6s %12s %12s %12s %12s %12s %11s\n", "cpu",
-			       "packets", "duplicates", "marked", "dropped",
-			       "unparsed", bits ? "set bits" : "zero cells");
-		printf("%-6s %12llu %12llu %12llu %12llu %12llu %10.2f%%", cpu,
+			printf("%-6s %12s %12s %8s %12s %12s %12s %11s\n",
+			       "cpu", "packets", "duplicates", "dup %",
+			       "marked", "dropped", "unparsed",
+			       bits ? "set bits" : "zero cells");
+		printf("%-6s %12llu %12llu %8s %12llu %12llu %12llu %10.2f%%",
+		       cpu,
 		       (unsigned long long)u64a(tb, PKTDEDUP_A_STATS_PACKETS),
 		       (unsigned long long)u64a(tb, PKTDEDUP_A_STATS_DUPLICATES),
+		       dup_pct(pct, sizeof(pct),
+			       u64a(tb, PKTDEDUP_A_STATS_DUPLICATES),
+			       u64a(tb, PKTDEDUP_A_STATS_PACKETS)),
 		       (unsigned long long)u64a(tb, PKTDEDUP_A_STATS_MARKED),
 		       (unsigned long long)u64a(tb, PKTDEDUP_A_STATS_DROPPED),
 		       (unsigned long long)u64a(tb, PKTDEDUP_A_STATS_UNPARSED),
@@ -704,6 +799,7 @@ static int stats_cb(const struct nlattr **top, void *data)
 			       u64a(tb, PKTDEDUP_A_STATS_UNJUDGED));
 		print_decap(top[PKTDEDUP_A_STATS]);
 		printf("\n");
+		print_devices(top[PKTDEDUP_A_STATS]);
 	}
 	c->rows++;
 	return MNL_CB_OK;

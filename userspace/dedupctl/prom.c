@@ -6,7 +6,8 @@
  * the pktdedup_ prefix, counters end in _total, and units are base units
  * (bytes, seconds, ratios from 0 to 1). Every series has a netns label
  * (the namespace's inode number, as readlink /proc/self/ns/net shows it);
- * per-CPU series a cpu label. The names are documented in dedupctl(8).
+ * per-CPU series a cpu label, per-device series a dev label. The names
+ * are documented in dedupctl(8).
  */
 #include <stddef.h>
 #include <string.h>
@@ -261,6 +262,48 @@ static void prom_decap(FILE *f, uint64_t netns,
 	}
 }
 
+/*
+ * The counters of each named device, by dev: families of their own, so
+ * that summing a family over its series never counts a packet twice.
+ */
+static void prom_devs(FILE *f, uint64_t netns,
+		      const struct prom_stats_row *rows, unsigned int n)
+{
+	static const struct {
+		const char *name, *help;
+	} fams[] = {
+		{ "device_packets_total",
+		  "Packets looked at (parsed) on each named device since the last reset." },
+		{ "device_duplicate_packets_total",
+		  "Packets on each named device the filter took for copies of a packet seen before." },
+		{ "device_marked_packets_total",
+		  "Duplicates on each named device marked (action mark)." },
+		{ "device_dropped_packets_total",
+		  "Duplicates on each named device dropped (action drop)." },
+	};
+	unsigned int fam, i, d;
+	bool any = false;
+
+	for (i = 0; i < n; i++)
+		any |= rows[i].ndev > 0;
+	if (!any)
+		return;
+	for (fam = 0; fam < sizeof(fams) / sizeof(fams[0]); fam++) {
+		head(f, fams[fam].name, "counter", fams[fam].help);
+		for (i = 0; i < n; i++)
+			for (d = 0; d < rows[i].ndev && d < PROM_DEVS_MAX;
+			     d++) {
+				const struct prom_dev *p = &rows[i].dev[d];
+				uint64_t v[] = { p->packets, p->duplicates,
+						 p->marked, p->dropped };
+
+				sample(f, fams[fam].name, netns,
+				       rows[i].has_cpu ? (long)rows[i].cpu : -1,
+				       "dev", p->name, u(v[fam]));
+			}
+	}
+}
+
 void prom_stats(FILE *f, uint64_t netns, const struct prom_config *cfg,
 		const struct prom_stats_row *rows, unsigned int n)
 {
@@ -288,6 +331,7 @@ void prom_stats(FILE *f, uint64_t netns, const struct prom_config *cfg,
 		}
 	}
 	prom_decap(f, netns, rows, n);
+	prom_devs(f, netns, rows, n);
 	for (i = 0; i < n; i++)
 		loads |= rows[i].nloads > 0;
 	if (!loads)

@@ -23,6 +23,15 @@ struct prom_decap {
 	uint64_t frames, errors;
 };
 
+/* Most named devices a row carries (PKTDEDUP_DEVS_MAX). */
+#define PROM_DEVS_MAX 8
+
+/* The counters of one named device (stats device, the totals only). */
+struct prom_dev {
+	char name[16];			/* the label dev */
+	uint64_t packets, duplicates, marked, dropped;
+};
+
 /* One GET_STATS reply: the totals (has_cpu false) or one CPU's. */
 struct prom_stats_row {
 	bool has_cpu;
@@ -40,6 +49,8 @@ struct prom_stats_row {
 	uint64_t window_entries, early_expiries;
 	unsigned int ndecap;		/* config decap: one per encapsulation */
 	struct prom_decap decap[PROM_ENCAPS_MAX];
+	unsigned int ndev;		/* devices named: one per name */
+	struct prom_dev dev[PROM_DEVS_MAX];
 };
 
 /* What GET_CONFIG says of the instance (stats totals only). */
@@ -70,7 +81,8 @@ struct prom_sources {
 /*
  * The stats families of rows[0..n) (totals, or one row per CPU, labelled
  * cpu="N"), every series labelled netns="NETNS"; with cfg (may be NULL)
- * first the instance's configuration gauges.
+ * first the instance's configuration gauges; the named devices' counters
+ * in families of their own (pktdedup_device_*), labelled dev="NAME".
  */
 void prom_stats(FILE *f, uint64_t netns, const struct prom_config *cfg,
 		const struct prom_stats_row *rows, unsigned int n);

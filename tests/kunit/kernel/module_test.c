@@ -302,7 +302,7 @@ static unsigned int pd_t_process(struct pd_net *pn, struct pd_filter_set *fs,
 
 	fs->stats = pd_t_ctr(pn)->cpu;
 	rcu_read_lock();
-	v = pd_process(pn, fs, skb, 0);
+	v = pd_process(pn, fs, skb, 0, -1);
 	rcu_read_unlock();
 	return v;
 }
@@ -383,6 +383,153 @@ static void pd_t_actions(struct kunit *test)
 		pd_fset_free(fs);
 		pd_t_net_free(pn);
 	}
+}
+
+/* Packet i through pd_process() as if on named device dev (-1: none). */
+static unsigned int pd_t_run_dev(struct kunit *test, struct pd_net *pn,
+				 struct pd_filter_set *fs, u32 i, u8 ttl,
+				 int dev)
+{
+	u8 buf[300];
+	u32 len = pd_t_packet(buf, i & 1, i, ttl);
+	struct sk_buff *skb = pd_t_skb(test, buf, len, len);
+	unsigned int v;
+
+	fs->stats = pd_t_ctr(pn)->cpu;
+	rcu_read_lock();
+	v = pd_process(pn, fs, skb, 0, dev);
+	rcu_read_unlock();
+	kfree_skb(skb);
+	return v;
+}
+
+/* The names of sel: n of them from names. */
+static void pd_t_sel_devs(struct pd_select *sel, const char *const *names,
+			  unsigned int n)
+{
+	unsigned int i;
+
+	memset(sel, 0, sizeof(*sel));
+	sel->ndev = n;
+	for (i = 0; i < n; i++)
+		strscpy(sel->dev[i], names[i], sizeof(sel->dev[i]));
+}
+
+/* What pd_net_publish() does with the slots: fs and pn take them. */
+static void pd_t_dev_publish(struct pd_net *pn, struct pd_filter_set *fs,
+			     const struct pd_select *sel, const u8 *slots)
+{
+	memcpy(fs->cfg.sel.dev, sel->dev, sizeof(sel->dev));
+	fs->cfg.sel.ndev = sel->ndev;
+	memcpy(fs->dev_slot, slots, PKTDEDUP_DEVS_MAX);
+	pn->cfg.sel = fs->cfg.sel;
+	memcpy(pn->dev_slot, slots, PKTDEDUP_DEVS_MAX);
+}
+
+/*
+ * The named devices' counters: each judged packet counted in its device's
+ * slot as in the totals, so that the totals are the devices' sums when
+ * every packet came in on a named device; a packet on no named device in
+ * the totals alone. A change that keeps a name keeps its slot and counts
+ * (wherever the name moves in the list); a new name gets a slot neither
+ * the old nor the new names count in, from zero. A hook finds its slot
+ * and its hooks from its priv.
+ */
+static void pd_t_dev_counters(struct kunit *test)
+{
+	static const char *const first[] = { "tap0", "tap1" };
+	static const char *const second[] = { "tap1", "tap2", "tap0" };
+	struct pd_net *pn = pd_t_net(test);
+	struct pd_filter_set *fs = pd_t_filters(test, PKTDEDUP_KEY_PACKET,
+						PKTDEDUP_ACTION_DROP);
+	struct pd_dev_counts d[PKTDEDUP_DEVS_MAX];
+	u8 slots[PKTDEDUP_DEVS_MAX], again[PKTDEDUP_DEVS_MAX];
+	struct pd_hooks *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
+	struct pd_select sel;
+	struct pd_counts t;
+	unsigned int i, slot;
+
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	for (i = 0; i < PKTDEDUP_DEVS_MAX; i++)
+		h->idx[i] = i;
+	KUNIT_EXPECT_PTR_EQ(test, pd_hooks_of(&h->idx[5], &slot),
+			    (const struct pd_hooks *)h);
+	KUNIT_EXPECT_EQ(test, slot, 5u);
+
+	pd_t_sel_devs(&sel, first, 2);
+	mutex_lock(&pn->lock);
+	KUNIT_ASSERT_EQ(test, pd_devc_assign(pn, &sel, slots, NULL), 0);
+	mutex_unlock(&pn->lock);
+	KUNIT_ASSERT_NOT_NULL(test, pd_t_ctr(pn)->devc);
+	KUNIT_EXPECT_NE(test, slots[0], slots[1]);
+	pd_t_dev_publish(pn, fs, &sel, slots);
+
+	/* tap0 the originals, tap1 the copies (a hop later), then 5 more */
+	for (i = 0; i < 20; i++)
+		KUNIT_EXPECT_EQ(test, pd_t_run_dev(test, pn, fs, i, 64, 0),
+				(unsigned int)NF_ACCEPT);
+	for (i = 0; i < 20; i++)
+		KUNIT_EXPECT_EQ(test, pd_t_run_dev(test, pn, fs, i, 63, 1),
+				(unsigned int)NF_DROP);
+	pd_dev_counts_read(pd_t_ctr(pn), fs, d);
+	KUNIT_EXPECT_EQ(test, d[0].packets, 20ULL);
+	KUNIT_EXPECT_EQ(test, d[0].duplicates, 0ULL);
+	KUNIT_EXPECT_EQ(test, d[0].dropped, 0ULL);
+	KUNIT_EXPECT_EQ(test, d[1].packets, 20ULL);
+	KUNIT_EXPECT_EQ(test, d[1].duplicates, 20ULL);
+	KUNIT_EXPECT_EQ(test, d[1].marked, 0ULL);
+	KUNIT_EXPECT_EQ(test, d[1].dropped, 20ULL);
+	pd_t_totals(pn, &t);
+	KUNIT_EXPECT_EQ(test, t.packets, d[0].packets + d[1].packets);
+	KUNIT_EXPECT_EQ(test, t.duplicates, d[0].duplicates + d[1].duplicates);
+	KUNIT_EXPECT_EQ(test, t.dropped, d[0].dropped + d[1].dropped);
+	/* on a device not named (an inet hook's unmatched one never gets here) */
+	for (i = 100; i < 105; i++)
+		pd_t_run_dev(test, pn, fs, i, 64, -1);
+	pd_dev_counts_read(pd_t_ctr(pn), fs, d);
+	pd_t_totals(pn, &t);
+	KUNIT_EXPECT_EQ(test, t.packets, 45ULL);
+	KUNIT_EXPECT_EQ(test, d[0].packets + d[1].packets, 40ULL);
+
+	/* tap1 kept (first now), tap0 kept (third), tap2 new */
+	pd_t_sel_devs(&sel, second, 3);
+	mutex_lock(&pn->lock);
+	KUNIT_ASSERT_EQ(test, pd_devc_assign(pn, &sel, again, NULL), 0);
+	mutex_unlock(&pn->lock);
+	KUNIT_EXPECT_EQ(test, again[0], slots[1]);
+	KUNIT_EXPECT_EQ(test, again[2], slots[0]);
+	KUNIT_EXPECT_NE(test, again[1], slots[0]);
+	KUNIT_EXPECT_NE(test, again[1], slots[1]);
+	pd_t_dev_publish(pn, fs, &sel, again);
+	pd_t_run_dev(test, pn, fs, 200, 64, 1);
+	pd_t_run_dev(test, pn, fs, 200, 63, 1);
+	pd_dev_counts_read(pd_t_ctr(pn), fs, d);
+	KUNIT_EXPECT_EQ(test, d[0].packets, 20ULL);
+	KUNIT_EXPECT_EQ(test, d[0].dropped, 20ULL);
+	KUNIT_EXPECT_EQ(test, d[1].packets, 2ULL);
+	KUNIT_EXPECT_EQ(test, d[1].dropped, 1ULL);
+	KUNIT_EXPECT_EQ(test, d[2].packets, 20ULL);
+	KUNIT_EXPECT_EQ(test, d[2].dropped, 0ULL);
+
+	/* tap1 goes, tap3 comes: not in tap1's slot, which the old counts */
+	pd_t_sel_devs(&sel, (const char *const[]){ "tap3", "tap2" }, 2);
+	mutex_lock(&pn->lock);
+	KUNIT_ASSERT_EQ(test, pd_devc_assign(pn, &sel, slots, NULL), 0);
+	mutex_unlock(&pn->lock);
+	KUNIT_EXPECT_NE(test, slots[0], again[0]);
+	KUNIT_EXPECT_NE(test, slots[0], again[2]);
+	KUNIT_EXPECT_EQ(test, slots[1], again[1]);
+	pd_t_dev_publish(pn, fs, &sel, slots);
+	pd_dev_counts_read(pd_t_ctr(pn), fs, d);
+	KUNIT_EXPECT_EQ(test, d[0].packets, 0ULL);
+	KUNIT_EXPECT_EQ(test, d[1].packets, 2ULL);
+
+	mutex_lock(&pn->lock);
+	pd_devc_drop(pn);
+	mutex_unlock(&pn->lock);
+	KUNIT_EXPECT_NULL(test, pd_t_ctr(pn)->devc);
+	pd_fset_free(fs);
+	pd_t_net_free(pn);
 }
 
 /*
@@ -521,7 +668,7 @@ static bool pd_t_xdp(struct pd_net *pn, const struct pd_hooks *h, u8 *data,
 	xdp.data = data;
 	xdp.data_end = data + len;
 	xdp.data_meta = data;
-	return pd_xdp_frame(pn, h, &xdp, l3);
+	return pd_xdp_frame(pn, h, &xdp, l3, -1);
 }
 
 /*
@@ -2009,17 +2156,17 @@ static void pd_t_xdp_multibuffer(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, xdp_get_buff_len(&xdp), len);
 
 	rcu_read_lock();
-	KUNIT_EXPECT_FALSE(test, pd_xdp_frame(pn, h, &xdp, false));
+	KUNIT_EXPECT_FALSE(test, pd_xdp_frame(pn, h, &xdp, false, -1));
 	/* the same packet in one buffer: a copy */
 	KUNIT_EXPECT_TRUE(test, pd_t_xdp(pn, h, flat, len, false));
 	/* its last byte changed, in the last fragment: another packet */
 	((u8 *)page_address(pages[2]))[skb_frag_size(&si->frags[2]) - 1] ^= 1;
-	KUNIT_EXPECT_FALSE(test, pd_xdp_frame(pn, h, &xdp, false));
-	KUNIT_EXPECT_TRUE(test, pd_xdp_frame(pn, h, &xdp, false));
+	KUNIT_EXPECT_FALSE(test, pd_xdp_frame(pn, h, &xdp, false, -1));
+	KUNIT_EXPECT_TRUE(test, pd_xdp_frame(pn, h, &xdp, false, -1));
 	/* fragments that end before the IP length: keyed on what is there */
 	skb_frag_size_sub(&si->frags[2], 100);
 	si->xdp_frags_size -= 100;
-	KUNIT_EXPECT_FALSE(test, pd_xdp_frame(pn, h, &xdp, false));
+	KUNIT_EXPECT_FALSE(test, pd_xdp_frame(pn, h, &xdp, false, -1));
 	rcu_read_unlock();
 	pd_t_totals(pn, &t);
 	KUNIT_EXPECT_EQ(test, t.dropped, 2ULL);
@@ -2037,6 +2184,7 @@ static struct kunit_case pd_module_cases[] = {
 	KUNIT_CASE(pd_t_skb_keys_behind_tags),
 	KUNIT_CASE(pd_t_skb_truncated),
 	KUNIT_CASE(pd_t_actions),
+	KUNIT_CASE(pd_t_dev_counters),
 	KUNIT_CASE(pd_t_families),
 	KUNIT_CASE(pd_t_unparsed),
 	KUNIT_CASE(pd_t_xdp_frames),
