@@ -107,7 +107,7 @@ static const struct pd_filter_ops *named_family(int argc, char **argv)
 			char names[PD_FILTER_NAMES_LEN];
 
 			pd_filter_family_names(names, sizeof(names), ", ");
-			usage_error("filter: '%s' is not auto or one of %s",
+			usage_error("filter: '%s' is not one of auto, %s",
 				    argv[i + 1], names);
 		}
 	}
