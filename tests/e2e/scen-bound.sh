@@ -43,7 +43,8 @@ bound_script() {
 	echo "# the report's with p auto: $1 of 40 pings in $2 ms"
 	[ "$1" = 40 ] || fail "p auto: $1 of 40 pings"
 	# the largest allowed: 3 + 128000 / 512 + 3 = 256 lines
-	out=$(dedupctl set k 3 p 128000 action drop 2>&1) || fail "p 128000 refused: $out"
+	out=$(dedupctl set filter sbf k 3 p 128000 action drop 2>&1) ||
+		fail "p 128000 refused: $out"
 	dedupctl -j show | grep -q '"plan":{[^}]*"p":128000,.*"step_lines":256' ||
 		fail "p 128000 not in force, or not its 256 lines: $(dedupctl -j show)"
 	set -- $(pings)

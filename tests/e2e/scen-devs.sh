@@ -97,7 +97,7 @@ t_dev_follow() {
 	# at prerouting, dropping: pb6 goes, and a device named pz6 takes its
 	# ifindex (made with it, its peer py6 in df): its traffic is not pb6's
 	expect_ok "prerouting dev pb6 action drop" inns b dedupctl set \
-		hook prerouting dev pb6 action drop
+		hook prerouting dev pb6 action drop filter sbf
 	idx=$(ifindex_of b pb6)
 	inns b $IP link del pb6
 	inns b $IP link add pz6 index "$idx" type veth peer name py6 \
@@ -156,15 +156,15 @@ t_dev_stacked() {
 	before=$(show_cfg b)
 	expect_fail "a VLAN device and its port" 1 \
 		"dev pb6.5: stacked on another device named here" \
-		inns b dedupctl set hook ingress dev pb6,pb6.5 action drop
+		inns b dedupctl set hook ingress dev pb6,pb6.5 action drop filter sbf
 	expect_fail "the other order" 1 "dev pb6.5: stacked on another device named here" \
-		inns b dedupctl set hook ingress dev pb6.5,pb6 action drop
+		inns b dedupctl set hook ingress dev pb6.5,pb6 action drop filter sbf
 	expect_fail "a device named twice" 1 "named twice" \
-		inns b dedupctl set hook ingress dev pb6,pb6 action drop
+		inns b dedupctl set hook ingress dev pb6,pb6 action drop filter sbf
 	expect_eq "refused: nothing changed" "$before" "$(show_cfg b)"
 	# one of them: each tagged frame judged once, all 50 pass
 	expect_ok "dev pb6 alone" inns b dedupctl set hook ingress dev pb6 \
-		action drop
+		action drop filter sbf
 	inns b dedupctl reset
 	p0=$(pre_count b pddev)
 	send_f 50 1 10.8.0.2 10.8.0.1
@@ -177,14 +177,14 @@ t_dev_stacked() {
 	inns b $IP link set br6 up
 	inns b $IP link set pb6 master br6
 	expect_fail "a bridge and its port" 1 "dev br6: stacked on another device named here" \
-		inns b dedupctl set hook ingress dev br6,pb6 action drop
+		inns b dedupctl set hook ingress dev br6,pb6 action drop filter sbf
 	expect_fail "the other order" 1 "dev br6: stacked on another device named here" \
-		inns b dedupctl set hook ingress dev pb6,br6 action drop
+		inns b dedupctl set hook ingress dev pb6,br6 action drop filter sbf
 	inns b $IP link set pb6 nomaster
 
 	# stacked later: br6 and pb6 named while apart, then pb6 enslaved
 	expect_ok "dev pb6,br6 (apart)" inns b dedupctl set hook ingress \
-		dev pb6,br6 action drop
+		dev pb6,br6 action drop filter sbf
 	expect_eq "both hooked" "netfilter_hooks registered" "$(hooks_line)"
 	inns b $IP link set pb6 master br6
 	expect_eq "br6 stacked on pb6" \
@@ -209,7 +209,7 @@ t_dev_stacked() {
 	# a VLAN device made later under a named device's name
 	expect_ok "dev pb6,pv6: pv6 a plain veth" sh -c \
 		"nsenter -t $(nspid b) -n $IP link add pv6 type veth peer name pw6 &&
-		 nsenter -t $(nspid b) -n dedupctl set hook ingress dev pb6,pv6 action drop"
+		 nsenter -t $(nspid b) -n dedupctl set hook ingress dev pb6,pv6 action drop filter sbf"
 	inns b $IP link del pv6
 	expect_eq "pv6 deleted" "pb6 active (ifindex $(ifindex_of b pb6)), pv6 absent" \
 		"$(dev_state)"
@@ -252,10 +252,10 @@ t_dev_altname() {
 	before=$(show_cfg b)
 	expect_fail "pb6 and its altname: refused" 1 \
 		"dev tapb: names a device another name here names" \
-		inns b dedupctl set hook ingress dev pb6,tapb action drop
+		inns b dedupctl set hook ingress dev pb6,tapb action drop filter sbf
 	expect_eq "refused: nothing changed" "$before" "$(show_cfg b)"
 	expect_ok "by its altname alone" inns b dedupctl set hook ingress \
-		dev tapb action drop
+		dev tapb action drop filter sbf
 	idx=$(ifindex_of b pb6)
 	expect_eq "bound by its altname" "tapb active (ifindex $idx)" \
 		"$(dev_state)"
@@ -276,7 +276,7 @@ t_dev_altname() {
 	inns b $IP link set pb6 up
 	# a name not there yet, which comes to name pb6 as an altname
 	expect_ok "dev pb6,tapc (tapc not there)" inns b dedupctl set \
-		hook ingress dev pb6,tapc action drop
+		hook ingress dev pb6,tapc action drop filter sbf
 	inns b $IP link property add dev pb6 altname tapc
 	expect_eq "tapc: the same device, hooked once" \
 		"pb6 active (ifindex $idx), tapc same as pb6" "$(dev_state)"
@@ -308,7 +308,7 @@ t_dev_counters() {
 	dev_link
 	for hook in ingress prerouting xdp-generic; do
 		expect_ok "$hook dev pb1,pb6" inns b dedupctl set hook "$hook" \
-			dev pb1,pb6 action drop key packet
+			dev pb1,pb6 action drop filter sbf key packet
 		inns b dedupctl reset
 		send -4 $A4 $B4 --count 100
 		send_f 50 2

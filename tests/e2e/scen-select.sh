@@ -58,7 +58,8 @@ t_select_dev() {
 	# a name not there (yet): set, said to be absent, selecting nothing
 	expect_eq "a device not there: a note" \
 		"dedupctl: note: dev nosuch0: not in this namespace now; hooked when it appears ('dedupctl show' says when)" \
-		"$(inns b dedupctl set dev pb1,nosuch0 2>&1)"
+		"$(inns b dedupctl set dev pb1,nosuch0 2>&1 |
+		   grep -v 'note: dev pb1,nosuch0 with scope percpu')"
 	expect_eq "/proc: absent" "pb1 active (ifindex $(ifindex_of b pb1)), nosuch0 absent" \
 		"$(inns b sed -n 's/^dev_state //p' /proc/net/pktdedup/config)"
 	expect_fail "not a device name (dedupctl)" 2 "'a/b' is not a device name" \
