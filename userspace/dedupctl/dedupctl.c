@@ -37,6 +37,7 @@
 #include "nl.h"
 #include "prom.h"
 #include "watch.h"
+#include "json_str.h"
 
 
 enum dedupctl_output output;
@@ -591,21 +592,6 @@ static void print_decap(const struct nlattr *nest)
 	}
 	if (n && json)
 		printf("]");
-}
-
-/* s as a JSON string: quoted, with '"', '\\' and control bytes escaped. */
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			printf("\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			printf("\\u%04x", (unsigned char)*s);
-		else
-			putchar(*s);
-	}
-	putchar('"');
 }
 
 /* duplicates per hundred packets, "12.50%"; "-" before any packet. */

@@ -8,6 +8,7 @@
 #include "../common/args.h"
 #include "capture.h"
 #include "pcapio.h"
+#include "json_str.h"
 
 #define sim_usage(...) die_usage("dedup-sim", "dedup-sim --help", __VA_ARGS__)
 
@@ -334,20 +335,6 @@ void capture_print(const struct stream *st, const struct stream_cfg *sc,
 	print_decap(n, &sc->key);
 	print_written(&o->pass, "frames");
 	print_written(&o->dups, "copies");
-}
-
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			printf("\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			printf("\\u%04x", *s);
-		else
-			putchar(*s);
-	}
-	putchar('"');
 }
 
 /* frames in the output written whole; 0 if it failed; null: not asked */
