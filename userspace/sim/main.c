@@ -339,6 +339,7 @@ struct cross {
 	u64 frame_only;		/* a copy by the frame, a new key */
 	u64 frame_only_said;
 	u64 unkeyed_n, unkeyed_copies;	/* frames passed unkeyed, copies */
+	u64 keys;		/* the truth frame's: distinct keys */
 };
 
 struct run {
@@ -367,11 +368,14 @@ struct run {
 };
 
 /*
- * Distinct ids in the stream (what the HyperLogLog sketches estimate): a
- * window family's distincts are also the copies older than the window.
+ * Distinct keys in the stream (what the HyperLogLog sketches estimate): a
+ * window family's distincts are also the copies older than the window;
+ * the frame truth's are frames, so the key's count is kept beside them.
  */
 static uint64_t distinct_exact(const struct run *r)
 {
+	if (r->truth == TRUTH_FRAME)
+		return r->x.keys;
 	return r->tw.on ? r->tw.fresh : r->all.distincts;
 }
 
@@ -2247,6 +2251,7 @@ static int cross_add(struct run *r, const struct element *e, bool dup,
 		return -1;
 	key = r->truth == TRUTH_FRAME ? truth_copy(r, &tv) : dup;
 	frame = r->truth == TRUTH_FRAME ? dup : truth_copy(r, &tv);
+	x->keys += r->truth == TRUTH_FRAME && !tv.seen;
 	if (key && !frame) {
 		x->key_only++;
 		x->key_only_said += said;
