@@ -383,6 +383,11 @@ static void ip(struct walk *w, uint32_t o, uint32_t end, unsigned int ver)
 	tunnel(w, nh, l4, pend);
 }
 
+static uint32_t be32(const uint8_t *p)
+{
+	return (uint32_t)be16(p) << 16 | be16(p + 2);
+}
+
 static uint32_t le32(const uint8_t *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
@@ -432,13 +437,13 @@ static void link_layer(struct walk *w, enum link_type lt, uint32_t len)
 	case LINK_LOOP:		/* either byte order */
 		if (len < 4)
 			break;
-		v = af_version(be16(p) << 16 | be16(p + 2));
+		v = af_version(be32(p));
 		if (!v)
 			v = af_version(le32(p));
 		if (v)
 			ip(w, 4, len, v);
 		else
-			set(w, FT_NOT_IP, be16(p) << 16 | be16(p + 2), 4, len);
+			set(w, FT_NOT_IP, be32(p), 4, len);
 		return;
 	default:
 		break;
