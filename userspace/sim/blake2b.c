@@ -52,11 +52,22 @@ static uint64_t le64(const uint8_t *p)
 		v[b] = ror64(v[b] ^ v[c], 63);		\
 	} while (0)
 
+#define ROUND(r) do {						\
+		G(0, 4, 8, 12, m[sigma[r][0]], m[sigma[r][1]]);		\
+		G(1, 5, 9, 13, m[sigma[r][2]], m[sigma[r][3]]);		\
+		G(2, 6, 10, 14, m[sigma[r][4]], m[sigma[r][5]]);	\
+		G(3, 7, 11, 15, m[sigma[r][6]], m[sigma[r][7]]);	\
+		G(0, 5, 10, 15, m[sigma[r][8]], m[sigma[r][9]]);	\
+		G(1, 6, 11, 12, m[sigma[r][10]], m[sigma[r][11]]);	\
+		G(2, 7, 8, 13, m[sigma[r][12]], m[sigma[r][13]]);	\
+		G(3, 4, 9, 14, m[sigma[r][14]], m[sigma[r][15]]);	\
+	} while (0)
+
 /* F: one 128-byte block; last: the final block's flag. */
 static void compress(struct blake2b *s, const uint8_t *block, int last)
 {
 	uint64_t v[16], m[16];
-	unsigned int i, r;
+	unsigned int i;
 
 	for (i = 0; i < 16; i++)
 		m[i] = le64(block + 8 * i);
@@ -67,18 +78,19 @@ static void compress(struct blake2b *s, const uint8_t *block, int last)
 	v[12] ^= s->t;		/* the counter's high word: inputs < 2^64 */
 	if (last)
 		v[14] = ~v[14];
-	for (r = 0; r < 12; r++) {
-		const uint8_t *sg = sigma[r];
-
-		G(0, 4, 8, 12, m[sg[0]], m[sg[1]]);
-		G(1, 5, 9, 13, m[sg[2]], m[sg[3]]);
-		G(2, 6, 10, 14, m[sg[4]], m[sg[5]]);
-		G(3, 7, 11, 15, m[sg[6]], m[sg[7]]);
-		G(0, 5, 10, 15, m[sg[8]], m[sg[9]]);
-		G(1, 6, 11, 12, m[sg[10]], m[sg[11]]);
-		G(2, 7, 8, 13, m[sg[12]], m[sg[13]]);
-		G(3, 4, 9, 14, m[sg[14]], m[sg[15]]);
-	}
+	/* unrolled: the message schedule's indices are constants */
+	ROUND(0);
+	ROUND(1);
+	ROUND(2);
+	ROUND(3);
+	ROUND(4);
+	ROUND(5);
+	ROUND(6);
+	ROUND(7);
+	ROUND(8);
+	ROUND(9);
+	ROUND(10);
+	ROUND(11);
 	for (i = 0; i < 8; i++)
 		s->h[i] ^= v[i] ^ v[i + 8];
 }
