@@ -182,9 +182,12 @@ $(B)/fuzz:
 $(B)/fuzz/fuzz_key $(B)/fuzz/fuzz_args: $(B)/fuzz/%: tests/fuzz/%.c \
 		$(CORE_SRC) $(CORE_HDR) userspace/common/args.c \
 		userspace/common/units.c $(wildcard userspace/common/*.h) \
-		userspace/sim/linktype.c userspace/sim/linktype.h | $(B)/fuzz
+		userspace/sim/linktype.c userspace/sim/linktype.h \
+		userspace/sim/frametruth.c userspace/sim/frametruth.h \
+		userspace/sim/blake2b.c userspace/sim/blake2b.h | $(B)/fuzz
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(CORE_SRC) userspace/common/args.c \
-		userspace/common/units.c userspace/sim/linktype.c
+		userspace/common/units.c userspace/sim/linktype.c \
+		userspace/sim/frametruth.c userspace/sim/blake2b.c
 
 # the tail digest, and a second copy of it with the portable NH
 $(B)/fuzz/fuzz_nh: tests/fuzz/fuzz_nh.c tests/fuzz/nh_portable.c \

@@ -100,7 +100,7 @@ EOF
 ed_removed=$((pkts - ed_kept))
 
 json=$("$SIM" --algo sliding --window "${W_US}us" --rate 1M --fps 0.001 \
-	--stream pcap --pcap "$tmp/in.pcap" --key packet --json)
+	--stream pcap --pcap "$tmp/in.pcap" --key packet --truth key --json)
 read -r sim_n sim_dups sim_said sim_fp sim_fn <<<"$(/usr/bin/python3 -c '
 import json, sys
 j = json.loads(sys.argv[1])

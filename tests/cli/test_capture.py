@@ -347,9 +347,13 @@ def header_only_tcp_with_options():
         j = sim_json(["--pcap", cut, "--payload", payload])
         assert (j["keyed"], j["keyed_cut"], j["cut"]) == (2 * n,) * 3, j
         assert (j["distincts"], j["duplicates"]) == (n, n), j
-    # the flow key needs only the ports
-    j = sim_json(["--pcap", cut, "--key", "flow"])
+    # the flow key needs only the ports (its own truth: 5 flows; the
+    # frames': 50 segments, 45 of them taken for copies by the key)
+    j = sim_json(["--pcap", cut, "--key", "flow", "--truth", "key"])
     assert j["keyed"] == 2 * n and j["distincts"] == 5, j
+    j = sim_json(["--pcap", cut, "--key", "flow"])
+    assert (j["distincts"], j["false_positives"], j["distinct_exact"]) == \
+        (n, n - 5, 5), j
     # cut after what the key covers: the whole frame's key
     cut300 = path("tcp300.pcap")
     sh(["editcap", "-F", "pcap", "-s", "160", full, cut300])
@@ -374,7 +378,7 @@ def reads_what_the_module_reads():
     src = text2pcap("deep.pcap", frames)
     j = sim_json(["--pcap", src])
     assert j["keyed"] == 0 and j["unparsed"]["truncated"] == 6, j
-    j = sim_json(["--pcap", src, "--key", "src"])
+    j = sim_json(["--pcap", src, "--key", "src", "--truth", "key"])
     assert j["keyed"] == 6 and j["duplicates"] == 5, j
 
 
@@ -535,7 +539,9 @@ def evasion_pairs_kept_by_the_whole_packet_key():
     removes the copy alone, 1 of 9, and writes the eight segments byte for
     byte; the 2 ms sliding window planned for 1 Mpps the same (each copy
     500 us late); --payload 64, and 200, remove each pair's second too, 5:
-    what payload N gives up; --payload 201 sees the pairs apart again."""
+    what payload N gives up (4 false positives against the frames, none
+    against the key's own truth); --payload 201 sees the pairs apart
+    again."""
     src = path("evasion.pcap")
     ev.write(src)
     fr = ev.frames()
@@ -552,8 +558,13 @@ def evasion_pairs_kept_by_the_whole_packet_key():
         j = sim_json(["--pcap", src, "--seed", "7", "--write", out] + extra)
         assert j["frames"] == 9 and j["n"] == 9, (extra, j)
         assert j["said_duplicates"] == 9 - len(kept), (extra, j)
-        assert j["false_positives"] == 0 and j["false_negatives"] == 0, \
-            (extra, j)
+        fp = 8 - len(kept)
+        assert (j["false_positives"], j["false_negatives"],
+                j["truth_cross"]["key_only"]) == (fp, 0, fp), (extra, j)
+        k = sim_json(["--pcap", src, "--seed", "7", "--truth", "key"] +
+                     extra)
+        assert k["false_positives"] == 0 and k["false_negatives"] == 0, \
+            (extra, k)
         got = [r[4] for r in read_pcap(out)]
         assert got == kept, (extra, [fr.index(g) + 1 for g in got])
 
@@ -1016,11 +1027,16 @@ def tunnels_every_copy_found():
         b" UDP ports vxlan 4789, geneve 6081, gtpu 2152)" in r.stdout, r.stdout
     assert b"           erspan %d frames decapsulated, 0 errors" % \
         d["frames"]["erspan"] in r.stdout, r.stdout
-    # none: no copy but the bare one's own, every frame written as read
+    # none: no copy but the bare one's own, every frame written as read;
+    # the frames' truth finds the copies the key does not
     for none in ([], ["--decap", "none"]):
         j = sim_json(["--pcap", src, "--write", out] + none)
-        assert (j["keyed"], j["distincts"], j["duplicates"]) == \
-            (n * per, n * per, 0), j
+        assert (j["keyed"], j["distincts"], j["duplicates"],
+                j["false_negatives"], j["truth_cross"]["frame_only"]) == \
+            (n * per, n, n * (per - 1), n * (per - 1), n * (per - 1)), j
+        assert j["truth_cross"]["decapsulated"] == n * (per - 1), j
+        j = sim_json(["--pcap", src, "--truth", "key"] + none)
+        assert (j["distincts"], j["duplicates"]) == (n * per, 0), j
         assert j["decap"]["encaps"] == [] and \
             not any(j["decap"]["frames"].values()), j
         assert read_pcap(out) == recs
@@ -1028,7 +1044,7 @@ def tunnels_every_copy_found():
     # each encapsulation alone: the copies whose tunnels are all of it; a
     # frame counted where its walk crossed one
     for e in ENCAPS:
-        j = sim_json(["--pcap", src, "--decap", e])
+        j = sim_json(["--pcap", src, "--decap", e, "--truth", "key"])
         found = sum(1 for row in rows if row[1] and
                     {k for k, _ in row[1]} == {e})
         assert (j["keyed"], j["duplicates"]) == (n * per, found), (e, j)
@@ -1039,7 +1055,8 @@ def tunnels_every_copy_found():
     j = sim_json(["--pcap", src, "--decap", "gre,vxlan"])
     found = sum(1 for row in rows if row[1] and
                 {k for k, _ in row[1]} <= {"gre", "vxlan"})
-    assert j["duplicates"] == found, j
+    assert j["said_duplicates"] == found, j
+    assert j["false_negatives"] == n * (per - 1) - found, j
     # the protocol selection is the innermost packet's, as the module's:
     # a third of the packets are TCP; the others pass uncounted
     tcp = n // 3
@@ -1049,6 +1066,116 @@ def tunnels_every_copy_found():
     for e in ENCAPS:
         assert j["decap"]["frames"][e] == tcp * sum(
             e in {k for k, _ in row[1]} for row in rows[:per]), (e, j)
+
+
+def tcp_seg(seq, data, ident):
+    """A TCP segment 10.0.0.1:40000 -> 10.0.0.2:443 in IPv4 of IP ID
+    ident, its checksum right."""
+    h = struct.pack("!HHIIBBHHH", 40000, 443, seq, 1, 5 << 4, 0x18, 512, 0,
+                    0)
+    c = csum(bytes([10, 0, 0, 1, 10, 0, 0, 2]) +
+             struct.pack("!xBH", 6, len(h) + len(data)) + h + data)
+    return tn.ipv4(6, h[:16] + struct.pack("!H", c) + h[18:] + data,
+                   ident=ident)
+
+
+def hop(ip):
+    """An IPv4 packet one router on: TTL - 1, its checksum again."""
+    h = bytearray(ip[:20])
+    h[8] -= 1
+    h[10:12] = b"\0\0"
+    h[10:12] = struct.pack("!H", csum(h))
+    return bytes(h) + ip[20:]
+
+
+TAP_A = {"src": b"\x02\xaa\x00\x00\x00\x01", "dst": b"\x02\xaa\x00\x00\x00\x02"}
+TAP_B = {"src": b"\x02\xbb\x00\x00\x00\x01", "dst": b"\x02\xbb\x00\x00\x00\x02"}
+
+
+def truth_capture():
+    """Two taps and a mirror, merged with a raw-IP capture (pcapng):
+    20 UDP queries seen at tap A and again at tap B (other MACs, a VLAN
+    tag, one hop later); a TCP flow of 10 segments, 5 of them sent again
+    (the same segment, a new IP ID: not copies); 10 of the queries
+    mirrored through VXLAN (each from its own outer port); an ARP request
+    at both taps; 5 of the queries again from a raw-IP capture. Returns
+    (path, frames, copies by the frames)."""
+    frames, queries = [], []
+    for i in range(20):
+        ip = tn.ip_udp(1000 + i, 53, b"query %02d" % i, ident=100 + i)
+        queries.append(ip)
+        frames.append(tn.eth(tn.ETH_IP, ip, **TAP_A))
+        frames.append(tn.eth(tn.ETH_IP, hop(ip), tags=[(tn.ETH_VLAN, 100)],
+                             **TAP_B))
+    seq = 1000
+    for k in range(10):
+        data = b"segment %02d " % k + b"x" * 100
+        frames.append(tn.eth(tn.ETH_IP, tcp_seg(seq, data, 500 + k), **TAP_A))
+        if k % 2 == 0:
+            frames.append(tn.eth(tn.ETH_IP, tcp_seg(seq, data, 600 + k),
+                                 **TAP_A))
+        seq += len(data)
+    for i in range(10):
+        inner = tn.eth(tn.ETH_IP, queries[i], **TAP_A)
+        frames.append(tn.eth(tn.ETH_IP, tn.over_ipv4(
+            tn.UDP, (49152 + i, tn.VXLAN_PORT, tn.vxlan(77, inner)))))
+    arp_req = bytes.fromhex("0001080006040001") + b"\x02" * 6 + \
+        bytes([10, 0, 0, 1]) + b"\x00" * 6 + bytes([10, 0, 0, 2])
+    frames.append(tn.eth(0x0806, arp_req, **TAP_A))
+    frames.append(tn.eth(0x0806, arp_req, tags=[(tn.ETH_VLAN, 100)], **TAP_B))
+    a = text2pcap("truth-taps.pcap", frames)
+    b = text2pcap("truth-raw.pcap", [hop(q) for q in queries[10:15]],
+                  link=RAW, t0=1000)
+    out = path("truth.pcapng")
+    sh(["mergecap", "-F", "pcapng", "-w", out, a, b])
+    return out, len(frames) + 5, 20 + 10 + 5
+
+
+@test
+def frame_truth_scores_the_key():
+    cap, frames, copies = truth_capture()
+    # 35 distinct frames: 20 queries, 10 segments, 5 sent again
+    j = sim_json(["--pcap", cap, "--key", "packet"])
+    assert j["truth"] == "frame" and "TTL" in j["truth_compares"], j
+    assert (j["frames"], j["keyed"]) == (frames, frames - 2), j
+    assert (j["distincts"], j["duplicates"]) == (35, copies), j
+    # the packet key without --decap: the mirrored copies missed, nothing
+    # else (the tap and raw copies have its key)
+    x = j["truth_cross"]
+    assert (j["false_positives"], j["false_negatives"]) == (0, 10), j
+    assert (x["key_only"], x["frame_only"], x["frame_only_said"]) == \
+        (0, 10, 0), x
+    assert (x["decapsulated"], x["unkeyed"], x["unkeyed_copies"]) == \
+        (10, 2, 1), x
+    j = sim_json(["--pcap", cap, "--key", "packet", "--decap", "all"])
+    assert (j["false_positives"], j["false_negatives"]) == (0, 0), j
+    assert j["truth_cross"]["frame_only"] == 0, j
+    # the flow key: the segments after the first and the ones sent again
+    # are no copies (14 false positives), the mirrored copies' outer
+    # flows are new (10 missed); 0% / 0% by its own key
+    for algo in ([], ["--algo", "sliding", "--window", "2ms", "--rate",
+                      "1M"]):
+        j = sim_json(["--pcap", cap, "--key", "flow"] + algo)
+        x = j["truth_cross"]
+        assert (j["false_positives"], j["false_negatives"]) == (14, 10), j
+        assert (x["key_only"], x["key_only_said"], x["frame_only"]) == \
+            (14, 14, 10), (algo, x)
+    j = sim_json(["--pcap", cap, "--key", "flow", "--truth", "key"])
+    assert j["truth"] == "key" and "flow" in j["truth_compares"], j
+    assert (j["false_positives"], j["false_negatives"]) == (0, 0), j
+    assert (j["truth_cross"]["key_only"], j["truth_cross"]["frame_only"]) \
+        == (14, 10), j
+    # the report says what the truth compares and where the key differs
+    r = sim(["--pcap", cap, "--key", "flow"]).stdout.decode()
+    assert "\ntruth      frame: each frame's IP packet after its link " \
+        "layer and every tunnel" in r, r
+    assert "\nkey/frame  14 copies by the key are new frames (14 said " \
+        "copies); 10 copies by the frame have new keys (0 said copies)\n" \
+        in r, r
+    assert "\n           10 frames decapsulated by the frame truth; 1 of " \
+        "the 2 frames passed unkeyed are copies by it\n" in r, r
+    assert "\nmeasured   fp 40.0000% (14 of 35 distinct)   fn 28.5714% " \
+        "(10 of 35 duplicates)\n" in r, r
 
 
 @test
@@ -1112,7 +1239,8 @@ def tunnel_ids_keep_sessions_apart():
     per = len(sessions[0])
     j = sim_json(["--pcap", src, "--decap", "all", "--tunnel-id", "ignore"])
     assert (j["distincts"], j["duplicates"]) == (n, n * (per - 1)), j
-    j = sim_json(["--pcap", src, "--decap", "all", "--tunnel-id", "include"])
+    j = sim_json(["--pcap", src, "--decap", "all", "--tunnel-id", "include",
+                  "--truth", "key"])
     distinct = sum(len(set(s)) for s in sessions)
     assert j["decap"]["tunnel_id"] == "include", j
     assert (j["distincts"], j["duplicates"]) == \
@@ -1123,10 +1251,11 @@ def tunnel_ids_keep_sessions_apart():
     sess = len(set(s for ss in sessions for s in ss))
     for key, keys in (("src", 2), ("flow", n)):
         j = sim_json(["--pcap", src, "--decap", "all", "--tunnel-id",
-                      "include", "--key", key])
+                      "include", "--key", key, "--truth", "key"])
         assert (j["keyed"], j["distincts"]) == (n * per, keys * sess), \
             (key, j)
-        j = sim_json(["--pcap", src, "--decap", "all", "--key", key])
+        j = sim_json(["--pcap", src, "--decap", "all", "--key", key,
+                      "--truth", "key"])
         assert j["distincts"] == keys, (key, j)
 
 
@@ -1402,8 +1531,11 @@ def tunnels_cut_by_the_snaplen():
     assert snap < min(len(r[4]) for r in recs), (snap, covers)
     big = path("snap-past.pcap")
     sh(["editcap", "-F", "pcap", "-s", str(snap), src, big])
-    a = sim_json(["--pcap", src, "--decap", "all", "--payload", "64"])
-    b = sim_json(["--pcap", big, "--decap", "all", "--payload", "64"])
+    # (the key's truth: the frames' compares what was captured of each)
+    a = sim_json(["--pcap", src, "--decap", "all", "--payload", "64",
+                  "--truth", "key"])
+    b = sim_json(["--pcap", big, "--decap", "all", "--payload", "64",
+                  "--truth", "key"])
     assert b["keyed_cut"] == b["cut"] == len(recs), b
     for k in ("keyed", "distincts", "duplicates", "decap"):
         assert a[k] == b[k], (k, a, b)
@@ -1462,14 +1594,16 @@ def constant_memory_on_a_big_capture():
             jb = res["big", algo, "none"]
             assert jb["frames"] == fb and \
                 jb["written"] + jb["said_duplicates"] == fb, jb
-            # the issue's limits: the filter + 32 MiB; + 24 bytes a key
+            # the limits: the filter + 32 MiB; with the truth + 64 bytes a
+            # distinct frame (its 128-bit digest and its key's 64-bit one,
+            # each in a set that doubles at three quarters full)
             assert jb["peak_rss_bytes"] <= jb["mem_bytes"] + 32 * 2**20, jb
             je = res["big", algo, "exact"]
             assert je["peak_rss_bytes"] <= \
-                je["mem_bytes"] + 32 * 2**20 + 24 * db, je
-            assert je["truth_bytes"] <= 24 * db, je
-            # what the truth costs in the process: under 24 bytes a key
-            assert je["peak_rss_bytes"] - jb["peak_rss_bytes"] <= 24 * db, \
+                je["mem_bytes"] + 32 * 2**20 + 64 * db, je
+            assert je["truth_bytes"] <= 64 * db, je
+            # what the truth costs in the process: under 64 bytes a frame
+            assert je["peak_rss_bytes"] - jb["peak_rss_bytes"] <= 64 * db, \
                 (je, jb)
             # eight times the capture, the same memory without a truth
             assert abs(jb["peak_rss_bytes"] -

@@ -146,11 +146,20 @@ def pcap_stream_keys():
                           ipv4_udp(64, 1000, b"x" * 20), b"\x45\x00"])
         base = ["--algo", "sbf", "--mem", "64K", "--stream", "pcap",
                 "--pcap", path, "--json"]
-        j = run_json(base + ["--key", "packet"])
+        # the key's own truth: what the key takes for copies
+        j = run_json(base + ["--key", "packet", "--truth", "key"])
         assert (j["n"], j["distincts"], j["duplicates"]) == (4, 2, 2), j
         assert j["unparsed"]["truncated"] == 1
-        j = run_json(base + ["--key", "flow"])
+        j = run_json(base + ["--key", "flow", "--truth", "key"])
         assert (j["distincts"], j["duplicates"]) == (1, 3), j
+        # the frames' (the default): b is no copy, whatever the key says
+        for key, fp in (("packet", 0), ("flow", 1)):
+            j = run_json(base + ["--key", key])
+            assert j["truth"] == "frame", j
+            assert (j["distincts"], j["duplicates"], j["false_positives"],
+                    j["truth_cross"]["key_only"]) == (2, 2, fp, fp), j
+            # the sketches count keys: the exact count is of keys too
+            assert j["distinct_exact"] == 2 - fp, j
 
 
 def ipip(inner, src=(192, 0, 2, 1)):
@@ -170,8 +179,15 @@ def decap_options():
         # a, a in IPIP from two sources, a in IPIP in IPIP
         write_pcap(path, [a, ipip(a), ipip(a, (192, 0, 2, 3)),
                           ipip(ipip(a))])
-        base = ["--pcap", path, "--json"]
+        # the key's truth: what each --decap makes of the copies
+        base = ["--pcap", path, "--json", "--truth", "key"]
         zeros = {e: 0 for e in ENCAPS}
+        # the frames' truth decapsulates them all, whatever --decap says
+        for v, fn in (("none", 3), ("ip", 0)):
+            j = run_json(["--pcap", path, "--json", "--decap", v])
+            assert (j["distincts"], j["duplicates"], j["false_negatives"],
+                    j["truth_cross"]["frame_only"],
+                    j["truth_cross"]["decapsulated"]) == (1, 3, fn, fn, 3), j
         j = run_json(base)
         assert j["decap"] == {"encaps": [], "tunnel_id": "ignore",
                               "vxlan_port": 4789, "geneve_port": 6081,

@@ -9,7 +9,9 @@
  * checked against what key.h promises; a broken promise traps. The same
  * bytes as a packet cut by a capture's snaplen (pd_parse_cut), as a
  * packet whose tunnels are looked into (decap all, decap.h), and as a
- * captured frame of each link type (the simulator's linktype.c).
+ * captured frame of each link type (the simulator's linktype.c, and its
+ * frame truth, frametruth.c: the compared bytes inside the frame, the
+ * same digest for the same frame, its tunnels bounded).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -18,6 +20,7 @@
 
 #include "../../module/core/decap.h"
 #include "../../module/core/key.h"
+#include "../../userspace/sim/frametruth.h"
 #include "../../userspace/sim/linktype.h"
 
 #define CHECK(c) do { if (!(c)) __builtin_trap(); } while (0)
@@ -251,6 +254,33 @@ static void fuzz_decap(const u8 *data, u32 len, u16 payload)
 	}
 }
 
+/* The frame truth of the frame data[0, len) of link type lt. */
+static void check_frame_truth(enum link_type lt, const u8 *data, u32 len)
+{
+	static const struct ft_ports ports[] = {
+		{ 4789, 6081, 2152 },
+		{ 4789, 4789, 4789 },	/* one port: the first that fits */
+	};
+	static u8 out[65536];
+	struct ft_frame f, g;
+	unsigned int i;
+
+	for (i = 0; i < PD_ARRAY_SIZE(ports); i++) {
+		ft_frame(lt, data, len, &ports[i], &f);
+		CHECK(f.kind < FT_NKINDS);
+		CHECK(f.off <= len && f.len <= len - f.off);
+		CHECK(f.tunnels <= FT_MAX_DEPTH);
+		CHECK(f.kind == FT_IP ? f.version == 4 || f.version == 6 :
+		      !f.version);
+		CHECK(!f.cut || f.kind == FT_IP);
+		CHECK(ft_bytes(data, &f, out, sizeof(out)) == f.len);
+		ft_frame(lt, data, len, &ports[i], &g);
+		CHECK(g.digest[0] == f.digest[0] && g.digest[1] == f.digest[1]);
+		if (lt == LINK_UNKNOWN)
+			CHECK(f.kind == FT_RAW && f.off == 0 && f.len == len);
+	}
+}
+
 /* As a captured frame: an IP header found is inside the frame. */
 static void fuzz_link(const u8 *data, u32 len)
 {
@@ -265,6 +295,7 @@ static void fuzz_link(const u8 *data, u32 len)
 			CHECK(l2.l3off < len);
 		if (lt == LINK_UNKNOWN)
 			CHECK(r == L2_UNKNOWN_LINK);
+		check_frame_truth((enum link_type)lt, data, len);
 	}
 }
 

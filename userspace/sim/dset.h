@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A compact set of 64-bit key digests: the exact ground truth of a long
- * capture when all it must say is whether a key was seen before.
+ * A compact set of 64-bit key digests (or of wider ones, in words of 64
+ * bits: the frame truth's 128-bit digests): the exact ground truth of a
+ * long capture when all it must say is whether a key was seen before.
  *
  * 4096 open-addressing shards (linear probing, 8-byte slots, the digest
  * itself, 0 marking a free slot) chosen by a digest's top bits; a shard
@@ -10,7 +11,9 @@
  * time: no moment holds two copies of the whole set. Exact for the
  * digests: two keys are taken for one only if their 64-bit digests
  * collide; the chance of any collision among n keys is about n^2 / 2^65
- * (3e-8 for 10^6 keys, 3% for 10^9).
+ * (3e-8 for 10^6 keys, 3% for 10^9). A set of two-word digests takes
+ * twice the bytes (21.3 to 42.7 a digest) and collides as its digests
+ * do (frametruth.h).
  */
 #ifndef PD_SIM_DSET_H
 #define PD_SIM_DSET_H
@@ -30,13 +33,18 @@ struct dset_shard {
 
 struct dset {
 	struct dset_shard *sh;
+	unsigned int words;	/* 64-bit words a digest: 1 or 2 */
 	uint64_t n;		/* digests held */
 	uint64_t bytes;		/* slots allocated, in bytes */
 };
 
 int dset_init(struct dset *d);
+/* A set of digests of `words` (1 or 2) 64-bit words. */
+int dset_init_words(struct dset *d, unsigned int words);
 /* 1: seen before; 0: new, added; -1: out of memory (nothing added). */
 int dset_add(struct dset *d, uint64_t digest);
+/* The same for a digest of the set's words. */
+int dset_add_id(struct dset *d, const uint64_t *id);
 void dset_free(struct dset *d);
 
 #endif /* PD_SIM_DSET_H */

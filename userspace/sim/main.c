@@ -178,9 +178,16 @@ static const char usage[] =
 "                     leaves it as it was (a pipe or a device is written\n"
 "                     directly). An output that is the input, or the\n"
 "                     other output, by any path is refused\n"
-"  --truth T          exact (default): score each verdict against the\n"
-"                     exact answer (a set of key digests, 11 to 21 bytes\n"
-"                     a distinct key; with a window, positions or times);\n"
+"  --truth T          what each verdict is scored against, exactly: exact\n"
+"                     (default) is frame for a capture: every frame\n"
+"                     compared whole, its link layer stripped and every\n"
+"                     tunnel decapsulated, less the IPv4 TTL and header\n"
+"                     checksum and the IPv6 hop limit (not IP: from the\n"
+"                     protocol field on), as 128-bit digests; key: the\n"
+"                     filter's own key (--key, --payload, --decap), as\n"
+"                     64-bit digests. Either way the report counts where\n"
+"                     the two disagree. A generated stream's truth is its\n"
+"                     elements' ids. With a window, positions or times;\n"
 "                     none: verdicts only, in the filter's memory alone\n"
 "output:\n"
 "  --window W         counting and bit families, fpbuffering: also score\n"
@@ -290,15 +297,56 @@ struct tw_run {
 	struct pd_filter_win win;	/* at the end */
 };
 
+/*
+ * What the truth compares (--truth): every verdict is scored against it,
+ * but with none.
+ */
 enum truth_mode {
-	TRUTH_EXACT,		/* every verdict scored */
+	TRUTH_EXACT,		/* as given: the stream's own (below) */
+	TRUTH_ID,		/* a generated stream's element ids */
+	TRUTH_FRAME,		/* a capture's frames (frametruth.h) */
+	TRUTH_KEY,		/* a capture's keys, the filter's */
 	TRUTH_NONE,		/* verdicts only: memory of the filter alone */
+};
+
+static const char *const truth_names[] = {
+	[TRUTH_EXACT] = "exact", [TRUTH_ID] = "id", [TRUTH_FRAME] = "frame",
+	[TRUTH_KEY] = "key", [TRUTH_NONE] = "none",
+};
+
+/*
+ * A truth's memory of the stream: a set of digests when a verdict needs
+ * only "seen before", else where (and when) each was seen last (truth.h).
+ */
+struct tstore {
+	bool compact;
+	struct dset dset;
+	struct truth truth;
+};
+
+/*
+ * On a capture, the frame truth and the filter's key side by side, the
+ * one --truth does not score by as well: where the key and the frames
+ * disagree, each "a copy" in the truth's sense (within the window for
+ * the window families).
+ */
+struct cross {
+	bool on;
+	struct tstore other;	/* the key's if the truth is the frame's */
+	struct dset unkeyed;	/* the frames the filter does not key */
+	u64 key_only;		/* a copy by the key, a new frame */
+	u64 key_only_said;	/* of them, said a copy by the filter */
+	u64 frame_only;		/* a copy by the frame, a new key */
+	u64 frame_only_said;
+	u64 unkeyed_n, unkeyed_copies;	/* frames passed unkeyed, copies */
+	u64 keys;		/* the truth frame's: distinct keys */
 };
 
 struct run {
 	enum truth_mode truth;
 	bool compact;			/* the truth is a set of digests */
-	struct dset dset;
+	struct tstore ts;		/* the truth */
+	struct cross x;			/* captures: key against frame */
 	u64 truth_bytes;		/* the truth's memory at the end */
 	u64 said;			/* elements the filter called copies */
 	struct pd_hll sketch[MAX_CPUS];	/* distinct count, one per "CPU" */
@@ -320,11 +368,14 @@ struct run {
 };
 
 /*
- * Distinct ids in the stream (what the HyperLogLog sketches estimate): a
- * window family's distincts are also the copies older than the window.
+ * Distinct keys in the stream (what the HyperLogLog sketches estimate): a
+ * window family's distincts are also the copies older than the window;
+ * the frame truth's are frames, so the key's count is kept beside them.
  */
 static uint64_t distinct_exact(const struct run *r)
 {
+	if (r->truth == TRUTH_FRAME)
+		return r->x.keys;
 	return r->tw.on ? r->tw.fresh : r->all.distincts;
 }
 
@@ -360,6 +411,68 @@ static void json_score(const char *prefix, const struct score *s)
 	       (unsigned long long)s->fp, prefix, (unsigned long long)s->fn,
 	       prefix, rate(s->fp, s->distincts), prefix,
 	       rate(s->fn, s->duplicates));
+}
+
+/* A JSON string of s (quotes and backslashes escaped, no controls). */
+static void json_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			putchar('\\');
+		if ((unsigned char)*s >= ' ')
+			putchar(*s);
+	}
+	putchar('"');
+}
+
+/* The filter's key, in words: "flow; decap none", "packet, every byte; ...". */
+static void key_words(const struct pd_key_opts *k, char *buf, size_t len)
+{
+	unsigned int i;
+	bool first = true;
+
+	snprintf(buf, len, "%s", pd_key_mode_names[k->mode]);
+	if (k->mode == PKTDEDUP_KEY_PACKET &&
+	    k->payload == PKTDEDUP_PAYLOAD_ALL)
+		snprintf(buf + strlen(buf), len - strlen(buf), ", every byte");
+	else if (k->mode == PKTDEDUP_KEY_PACKET)
+		snprintf(buf + strlen(buf), len - strlen(buf), ", payload %u",
+			 k->payload);
+	if (k->mode == PKTDEDUP_KEY_PACKET &&
+	    (k->flags & PKTDEDUP_KEY_F_IGNORE_TOS))
+		snprintf(buf + strlen(buf), len - strlen(buf), ", TOS ignored");
+	snprintf(buf + strlen(buf), len - strlen(buf), "; decap ");
+	for (i = 0; i < PD_NENCAPS; i++)
+		if (k->decap & (1u << i)) {
+			snprintf(buf + strlen(buf), len - strlen(buf), "%s%s",
+				 first ? "" : ",", pd_encap_names[i]);
+			first = false;
+		}
+	if (first)
+		snprintf(buf + strlen(buf), len - strlen(buf), "none");
+}
+
+/* What the truth compares, in one line: the report's and the JSON's. */
+static const char *truth_compares(const struct run *r,
+				  const struct stream_cfg *sc)
+{
+	static char buf[256];
+	char key[128];
+
+	switch (r->truth) {
+	case TRUTH_ID:
+		return "the elements' identities (the generator's ids)";
+	case TRUTH_FRAME:
+		return "each frame's IP packet after its link layer and every tunnel, byte for byte less IPv4 TTL and header checksum and IPv6 hop limit (not IP: from the protocol field on); 128-bit BLAKE2b digests";
+	case TRUTH_KEY:
+		key_words(&sc->key, key, sizeof(key));
+		snprintf(buf, sizeof(buf),
+			 "the filter's key (%s); 64-bit digests", key);
+		return buf;
+	default:
+		return "nothing (--truth none)";
+	}
 }
 
 static void json_pr(const char *name, const struct src_pr *pr)
@@ -635,9 +748,25 @@ static void print_json(const struct run *r, const struct stream_cfg *sc,
 		       "\"false_negatives\":null,\"fp_rate\":null,"
 		       "\"fn_rate\":null");
 	} else {
-		printf("\"truth\":\"exact\",");
+		printf("\"truth\":\"%s\",", truth_names[r->truth]);
 		json_score("", &r->all);
 	}
+	printf(",\"truth_compares\":");
+	json_string(truth_compares(r, sc));
+	if (r->x.on)
+		printf(",\"truth_cross\":{\"key_only\":%llu,"
+		       "\"key_only_said\":%llu,\"frame_only\":%llu,"
+		       "\"frame_only_said\":%llu,\"decapsulated\":%llu,"
+		       "\"unkeyed\":%llu,\"unkeyed_copies\":%llu}",
+		       (unsigned long long)r->x.key_only,
+		       (unsigned long long)r->x.key_only_said,
+		       (unsigned long long)r->x.frame_only,
+		       (unsigned long long)r->x.frame_only_said,
+		       (unsigned long long)st->pc.truth_tunnelled,
+		       (unsigned long long)r->x.unkeyed_n,
+		       (unsigned long long)r->x.unkeyed_copies);
+	else if (sc->kind == STREAM_PCAP)
+		printf(",\"truth_cross\":null");
 	printf(",\"said_duplicates\":%llu,\"truth_bytes\":%llu,"
 	       "\"peak_rss_bytes\":%llu", (unsigned long long)r->said,
 	       (unsigned long long)r->truth_bytes,
@@ -933,6 +1062,24 @@ static void print_importance(const struct run *r, const struct stream_cfg *sc)
 	}
 }
 
+/* Where the filter's key and the frames disagree (a capture's truth). */
+static void print_cross(const struct run *r, const struct stream *st)
+{
+	const struct cross *x = &r->x;
+
+	printf("%-10s %llu copies by the key are new frames (%llu said copies); "
+	       "%llu copies by the frame have new keys (%llu said copies)\n",
+	       "key/frame", (unsigned long long)x->key_only,
+	       (unsigned long long)x->key_only_said,
+	       (unsigned long long)x->frame_only,
+	       (unsigned long long)x->frame_only_said);
+	printf("%-10s %llu frames decapsulated by the frame truth; %llu of the "
+	       "%llu frames passed unkeyed are copies by it\n", "",
+	       (unsigned long long)st->pc.truth_tunnelled,
+	       (unsigned long long)x->unkeyed_copies,
+	       (unsigned long long)x->unkeyed_n);
+}
+
 static void print_table(const struct run *r, const struct stream_cfg *sc,
 			const struct stream *st, const struct outputs *out,
 			uint64_t mem_asked, uint64_t window)
@@ -960,6 +1107,11 @@ static void print_table(const struct run *r, const struct stream_cfg *sc,
 		       "stream", (unsigned long long)r->all.n,
 		       (unsigned long long)r->all.distincts,
 		       (unsigned long long)r->all.duplicates);
+	if (r->truth != TRUTH_NONE)
+		printf("%-10s %s: %s\n", "truth", truth_names[r->truth],
+		       truth_compares(r, sc));
+	if (r->x.on)
+		print_cross(r, st);
 	if (sc->kind == STREAM_PCAP)
 		capture_print(st, sc, out);
 	if (sc->kind == STREAM_TIMED) {
@@ -1008,7 +1160,10 @@ static void print_table(const struct run *r, const struct stream_cfg *sc,
 	       "peak RSS %.1f MiB\n", "memory", (unsigned long long)bytes,
 	       (unsigned long long)r->truth_bytes,
 	       r->truth == TRUTH_NONE ? " (none)" :
-	       r->compact ? " (digests)" : " (last positions)",
+	       r->compact ? (r->x.on ? " (digests of keys and frames)" :
+			     " (digests)") :
+	       r->x.on ? " (last positions of keys and frames)" :
+	       " (last positions)",
 	       (double)peak_rss() / (1 << 20));
 	if (window) {
 		char w[32];
@@ -1753,12 +1908,11 @@ static void sim_args_parse(struct sim_args *a, int argc, char **argv)
 			a->sc.sel = &a->sel;
 			break;
 		case O_TRUTH:
-			if (!strcmp(optarg, "none"))
-				a->truth_mode = TRUTH_NONE;
-			else if (!strcmp(optarg, "exact"))
-				a->truth_mode = TRUTH_EXACT;
-			else
-				BAD(o, "none or exact");
+			o = pd_name_index(optarg, truth_names,
+					  PD_ARRAY_SIZE(truth_names));
+			if (o < 0)
+				BAD(O_TRUTH, "a truth (exact, frame, key, id, none)");
+			a->truth_mode = (enum truth_mode)o;
 			break;
 		case O_KEY:
 			o = pd_name_index(optarg, pd_key_mode_names,
@@ -1854,6 +2008,18 @@ static void sim_args_parse(struct sim_args *a, int argc, char **argv)
 	a->sc.key.nh = &a->nhkey;
 	if ((a->write_path || a->dups_path) && a->sc.kind != STREAM_PCAP)
 		usage_error("--write and --write-dups need a capture (--pcap FILE)");
+	/* a capture's truth compares frames, a generated stream's its ids */
+	if ((a->truth_mode == TRUTH_FRAME || a->truth_mode == TRUTH_KEY) &&
+	    a->sc.kind != STREAM_PCAP)
+		usage_error("--truth %s is a capture's truth: it needs --pcap FILE (a generated stream's truth is its elements' ids: exact or id)",
+			    truth_names[a->truth_mode]);
+	if (a->truth_mode == TRUTH_ID && a->sc.kind == STREAM_PCAP)
+		usage_error("--truth id is a generated stream's truth: a capture's frames have no ids (exact or frame, key)");
+	if (a->truth_mode == TRUTH_EXACT)
+		a->truth_mode = a->sc.kind == STREAM_PCAP ? TRUTH_FRAME :
+			       TRUTH_ID;
+	a->sc.frame_truth = a->sc.kind == STREAM_PCAP &&
+			    a->truth_mode != TRUTH_NONE;
 	if (a->shards & (a->shards - 1))
 		usage_error("--shards: '%llu' is not a power of two (1, 2, 4, ... 4096)",
 			    (unsigned long long)a->shards);
@@ -2017,11 +2183,107 @@ static void sim_request(struct sim_args *a, struct run *r)
 	}
 }
 
+/*
+ * A truth's store: compact, or positions (and times: timed) kept while
+ * the horizon, pkts elements or ns, can need them; ids of `words` words.
+ */
+static int tstore_init(struct tstore *ts, bool compact, bool timed,
+		       unsigned int words, u64 pkts, u64 ns)
+{
+	ts->compact = compact;
+	if (compact)
+		return dset_init_words(&ts->dset, words);
+	/* sized by what the horizon holds, not by the stream */
+	if (truth_init_words(&ts->truth, 0, timed, words))
+		return -1;
+	return truth_set_horizon(&ts->truth, pkts, ns);
+}
+
+/* Record id (at t_ns): 0 and the verdict in *tv, or -1 (no memory). */
+static int tstore_add(struct tstore *ts, const u64 *id, u64 t_ns, u64 window,
+		      struct truth_verdict *tv)
+{
+	int seen;
+
+	if (!ts->compact)
+		return truth_add_id(&ts->truth, id, t_ns, window, tv);
+	seen = dset_add_id(&ts->dset, id);
+	if (seen < 0)
+		return -1;
+	tv->seen = seen;
+	return 0;
+}
+
+static u64 tstore_bytes(const struct tstore *ts)
+{
+	return ts->compact ? ts->dset.bytes : truth_bytes(&ts->truth);
+}
+
+static void tstore_free(struct tstore *ts)
+{
+	if (ts->compact)
+		dset_free(&ts->dset);
+	else
+		truth_free(&ts->truth);	/* zeroed if never set up */
+}
+
+/* A copy in the truth's sense: seen before, or within a family's window. */
+static bool truth_copy(const struct run *r, const struct truth_verdict *tv)
+{
+	if (!r->tw.on)
+		return tv->seen;
+	return tv->seen && (r->tw.timed ? tv->dt : tv->gap) < r->tw.window;
+}
+
+/*
+ * A keyed frame against the other truth (the key's if the truth is the
+ * frame's, else the frame's): where the two disagree. dup: the truth's.
+ */
+static int cross_add(struct run *r, const struct element *e, bool dup,
+		     bool said)
+{
+	struct cross *x = &r->x;
+	struct truth_verdict tv = { 0 };
+	bool key, frame;
+
+	if (tstore_add(&x->other, r->truth == TRUTH_FRAME ? &e->id : e->frame,
+		       e->t_ns, 0, &tv))
+		return -1;
+	key = r->truth == TRUTH_FRAME ? truth_copy(r, &tv) : dup;
+	frame = r->truth == TRUTH_FRAME ? dup : truth_copy(r, &tv);
+	x->keys += r->truth == TRUTH_FRAME && !tv.seen;
+	if (key && !frame) {
+		x->key_only++;
+		x->key_only_said += said;
+	} else if (frame && !key) {
+		x->frame_only++;
+		x->frame_only_said += said;
+	}
+	return 0;
+}
+
+/* A frame the filter passes unkeyed: a copy by the frame truth? */
+static int cross_unkeyed(struct run *r, const struct element *e)
+{
+	int seen;
+
+	if (!r->x.on || !e->framed)
+		return 0;
+	/* made at the first: most captures have none */
+	if (!r->x.unkeyed.sh && dset_init_words(&r->x.unkeyed, 2))
+		return -1;
+	seen = dset_add_id(&r->x.unkeyed, e->frame);
+	if (seen < 0)
+		return -1;
+	r->x.unkeyed_n++;
+	r->x.unkeyed_copies += seen;
+	return 0;
+}
+
 /* The stream through the filter, scored against the ground truth. */
 static int sim_run(struct sim_args *a, struct run *r, struct outputs *out)
 {
 	struct stream st;
-	struct truth truth;
 	struct element e;
 	bool time_warned = false;
 	uint64_t total;
@@ -2029,9 +2291,8 @@ static int sim_run(struct sim_args *a, struct run *r, struct outputs *out)
 	char err[512];
 
 	memset(&st, 0, sizeof(st));
-	memset(&truth, 0, sizeof(truth));
 	if (a->truth_mode == TRUTH_NONE && (a->window || a->ncp))
-		usage_error("--%s scores against the ground truth: it needs --truth exact",
+		usage_error("--%s scores against the ground truth: it needs --truth exact (or frame, key)",
 			    a->window ? "window" : "checkpoints");
 	r->truth = a->truth_mode;
 	/* a capture's length, when something is sized by it */
@@ -2071,27 +2332,29 @@ static int sim_run(struct sim_args *a, struct run *r, struct outputs *out)
 	}
 	/*
 	 * The ground truth: when all it must say is "seen before", a compact
-	 * set of key digests; a window (of elements or of time) or
-	 * FPBuffering's capacity also need where each key was seen last.
+	 * set of digests; a window (of elements or of time) or FPBuffering's
+	 * capacity also need where each was seen last, but only while that
+	 * can matter (the horizon). A capture's frames have 128-bit digests,
+	 * and the key and the frames are both kept, to say where they differ.
 	 */
-	r->compact = a->truth_mode == TRUTH_EXACT && r->sf.ops && !a->window &&
-		     !r->tw.on;
-	if (a->truth_mode == TRUTH_EXACT &&
-	    (r->compact ? dset_init(&r->dset) :
-	     /* sized by what the horizon holds, not by the stream */
-	     r->tw.timed ? truth_init_timed(&truth, 0) :
-	     truth_init(&truth, 0))) {
+	r->compact = r->sf.ops && !a->window && !r->tw.on;
+	if (a->truth_mode != TRUTH_NONE &&
+	    tstore_init(&r->ts, r->compact, r->tw.timed,
+			a->truth_mode == TRUTH_FRAME ? 2 : 1,
+			r->tw.on ? (r->tw.timed ? 0 : r->tw.window) :
+			r->sf.ops ? a->window :
+			(a->window > r->sf.buf.cap ? a->window : r->sf.buf.cap),
+			r->tw.timed ? r->tw.window : 0)) {
 		fprintf(stderr, "dedup-sim: out of memory\n");
 		status = 1;
 		goto done;
 	}
-	/* positions matter only inside the window (or the LRU's capacity) */
-	if (a->truth_mode == TRUTH_EXACT && !r->compact &&
-	    truth_set_horizon(&truth,
-			      r->tw.on ? (r->tw.timed ? 0 : r->tw.window) :
-			      r->sf.ops ? a->window :
-			      (a->window > r->sf.buf.cap ? a->window : r->sf.buf.cap),
-			      r->tw.timed ? r->tw.window : 0)) {
+	r->x.on = a->sc.frame_truth;
+	if (r->x.on &&
+	    tstore_init(&r->x.other, !r->tw.on, r->tw.timed,
+			a->truth_mode == TRUTH_FRAME ? 1 : 2,
+			r->tw.timed ? 0 : r->tw.window,
+			r->tw.timed ? r->tw.window : 0)) {
 		fprintf(stderr, "dedup-sim: out of memory\n");
 		status = 1;
 		goto done;
@@ -2113,6 +2376,11 @@ static int sim_run(struct sim_args *a, struct run *r, struct outputs *out)
 			if (!e.keyed) {
 				/* the module passes what it cannot key */
 				out_write(&st, out, false);
+				if (cross_unkeyed(r, &e)) {
+					fprintf(stderr, "dedup-sim: out of memory\n");
+					status = 1;
+					goto done;
+				}
 				continue;
 			}
 			said = sim_filter_step(&r->sf, &e, &found);
@@ -2133,17 +2401,8 @@ static int sim_run(struct sim_args *a, struct run *r, struct outputs *out)
 				r->all.n++;
 				continue;
 			}
-			if (r->compact) {
-				int seen = dset_add(&r->dset, e.id);
-
-				if (seen < 0) {
-					fprintf(stderr, "dedup-sim: out of memory\n");
-					status = 1;
-					goto done;
-				}
-				tv.seen = seen;
-			} else if (truth_add_at(&truth, e.id, e.t_ns, a->window,
-						&tv)) {
+			if (tstore_add(&r->ts, r->truth == TRUTH_FRAME ?
+				       e.frame : &e.id, e.t_ns, a->window, &tv)) {
 				fprintf(stderr, "dedup-sim: out of memory\n");
 				status = 1;
 				goto done;
@@ -2151,6 +2410,11 @@ static int sim_run(struct sim_args *a, struct run *r, struct outputs *out)
 			dup = tv.seen;
 			if (r->tw.on)
 				dup = tw_add(r, &tv, said);
+			if (r->x.on && cross_add(r, &e, dup, said)) {
+				fprintf(stderr, "dedup-sim: out of memory\n");
+				status = 1;
+				goto done;
+			}
 			score_add(&r->all, dup, said);
 			score_add(&seg, dup, said);
 			r->flood_fp += e.flood && said;
@@ -2197,8 +2461,9 @@ static int sim_run(struct sim_args *a, struct run *r, struct outputs *out)
 		status = 1;
 		goto done;
 	}
-	r->truth_bytes = r->compact ? r->dset.bytes :
-			 a->truth_mode == TRUTH_EXACT ? truth_bytes(&truth) : 0;
+	r->truth_bytes = a->truth_mode == TRUTH_NONE ? 0 : tstore_bytes(&r->ts);
+	if (r->x.on)
+		r->truth_bytes += tstore_bytes(&r->x.other) + r->x.unkeyed.bytes;
 	status = close_outputs(&st, &a->sc, out);
 	if (a->json)
 		print_json(r, &a->sc, &st, out, a->mem, a->window);
@@ -2207,10 +2472,9 @@ static int sim_run(struct sim_args *a, struct run *r, struct outputs *out)
 done:
 	/* nothing half-written stays: a file is replaced only when whole */
 	abort_outputs(&st, out);
-	if (r->compact)
-		dset_free(&r->dset);
-	else
-		truth_free(&truth);	/* zeroed if never set up */
+	tstore_free(&r->ts);
+	tstore_free(&r->x.other);
+	dset_free(&r->x.unkeyed);
 	stream_close(&st);
 	return status;
 }

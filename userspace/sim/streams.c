@@ -193,6 +193,7 @@ static bool pcap_next(struct stream *s, struct element *e)
 	uint32_t avail, look;
 	bool kcut;
 	struct pd_pkt pkt;
+	struct ft_frame ft;
 	bool cut;
 	int got = cap_next(s->cap, &f);
 
@@ -222,6 +223,18 @@ static bool pcap_next(struct stream *s, struct element *e)
 		n->latest_frame = n->frames;
 	}
 	n->bytes += f.caplen;
+	if (s->cfg.frame_truth) {
+		const struct ft_ports ports = {
+			.vxlan = s->cfg.key.vxlan_port,
+			.geneve = s->cfg.key.geneve_port,
+			.gtpu = s->cfg.key.gtpu_port,
+		};
+
+		ft_frame(f.link, f.data, f.caplen, &ports, &ft);
+		e->framed = true;
+		e->frame[0] = ft.digest[0];
+		e->frame[1] = ft.digest[1];
+	}
 	cut = f.caplen < f.origlen;
 	n->cut += cut;
 	lr = l2_parse(f.link, f.data, f.caplen, &l2);
@@ -272,6 +285,10 @@ static bool pcap_next(struct stream *s, struct element *e)
 	/* keyed from less than the bytes the key may depend on */
 	n->keyed_cut += kcut;
 	n->tags += l2.tags != 0;
+	if (e->framed) {
+		n->truth_tunnelled += ft.tunnels != 0;
+		n->truth_kind[ft.kind]++;
+	}
 	/* the ground truth's id: a 64-bit fingerprint */
 	e->id = pd_key_hash64(&e->keybuf, &truth_hkey);
 	e->key = &e->keybuf;
@@ -489,6 +506,7 @@ bool stream_next(struct stream *s, struct element *e)
 	e->t_ns = 0;
 	e->flood = false;
 	e->keyed = true;
+	e->framed = false;
 	if (s->cfg.kind == STREAM_PCAP)
 		return pcap_next(s, e);
 	if (s->i >= s->cfg.n)

@@ -23,7 +23,9 @@
  *            tunnels it names (decap.h). Every record comes back, in
  *            order: the ones
  *            the module would not key (counted in struct pcap_counts)
- *            unkeyed, for the caller to pass on
+ *            unkeyed, for the caller to pass on. With frame_truth, every
+ *            packet record also carries its frame truth's digest
+ *            (frametruth.h)
  *   importance  the IBF paper's synthetic data (Boraskar et al., Sec. IV-D):
  *            every element has an importance 1..50 (IMP_CLASSES), the same
  *            number of elements in each class; draws are i.i.d., an element
@@ -59,6 +61,7 @@
 #include "../../module/core/config.h"
 #include "../../module/core/decap.h"
 #include "../../module/core/key.h"
+#include "frametruth.h"
 #include "linktype.h"
 
 enum stream_kind {
@@ -98,6 +101,11 @@ struct stream_cfg {
 	/* pcap: the protocols selected, as the module's proto setting */
 	const struct pd_select *sel;	/* NULL: every protocol */
 	struct pd_key_opts key;
+	/*
+	 * pcap: each frame's frame truth too (frametruth.h), its UDP tunnels
+	 * on key's ports
+	 */
+	bool frame_truth;
 	uint64_t seed;
 	uint64_t pps;		/* timed: packets per second */
 	uint64_t copy_delay;	/* timed: the longest delay of a copy, ns */
@@ -136,6 +144,9 @@ struct pcap_counts {
 	uint64_t cut;			/* frames cut by the snaplen */
 	uint64_t keyed_cut;		/* of them keyed */
 	uint64_t tags;			/* keyed frames with VLAN/MPLS */
+	/* with frame_truth: keyed frames the truth decapsulated, its kinds */
+	uint64_t truth_tunnelled;
+	uint64_t truth_kind[FT_NKINDS];
 	/*
 	 * Time that goes back (captures joined with cat): frames earlier
 	 * than a frame before them, the first of them, by how much at most
@@ -180,6 +191,9 @@ struct element {
 	struct pd_key keybuf;
 	uint8_t imp;		/* importance stream: 1..50; others 0 */
 	uint8_t dscp;		/* pcap: the packet's DSCP; others 0 */
+	/* pcap with frame_truth: the frame's digest (frametruth.h) */
+	bool framed;
+	uint64_t frame[2];
 	uint64_t t_ns;		/* arrival (timed) or capture (pcap) time */
 	bool flood;		/* timed: a packet of the flood */
 };

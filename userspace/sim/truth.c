@@ -5,14 +5,18 @@
 
 #include "truth.h"
 
-static int init(struct truth *t, uint64_t expected, bool timed)
+static int init(struct truth *t, uint64_t expected, bool timed,
+		unsigned int words)
 {
 	uint64_t cap = 1024;
 
 	memset(t, 0, sizeof(*t));
+	if (!words || words > TRUTH_MAX_WORDS)
+		return -1;
 	while (cap < 2 * expected)
 		cap <<= 1;
-	t->ids = calloc(cap, sizeof(*t->ids));
+	t->words = words;
+	t->ids = calloc(cap * words, sizeof(*t->ids));
 	t->last = calloc(cap, sizeof(*t->last));
 	t->when = timed ? calloc(cap, sizeof(*t->when)) : NULL;
 	if (!t->ids || !t->last || (timed && !t->when)) {
@@ -25,12 +29,18 @@ static int init(struct truth *t, uint64_t expected, bool timed)
 
 int truth_init(struct truth *t, uint64_t expected)
 {
-	return init(t, expected, false);
+	return init(t, expected, false, 1);
 }
 
 int truth_init_timed(struct truth *t, uint64_t expected)
 {
-	return init(t, expected, true);
+	return init(t, expected, true, 1);
+}
+
+int truth_init_words(struct truth *t, uint64_t expected, bool timed,
+		     unsigned int words)
+{
+	return init(t, expected, timed, words);
 }
 
 void truth_free(struct truth *t)
@@ -55,7 +65,7 @@ int truth_set_horizon(struct truth *t, uint64_t pkts, uint64_t ns)
 	t->horizon_pkts = pkts;
 	t->horizon_ns = t->when ? ns : 0;
 	t->ever = calloc(1, sizeof(*t->ever));
-	if (!t->ever || dset_init(t->ever)) {
+	if (!t->ever || dset_init_words(t->ever, t->words)) {
 		free(t->ever);
 		t->ever = NULL;
 		return -1;
@@ -65,16 +75,34 @@ int truth_set_horizon(struct truth *t, uint64_t pkts, uint64_t ns)
 
 uint64_t truth_bytes(const struct truth *t)
 {
-	return t->cap * (t->when ? 24 : 16) + t->ring_cap * sizeof(*t->ring) +
+	return t->cap * (8 * t->words + (t->when ? 16 : 8)) +
+	       t->ring_cap * sizeof(*t->ring) +
 	       (t->ever ? t->ever->bytes : 0);
 }
 
-/* The slot of id: where it is, or the empty slot where it would go. */
-static uint64_t slot(const struct truth *t, uint64_t id)
+static uint64_t *id_at(const struct truth *t, uint64_t i)
 {
-	uint64_t i = pd_ah_fmix(id) & (t->cap - 1);
+	return &t->ids[i * t->words];
+}
 
-	while (t->last[i] && t->ids[i] != id)
+static bool same(const struct truth *t, uint64_t i, const uint64_t *id)
+{
+	const uint64_t *a = id_at(t, i);
+
+	return a[0] == id[0] && (t->words < 2 || a[1] == id[1]);
+}
+
+static void put(struct truth *t, uint64_t i, const uint64_t *id)
+{
+	memcpy(id_at(t, i), id, t->words * sizeof(*id));
+}
+
+/* The slot of id: where it is, or the empty slot where it would go. */
+static uint64_t slot(const struct truth *t, const uint64_t *id)
+{
+	uint64_t i = pd_ah_fmix(id[0]) & (t->cap - 1);
+
+	while (t->last[i] && !same(t, i, id))
 		i = (i + 1) & (t->cap - 1);
 	return i;
 }
@@ -84,12 +112,12 @@ static int grow(struct truth *t)
 	struct truth bigger;
 	uint64_t i, s;
 
-	if (init(&bigger, t->cap, !!t->when))
+	if (init(&bigger, t->cap, !!t->when, t->words))
 		return -1;
 	for (i = 0; i < t->cap; i++)
 		if (t->last[i]) {
-			s = slot(&bigger, t->ids[i]);
-			bigger.ids[s] = t->ids[i];
+			s = slot(&bigger, id_at(t, i));
+			put(&bigger, s, id_at(t, i));
 			bigger.last[s] = t->last[i];
 			if (t->when)
 				bigger.when[s] = t->when[i];
@@ -115,13 +143,13 @@ static void del(struct truth *t, uint64_t i)
 			j = (j + 1) & (t->cap - 1);
 			if (!t->last[j])
 				return;
-			home = pd_ah_fmix(t->ids[j]) & (t->cap - 1);
+			home = pd_ah_fmix(*id_at(t, j)) & (t->cap - 1);
 			/* j may move to i unless its home lies in (i, j] */
 			if (i <= j ? (home <= i || home > j) :
 				     (home <= i && home > j))
 				break;
 		}
-		t->ids[i] = t->ids[j];
+		put(t, i, id_at(t, j));
 		t->last[i] = t->last[j];
 		if (t->when)
 			t->when[i] = t->when[j];
@@ -130,8 +158,10 @@ static void del(struct truth *t, uint64_t i)
 }
 
 /* Arrivals in order, for forgetting what falls behind the horizon. */
-static int ring_push(struct truth *t, uint64_t id, uint64_t pos)
+static int ring_push(struct truth *t, const uint64_t *id, uint64_t pos)
 {
+	struct truth_arrival *a;
+
 	if (t->ring_n == t->ring_cap) {
 		uint64_t cap = t->ring_cap ? 2 * t->ring_cap : 1024, i;
 		struct truth_arrival *r = malloc(cap * sizeof(*r));
@@ -145,8 +175,10 @@ static int ring_push(struct truth *t, uint64_t id, uint64_t pos)
 		t->ring_cap = cap;
 		t->ring_head = 0;
 	}
-	t->ring[(t->ring_head + t->ring_n++) % t->ring_cap] =
-		(struct truth_arrival){ .id = id, .pos = pos };
+	a = &t->ring[(t->ring_head + t->ring_n++) % t->ring_cap];
+	memset(a, 0, sizeof(*a));
+	memcpy(a->id, id, t->words * sizeof(*id));
+	a->pos = pos;
 	return 0;
 }
 
@@ -185,6 +217,14 @@ int truth_add(struct truth *t, uint64_t id, uint64_t window,
 int truth_add_at(struct truth *t, uint64_t id, uint64_t now, uint64_t window,
 		 struct truth_verdict *v)
 {
+	uint64_t wide[TRUTH_MAX_WORDS] = { id };
+
+	return truth_add_id(t, wide, now, window, v);
+}
+
+int truth_add_id(struct truth *t, const uint64_t *id, uint64_t now,
+		 uint64_t window, struct truth_verdict *v)
+{
 	bool here;
 	uint64_t s;
 
@@ -200,7 +240,7 @@ int truth_add_at(struct truth *t, uint64_t id, uint64_t now, uint64_t window,
 	v->gap = here ? t->pos + 1 - t->last[s] : 0;
 	v->dt = 0;
 	if (t->ever) {
-		int e = dset_add(t->ever, id);
+		int e = dset_add_id(t->ever, id);
 
 		if (e < 0 || ring_push(t, id, t->pos + 1))
 			return -1;
@@ -213,7 +253,7 @@ int truth_add_at(struct truth *t, uint64_t id, uint64_t now, uint64_t window,
 	}
 	v->in_window = v->seen && (!window || v->gap <= window);
 	if (!here) {
-		t->ids[s] = id;
+		put(t, s, id);
 		t->used++;
 	}
 	if (t->when) {

@@ -17,13 +17,16 @@
 
 #include "dset.h"
 
+#define TRUTH_MAX_WORDS 2
+
 struct truth_arrival {
-	uint64_t id;
+	uint64_t id[TRUTH_MAX_WORDS];
 	uint64_t pos;
 };
 
 struct truth {
-	uint64_t *ids;
+	uint64_t *ids;		/* words per slot */
+	unsigned int words;	/* 64-bit words an id: 1 or 2 */
 	uint64_t *last;		/* 1 + position last seen at; 0: empty slot */
 	uint64_t *when;		/* timed: time last seen at; else NULL */
 	uint64_t now;		/* timed: the latest time seen */
@@ -47,6 +50,12 @@ struct truth_verdict {
 int truth_init(struct truth *t, uint64_t expected);
 /* A truth that also records times (truth_add_at). */
 int truth_init_timed(struct truth *t, uint64_t expected);
+/*
+ * Either, of ids `words` (1 or 2) 64-bit words long (truth_add_id): the
+ * frame truth's 128-bit digests.
+ */
+int truth_init_words(struct truth *t, uint64_t expected, bool timed,
+		     unsigned int words);
 void truth_free(struct truth *t);
 /*
  * Keep where keys were last seen only while it can matter: keys last seen
@@ -69,5 +78,8 @@ int truth_add(struct truth *t, uint64_t id, uint64_t window,
  */
 int truth_add_at(struct truth *t, uint64_t id, uint64_t now, uint64_t window,
 		 struct truth_verdict *v);
+/* truth_add_at() of an id of the truth's words. */
+int truth_add_id(struct truth *t, const uint64_t *id, uint64_t now,
+		 uint64_t window, struct truth_verdict *v);
 
 #endif /* PD_SIM_TRUTH_H */
