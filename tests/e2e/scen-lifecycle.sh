@@ -25,7 +25,7 @@ filter ibf-2c importance dscp scope shared
 filter ibf-mc key dst hook postrouting priority 100
 filter sliding window 2ms rate 100k action drop force
 filter jumping window 10ms subwindows 4 scope shared hook input
-filter landmark window 1s key flow
+filter landmark window 1s key flow force
 filter sliding window 5000p payload 0
 filter sbf mem 1M fps 0.001 ignore-tos on priority -300
 filter ibf-mc mem 8K max 7 k 5 p 10 importance mark 7
