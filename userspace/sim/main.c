@@ -30,6 +30,7 @@
 #include "streams.h"
 #include "truth.h"
 #include "units.h"
+#include "json_str.h"
 
 #define MAX_CHECKPOINTS 64
 #define MAX_CPUS 64
@@ -413,19 +414,6 @@ static void json_score(const char *prefix, const struct score *s)
 	       rate(s->fn, s->duplicates));
 }
 
-/* A JSON string of s (quotes and backslashes escaped, no controls). */
-static void json_string(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			putchar('\\');
-		if ((unsigned char)*s >= ' ')
-			putchar(*s);
-	}
-	putchar('"');
-}
-
 /* The filter's key, in words: "flow; decap none", "packet, every byte; ...". */
 static void key_words(const struct pd_key_opts *k, char *buf, size_t len)
 {
@@ -752,7 +740,7 @@ static void print_json(const struct run *r, const struct stream_cfg *sc,
 		json_score("", &r->all);
 	}
 	printf(",\"truth_compares\":");
-	json_string(truth_compares(r, sc));
+	json_str(truth_compares(r, sc));
 	if (r->x.on)
 		printf(",\"truth_cross\":{\"key_only\":%llu,"
 		       "\"key_only_said\":%llu,\"frame_only\":%llu,"
