@@ -29,8 +29,8 @@
  * what dedupctl does with the replies, not what the module accepts.
  *
  * Each request's config nest is also written, as the names and values of
- * its attributes, to $DEDUPCTL_FAKE.req ("decap 0x5", "vxlan-port 4790"):
- * what set sent.
+ * its attributes, to $DEDUPCTL_FAKE.req ("decap 0x5", "vxlan-port 4790",
+ * a flag "force on"): what set sent.
  */
 #include <errno.h>
 #include <linux/genetlink.h>
@@ -171,6 +171,9 @@ static void log_request(const struct nlattr **c)
 		if (!c[t] || sa->type == NLS_NEST || sa->type == NLS_BINARY)
 			continue;
 		switch (mnl_attr_get_payload_len(c[t])) {
+		case 0:		/* a flag */
+			fprintf(f, "%s on\n", sa->name);
+			break;
 		case 1:
 			fprintf(f, "%s 0x%x\n", sa->name,
 				mnl_attr_get_u8(c[t]));
@@ -442,6 +445,7 @@ static int config_reply(nl_reply_cb cb, void *data)
 int nl_open(struct nl *n)
 {
 	memset(n, 0, sizeof(*n));
+	n->version = PKTDEDUP_GENL_VERSION;
 	state_load();
 	return 0;
 }

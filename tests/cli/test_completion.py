@@ -177,7 +177,7 @@ def words_are_dedupctls():
     text = usage()
     cmds = usage_commands(text)
     options = set()
-    for short, long_ in re.findall(r"^  (-[a-z]), (--[a-z-]+)", text, re.M):
+    for short, long_ in re.findall(r"^  (-[a-zA-Z]), (--[a-z-]+)", text, re.M):
         options |= {short, long_}
     assert {"-j", "--json", "-o", "--output"} <= options, options
     offered = complete("dedupctl ") - options - {"--help"}

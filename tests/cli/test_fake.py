@@ -439,6 +439,43 @@ def prometheus_per_encapsulation():
     promtool(out)
 
 
+@test
+def conventions_of_ip_and_nft():
+    """--version; -j, -o and -n after the command too; two formats refused;
+    -n a name ip netns knows, refused clearly when there is none;
+    force on the wire"""
+    fresh()
+    out = ok("--version")
+    assert out.startswith("dedupctl 0.9.0, netlink protocol version 2\n"), out
+    assert "\nmodule   pktdedup " in out and \
+        out.endswith(", netlink protocol version 2\n"), out
+    assert ok("-V") == out
+    # after the command, as before it
+    assert ok("show", "-j").startswith("{"), "show -j"
+    assert ok("stats", "-o", "json").startswith("{"), "stats -o json"
+    assert ok("-j", "-o", "json", "show").startswith("{"), "-j -o json"
+    for args in (("-j", "stats", "-o", "prometheus"),
+                 ("-o", "prometheus", "-j", "stats"),
+                 ("stats", "-o", "text", "-j")):
+        rc, out, err = run(*args)
+        assert rc == 2 and "two output formats" in err and not out, \
+            (args, rc, err)
+    rc, out, err = run("-n", "pd-no-such-netns", "show")
+    assert rc == 1 and "/run/netns/pd-no-such-netns: No such file" in err, \
+        (rc, err)
+    for bad in ("a/b", "..", ""):
+        rc, out, err = run("-n", bad, "show")
+        assert rc == 2 and "-n: give the name of a network namespace" in err, \
+            (bad, rc, err)
+    rc, out, err = run("show", "-n")
+    assert rc == 2, (rc, err)
+    # force: a flag on the wire, only when said
+    ok("set", "key", "flow", "action", "drop", "force")
+    assert sent().get("force") == "on", sent()
+    ok("set", "action", "drop")
+    assert "force" not in sent(), sent()
+
+
 if __name__ == "__main__":
     if not os.access(CTL, os.X_OK):
         print(f"not ok {CTL} is not built (make)")

@@ -135,3 +135,25 @@ t_example_conf() {
 	inns ex dedupctl disable > /dev/null
 	t_end
 }
+
+# dedupctl as ip and nft are used: its version and the module's, -n NAME
+# into a namespace ip netns made, -j after the command.
+t_ctl_conventions() {
+	t_begin "dedupctl --version says the module's; -n NETNS as ip -n; -j after the command"
+	expect_eq "--version" \
+		"dedupctl $(cat /sys/module/pktdedup/version), netlink protocol version 2|module   pktdedup $(cat /sys/module/pktdedup/version), netlink protocol version 2" \
+		"$(dedupctl --version | tr '\n' '|' | sed 's/|$//')"
+	$IP netns add pdctl || t_fail "ip netns add"
+	expect_eq "-n: the namespace's own instance, idle" '"state":"idle"' \
+		"$(dedupctl -n pdctl show -j | grep -o '"state":"[a-z]*"')"
+	expect_ok "-n: set there" dedupctl -n pdctl set action drop
+	expect_eq "there, and only there" "action drop|action count" \
+		"$($IP netns exec pdctl grep '^action ' /proc/net/pktdedup/config)|$(grep '^action ' /proc/net/pktdedup/config)"
+	expect_fail "-n: a name ip netns does not know" 1 \
+		"/run/netns/pdnone: No such file" dedupctl -n pdnone show
+	expect_fail "two output formats" 2 "two output formats" \
+		dedupctl -j stats -o prometheus
+	dedupctl -n pdctl disable > /dev/null
+	$IP netns del pdctl
+	t_end
+}

@@ -31,6 +31,9 @@ want "debian/changelog's version '$ver' is dkms.conf's PACKAGE_VERSION '$dkver'"
 	same "$ver" "$dkver"
 want "debian/changelog's version '$ver' is module/main.c's MODULE_VERSION '$modver'" \
 	same "$ver" "$modver"
+ctlver=$(sed -n 's/^#define DEDUPCTL_VERSION "\(.*\)"$/\1/p' userspace/dedupctl/version.h)
+want "debian/changelog's version '$ver' is dedupctl's DEDUPCTL_VERSION '$ctlver'" \
+	same "$ver" "$ctlver"
 
 t0=$(date +%s)
 if scripts/deb.sh "$out" >"$B/deb-check.log" 2>&1; then

@@ -74,12 +74,16 @@ _dedupctl() {
 		_dedupctl_offer "$_dedupctl_formats" "$cur"
 		return
 		;;
+	-n | --netns)
+		_dedupctl_offer "$(ip netns list 2>/dev/null | cut -d' ' -f1)" "$cur"
+		return
+		;;
 	esac
 	while [ "$i" -lt "$COMP_CWORD" ]; do
 		case "${COMP_WORDS[i]}" in
 		-j | --json) ;;
 		-f | --file) cmd=-f; break ;;
-		-o | --output) i=$((i + 1)) ;;
+		-o | --output | -n | --netns) i=$((i + 1)) ;;
 		*) cmd=${COMP_WORDS[i]}; break ;;
 		esac
 		i=$((i + 1))
@@ -87,7 +91,7 @@ _dedupctl() {
 	if [ -z "$cmd" ]; then
 		_dedupctl_offer "show enable disable set stats reset query
 			distinct sources top rare monitor plan save batch -f --file
-			-j --json -o --output --help" "$cur"
+			-j --json -o --output -n --netns -V --version --help" "$cur"
 		return
 	fi
 	# words after the command: settings and values alternate

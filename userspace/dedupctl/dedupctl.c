@@ -2,7 +2,7 @@
 /*
  * dedupctl: configure and watch pktdedup, iproute2 style.
  *
- *   dedupctl [-j | -o text|json|prometheus] show | set ... |
+ *   dedupctl [-j | -o text|json|prometheus] [-n NETNS] show | set ... |
  *                 stats [percpu] [-w DURATION [count N]] | reset |
  *                 query ... | distinct ... | sources ... | top ... |
  *                 rare ... | monitor ... | plan ... | save | batch FILE
@@ -11,10 +11,13 @@
  * Exit status: 0 done, 1 the kernel refused or could not be reached,
  * 2 the command line is wrong. See dedupctl(8).
  */
+#define _GNU_SOURCE		/* setns() */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -36,6 +39,7 @@
 #include "encap.h"
 #include "nl.h"
 #include "prom.h"
+#include "version.h"
 #include "watch.h"
 #include "json_str.h"
 
@@ -50,7 +54,7 @@ char dc_prog[DC_PROG_MAX] = "dedupctl";
  * @ENCAPS@, come from their tables (usage()).
  */
 static const char usage_text[] =
-"usage: dedupctl [-j | -o FORMAT] COMMAND\n"
+"usage: dedupctl [-j | -o FORMAT] [-n NETNS] COMMAND\n"
 "       dedupctl -f FILE\n"
 "\n"
 "  show                          the configuration and filter parameters\n"
@@ -111,7 +115,11 @@ static const char usage_text[] =
 "  -o, --output text|json|prometheus\n"
 "                text (the default); json, as -j; prometheus: the Prometheus\n"
 "                text format, for node_exporter's textfile collector (stats,\n"
-"                distinct, sources); -o may also follow the command\n"
+"                distinct, sources)\n"
+"  -n, --netns NAME\n"
+"                in network namespace NAME (ip netns), as ip -n NAME\n"
+"  -V, --version dedupctl's version and its protocol's, and the module's\n"
+"-j, -o and -n may also follow the command; two output formats are refused.\n"
 "SIZE takes K, M, G suffixes; RATE is a fraction (0.01) or a percentage (1%);\n"
 "DURATION is a number with ms, s, m or h (seconds if bare).\n";
 
@@ -1081,37 +1089,118 @@ static int cmd_query(int argc, char **argv)
 }
 
 /* -o FORMAT */
+/* What set the output format, for a second that disagrees. */
+static const char *output_by;
+
+static void output_set(enum dedupctl_output o, const char *by)
+{
+	if (output_by && output != o)
+		usage_error("%s and %s: two output formats; give one", output_by,
+			    by);
+	output = o;
+	output_by = by;
+}
+
 static void output_arg(const char *v)
 {
 	static const char *const formats[] = {
 		[OUT_TEXT] = "text", [OUT_JSON] = "json",
 		[OUT_PROMETHEUS] = "prometheus",
 	};
+	static char by[48];
 
 	if (!v)
 		usage_error("-o: give a format: text, json or prometheus");
-	output = (enum dedupctl_output)name_arg("-o", v, formats,
-						sizeof(formats) / sizeof(formats[0]));
+	snprintf(by, sizeof(by), "-o %s", v);
+	output_set((enum dedupctl_output)name_arg("-o", v, formats,
+						  sizeof(formats) /
+						  sizeof(formats[0])), by);
 }
 
 /*
- * -o FORMAT after the command (dedupctl stats -o prometheus): taken out of
- * argv[1..argc), which closes up; the new argc. No command takes "-o" as
- * a value.
+ * -n NAME: into the network namespace ip netns names NAME (ip -n NAME),
+ * before anything is opened; exits 1 if it cannot be entered.
  */
-static int take_output(int argc, char **argv)
+static void netns_arg(const char *v)
 {
-	int i, j = 1;
+	char path[sizeof("/run/netns/") + 256];
+	int fd;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) {
-			output_arg(i + 1 < argc ? argv[i + 1] : NULL);
-			i++;
-			continue;
+	if (!v || !*v || strchr(v, '/') || !strcmp(v, ".") || !strcmp(v, ".."))
+		usage_error("-n: give the name of a network namespace (ip netns list)");
+	snprintf(path, sizeof(path), "/run/netns/%s", v);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || setns(fd, CLONE_NEWNET)) {
+		fprintf(stderr, "dedupctl: -n %s: %s: %s\n", v, path,
+			strerror(errno));
+		dedupctl_exit(EXIT_REFUSED);
+	}
+	close(fd);
+}
+
+/*
+ * A global option at argv[0] (before or after the command): -j, -o FORMAT,
+ * -n NAME. The arguments it took (0: not one).
+ */
+static int global_opt(int argc, char **argv)
+{
+	if (!strcmp(argv[0], "-j") || !strcmp(argv[0], "--json")) {
+		output_set(OUT_JSON, argv[0]);
+		return 1;
+	}
+	if (!strcmp(argv[0], "-o") || !strcmp(argv[0], "--output")) {
+		output_arg(argc > 1 ? argv[1] : NULL);
+		return 2;
+	}
+	if (!strcmp(argv[0], "-n") || !strcmp(argv[0], "--netns")) {
+		netns_arg(argc > 1 ? argv[1] : NULL);
+		return 2;
+	}
+	return 0;
+}
+
+/*
+ * The global options after the command (dedupctl stats -o prometheus,
+ * dedupctl show -j): taken out of argv[1..argc), which closes up; the new
+ * argc. No command takes "-j", "-o" or "-n" as a value.
+ */
+static int take_globals(int argc, char **argv)
+{
+	int i, j = 1, k;
+
+	for (i = 1; i < argc; i += k) {
+		k = global_opt(argc - i, argv + i);
+		if (!k) {
+			argv[j++] = argv[i];
+			k = 1;
 		}
-		argv[j++] = argv[i];
 	}
 	return j;
+}
+
+/* --version: dedupctl's, and the module's if this namespace reaches one. */
+static int print_version(void)
+{
+	char ver[64] = "";
+	struct nl n;
+	FILE *f;
+
+	printf("dedupctl %s, netlink protocol version %u\n", DEDUPCTL_VERSION,
+	       PKTDEDUP_GENL_VERSION);
+	if (nl_open(&n)) {
+		printf("module   none: %s\n", n.err);
+		return 0;
+	}
+	f = fopen("/sys/module/pktdedup/version", "r");
+	if (!f || !fgets(ver, sizeof(ver), f))
+		snprintf(ver, sizeof(ver), "(version unknown)");
+	if (f)
+		fclose(f);
+	ver[strcspn(ver, "\n")] = '\0';
+	printf("module   pktdedup %s, netlink protocol version %u\n", ver,
+	       n.version);
+	nl_close(&n);
+	return 0;
 }
 
 int dedupctl_main(int argc, char **argv)
@@ -1133,13 +1222,14 @@ int dedupctl_main(int argc, char **argv)
 	argc--;
 	argv++;
 	while (argc && argv[0][0] == '-') {
-		if (!strcmp(argv[0], "-j") || !strcmp(argv[0], "--json")) {
-			output = OUT_JSON;
-		} else if (!strcmp(argv[0], "-o") || !strcmp(argv[0], "--output")) {
-			output_arg(argc > 1 ? argv[1] : NULL);
-			argc--;
-			argv++;
-		} else if (!strcmp(argv[0], "-f") || !strcmp(argv[0], "--file")) {
+		int k = global_opt(argc, argv);
+
+		if (k) {
+			argc -= k;
+			argv += k;
+			continue;
+		}
+		if (!strcmp(argv[0], "-f") || !strcmp(argv[0], "--file")) {
 			if (argc < 2)
 				usage_error("%s: needs a FILE (- for the standard input)",
 					    argv[0]);
@@ -1153,6 +1243,9 @@ int dedupctl_main(int argc, char **argv)
 		} else if (!strcmp(argv[0], "-h") || !strcmp(argv[0], "--help")) {
 			usage(stdout);
 			return 0;
+		} else if (!strcmp(argv[0], "-V") ||
+			   !strcmp(argv[0], "--version")) {
+			return print_version();
 		} else {
 			usage_error("unknown option '%s'", argv[0]);
 		}
@@ -1165,7 +1258,7 @@ int dedupctl_main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	argc = take_output(argc, argv);
+	argc = take_globals(argc, argv);
 	json = output == OUT_JSON;
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(argv[0], cmds[i].name)) {

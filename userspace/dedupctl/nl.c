@@ -136,6 +136,7 @@ static const char *missing_name(const struct nlmsghdr *req, uint32_t nest,
 struct resolve {
 	uint16_t id;
 	uint32_t events;	/* the "events" group's id, 0 if none */
+	uint32_t version;	/* the family's */
 };
 
 /* One CTRL_ATTR_MCAST_GRP_* attribute of a group. */
@@ -161,6 +162,9 @@ static int family_attr(const struct nlattr *a, void *data)
 	if (mnl_attr_get_type(a) == CTRL_ATTR_FAMILY_ID &&
 	    mnl_attr_validate(a, MNL_TYPE_U16) >= 0)
 		r->id = mnl_attr_get_u16(a);
+	if (mnl_attr_get_type(a) == CTRL_ATTR_VERSION &&
+	    mnl_attr_validate(a, MNL_TYPE_U32) >= 0)
+		r->version = mnl_attr_get_u32(a);
 	if (mnl_attr_get_type(a) != CTRL_ATTR_MCAST_GROUPS)
 		return MNL_CB_OK;
 	mnl_attr_for_each_nested(grp, a) {
@@ -535,6 +539,7 @@ int nl_open(struct nl *n)
 		return -1;
 	n->family = r.id;
 	n->events = r.events;
+	n->version = r.version;
 	return 0;
 }
 

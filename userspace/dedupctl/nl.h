@@ -13,6 +13,7 @@ struct nl {
 	struct mnl_socket *sock;
 	uint16_t family;
 	uint32_t events;		/* multicast group id */
+	uint32_t version;		/* the module's protocol version */
 	uint32_t seq;
 	char buf[8192];			/* request being built */
 	char err[512];				/* why the last request failed */
