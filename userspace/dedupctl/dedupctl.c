@@ -11,13 +11,10 @@
  * Exit status: 0 done, 1 the kernel refused or could not be reached,
  * 2 the command line is wrong. See dedupctl(8).
  */
-#define _GNU_SOURCE		/* setns() */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -1123,19 +1120,16 @@ static void output_arg(const char *v)
  */
 static void netns_arg(const char *v)
 {
-	char path[sizeof("/run/netns/") + 256];
-	int fd;
+	char path[sizeof("/run/netns/") + 256], err[512];
 
-	if (!v || !*v || strchr(v, '/') || !strcmp(v, ".") || !strcmp(v, ".."))
+	if (!v || !*v || strchr(v, '/') || !strcmp(v, ".") ||
+	    !strcmp(v, "..") || strlen(v) > 255)
 		usage_error("-n: give the name of a network namespace (ip netns list)");
 	snprintf(path, sizeof(path), "/run/netns/%s", v);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || setns(fd, CLONE_NEWNET)) {
-		fprintf(stderr, "dedupctl: -n %s: %s: %s\n", v, path,
-			strerror(errno));
+	if (nl_netns(path, err, sizeof(err))) {
+		fprintf(stderr, "dedupctl: -n %s: %s\n", v, err);
 		dedupctl_exit(EXIT_REFUSED);
 	}
-	close(fd);
 }
 
 /*

@@ -2,11 +2,15 @@
 /*
  * dedupctl: generic netlink plumbing over libmnl. Resolves the "pktdedup"
  * family through the controller, sends requests, and turns NLMSG_ERROR
- * replies with extended acks into one readable message.
+ * replies with extended acks into one readable message; enters a network
+ * namespace for dedupctl -n.
  */
+#define _GNU_SOURCE		/* setns() */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -540,6 +544,20 @@ int nl_open(struct nl *n)
 	n->family = r.id;
 	n->events = r.events;
 	n->version = r.version;
+	return 0;
+}
+
+int nl_netns(const char *path, char *err, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || setns(fd, CLONE_NEWNET)) {
+		snprintf(err, len, "%s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
 	return 0;
 }
 

@@ -28,6 +28,11 @@ typedef int (*nl_reply_cb)(const struct nlattr **tb, void *data);
 
 /* Open a socket and resolve the pktdedup family; 0 or -1 with n->err. */
 int nl_open(struct nl *n);
+/*
+ * Enter the network namespace of file path (ip netns's /run/netns/NAME)
+ * for what follows; 0, or -1 with the reason in err.
+ */
+int nl_netns(const char *path, char *err, size_t len);
 void nl_close(struct nl *n);
 /* Start a request for cmd (NLM_F_DUMP if dump). */
 struct nlmsghdr *nl_request(struct nl *n, uint8_t cmd, bool dump);
