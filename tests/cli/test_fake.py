@@ -294,6 +294,11 @@ def a_step_over_the_bound_is_refused():
         " the 256 (16 KiB) any may\n" in out, out
     j = json.loads(ok("-j", "plan", "mem", "256K"))
     assert j["step_lines"] == 7, j        # K 3 + a run of 11 cells
+    # planned for scope shared, the SBF's layout auto is blocked, as set's
+    assert "layout blocked" in ok("plan", "scope", "shared", "mem", "1M")
+    assert "layout flat" in ok("plan", "scope", "percpu", "mem", "1M")
+    rc, _, err = run("plan", "scope", "all", "mem", "1M")
+    assert rc == 2 and "scope: 'all' is not one of" in err, (rc, err)
     before = ok("save")
     rc, _, err = run("set", *REPORT, "scope", "shared")
     assert rc == 1 and err == f"dedupctl: config.filter.sbf.p: {KWALK}\n", \

@@ -100,7 +100,7 @@ static const char usage_text[] =
 "  rare [support S] [window DURATION] [limit N]\n"
 "                                sources that sent at most S x all packets\n"
 "  monitor [count N]             print new sources as the module reports them\n"
-"  plan [filter F] mem SIZE [SETTING VALUE ...]\n"
+"  plan [filter F] [scope S] mem SIZE [SETTING VALUE ...]\n"
 "                                run F's planner here, no kernel needed\n"
 "  save                          print the configuration as lines for -f\n"
 "  batch FILE                    as -f FILE\n"

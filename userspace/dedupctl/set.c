@@ -787,6 +787,13 @@ int cmd_plan(int argc, char **argv)
 		n = setting_args(argc, argv, i);
 		if (!strcmp(argv[i], "filter"))
 			continue;
+		/* scope shared: laid out for every CPU at once (layout auto) */
+		if (!strcmp(argv[i], "scope")) {
+			req.shared = name_arg("scope", argv[i + 1],
+					      pd_scope_names, PD_NSCOPES) ==
+				     PKTDEDUP_SCOPE_SHARED;
+			continue;
+		}
 		if (!strcmp(argv[i], "mem")) {
 			req.mem_bytes = size_arg("mem", argv[i + 1]);
 			have_mem = true;
