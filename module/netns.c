@@ -508,6 +508,7 @@ int pd_net_enable(struct pd_net *pn, const struct pd_config *cfg,
 		RCU_INIT_POINTER(pn->ctr, NULL);
 		synchronize_rcu();	/* readers */
 		pd_counters_free(ctr);
+		pd_net_held(pn);	/* the named devices' counters gone too */
 		return err;
 	}
 	pn->active = true;
@@ -540,6 +541,7 @@ void pd_net_disable(struct pd_net *pn)
 	kfree(hooks);
 	pn->active = false;
 	pd_counters_free(ctr);
+	pd_net_held(pn);	/* the named devices' counters gone too */
 	pd_xdp_sync(pn);	/* every program off */
 }
 

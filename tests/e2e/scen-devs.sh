@@ -351,6 +351,12 @@ t_dev_counters() {
 	expect_eq "px9 from zero" 0 "$(dev_stat b px9 packets)"
 	inns dg $IP link set pb6 netns "$(nspid b)"
 	dev_up b pb6 10.6.0.2/24
+	# disabled with devices named: their counters' memory given back
+	inns b dedupctl disable > /dev/null
+	expect_eq "disabled: the budget holds what the allocator holds" \
+		"$(inns b awk '$1 == "mem_total_allocated" { print $2 }' /proc/net/pktdedup/config)" \
+		"$(inns b awk '$1 == "mem_total_held" { print $2 }' /proc/net/pktdedup/config)"
+	inns b dedupctl enable > /dev/null
 	expect_ok "back to any device" inns b dedupctl set hook prerouting \
 		dev any action count
 	expect_eq "no device named: no rows" 1 \
