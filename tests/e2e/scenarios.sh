@@ -1713,8 +1713,8 @@ run t_count
 run t_drop
 run_plain t_drop_default
 run t_drop_coarse
-run t_example_conf
-run t_ctl_conventions
+run_plain t_example_conf
+run_plain t_ctl_conventions
 run_plain t_mark
 run t_ipv6
 run_plain t_keys
