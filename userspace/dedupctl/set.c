@@ -538,13 +538,16 @@ struct set_asked {
 static void drop_note(const struct nlattr **f, const struct nlattr **s,
 		      const struct pd_filter_ops *ops)
 {
-	char b[32];
+	char b[32], b2[32];
 
 	if (u8a(f, PKTDEDUP_A_FILTER_AUTO) && s[PKTDEDUP_A_SETTINGS_WINDOW_NS])
 		fprintf(stderr,
-			"dedupctl: note: action drop with filter auto, a sliding window of %s: a packet is dropped only if one like it came less than that before (at most 0.1%% of new packets by the model); TCP retransmissions pass\n",
+			"dedupctl: note: action drop with filter auto, a sliding window of %s: a packet is dropped only if one like it came less than that before (at most %s of new packets by the model); TCP retransmissions pass\n",
 			time_str(b, sizeof(b),
-				 u64a(s, PKTDEDUP_A_SETTINGS_WINDOW_NS)));
+				 u64a(s, PKTDEDUP_A_SETTINGS_WINDOW_NS)),
+			pct(b2, sizeof(b2), s[PKTDEDUP_A_SETTINGS_FPS] ?
+			    u32a(s, PKTDEDUP_A_SETTINGS_FPS) :
+			    ops->default_fps_ppb));
 	else if (!ops->window)
 		fprintf(stderr,
 			"dedupctl: note: action drop with %s: a packet is dropped while the filter holds one like it, however long ago, so a TCP retransmission is dropped as its original's copy; 'filter auto' with drop (a sliding window of %s) lets them pass\n",
