@@ -71,6 +71,9 @@
  *	                                  an interface receives written to a
  *	                                  capture, two captures' frames
  *	                                  compared (pdnet_pcap.c)
+ *   pdnet taps SRC DST COUNT IF1=MAC1 IF2=MAC2 [options]
+ *	                                  datagrams as two taps and a mirror
+ *	                                  deliver them (pdnet_taps.c)
  *   pdnet time CMD [ARG...]              run CMD (its output discarded) and
  *	                                  print how long it took, ms; exit
  *	                                  with its status
@@ -750,7 +753,9 @@ int main(int argc, char **argv)
 		return cmd_record(argc - 2, argv + 2);
 	if (argc >= 2 && !strcmp(argv[1], "pcapcmp"))
 		return cmd_pcapcmp(argc - 2, argv + 2);
+	if (argc >= 2 && !strcmp(argv[1], "taps"))
+		return cmd_taps(argc - 2, argv + 2);
 	fprintf(stderr, "usage: pdnet send|dgram|recv|asuser|netns|fuzz|pty|time|\n"
-		"             replay|record|pcapcmp ...\n");
+		"             replay|record|pcapcmp|taps ...\n");
 	return 2;
 }

@@ -22,5 +22,7 @@ int cmd_fuzz(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_pcapcmp(int argc, char **argv);
+/* pdnet_taps.c: two taps and a mirror */
+int cmd_taps(int argc, char **argv);
 
 #endif /* PDNET_H */
