@@ -1715,6 +1715,8 @@ run_plain t_drop_default
 run t_drop_coarse
 run_plain t_example_conf
 run_plain t_ctl_conventions
+run_plain t_recipe_capture
+run_plain t_recipe_router
 run_plain t_mark
 run t_ipv6
 run_plain t_keys

@@ -194,6 +194,10 @@ initramfs() {
 			"$root/lib/pd/bench/"
 	fi
 
+	# the task pages, whose recipes t_recipe_* run word for word
+	mkdir -p "$root/lib/pd/docs"
+	cp Documentation/user/capture-host.md Documentation/user/router.md \
+		"$root/lib/pd/docs/"
 	cp tests/e2e/init.sh "$root/init"
 	# the scenarios: lib.sh, scenarios.sh (which sources scen-*.sh), demo.sh
 	cp tests/e2e/*.sh "$root/lib/pd/"
