@@ -13,7 +13,9 @@
 #    a package scripts/install-deps.sh installs (tests/style/commands.txt,
 #    checked by tests/style/commands.py lint), and README's dependency table
 #    lists those packages;
-#  - every man page renders without a groff warning (man --warnings).
+#  - every man page renders without a groff warning (man --warnings);
+#  - every recipe block of the task pages (Documentation/user/) is run by
+#    an e2e scenario, and every recipe a scenario runs is on its page.
 # Ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -44,6 +46,27 @@ for f in $(git ls-files '*.[1-8]'); do
 	out=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$f" 2>&1 >/dev/null)
 	if [ -z "$out" ]; then ok "man --warnings $f"; else bad "man --warnings $f"; echo "$out" | sed 's/^/    /'; fi
 done
+
+# the task pages' recipes: each block marked "<!-- recipe: NAME -->" in
+# Documentation/user/ is run word for word by a scenario (run_recipe NS
+# PAGE NAME in tests/e2e/), and each recipe a scenario runs is on its page
+pages=$(git ls-files 'Documentation/user/*.md')
+for page in $pages; do
+	for name in $(sed -n 's/^<!-- recipe: \([a-z0-9-]*\) -->$/\1/p' "$page"); do
+		if grep -qE "run_recipe [a-z0-9]+ $(basename "$page") $name\$" tests/e2e/*.sh; then
+			ok "recipe $name of $page is run by a scenario"
+		else
+			bad "recipe $name of $page is run by no scenario (run_recipe NS $(basename "$page") $name)"
+		fi
+	done
+done
+while read -r page name; do
+	if grep -qx "<!-- recipe: $name -->" "Documentation/user/$page" 2>/dev/null; then
+		ok "scenarios' recipe $name is on $page"
+	else
+		bad "a scenario runs recipe $name, which Documentation/user/$page does not have"
+	fi
+done < <(sed -n 's/^[[:space:]]*run_recipe [a-z0-9]* \([a-z0-9.-]*\) \([a-z0-9-]*\)$/\1 \2/p' tests/e2e/*.sh)
 
 # what runs, and where it comes from: the scanner on known text, then one
 # line per program the tree runs
