@@ -582,7 +582,9 @@ static bool pd_xdp_foreign(const struct net_device *dev,
 	unsigned int m;
 
 	for (m = 0; m < __MAX_XDP_MODE; m++) {
+		/* changed under RTNL: the old or the new one is seen */
 		link = data_race(READ_ONCE(dev->xdp_state[m].link));
+		/* as the link: only whether there is one matters */
 		prog = data_race(READ_ONCE(dev->xdp_state[m].prog));
 		if (!link && !prog)
 			continue;

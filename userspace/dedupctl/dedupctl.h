@@ -18,6 +18,8 @@ enum dedupctl_output { OUT_TEXT, OUT_JSON, OUT_PROMETHEUS };
 extern enum dedupctl_output output;
 /* output == OUT_JSON */
 extern bool json;
+/* -c: changes (set, enable, disable, -f) are checked by the kernel, not made */
+extern bool dc_check;
 /*
  * What messages start with: "dedupctl", or "dedupctl: FILE:LINE" while a
  * file's line is read (batch.c).
