@@ -181,7 +181,11 @@ static void usage(FILE *f)
 /* What the kernel said about a refused request, on stderr. */
 static void report_refused(const struct nl *n, int err)
 {
-	if (err == -EPERM)
+	const char *foreign = xdp_foreign(n->err);
+
+	if (foreign)	/* the device's program, which the kernel cannot name */
+		fprintf(stderr, "%s: %s\n", dc_prog, foreign);
+	else if (err == -EPERM)
 		fprintf(stderr, "%s: %s (needs CAP_NET_ADMIN)\n", dc_prog,
 			n->err[0] ? n->err : strerror(-err));
 	else

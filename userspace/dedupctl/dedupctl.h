@@ -96,6 +96,8 @@ const char *xdp_unavailable(void);
 int xdp_prog_fd(void);
 /* Let the loaded program go (the module holds what it attached). */
 void xdp_prog_close(void);
+/* the kernel's "another XDP program" refusal naming the program, or NULL */
+const char *xdp_foreign(const char *why);
 
 /* show.c */
 int cmd_show(int argc, char **argv);
