@@ -411,9 +411,10 @@ t_check() {
 	mkns k
 	expect_ok "configure" inns k dedupctl set key flow action mark \
 		mark 0x10/0xff filter sbf mem 256K
-	# the module's refusal of the same setting, made for real first
-	inns k dedupctl set filter sbf mem 100G > /tmp/chk.real 2>&1 &&
-		t_fail "mem 100G accepted"
+	# the module's refusal for the cap (256M: a filter per CPU), made
+	# for real first, of another size (the check must not keep its own)
+	inns k dedupctl set filter sbf mem 300M > /tmp/chk.real 2>&1 &&
+		t_fail "mem 300M accepted"
 	_msg=$(head -1 /tmp/chk.real | sed 's/^dedupctl: //')
 	echo "#   the module's refusal: $_msg"
 	check_state k > /tmp/chk.before
@@ -422,14 +423,14 @@ t_check() {
 	expect_ok "-c -f a good file: exit 0" inns k dedupctl -c -f /tmp/chk.good
 	expect_ok "-c set" inns k dedupctl -c set key src mem 512K
 	expect_ok "-c disable" inns k dedupctl -c disable
-	printf '# the third line is bad\nset key packet\nset filter sbf mem 100G\nset payload 64\n' \
+	printf '# the third line is bad\nset key packet\nset filter sbf mem 200M\nset payload 64\n' \
 		> /tmp/chk.bad
 	inns k dedupctl -c -f /tmp/chk.bad > /tmp/chk.out 2>&1
 	expect_eq "-c -f a bad file: exit 1" 1 "$?"
 	expect_eq "FILE:3 and the kernel's message" \
 		"dedupctl: /tmp/chk.bad:3: $_msg" "$(head -1 /tmp/chk.out)"
 	expect_fail "-c set refused as set is" 1 "$_msg" \
-		inns k dedupctl --check set mem 100G
+		inns k dedupctl --check set mem 200M
 	check_state k > /tmp/chk.after
 	expect_eq "show, /proc config and stats byte for byte" "" \
 		"$(diff /tmp/chk.before /tmp/chk.after)"
