@@ -356,6 +356,55 @@ refuse:
 }
 
 /*
+ * pd_budget_admit()'s question alone, for a request that is only checked
+ * (config check): 0 or -E2BIG with the same extack message, nothing
+ * charged, no peak raised, no refusal kept, no owner's count made (a
+ * namespace before its first admission: alone under its user's share, as
+ * pd_budget_fits() asks). pn->lock held.
+ */
+int pd_budget_try(struct pd_net *pn, enum pd_part part, u64 need,
+		  struct netlink_ext_ack *extack)
+{
+	struct pd_budget *b = &pn->budget;
+	u64 *held[PD_NAGGS];
+	enum pd_agg agg;
+	unsigned int i, n;
+	int err = 0;
+
+	lockdep_assert_held(&pn->lock);
+	spin_lock(&pd_total_lock);
+	if (pd_budget_way(b->cap, pd_budget_total(b), b->held[part], need) ==
+	    PD_BUDGET_REFUSE) {
+		pd_set_err_msg(extack, pd_cap_msg[part][b->cap_source]);
+		err = -E2BIG;
+		goto out;
+	}
+	n = pd_aggs(b, held);
+	for (i = 0; i < n; i++) {
+		agg = pd_agg_of(i);
+		if (pd_budget_way(pd_agg_cap(agg), *held[i], b->held[part],
+				  need) == PD_BUDGET_REFUSE) {
+			pd_set_err_msg(extack, pd_agg_msg[part][agg]);
+			err = -E2BIG;
+			goto out;
+		}
+	}
+	if (b->userns && !b->owner) {
+		agg = need > pd_agg_cap(PD_AGG_USER) ? PD_AGG_USER :
+		      pd_userns_held > pd_agg_cap(PD_AGG_USERNS) ||
+		      need > pd_agg_cap(PD_AGG_USERNS) - pd_userns_held ?
+		      PD_AGG_USERNS : PD_AGG_TOTAL;
+		if (agg != PD_AGG_TOTAL) {
+			pd_set_err_msg(extack, pd_agg_msg[part][agg]);
+			err = -E2BIG;
+		}
+	}
+out:
+	spin_unlock(&pd_total_lock);
+	return err;
+}
+
+/*
  * A CPU came up (cpus.c): may part, in force, grow by `bytes` for it?
  * 0, charged; or the refusal (enum pktdedup_refusal + 1), kept for
  * dedupctl show. Without pn->lock: the hotplug callback must not wait

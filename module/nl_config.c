@@ -128,6 +128,41 @@ static int pd_check_both(struct pd_nl_req *req, const struct pd_config *cfg,
 	return -E2BIG;
 }
 
+/*
+ * config check: what applying cfg (planned as plan) would still refuse
+ * after the checks above, asked without building, registering, attaching
+ * or charging anything: pd_net_rebuild()'s admission of the filters (and
+ * the named devices' counters), and the devices pd_hooks_register() and
+ * pd_xdp_attach() would refuse when the hooks are made anew (or, for
+ * "enable" with nothing else, attached again).
+ */
+static int pd_check_apply(struct pd_nl_req *req, const struct pd_config *cfg,
+			  const struct pd_filter_plan *plan, bool again)
+{
+	struct pd_net *pn = req->pn;
+	u32 ncpus = num_online_cpus();
+	u64 need;
+	int err;
+
+	if (again) {
+		mutex_lock(&pn->dev_lock);
+		err = pd_xdp_check(pn, pn->hooks, req->extack);
+		mutex_unlock(&pn->dev_lock);
+		return err;
+	}
+	need = pd_fset_bytes_n(cfg, plan, ncpus);
+	if (cfg->sel.ndev)
+		need += pd_devc_bytes(ncpus);
+	err = pd_budget_try(pn, PD_PART_FILTERS, need, req->extack);
+	if (err)
+		return err;
+	if (pn->hooks && cfg->hook == pn->cfg.hook &&
+	    cfg->priority == pn->cfg.priority &&
+	    pd_select_same_devs(&cfg->sel, &pn->cfg.sel))
+		return 0;	/* the hooks in force stay (pd_net_apply()) */
+	return pd_hooks_check(pn, cfg, req->extack);
+}
+
 /* SET_CONFIG's config nest; src_need: see pd_check_both(). */
 static int pd_set_config(struct pd_nl_req *req, u64 src_need)
 {
@@ -230,7 +265,7 @@ static int pd_set_config(struct pd_nl_req *req, u64 src_need)
 		err = pd_budget_check_alone(pn, PD_PART_FILTERS,
 					    pd_fset_bytes(&cfg, &plan),
 					    req->extack);
-		if (err)
+		if (err || req->check)
 			return err;
 		pd_net_disable(pn);
 		pn->cfg = cfg;
@@ -240,8 +275,12 @@ static int pd_set_config(struct pd_nl_req *req, u64 src_need)
 	 * "enable" on an active instance with nothing else: nothing to do
 	 * but attach the XDP program to named devices that wait for it
 	 */
-	if (pn->active && tb[PKTDEDUP_A_CONFIG_STATE] &&
-	    !memcmp(&cfg, &pn->cfg, sizeof(cfg)))
+	if (req->check)
+		err = pd_check_apply(req, &cfg, &plan, pn->active &&
+				     tb[PKTDEDUP_A_CONFIG_STATE] &&
+				     !memcmp(&cfg, &pn->cfg, sizeof(cfg)));
+	else if (pn->active && tb[PKTDEDUP_A_CONFIG_STATE] &&
+		 !memcmp(&cfg, &pn->cfg, sizeof(cfg)))
 		err = pd_xdp_attach(pn, pn->hooks, false, req->extack);
 	else
 		err = pd_net_enable(pn, &cfg, req->extack);
@@ -291,7 +330,7 @@ static int pd_set_both(struct pd_nl_req *req)
 	}
 	/* a sum of 0 checks nothing: sources off need no room */
 	err = pd_set_config(req, pd_srcs_bytes(&src, &splan));
-	if (err)
+	if (err || req->check)
 		return err;
 	err = pd_srcs_apply(pn, &src, req->extack);
 	if (!err)
@@ -307,22 +346,39 @@ static int pd_set_both(struct pd_nl_req *req)
 	return err;
 }
 
+/* Whether a SET_CONFIG's config nest asks for a check alone. */
+static bool pd_nl_config_check(const struct nlattr *config)
+{
+	return config && nla_find_nested(config, PKTDEDUP_A_CONFIG_CHECK);
+}
+
 /*
  * SET_CONFIG; an XDP program the request brings is held while it is
  * applied (the XDP hooks attach it) and kept if the configuration in
- * force is then at an XDP hook.
+ * force is then at an XDP hook. With config check, everything is checked
+ * and nothing changed: the budget's last refusal is put back too (a
+ * refused check is not a refused change).
  */
 static int pd_act_set_config(struct pd_nl_req *req)
 {
+	struct pd_budget *b = &req->pn->budget;
+	u64 refused = b->refused;
+	u8 why = b->why;
 	int err;
 
 	req->pn->blame = -1;
+	req->check = pd_nl_config_check(req->info->attrs[PKTDEDUP_A_CONFIG]);
 	err = pd_xdp_prog_take(req->pn, req->info->attrs[PKTDEDUP_A_XDP_PROG],
 			       req->extack);
 	if (err)
 		return err;
 	err = pd_set_both(req);
-	pd_xdp_prog_settle(req->pn, !err);
+	/* a check keeps nothing: not the program, not its refusal */
+	pd_xdp_prog_settle(req->pn, !err && !req->check);
+	if (req->check) {
+		b->refused = refused;
+		b->why = why;
+	}
 	return err;
 }
 

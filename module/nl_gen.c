@@ -170,6 +170,7 @@ const struct nla_policy pd_config_nl_policy[PKTDEDUP_A_CONFIG_MAX + 1] = {
 	[PKTDEDUP_A_CONFIG_GTPU_PORT] = NLA_POLICY_FULL_RANGE(NLA_U16, &pd_config_gtpu_port_range),
 	[PKTDEDUP_A_CONFIG_SHARDS] = NLA_POLICY_MAX(NLA_U32, PKTDEDUP_SHARDS_MAX),
 	[PKTDEDUP_A_CONFIG_FORCE] = { .type = NLA_FLAG, },
+	[PKTDEDUP_A_CONFIG_CHECK] = { .type = NLA_FLAG, },
 };
 
 const struct nla_policy pd_filter_nl_policy[PKTDEDUP_A_FILTER_MAX + 1] = {

@@ -390,6 +390,8 @@ extern u64 pd_max_netns_mem, pd_max_userns_mem, pd_max_total_mem,
 void pd_budget_init(struct pd_budget *b, const struct net *net);
 int pd_budget_admit(struct pd_net *pn, enum pd_part part, u64 need,
 		    struct netlink_ext_ack *extack);
+int pd_budget_try(struct pd_net *pn, enum pd_part part, u64 need,
+		  struct netlink_ext_ack *extack);
 void pd_budget_held(struct pd_net *pn, enum pd_part part, u64 bytes);
 u64 pd_budget_total(const struct pd_budget *b);
 void pd_budget_msgs_init(void);
@@ -503,6 +505,8 @@ int pd_xdp_prog_take(struct pd_net *pn, const struct nlattr *attr,
 void pd_xdp_prog_settle(struct pd_net *pn, bool applied);
 int pd_xdp_attach(struct pd_net *pn, struct pd_hooks *h, bool all,
 		  struct netlink_ext_ack *extack);
+int pd_xdp_check(struct pd_net *pn, struct pd_hooks *h,
+		 struct netlink_ext_ack *extack);
 void pd_xdp_sync(struct pd_net *pn);
 bool pd_xdp_framing_ok(const struct net_device *dev);
 void pd_xdp_slot_settle(struct pd_hooks *h, unsigned int i);
@@ -557,6 +561,12 @@ static inline int pd_xdp_attach(struct pd_net *pn, struct pd_hooks *h,
 	return -EOPNOTSUPP;
 }
 
+static inline int pd_xdp_check(struct pd_net *pn, struct pd_hooks *h,
+			       struct netlink_ext_ack *extack)
+{
+	return pd_xdp_attach(pn, h, true, extack);
+}
+
 static inline void pd_xdp_sync(struct pd_net *pn)
 {
 }
@@ -589,6 +599,8 @@ static inline void pd_xdp_net_exit(struct pd_net *pn)
 /* placement.c: the hooks of a configuration, the devices it names */
 int pd_placement_init(void);
 void pd_placement_exit(void);
+int pd_hooks_check(struct pd_net *pn, const struct pd_config *cfg,
+		   struct netlink_ext_ack *extack);
 struct pd_hooks *pd_hooks_register(struct pd_net *pn,
 				   const struct pd_config *cfg, u32 gen,
 				   struct netlink_ext_ack *extack);
@@ -622,6 +634,8 @@ struct pd_nl_req {
 	 * the fixed seed.
 	 */
 	bool admin;
+	/* SET_CONFIG's config check: checked only, nothing changed */
+	bool check;
 };
 
 struct pd_nl_cmd {

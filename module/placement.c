@@ -241,17 +241,14 @@ static int pd_dev_refuse(struct pd_hooks *h, unsigned int i,
 }
 
 /*
- * Bind h's names to the devices they name now, and at a per-device
- * placement hook them; refuse two of them stacked one on the other, and
- * a device an XDP hook cannot read.
+ * Bind h's names to the devices they name now; refuse two names of one
+ * device, at a per-device placement two of them stacked one on the
+ * other, and a device an XDP hook cannot read. pn->dev_lock held.
  */
-static int pd_hooks_bind(struct pd_hooks *h, struct netlink_ext_ack *extack)
+static int pd_hooks_refuse(struct pd_hooks *h, struct netlink_ext_ack *extack)
 {
-	struct pd_net *pn = h->pn;
 	unsigned int i;
 
-	lockdep_assert_held(&pn->lock);
-	lockdep_assert_held(&pn->dev_lock);
 	pd_dev_resolve(h, NULL);
 	for (i = 0; i < h->ndev; i++)
 		if (h->dev[i].state == PKTDEDUP_DEV_STATE_SAME)
@@ -267,6 +264,21 @@ static int pd_hooks_bind(struct pd_hooks *h, struct netlink_ext_ack *extack)
 			return pd_dev_refuse(h, i, extack,
 					     "hook xdp: its link layer is neither Ethernet nor none (bare IP): the XDP hooks cannot read its frames; hook ingress can");
 	}
+	return 0;
+}
+
+/* pd_hooks_refuse(), then at a per-device placement hook the devices. */
+static int pd_hooks_bind(struct pd_hooks *h, struct netlink_ext_ack *extack)
+{
+	struct pd_net *pn = h->pn;
+	unsigned int i;
+	int err;
+
+	lockdep_assert_held(&pn->lock);
+	lockdep_assert_held(&pn->dev_lock);
+	err = pd_hooks_refuse(h, extack);
+	if (err)
+		return err;
 	pd_dev_settle(h);
 	for (i = 0; i < h->ndev; i++) {
 		if (h->dev[i].state != PKTDEDUP_DEV_STATE_FAILED)
@@ -289,22 +301,20 @@ static int pd_hooks_bind(struct pd_hooks *h, struct netlink_ext_ack *extack)
  * to the device notifier (pn->hooks_next) until pd_hooks_commit() puts
  * them in force or pd_hooks_abort() removes them. pn->lock held.
  */
-struct pd_hooks *pd_hooks_register(struct pd_net *pn,
-				   const struct pd_config *cfg, u32 gen,
-				   struct netlink_ext_ack *extack)
+/* Hooks for cfg's placement and names, nothing bound or registered. */
+static struct pd_hooks *pd_hooks_new(struct pd_net *pn,
+				     const struct pd_config *cfg,
+				     struct netlink_ext_ack *extack)
 {
 	const struct pd_placement *pl = &pd_placements[cfg->hook];
 	struct pd_hooks *h = kzalloc(sizeof(*h), PD_GFP);
 	unsigned int i;
-	int err = 0;
 
-	lockdep_assert_held(&pn->lock);
 	if (!h) {
 		NL_SET_ERR_MSG(extack, "out of memory for the hooks");
-		return ERR_PTR(-ENOMEM);
+		return NULL;
 	}
 	h->pn = pn;
-	h->gen = gen;
 	h->l2 = pl->l2;
 	h->per_dev = pl->per_dev;
 	h->xdp = pl->xdp;
@@ -312,6 +322,50 @@ struct pd_hooks *pd_hooks_register(struct pd_net *pn,
 	h->ndev = cfg->sel.ndev;
 	for (i = 0; i < h->ndev; i++)
 		strscpy(h->dev[i].name, cfg->sel.dev[i], IFNAMSIZ);
+	return h;
+}
+
+/*
+ * What pd_hooks_register() and pd_xdp_attach() would refuse about cfg's
+ * devices as they are now (config check): two names of one device, two
+ * named devices stacked, at an XDP hook a device it cannot read, no
+ * program, a native hook on a driver without XDP, another XDP program on
+ * a device. Nothing is bound, registered or attached, nothing kept.
+ * pn->lock held.
+ */
+int pd_hooks_check(struct pd_net *pn, const struct pd_config *cfg,
+		   struct netlink_ext_ack *extack)
+{
+	struct pd_hooks *h;
+	int err;
+
+	lockdep_assert_held(&pn->lock);
+	h = pd_hooks_new(pn, cfg, extack);
+	if (!h)
+		return -ENOMEM;
+	mutex_lock(&pn->dev_lock);
+	err = pd_hooks_refuse(h, extack);
+	if (!err && h->xdp)
+		err = pd_xdp_check(pn, h, extack);
+	mutex_unlock(&pn->dev_lock);
+	kfree(h);
+	return err;
+}
+
+struct pd_hooks *pd_hooks_register(struct pd_net *pn,
+				   const struct pd_config *cfg, u32 gen,
+				   struct netlink_ext_ack *extack)
+{
+	const struct pd_placement *pl = &pd_placements[cfg->hook];
+	struct pd_hooks *h;
+	unsigned int i;
+	int err = 0;
+
+	lockdep_assert_held(&pn->lock);
+	h = pd_hooks_new(pn, cfg, extack);
+	if (!h)
+		return ERR_PTR(-ENOMEM);
+	h->gen = gen;
 	/* per device: an ops per named device, registered as it comes */
 	for (i = 0; i < PKTDEDUP_DEVS_MAX; i++) {
 		h->idx[i] = i;

@@ -568,6 +568,71 @@ settle:
 }
 
 /*
+ * Whether dev carries an XDP program in any mode that is not the module's
+ * attachment a (or a is NULL): the kernel refuses a second program in a
+ * mode (EBUSY) and a program in the other (EEXIST); the module's own in
+ * the other mode is switched. pn->dev_lock held: dev stays; the modes
+ * change under RTNL, and a racing read sees the old or the new program.
+ */
+static bool pd_xdp_foreign(const struct net_device *dev,
+			   const struct pd_xdp_att *a)
+{
+	const struct bpf_xdp_link *link;
+	const struct bpf_prog *prog;
+	unsigned int m;
+
+	for (m = 0; m < __MAX_XDP_MODE; m++) {
+		/* changed under RTNL: the old or the new one is seen */
+		link = data_race(READ_ONCE(dev->xdp_state[m].link));
+		/* as the link: only whether there is one matters */
+		prog = data_race(READ_ONCE(dev->xdp_state[m].prog));
+		if (!link && !prog)
+			continue;
+		if (!a || !link || link != a->tok)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * What pd_xdp_attach(pn, h, true) would refuse before it attaches
+ * anything (config check): no program given or held, a native hook on a
+ * driver without XDP, another XDP program on a device of h (bound and not
+ * stacked: pd_hooks_check() has resolved them). Attaches nothing.
+ * pn->lock and pn->dev_lock held.
+ */
+int pd_xdp_check(struct pd_net *pn, struct pd_hooks *h,
+		 struct netlink_ext_ack *extack)
+{
+	struct net_device *dev;
+	u32 err = 0;
+	unsigned int i;
+
+	lockdep_assert_held(&pn->lock);
+	lockdep_assert_held(&pn->dev_lock);
+	if (!h->xdp)
+		return 0;
+	if (!pn->xdp.next && !pn->xdp.prog) {
+		pd_set_err_msg(extack, pd_xdp_no_prog[0]);
+		return -EINVAL;
+	}
+	for (i = 0; i < h->ndev && !err; i++) {
+		dev = h->dev[i].dev;
+		if (!dev || !pd_xdp_framing_ok(dev))
+			continue;
+		if (h->xdp == PD_XDP_NATIVE && !dev->netdev_ops->ndo_bpf)
+			err = EOPNOTSUPP;
+		else if (pd_xdp_foreign(dev, pd_xdp_att_of(pn, dev)))
+			err = EBUSY;
+	}
+	if (!err)
+		return 0;
+	pn->blame = (int)(i - 1);
+	pd_set_err_msg(extack, pd_dev_why(err, h->xdp));
+	return -(int)err;
+}
+
+/*
  * The device notifier saw dev go from pn (deleted, moved out), or the
  * binding of the hooks in force change (changed), or a device that
  * failed change: an attachment on a departed device forgets it (the

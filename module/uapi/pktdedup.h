@@ -55,6 +55,8 @@
  *	their memory together against the namespace's cap, before either
  *	is applied; should building the source windows then fail (no
  *	memory), the configuration before the request is applied again.
+ *	With config check, the request (both nests) is only checked:
+ *	the same refusal, or nothing changed (dedupctl -c).
  *	do request: header, config, sources, xdp-prog
  *	do reply: config, plan, budget
  * PKTDEDUP_CMD_RESET
@@ -772,6 +774,22 @@ enum {
 	 * again says it again.
 	 */
 	PKTDEDUP_A_CONFIG_FORCE,
+	/*
+	 * flag: Requests only: check the request without applying it, as nft -c
+	 * does. Everything a change is checked against is checked (the
+	 * settings, the filters' plan, the memory caps, the named devices as
+	 * they are now and, at an XDP hook, that a program is given or held,
+	 * that a native hook's driver has XDP and that no other XDP program is
+	 * on a named device), and the request is refused with the same message
+	 * and attribute it would be refused with; if it would be accepted,
+	 * nothing is built, attached or changed (the configuration, the
+	 * filters, the counters, the memory held and its last refusal) and the
+	 * reply is GET_CONFIG's for the configuration in force. What only
+	 * applying finds (no memory, a driver refusing the program) is not
+	 * seen. Needs CAP_NET_ADMIN, as the change itself does; the xdp-prog a
+	 * request brings is checked and let go. Not kept.
+	 */
+	PKTDEDUP_A_CONFIG_CHECK,
 
 	__PKTDEDUP_A_CONFIG_MAX,
 	PKTDEDUP_A_CONFIG_MAX = (__PKTDEDUP_A_CONFIG_MAX - 1)

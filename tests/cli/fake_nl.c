@@ -30,7 +30,9 @@
  *
  * Each request's config nest is also written, as the names and values of
  * its attributes, to $DEDUPCTL_FAKE.req ("decap 0x5", "vxlan-port 4790",
- * a flag "force on"): what set sent.
+ * a flag "force on"): what set sent. A request with config check is
+ * checked as any other (the same two refusals) and changes nothing, as
+ * the module's (pd_set_config()).
  */
 #include <errno.h>
 #include <linux/genetlink.h>
@@ -294,8 +296,9 @@ static int state_merge(struct nl *n, const struct nlattr *req)
 		    (t == PKTDEDUP_A_CONFIG_SEED &&
 		     new[PKTDEDUP_A_CONFIG_SEED_MODE]))
 			continue;
-		/* force is a request's, never kept (pd_set_config()) */
-		if (!a || t == PKTDEDUP_A_CONFIG_FORCE)
+		/* force and check are a request's, never kept */
+		if (!a || t == PKTDEDUP_A_CONFIG_FORCE ||
+		    t == PKTDEDUP_A_CONFIG_CHECK)
 			continue;
 		sz = MNL_ALIGN(a->nla_len);
 		memcpy(buf + len, a, sz);
@@ -314,8 +317,8 @@ static int state_merge(struct nl *n, const struct nlattr *req)
 	err = check_ports(n, merged, new);
 	if (!err)
 		err = check_plan(n, new[PKTDEDUP_A_CONFIG_FILTER]);
-	if (err)
-		return err;
+	if (err || new[PKTDEDUP_A_CONFIG_CHECK])
+		return err;	/* checked only: nothing changes */
 	memcpy(state, buf, len);
 	state_len = len;
 	state_save();

@@ -266,6 +266,63 @@ def a_refusal_names_its_setting_and_line():
     assert ok("save") == before
 
 
+
+@test
+def check_sends_the_flag_and_changes_nothing():
+    """-c set and -c -f: the check flag on the wire with the settings, the
+    stand-in's state unchanged whether it accepts or refuses; a refused
+    file names the first line whose file up to it is refused (what the
+    earlier lines would have made), with the module's message; -c with a
+    command that changes nothing, or with -j, is refused before sending"""
+    msg = ("decap: two UDP tunnels on one port (vxlan-port, geneve-port"
+           " and gtpu-port must differ)")
+    fresh()
+    ok("set", "decap", "vxlan,gtpu")
+    before = ok("save")
+    with open(STATE, "rb") as f:
+        state = f.read()
+    rc, out, err = run("-c", "set", "key", "flow", "vxlan-port", "4790")
+    assert (rc, out, err) == (0, "", ""), (rc, out, err)
+    assert sent().get("check") == "on" and sent()["vxlan-port"] == "4790", \
+        sent()
+    rc, out, err = run("--check", "set", "gtpu-port", "4789")
+    assert rc == 1 and err == f"dedupctl: config.gtpu-port: {msg}\n", \
+        (rc, err)
+    ok("-c", "enable")
+    assert sent() == {"check": "on", "state": "0x1"}, sent()
+    path = os.path.join(TMP, "check")
+    # line 3 alone is fine; with line 1's decap in force it clashes
+    with open(path, "w") as f:
+        f.write("set decap vxlan,geneve\n# ports\nset geneve-port 4789\n"
+                "set ignore-tos on\n")
+    rc, out, err = run("-c", "-f", path)
+    assert rc == 1 and err == \
+        f"dedupctl: {path}:3: config.geneve-port: {msg}\n", (rc, err)
+    assert sent().get("check") == "on", sent()
+    with open(path, "w") as f:
+        f.write("set key flow\nset vxlan-port 4790\nsources off\n")
+    assert ok("-c", "-f", path) == ""
+    with open(path, "w") as f:
+        f.write("sources on window 30s\n")
+    assert ok("-c", "-f", path) == ""
+    # sources alone: checked in a SET_CONFIG that keeps the state in force
+    state_now = "0x1" if json.loads(ok("show", "-j"))["state"] == "active" \
+        else "0x0"
+    assert sent() == {"check": "on", "state": state_now}, sent()
+    with open(STATE, "rb") as f:
+        assert f.read() == state, "the stand-in's state changed"
+    assert ok("save") == before
+    for args in (("-c", "show"), ("-c", "reset"), ("-c", "-j", "set", "key",
+                                                    "flow")):
+        rc, out, err = run(*args)
+        assert rc == 2 and "-c: " in err, (args, rc, err)
+    # the same file applied: the state the check said it would take
+    with open(path, "w") as f:
+        f.write("set key flow\nset vxlan-port 4790\n")
+    ok("-f", path)
+    assert "check" not in sent(), sent()
+    assert ok("save") != before
+
 REPORT = ["max", "1", "k", "1", "p", "100000000", "mem", "16M", "layout",
           "flat"]
 WALK = ("p 100000000: one packet would touch up to 195317 lines (12500288"

@@ -228,6 +228,14 @@ t_xdp_foreign() {
 	expect_eq "renamed back: failed" \
 		"pb8 failed (ifindex $(ifindex_of xc pb8)) (another XDP program is attached to it (ip link show says which); detach it first)" \
 		"$(xdp_wait xc)"
+	# a request that would attach names root's program (dedupctl asks
+	# the device: the kernel's message is static), checked or made
+	_busy="pb8 already has XDP program $(inns xc $IP -d link show pb8 |
+		sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p' | head -1) \"judge_redirect\" attached (driver mode); detach it or choose another hook"
+	expect_fail "hook xdp-generic: refused, naming root's program" 1 \
+		"$_busy" inns xc dedupctl set hook xdp-generic dev pb8
+	expect_fail "-c: the same refusal" 1 "$_busy" \
+		inns xc dedupctl -c set hook xdp-generic dev pb8
 	inns xc dedupctl reset
 	xdp_send 40 2
 	expect_eq "root's program: nothing judged" "packets 0 dropped 0" \

@@ -398,6 +398,49 @@ t_unprivileged() {
 	t_end
 }
 
+# What a check must leave as it was: show, the namespace's /proc config
+# (the memory held and the last refusal among it) and the counters.
+check_state() {	# NS
+	inns "$1" dedupctl show
+	inns "$1" cat /proc/net/pktdedup/config
+	inns "$1" dedupctl -j stats
+}
+
+t_check() {
+	t_begin "dedupctl -c: a file and a set checked by the kernel as it would apply them, nothing changed; a refused file names its line and the kernel's message"
+	mkns k
+	expect_ok "configure" inns k dedupctl set key flow action mark \
+		mark 0x10/0xff filter sbf mem 256K
+	# the module's refusal for the cap (256M: a filter per CPU), made
+	# for real first, of another size (the check must not keep its own)
+	inns k dedupctl set filter sbf mem 300M > /tmp/chk.real 2>&1 &&
+		t_fail "mem 300M accepted"
+	_msg=$(head -1 /tmp/chk.real | sed 's/^dedupctl: //')
+	echo "#   the module's refusal: $_msg"
+	check_state k > /tmp/chk.before
+	printf 'set key packet\nset mem 1M payload 64\nsources on window 30s\ndisable\nenable\n' \
+		> /tmp/chk.good
+	expect_ok "-c -f a good file: exit 0" inns k dedupctl -c -f /tmp/chk.good
+	expect_ok "-c set" inns k dedupctl -c set key src mem 512K
+	expect_ok "-c disable" inns k dedupctl -c disable
+	printf '# the third line is bad\nset key packet\nset filter sbf mem 200M\nset payload 64\n' \
+		> /tmp/chk.bad
+	inns k dedupctl -c -f /tmp/chk.bad > /tmp/chk.out 2>&1
+	expect_eq "-c -f a bad file: exit 1" 1 "$?"
+	expect_eq "FILE:3 and the kernel's message" \
+		"dedupctl: /tmp/chk.bad:3: $_msg" "$(head -1 /tmp/chk.out)"
+	expect_fail "-c set refused as set is" 1 "$_msg" \
+		inns k dedupctl --check set mem 200M
+	check_state k > /tmp/chk.after
+	expect_eq "show, /proc config and stats byte for byte" "" \
+		"$(diff /tmp/chk.before /tmp/chk.after)"
+	# what was checked applies
+	expect_ok "-f the good file" inns k dedupctl -f /tmp/chk.good
+	expect_eq "applied: key packet" "packet" "$(cfg_val k key)"
+	kill "$(nspid k)"
+	t_end
+}
+
 t_save_batch() {
 	t_begin "dedupctl save and -f: a round trip byte for byte; a refused or bad file changes nothing"
 	mkns g
@@ -1734,6 +1777,7 @@ run t_unprivileged
 run_plain t_seed
 run t_bad_values
 run_plain t_save_batch
+run_plain t_check
 run_plain t_families
 run_plain t_layout
 run_plain t_importance

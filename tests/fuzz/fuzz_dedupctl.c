@@ -307,6 +307,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 	argv[argc] = NULL;
 
 	json = false;
+	dc_check = false;
 	output = OUT_TEXT;
 	snprintf(dc_prog, DC_PROG_MAX, "dedupctl");
 	/* "batch\0TEXT": TEXT as a file's lines (-f would read a file) */

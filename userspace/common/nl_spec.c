@@ -56,6 +56,7 @@ static const struct nls_attr nls_config_attrs[PKTDEDUP_A_CONFIG_MAX + 1] = {
 	[PKTDEDUP_A_CONFIG_GTPU_PORT] = { .name = "gtpu-port", .type = NLS_U16 },
 	[PKTDEDUP_A_CONFIG_SHARDS] = { .name = "shards", .type = NLS_U32 },
 	[PKTDEDUP_A_CONFIG_FORCE] = { .name = "force", .type = NLS_FLAG },
+	[PKTDEDUP_A_CONFIG_CHECK] = { .name = "check", .type = NLS_FLAG },
 };
 
 static const struct nls_attr nls_devs_attrs[PKTDEDUP_A_DEVS_MAX + 1] = {

@@ -17,6 +17,12 @@
  * applies whole or not at all (it checks both, and their memory together,
  * before changing either). A file of sources lines alone is one
  * SET_SOURCES.
+ *
+ * -c sends the same request with config check: the kernel checks it as
+ * it would apply it and changes nothing. A refused file is then checked
+ * up to each line in turn, as applying the file would fold those lines:
+ * the first line whose file up to it is refused with the same message
+ * is the line named.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -381,21 +387,22 @@ static void blame_both(struct request *set, struct request *src,
 	blame(&all, why);
 }
 
-int batch_text(const char *name, char *text, size_t len)
+/*
+ * Read text's lines up to line upto (0: all) into set and src; exits 2 at
+ * a bad line. Returns the number of the last line that gave a command.
+ */
+static unsigned int read_lines(char *text, size_t len, unsigned int upto,
+			       struct request *set, struct request *src)
 {
-	static struct request set, src;
 	static char *words[LINE_WORDS];
+	unsigned int no = 0, last = 0;
 	char *line, *next;
-	unsigned int no = 0;
-	struct nlmsghdr *nlh;
-	struct nl n;
-	int argc, err;
+	int argc;
 
-	memset(&set, 0, sizeof(set));
-	memset(&src, 0, sizeof(src));
-	file_name = name;
-	/* every line checked before the kernel sees any */
-	for (line = text; line < text + len; line = next) {
+	memset(set, 0, sizeof(*set));
+	memset(src, 0, sizeof(*src));
+	for (line = text; line < text + len && (!upto || no < upto);
+	     line = next) {
 		next = memchr(line, '\n', (size_t)(text + len - line));
 		next = next ? next : text + len;
 		*next++ = '\0';
@@ -403,26 +410,120 @@ int batch_text(const char *name, char *text, size_t len)
 		if (strlen(line) != (size_t)(next - 1 - line))
 			usage_error("a NUL byte");
 		argc = split(line, words);
-		if (argc)
-			read_line(argc, words, no, &set, &src);
+		if (argc) {
+			read_line(argc, words, no, set, src);
+			last = no;
+		}
 	}
 	snprintf(dc_prog, DC_PROG_MAX, "dedupctl");
-	if (!set.n && !src.n)
-		return 0;
-	flatten(&set, NULL);
-	flatten(&src, "on");
-	open_nl(&n);
-	if (set.n) {
-		/* with sources lines, in the same request: both or neither */
-		err = set_send(&n, set.argc, set.argv, src.n ? src.argc : 0,
-			       src.argv);
-	} else {
-		nlh = nl_request(&n, PKTDEDUP_CMD_SET_SOURCES, false);
-		put_sources(nlh, src.argc, src.argv);
-		err = nl_talk(&n, nlh, NULL, NULL);
+	return last;
+}
+
+static int state_cb(const struct nlattr **tb, void *data)
+{
+	const struct nlattr *c[PKTDEDUP_A_CONFIG_MAX + 1];
+
+	if (tb[PKTDEDUP_A_CONFIG]) {
+		nl_nest(tb[PKTDEDUP_A_CONFIG], &nls_config, c);
+		*(bool *)data = u8a(c, PKTDEDUP_A_CONFIG_STATE) ==
+				PKTDEDUP_STATE_ACTIVE;
 	}
-	if (err) {
+	return MNL_CB_OK;
+}
+
+/*
+ * Send the request of set and src: 0 or the error (n->err says why).
+ * Checked (-c), a file of sources lines alone is checked as the sources
+ * nest of a SET_CONFIG that keeps the instance's state (SET_SOURCES has
+ * no check).
+ */
+static int send_file(struct nl *n, struct request *set, struct request *src)
+{
+	static char *states[][2] = {
+		{ "state", "active" }, { "state", "idle" },
+	};
+	struct nlmsghdr *nlh;
+	bool active = false;
+	int err;
+
+	flatten(set, NULL);
+	flatten(src, "on");
+	if (!set->n && dc_check) {
+		err = nl_talk(n, nl_request(n, PKTDEDUP_CMD_GET_CONFIG, false),
+			      state_cb, &active);
+		if (err)
+			return err;
+		return set_send(n, 2, states[!active], src->argc, src->argv);
+	}
+	if (set->n)	/* with sources lines, in the same request */
+		return set_send(n, set->argc, set->argv,
+				src->n ? src->argc : 0, src->argv);
+	nlh = nl_request(n, PKTDEDUP_CMD_SET_SOURCES, false);
+	put_sources(nlh, src->argc, src->argv);
+	return nl_talk(n, nlh, NULL, NULL);
+}
+
+/*
+ * -c: the line a refused file is refused at: the first whose file up to
+ * it (the earlier lines' settings, as applying the file would fold them)
+ * is refused with the whole file's message; 0 if none is.
+ */
+static unsigned int refused_line(struct nl *n, const char *text, size_t len,
+				 unsigned int last, const char *why)
+{
+	static struct request set, src;
+	char *copy = malloc(len + 1), msg[sizeof(n->err)];
+	unsigned int no, got = 0;
+
+	if (!copy)
+		return 0;
+	snprintf(msg, sizeof(msg), "%s", why);
+	for (no = 1; no < last && !got; no++) {
+		memcpy(copy, text, len);
+		copy[len] = '\0';
+		if (read_lines(copy, len, no, &set, &src) != no)
+			continue;	/* no command on line no */
+		if (send_file(n, &set, &src) && !strcmp(n->err, msg))
+			got = no;
+	}
+	free(copy);
+	snprintf(n->err, sizeof(n->err), "%s", msg);
+	return got ? got : last;
+}
+
+int batch_text(const char *name, char *text, size_t len)
+{
+	static struct request set, src;
+	char *pristine = NULL;
+	unsigned int last;
+	struct nl n;
+	int err;
+
+	file_name = name;
+	if (dc_check) {	/* the lines are cut up as they are read */
+		pristine = malloc(len + 1);
+		if (!pristine) {
+			fprintf(stderr, "dedupctl: out of memory\n");
+			dedupctl_exit(EXIT_REFUSED);
+		}
+		memcpy(pristine, text, len);
+	}
+	/* every line checked before the kernel sees any */
+	last = read_lines(text, len, 0, &set, &src);
+	if (!set.n && !src.n) {
+		free(pristine);
+		return 0;
+	}
+	open_nl(&n);
+	err = send_file(&n, &set, &src);
+	if (err && dc_check) {
+		/* what the file up to that line would be refused for */
+		at_line(refused_line(&n, pristine, len, last, n.err));
+	} else if (err) {
 		blame_both(&set, &src, n.err);
+	}
+	free(pristine);
+	if (err) {
 		report_change_refused(&n, err);
 		dedupctl_exit(EXIT_REFUSED);
 	}

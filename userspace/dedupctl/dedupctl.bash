@@ -81,7 +81,7 @@ _dedupctl() {
 	esac
 	while [ "$i" -lt "$COMP_CWORD" ]; do
 		case "${COMP_WORDS[i]}" in
-		-j | --json) ;;
+		-j | --json | -c | --check) ;;
 		-f | --file) cmd=-f; break ;;
 		-o | --output | -n | --netns) i=$((i + 1)) ;;
 		*) cmd=${COMP_WORDS[i]}; break ;;
@@ -91,7 +91,8 @@ _dedupctl() {
 	if [ -z "$cmd" ]; then
 		_dedupctl_offer "show enable disable set stats reset query
 			distinct sources top rare monitor plan save batch -f --file
-			-j --json -o --output -n --netns -V --version --help" "$cur"
+			-j --json -c --check -o --output -n --netns -V --version
+			--help" "$cur"
 		return
 	fi
 	# words after the command: settings and values alternate

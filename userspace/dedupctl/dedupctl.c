@@ -43,6 +43,7 @@
 
 enum dedupctl_output output;
 bool json;
+bool dc_check;
 char dc_prog[DC_PROG_MAX] = "dedupctl";
 
 /*
@@ -52,7 +53,8 @@ char dc_prog[DC_PROG_MAX] = "dedupctl";
  */
 static const char usage_text[] =
 "usage: dedupctl [-j | -o FORMAT] [-n NETNS] COMMAND\n"
-"       dedupctl -f FILE\n"
+"       dedupctl [-c] -f FILE\n"
+"       dedupctl -c set ... | enable | disable\n"
 "\n"
 "  show                          the configuration and filter parameters\n"
 "  enable, disable               start this namespace's instance, or free\n"
@@ -109,6 +111,9 @@ static const char usage_text[] =
 "  -f, --file FILE\n"
 "                apply FILE's set, sources, enable and disable lines (- for\n"
 "                the standard input), all checked first, all or nothing\n"
+"  -c, --check   with -f, set, enable or disable: the kernel checks the change\n"
+"                as it would make it, and nothing is changed; exit 0 if it\n"
+"                would be accepted, 1 with its refusal (FILE:LINE for -f)\n"
 "  -o, --output text|json|prometheus\n"
 "                text (the default); json, as -j; prometheus: the Prometheus\n"
 "                text format, for node_exporter's textfile collector (stats,\n"
@@ -176,7 +181,11 @@ static void usage(FILE *f)
 /* What the kernel said about a refused request, on stderr. */
 static void report_refused(const struct nl *n, int err)
 {
-	if (err == -EPERM)
+	const char *foreign = xdp_foreign(n->err);
+
+	if (foreign)	/* the device's program, which the kernel cannot name */
+		fprintf(stderr, "%s: %s\n", dc_prog, foreign);
+	else if (err == -EPERM)
 		fprintf(stderr, "%s: %s (needs CAP_NET_ADMIN)\n", dc_prog,
 			n->err[0] ? n->err : strerror(-err));
 	else
@@ -1234,6 +1243,9 @@ int dedupctl_main(int argc, char **argv)
 				usage_error("%s: prints nothing to format (no -j or -o)",
 					    argv[0]);
 			return cmd_batch(1, argv + 1);
+		} else if (!strcmp(argv[0], "-c") ||
+			   !strcmp(argv[0], "--check")) {
+			dc_check = true;
 		} else if (!strcmp(argv[0], "-h") || !strcmp(argv[0], "--help")) {
 			usage(stdout);
 			return 0;
@@ -1256,6 +1268,14 @@ int dedupctl_main(int argc, char **argv)
 	json = output == OUT_JSON;
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(argv[0], cmds[i].name)) {
+			if (dc_check && cmds[i].fn != cmd_set &&
+			    cmds[i].fn != cmd_enable &&
+			    cmds[i].fn != cmd_disable &&
+			    cmds[i].fn != cmd_batch)
+				usage_error("-c: only a change is checked (set, enable, disable, -f FILE), not %s",
+					    argv[0]);
+			if (dc_check && output != OUT_TEXT)
+				usage_error("-c: prints nothing to format (no -j or -o)");
 			if (output == OUT_PROMETHEUS && cmds[i].fn != cmd_stats &&
 			    cmds[i].fn != cmd_distinct && cmds[i].fn != cmd_sources)
 				usage_error("-o prometheus: only stats, distinct and sources have it, not %s",

@@ -18,6 +18,8 @@ enum dedupctl_output { OUT_TEXT, OUT_JSON, OUT_PROMETHEUS };
 extern enum dedupctl_output output;
 /* output == OUT_JSON */
 extern bool json;
+/* -c: changes (set, enable, disable, -f) are checked by the kernel, not made */
+extern bool dc_check;
 /*
  * What messages start with: "dedupctl", or "dedupctl: FILE:LINE" while a
  * file's line is read (batch.c).
@@ -94,6 +96,8 @@ const char *xdp_unavailable(void);
 int xdp_prog_fd(void);
 /* Let the loaded program go (the module holds what it attached). */
 void xdp_prog_close(void);
+/* the kernel's "another XDP program" refusal naming the program, or NULL */
+const char *xdp_foreign(const char *why);
 
 /* show.c */
 int cmd_show(int argc, char **argv);

@@ -411,6 +411,8 @@ void put_settings(struct nlmsghdr *nlh, int argc, char **argv,
 	memset(&fv, 0, sizeof(fv));
 	encap_defaults(&ke.ec);
 	cfg = mnl_attr_nest_start(nlh, PKTDEDUP_A_CONFIG);
+	if (dc_check)	/* -c: checked by the kernel, not made */
+		mnl_attr_put(nlh, PKTDEDUP_A_CONFIG_CHECK, 0, NULL);
 	for (i = 0; i < argc; i += n) {
 		n = setting_args(argc, argv, i);
 		if (!strcmp(argv[i], "force")) {
@@ -718,7 +720,8 @@ int set_send(struct nl *n, int argc, char **argv, int sargc, char **sargv)
 			mnl_attr_put_u32(nlh, PKTDEDUP_A_XDP_PROG,
 					 (uint32_t)fd);
 	}
-	err = nl_talk(n, nlh, set_cb, &asked);
+	/* a check's reply is the configuration in force: no notes on it */
+	err = nl_talk(n, nlh, dc_check ? NULL : set_cb, &asked);
 	xdp_prog_close();
 	return err;
 }

@@ -13,7 +13,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <linux/if_link.h>
+#include <net/if.h>
 
 #include "btfbase.h"
 #include "dedupctl.h"
@@ -149,4 +152,55 @@ void xdp_prog_close(void)
 {
 	bpf_object__close(xdp_obj);
 	xdp_obj = NULL;
+}
+
+/*
+ * The kernel's refusal "dev NAME: another XDP program is attached to it
+ * ..." (its extack messages are static: it cannot name the program) said
+ * with the program: its id and mode from the device (bpf_xdp_query(),
+ * RTM_GETLINK's IFLA_XDP), its name from the program (BPF_PROG_GET_FD_BY_ID,
+ * which needs CAP_SYS_ADMIN: without it, the id alone). NULL if why is not
+ * that refusal or the device has no program now.
+ */
+const char *xdp_foreign(const char *why)
+{
+	static const char busy[] = "another XDP program is attached to it";
+	static char out[512];
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info), id;
+	char dev[IF_NAMESIZE], name[sizeof(info.name) + 3] = "";
+	const char *mode;
+	unsigned int ifindex;
+	int fd;
+
+	if (sscanf(why, "dev %15[^:]: ", dev) != 1 || !strstr(why, busy))
+		return NULL;
+	ifindex = if_nametoindex(dev);
+	if (!ifindex || bpf_xdp_query((int)ifindex, 0, &q))
+		return NULL;
+	if (q.drv_prog_id) {
+		id = q.drv_prog_id;
+		mode = "driver";
+	} else if (q.skb_prog_id) {
+		id = q.skb_prog_id;
+		mode = "generic";
+	} else if (q.hw_prog_id) {
+		id = q.hw_prog_id;
+		mode = "offload";
+	} else {
+		return NULL;
+	}
+	memset(&info, 0, sizeof(info));
+	fd = bpf_prog_get_fd_by_id(id);
+	if (fd >= 0) {
+		if (!bpf_obj_get_info_by_fd(fd, &info, &len) && info.name[0])
+			snprintf(name, sizeof(name), " \"%.*s\"",
+				 (int)sizeof(info.name), info.name);
+		close(fd);
+	}
+	snprintf(out, sizeof(out),
+		 "%s already has XDP program %u%s attached (%s mode); detach it or choose another hook",
+		 dev, id, name, mode);
+	return out;
 }
