@@ -5,7 +5,7 @@
 # Idempotent: packages already present are not fetched again, and apt's lists
 # are refreshed only when something is missing. tests/style/commands.txt names
 # the package here of every program the tests and scripts run (the style
-# suite checks it), and README's dependency table lists these packages.
+# suite checks it), and Documentation/developing.md's dependency table lists these packages.
 set -euo pipefail
 
 pkgs=(

@@ -13,7 +13,7 @@ Debian package each comes from.
     - each program listed there is installed, from the package it names
       (dpkg -S, or a package that one depends on), which
       scripts/install-deps.sh installs; and something still runs it;
-    - README's dependency table lists install-deps.sh's packages.
+    - Documentation/developing.md's dependency table lists install-deps.sh's packages.
 
 Found by parsing, not by running: shell scripts through shfmt's syntax
 tree (a command's first word, also after wrappers such as env, nice or
@@ -417,7 +417,7 @@ def install_deps():
 
 
 def readme_deps():
-    with open(os.path.join(ROOT, "README.md")) as f:
+    with open(os.path.join(ROOT, "Documentation", "developing.md")) as f:
         text = f.read()
     table = re.search(r"^\| dependency \(Debian\) \|.*?\n\n", text,
                       re.M | re.S).group(0)
@@ -475,7 +475,7 @@ def lint():
     missing = [p for p in deps if p not in rd]
     extra = [p for p in rd if p not in deps]
     say(not missing and not extra,
-        "README's dependency table is install-deps.sh's packages" +
+        "developing.md's dependency table is install-deps.sh's packages" +
         (f" (not in the table: {' '.join(missing)})" if missing else "") +
         (f" (not in install-deps.sh: {' '.join(extra)})" if extra else ""))
     return 0 if all(results) else 1

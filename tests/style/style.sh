@@ -11,8 +11,8 @@
 #  - every source file carries an SPDX header;
 #  - every program the tests, scripts and build run on the host comes from
 #    a package scripts/install-deps.sh installs (tests/style/commands.txt,
-#    checked by tests/style/commands.py lint), and README's dependency table
-#    lists those packages;
+#    checked by tests/style/commands.py lint), and the dependency table
+#    of Documentation/developing.md lists those packages;
 #  - every man page renders without a groff warning (man --warnings);
 #  - every recipe block of the task pages (Documentation/user/) is run by
 #    an e2e scenario, and every recipe a scenario runs is on its page.
