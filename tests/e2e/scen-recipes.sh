@@ -203,3 +203,103 @@ t_recipe_router() {
 	rm -f /etc/pktdedup.conf
 	t_end
 }
+
+# The commands of a man page's EXAMPLES (its .nf block), in order, as
+# the reader sees them: "\-" is "-", a line ending in "&&" goes on on the
+# next; comments left out.
+man_examples() {	# FILE (gzip or not)
+	{ zcat "$1" 2> /dev/null || cat "$1"; } | awk '
+		/^\.SH EXAMPLES/ { f = 1; next }
+		f && /^\.SH / { exit }
+		f && /^\.nf/ { n = 1; next }
+		f && /^\.fi/ { n = 0; next }
+		f && n {
+			gsub(/\\-/, "-")
+			if ($0 ~ /^[ \t]*(#|$)/) next
+			sub(/^[ \t]+/, "")
+			line = line (line == "" ? "" : " ") $0
+			if ($0 ~ /&&$/) next
+			print line
+			line = ""
+		}'
+}
+
+# Run the EXAMPLES of FILE in namespace NS, a test each: a line that sets
+# a shell variable (d=...) is kept for the lines after it; one that runs
+# until interrupted (stats -w) runs 3 s and must have printed its rows.
+run_examples() {	# NS FILE
+	man_examples "$2" > /tmp/examples.sh
+	if ! [ -s /tmp/examples.sh ]; then
+		t_fail "$2: no EXAMPLES"
+		return
+	fi
+	_vars=
+	while IFS= read -r _l; do
+		case $_l in
+		[a-z]*=*)
+			case ${_l%%=*} in *" "*) ;; *)
+				_vars="$_vars$_l; "
+				echo "#   $_l"
+				continue ;;
+			esac ;;
+		esac
+		case $_l in
+		*"stats -w"*)
+			inns "$1" timeout 3 sh -c "$_vars$_l" > /tmp/example.out 2>&1 < /dev/null
+			_n=$(grep -c . /tmp/example.out)
+			if [ "$_n" -ge 2 ]; then
+				echo "#   $_l: $_n lines in 3 s"
+			else
+				t_fail "$_l: $(cat /tmp/example.out)"
+			fi ;;
+		*)
+			if inns "$1" sh -c "$_vars$_l" > /tmp/example.out 2>&1 < /dev/null; then
+				echo "#   $_l"
+			else
+				t_fail "'$_l' failed: $(tail -n 3 /tmp/example.out)"
+			fi ;;
+		esac
+	done < /tmp/examples.sh
+}
+
+# dedupctl(8)'s EXAMPLES as the package installs the page, in order, on a
+# host with the table and the devices they name; pktdedup(7)'s with its
+# modprobe line loading the guest's module (insmod, the same parameters).
+t_man_examples() {
+	t_begin "the man pages' EXAMPLES, word for word, in order"
+	mkns mx
+	mkns mxp
+	veth_pair mx eth1 mxp p1
+	veth_pair mx eth2 mxp p2
+	inns mx $IP link set eth1 up
+	inns mx $IP link set eth2 up
+	inns mx nft add table inet filter
+	inns mx nft add chain inet filter input \
+		'{ type filter hook input priority 0; }'
+	mkdir -p /var/lib/prometheus/node-exporter
+	run_examples mx /usr/share/man/man8/dedupctl.8.gz
+	expect_eq "the textfile collector's file" yes \
+		"$(grep -q '^pktdedup_packets_total' /var/lib/prometheus/node-exporter/pktdedup.prom && echo yes)"
+	expect_eq "the file applied is in force" "$(cat /etc/pktdedup.conf | grep -v '^#')" \
+		"$(inns mx dedupctl save | grep -v '^#')"
+	inns mx dedupctl disable > /dev/null
+	rm -f /etc/pktdedup.conf
+	man_examples $DOCS/pktdedup.7 > /tmp/examples7.sh
+	_mp=$(sed -n 's/^modprobe pktdedup//p' /tmp/examples7.sh)
+	expect_eq "pktdedup(7): a modprobe line" yes \
+		"$(grep -q '^modprobe pktdedup' /tmp/examples7.sh && echo yes)"
+	# shellcheck disable=SC2086
+	reload $_mp
+	grep -v '^modprobe pktdedup' /tmp/examples7.sh > /tmp/examples7.run
+	while IFS= read -r _l; do
+		if sh -c "$_l" > /tmp/example.out 2>&1 < /dev/null; then
+			echo "#   $_l"
+		else
+			t_fail "'$_l' failed: $(tail -n 3 /tmp/example.out)"
+		fi
+	done < /tmp/examples7.run
+	expect_eq "netns=all: another namespace is active too" yes \
+		"$(inns mxp grep -q '^state active' /proc/net/pktdedup/config && echo yes)"
+	reload
+	t_end
+}

@@ -1760,6 +1760,7 @@ run_plain t_example_conf
 run_plain t_ctl_conventions
 run_plain t_recipe_capture
 run_plain t_recipe_router
+run_plain t_man_examples
 run_plain t_mark
 run t_ipv6
 run_plain t_keys

@@ -194,10 +194,11 @@ initramfs() {
 			"$root/lib/pd/bench/"
 	fi
 
-	# the task pages, whose recipes t_recipe_* run word for word
+	# the task pages, whose recipes t_recipe_* run word for word, and the
+	# module's man page, whose EXAMPLES t_man_examples runs
 	mkdir -p "$root/lib/pd/docs"
 	cp Documentation/user/capture-host.md Documentation/user/router.md \
-		"$root/lib/pd/docs/"
+		module/pktdedup.7 "$root/lib/pd/docs/"
 	cp tests/e2e/init.sh "$root/init"
 	# the scenarios: lib.sh, scenarios.sh (which sources scen-*.sh), demo.sh
 	cp tests/e2e/*.sh "$root/lib/pd/"
