@@ -243,11 +243,13 @@ static u64 pd_fset_memory_gap(struct pd_filter_set *fs)
 {
 	u64 gap;
 
+	/* pairs with the release below: mem_gap is written before */
 	if (smp_load_acquire(&fs->mem_gap_known))
 		return READ_ONCE(fs->mem_gap);
 	/* two first readers find the same value */
 	gap = pd_filter_memory_gap(&fs->plan);
 	WRITE_ONCE(fs->mem_gap, gap);
+	/* mem_gap before the flag that says it holds */
 	smp_store_release(&fs->mem_gap_known, true);
 	return gap;
 }
