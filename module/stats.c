@@ -274,11 +274,13 @@ static bool pd_mem_shorter(const struct pd_filter_mem *a, bool a_busy,
 /*
  * What the filters of fs remember, each at the rate it sees: scope percpu,
  * each CPU's filter at its CPU's rate, the shortest reported; shared, the
- * one filter (its shards, each a share of every CPU's packets). Under
- * RCU (ctr) and pn->rate_lock.
+ * one filter (its shards, each a share of every CPU's packets), whose
+ * window state sw (NULL: not a window family) was read before. Under RCU
+ * (ctr) and pn->rate_lock.
  */
 static void pd_fset_memory(struct pd_filter_set *fs,
 			   const struct pd_counters *ctr, u64 gap,
+			   const struct pd_filter_win *sw,
 			   struct pd_filter_mem *best)
 {
 	struct pd_filter_mem m;
@@ -288,9 +290,8 @@ static void pd_fset_memory(struct pd_filter_set *fs,
 	int cpu;
 
 	if (fs->shards.n) {
-		win = pd_fset_window_of(fs, -1, &w);
 		pps = ctr->rate_known ? div_u64(ctr->rate_pps, fs->shards.n) : 0;
-		pd_filter_memory(win ? &w : NULL, gap, pps, best);
+		pd_filter_memory(sw, gap, pps, best);
 		return;
 	}
 	for_each_possible_cpu(cpu) {
@@ -313,17 +314,23 @@ static void pd_fset_memory(struct pd_filter_set *fs,
  * The packet rate (a new sample if the last is a second old) and what the
  * filters remember at it. The first read of an instance takes the first
  * sample: no rate yet. Readers take turns on pn->rate_lock, which nothing
- * else takes; the model's memory is found before it, once per filters.
+ * else takes; the model's memory is found before it, once per filters,
+ * and a shared filter's window read; under RCU, a few words per CPU.
  */
 void pd_stats_memory(struct pd_stats_view *v, struct pd_stats_mem *out)
 {
 	struct pd_net *pn = v->pn;
 	struct pd_counters *ctr;
+	struct pd_filter_win sw;
+	bool swin = false;
 	u64 gap = 0;
 
 	memset(out, 0, sizeof(*out));
 	if (v->fs)
 		gap = pd_fset_memory_gap(v->fs);
+	/* a shared window's shards, each under its lock: not under RCU */
+	if (v->fs && v->fs->shards.n)
+		swin = pd_fset_window_of(v->fs, -1, &sw);
 	mutex_lock(&pn->rate_lock);
 	rcu_read_lock();
 	ctr = rcu_dereference(pn->ctr);
@@ -332,7 +339,8 @@ void pd_stats_memory(struct pd_stats_view *v, struct pd_stats_mem *out)
 		out->rate_known = ctr->rate_known;
 		out->pps = ctr->rate_pps;
 		if (v->fs)
-			pd_fset_memory(v->fs, ctr, gap, &out->m);
+			pd_fset_memory(v->fs, ctr, gap, swin ? &sw : NULL,
+				       &out->m);
 	}
 	rcu_read_unlock();
 	mutex_unlock(&pn->rate_lock);
