@@ -425,6 +425,7 @@ static void pd_counters_free(struct pd_counters *ctr)
 	pd_devc_free(ctr->devc);
 	free_percpu(ctr->cpu);
 	free_percpu(ctr->base);
+	free_percpu(ctr->rate);
 	kfree(ctr);
 }
 
@@ -439,7 +440,8 @@ static struct pd_counters *pd_counters_alloc(void)
 	ctr->cpu = __alloc_percpu_gfp(sizeof(struct pd_cpu_stats),
 				      SMP_CACHE_BYTES, PD_GFP);
 	ctr->base = alloc_percpu_gfp(struct pd_counts, PD_GFP);
-	if (!ctr->cpu || !ctr->base) {
+	ctr->rate = alloc_percpu_gfp(struct pd_rate_cpu, PD_GFP);
+	if (!ctr->cpu || !ctr->base || !ctr->rate) {
 		pd_counters_free(ctr);
 		return NULL;
 	}
@@ -559,6 +561,7 @@ int pd_net_setup(struct pd_net *pn, struct net *net,
 	pn->net = net;
 	mutex_init(&pn->lock);
 	mutex_init(&pn->dev_lock);
+	mutex_init(&pn->rate_lock);
 	pn->cfg = *cfg;
 	pd_xdp_net_init(pn);
 	pd_srcs_net_init(pn);
@@ -604,6 +607,7 @@ void pd_net_teardown(struct pd_net *pn)
 	RCU_INIT_POINTER(pn->ctr, NULL);
 	pd_srcs_net_teardown(pn);
 	pd_budget_release(pn);
+	mutex_destroy(&pn->rate_lock);
 	mutex_destroy(&pn->dev_lock);
 	mutex_destroy(&pn->lock);
 }

@@ -100,13 +100,31 @@ static int pd_dev_stats_put(struct sk_buff *msg, struct pd_stats_view *v)
 	return 0;
 }
 
+/* The totals' packet rate and memory, each when known. */
+static int pd_memory_stats_put(struct sk_buff *msg,
+			       const struct pd_stats_mem *mem)
+{
+	if ((mem->rate_known &&
+	     pd_nl_put_u64(msg, PKTDEDUP_A_STATS_RATE, mem->pps,
+			   PKTDEDUP_A_STATS_PAD)) ||
+	    (mem->m.packets &&
+	     pd_nl_put_u64(msg, PKTDEDUP_A_STATS_MEMORY_PACKETS,
+			   mem->m.packets, PKTDEDUP_A_STATS_PAD)) ||
+	    (mem->m.ns &&
+	     pd_nl_put_u64(msg, PKTDEDUP_A_STATS_MEMORY_NS, mem->m.ns,
+			   PKTDEDUP_A_STATS_PAD)))
+		return -EMSGSIZE;
+	return 0;
+}
+
 /*
  * Counters of one CPU, or the totals (cpu < 0), and the occupancy of the
  * filters in their family's terms (one CPU's message also gives the loads
- * of a bit-array filter): a read of stats.c's.
+ * of a bit-array filter): a read of stats.c's. The totals give the rate
+ * and memory of mem as well.
  */
 static int pd_fill_stats_of(struct sk_buff *msg, struct pd_stats_view *v,
-			    int cpu)
+			    int cpu, const struct pd_stats_mem *mem)
 {
 	const struct pd_filter_occ *occ = NULL;
 	struct pd_filter_set *fs = v->fs;
@@ -156,6 +174,8 @@ static int pd_fill_stats_of(struct sk_buff *msg, struct pd_stats_view *v,
 		return -EMSGSIZE;
 	if (cpu < 0 && pd_dev_stats_put(msg, v))
 		return -EMSGSIZE;
+	if (mem && pd_memory_stats_put(msg, mem))
+		return -EMSGSIZE;
 	/* one filter's loads: a CPU's, or the shared one */
 	if (occ && !v->counting && (cpu >= 0 || fs->shards.n))
 		for (a = 0; a < occ->arrays; a++)
@@ -168,11 +188,13 @@ static int pd_fill_stats_of(struct sk_buff *msg, struct pd_stats_view *v,
 
 static int pd_fill_stats(struct sk_buff *msg, struct pd_nl_req *req)
 {
+	struct pd_stats_mem mem;
 	struct pd_stats_view v;
 	int err;
 
 	pd_stats_begin(req->pn, &v);
-	err = pd_fill_stats_of(msg, &v, -1);
+	pd_stats_memory(&v, &mem);
+	err = pd_fill_stats_of(msg, &v, -1, &mem);
 	pd_stats_end(&v);
 	return err;
 }
@@ -212,7 +234,7 @@ int pd_nl_get_stats_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 			err = -EMSGSIZE;
 			break;
 		}
-		err = pd_fill_stats_of(skb, &v, cpu);
+		err = pd_fill_stats_of(skb, &v, cpu, NULL);
 		if (err) {
 			genlmsg_cancel(skb, hdr);
 			break;

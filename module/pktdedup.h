@@ -164,10 +164,28 @@ struct pd_cpu_stats {
  * pd_net.ctr under RCU: they are freed a grace period after the instance
  * goes idle.
  */
+/* One CPU's part of a rate sample (stats.c). */
+struct pd_rate_cpu {
+	u64 packets;		/* at the sample, no reset subtracted */
+	u64 pps;		/* between the last two samples */
+};
+
 struct pd_counters {
 	struct pd_cpu_stats __percpu *cpu;
 	struct pd_counts __percpu *base;	/* counts at the last reset */
 	struct pd_devc *devc;	/* while devices are named; pn->lock */
+	/*
+	 * The packet rate, sampled by the statistics' readers (stats.c), at
+	 * most once a second, under pn->rate_lock; nothing on the packet
+	 * path reads or writes it. New counters (an instance enabled) start
+	 * without a sample.
+	 */
+	struct pd_rate_cpu __percpu *rate;
+	u64 rate_ns;		/* the sample's time (ktime_get_ns()) */
+	u64 rate_packets;	/* all CPUs' packets then */
+	u64 rate_pps;		/* all CPUs', between the last two samples */
+	bool rate_sampled;	/* a sample was taken */
+	bool rate_known;	/* two were: rate_pps and rate's pps hold */
 };
 
 /* A plain snapshot of the counters. */
@@ -212,6 +230,12 @@ struct pd_filter_set {
 	struct pd_shards shards;	/* scope shared; n 0 otherwise */
 	/* shared, lock-free (shards.lockfree): each CPU's generator */
 	struct pd_filter_cpu __percpu *fcpu;
+	/*
+	 * The plan's memory by its family's model (pd_filter_memory_gap()),
+	 * found by the first read of the statistics that asks (stats.c)
+	 */
+	u64 mem_gap;
+	bool mem_gap_known;
 	struct rcu_head rcu;
 };
 
@@ -354,6 +378,11 @@ struct pd_net {
 	 */
 	int blame;
 	struct pd_counters __rcu *ctr;	/* NULL while idle */
+	/*
+	 * Serialises the statistics' readers' rate samples (stats.c): taken
+	 * by readers alone, never with lock, so no change waits for a reader
+	 */
+	struct mutex rate_lock;
 	/* the counter slots of the named devices in force; under lock */
 	u8 dev_slot[PKTDEDUP_DEVS_MAX];
 	struct proc_dir_entry *proc;
@@ -691,6 +720,15 @@ bool pd_stats_begin(struct pd_net *pn, struct pd_stats_view *v);
 void pd_stats_end(struct pd_stats_view *v);
 void pd_stats_cpu(struct pd_stats_view *v, int cpu, struct pd_stats_row *r,
 		  struct pd_filter_occ *buf);
+
+/* The packet rate and what the filters remember, of a read (stats.c). */
+struct pd_stats_mem {
+	bool rate_known;	/* else pps is 0: not measured yet */
+	u64 pps;		/* all CPUs' packets per second */
+	struct pd_filter_mem m;	/* 0s: not known */
+};
+
+void pd_stats_memory(struct pd_stats_view *v, struct pd_stats_mem *out);
 
 /* nl_filter.c */
 int pd_nl_filter_read(const struct nlattr *nest, struct pd_filter_req *req,

@@ -8,7 +8,10 @@
  * "-" for a CPU without one; for the total, their mean), then "name
  * value" lines: nonip (frames neither IPv4 nor IPv6 at an ingress or
  * bridge hook), unjudged (passed on a CPU without a filter: cpus.c) and
- * for the current settings: stable_point (Theorem 3) and fp_bound (Eq. 8).
+ * for the current settings: stable_point (Theorem 3) and fp_bound (Eq. 8),
+ * then rate_pps (measured between reads at least a second apart),
+ * memory_packets and memory_ns (what the filters remember: stats.c),
+ * "-" when not known.
  * (An idle instance's stats is one line saying so.)
  * config: "name value" lines: state, settings (the traffic selection as
  * dev, protos and match_mark: "any" or what is selected), filter
@@ -58,6 +61,30 @@ static void pd_window_show(struct seq_file *m, struct pd_filter_set *fs)
 		   unit, w.window, w.capacity, w.entries);
 	seq_printf(m, "window_effective_%s %llu\nwindow_shortest_%s %llu\nearly_expiries %llu\n",
 		   unit, w.effective, unit, w.shortest, w.early);
+}
+
+/* One "name value" line, "-" for a value not known (0). */
+static void pd_seq_known(struct seq_file *m, const char *name, bool known,
+			 u64 v)
+{
+	if (known)
+		seq_printf(m, "%s %llu\n", name, v);
+	else
+		seq_printf(m, "%s -\n", name);
+}
+
+/*
+ * The packet rate (a sample of stats.c's: the first read gives "-") and
+ * what the filters remember, in packets and ns ("-": not known).
+ */
+static void pd_memory_show(struct seq_file *m, struct pd_stats_view *sv)
+{
+	struct pd_stats_mem mem;
+
+	pd_stats_memory(sv, &mem);
+	pd_seq_known(m, "rate_pps", mem.rate_known, mem.pps);
+	pd_seq_known(m, "memory_packets", mem.m.packets, mem.m.packets);
+	pd_seq_known(m, "memory_ns", mem.m.ns, mem.m.ns);
 }
 
 /* A read of stats.c's, row by row. */
@@ -150,6 +177,7 @@ static int pd_stats_show(struct seq_file *m, void *v)
 		seq_putc(m, '\n');
 		pd_window_show(m, fs);
 	}
+	pd_memory_show(m, &sv);
 	pd_stats_end(&sv);
 	return 0;
 }

@@ -17,6 +17,9 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/sched.h>
+#include <linux/timekeeping.h>
+
+#include "core/rate.h"
 
 #include "pktdedup.h"
 
@@ -187,4 +190,158 @@ void pd_stats_cpu(struct pd_stats_view *v, int cpu, struct pd_stats_row *r,
 		return;
 	}
 	r->ppb = pd_occupancy_ppb(r->occ, v->counting);
+}
+
+/* CPU cpu's packets since the counters were made: no reset subtracted. */
+static u64 pd_packets_raw(const struct pd_counters *ctr, int cpu)
+{
+	const struct pd_cpu_stats *st = per_cpu_ptr(ctr->cpu, cpu);
+	unsigned int seq;
+	u64 n;
+
+	do {
+		seq = u64_stats_fetch_begin(&st->syncp);
+		n = u64_stats_read(&st->packets);
+	} while (u64_stats_fetch_retry(&st->syncp, seq));
+	return n;
+}
+
+/*
+ * A new rate sample when the last is at least PD_RATE_MIN_NS old (or there
+ * is none): the rates since the last, of all CPUs and of each. The raw
+ * counters, so that a reset in between changes no rate. Under
+ * pn->rate_lock and RCU (ctr).
+ */
+static void pd_rate_sample(struct pd_counters *ctr)
+{
+	u64 now = ktime_get_ns(), total = 0, n;
+	struct pd_rate_cpu *rc;
+	int cpu;
+
+	if (ctr->rate_sampled && now - ctr->rate_ns < PD_RATE_MIN_NS)
+		return;
+	for_each_possible_cpu(cpu) {
+		n = pd_packets_raw(ctr, cpu);
+		rc = per_cpu_ptr(ctr->rate, cpu);
+		if (ctr->rate_sampled)
+			rc->pps = pd_rate_pps(rc->packets, ctr->rate_ns, n, now);
+		rc->packets = n;
+		total += n;
+	}
+	if (ctr->rate_sampled) {
+		ctr->rate_pps = pd_rate_pps(ctr->rate_packets, ctr->rate_ns,
+					    total, now);
+		ctr->rate_known = true;
+	}
+	ctr->rate_packets = total;
+	ctr->rate_ns = now;
+	ctr->rate_sampled = true;
+}
+
+/* The plan's memory by its model: found once per set of filters. */
+static u64 pd_fset_memory_gap(struct pd_filter_set *fs)
+{
+	u64 gap;
+
+	/* pairs with the release below: mem_gap is written before */
+	if (smp_load_acquire(&fs->mem_gap_known))
+		return READ_ONCE(fs->mem_gap);
+	/* two first readers find the same value */
+	gap = pd_filter_memory_gap(&fs->plan);
+	WRITE_ONCE(fs->mem_gap, gap);
+	/* mem_gap before the flag that says it holds */
+	smp_store_release(&fs->mem_gap_known, true);
+	return gap;
+}
+
+/*
+ * Whether a (of a filter that sees a_busy traffic) is the one to report
+ * rather than b: a filter with traffic first, then the shorter memory, in
+ * time when both have one, else in packets.
+ */
+static bool pd_mem_shorter(const struct pd_filter_mem *a, bool a_busy,
+			   const struct pd_filter_mem *b, bool b_busy)
+{
+	if (a_busy != b_busy)
+		return a_busy;
+	if (a->ns && b->ns)
+		return a->ns < b->ns;
+	if (a->ns != b->ns)
+		return a->ns;
+	return a->packets < b->packets;
+}
+
+/*
+ * What the filters of fs remember, each at the rate it sees: scope percpu,
+ * each CPU's filter at its CPU's rate, the shortest reported; shared, the
+ * one filter (its shards, each a share of every CPU's packets), whose
+ * window state sw (NULL: not a window family) was read before. Under RCU
+ * (ctr) and pn->rate_lock.
+ */
+static void pd_fset_memory(struct pd_filter_set *fs,
+			   const struct pd_counters *ctr, u64 gap,
+			   const struct pd_filter_win *sw,
+			   struct pd_filter_mem *best)
+{
+	struct pd_filter_mem m;
+	struct pd_filter_win w;
+	bool win, busy, any = false, best_busy = false;
+	u64 pps;
+	int cpu;
+
+	if (fs->shards.n) {
+		pps = ctr->rate_known ? div_u64(ctr->rate_pps, fs->shards.n) : 0;
+		pd_filter_memory(sw, gap, pps, best);
+		return;
+	}
+	for_each_possible_cpu(cpu) {
+		if (!pd_fset_cpu(fs, cpu))
+			continue;
+		win = pd_fset_window_of(fs, cpu, &w);
+		pps = ctr->rate_known ? per_cpu_ptr(ctr->rate, cpu)->pps : 0;
+		if (!pd_filter_memory(win ? &w : NULL, gap, pps, &m))
+			continue;
+		busy = pps > 0;
+		if (!any || pd_mem_shorter(&m, busy, best, best_busy)) {
+			*best = m;
+			best_busy = busy;
+			any = true;
+		}
+	}
+}
+
+/*
+ * The packet rate (a new sample if the last is a second old) and what the
+ * filters remember at it. The first read of an instance takes the first
+ * sample: no rate yet. Readers take turns on pn->rate_lock, which nothing
+ * else takes; the model's memory is found before it, once per filters,
+ * and a shared filter's window read; under RCU, a few words per CPU.
+ */
+void pd_stats_memory(struct pd_stats_view *v, struct pd_stats_mem *out)
+{
+	struct pd_net *pn = v->pn;
+	struct pd_counters *ctr;
+	struct pd_filter_win sw;
+	bool swin = false;
+	u64 gap = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (v->fs)
+		gap = pd_fset_memory_gap(v->fs);
+	/* a shared window's shards, each under its lock: not under RCU */
+	if (v->fs && v->fs->shards.n)
+		swin = pd_fset_window_of(v->fs, -1, &sw);
+	mutex_lock(&pn->rate_lock);
+	rcu_read_lock();
+	ctr = rcu_dereference(pn->ctr);
+	if (ctr) {
+		pd_rate_sample(ctr);
+		out->rate_known = ctr->rate_known;
+		out->pps = ctr->rate_pps;
+		if (v->fs)
+			pd_fset_memory(v->fs, ctr, gap, swin ? &sw : NULL,
+				       &out->m);
+	}
+	rcu_read_unlock();
+	mutex_unlock(&pn->rate_lock);
 }

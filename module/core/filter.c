@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The filter families behind one interface: see filter.h. */
 #include "filter.h"
+#include "rate.h"
 #include "rng.h"
 
 /* Every family, by its uAPI number: the spec's list (families.h). */
@@ -217,6 +218,27 @@ bool pd_filter_window(const struct pd_filter *f, struct pd_filter_win *w)
 	memset(w, 0, sizeof(*w));
 	f->ops->window(f, w);
 	return true;
+}
+
+u64 pd_filter_memory_gap(const struct pd_filter_plan *plan)
+{
+	const struct pd_filter_ops *ops = pd_filter_family(plan->kind);
+
+	return ops && ops->memory_gap ? ops->memory_gap(plan) : 0;
+}
+
+bool pd_filter_memory(const struct pd_filter_win *w, u64 gap, u64 pps,
+		      struct pd_filter_mem *m)
+{
+	memset(m, 0, sizeof(*m));
+	if (w && w->timed) {
+		m->ns = w->effective;
+		m->packets = pd_rate_ns_pkts(w->effective, pps);
+	} else {
+		m->packets = w ? w->effective : gap;
+		m->ns = pd_rate_pkts_ns(m->packets, pps);
+	}
+	return m->packets || m->ns;
 }
 
 bool pd_filter_kind_lockfree(unsigned int kind)

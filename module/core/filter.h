@@ -151,6 +151,15 @@ struct pd_filter_win {
 	u32 subwindows;
 };
 
+/*
+ * What a filter remembers, for reports (pd_filter_memory()): copies this
+ * many packets (or ns) after their original are still caught.
+ */
+struct pd_filter_mem {
+	u64 packets;		/* 0: not known; 2^64 - 1: every gap */
+	u64 ns;			/* 0: not known (no rate, or not timed) */
+};
+
 struct pd_filter;
 
 /*
@@ -209,6 +218,14 @@ struct pd_filter_ops {
 			  u64 max_bytes);
 	/* Window families: the window's state; NULL for the others. */
 	void (*window)(const struct pd_filter *f, struct pd_filter_win *w);
+	/*
+	 * The memory a filter of plan has by the family's model: the gap in
+	 * packets at which a copy is still caught with probability 99%
+	 * (PD_PLAN_MEMORY_FN_PPB), 2^64 - 1 for every gap. NULL: no model
+	 * (a window family's memory is its effective window instead).
+	 * May be slow (the SBF's search): callers keep what it gives.
+	 */
+	u64 (*memory_gap)(const struct pd_filter_plan *plan);
 };
 
 /* Room for a family's state inside struct pd_filter. */
@@ -392,6 +409,20 @@ void pd_filter_occupancy_within(const struct pd_filter *f,
 bool pd_filter_plan_timed(const struct pd_filter_plan *plan);
 /* A window family's state; false (and *w untouched) for the others. */
 bool pd_filter_window(const struct pd_filter *f, struct pd_filter_win *w);
+/*
+ * The memory by the model of plan's family (pd_filter_ops.memory_gap), in
+ * packets; 0 for a family without a model. Slow: keep it.
+ */
+u64 pd_filter_memory_gap(const struct pd_filter_plan *plan);
+/*
+ * What one filter remembers, seen at pps (the packets/s that filter
+ * steps; 0: not known): a window family's from its window state w (the
+ * effective window, in its unit), another's from gap (its
+ * pd_filter_memory_gap()); the other unit from the rate. w NULL: not a
+ * window family. False when neither packets nor ns is known.
+ */
+bool pd_filter_memory(const struct pd_filter_win *w, u64 gap, u64 pps,
+		      struct pd_filter_mem *m);
 
 /* The counting families' SBF, set up for a plan, and its occupancy. */
 int pd_sbf_init_plan(struct pd_sbf *s, const struct pd_filter_plan *plan,

@@ -226,6 +226,36 @@ u64 pd_plan_fn_rate(u32 max, u32 k, u32 p, u64 m, u64 gap)
 	return PD_Q62_ONE - pd_pow_q62(PD_Q62_ONE - pr0, k);
 }
 
+u64 pd_plan_memory_gap(u32 max, u32 k, u32 p, u64 m, u64 fn)
+{
+	u64 lo = 0, hi = 1, f;
+
+	/* lo: FN at most fn (FN(0) = 0); hi: the first doubling above it */
+	for (;;) {
+		f = pd_plan_fn_rate(max, k, p, m, hi);
+		if (f == PD_U64_MAX)
+			return 0;
+		if (f > fn)
+			break;
+		lo = hi;
+		if (hi >= PD_PLAN_MEMORY_TOP)
+			return PD_U64_MAX;
+		hi <<= 1;
+	}
+	while (hi - lo > 1) {
+		u64 mid = lo + (hi - lo) / 2;
+
+		f = pd_plan_fn_rate(max, k, p, m, mid);
+		if (f == PD_U64_MAX)
+			return 0;
+		if (f <= fn)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 static u64 pd_plan_cells(u64 mem_bytes, u32 max, u8 layout)
 {
 	struct pd_sbf_params prm = { .max = (u8)max, .layout = layout };

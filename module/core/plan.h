@@ -84,6 +84,23 @@ u64 pd_plan_fp_blocked(u32 k, u32 p, u32 cpl);
  */
 u64 pd_plan_fn_rate(u32 max, u32 k, u32 p, u64 m, u64 gap);
 
+/* The FN rate at which a copy still counts as caught: 1% (99% caught). */
+#define PD_PLAN_MEMORY_FN_PPB 10000000u
+/* The largest gap the memory search tries: beyond it, never forgets. */
+#define PD_PLAN_MEMORY_TOP ((u64)1 << 62)
+
+/*
+ * The filter's memory in packets: the largest gap G with
+ * pd_plan_fn_rate(max, k, p, m, G) <= fn (Q62) < the rate at G + 1, found
+ * by doubling then halving (at most 125 evaluations of the model, each
+ * O(Max^3 log G): costly for Max 15, so callers keep the result). The FN
+ * rate grows with the gap (a cell set to Max only decays in
+ * distribution). PD_U64_MAX when no gap up to PD_PLAN_MEMORY_TOP exceeds
+ * fn (P = 0: the filter never forgets); 0 when even gap 1 does, or out
+ * of memory.
+ */
+u64 pd_plan_memory_gap(u32 max, u32 k, u32 p, u64 m, u64 fn);
+
 #define PD_PLAN_STATES 16	/* Markov chains on cell values 0..15 */
 
 /*

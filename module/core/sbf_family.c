@@ -4,6 +4,7 @@
  * sbf.c with the planner of plan.c.
  */
 #include "filter.h"
+#include "fixed.h"
 #include "plan.h"
 #include "sbf.h"
 
@@ -171,6 +172,13 @@ static void pd_sbf_occupancy(const struct pd_filter *f,
 	pd_sbf_occ(pd_sbf_of(f), o, max_bytes);
 }
 
+/* Copies up to this many packets apart are caught with 99%. */
+static u64 pd_sbf_memory_gap(const struct pd_filter_plan *plan)
+{
+	return pd_plan_memory_gap(plan->max, plan->k, plan->p, plan->cells,
+				  pd_q62_from_ppb(PD_PLAN_MEMORY_FN_PPB));
+}
+
 static const struct pd_setting pd_sbf_settings[] = {
 	PD_SETTING_FPS,
 	PD_SETTING(CELL_BITS, struct pd_sbf_req, max, CELL_MAX),
@@ -197,4 +205,5 @@ const struct pd_filter_ops pd_sbf_family = {
 	.query = pd_sbf_fquery,
 	.clear = pd_sbf_fclear,
 	.occupancy = pd_sbf_occupancy,
+	.memory_gap = pd_sbf_memory_gap,
 };

@@ -1322,6 +1322,33 @@ enum {
 	 * (a CPU whose memory for them was refused counts in the totals alone).
 	 */
 	PKTDEDUP_A_STATS_DEVICE,
+	/*
+	 * u64: The totals only: packets per second over all CPUs, measured by
+	 * the reads themselves (no timer): between the last sample at least a
+	 * second old and this read, which becomes the next sample when it is.
+	 * Absent before two reads a second apart since the instance started
+	 * (the first read takes the first sample).
+	 */
+	PKTDEDUP_A_STATS_RATE,
+	/*
+	 * u64: The totals only: copies up to this many packets after their
+	 * original (of the packets one filter sees) are still caught. SBF: the
+	 * largest gap at which the model's FN rate is at most 1% (99% caught);
+	 * 2^64 - 1 when no gap is (P 0: never forgets). Window families: the
+	 * effective window in packets (a time window's at the rate). Scope
+	 * percpu: the CPU's whose memory in time is the shortest (of those with
+	 * traffic), else the least. Absent when not known (other families; a
+	 * time window before a rate).
+	 */
+	PKTDEDUP_A_STATS_MEMORY_PACKETS,
+	/*
+	 * u64: The totals only: memory-packets in time, at the rate one filter
+	 * sees (scope percpu: its CPU's; shared: all CPUs', divided among the
+	 * shards), the shortest of the CPUs with traffic; a time window's
+	 * effective window. 2^64 - 1: never forgets. Absent without a rate or
+	 * traffic (but for time windows).
+	 */
+	PKTDEDUP_A_STATS_MEMORY_NS,
 
 	__PKTDEDUP_A_STATS_MAX,
 	PKTDEDUP_A_STATS_MAX = (__PKTDEDUP_A_STATS_MAX - 1)

@@ -19,7 +19,8 @@
  * GET_STATS gives fixed counters and, for each encapsulation of the
  * state's decap (bit i), a decap nest of 1000 * (i + 1) frames and i
  * errors (per CPU, dump: two CPUs, each half), and in the totals a device
- * nest per name of the state's devs. GET_SOURCES gives fixed
+ * nest per name of the state's devs, and the rate and memory
+ * $DEDUPCTL_FAKE_MEMORY says (put_memory()). GET_SOURCES gives fixed
  * settings; SET_SOURCES takes anything. Any other request is refused
  * (-EOPNOTSUPP). Of the checks the module makes, two are made here: two
  * UDP tunnels looked into on one port, refused with the module's message
@@ -355,6 +356,29 @@ static void put_dev_stats(struct nlmsghdr *nlh, const struct nlattr *devs)
 }
 
 /*
+ * The totals' rate and memory: $DEDUPCTL_FAKE_MEMORY is "PACKETS,NS,RATE",
+ * each empty for an attribute left out (unset: none of them).
+ */
+static void put_memory(struct nlmsghdr *nlh)
+{
+	static const uint16_t attr[] = { PKTDEDUP_A_STATS_MEMORY_PACKETS,
+					 PKTDEDUP_A_STATS_MEMORY_NS,
+					 PKTDEDUP_A_STATS_RATE };
+	const char *v = getenv("DEDUPCTL_FAKE_MEMORY");
+	unsigned int i;
+	char *end;
+
+	for (i = 0; v && i < 3; i++) {
+		if (*v && *v != ',') {
+			mnl_attr_put_u64(nlh, attr[i], strtoull(v, &end, 10));
+			v = end;
+		}
+		if (*v == ',')
+			v++;
+	}
+}
+
+/*
  * Fixed counters; a decap nest per encapsulation of the state's decap;
  * the totals, a device nest per named device.
  */
@@ -392,6 +416,8 @@ static void put_stats(struct nlmsghdr *nlh, int cpu, unsigned int div)
 	}
 	if (cpu < 0)
 		put_dev_stats(nlh, c[PKTDEDUP_A_CONFIG_DEVS]);
+	if (cpu < 0)
+		put_memory(nlh);
 	mnl_attr_nest_end(nlh, st);
 }
 

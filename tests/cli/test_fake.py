@@ -471,6 +471,62 @@ def show_says_what_is_not_running():
     assert js["unjudged"] == 14, js
 
 
+@test
+def stats_memory():
+    """the totals' rate and memory (the stand-in: $DEDUPCTL_FAKE_MEMORY,
+    packets, ns, rate) as the memory line, JSON members with their units
+    and Prometheus gauges; each left out when the module leaves it out"""
+    fresh()
+    ns = os.stat("/proc/self/ns/net").st_ino
+
+    def read(mem):
+        os.environ["DEDUPCTL_FAKE_MEMORY"] = mem
+        try:
+            return (ok("stats"), json.loads(ok("-j", "stats")),
+                    ok("stats", "-o", "prometheus"), ok("stats", "percpu"))
+        finally:
+            del os.environ["DEDUPCTL_FAKE_MEMORY"]
+
+    out, j, prom, percpu = read("41300,2107142857,19600")
+    assert line(out, "memory:") == (
+        "memory: copies up to 41,300 packets apart are caught (99%), about"
+        " 2.107 s at the current 19.6 kpps"), out
+    assert (j["rate_pps"], j["memory_packets"], j["memory_ns"]) == \
+        (19600, 41300, 2107142857), j
+    assert f'pktdedup_packet_rate{{netns="{ns}"}} 19600\n' in prom, prom
+    assert f'pktdedup_filter_memory_packets{{netns="{ns}"}} 41300\n' in prom
+    assert (f'pktdedup_filter_memory_seconds{{netns="{ns}"}} 2.10714286\n'
+            in prom), prom
+    promtool(prom)
+    assert "memory" not in percpu, percpu
+    # the first read: no rate yet, the model's packets alone
+    out, j, prom, _ = read("159,,")
+    assert line(out, "memory:") == (
+        "memory: copies up to 159 packets apart are caught (99%), rate not"
+        " measured yet; read again in a second"), out
+    assert j["memory_packets"] == 159 and "rate_pps" not in j \
+        and "memory_ns" not in j, j
+    assert "pktdedup_packet_rate" not in prom \
+        and "pktdedup_filter_memory_seconds" not in prom, prom
+    promtool(prom)
+    # no packets in the last interval: no time
+    out, j, _, _ = read("159,,0")
+    assert line(out, "memory:").endswith(
+        "(99%); no packets came in the last interval, so no time"), out
+    assert j["rate_pps"] == 0, j
+    # P 0: never forgets
+    out, _, _, _ = read("18446744073709551615,18446744073709551615,5")
+    assert line(out, "memory:") == "memory: copies at any distance are" \
+        " caught (no decrements: the filter never forgets)", out
+    # a family without a model: the rate alone; idle or first read: nothing
+    out, j, _, _ = read(",,2500000")
+    assert line(out, "memory:") == "memory: not modelled for this filter" \
+        " family; the rate is 2.5 Mpps", out
+    out, j, prom, _ = read(",,")
+    assert "memory" not in out and "memory_packets" not in j \
+        and "filter_memory" not in prom, out
+
+
 def promtool(text):
     r = subprocess.run(["promtool", "check", "metrics"], input=text,
                        capture_output=True, text=True, timeout=60)

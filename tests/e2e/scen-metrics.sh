@@ -220,3 +220,52 @@ t_watch() {
 	expect_fail "count without -w" 2 "count N goes with -w" inns b dedupctl stats count 3
 	t_end
 }
+
+t_memory() {
+	t_begin "stats: the rate between two reads a second apart, and what a shared SBF remembers in packets (the planner's) and time"
+	inns b dedupctl save > /tmp/memory-saved
+	# new counters: the first read takes the first sample
+	inns b dedupctl disable
+	inns b dedupctl set mem 64K scope shared > /dev/null ||
+		t_fail "set mem 64K scope shared"
+	want=$(dedupctl -j plan mem 64K scope shared | json_num memory_packets)
+	a0=$(uptime_ms)
+	j0=$(inns b dedupctl -j stats)
+	b0=$(uptime_ms)
+	expect_eq "first read: no rate, no time" "" \
+		"$(echo "$j0" | json_num rate_pps)$(echo "$j0" | json_num memory_ns)"
+	expect_eq "memory_packets: the planner's" "$want" \
+		"$(echo "$j0" | json_num memory_packets)"
+	[ -n "$want" ] && [ "$want" -gt 0 ] || t_fail "plan gave no memory: '$want'"
+	send -4 $A4 $B4 --count 3000 --copies 1
+	sleep 1
+	a1=$(uptime_ms)
+	j1=$(inns b dedupctl -j stats)
+	b1=$(uptime_ms)
+	n=$(($(echo "$j1" | json_num packets) - $(echo "$j0" | json_num packets)))
+	expect_eq "packets between the reads" 3000 "$n"
+	# the module's samples lie inside the reads, /proc/uptime in 10 ms
+	# steps: its interval is between a1 - b0 and b1 - a0, 10 ms either way
+	lo=$((n * 1000 / (b1 - a0 + 10)))
+	hi=$((n * 1000 / (a1 - b0 - 10) + 1))
+	rate=$(echo "$j1" | json_num rate_pps)
+	if [ -n "$rate" ] && [ "$rate" -ge "$lo" ] && [ "$rate" -le "$hi" ]; then
+		echo "#   rate_pps: $rate ($lo to $hi: $n packets in $((a1 - b0)) to $((b1 - a0)) ms)"
+	else
+		t_fail "rate_pps '$rate', want $lo to $hi"
+	fi
+	expect_eq "memory_packets" "$want" "$(echo "$j1" | json_num memory_packets)"
+	# one filter every CPU steps: the total rate
+	[ -n "$rate" ] && [ "$rate" -gt 0 ] &&
+		expect_eq "memory_ns: memory_packets at rate_pps" \
+			$((want * 1000000000 / rate)) \
+			"$(echo "$j1" | json_num memory_ns)"
+	# a second's reads give the last rate again: /proc and the text
+	expect_eq "/proc" "rate_pps $rate memory_packets $want" \
+		"$(inns b cat /proc/net/pktdedup/stats | awk '/^(rate_pps|memory_packets) / { printf "%s%s %s", s, $1, $2; s = " " }')"
+	expect_eq "dedupctl stats' memory line" 1 \
+		"$(inns b dedupctl stats | grep -c "^memory: copies up to $want packets apart are caught (99%), about .* at the current ")"
+	inns b dedupctl -f /tmp/memory-saved > /dev/null ||
+		t_fail "restore the settings"
+	t_end
+}

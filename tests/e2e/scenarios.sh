@@ -1771,6 +1771,7 @@ run_plain t_shared_cpus
 run t_proc
 run_plain t_prometheus
 run_plain t_watch
+run_plain t_memory
 run_plain t_stats_readers
 run_plain t_stats_bounded
 run t_netns

@@ -11,6 +11,7 @@
 #include "../../module/core/filter.h"
 #include "../../module/core/fixed.h"
 #include "../../module/core/ibf.h"
+#include "../../module/core/plan.h"
 #include "../../module/core/rng.h"
 #include "../../module/core/timewin.h"
 
@@ -587,6 +588,53 @@ static void pd_filter_refuses(struct kunit *test)
 	}
 }
 
+/*
+ * What a filter remembers: the SBF's model gap is the planner's search on
+ * its plan; a window's is its effective window, in its unit and the other
+ * at the rate; families without either say nothing.
+ */
+static void pd_filter_memory_of(struct kunit *test)
+{
+	struct pd_filter_win w = { .timed = true, .effective = 2000000 };
+	struct pd_filter_req req;
+	struct pd_filter_plan plan;
+	struct pd_filter_mem m;
+	const char *why = NULL;
+	u64 gap;
+
+	pd_filter_req_defaults(&req, PKTDEDUP_FILTER_KIND_SBF, 64 << 10);
+	KUNIT_ASSERT_EQ(test, pd_filter_plan(&req, &plan, &why), 0);
+	gap = pd_filter_memory_gap(&plan);
+	KUNIT_EXPECT_EQ(test, gap,
+			pd_plan_memory_gap(plan.max, plan.k, plan.p,
+					   plan.cells,
+					   pd_q62_from_ppb(PD_PLAN_MEMORY_FN_PPB)));
+	/* 64 KiB of 1-bit cells, K 3, P 11: 159 packets */
+	KUNIT_EXPECT_EQ(test, gap, (u64)159);
+	/* at 10,000 packets/s */
+	KUNIT_EXPECT_TRUE(test, pd_filter_memory(NULL, gap, 10000, &m));
+	KUNIT_EXPECT_EQ(test, m.packets, gap);
+	KUNIT_EXPECT_EQ(test, m.ns, gap * 100000);
+	/* no rate yet: packets alone */
+	KUNIT_EXPECT_TRUE(test, pd_filter_memory(NULL, gap, 0, &m));
+	KUNIT_EXPECT_EQ(test, m.ns, (u64)0);
+	/* a time window of 2 ms at 10,000/s: 20 packets */
+	KUNIT_EXPECT_TRUE(test, pd_filter_memory(&w, gap, 10000, &m));
+	KUNIT_EXPECT_EQ(test, m.ns, (u64)2000000);
+	KUNIT_EXPECT_EQ(test, m.packets, (u64)20);
+	/* a packet window of 5000 packets at 10,000/s: 0.5 s */
+	w.timed = false;
+	w.effective = 5000;
+	KUNIT_EXPECT_TRUE(test, pd_filter_memory(&w, 0, 10000, &m));
+	KUNIT_EXPECT_EQ(test, m.packets, (u64)5000);
+	KUNIT_EXPECT_EQ(test, m.ns, (u64)500000000);
+	/* the windows and the bit arrays have no model */
+	pd_filter_req_defaults(&req, PKTDEDUP_FILTER_KIND_BSBF, 64 << 10);
+	KUNIT_ASSERT_EQ(test, pd_filter_plan(&req, &plan, &why), 0);
+	KUNIT_EXPECT_EQ(test, pd_filter_memory_gap(&plan), (u64)0);
+	KUNIT_EXPECT_FALSE(test, pd_filter_memory(NULL, 0, 10000, &m));
+}
+
 static struct kunit_case pd_filter_cases[] = {
 	KUNIT_CASE(pd_filter_registry),
 	KUNIT_CASE(pd_filter_names),
@@ -596,6 +644,7 @@ static struct kunit_case pd_filter_cases[] = {
 	KUNIT_CASE(pd_filter_occupancy_sampled),
 	KUNIT_CASE(pd_filter_reproducible),
 	KUNIT_CASE(pd_filter_refuses),
+	KUNIT_CASE(pd_filter_memory_of),
 	{}
 };
 

@@ -4,6 +4,7 @@
 
 #include "../../module/core/fixed.h"
 #include "../../module/core/plan.h"
+#include "../../module/core/rate.h"
 
 #define Q32_MILLI (PD_Q32_ONE / 1000)
 
@@ -187,6 +188,91 @@ static void pd_plan_rejects(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pl.k, 77u);
 }
 
+/*
+ * The memory search: G is where the model crosses 1%, fn(G) <= 1% <
+ * fn(G + 1), by pd_plan_fn_rate() itself; more cells remember longer,
+ * more decrements shorter; P = 0 never forgets.
+ */
+static void pd_plan_memory_search(struct kunit *test)
+{
+	static const struct {
+		u32 max, k, p;
+		u64 m;
+	} c[] = {
+		{ 1, 3, 11, 1 << 20 }, { 1, 2, 6, 64 << 10 }, { 3, 4, 30, 1 << 18 },
+		{ 15, 6, 141, 1 << 16 },
+	};
+	u64 fn = pd_q62_from_ppb(PD_PLAN_MEMORY_FN_PPB), g, prev = 0;
+	struct pd_plan_req r = pd_req(64 << 10, 10000000);
+	struct pd_plan pl;
+	const char *why = NULL;
+	unsigned int i;
+
+	for (i = 0; i < PD_ARRAY_SIZE(c); i++) {
+		g = pd_plan_memory_gap(c[i].max, c[i].k, c[i].p, c[i].m, fn);
+		KUNIT_EXPECT_GT_MSG(test, g, (u64)0, "case %u", i);
+		KUNIT_EXPECT_LT_MSG(test, g, PD_PLAN_MEMORY_TOP, "case %u", i);
+		KUNIT_EXPECT_LE_MSG(test, pd_plan_fn_rate(c[i].max, c[i].k,
+							  c[i].p, c[i].m, g),
+				    fn, "case %u", i);
+		KUNIT_EXPECT_GT_MSG(test, pd_plan_fn_rate(c[i].max, c[i].k,
+							  c[i].p, c[i].m, g + 1),
+				    fn, "case %u", i);
+	}
+	/* monotone in the memory and in the decrements */
+	for (i = 12; i <= 22; i += 2) {
+		g = pd_plan_memory_gap(1, 3, 11, 1ULL << i, fn);
+		KUNIT_EXPECT_GT_MSG(test, g, prev, "2^%u cells", i);
+		prev = g;
+	}
+	KUNIT_EXPECT_LT(test, pd_plan_memory_gap(1, 3, 22, 1 << 20, fn),
+			pd_plan_memory_gap(1, 3, 11, 1 << 20, fn));
+	/* a looser threshold, a longer memory */
+	KUNIT_EXPECT_GT(test, pd_plan_memory_gap(1, 3, 11, 1 << 20, 4 * fn),
+			pd_plan_memory_gap(1, 3, 11, 1 << 20, fn));
+	/* 10 of 4096 cells set and 1000 decremented per packet: none */
+	KUNIT_EXPECT_EQ(test, pd_plan_memory_gap(1, 10, 1000, 4096, fn),
+			(u64)0);
+	KUNIT_EXPECT_GT(test, pd_plan_fn_rate(1, 10, 1000, 4096, 1), fn);
+	/* no decrement: no gap forgets */
+	KUNIT_EXPECT_EQ(test, pd_plan_memory_gap(1, 3, 0, 1 << 20, fn),
+			PD_U64_MAX);
+	/* Max 3 takes three decrements to forget: FN 0 below gap 3 */
+	KUNIT_EXPECT_GE(test, pd_plan_memory_gap(3, 2, 20, 1 << 20, 0),
+			(u64)2);
+	/* the planner's own filter: its 1% memory is past its FN at gap */
+	r.gap = 200;
+	KUNIT_ASSERT_EQ(test, pd_plan(&r, &pl, &why), 0);
+	g = pd_plan_memory_gap(pl.max, pl.k, pl.p, pl.cells, fn);
+	KUNIT_EXPECT_EQ(test, pl.fn_rate <= fn, g >= 200);
+}
+
+/* Rates from two samples: wrap-safe, an empty interval, time and back. */
+static void pd_plan_rate_arith(struct kunit *test)
+{
+	u64 t = 5 * PD_NS_PER_SEC;
+
+	KUNIT_EXPECT_EQ(test, pd_rate_pps(1000, t, 21000, t + 2 * PD_NS_PER_SEC),
+			(u64)10000);
+	/* the counter and the clock wrapped in between */
+	KUNIT_EXPECT_EQ(test, pd_rate_pps(PD_U64_MAX - 99, PD_U64_MAX - 499999999,
+					  400, 500000000), (u64)500);
+	KUNIT_EXPECT_EQ(test, pd_rate_pps(7, t, 9, t), (u64)0);
+	KUNIT_EXPECT_EQ(test, pd_rate_pps(7, t, 7, t + 1), (u64)0);
+	/* more than 2^64 per second saturates */
+	KUNIT_EXPECT_EQ(test, pd_rate_pps(0, t, PD_U64_MAX, t + 1), PD_U64_MAX);
+	/* 41,300 packets at 19,600/s: 2.107 s */
+	KUNIT_EXPECT_EQ(test, pd_rate_pkts_ns(41300, 19600), (u64)2107142857);
+	KUNIT_EXPECT_EQ(test, pd_rate_pkts_ns(41300, 0), (u64)0);
+	KUNIT_EXPECT_EQ(test, pd_rate_pkts_ns(PD_U64_MAX, 2000000000),
+			PD_U64_MAX);
+	KUNIT_EXPECT_EQ(test, pd_rate_pkts_ns(PD_U64_MAX / 2, 1), PD_U64_MAX);
+	KUNIT_EXPECT_EQ(test, pd_rate_ns_pkts(2 * PD_NS_PER_SEC, 19600),
+			(u64)39200);
+	KUNIT_EXPECT_EQ(test, pd_rate_ns_pkts(2 * PD_NS_PER_SEC, 0), (u64)0);
+	KUNIT_EXPECT_EQ(test, pd_rate_ns_pkts(PD_U64_MAX, 1), PD_U64_MAX);
+}
+
 static struct kunit_case pd_plan_cases[] = {
 	KUNIT_CASE(pd_plan_paper_example),
 	KUNIT_CASE(pd_plan_rounds_p_up),
@@ -195,6 +281,8 @@ static struct kunit_case pd_plan_cases[] = {
 	KUNIT_CASE(pd_plan_max_follows_gap),
 	KUNIT_CASE(pd_plan_explicit),
 	KUNIT_CASE(pd_plan_rejects),
+	KUNIT_CASE(pd_plan_memory_search),
+	KUNIT_CASE(pd_plan_rate_arith),
 	{}
 };
 

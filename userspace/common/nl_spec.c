@@ -234,6 +234,9 @@ static const struct nls_attr nls_stats_attrs[PKTDEDUP_A_STATS_MAX + 1] = {
 	[PKTDEDUP_A_STATS_DECAP] = { .name = "decap", .type = NLS_NEST, .multi = 1, .nested = &nls_decap_stats },
 	[PKTDEDUP_A_STATS_UNJUDGED] = { .name = "unjudged", .type = NLS_U64 },
 	[PKTDEDUP_A_STATS_DEVICE] = { .name = "device", .type = NLS_NEST, .multi = 1, .nested = &nls_device_stats },
+	[PKTDEDUP_A_STATS_RATE] = { .name = "rate", .type = NLS_U64 },
+	[PKTDEDUP_A_STATS_MEMORY_PACKETS] = { .name = "memory-packets", .type = NLS_U64 },
+	[PKTDEDUP_A_STATS_MEMORY_NS] = { .name = "memory-ns", .type = NLS_U64 },
 };
 
 static const struct nls_attr nls_device_stats_attrs[PKTDEDUP_A_DEVICE_STATS_MAX + 1] = {

@@ -532,6 +532,12 @@ static void prom_row(const struct nlattr *nest, const struct nlattr **tb,
 	r->window_shortest = u64a(tb, PKTDEDUP_A_STATS_WINDOW_SHORTEST);
 	r->window_entries = u64a(tb, PKTDEDUP_A_STATS_WINDOW_ENTRIES);
 	r->early_expiries = u64a(tb, PKTDEDUP_A_STATS_EARLY_EXPIRIES);
+	r->has_rate = tb[PKTDEDUP_A_STATS_RATE];
+	r->rate_pps = u64a(tb, PKTDEDUP_A_STATS_RATE);
+	r->has_memory_packets = tb[PKTDEDUP_A_STATS_MEMORY_PACKETS];
+	r->memory_packets = u64a(tb, PKTDEDUP_A_STATS_MEMORY_PACKETS);
+	r->has_memory_ns = tb[PKTDEDUP_A_STATS_MEMORY_NS];
+	r->memory_ns = u64a(tb, PKTDEDUP_A_STATS_MEMORY_NS);
 	if (!nest)
 		return;
 	mnl_attr_for_each_nested(a, nest) {
@@ -722,6 +728,89 @@ static void print_window_stats(const struct nlattr **tb)
 	       (unsigned long long)u64a(tb, PKTDEDUP_A_STATS_WINDOW_ENTRIES));
 }
 
+/* n with a comma between thousands: 41,300. */
+static const char *grouped(char *buf, size_t len, uint64_t n)
+{
+	char digits[32];
+	size_t nd, i, o = 0;
+
+	nd = (size_t)snprintf(digits, sizeof(digits), "%llu",
+			      (unsigned long long)n);
+	for (i = 0; i < nd && o + 2 < len; i++) {
+		if (i && (nd - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = digits[i];
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+/* A packet rate: 950 pps, 19.6 kpps, 1.25 Mpps. */
+static const char *rate_str(char *buf, size_t len, uint64_t pps)
+{
+	if (pps < 1000)
+		snprintf(buf, len, "%llu pps", (unsigned long long)pps);
+	else if (pps < 1000000)
+		snprintf(buf, len, "%.3g kpps", pps / 1e3);
+	else
+		snprintf(buf, len, "%.3g Mpps", pps / 1e6);
+	return buf;
+}
+
+/*
+ * The totals' rate and memory: JSON members (each when known), or the
+ * line "memory: copies up to N packets apart are caught (99%), about T at
+ * the current R". A window catches every copy inside it: no 99%.
+ */
+static void print_memory(const struct nlattr **tb)
+{
+	bool has_rate = tb[PKTDEDUP_A_STATS_RATE];
+	bool has_p = tb[PKTDEDUP_A_STATS_MEMORY_PACKETS];
+	bool has_ns = tb[PKTDEDUP_A_STATS_MEMORY_NS];
+	bool win = tb[PKTDEDUP_A_STATS_WINDOW_NS] ||
+		   tb[PKTDEDUP_A_STATS_WINDOW_PACKETS];
+	uint64_t pps = u64a(tb, PKTDEDUP_A_STATS_RATE);
+	uint64_t pk = u64a(tb, PKTDEDUP_A_STATS_MEMORY_PACKETS);
+	uint64_t ns = u64a(tb, PKTDEDUP_A_STATS_MEMORY_NS);
+	const char *sure = win ? "" : " (99%)";
+	char b1[32], b2[32], b3[32];
+
+	if (tb[PKTDEDUP_A_STATS_CPU])
+		return;
+	if (json) {
+		if (has_rate)
+			printf(",\"rate_pps\":%llu", (unsigned long long)pps);
+		if (has_p)
+			printf(",\"memory_packets\":%llu",
+			       (unsigned long long)pk);
+		if (has_ns)
+			printf(",\"memory_ns\":%llu", (unsigned long long)ns);
+		return;
+	}
+	if (has_p && pk == UINT64_MAX) {
+		printf("memory: copies at any distance are caught (no decrements: the filter never forgets)\n");
+		return;
+	}
+	if (!has_p && !has_ns) {	/* idle, or a family without a model */
+		if (has_rate)
+			printf("memory: not modelled for this filter family; the rate is %s\n",
+			       rate_str(b3, sizeof(b3), pps));
+		return;
+	}
+	printf("memory: copies up to %s%s apart are caught%s",
+	       has_p ? grouped(b1, sizeof(b1), pk) : time_str(b1, sizeof(b1), ns),
+	       has_p ? " packets" : "", sure);
+	if (!has_rate)
+		printf(", rate not measured yet; read again in a second\n");
+	else if (has_p && has_ns)
+		printf(", about %s at the current %s\n",
+		       time_str(b2, sizeof(b2), ns), rate_str(b3, sizeof(b3), pps));
+	else if (has_p)
+		printf("; no packets came in the last interval, so no time\n");
+	else
+		printf(" at the current %s\n", rate_str(b3, sizeof(b3), pps));
+}
+
 static int stats_cb(const struct nlattr **top, void *data)
 {
 	const struct nlattr *tb[PKTDEDUP_A_STATS_MAX + 1];
@@ -767,6 +856,7 @@ static int stats_cb(const struct nlattr **top, void *data)
 		print_window_stats(tb);
 		print_decap(top[PKTDEDUP_A_STATS]);
 		print_devices(top[PKTDEDUP_A_STATS]);
+		print_memory(tb);
 		printf("}");
 		if (!c->percpu)
 			printf("\n");
@@ -800,6 +890,7 @@ static int stats_cb(const struct nlattr **top, void *data)
 		print_decap(top[PKTDEDUP_A_STATS]);
 		printf("\n");
 		print_devices(top[PKTDEDUP_A_STATS]);
+		print_memory(tb);
 	}
 	c->rows++;
 	return MNL_CB_OK;

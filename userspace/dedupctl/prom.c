@@ -87,7 +87,7 @@ enum row_value {
 	RV_ZERO_CELLS, RV_SET_BITS,
 	RV_WINDOW_S, RV_EFFECTIVE_S, RV_SHORTEST_S,
 	RV_WINDOW_P, RV_EFFECTIVE_P, RV_SHORTEST_P,
-	RV_ENTRIES, RV_EARLY,
+	RV_ENTRIES, RV_EARLY, RV_RATE, RV_MEMORY_S, RV_MEMORY_P,
 };
 
 static const struct {
@@ -126,6 +126,12 @@ static const struct {
 	  "Window families: the packets the window remembers now." },
 	{ RV_EARLY, "window_early_expiries_total", "counter",
 	  "Window families: packets or subwindows forgotten before their time because the window was full." },
+	{ RV_RATE, "packet_rate", "gauge",
+	  "Packets per second over all CPUs, measured between reads of the statistics at least a second apart." },
+	{ RV_MEMORY_S, "filter_memory_seconds", "gauge",
+	  "How long the filter remembers at the current rate: copies up to this long after their original are caught (SBF: with 99%); the shortest of the CPUs' filters." },
+	{ RV_MEMORY_P, "filter_memory_packets", "gauge",
+	  "How far apart a packet and its copy may be, in packets one filter sees, and still be caught (SBF: with 99%)." },
 };
 
 /* Row r's value of what, if it has one. */
@@ -181,6 +187,15 @@ static bool row_value(const struct prom_stats_row *r, enum row_value what,
 	case RV_EARLY:
 		*v = u(r->early_expiries);
 		return win;
+	case RV_RATE:
+		*v = u(r->rate_pps);
+		return r->has_rate;
+	case RV_MEMORY_S:
+		*v = real(r->memory_ns / 1e9);
+		return r->has_memory_ns;
+	case RV_MEMORY_P:
+		*v = u(r->memory_packets);
+		return r->has_memory_packets;
 	}
 	return false;
 }

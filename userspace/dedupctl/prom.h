@@ -47,6 +47,10 @@ struct prom_stats_row {
 	bool timed;			/* in ns; else in packets */
 	uint64_t window_asked, window_effective, window_shortest;
 	uint64_t window_entries, early_expiries;
+	bool has_rate;			/* the totals: rate measured */
+	uint64_t rate_pps;
+	bool has_memory_packets, has_memory_ns;	/* the totals, when known */
+	uint64_t memory_packets, memory_ns;
 	unsigned int ndecap;		/* config decap: one per encapsulation */
 	struct prom_decap decap[PROM_ENCAPS_MAX];
 	unsigned int ndev;		/* devices named: one per name */
