@@ -290,8 +290,20 @@ static void pd_fset_memory(struct pd_filter_set *fs,
 	int cpu;
 
 	if (fs->shards.n) {
-		pps = ctr->rate_known ? div_u64(ctr->rate_pps, fs->shards.n) : 0;
-		pd_filter_memory(sw, gap, pps, best);
+		struct pd_filter_win ws;
+
+		/*
+		 * A shard sees one packet in n of the stream's: its gap (and
+		 * a packet window's) in the stream's packets is n times its
+		 * own, in time at the stream's rate.
+		 */
+		pps = ctr->rate_known ? ctr->rate_pps : 0;
+		if (sw && !sw->timed) {
+			ws = *sw;
+			ws.effective = pd_mul_sat(ws.effective, fs->shards.n);
+			sw = &ws;
+		}
+		pd_filter_memory(sw, pd_mul_sat(gap, fs->shards.n), pps, best);
 		return;
 	}
 	for_each_possible_cpu(cpu) {

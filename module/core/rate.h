@@ -51,4 +51,14 @@ static inline u64 pd_rate_ns_pkts(u64 ns, u64 pps)
 	return pd_muldiv(ns, pps, PD_NS_PER_SEC);
 }
 
+/* a times b, 2^64 - 1 when it does not fit (an unbounded memory stays so) */
+static inline u64 pd_mul_sat(u64 a, u64 b)
+{
+	u64 r;
+
+	if (__builtin_mul_overflow(a, b, &r))
+		return PD_U64_MAX;
+	return r;
+}
+
 #endif /* PD_RATE_H */

@@ -271,6 +271,12 @@ static void pd_plan_rate_arith(struct kunit *test)
 			(u64)39200);
 	KUNIT_EXPECT_EQ(test, pd_rate_ns_pkts(2 * PD_NS_PER_SEC, 0), (u64)0);
 	KUNIT_EXPECT_EQ(test, pd_rate_ns_pkts(PD_U64_MAX, 1), PD_U64_MAX);
+	/* a shard's gap in the stream's packets: n times, saturating */
+	KUNIT_EXPECT_EQ(test, pd_mul_sat(146, 32), (u64)4672);
+	KUNIT_EXPECT_EQ(test, pd_mul_sat(PD_U64_MAX, 32), PD_U64_MAX);
+	KUNIT_EXPECT_EQ(test, pd_mul_sat(PD_U64_MAX / 2 + 1, 2), PD_U64_MAX);
+	KUNIT_EXPECT_EQ(test, pd_mul_sat(PD_U64_MAX / 2, 2), PD_U64_MAX - 1);
+	KUNIT_EXPECT_EQ(test, pd_mul_sat(0, 7), (u64)0);
 }
 
 static struct kunit_case pd_plan_cases[] = {
