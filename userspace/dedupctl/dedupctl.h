@@ -139,6 +139,8 @@ void plan_view_local(const struct pd_filter_ops *ops,
 void print_plan_view(const struct plan_view *v);
 /* The SBF's layout's name ("?" for a number this dedupctl does not know). */
 const char *layout_name(unsigned int layout);
+/* What the family's model says a filter remembers, in packets. */
+void print_memory_gap(uint64_t gap);
 /* The kernel's plan: the plan nest of a reply, its filter-plan within. */
 void print_plan(const struct nlattr *nest, const struct nlattr *plan_top);
 

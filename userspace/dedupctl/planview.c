@@ -11,6 +11,7 @@
 #include "../../module/core/config.h"
 #include "../../module/core/filter.h"
 #include "../../module/core/fixed.h"
+#include "../../module/core/rate.h"
 #include "../../module/core/timewin.h"
 #include "../../module/uapi/pktdedup.h"
 #include "dedupctl.h"
@@ -289,10 +290,29 @@ void print_plan_view(const struct plan_view *v)
 	print_step(v);
 }
 
+/*
+ * What a filter remembers by its family's model, in the stream's packets
+ * (gap: pd_filter_memory_gap(), 0 when the family has no model): a JSON
+ * member "memory_packets", or a line.
+ */
+void print_memory_gap(uint64_t gap)
+{
+	if (!gap)
+		return;
+	if (json)
+		printf(",\"memory_packets\":%llu", (unsigned long long)gap);
+	else if (gap == UINT64_MAX)
+		printf("memory   copies at any distance are caught (no decrements)\n");
+	else
+		printf("memory   copies up to %llu packets apart are caught (99%%)\n",
+		       (unsigned long long)gap);
+}
+
 /* The kernel's plan: the plan nest of a reply, its filter-plan within. */
 void print_plan(const struct nlattr *nest, const struct nlattr *plan_top)
 {
 	const struct nlattr *t[PKTDEDUP_A_PLAN_MAX + 1];
+	struct pd_filter_plan fp = { 0 };
 	struct plan_view v;
 	char b1[32], b2[32];
 
@@ -326,4 +346,16 @@ void print_plan(const struct nlattr *nest, const struct nlattr *plan_top)
 				u64a(t, PKTDEDUP_A_PLAN_MEM_TOTAL)));
 	}
 	print_plan_view(&v);
+	/*
+	 * the model's memory, as stats reports it: a shard sees one packet
+	 * in n, so n times its own gap in the stream's packets
+	 */
+	fp.kind = v.ops->kind;
+	fp.k = v.k;
+	fp.cells = v.cells;
+	fp.max = v.max;
+	fp.bits = v.bits;
+	fp.p = v.p;
+	print_memory_gap(pd_mul_sat(pd_filter_memory_gap(&fp),
+				    u32a(t, PKTDEDUP_A_PLAN_SHARDS) ?: 1));
 }

@@ -774,7 +774,7 @@ int cmd_plan(int argc, char **argv)
 	struct pd_filter_req req;
 	const struct pd_setting *s;
 	struct fvals fv;
-	uint64_t fps, gap;
+	uint64_t fps;
 	const char *why = NULL;
 	char b1[32], b2[32], msg[PD_FILTER_REFUSAL_LEN];
 	bool have_mem = false;
@@ -861,14 +861,7 @@ int cmd_plan(int argc, char **argv)
 	}
 	print_plan_view(&v);
 	/* what the module's stats report as memory-packets (the model's) */
-	gap = pd_filter_memory_gap(&pl);
-	if (gap && json)
-		printf(",\"memory_packets\":%llu", (unsigned long long)gap);
-	else if (gap == UINT64_MAX)
-		printf("memory   copies at any distance are caught (no decrements)\n");
-	else if (gap)
-		printf("memory   copies up to %llu packets apart are caught (99%%)\n",
-		       (unsigned long long)gap);
+	print_memory_gap(pd_filter_memory_gap(&pl));
 	if (json)
 		printf("}\n");
 	return 0;
