@@ -198,7 +198,7 @@ t_xdp_capture() {
 # reset once it listens.
 nonip_seen() {	# N
 	rm -f /tmp/nonip-td.err
-	inns xc timeout 4 tcpdump -Z root -i pb8 -n -w /tmp/nonip-td.pcap -U \
+	inns xc timeout 3 tcpdump -Z root -i pb8 -n -w /tmp/nonip-td.pcap -U \
 		'ether proto 0x88b5 or (vlan and ether proto 0x88b5)' \
 		> /dev/null 2> /tmp/nonip-td.err &
 	_td=$!
@@ -211,7 +211,8 @@ nonip_seen() {	# N
 	inns xs pdnet nonip pa8 "$(mac_of xc pb8)" "$1" > /dev/null ||
 		echo "pdnet nonip failed" >&2
 	wait "$_td"
-	tcpdump -Z root -n -r /tmp/nonip-td.pcap 2> /dev/null | wc -l
+	# a line per frame, then its unknown EtherType's bytes in hex lines
+	tcpdump -Z root -n -r /tmp/nonip-td.pcap 2> /dev/null | grep -c '^[0-9]'
 }
 
 t_nonip_dedup() {
