@@ -328,7 +328,7 @@ compare: $(B)/dedup-sim
 
 # the guest's traffic tool; its fuzzer predicts with the core's parser
 PDNET_SRC := tests/e2e/pdnet.c tests/e2e/pdnet_fuzz.c tests/e2e/pdnet_pcap.c \
-	tests/e2e/pdnet_taps.c \
+	tests/e2e/pdnet_taps.c tests/e2e/pdnet_nonip.c \
 	module/core/key.c module/core/decap.c module/core/hash.c module/core/nh.c
 $(B)/pdnet: $(PDNET_SRC) tests/e2e/pdnet.h $(CORE_HDR) module/uapi/pktdedup.h | $(B)
 	$(CC) $(CFLAGS_COMMON) -O2 -static -o $@ $(PDNET_SRC)

@@ -47,6 +47,8 @@ struct pd_scratch {
 };
 
 static struct pd_scratch __percpu *pd_scratch;
+/* a non-IP frame's first bytes, in one piece (pd_key_nonip) */
+static_assert(PD_KEY_NONIP_ROOM <= PD_SCRATCH);
 
 /*
  * len bytes of skb from byte from on into nh, wherever they are: its
@@ -329,6 +331,69 @@ static unsigned int pd_nonip(const struct pd_filter_set *fs)
 	return NF_ACCEPT;
 }
 
+/*
+ * A frame that is not IP, under nonip dedup, its key extracted (r, key):
+ * counted in nonip, then judged as a packet, unless its key could not be
+ * read or the protocol selection names protocols (IP's: a frame that is
+ * not IP has none). Whether to drop it. BHs disabled.
+ */
+static bool pd_judge_nonip(struct pd_net *pn, struct pd_filter_set *fs,
+			   enum pd_parse_result r, const struct pd_key *key,
+			   u32 *mark, int dev)
+{
+	struct pd_cpu_stats *st = this_cpu_ptr(fs->stats);
+	struct pd_pkt pkt;
+
+	u64_stats_update_begin(&st->syncp);
+	u64_stats_inc(&st->nonip);
+	u64_stats_update_end(&st->syncp);
+	if (r != PD_PARSE_OK || !fs->cfg.sel.any_proto)
+		return false;
+	memset(&pkt, 0, sizeof(pkt));	/* no family: no address, no DSCP */
+	return pd_judge(pn, fs, r, &pkt, key, mark, dev);
+}
+
+/*
+ * A frame that is not IP at an skb hook, under nonip dedup: its key from
+ * skb->protocol (the kernel took one tag off) and the bytes from the
+ * network header on (pd_key_nonip): the first PD_KEY_NONIP_ROOM in one
+ * piece (in place, or copied to scratch), the rest read where they are.
+ */
+static unsigned int pd_nonip_skb(struct pd_net *pn, struct pd_filter_set *fs,
+				 struct sk_buff *skb, int dev)
+{
+	int off = skb_network_offset(skb);
+	enum pd_parse_result r = PD_PARSE_TRUNCATED;
+	struct pd_key key;
+	struct pd_nh nh;
+	u32 whole, view;
+	const u8 *p;
+	bool drop;
+
+	local_bh_disable();
+	whole = skb->len - off;
+	view = min_t(u32, whole, PD_KEY_NONIP_ROOM);
+	if (off + view <= skb_headlen(skb)) {
+		p = skb->data + off;
+		view = skb_headlen(skb) - off;
+	} else {
+		p = skb_header_pointer(skb, off, view,
+				       this_cpu_ptr(pd_scratch)->buf);
+	}
+	if (p)
+		r = pd_key_nonip(p, view, whole, ntohs(skb->protocol),
+				 &fs->kopts, &key, &nh);
+	if (r == PD_PARSE_OK && key.more_len) {
+		if (pd_skb_feed(skb, off + key.more_off, key.more_len, &nh))
+			pd_key_close(&key, &nh);
+		else
+			r = PD_PARSE_TRUNCATED;
+	}
+	drop = pd_judge_nonip(pn, fs, r, &key, &skb->mark, dev);
+	local_bh_enable();
+	return drop ? NF_DROP : NF_ACCEPT;
+}
+
 /* Which of the named devices that are there dev is, or -1. */
 static int pd_hooks_match(const struct pd_hooks *h,
 			  const struct net_device *dev)
@@ -347,7 +412,8 @@ static int pd_hooks_match(const struct pd_hooks *h,
  * At an L2 hook, a frame that is not IP on its face: VLAN tags the kernel
  * left on (it takes one off before these hooks) or MPLS labels may carry
  * IP, found as dedup-sim finds it in a capture (pd_l2_skip); else it is
- * counted as non-IP and passed. Only such frames read these bytes.
+ * counted as non-IP and passed, or under nonip dedup also keyed and
+ * judged (pd_nonip_skb). Only such frames read these bytes.
  */
 static unsigned int pd_l2_inner(struct pd_net *pn, struct pd_filter_set *fs,
 				struct sk_buff *skb, int dev)
@@ -362,10 +428,12 @@ static unsigned int pd_l2_inner(struct pd_net *pn, struct pd_filter_set *fs,
 		return pd_nonip(fs);
 	len = min_t(u32, skb->len - off, sizeof(buf));
 	p = skb_header_pointer(skb, off, len, buf);
-	if (!p || pd_l2_skip(p, len, ntohs(skb->protocol), &l3, &tags) !=
-		  PD_L2_IP)
-		return pd_nonip(fs);
-	return pd_process(pn, fs, skb, l3, dev);
+	if (p && pd_l2_skip(p, len, ntohs(skb->protocol), &l3, &tags) ==
+		 PD_L2_IP)
+		return pd_process(pn, fs, skb, l3, dev);
+	if (fs->kopts.flags & PKTDEDUP_KEY_F_NONIP)
+		return pd_nonip_skb(pn, fs, skb, dev);
+	return pd_nonip(fs);
 }
 
 /*
@@ -441,6 +509,46 @@ static bool pd_xdp_bytes(const struct xdp_buff *xdp, u32 from, u32 len,
 }
 
 /*
+ * A frame that is not IP at an XDP hook, under nonip dedup: its key from
+ * its protocol field type and the bytes after its Ethernet header
+ * (pd_key_nonip), the first PD_KEY_NONIP_ROOM in one piece (copied to
+ * scratch if its first buffer holds fewer), the rest read from its
+ * fragments. Whether to drop it.
+ */
+static bool pd_xdp_nonip(struct pd_net *pn, struct pd_filter_set *fs,
+			 const struct xdp_buff *xdp, u16 type, int dev)
+{
+	u32 whole = xdp_get_buff_len((struct xdp_buff *)xdp) - ETH_HLEN;
+	u32 view = xdp->data_end - xdp->data - ETH_HLEN, mark = 0;
+	enum pd_parse_result r = PD_PARSE_TRUNCATED;
+	const u8 *p = xdp->data + ETH_HLEN;
+	struct pd_key key;
+	struct pd_nh nh;
+	bool drop;
+
+	local_bh_disable();
+	if (view < min_t(u32, whole, PD_KEY_NONIP_ROOM)) {
+		/* its first bytes past the first buffer: in one piece */
+		view = min_t(u32, whole, PD_KEY_NONIP_ROOM);
+		p = this_cpu_ptr(pd_scratch)->buf;
+		if (!pd_xdp_bytes(xdp, ETH_HLEN, view, NULL, (u8 *)p))
+			p = NULL;
+	}
+	if (p)
+		r = pd_key_nonip(p, view, whole, type, &fs->kopts, &key, &nh);
+	if (r == PD_PARSE_OK && key.more_len) {
+		if (pd_xdp_bytes(xdp, ETH_HLEN + key.more_off, key.more_len,
+				 &nh, NULL))
+			pd_key_close(&key, &nh);
+		else
+			r = PD_PARSE_TRUNCATED;
+	}
+	drop = pd_judge_nonip(pn, fs, r, &key, &mark, dev);
+	local_bh_enable();
+	return drop;
+}
+
+/*
  * A frame at an XDP hook of instance pn, as the driver has it: its first
  * buffer holds the link-layer headers, from its Ethernet header, or from
  * its IP header on a device without a link layer (l3: tun, wireguard,
@@ -487,6 +595,9 @@ bool pd_xdp_frame(struct pd_net *pn, const struct pd_hooks *hooks,
 		if (proto != htons(ETH_P_IP) && proto != htons(ETH_P_IPV6) &&
 		    pd_l2_skip(data + ETH_HLEN, len - ETH_HLEN, ntohs(proto),
 			       &off, &tags) != PD_L2_IP) {
+			if (fs->kopts.flags & PKTDEDUP_KEY_F_NONIP)
+				return pd_xdp_nonip(pn, fs, xdp, ntohs(proto),
+						    dev);
 			pd_nonip(fs);
 			return false;
 		}

@@ -231,6 +231,15 @@ static int pd_set_config(struct pd_nl_req *req, u64 src_need)
 					tb[PKTDEDUP_A_CONFIG_HOOK]);
 		return -EINVAL;
 	}
+	/* nonip dedup: at the L2 placements, with key packet */
+	why = pd_config_nonip_refusal(&cfg, &by_action);
+	if (why) {
+		pd_set_err_msg(req->extack, why);
+		NL_SET_BAD_ATTR(req->extack, tb[PKTDEDUP_A_CONFIG_KEY_FLAGS] ?:
+				(by_action ? tb[PKTDEDUP_A_CONFIG_HOOK] :
+				 tb[PKTDEDUP_A_CONFIG_KEY]));
+		return -EINVAL;
+	}
 	if (cfg.mark_value & ~cfg.mark_mask) {
 		NL_SET_ERR_MSG_ATTR(req->extack,
 				    tb[PKTDEDUP_A_CONFIG_MARK_VALUE] ?:

@@ -395,6 +395,8 @@ static int pd_config_show(struct seq_file *m, void *v)
 	if (c->key == PKTDEDUP_KEY_PACKET)
 		seq_printf(m, "ignore_tos %s\n",
 			   c->key_flags & PKTDEDUP_KEY_F_IGNORE_TOS ? "yes" : "no");
+	seq_printf(m, "nonip %s\n",
+		   c->key_flags & PKTDEDUP_KEY_F_NONIP ? "dedup" : "pass");
 	pd_decap_config_show(m, c);
 	seq_printf(m, "action %s\n", pd_action_names[c->action]);
 	if (c->action == PKTDEDUP_ACTION_MARK)

@@ -176,6 +176,21 @@ const char *pd_config_coarse_drop(const struct pd_config *c)
 	return pd_coarse_drop_why[c->key];
 }
 
+static const char *const pd_nonip_why[] = {
+	"nonip dedup: frames that are not IP reach only the L2 placements (hook ingress, bridge-prerouting, bridge-forward, xdp, xdp-generic); at an inet hook every packet is IPv4 or IPv6: use nonip pass, or one of those hooks",
+	"nonip dedup needs key packet: a frame that is not IP has no addresses or ports to key it by; use key packet, or nonip pass",
+};
+
+const char *pd_config_nonip_refusal(const struct pd_config *c, bool *by_hook)
+{
+	if (!(c->key_flags & PKTDEDUP_KEY_F_NONIP))
+		return NULL;
+	*by_hook = c->hook >= PD_NHOOKS || !pd_placements[c->hook].l2;
+	if (*by_hook)
+		return pd_nonip_why[0];
+	return c->key != PKTDEDUP_KEY_PACKET ? pd_nonip_why[1] : NULL;
+}
+
 int pd_name_index(const char *name, const char *const *names, unsigned int n)
 {
 	unsigned int i;

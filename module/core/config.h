@@ -93,7 +93,7 @@ const char *pd_dev_why(u32 err, u8 xdp);
 
 struct pd_config {
 	u8 key;			/* enum pktdedup_key */
-	u8 key_flags;		/* PKTDEDUP_KEY_F_IGNORE_TOS, _TUNNEL_ID */
+	u8 key_flags;		/* PKTDEDUP_KEY_F_IGNORE_TOS, _TUNNEL_ID, _NONIP */
 	u16 payload;		/* packet key: payload bytes */
 	u8 decap;		/* PKTDEDUP_DECAP_*: tunnels looked into */
 	u16 vxlan_port;		/* their UDP destination ports */
@@ -150,6 +150,14 @@ const char *pd_config_coarse_drop(const struct pd_config *c);
  * says whether the action (true) or match-mark (false) is the cause.
  */
 const char *pd_placement_refusal(const struct pd_config *cfg, bool *action);
+
+/*
+ * Why c's nonip dedup (PKTDEDUP_KEY_F_NONIP) cannot be, as a message, or
+ * NULL: at an inet hook, where no frame that is not IP arrives (*by_hook
+ * true), or with a key other than packet, which has no addresses or ports
+ * to take from such a frame (*by_hook false).
+ */
+const char *pd_config_nonip_refusal(const struct pd_config *c, bool *by_hook);
 
 extern const char *const pd_action_names[PD_NACTIONS];
 extern const char *const pd_scope_names[PD_NSCOPES];

@@ -567,6 +567,60 @@ enum pd_parse_result pd_key_open(const struct pd_pkt *pkt,
 	return pd_key_any(pkt, o, key, pkt->cut, nh);
 }
 
+enum pd_parse_result pd_key_nonip(const u8 *p, u32 view, u32 whole, u16 type,
+				  const struct pd_key_opts *o,
+				  struct pd_key *key, struct pd_nh *nh)
+{
+	u32 off = 0, n, in;
+	unsigned int tags;
+
+	view = PD_MIN(view, whole);
+	/* the tags pd_l2_skip() crosses: their bytes are in the view */
+	for (tags = 0; pd_l2_tag(type); tags++) {
+		if (tags == PD_L2_MAX_TAGS || off + 4 > view)
+			return PD_PARSE_NOT_IP;
+		type = pd_be16(p + off + 2);
+		off += 4;
+	}
+	if (type < 0x0600)
+		type = 0;	/* 802.3: a length, or the kernel's 802.2 */
+	n = PD_MIN(whole - off, (u32)o->payload);
+	memset(key->buf, 0, 8);
+	key->buf[2] = (u8)(type >> 8);
+	key->buf[3] = (u8)type;
+	key->len = 4;
+	key->tail = p + off;
+	key->more_off = 0;
+	key->more_len = 0;
+	if (n <= PD_KEY_DIRECT && off + n <= view) {
+		key->tail_len = (u16)n;
+		return PD_PARSE_OK;
+	}
+	if (!o->nh)
+		return PD_PARSE_BAD_VERSION;	/* a caller's defect */
+	key->buf[1] = 1;	/* compressed */
+	key->tail_len = 0;
+	in = PD_MIN(n, view - off);
+	pd_nh_init(nh, o->nh);
+	pd_nh_update(nh, p + off, in);
+	if (in < n) {
+		key->more_off = off + in;
+		key->more_len = n - in;
+		return PD_PARSE_OK;
+	}
+	pd_key_close(key, nh);
+	return PD_PARSE_OK;
+}
+
+enum pd_parse_result pd_key_nonip_whole(const u8 *p, u32 len, u16 type,
+					const struct pd_key_opts *o,
+					struct pd_key *key)
+{
+	struct pd_nh nh;
+
+	return pd_key_nonip(p, len, len, type, o, key, &nh);
+}
+
 enum pd_parse_result pd_key_extract(const u8 *data, u32 len,
 				    const struct pd_key_opts *o,
 				    struct pd_key *key)

@@ -140,7 +140,7 @@ struct pd_pktinfo {
 
 struct pd_key_opts {
 	u8 mode;	/* enum pktdedup_key */
-	u8 flags;	/* PKTDEDUP_KEY_F_IGNORE_TOS, _TUNNEL_ID */
+	u8 flags;	/* PKTDEDUP_KEY_F_IGNORE_TOS, _TUNNEL_ID, _NONIP */
 	/* packet mode: payload bytes after the L4 header, or _PAYLOAD_ALL */
 	u16 payload;
 	/* packet mode: the NH key of tails past PD_KEY_DIRECT (the instance's) */
@@ -287,6 +287,33 @@ static inline u32 pd_ip_extent(const u8 *d, u8 family, u32 avail)
 
 	return PD_MIN(avail, n);
 }
+
+/*
+ * The key of a frame that carries neither IPv4 nor IPv6, at the L2
+ * placements with PKTDEDUP_KEY_F_NONIP (nonip dedup; key packet only):
+ * type is the frame's protocol field (an EtherType; an 802.3 length, or
+ * the kernel's ETH_P_802_2 / _802_3 for one, all below 0x0600, counts as
+ * one type 0), p the bytes after it (the kernel's network header at the
+ * skb hooks), view of them in one piece at p, whole in all. The VLAN tags
+ * pd_l2_skip() crosses are crossed, and the key is the innermost EtherType
+ * then at most opts->payload bytes after it (PKTDEDUP_PAYLOAD_ALL: 65535):
+ * the MAC addresses and the tags, which differ between taps, are left
+ * out. It is hashed as the packet key's tail: as it is up to
+ * PD_KEY_DIRECT bytes, else compressed by NH under opts->nh; its first
+ * byte, 0, is no IP header's. view >= min(whole, PD_KEY_NONIP_ROOM) gives
+ * one key whatever the view. Bytes past the view are the caller's, as for
+ * pd_key_open() (key->more_off from p). PD_PARSE_NOT_IP: the frame ends
+ * inside its tags, or has more than PD_L2_MAX_TAGS (passed, as without
+ * the flag).
+ */
+#define PD_KEY_NONIP_ROOM (4 * PD_L2_MAX_TAGS + PD_KEY_DIRECT)
+enum pd_parse_result pd_key_nonip(const u8 *p, u32 view, u32 whole, u16 type,
+				  const struct pd_key_opts *opts,
+				  struct pd_key *key, struct pd_nh *nh);
+/* The same for a frame whose bytes are all at p (dedup-sim's). */
+enum pd_parse_result pd_key_nonip_whole(const u8 *p, u32 len, u16 type,
+					const struct pd_key_opts *opts,
+					struct pd_key *key);
 
 /*
  * Build a src/dst/pair/flow key from fields (ports in host order), as the

@@ -212,6 +212,17 @@ enum pktdedup_key_flags {
 	 * has the key of the bare packet it carries.
 	 */
 	PKTDEDUP_KEY_F_TUNNEL_ID = 0x2,
+	/*
+	 * nonip dedup: at the L2 placements (ingress, bridge-prerouting,
+	 * bridge-forward, xdp, xdp-generic) a frame that carries neither IPv4
+	 * nor IPv6 is keyed over its bytes from its innermost EtherType on
+	 * (past the VLAN tags; its MAC addresses and tags left out), at most
+	 * config payload bytes after that EtherType, and judged by the filter
+	 * as a packet (still counted in stats nonip). Without it (nonip pass)
+	 * such frames are passed and counted in nonip only. Requires key
+	 * packet; refused at the inet hooks, where no such frame arrives.
+	 */
+	PKTDEDUP_KEY_F_NONIP = 0x4,
 };
 
 /*

@@ -829,6 +829,61 @@ def time_going_back_is_said():
     assert sim_json(["--pcap", merged] + window)["time_back"] == 0
 
 
+@test
+def nonip_dedup_agrees_with_the_frame_truth():
+    """--nonip dedup keys frames that are not IP as the module's nonip
+    dedup does (pd_key_nonip(): from the innermost EtherType on): the ARP
+    request seen at both taps (other MACs, a VLAN tag) is a copy, as the
+    frame truth, which compares them from the protocol field on, says"""
+    cap, frames, copies = truth_capture()
+    j = sim_json(["--pcap", cap, "--nonip", "dedup"])
+    assert (j["nonip"], j["nonip_keyed"], j["not_ip"]) == ("dedup", 2, 2), j
+    assert (j["frames"], j["keyed"]) == (frames, frames), j
+    assert (j["distincts"], j["duplicates"]) == (36, copies + 1), j
+    assert (j["false_positives"], j["false_negatives"]) == (0, 10), j
+    assert (j["truth_cross"]["unkeyed"], j["truth_cross"]["key_only"]) == \
+        (0, 0), j
+    # non-IP frames only: 5 ARP requests at both taps, an LLDP frame
+    # untagged and under two tags (802.1ad, 802.1Q), one LLDP frame that
+    # differs in its last byte, an 802.3 frame (STP's LLC) twice
+    lldp_body = bytes.fromhex("020704020202020202040402030102") + b"\0\0"
+    stp = bytes.fromhex("424203000000000080000200000000010000000080000200")
+    frames = []
+    for i in range(5):
+        req = bytes.fromhex("0001080006040001") + b"\x02" * 6 + \
+            bytes([10, 0, 0, 1]) + b"\0" * 6 + bytes([10, 0, 0, 10 + i])
+        frames.append(tn.eth(0x0806, req, **TAP_A))
+        frames.append(tn.eth(0x0806, req, tags=[(tn.ETH_VLAN, 100)],
+                             **TAP_B))
+    frames.append(tn.eth(0x88cc, lldp_body, **TAP_A))
+    frames.append(tn.eth(0x88cc, lldp_body, tags=[(0x88a8, 5),
+                                                  (tn.ETH_VLAN, 7)],
+                         **TAP_B))
+    frames.append(tn.eth(0x88cc, lldp_body[:-1] + b"\1", **TAP_A))
+    frames.append(tn.eth(len(stp), stp, **TAP_A))
+    frames.append(tn.eth(len(stp), stp, **TAP_B))
+    cap = text2pcap("nonip.pcap", frames)
+    j = sim_json(["--pcap", cap, "--nonip", "dedup"])
+    assert (j["keyed"], j["nonip_keyed"], j["not_ip"]) == (15, 15, 15), j
+    assert (j["distincts"], j["duplicates"]) == (8, 7), j
+    assert (j["false_positives"], j["false_negatives"]) == (0, 0), j
+    assert j["said_duplicates"] == 7, j
+    # --payload bounds the bytes keyed: at --payload 8 the ARP requests
+    # (their targets at byte 24) are one, and so are the LLDP frames that
+    # differ in their last byte: 4 + 1 more copies said
+    j = sim_json(["--pcap", cap, "--nonip", "dedup", "--payload", "8"])
+    assert (j["said_duplicates"], j["false_positives"]) == (12, 5), j
+    # pass (the default): unkeyed, counted not IP, as before
+    j = sim_json(["--pcap", cap])
+    assert (j["nonip"], j["keyed"], j["not_ip"]) == ("pass", 0, 15), j
+    r = sim(["--pcap", cap, "--nonip", "dedup"]).stdout.decode()
+    assert "nonip dedup: 15 frames not IP keyed" in r, r
+    # no addresses or ports in such a frame: key packet only
+    r = sim(["--pcap", cap, "--nonip", "dedup", "--key", "flow"], ok=False)
+    assert r.returncode == 2 and b"--nonip dedup needs --key packet" in \
+        r.stderr, r.stderr
+
+
 # ---- tunnels: --decap, --tunnel-id (module/core/decap.h) ----
 
 ENCAPS = ("vxlan", "geneve", "gre", "erspan", "gtpu", "ip")

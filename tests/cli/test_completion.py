@@ -128,6 +128,7 @@ def set_settings_and_values():
         "gre,ip,vxlan", "gre,ip,geneve", "gre,ip,erspan", "gre,ip,gtpu"}
     assert complete("dedupctl set decap all,") == set()
     assert complete("dedupctl set tunnel-id ") == {"include", "ignore"}
+    assert complete("dedupctl set nonip ") == {"pass", "dedup"}
     assert complete("dedupctl set decap gre tu") == {"tunnel-id"}
     assert complete("dedupctl set g") == {"gap", "geneve-port", "gtpu-port"}
     assert complete("dedupctl set vxlan-port ") == set(), "a port is a number"

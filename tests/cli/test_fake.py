@@ -116,6 +116,40 @@ def tunnel_id_and_ignore_tos_keep_each_other():
 
 
 @test
+def nonip_sent_shown_saved():
+    """nonip pass|dedup is the key flag nonip (0x4): set sends it with the
+    other flags as they are in force; show (text, JSON) and save say it;
+    save's file brings it back through -f"""
+    fresh()
+    assert line(ok("show"), "nonip") == \
+        "nonip    pass (frames that are not IP: counted in nonip, passed)"
+    assert json.loads(ok("-j", "show"))["nonip"] == "pass"
+    assert value_of(set_line(ok("save")), "nonip") == ["pass"]
+    ok("set", "nonip", "dedup")
+    assert sent()["key-flags"] == "0x4", sent()
+    ok("set", "ignore-tos", "on")
+    assert sent()["key-flags"] == "0x5", sent()
+    ok("set", "tunnel-id", "include", "nonip", "pass")
+    assert sent()["key-flags"] == "0x3", sent()
+    ok("set", "nonip", "dedup", "hook", "ingress", "dev", "eth0")
+    assert sent()["key-flags"] == "0x7", sent()
+    assert line(ok("show"), "nonip").startswith("nonip    dedup ("), ok("show")
+    j = json.loads(ok("-j", "show"))
+    assert (j["nonip"], j["ignore_tos"]) == ("dedup", True), j
+    saved = ok("save")
+    assert value_of(set_line(saved), "nonip") == ["dedup"], saved
+    path = os.path.join(TMP, "nonip")
+    with open(path, "w") as f:
+        f.write(saved)
+    ok("set", "nonip", "pass")
+    assert value_of(set_line(ok("save")), "nonip") == ["pass"]
+    ok("-f", path)
+    assert ok("save") == saved
+    rc, _, err = run("set", "nonip", "on")
+    assert rc == 2 and "nonip: 'on' is not pass or dedup" in err, (rc, err)
+
+
+@test
 def bad_values_send_nothing():
     for words, msg in (
             (["decap", "vxlam"], "decap: 'vxlam' is not one of: vxlan geneve gre erspan gtpu ip"),

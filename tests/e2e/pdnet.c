@@ -74,6 +74,10 @@
  *   pdnet taps SRC DST COUNT IF1=MAC1 IF2=MAC2 [options]
  *	                                  datagrams as two taps and a mirror
  *	                                  deliver them (pdnet_taps.c)
+ *   pdnet nonip IFACE DST_MAC COUNT [--vid VID]
+ *	                                  frames that are not IP, each
+ *	                                  untagged and again tagged from
+ *	                                  other MACs (pdnet_nonip.c)
  *   pdnet time CMD [ARG...]              run CMD (its output discarded) and
  *	                                  print how long it took, ms; exit
  *	                                  with its status
@@ -755,7 +759,9 @@ int main(int argc, char **argv)
 		return cmd_pcapcmp(argc - 2, argv + 2);
 	if (argc >= 2 && !strcmp(argv[1], "taps"))
 		return cmd_taps(argc - 2, argv + 2);
+	if (argc >= 2 && !strcmp(argv[1], "nonip"))
+		return cmd_nonip(argc - 2, argv + 2);
 	fprintf(stderr, "usage: pdnet send|dgram|recv|asuser|netns|fuzz|pty|time|\n"
-		"             replay|record|pcapcmp|taps ...\n");
+		"             replay|record|pcapcmp|taps|nonip ...\n");
 	return 2;
 }

@@ -24,5 +24,7 @@ int cmd_record(int argc, char **argv);
 int cmd_pcapcmp(int argc, char **argv);
 /* pdnet_taps.c: two taps and a mirror */
 int cmd_taps(int argc, char **argv);
+/* pdnet_nonip.c: frames that are not IP, each from two taps */
+int cmd_nonip(int argc, char **argv);
 
 #endif /* PDNET_H */

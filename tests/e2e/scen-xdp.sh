@@ -193,6 +193,64 @@ t_xdp_capture() {
 	t_end
 }
 
+# What tcpdump on pb8 saw of N frames that are not IP, each sent twice
+# (pdnet nonip: untagged, then tagged from other MACs); the counters are
+# reset once it listens.
+nonip_seen() {	# N
+	rm -f /tmp/nonip-td.err
+	inns xc timeout 3 tcpdump -Z root -i pb8 -n -w /tmp/nonip-td.pcap -U \
+		'ether proto 0x88b5 or (vlan and ether proto 0x88b5)' \
+		> /dev/null 2> /tmp/nonip-td.err &
+	_td=$!
+	for _i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+		grep -q listening /tmp/nonip-td.err 2> /dev/null && break
+		sleep 0.25
+	done
+	sleep 0.2
+	inns xc dedupctl reset
+	inns xs pdnet nonip pa8 "$(mac_of xc pb8)" "$1" > /dev/null ||
+		echo "pdnet nonip failed" >&2
+	wait "$_td"
+	# a line per frame, then its unknown EtherType's bytes in hex lines
+	tcpdump -Z root -n -r /tmp/nonip-td.pcap 2> /dev/null | grep -c '^[0-9]'
+}
+
+t_nonip_dedup() {
+	t_begin "nonip dedup: frames that are not IP, from two taps (one tags them, other MACs), are copies at hook xdp-generic; nonip pass passes them; refused at an inet hook"
+	xdp_link
+	expect_ok "nonip pass at xdp-generic" inns xc dedupctl set \
+		hook xdp-generic dev pb8 action drop filter sbf key packet \
+		mem 1M nonip pass
+	expect_eq "pass: tcpdump sees every frame" 40 "$(nonip_seen 20)"
+	expect_eq "pass: counted in nonip" 40 "$(nonip_of xc)"
+	expect_eq "pass: none dropped" 0 "$(stat_of xc dropped)"
+	expect_ok "nonip dedup" inns xc dedupctl set nonip dedup
+	expect_eq "/proc says so" "nonip dedup" \
+		"$(inns xc grep '^nonip' /proc/net/pktdedup/config)"
+	expect_eq "dedup: tcpdump sees each frame once" 20 "$(nonip_seen 20)"
+	expect_eq "dedup: still counted in nonip" 40 "$(nonip_of xc)"
+	expect_eq "dedup: duplicates" 20 "$(stat_of xc duplicates)"
+	expect_eq "dedup: dropped" 20 "$(stat_of xc dropped)"
+	# where no such frame arrives, or no key takes one: refused, nothing
+	# changed
+	expect_fail "hook prerouting under nonip dedup" 1 \
+		"nonip dedup: frames that are not IP reach only the L2 placements" \
+		inns xc dedupctl set hook prerouting
+	expect_fail "key flow under nonip dedup" 1 \
+		"nonip dedup needs key packet" \
+		inns xc dedupctl set key flow force
+	expect_eq "refusals changed nothing" "hook     xdp-generic" \
+		"$(inns xc dedupctl show | grep -o '^hook *[a-z-]*')"
+	expect_eq "nor nonip" "nonip dedup" \
+		"$(inns xc grep '^nonip' /proc/net/pktdedup/config)"
+	expect_ok "nonip pass and hook prerouting" inns xc dedupctl set \
+		nonip pass hook prerouting
+	expect_fail "nonip dedup at prerouting" 1 "hook ingress, bridge-prerouting" \
+		inns xc dedupctl set nonip dedup
+	inns xc dedupctl disable
+	t_end
+}
+
 t_xdp_lifecycle() {
 	t_begin "the XDP attachments follow the configuration, the devices and the namespace, and hold the module while they last"
 	xdp_link

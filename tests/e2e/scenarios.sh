@@ -1810,6 +1810,7 @@ run_plain t_select_mark
 run_plain t_ingress
 run_plain t_bridge
 run_plain t_xdp_capture
+run_plain t_nonip_dedup
 run t_xdp_virtio
 run t_xdp_refused
 run t_xdp_late

@@ -111,10 +111,44 @@ static void pd_t_config_coarse_drop(struct kunit *test)
 		}
 }
 
+/*
+ * nonip dedup: at the L2 placements with key packet only; the message
+ * names the setting and, at an inet hook, the placements where it works.
+ */
+static void pd_t_config_nonip(struct kunit *test)
+{
+	struct pd_config c;
+	unsigned int h, k;
+	bool by_hook;
+
+	pd_config_defaults(&c);
+	KUNIT_EXPECT_NULL(test, pd_config_nonip_refusal(&c, &by_hook));
+	c.key_flags = PKTDEDUP_KEY_F_NONIP;
+	for (h = 0; h < PD_NHOOKS; h++)
+		for (k = 0; k <= PKTDEDUP_KEY_MAX; k++) {
+			const char *why;
+
+			c.hook = (u8)h;
+			c.key = (u8)k;
+			why = pd_config_nonip_refusal(&c, &by_hook);
+			if (pd_placements[h].l2 && k == PKTDEDUP_KEY_PACKET) {
+				KUNIT_EXPECT_NULL_MSG(test, why, "%u %u", h, k);
+				continue;
+			}
+			KUNIT_ASSERT_NOT_NULL(test, why);
+			KUNIT_EXPECT_EQ(test, by_hook, !pd_placements[h].l2);
+			KUNIT_EXPECT_NOT_NULL(test, strstr(why, "nonip"));
+			KUNIT_EXPECT_NOT_NULL(test,
+					      strstr(why, by_hook ? "xdp-generic" :
+						     "key packet"));
+		}
+}
+
 static struct kunit_case pd_config_cases[] = {
 	KUNIT_CASE(pd_t_config_follows_action),
 	KUNIT_CASE(pd_t_config_named_stays),
 	KUNIT_CASE(pd_t_config_coarse_drop),
+	KUNIT_CASE(pd_t_config_nonip),
 	{}
 };
 

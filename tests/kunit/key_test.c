@@ -754,6 +754,217 @@ static void pd_key_open_pieces(struct kunit *test)
 	}
 }
 
+/* ---- non-IP frames (PKTDEDUP_KEY_F_NONIP): pd_key_nonip() ---- */
+
+static u64 nonip_hash(struct kunit *test, const u8 *p, u32 len, u16 type,
+		      u16 payload)
+{
+	struct pd_key_opts o = { .nh = pd_kt_nh(), .mode = PKTDEDUP_KEY_PACKET,
+				 .flags = PKTDEDUP_KEY_F_NONIP,
+				 .payload = payload };
+	struct pd_key key;
+
+	KUNIT_EXPECT_EQ(test, (int)pd_key_nonip_whole(p, len, type, &o, &key),
+			PD_PARSE_OK);
+	return pd_key_hash64(&key, &pd_kt_hkey);
+}
+
+/*
+ * frame: an Ethernet frame of type 0x88b5 (local experimental) and n
+ * payload bytes, with ntags tags (802.1ad outer, 802.1Q inner) of VLAN
+ * vid, MAC addresses from mac; the bytes after its type field at
+ * *after; its length.
+ */
+static u32 nonip_frame(u8 *f, const u8 *pl, u32 n, unsigned int ntags,
+		       u16 vid, u8 mac, const u8 **after, u16 *type)
+{
+	u32 o = 12;
+	unsigned int t;
+
+	memset(f, mac, 12);
+	for (t = 0; t < ntags; t++) {
+		put16(f + o, t + 1 < ntags ? 0x88a8 : 0x8100);
+		put16(f + o + 2, (u16)(vid + t));
+		o += 4;
+	}
+	put16(f + o, 0x88b5);
+	memcpy(f + o + 2, pl, n);
+	*after = f + 14;
+	*type = (u16)(f[12] << 8 | f[13]);
+	return o + 2 + n;
+}
+
+/*
+ * One frame untagged, tagged once and twice (as a capture has it), with
+ * the outer tag taken off (as the kernel's skb hooks see it), and with
+ * other MAC addresses: one key; in the direct form (short frames) and the
+ * compressed one (long).
+ */
+static void pd_key_nonip_taps(struct kunit *test)
+{
+	const u32 lens[] = { 0, 1, 46, 126, 127, 128, 129, 200, 1500 };
+	u8 *pl = kunit_kzalloc(test, 1500, GFP_KERNEL);
+	u8 *f = kunit_kzalloc(test, 1600, GFP_KERNEL);
+	unsigned int i, t;
+
+	KUNIT_ASSERT_NOT_NULL(test, pl);
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	for (i = 0; i < PD_ARRAY_SIZE(lens); i++) {
+		const u8 *after;
+		u16 type;
+		u32 len;
+		u64 h0;
+
+		payload(pl, lens[i], (u8)i);
+		len = nonip_frame(f, pl, lens[i], 0, 0, 0xaa, &after, &type);
+		h0 = nonip_hash(test, after, len - 14, type,
+				PKTDEDUP_PAYLOAD_ALL);
+		KUNIT_EXPECT_EQ(test, h0, nonip_hash(test, pl, lens[i], 0x88b5,
+						     PKTDEDUP_PAYLOAD_ALL));
+		for (t = 0; t <= PD_L2_MAX_TAGS; t++) {
+			len = nonip_frame(f, pl, lens[i], t, (u16)(10 * t + i),
+					  (u8)(0x10 + t), &after, &type);
+			KUNIT_EXPECT_EQ_MSG(test, nonip_hash(test, after,
+							     len - 14, type,
+							     PKTDEDUP_PAYLOAD_ALL),
+					    h0, "%u bytes, %u tags", lens[i], t);
+			if (!t)
+				continue;
+			/* the kernel took the outer tag off */
+			KUNIT_EXPECT_EQ(test, nonip_hash(test, after + 4,
+							 len - 18,
+							 (u16)(after[2] << 8 |
+							       after[3]),
+							 PKTDEDUP_PAYLOAD_ALL),
+					h0);
+		}
+	}
+}
+
+/*
+ * Any byte from the innermost EtherType on, and the length, make another
+ * key; the payload setting bounds the bytes keyed; an 802.3 length is one
+ * type whatever its value; a frame ending inside its tags, or with more
+ * tags than crossed, is not keyed.
+ */
+static void pd_key_nonip_bytes(struct kunit *test)
+{
+	struct pd_key_opts o = { .nh = pd_kt_nh(), .mode = PKTDEDUP_KEY_PACKET,
+				 .flags = PKTDEDUP_KEY_F_NONIP,
+				 .payload = PKTDEDUP_PAYLOAD_ALL };
+	const u32 lens[] = { 60, 300 };
+	u8 *pl = kunit_kzalloc(test, 2000, GFP_KERNEL);
+	u8 tags[4 * (PD_L2_MAX_TAGS + 1) + 2];
+	struct pd_key key;
+	unsigned int i, j;
+
+	KUNIT_ASSERT_NOT_NULL(test, pl);
+	for (i = 0; i < PD_ARRAY_SIZE(lens); i++) {
+		u64 h;
+
+		payload(pl, lens[i], 3);
+		h = nonip_hash(test, pl, lens[i], 0x88cc, PKTDEDUP_PAYLOAD_ALL);
+		KUNIT_EXPECT_NE(test, h, nonip_hash(test, pl, lens[i], 0x88cd,
+						    PKTDEDUP_PAYLOAD_ALL));
+		KUNIT_EXPECT_NE(test, h, nonip_hash(test, pl, lens[i] - 1,
+						    0x88cc,
+						    PKTDEDUP_PAYLOAD_ALL));
+		for (j = 0; j < lens[i]; j++) {
+			pl[j] ^= 0x20;
+			KUNIT_EXPECT_NE_MSG(test, h,
+					    nonip_hash(test, pl, lens[i], 0x88cc,
+						       PKTDEDUP_PAYLOAD_ALL),
+					    "byte %u of %u", j, lens[i]);
+			pl[j] ^= 0x20;
+		}
+	}
+	/* payload 64: the bytes past the 64th after the type are not read */
+	payload(pl, 2000, 5);
+	for (j = 64; j < 2000; j += 97) {
+		u64 h = nonip_hash(test, pl, 2000, 0x0806, 64);
+
+		pl[j] ^= 0xff;
+		KUNIT_EXPECT_EQ(test, h, nonip_hash(test, pl, 2000, 0x0806, 64));
+		KUNIT_EXPECT_EQ(test, h, nonip_hash(test, pl, j, 0x0806, 64));
+	}
+	pl[63] ^= 1;
+	KUNIT_EXPECT_NE(test, nonip_hash(test, pl, 2000, 0x0806, 64),
+			nonip_hash(test, pl, 2000, 0x0806, 63));
+	/* every byte, bounded: at most PKTDEDUP_PAYLOAD_ALL */
+	KUNIT_EXPECT_EQ(test, (int)pd_key_nonip_whole(pl, 2000, 0x0806, &o,
+						      &key), PD_PARSE_OK);
+	KUNIT_EXPECT_EQ(test, key.more_len, 0u);
+	KUNIT_EXPECT_EQ(test, (u32)key.len, 8u + 24u);
+	KUNIT_EXPECT_EQ(test, key.buf[0], 0);	/* no IP header's */
+	/* 802.3: the length (XDP, captures) or ETH_P_802_2 (skb hooks) */
+	KUNIT_EXPECT_EQ(test, nonip_hash(test, pl, 100, 0x0026, 200),
+			nonip_hash(test, pl, 100, 0x0004, 200));
+	/* tags: cut inside, or one more than crossed */
+	memset(tags, 0, sizeof(tags));
+	for (j = 0; j <= PD_L2_MAX_TAGS; j++)
+		put16(tags + 4 * j + 2, 0x8100);
+	put16(tags + 4 * PD_L2_MAX_TAGS + 2, 0x88b5);
+	for (j = 0; j < 4; j++)
+		KUNIT_EXPECT_EQ(test, (int)pd_key_nonip_whole(tags, j, 0x8100,
+							      &o, &key),
+				PD_PARSE_NOT_IP);
+	KUNIT_EXPECT_EQ(test, (int)pd_key_nonip_whole(tags, sizeof(tags),
+						      0x8100, &o, &key),
+			PD_PARSE_NOT_IP);
+	KUNIT_EXPECT_EQ(test, (int)pd_key_nonip_whole(tags + 4,
+						      sizeof(tags) - 4,
+						      0x8100, &o, &key),
+			PD_PARSE_OK);
+}
+
+/*
+ * A frame of which the first view bytes are in one piece (view at least
+ * min(whole, PD_KEY_NONIP_ROOM)) and the rest given in pieces: the key
+ * of the whole frame in one piece.
+ */
+static void pd_key_nonip_pieces(struct kunit *test)
+{
+	struct pd_key_opts o = { .nh = pd_kt_nh(), .mode = PKTDEDUP_KEY_PACKET,
+				 .flags = PKTDEDUP_KEY_F_NONIP,
+				 .payload = PKTDEDUP_PAYLOAD_ALL };
+	const u32 lens[] = { 40, 140, 165, 1500, 9000 };
+	const u32 views[] = { PD_KEY_NONIP_ROOM, 200, 1024 };
+	u8 *p = kunit_kzalloc(test, 9000, GFP_KERNEL);
+	u64 rng = 5;
+	unsigned int i, v;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	for (i = 0; i < PD_ARRAY_SIZE(lens); i++) {
+		u64 hw;
+
+		payload(p, lens[i], (u8)i);
+		put16(p + 2, 0x88b5);	/* after one tag */
+		hw = nonip_hash(test, p, lens[i], 0x8100, PKTDEDUP_PAYLOAD_ALL);
+		for (v = 0; v < PD_ARRAY_SIZE(views); v++) {
+			u32 view = PD_MIN(views[v], lens[i]), at, n;
+			struct pd_key key;
+			struct pd_nh nh;
+
+			KUNIT_ASSERT_EQ(test, (int)pd_key_nonip(p, view, lens[i],
+								0x8100, &o,
+								&key, &nh),
+					PD_PARSE_OK);
+			KUNIT_EXPECT_EQ(test, key.more_len, lens[i] - view);
+			for (at = key.more_off; key.more_len && at < lens[i];
+			     at += n) {
+				n = PD_MIN(1 + pd_rng_below(&rng, 700),
+					   lens[i] - at);
+				pd_nh_update(&nh, p + at, n);
+			}
+			if (key.more_len)
+				pd_key_close(&key, &nh);
+			KUNIT_EXPECT_EQ_MSG(test,
+					    pd_key_hash64(&key, &pd_kt_hkey), hw,
+					    "%u bytes, view %u", lens[i], view);
+		}
+	}
+}
+
 static struct kunit_case pd_key_cases[] = {
 	KUNIT_CASE(pd_key_ipv4_fields),
 	KUNIT_CASE(pd_key_ipv4_packet_invariance),
@@ -770,6 +981,9 @@ static struct kunit_case pd_key_cases[] = {
 	KUNIT_CASE(pd_key_random_garbage),
 	KUNIT_CASE(pd_key_evasion_pairs),
 	KUNIT_CASE(pd_key_open_pieces),
+	KUNIT_CASE(pd_key_nonip_taps),
+	KUNIT_CASE(pd_key_nonip_bytes),
+	KUNIT_CASE(pd_key_nonip_pieces),
 	{}
 };
 

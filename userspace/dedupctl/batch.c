@@ -184,7 +184,8 @@ static unsigned int attr_words(const char *attr, const char **words,
 {
 	static const char *const map[][2] = {
 		/* tunnel-id: the flag a module without decap refuses */
-		{ "key-flags", "tunnel-id" }, { "key-flags", "ignore-tos" },
+		{ "key-flags", "tunnel-id" }, { "key-flags", "nonip" },
+		{ "key-flags", "ignore-tos" },
 		{ "mark-value", "mark" },
 		{ "mark-mask", "mark" }, { "kind", "filter" },
 		{ "cell-bits", "max" }, { "importance-mask", "importance" },

@@ -5,7 +5,7 @@
 # are dedupctl's usage text's; tests/cli/test_completion.py checks that
 # the two agree.
 
-_dedupctl_set_settings='key payload ignore-tos decap tunnel-id vxlan-port
+_dedupctl_set_settings='key payload ignore-tos nonip decap tunnel-id vxlan-port
 geneve-port gtpu-port action force mark scope shards state filter mem fps max k p gap p-star
 layout importance window rate warn-below subwindows landmark hook priority dev
 proto match-mark seed'
@@ -36,6 +36,7 @@ _dedupctl_values() {
 	state) echo "idle active" ;;
 	filter | hook | decap) _dedupctl_usage_values "$1" ;;
 	tunnel-id) echo "include ignore" ;;
+	nonip) echo "pass dedup" ;;
 	layout) echo "flat blocked auto" ;;
 	importance) echo "dscp mark" ;;
 	# this host's devices (a list is typed with commas)

@@ -62,6 +62,7 @@ static const char usage_text[] =
 "  set SETTING VALUE ...         change settings (all or nothing; an idle\n"
 "                                instance starts unless state idle is given):\n"
 "      key packet|src|dst|pair|flow    payload all|BYTES    ignore-tos on|off\n"
+"      nonip pass|dedup  (dedup: frames that are not IP keyed too; L2 hooks)\n"
 "      decap none|all|@ENCAPS@\n"
 "            (tunnels whose inner packet is keyed; a list: vxlan,gre)\n"
 "      tunnel-id include|ignore    vxlan-port N    geneve-port N    gtpu-port N\n"

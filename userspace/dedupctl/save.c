@@ -82,6 +82,9 @@ void config_words(const struct nlattr **tb, struct words *w)
 	words_add(w, "ignore-tos");
 	words_add(w, "%s", u32a(c, PKTDEDUP_A_CONFIG_KEY_FLAGS) &
 		  PKTDEDUP_KEY_F_IGNORE_TOS ? "on" : "off");
+	words_add(w, "nonip");
+	words_add(w, "%s", u32a(c, PKTDEDUP_A_CONFIG_KEY_FLAGS) &
+		  PKTDEDUP_KEY_F_NONIP ? "dedup" : "pass");
 	/*
 	 * the tunnel settings, all of them, defaults too (as every setting):
 	 * a file that left one out would leave another value in force

@@ -340,8 +340,8 @@ static void put_setting(struct nlmsghdr *nlh, const char *k, const char *v)
 }
 
 /*
- * The key flags and the tunnel settings of a command line: ignore-tos and
- * tunnel-id set a flag each of one attribute, sent once, the other flags
+ * The key flags and the tunnel settings of a command line: ignore-tos,
+ * nonip and tunnel-id set a flag each of one attribute, sent once, the other flags
  * as they are in force; decap and the ports.
  */
 struct key_encap {
@@ -361,6 +361,15 @@ static bool key_encap_read(struct key_encap *ke, const char *k, const char *v)
 		ke->flags &= ~(uint32_t)PKTDEDUP_KEY_F_IGNORE_TOS;
 		if (onoff_arg(k, v))
 			ke->flags |= PKTDEDUP_KEY_F_IGNORE_TOS;
+		ke->flags_given = true;
+		return true;
+	}
+	if (!strcmp(k, "nonip")) {
+		if (strcmp(v, "pass") && strcmp(v, "dedup"))
+			usage_error("nonip: '%s' is not pass or dedup", v);
+		ke->flags &= ~(uint32_t)PKTDEDUP_KEY_F_NONIP;
+		if (!strcmp(v, "dedup"))
+			ke->flags |= PKTDEDUP_KEY_F_NONIP;
 		ke->flags_given = true;
 		return true;
 	}
@@ -394,8 +403,8 @@ static void key_encap_put(struct nlmsghdr *nlh, const struct key_encap *ke)
  * Put the settings of argv into nlh: the configuration's in its nest, the
  * filter's kind and memory in the filter nest, and each family setting in
  * the nest of family target if it takes it, else in that of the first
- * family that does. key_flags: the key flags in force, which ignore-tos
- * and tunnel-id, a flag each, leave as they are. Bad values exit with
+ * family that does. key_flags: the key flags in force, which ignore-tos,
+ * nonip and tunnel-id, a flag each, leave as they are. Bad values exit with
  * status 2 before anything is sent.
  */
 void put_settings(struct nlmsghdr *nlh, int argc, char **argv,
@@ -681,7 +690,7 @@ int set_send(struct nl *n, int argc, char **argv, int sargc, char **sargv)
 
 	/*
 	 * the family in force decides where its settings go; the hook; the
-	 * key flags, of which ignore-tos and tunnel-id change one each
+	 * key flags, of which ignore-tos, nonip and tunnel-id change one each
 	 */
 	err = nl_talk(n, nl_request(n, PKTDEDUP_CMD_GET_CONFIG, false),
 		      in_force_cb, &in);

@@ -235,7 +235,7 @@ static int show_cb(const struct nlattr **tb, void *data)
 	const struct pd_filter_ops *ops;
 	struct select_view sel;
 	struct encap_cfg ec;
-	bool tos, active, fixed, has_encap;
+	bool tos, nonip, active, fixed, has_encap;
 	char b1[32], b2[32], eb[160];
 	uint8_t bits, imp;
 	int32_t prio;
@@ -256,6 +256,7 @@ static int show_cb(const struct nlattr **tb, void *data)
 			u8a(c, PKTDEDUP_A_CONFIG_SCOPE));
 	hook = pd_placement_name(u8a(c, PKTDEDUP_A_CONFIG_HOOK));
 	tos = u32a(c, PKTDEDUP_A_CONFIG_KEY_FLAGS) & PKTDEDUP_KEY_F_IGNORE_TOS;
+	nonip = u32a(c, PKTDEDUP_A_CONFIG_KEY_FLAGS) & PKTDEDUP_KEY_F_NONIP;
 	prio = (int32_t)u32a(c, PKTDEDUP_A_CONFIG_PRIORITY);
 	bits = u8a(s, PKTDEDUP_A_SETTINGS_CELL_BITS);
 	imp = u8a(s, PKTDEDUP_A_SETTINGS_IMPORTANCE) ? 1 : 0;
@@ -264,13 +265,13 @@ static int show_cb(const struct nlattr **tb, void *data)
 	has_encap = config_encap(c, &ec);
 	if (json) {
 		printf("{\"state\":\"%s\",\"key\":\"%s\",\"payload\":%u,"
-		       "\"ignore_tos\":%s,\"action\":\"%s\","
+		       "\"ignore_tos\":%s,\"nonip\":\"%s\",\"action\":\"%s\","
 		       "\"mark_value\":%u,\"mark_mask\":%u,\"hook\":\"%s\","
 		       "\"priority\":%d,\"scope\":\"%s\",\"shards\":%u,"
 		       "\"filter\":\"%s\",\"filter_auto\":%s,\"mem\":%llu",
 		       active ? "active" : "idle", key,
 		       u16a(c, PKTDEDUP_A_CONFIG_PAYLOAD), tos ? "true" : "false",
-		       action, u32a(c, PKTDEDUP_A_CONFIG_MARK_VALUE),
+		       nonip ? "dedup" : "pass", action, u32a(c, PKTDEDUP_A_CONFIG_MARK_VALUE),
 		       u32a(c, PKTDEDUP_A_CONFIG_MARK_MASK), hook, prio, scope,
 		       u32a(c, PKTDEDUP_A_CONFIG_SHARDS), ops->name,
 		       u8a(f, PKTDEDUP_A_FILTER_AUTO) ? "true" : "false",
@@ -341,6 +342,9 @@ static int show_cb(const struct nlattr **tb, void *data)
 	/* the tunnels looked into: their ports, whether their ids are keyed */
 	if (has_encap)
 		printf("\ndecap    %s", encap_show(eb, sizeof(eb), &ec));
+	printf("\nnonip    %s", nonip ?
+	       "dedup (frames that are not IP, at the L2 hooks: keyed from their EtherType on, judged)" :
+	       "pass (frames that are not IP: counted in nonip, passed)");
 	printf("\naction   %s", action);
 	if (!strcmp(action, "mark"))
 		printf(" 0x%x/0x%x", u32a(c, PKTDEDUP_A_CONFIG_MARK_VALUE),

@@ -56,6 +56,22 @@ static int af_inet6(uint32_t af)
 	return af == 10 || af == 24 || af == 28 || af == 30;
 }
 
+bool l2_proto_field(enum link_type lt, const uint8_t *p, uint32_t len,
+		    uint16_t *type, uint32_t *after)
+{
+	static const uint8_t at[LINK_NTYPES][2] = {
+		[LINK_ETHERNET] = { 12, 14 },
+		[LINK_SLL] = { 14, 16 },
+		[LINK_SLL2] = { 0, 20 },
+	};
+
+	if ((unsigned int)lt >= LINK_NTYPES || !at[lt][1] || len < at[lt][1])
+		return false;
+	*type = be16(p + at[lt][0]);
+	*after = at[lt][1];
+	return true;
+}
+
 enum l2_result l2_parse(enum link_type lt, const uint8_t *p, uint32_t len,
 			struct l2_info *out)
 {

@@ -22,6 +22,7 @@
 #ifndef PD_SIM_LINKTYPE_H
 #define PD_SIM_LINKTYPE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 enum link_type {
@@ -49,6 +50,15 @@ struct l2_info {
 	uint32_t l3off;		/* the IP header's offset in the frame */
 	unsigned int tags;	/* VLAN tags and MPLS labels crossed */
 };
+
+/*
+ * The protocol field of a frame of link type lt that l2_parse() found not
+ * IP (an EtherType, or an 802.3 length), and where the bytes after it
+ * begin: what the module's nonip dedup keys (pd_key_nonip()). False for
+ * link types without one (raw IP, loopback) and frames too short for it.
+ */
+bool l2_proto_field(enum link_type lt, const uint8_t *p, uint32_t len,
+		    uint16_t *type, uint32_t *after);
 
 enum l2_result l2_parse(enum link_type lt, const uint8_t *p, uint32_t len,
 			struct l2_info *out);

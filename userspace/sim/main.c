@@ -153,6 +153,12 @@ static const char usage[] =
 "  --payload all|N    packet key: every byte (all), or N payload bytes after\n"
 "                     the L4 header (copies that differ after them are one)\n"
 "  --ignore-tos       packet key: leave TOS / traffic class out\n"
+"  --nonip M          pass (default): frames that are neither IPv4 nor IPv6\n"
+"                     pass, counted not IP; dedup: they are keyed too, as\n"
+"                     the module's nonip dedup at its L2 hooks, from their\n"
+"                     innermost EtherType on (MAC addresses and VLAN tags\n"
+"                     left out; at most --payload bytes after it); key\n"
+"                     packet only\n"
 "  --proto P[,P...]   only these upper-layer protocols (names or numbers),\n"
 "                     as the module's proto setting; the others pass\n"
 "  --decap E          tunnels whose inner packet is keyed in place of the\n"
@@ -430,6 +436,8 @@ static void key_words(const struct pd_key_opts *k, char *buf, size_t len)
 	if (k->mode == PKTDEDUP_KEY_PACKET &&
 	    (k->flags & PKTDEDUP_KEY_F_IGNORE_TOS))
 		snprintf(buf + strlen(buf), len - strlen(buf), ", TOS ignored");
+	if (k->flags & PKTDEDUP_KEY_F_NONIP)
+		snprintf(buf + strlen(buf), len - strlen(buf), ", nonip dedup");
 	snprintf(buf + strlen(buf), len - strlen(buf), "; decap ");
 	for (i = 0; i < PD_NENCAPS; i++)
 		if (k->decap & (1u << i)) {
@@ -1181,7 +1189,7 @@ enum opt {
 	O_RATE, O_WARN_BELOW, O_PPS, O_COPY_DELAY, O_FLOOD, O_FLOOD_AT,
 	O_FLOOD_FOR, O_LAYOUT, O_WRITE, O_WRITE_DUPS, O_TRUTH, O_PROTO,
 	O_DECAP, O_TUNNEL_ID, O_VXLAN_PORT, O_GENEVE_PORT, O_GTPU_PORT,
-	O_SHARDS,
+	O_SHARDS, O_NONIP,
 };
 
 static const struct option options[] = {
@@ -1212,6 +1220,7 @@ static const struct option options[] = {
 	{ "key", required_argument, NULL, O_KEY },
 	{ "payload", required_argument, NULL, O_PAYLOAD },
 	{ "ignore-tos", no_argument, NULL, O_IGNORE_TOS },
+	{ "nonip", required_argument, NULL, O_NONIP },
 	{ "imp-dist", required_argument, NULL, O_IMP_DIST },
 	{ "repeat", required_argument, NULL, O_REPEAT },
 	{ "checkpoints", required_argument, NULL, O_CHECKPOINTS },
@@ -1920,6 +1929,14 @@ static void sim_args_parse(struct sim_args *a, int argc, char **argv)
 		case O_IGNORE_TOS:
 			a->sc.key.flags |= PKTDEDUP_KEY_F_IGNORE_TOS;
 			break;
+		case O_NONIP:
+			if (!strcmp(optarg, "dedup"))
+				a->sc.key.flags |= PKTDEDUP_KEY_F_NONIP;
+			else if (!strcmp(optarg, "pass"))
+				a->sc.key.flags &= (u8)~PKTDEDUP_KEY_F_NONIP;
+			else
+				BAD(o, "pass or dedup");
+			break;
 		case O_DECAP:
 			a->sc.key.decap = parse_decap(optarg);
 			a->have_decap_opts = true;
@@ -1985,6 +2002,12 @@ static void sim_args_parse(struct sim_args *a, int argc, char **argv)
 		usage_error("--stream is required");
 	if (a->sc.sel && a->sc.kind != STREAM_PCAP)
 		usage_error("--proto selects a capture's packets: it needs --pcap FILE");
+	if ((a->sc.key.flags & PKTDEDUP_KEY_F_NONIP) &&
+	    a->sc.kind != STREAM_PCAP)
+		usage_error("--nonip dedup keys a capture's frames: it needs --pcap FILE");
+	if ((a->sc.key.flags & PKTDEDUP_KEY_F_NONIP) &&
+	    a->sc.key.mode != PKTDEDUP_KEY_PACKET)
+		usage_error("--nonip dedup needs --key packet: a frame that is not IP has no addresses or ports to key it by");
 	if (a->have_decap_opts && a->sc.kind != STREAM_PCAP)
 		usage_error("--decap, --tunnel-id and the tunnels' ports key a capture's packets: they need --pcap FILE");
 	a->sc.key.vxlan_port = (u16)a->vxlan_port;

@@ -297,12 +297,15 @@ void capture_print(const struct stream *st, const struct stream_cfg *sc,
 		printf(", every byte");
 	else if (sc->key.mode == PKTDEDUP_KEY_PACKET)
 		printf(", payload %u", sc->key.payload);
+	if (sc->key.flags & PKTDEDUP_KEY_F_NONIP)
+		printf(", nonip dedup: %llu frames not IP keyed",
+		       (unsigned long long)n->nonip_keyed);
 	printf("; %llu keyed from what frames cut by the snaplen hold, of %llu cut)\n",
 	       (unsigned long long)n->keyed_cut, (unsigned long long)n->cut);
 	printf("%-10s %llu passed unkeyed: %llu runt, %llu not IP", "",
 	       (unsigned long long)(n->frames - n->keyed),
 	       (unsigned long long)n->link[L2_RUNT],
-	       (unsigned long long)not_ip(n));
+	       (unsigned long long)(not_ip(n) - n->nonip_keyed));
 	if (n->unparsed[PD_PARSE_NOT_IP])
 		printf(" (%llu in a tunnel: %s)",
 		       (unsigned long long)n->unparsed[PD_PARSE_NOT_IP],
@@ -384,6 +387,9 @@ void capture_json(const struct stream *st, const struct stream_cfg *sc,
 
 	printf(",\"pcap\":");
 	json_str(sc->pcap_path);
+	printf(",\"nonip\":\"%s\",\"nonip_keyed\":%llu",
+	       sc->key.flags & PKTDEDUP_KEY_F_NONIP ? "dedup" : "pass",
+	       (unsigned long long)n->nonip_keyed);
 	printf(",\"key\":\"%s\",\"payload\":%u,\"frames\":%llu,\"keyed\":%llu,"
 	       "\"cut\":%llu,\"keyed_cut\":%llu,\"runt\":%llu,\"not_ip\":%llu,"
 	       "\"unknown_link\":%llu,\"other_records\":%llu,"

@@ -178,6 +178,37 @@ static void count_encaps(struct pcap_counts *n, const struct pd_pkt *pkt)
 }
 
 /*
+ * A frame that is not IP under --nonip dedup, as the module's L2 hooks
+ * key it (pd_key_nonip(): its innermost EtherType on, up to --payload
+ * bytes after it), counted not IP all the same; one cut by the snaplen
+ * from what it holds. Unkeyed where the frame has no protocol field (raw
+ * IP, loopback), ends inside its tags, or the protocols are selected
+ * (--proto: a frame that is not IP has none), as the module passes it.
+ */
+static void nonip_key(struct stream *s, struct element *e,
+		      const struct cap_frame *f, bool cut)
+{
+	struct pcap_counts *n = &s->pc;
+	uint32_t after;
+	uint16_t type;
+
+	if ((s->cfg.sel && !s->cfg.sel->any_proto) ||
+	    !l2_proto_field(f->link, f->data, f->caplen, &type, &after) ||
+	    pd_key_nonip_whole(f->data + after, f->caplen - after, type,
+			       &s->cfg.key, &e->keybuf) != PD_PARSE_OK)
+		return;
+	n->keyed++;
+	n->nonip_keyed++;
+	n->keyed_cut += cut;
+	if (e->framed)
+		n->truth_kind[FT_NOT_IP]++;
+	e->id = pd_key_hash64(&e->keybuf, &truth_hkey);
+	e->key = &e->keybuf;
+	e->keyed = true;
+	e->dscp = 0;
+}
+
+/*
  * The capture's next record. A frame the module would not key (a runt,
  * not IP, a link type this reader does not parse, an IP header the key
  * cannot be read from) or another kind of record comes back unkeyed: the
@@ -242,6 +273,9 @@ static bool pcap_next(struct stream *s, struct element *e)
 		if (lr == L2_UNKNOWN_LINK && !n->link[L2_UNKNOWN_LINK])
 			n->unknown_encap = f.encap;
 		n->link[lr]++;
+		if (lr == L2_NOT_IP &&
+		    (s->cfg.key.flags & PKTDEDUP_KEY_F_NONIP))
+			nonip_key(s, e, &f, cut);
 		return true;
 	}
 	/*

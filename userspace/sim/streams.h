@@ -140,6 +140,7 @@ struct pcap_counts {
 	 */
 	uint64_t decap[PD_NENCAPS], decap_err[PD_NENCAPS];
 	uint64_t unselected;		/* IP of a protocol not selected */
+	uint64_t nonip_keyed;		/* --nonip dedup: non-IP frames keyed */
 	uint64_t keyed;
 	uint64_t cut;			/* frames cut by the snaplen */
 	uint64_t keyed_cut;		/* of them keyed */
