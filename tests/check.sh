@@ -67,11 +67,13 @@ account() {	# NAME RC
 }
 
 suite() {	# NAME CMD...
-	local name=$1
+	local name=$1 t0=$SECONDS rc
 	shift
 	echo "== $name: $*"
 	"$@" >"$log_dir/$name.log" 2>&1
-	account "$name" $?
+	rc=$?
+	account "$name" $rc
+	echo "   $name: $((SECONDS - t0)) s (make check at $SECONDS s)"
 }
 
 # Every program a suite runs is installed (tests/style/commands.txt names them
@@ -167,12 +169,14 @@ suite e2e tests/vm/vm.sh boot "$B" e2e 2100
 suite e2e-cpus env VM_TAG=cpus VM_MEM=1536 \
 	VM_APPEND="possible_cpus=256 pd.only=t_stats_bounded,t_stats_readers,t_dev_follow,t_dev_stacked,t_shared_cpus,t_budget_memavail,t_cpus_defaults pd.modparams=max_total_mem=700M,max_netns_mem=400M" \
 	tests/vm/vm.sh boot "$B" e2e 1200
+fg_end=$SECONDS
 # The same scenarios on a debug kernel (KASAN, UBSAN, lockdep, kmemleak):
 # started above; its console is kept in $B/vm/e2e-debug.log.
 wait "$debug_pid"
 rc=$?
 echo "== e2e-debug: tests/vm/e2e-debug.sh $B"
 account e2e-debug $rc
+echo "   e2e-debug: ended at $SECONDS s of make check (the others at $fg_end s)"
 
 echo "$total_pass passed, $total_fail failed"
 [ "$total_fail" -eq 0 ]
