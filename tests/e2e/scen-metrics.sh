@@ -71,7 +71,7 @@ t_prometheus() {
 		"$(grep -c '^pktdedup_memory' $P-percpu.txt)"
 	# the configuration's gauges, as dedupctl show has them
 	j=$(inns b dedupctl -j show)
-	held=$(echo "$j" | sed -n 's/.*"budget":{[^}]*"filters":\([0-9]*\).*/\1/p')
+	held=$(echo "$j" | sed -n 's/.*"budget":{[^}]*"filters_bytes":\([0-9]*\).*/\1/p')
 	expect_eq "memory_bytes of the filters" "$held" \
 		"$(prom_val $P-stats.txt "pktdedup_memory_bytes{netns=\"$ns\",part=\"filters\"}")"
 	expect_eq "filters (scope percpu: one per CPU)" "$ncpu" \
