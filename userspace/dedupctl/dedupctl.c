@@ -74,7 +74,7 @@ static const char usage_text[] =
 "      k auto|N    p auto|N    gap auto|PACKETS    p-star RATE (rsbf)\n"
 "      layout flat|blocked|auto (sbf: blocked, a key's cells in one line)\n"
 "      importance dscp|mark MASK (ibf-2c, ibf-mc)\n"
-"      window DURATION|Np    rate PPS    warn-below PCT (windows)\n"
+"      window DURATION|Np    rate auto|PPS    warn-below PCT (windows)\n"
 "      subwindows N (jumping)    landmark DURATION (filter landmark window)\n"
 "      hook @HOOKS@    priority N\n"
 "      dev NAME[,NAME...]|any    proto P[,P...]|any    match-mark VALUE[/MASK]|any\n"
