@@ -272,6 +272,55 @@ static int check_plan(struct nl *n, const struct nlattr *filter)
 	return err;
 }
 
+/*
+ * The filter nest of the state after a request's: the SBF's settings the
+ * request gives in place of the state's, the others kept (as the module
+ * keeps them); a request naming a kind leaves the state's filter as it was.
+ * Its length, in buf.
+ */
+static size_t filter_merge(const struct nlattr *old, const struct nlattr *new,
+			   char *buf)
+{
+	const struct nlattr *of[PKTDEDUP_A_FILTER_MAX + 1],
+		*nf[PKTDEDUP_A_FILTER_MAX + 1],
+		*os[PKTDEDUP_A_SETTINGS_MAX + 1],
+		*ns[PKTDEDUP_A_SETTINGS_MAX + 1];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct nlattr *f, *s;
+	unsigned int t;
+
+	nl_nest(old, &nls_filter, of);
+	nl_nest(new, &nls_filter, nf);
+	if (nf[PKTDEDUP_A_FILTER_KIND] || !nf[PKTDEDUP_A_FILTER_SBF] ||
+	    !of[PKTDEDUP_A_FILTER_SBF]) {
+		memcpy(buf, old, MNL_ALIGN(old->nla_len));
+		return MNL_ALIGN(old->nla_len);
+	}
+	nl_nest(of[PKTDEDUP_A_FILTER_SBF], &nls_sbf, os);
+	nl_nest(nf[PKTDEDUP_A_FILTER_SBF], &nls_sbf, ns);
+	f = mnl_attr_nest_start(nlh, PKTDEDUP_A_CONFIG_FILTER);
+	for (t = 1; t <= PKTDEDUP_A_FILTER_MAX; t++) {
+		const struct nlattr *a = nf[t] ? nf[t] : of[t];
+
+		if (!a || t == PKTDEDUP_A_FILTER_SBF)
+			continue;
+		mnl_attr_put(nlh, t, mnl_attr_get_payload_len(a),
+			     mnl_attr_get_payload(a));
+	}
+	s = mnl_attr_nest_start(nlh, PKTDEDUP_A_FILTER_SBF);
+	for (t = 1; t <= PKTDEDUP_A_SETTINGS_MAX; t++) {
+		const struct nlattr *a = ns[t] ? ns[t] : os[t];
+
+		if (a)
+			mnl_attr_put(nlh, t, mnl_attr_get_payload_len(a),
+				     mnl_attr_get_payload(a));
+	}
+	mnl_attr_nest_end(nlh, s);
+	mnl_attr_nest_end(nlh, f);
+	memmove(buf, f, MNL_ALIGN(f->nla_len));
+	return MNL_ALIGN(((struct nlattr *)buf)->nla_len);
+}
+
 /* SET_CONFIG: the request's config attributes in place of the state's. */
 static int state_merge(struct nl *n, const struct nlattr *req)
 {
@@ -301,6 +350,10 @@ static int state_merge(struct nl *n, const struct nlattr *req)
 		if (!a || t == PKTDEDUP_A_CONFIG_FORCE ||
 		    t == PKTDEDUP_A_CONFIG_CHECK)
 			continue;
+		if (t == PKTDEDUP_A_CONFIG_FILTER && new[t] && old[t]) {
+			len += filter_merge(old[t], new[t], buf + len);
+			continue;
+		}
 		sz = MNL_ALIGN(a->nla_len);
 		memcpy(buf + len, a, sz);
 		len += sz;
@@ -379,6 +432,26 @@ static void put_memory(struct nlmsghdr *nlh)
 }
 
 /*
+ * A window family's state: $DEDUPCTL_FAKE_WINDOW is "ns" (a window of 2 ms,
+ * effective 1.5 ms, shortest 1 ms) or "packets" (100000 packets, 90000,
+ * 80000); unset, none.
+ */
+static void put_window(struct nlmsghdr *nlh)
+{
+	const char *v = getenv("DEDUPCTL_FAKE_WINDOW");
+	uint64_t unit = v && !strcmp(v, "ns") ? 20 : 1;
+
+	if (!v)
+		return;
+	mnl_attr_put_u64(nlh, unit > 1 ? PKTDEDUP_A_STATS_WINDOW_NS :
+			 PKTDEDUP_A_STATS_WINDOW_PACKETS, 100000 * unit);
+	mnl_attr_put_u64(nlh, PKTDEDUP_A_STATS_WINDOW_EFFECTIVE, 75000 * unit);
+	mnl_attr_put_u64(nlh, PKTDEDUP_A_STATS_WINDOW_SHORTEST, 50000 * unit);
+	mnl_attr_put_u64(nlh, PKTDEDUP_A_STATS_WINDOW_ENTRIES, 4242);
+	mnl_attr_put_u64(nlh, PKTDEDUP_A_STATS_EARLY_EXPIRIES, 7);
+}
+
+/*
  * Fixed counters; a decap nest per encapsulation of the state's decap;
  * the totals, a device nest per named device.
  */
@@ -418,6 +491,7 @@ static void put_stats(struct nlmsghdr *nlh, int cpu, unsigned int div)
 		put_dev_stats(nlh, c[PKTDEDUP_A_CONFIG_DEVS]);
 	if (cpu < 0)
 		put_memory(nlh);
+	put_window(nlh);
 	mnl_attr_nest_end(nlh, st);
 }
 

@@ -214,12 +214,12 @@ def shards_sent_shown_saved():
     and save say what is in force"""
     fresh()
     assert value_of(set_line(ok("save")), "shards") == ["auto"]
-    assert json.loads(ok("-j", "show"))["shards"] == 0
+    assert json.loads(ok("-j", "show"))["shards"] == "auto"
     for word, wire in (("64", 64), ("1", 1), ("4096", 4096), ("auto", 0)):
         fresh()
         ok("set", "scope", "shared", "shards", word)
         assert sent()["shards"] == hex(wire), (word, sent())
-        assert json.loads(ok("-j", "show"))["shards"] == wire
+        assert json.loads(ok("-j", "show"))["shards"] == (wire or "auto")
         assert value_of(set_line(ok("save")), "shards") == [word], word
     for word, msg in (("3", "shards: '3' is not a power of two"),
                       ("0", "shards: '0' is not a number from 1 to 4096"),
@@ -495,10 +495,12 @@ def show_says_what_is_not_running():
         "unjudged), 1 without source windows: no room: 1.2 MiB needed, "
         "cap 48 MiB (max_user_mem)"), out
     b = j["budget"]
-    assert (b["sources_refused_by"], b["sources_refused_need"]) == \
+    assert (b["sources_refused_by"], b["sources_refused_need_bytes"]) == \
         ("max_netns_mem", 101711872), b
-    assert (b["cpu_refused_by"], b["cpu_refused_need"]) == \
+    assert (b["cpu_refused_by"], b["cpu_refused_need_bytes"]) == \
         ("max_user_mem", 1310720), b
+    assert "sources_refused_need" not in b and "cpu_refused_need" not in b
+    assert b["user_cap_bytes"] == 50331648 and "user_cap" not in b, b
     assert (b["cpus_online"], b["cpus_no_filter"], b["cpus_no_sources"]) \
         == (4, 1, 1), b
     assert line(stats, "total").endswith("  unjudged 14"), stats
@@ -559,6 +561,81 @@ def stats_memory():
     out, j, prom, _ = read(",,")
     assert "memory" not in out and "memory_packets" not in j \
         and "filter_memory" not in prom, out
+
+
+@test
+def show_json_says_auto():
+    """-j show: an automatic setting is the string "auto", a set one its
+    number; every byte of the payload "all"; sizes in _bytes, the gap in
+    _packets, the old names gone"""
+    fresh()
+    j = json.loads(ok("-j", "show"))
+    for name in ("shards", "max", "k", "p", "gap_packets"):
+        assert j[name] == "auto", (name, j)
+    assert (j["payload_bytes"], j["mem_bytes"]) == (64, 262144), j
+    for old in ("payload", "mem", "gap"):
+        assert old not in j, (old, j)
+    ok("set", "scope", "shared", "shards", "4", "max", "7", "k", "3", "p",
+       "10", "gap", "500", "payload", "all", "mem", "1M")
+    j = json.loads(ok("-j", "show"))
+    assert (j["shards"], j["max"], j["k"], j["p"], j["gap_packets"]) == \
+        (4, 7, 3, 10, 500), j
+    assert (j["payload_bytes"], j["mem_bytes"]) == ("all", 1048576), j
+    # back to auto: the strings again
+    ok("set", "shards", "auto", "max", "auto", "k", "auto", "p", "auto",
+       "gap", "auto", "payload", "0")
+    j = json.loads(ok("-j", "show"))
+    for name in ("shards", "max", "k", "p", "gap_packets"):
+        assert j[name] == "auto", (name, j)
+    assert j["payload_bytes"] == 0, j
+
+
+@test
+def json_names_carry_units():
+    """the budget's bytes, a window's ns or packets, sources' and plan's
+    sizes and gaps: each name with its unit, the old name absent"""
+    fresh()
+    b = json.loads(ok("-j", "show"))["budget"]
+    assert (b["cap_bytes"], b["total_cap_bytes"]) == \
+        (268435456, 1073741824), b
+    for name in ("held", "filters", "sources", "peak", "refused",
+                 "total_held"):
+        assert isinstance(b[name + "_bytes"], int), (name, b)
+    for old in ("cap", "held", "filters", "sources", "peak", "refused",
+                "total_cap", "total_held"):
+        assert old not in b, (old, b)
+    for unit, want in (("ns", (2000000, 1500000, 1000000)),
+                       ("packets", (100000, 75000, 50000))):
+        os.environ["DEDUPCTL_FAKE_WINDOW"] = unit
+        try:
+            j = json.loads(ok("-j", "stats"))
+            prom = ok("stats", "-o", "prometheus")
+        finally:
+            del os.environ["DEDUPCTL_FAKE_WINDOW"]
+        assert (j["window_" + unit], j["window_effective_" + unit],
+                j["window_shortest_" + unit]) == want, j
+        assert (j["window_entries"], j["early_expiries"]) == (4242, 7), j
+        assert "window_effective" not in j and "window_shortest" not in j
+        other = "packets" if unit == "ns" else "ns"
+        assert "window_effective_" + other not in j, j
+        promtool(prom)
+    j = json.loads(ok("-j", "sources"))
+    assert (j["new_mem_bytes"], j["new_gap_packets"], j["ring_entries"]) \
+        == (65536, 1000, 1024), j
+    assert isinstance(j["mem_total_bytes"], int), j
+    for old in ("new_mem", "new_gap", "ring", "mem_total"):
+        assert old not in j, (old, j)
+    j = json.loads(ok("-j", "plan", "mem", "1M"))
+    assert (j["mem_asked_bytes"], j["mem_bytes"], j["gap_packets"]) == \
+        (1048576, 1048576, 200), j
+    assert "mem" not in j and "gap" not in j, j
+    j = json.loads(ok("-j", "plan", "window", "2ms", "rate", "1M"))
+    assert (j["mem_asked_bytes"], j["window_ns"], j["rate_pps"]) == \
+        ("auto", 2000000, 1088500), j
+    assert "rate" not in j, j
+    # rate auto is rate 0: sized from mem
+    assert ok("-j", "plan", "window", "2ms", "rate", "auto", "mem", "1M") \
+        == ok("-j", "plan", "window", "2ms", "rate", "0", "mem", "1M")
 
 
 def promtool(text):

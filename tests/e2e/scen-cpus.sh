@@ -171,7 +171,7 @@ memavail_script() {
 	pc() { awk -v k="$1" '$1 == k { print $2 }' /proc/net/pktdedup/config; }
 	P=$(($(sed 's/.*-//' /sys/devices/system/cpu/possible) + 1))
 	N=$(grep -c '^processor' /proc/cpuinfo)
-	cap=$(dedupctl -j show | json_num cap)
+	cap=$(dedupctl -j show | json_num cap_bytes)
 	a0=$(avail) p0=$(mi Percpu) s0=$(mi Slab) v0=$(mi VmallocUsed)
 	# odd sizes: 17 sub-windows (544 KiB of sketches a CPU), top
 	# talkers of 100, a 70000-byte new-source filter; filters of

@@ -71,12 +71,14 @@ t_prometheus() {
 		"$(grep -c '^pktdedup_memory' $P-percpu.txt)"
 	# the configuration's gauges, as dedupctl show has them
 	j=$(inns b dedupctl -j show)
-	held=$(echo "$j" | sed -n 's/.*"budget":{[^}]*"filters":\([0-9]*\).*/\1/p')
+	held=$(echo "$j" | sed -n 's/.*"budget":{[^}]*"filters_bytes":\([0-9]*\).*/\1/p')
 	expect_eq "memory_bytes of the filters" "$held" \
 		"$(prom_val $P-stats.txt "pktdedup_memory_bytes{netns=\"$ns\",part=\"filters\"}")"
 	expect_eq "filters (scope percpu: one per CPU)" "$ncpu" \
 		"$(prom_val $P-stats.txt "pktdedup_filters$l")"
-	expect_eq "info: count, packet key, prerouting" 1 "$(grep -c "^pktdedup_info{netns=\"$ns\",state=\"active\",filter=\"sbf\",key=\"packet\",action=\"count\",scope=\"percpu\",hook=\"prerouting\",seed=\"random\"} 1$" $P-stats.txt)"
+	expect_eq "info: count, packet key, prerouting" 1 "$(grep -c "^pktdedup_info{netns=\"$ns\",filter=\"sbf\",key=\"packet\",action=\"count\",scope=\"percpu\",hook=\"prerouting\",seed=\"random\"} 1$" $P-stats.txt)"
+	expect_eq "active, apart from the info" 1 \
+		"$(prom_val $P-stats.txt "pktdedup_active{netns=\"$ns\"}")"
 	# every series of every output carries this namespace's netns label
 	for f in stats percpu distinct sources nobody; do
 		bad=$(grep -v '^#' $P-$f.txt | grep -vc "{netns=\"$ns\"[,}]")

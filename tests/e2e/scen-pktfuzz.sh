@@ -130,7 +130,8 @@ t_pkt_fuzz() {
 	_action=$(cfg_val b action)
 	_hook=$(cfg_val b hook)
 	_prio=$(cfg_val b priority)
-	_payload=$(inns b dedupctl -j show | json_num payload)
+	_payload=$(inns b dedupctl -j show |
+		sed -n 's/.*"payload_bytes":"\{0,1\}\([0-9a-z]*\).*/\1/p')
 	[ "$(cfg_val b filter)" = sbf ] ||
 		echo "#   b's filter is $(cfg_val b filter), not sbf: tolerances assume sbf"
 	inns b nft -f - <<-'EOF'

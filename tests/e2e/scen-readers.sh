@@ -94,7 +94,7 @@ t_stats_bounded() {
 	# 250M where the module was loaded with room for it (the e2e-cpus
 	# boot), else what the module's cap leaves (32M in a 768M guest)
 	j=$(inns b dedupctl -j show)
-	room=$((($(echo "$j" | json_num total_cap) - $(echo "$j" | json_num total_held)) / 1048576 - 8))
+	room=$((($(echo "$j" | json_num total_cap_bytes) - $(echo "$j" | json_num total_held_bytes)) / 1048576 - 8))
 	mem=250
 	[ "$room" -lt $mem ] && mem=32
 	echo "#   $ncpu possible CPUs, a shared filter of ${mem}M"

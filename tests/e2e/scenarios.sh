@@ -709,7 +709,7 @@ t_sources_config() {
 	expect_eq "the window was kept" 60000 "$(echo "$j2" | json_num window_ms)"
 	expect_eq "so were the counters set while off" 64 \
 		"$(echo "$j2" | json_num counters)"
-	expect_eq "memory held again" "$(echo "$j2" | json_num mem_total)" \
+	expect_eq "memory held again" "$(echo "$j2" | json_num mem_total_bytes)" \
 		"$(cfg_val e mem_sources)"
 	from_d 200 50 100 0
 	sleep 0.3
@@ -868,13 +868,13 @@ t_top() {
 	echo "#   $j"
 	first=$(echo "$j" | sed -n 's/.*"top":\[{"addr":"\([^"]*\)".*/\1/p')
 	expect_eq "heaviest sender" 10.2.0.1 "$first"
-	lo=$(echo "$j" | sed -n 's/.*"top":\[{[^}]*"min":\([0-9]*\).*/\1/p')
-	hi=$(echo "$j" | sed -n 's/.*"top":\[{[^}]*"max":\([0-9]*\).*/\1/p')
+	lo=$(echo "$j" | sed -n 's/.*"top":\[{[^}]*"min_packets":\([0-9]*\).*/\1/p')
+	hi=$(echo "$j" | sed -n 's/.*"top":\[{[^}]*"max_packets":\([0-9]*\).*/\1/p')
 	total=$(echo "$j" | json_num packets)
 	[ "${lo:-0}" -le 1500 ] && [ "${hi:-0}" -ge 1500 ] ||
 		t_fail "bounds [$lo, $hi] do not hold 1500"
 	# the guarantee: error at most N / counters
-	expect_near "error within N / 64" 0 "$(echo "$j" | json_num error)" 0 \
+	expect_near "error within N / 64" 0 "$(echo "$j" | json_num error_packets)" 0 \
 		$((total / 64))
 	expect_eq "text output's first row" 10.2.0.1 \
 		"$(inns e dedupctl top 1 | awk 'NR == 4 { print $1 }')"
@@ -1409,12 +1409,12 @@ t_budget_init() {
 	j=$(inns b dedupctl -j show)
 	b=$(echo "$j" | sed -n 's/.*"budget":{\([^}]*\)}.*/\1/p')
 	echo "#   budget: $b"
-	expect_eq "cap" 268435456 "$(echo "{$b}" | json_num cap)"
+	expect_eq "cap" 268435456 "$(echo "{$b}" | json_num cap_bytes)"
 	expect_eq "cap source" '"cap_source":"max_netns_mem"' \
 		"$(echo "$b" | grep -o '"cap_source":"[a-z_]*"')"
 	expect_eq "filters + source windows = held" \
-		$(($(echo "{$b}" | json_num filters) + $(echo "{$b}" | json_num sources))) \
-		"$(echo "{$b}" | json_num held)"
+		$(($(echo "{$b}" | json_num filters_bytes) + $(echo "{$b}" | json_num sources_bytes))) \
+		"$(echo "{$b}" | json_num held_bytes)"
 	expect_eq "/proc agrees on the cap" "mem_cap 268435456" \
 		"$(inns b grep '^mem_cap ' /proc/net/pktdedup/config)"
 	t_end
@@ -1426,7 +1426,7 @@ userns_script() {
 	cat <<-'EOF'
 	. /lib/pd/lib.sh
 	fail() { echo "FAIL $*"; }
-	cap=$(dedupctl -j show | sed -n 's/.*"cap":\([0-9]*\).*/\1/p')
+	cap=$(dedupctl -j show | sed -n 's/.*"cap_bytes":\([0-9]*\).*/\1/p')
 	src=$(dedupctl -j show | grep -o '"cap_source":"[a-z_]*"')
 	echo "# cap $cap, $src"
 	want=$(awk '/^MemTotal:/ { print $2 * 32 }' /proc/meminfo)
@@ -1438,8 +1438,8 @@ userns_script() {
 	vm0=$(awk '/^VmallocUsed:/ { print $2 }' /proc/meminfo)
 	check_held() {	# WHAT
 		j=$(dedupctl -j show)
-		held=$(echo "$j" | sed -n 's/.*"held":\([0-9]*\).*/\1/p')
-		peak=$(echo "$j" | sed -n 's/.*"peak":\([0-9]*\).*/\1/p')
+		held=$(echo "$j" | sed -n 's/.*"held_bytes":\([0-9]*\).*/\1/p')
+		peak=$(echo "$j" | sed -n 's/.*"peak_bytes":\([0-9]*\).*/\1/p')
 		echo "# $1: held $held, peak $peak of $cap"
 		[ "$held" -le "$cap" ] || fail "$1: holds $held over the cap $cap"
 		[ "$peak" -le "$cap" ] || fail "$1: peaked at $peak over the cap $cap"
@@ -1530,7 +1530,7 @@ holder() {	# UID NAME MEM [NESTED]
 
 # What root's show says the other user namespaces hold (JSON budget).
 userns_held() {
-	dedupctl -j show | json_num userns_held
+	dedupctl -j show | json_num userns_held_bytes
 }
 
 t_budget_users() {
@@ -1539,15 +1539,15 @@ t_budget_users() {
 	reload max_netns_mem=256M max_total_mem=auto
 	enable_hosts
 	j=$(inns b pdnet asuser 65534 unshare -Urn dedupctl -j show)
-	user_cap=$(echo "$j" | json_num user_cap)
-	share=$(dedupctl -j show | json_num userns_cap)
-	total=$(dedupctl -j show | json_num total_cap)
+	user_cap=$(echo "$j" | json_num user_cap_bytes)
+	share=$(dedupctl -j show | json_num userns_cap_bytes)
+	total=$(dedupctl -j show | json_num total_cap_bytes)
 	echo "#   max_user_mem $user_cap, the other user namespaces' share $share of $total"
 	[ -n "$user_cap" ] || t_fail "no user_cap in an unprivileged namespace's show"
 	[ -n "$share" ] && [ "$share" -lt "$total" ] ||
 		t_fail "no share kept for the initial user namespace"
 	# (a module without them: what one namespace may hold, and the total)
-	user_cap=${user_cap:-$(echo "$j" | json_num cap)}
+	user_cap=${user_cap:-$(echo "$j" | json_num cap_bytes)}
 	share=${share:-$total}
 	# filters of 2 x cap/3 each (2 CPUs)
 	third=$((user_cap / 3 / 1024))K
@@ -1562,7 +1562,7 @@ t_budget_users() {
 		"$(cat /tmp/u3.rc)"
 	holder 65534 u4 64K
 	expect_eq "a small one beside the first: admitted" 0 "$(cat /tmp/u4.rc)"
-	held=$(sed -n '/^{/p' /tmp/u4.out | json_num user_held)
+	held=$(sed -n '/^{/p' /tmp/u4.out | json_num user_held_bytes)
 	echo "#   uid 65534's namespaces hold $held of $user_cap"
 	[ "$held" -le "$user_cap" ] || t_fail "uid 65534 holds $held over $user_cap"
 	# another user: the share of all other user namespaces is what is left

@@ -85,9 +85,12 @@ static void prom_stats_totals_exact(struct kunit *test)
 		.occupancy_ppb = 987654321,
 	};
 	static const char want[] =
-		"# HELP pktdedup_info The instance's state and settings as labels; the value is 1.\n"
+		"# HELP pktdedup_info The instance's settings as labels; the value is 1. seed is the seed's mode (fixed or random): a fixed seed's value is never exported, whoever knows it can predict the filter.\n"
 		"# TYPE pktdedup_info gauge\n"
-		"pktdedup_info{netns=\"4026531840\",state=\"active\",filter=\"sbf\",key=\"packet\",action=\"drop\",scope=\"percpu\",hook=\"ingress\",seed=\"random\"} 1\n"
+		"pktdedup_info{netns=\"4026531840\",filter=\"sbf\",key=\"packet\",action=\"drop\",scope=\"percpu\",hook=\"ingress\",seed=\"random\"} 1\n"
+		"# HELP pktdedup_active 1 when the instance is active (its filters built, its hooks registered), 0 when idle.\n"
+		"# TYPE pktdedup_active gauge\n"
+		"pktdedup_active{netns=\"4026531840\"} 1\n"
 		"# HELP pktdedup_filters Filters in use: one per CPU (scope percpu) or one (shared); 0 when idle.\n"
 		"# TYPE pktdedup_filters gauge\n"
 		"pktdedup_filters{netns=\"4026531840\"} 2\n"
@@ -122,7 +125,7 @@ static void prom_stats_totals_exact(struct kunit *test)
 		"# HELP pktdedup_unparsed_packets_total Packets the parser could not read, passed untouched.\n"
 		"# TYPE pktdedup_unparsed_packets_total counter\n"
 		"pktdedup_unparsed_packets_total{netns=\"4026531840\"} 3\n"
-		"# HELP pktdedup_nonip_frames_total Hooks ingress and bridge-*: frames neither IPv4 nor IPv6, passed untouched and not in packets.\n"
+		"# HELP pktdedup_nonip_frames_total Hooks ingress, bridge-* and xdp (a tunnel's inner frame at any hook): frames neither IPv4 nor IPv6 (ARP, LLDP), passed untouched and not in packets.\n"
 		"# TYPE pktdedup_nonip_frames_total counter\n"
 		"pktdedup_nonip_frames_total{netns=\"4026531840\"} 17\n"
 		"# HELP pktdedup_filter_zero_cells_ratio Counting filter families: the fraction of zero cells.\n"
@@ -241,8 +244,9 @@ static void prom_stats_packet_window_escapes(struct kunit *test)
 	prom_stats(f, 1, &cfg, &row, 1);
 	text = text_of(f, &buf);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(text,
-		"pktdedup_info{netns=\"1\",state=\"idle\",filter=\"odd\\\"na\\\\me\",key=\"src\",action=\"count\",scope=\"shared\",hook=\"input\",seed=\"fixed\"} 1\n"));
-	/* idle: no filters, no fp bound */
+		"pktdedup_info{netns=\"1\",filter=\"odd\\\"na\\\\me\",key=\"src\",action=\"count\",scope=\"shared\",hook=\"input\",seed=\"fixed\"} 1\n"));
+	/* idle: not active, no filters, no fp bound */
+	KUNIT_EXPECT_NOT_NULL(test, strstr(text, "\npktdedup_active{netns=\"1\"} 0\n"));
 	KUNIT_EXPECT_NOT_NULL(test, strstr(text, "\npktdedup_filters{netns=\"1\"} 0\n"));
 	KUNIT_EXPECT_NULL(test, strstr(text, "fp_bound"));
 	KUNIT_EXPECT_NOT_NULL(test, strstr(text,

@@ -46,7 +46,7 @@ _dedupctl_values() {
 	seed) echo "random" ;;
 	payload) echo "all" ;;
 	ignore-tos | new) echo "on off" ;;
-	max | k | p | gap | new-gap) echo "auto" ;;
+	max | k | p | gap | new-gap | rate) echo "auto" ;;
 	esac
 }
 

@@ -75,7 +75,7 @@ static const char usage_text[] =
 "      k auto|N    p auto|N    gap auto|PACKETS    p-star RATE (rsbf)\n"
 "      layout flat|blocked|auto (sbf: blocked, a key's cells in one line)\n"
 "      importance dscp|mark MASK (ibf-2c, ibf-mc)\n"
-"      window DURATION|Np    rate PPS    warn-below PCT (windows)\n"
+"      window DURATION|Np    rate auto|PPS    warn-below PCT (windows)\n"
 "      subwindows N (jumping)    landmark DURATION (filter landmark window)\n"
 "      hook @HOOKS@    priority N\n"
 "      dev NAME[,NAME...]|any    proto P[,P...]|any    match-mark VALUE[/MASK]|any\n"
@@ -467,6 +467,15 @@ void words_auto(struct words *w, const char *name, uint64_t v, bool automatic)
 		words_add(w, "%llu", (unsigned long long)v);
 }
 
+/* A JSON member ,"name":V, or ,"name":"auto" where the value is automatic. */
+void json_auto(const char *name, uint64_t v, bool automatic)
+{
+	if (automatic)
+		printf(",\"%s\":\"auto\"", name);
+	else
+		printf(",\"%s\":%llu", name, (unsigned long long)v);
+}
+
 /* A size as set and sources read it: bytes, or exact K, M, G. */
 const char *size_word(char *buf, size_t len, uint64_t b)
 {
@@ -706,11 +715,13 @@ static void print_window_stats(const struct nlattr **tb)
 	if (!timed && !tb[PKTDEDUP_A_STATS_WINDOW_PACKETS])
 		return;
 	if (json) {
-		printf(",\"%s\":%llu,\"window_entries\":%llu,\"window_effective\":%llu,\"window_shortest\":%llu,\"early_expiries\":%llu",
-		       timed ? "window_ns" : "window_packets",
-		       (unsigned long long)win,
+		/* _ns for a time window, _packets for a window of packets */
+		const char *u = timed ? "ns" : "packets";
+
+		printf(",\"window_%s\":%llu,\"window_entries\":%llu,\"window_effective_%s\":%llu,\"window_shortest_%s\":%llu,\"early_expiries\":%llu",
+		       u, (unsigned long long)win,
 		       (unsigned long long)u64a(tb, PKTDEDUP_A_STATS_WINDOW_ENTRIES),
-		       (unsigned long long)eff, (unsigned long long)low,
+		       u, (unsigned long long)eff, u, (unsigned long long)low,
 		       (unsigned long long)u64a(tb, PKTDEDUP_A_STATS_EARLY_EXPIRIES));
 		return;
 	}

@@ -64,6 +64,7 @@ void words_add(struct words *w, const char *fmt, ...)
 const char *size_word(char *buf, size_t len, uint64_t b);
 /* "name auto" or "name V": what auto_arg() reads back. */
 void words_auto(struct words *w, const char *name, uint64_t v, bool automatic);
+void json_auto(const char *name, uint64_t v, bool automatic);
 
 int name_arg(const char *what, const char *v, const char *const *names,
 	     unsigned int n);

@@ -180,7 +180,7 @@ static void print_window_view(const struct plan_view *v)
 		       (unsigned long long)v->capacity, v->subwindows,
 		       v->warn_below, v->fp / 1e9);
 		if (v->window_ns)
-			printf(",\"window_ns\":%llu,\"rate\":%llu",
+			printf(",\"window_ns\":%llu,\"rate_pps\":%llu",
 			       (unsigned long long)v->window_ns,
 			       (unsigned long long)v->rate);
 		else
@@ -244,7 +244,7 @@ void print_plan_view(const struct plan_view *v)
 		if (v->given & PD_PLAN_HAS_LOAD)
 			printf(",\"stable_load\":%.9g", v->load / 1e9);
 		if (v->given & PD_PLAN_HAS_FN)
-			printf(",\"gap\":%llu,\"fn_at_gap\":%.9g",
+			printf(",\"gap_packets\":%llu,\"fn_at_gap\":%.9g",
 			       (unsigned long long)v->gap, v->fn / 1e9);
 		if (fn_low)
 			printf(",\"fn_low_at_gap\":%.9g", v->fn_low / 1e9);
@@ -320,7 +320,7 @@ void print_plan(const struct nlattr *nest, const struct nlattr *plan_top)
 	nl_nest(plan_top, &nls_plan, t);
 	if (json) {
 		printf("\"kind\":\"%s\",\"filters\":%u,\"shards\":%u,"
-		       "\"lock_free\":%s,\"mem_total\":%llu",
+		       "\"lock_free\":%s,\"mem_total_bytes\":%llu",
 		       v.ops->name, u32a(t, PKTDEDUP_A_PLAN_FILTERS),
 		       u32a(t, PKTDEDUP_A_PLAN_SHARDS) ?: 1,
 		       t[PKTDEDUP_A_PLAN_LOCK_FREE] ? "true" : "false",

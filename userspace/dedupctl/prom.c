@@ -105,7 +105,7 @@ static const struct {
 	{ RV_UNPARSED, "unparsed_packets_total", "counter",
 	  "Packets the parser could not read, passed untouched." },
 	{ RV_NONIP, "nonip_frames_total", "counter",
-	  "Hooks ingress and bridge-*: frames neither IPv4 nor IPv6, passed untouched and not in packets." },
+	  "Hooks ingress, bridge-* and xdp (a tunnel's inner frame at any hook): frames neither IPv4 nor IPv6 (ARP, LLDP), passed untouched and not in packets." },
 	{ RV_ZERO_CELLS, "filter_zero_cells_ratio", "gauge",
 	  "Counting filter families: the fraction of zero cells." },
 	{ RV_SET_BITS, "filter_load_ratio", "gauge",
@@ -202,10 +202,11 @@ static bool row_value(const struct prom_stats_row *r, enum row_value what,
 
 static void prom_config(FILE *f, uint64_t netns, const struct prom_config *c)
 {
+	/* settings alone: the state, which enable and disable flip, apart */
 	head(f, "info", "gauge",
-	     "The instance's state and settings as labels; the value is 1.");
-	fprintf(f, "pktdedup_info{netns=\"%llu\",state=\"%s\",filter=\"",
-		(unsigned long long)netns, c->active ? "active" : "idle");
+	     "The instance's settings as labels; the value is 1. seed is the seed's mode (fixed or random): a fixed seed's value is never exported, whoever knows it can predict the filter.");
+	fprintf(f, "pktdedup_info{netns=\"%llu\",filter=\"",
+		(unsigned long long)netns);
 	label_value(f, c->filter);
 	fputs("\",key=\"", f);
 	label_value(f, c->key);
@@ -217,6 +218,9 @@ static void prom_config(FILE *f, uint64_t netns, const struct prom_config *c)
 	label_value(f, c->hook);
 	/* a fixed seed's value never: whoever knows it predicts the filter */
 	fprintf(f, "\",seed=\"%s\"} 1\n", c->seed_fixed ? "fixed" : "random");
+	single(f, netns, "active", "gauge",
+	       "1 when the instance is active (its filters built, its hooks registered), 0 when idle.",
+	       u(c->active ? 1 : 0));
 	single(f, netns, "filters", "gauge",
 	       "Filters in use: one per CPU (scope percpu) or one (shared); 0 when idle.",
 	       u(c->active ? c->filters : 0));

@@ -189,8 +189,11 @@ static uint64_t fsetting_read(const char *k, char **v, struct fvals *fv)
 		else
 			fval(fv, PKTDEDUP_A_SETTINGS_WINDOW_PACKETS, y);
 	} else if (!strcmp(k, "rate")) {
-		if (!parse_rate(v[0], &x) || x > UINT32_MAX)
-			usage_error("rate: '%s' is not packets per second up to 4G (e.g. 2M, 500k, 0 to size by mem)",
+		/* auto: 0, the capacity from mem (as show -j says it) */
+		if (!strcmp(v[0], "auto"))
+			x = 0;
+		else if (!parse_rate(v[0], &x) || x > UINT32_MAX)
+			usage_error("rate: '%s' is not packets per second up to 4G (e.g. 2M, 500k, 0 or auto to size by mem)",
 				    v[0]);
 		fval(fv, PKTDEDUP_A_SETTINGS_RATE, x);
 	} else if (!strcmp(k, "subwindows")) {
@@ -846,9 +849,10 @@ int cmd_plan(int argc, char **argv)
 	fps = pd_filter_takes(ops, PKTDEDUP_A_SETTINGS_FPS) ?
 	      (req.fps_ppb ? req.fps_ppb : ops->default_fps_ppb) : 0;
 	if (json) {
-		printf("{\"filter\":\"%s\",\"mem\":%llu,\"mem_bytes\":%llu",
-		       ops->name, (unsigned long long)req.mem_bytes,
-		       (unsigned long long)pl.bytes);
+		/* mem not given: sized by the rate or window, "auto" */
+		printf("{\"filter\":\"%s\"", ops->name);
+		json_auto("mem_asked_bytes", req.mem_bytes, !have_mem);
+		printf(",\"mem_bytes\":%llu", (unsigned long long)pl.bytes);
 		if (fps)
 			printf(",\"fps\":%.9g", fps / 1e9);
 		else

@@ -8,8 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../module/core/bitf.h"
 #include "../../module/core/config.h"
 #include "../../module/core/filter.h"
+#include "../../module/core/timewin.h"
 #include "../../module/uapi/pktdedup.h"
 #include "dedupctl.h"
 #include "encap.h"
@@ -100,13 +102,13 @@ static void print_refusals(const struct nlattr **b, uint8_t src)
 			       "\"cpus_no_sources\":%u", online, nof, nos);
 		if (b[PKTDEDUP_A_BUDGET_SOURCES_REFUSAL]) {
 			why = u8a(b, PKTDEDUP_A_BUDGET_SOURCES_REFUSAL);
-			printf(",\"sources_refused_by\":\"%s\",\"sources_refused_need\":%llu",
+			printf(",\"sources_refused_by\":\"%s\",\"sources_refused_need_bytes\":%llu",
 			       refusal_name(why, src), (unsigned long long)
 			       u64a(b, PKTDEDUP_A_BUDGET_SOURCES_NEED));
 		}
 		if (b[PKTDEDUP_A_BUDGET_CPU_REFUSAL]) {
 			why = u8a(b, PKTDEDUP_A_BUDGET_CPU_REFUSAL);
-			printf(",\"cpu_refused_by\":\"%s\",\"cpu_refused_need\":%llu",
+			printf(",\"cpu_refused_by\":\"%s\",\"cpu_refused_need_bytes\":%llu",
 			       refusal_name(why, src), (unsigned long long)
 			       u64a(b, PKTDEDUP_A_BUDGET_CPU_NEED));
 		}
@@ -145,10 +147,11 @@ static void print_budget(const struct nlattr *nest)
 	filters = u64a(b, PKTDEDUP_A_BUDGET_FILTERS);
 	sources = u64a(b, PKTDEDUP_A_BUDGET_SOURCES);
 	if (json) {
-		printf(",\"budget\":{\"cap\":%llu,\"cap_source\":\"%s\","
-		       "\"held\":%llu,\"filters\":%llu,\"sources\":%llu,"
-		       "\"peak\":%llu,\"refused\":%llu,\"total_cap\":%llu,"
-		       "\"total_held\":%llu",
+		printf(",\"budget\":{\"cap_bytes\":%llu,\"cap_source\":\"%s\","
+		       "\"held_bytes\":%llu,\"filters_bytes\":%llu,"
+		       "\"sources_bytes\":%llu,\"peak_bytes\":%llu,"
+		       "\"refused_bytes\":%llu,\"total_cap_bytes\":%llu,"
+		       "\"total_held_bytes\":%llu",
 		       (unsigned long long)u64a(b, PKTDEDUP_A_BUDGET_CAP),
 		       cap_sources[src], filters + sources, filters, sources,
 		       (unsigned long long)u64a(b, PKTDEDUP_A_BUDGET_PEAK),
@@ -156,11 +159,11 @@ static void print_budget(const struct nlattr *nest)
 		       (unsigned long long)u64a(b, PKTDEDUP_A_BUDGET_TOTAL_CAP),
 		       (unsigned long long)u64a(b, PKTDEDUP_A_BUDGET_TOTAL_HELD));
 		if (b[PKTDEDUP_A_BUDGET_USERNS_CAP])
-			printf(",\"userns_cap\":%llu,\"userns_held\":%llu",
+			printf(",\"userns_cap_bytes\":%llu,\"userns_held_bytes\":%llu",
 			       (unsigned long long)u64a(b, PKTDEDUP_A_BUDGET_USERNS_CAP),
 			       (unsigned long long)u64a(b, PKTDEDUP_A_BUDGET_USERNS_HELD));
 		if (b[PKTDEDUP_A_BUDGET_USER_CAP])
-			printf(",\"user_cap\":%llu,\"user_held\":%llu",
+			printf(",\"user_cap_bytes\":%llu,\"user_held_bytes\":%llu",
 			       (unsigned long long)u64a(b, PKTDEDUP_A_BUDGET_USER_CAP),
 			       (unsigned long long)u64a(b, PKTDEDUP_A_BUDGET_USER_HELD));
 		print_refusals(b, src);
@@ -264,16 +267,28 @@ static int show_cb(const struct nlattr **tb, void *data)
 	select_view(c, &sel);
 	has_encap = config_encap(c, &ec);
 	if (json) {
-		printf("{\"state\":\"%s\",\"key\":\"%s\",\"payload\":%u,"
-		       "\"ignore_tos\":%s,\"nonip\":\"%s\",\"action\":\"%s\","
+		/*
+		 * units in the names (_bytes, _packets, _pps, _ns); "auto"
+		 * (a string) where the planner or the module chooses, "all"
+		 * for every byte of the packet
+		 */
+		printf("{\"state\":\"%s\",\"key\":\"%s\"",
+		       active ? "active" : "idle", key);
+		if (u16a(c, PKTDEDUP_A_CONFIG_PAYLOAD) == PKTDEDUP_PAYLOAD_ALL)
+			printf(",\"payload_bytes\":\"all\"");
+		else
+			printf(",\"payload_bytes\":%u",
+			       u16a(c, PKTDEDUP_A_CONFIG_PAYLOAD));
+		printf(",\"ignore_tos\":%s,\"nonip\":\"%s\",\"action\":\"%s\","
 		       "\"mark_value\":%u,\"mark_mask\":%u,\"hook\":\"%s\","
-		       "\"priority\":%d,\"scope\":\"%s\",\"shards\":%u,"
-		       "\"filter\":\"%s\",\"filter_auto\":%s,\"mem\":%llu",
-		       active ? "active" : "idle", key,
-		       u16a(c, PKTDEDUP_A_CONFIG_PAYLOAD), tos ? "true" : "false",
-		       nonip ? "dedup" : "pass", action, u32a(c, PKTDEDUP_A_CONFIG_MARK_VALUE),
-		       u32a(c, PKTDEDUP_A_CONFIG_MARK_MASK), hook, prio, scope,
-		       u32a(c, PKTDEDUP_A_CONFIG_SHARDS), ops->name,
+		       "\"priority\":%d,\"scope\":\"%s\"",
+		       tos ? "true" : "false", nonip ? "dedup" : "pass", action,
+		       u32a(c, PKTDEDUP_A_CONFIG_MARK_VALUE),
+		       u32a(c, PKTDEDUP_A_CONFIG_MARK_MASK), hook, prio, scope);
+		json_auto("shards", u32a(c, PKTDEDUP_A_CONFIG_SHARDS),
+			  !u32a(c, PKTDEDUP_A_CONFIG_SHARDS));
+		printf(",\"filter\":\"%s\",\"filter_auto\":%s,\"mem_bytes\":%llu",
+		       ops->name,
 		       u8a(f, PKTDEDUP_A_FILTER_AUTO) ? "true" : "false",
 		       (unsigned long long)u64a(f, PKTDEDUP_A_FILTER_MEM));
 		printf(",\"dev\":\"%s\",\"proto\":\"%s\",\"match_mark\":\"%s\"",
@@ -291,17 +306,22 @@ static int show_cb(const struct nlattr **tb, void *data)
 			printf(",\"fps\":%.9g",
 			       u32a(s, PKTDEDUP_A_SETTINGS_FPS) / 1e9);
 		if (s[PKTDEDUP_A_SETTINGS_CELL_BITS])
-			printf(",\"max\":%u", bits ? (1u << bits) - 1 : 0);
+			json_auto("max", bits ? (1u << bits) - 1 : 0, !bits);
 		if (s[PKTDEDUP_A_SETTINGS_K])
-			printf(",\"k\":%u", u8a(s, PKTDEDUP_A_SETTINGS_K));
+			json_auto("k", u8a(s, PKTDEDUP_A_SETTINGS_K),
+				  !u8a(s, PKTDEDUP_A_SETTINGS_K));
 		if (s[PKTDEDUP_A_SETTINGS_P])
-			printf(",\"p\":%u", u32a(s, PKTDEDUP_A_SETTINGS_P));
+			json_auto("p", u32a(s, PKTDEDUP_A_SETTINGS_P),
+				  u32a(s, PKTDEDUP_A_SETTINGS_P) ==
+				  PKTDEDUP_P_AUTO);
 		if (s[PKTDEDUP_A_SETTINGS_GAP])
-			printf(",\"gap\":%llu",
-			       (unsigned long long)u64a(s, PKTDEDUP_A_SETTINGS_GAP));
+			json_auto("gap_packets", u64a(s, PKTDEDUP_A_SETTINGS_GAP),
+				  !u64a(s, PKTDEDUP_A_SETTINGS_GAP));
+		/* a default the kernel keeps as 0: the value it stands for */
 		if (s[PKTDEDUP_A_SETTINGS_P_STAR])
 			printf(",\"p_star\":%.9g",
-			       u32a(s, PKTDEDUP_A_SETTINGS_P_STAR) / 1e9);
+			       (u32a(s, PKTDEDUP_A_SETTINGS_P_STAR) ?:
+				PD_BITF_DEFAULT_PSTAR_PPB) / 1e9);
 		if (s[PKTDEDUP_A_SETTINGS_IMPORTANCE])
 			printf(",\"importance\":\"%s\",\"importance_mask\":%u",
 			       importance_names[imp],
@@ -312,11 +332,14 @@ static int show_cb(const struct nlattr **tb, void *data)
 		if (s[PKTDEDUP_A_SETTINGS_WINDOW_PACKETS])
 			printf(",\"window_packets\":%u",
 			       u32a(s, PKTDEDUP_A_SETTINGS_WINDOW_PACKETS));
+		/* rate 0: the planner sizes the window from mem */
 		if (s[PKTDEDUP_A_SETTINGS_RATE])
-			printf(",\"rate\":%u", u32a(s, PKTDEDUP_A_SETTINGS_RATE));
+			json_auto("rate_pps", u32a(s, PKTDEDUP_A_SETTINGS_RATE),
+				  !u32a(s, PKTDEDUP_A_SETTINGS_RATE));
 		if (s[PKTDEDUP_A_SETTINGS_SUBWINDOWS])
 			printf(",\"subwindows\":%u",
-			       u8a(s, PKTDEDUP_A_SETTINGS_SUBWINDOWS));
+			       u8a(s, PKTDEDUP_A_SETTINGS_SUBWINDOWS) ?:
+			       PD_TW_DEFAULT_SUBWIN);
 		if (s[PKTDEDUP_A_SETTINGS_LAYOUT])
 			printf(",\"layout\":\"%s\"",
 			       layout_name(u8a(s, PKTDEDUP_A_SETTINGS_LAYOUT)));

@@ -158,18 +158,19 @@ static int sources_cb(const struct nlattr **top, void *data)
 	}
 	if (json) {
 		printf("{\"enabled\":%s,\"window_ms\":%u,\"subwindows\":%u,\"counters\":%u,"
-		       "\"new\":%s,\"new_mem\":%llu,\"new_gap\":%llu,"
-		       "\"event_rate\":%u,"
-		       "\"ring\":%u,\"mem_total\":%llu,\"new_seen\":%llu,"
-		       "\"events_repeat\":%llu,"
-		       "\"events_sent\":%llu,\"events_overrun\":%llu,"
-		       "\"events_ratelimited\":%llu,\"events_failed\":%llu",
+		       "\"new\":%s,\"new_mem_bytes\":%llu",
 		       enabled ? "true" : "false",
 		       u32a(tb, PKTDEDUP_A_SOURCES_WINDOW_MS),
 		       u32a(tb, PKTDEDUP_A_SOURCES_SUBWINDOWS),
 		       u32a(tb, PKTDEDUP_A_SOURCES_COUNTERS), on ? "true" : "false",
-		       (unsigned long long)u64a(tb, PKTDEDUP_A_SOURCES_NEW_MEM),
-		       (unsigned long long)u64a(tb, PKTDEDUP_A_SOURCES_NEW_GAP),
+		       (unsigned long long)u64a(tb, PKTDEDUP_A_SOURCES_NEW_MEM));
+		json_auto("new_gap_packets", u64a(tb, PKTDEDUP_A_SOURCES_NEW_GAP),
+			  !u64a(tb, PKTDEDUP_A_SOURCES_NEW_GAP));
+		printf(",\"event_rate\":%u,"
+		       "\"ring_entries\":%u,\"mem_total_bytes\":%llu,\"new_seen\":%llu,"
+		       "\"events_repeat\":%llu,"
+		       "\"events_sent\":%llu,\"events_overrun\":%llu,"
+		       "\"events_ratelimited\":%llu,\"events_failed\":%llu",
 		       u32a(tb, PKTDEDUP_A_SOURCES_EVENT_RATE),
 		       u32a(tb, PKTDEDUP_A_SOURCES_RING), mem, seen, rep, sent,
 		       over, rate, fail);
@@ -356,10 +357,10 @@ static int list_head_cb(const struct nlattr **top, void *data)
 	total = u64a(tb, PKTDEDUP_A_LIST_TOTAL);
 	err = u64a(tb, PKTDEDUP_A_LIST_ERROR);
 	if (json) {
-		printf("{\"last_ms\":%u,\"packets\":%llu,\"error\":%llu", last,
+		printf("{\"last_ms\":%u,\"packets\":%llu,\"error_packets\":%llu", last,
 		       total, err);
 		if (c->rare)
-			printf(",\"support\":%.9g,\"support_count\":%llu,"
+			printf(",\"support\":%.9g,\"support_packets\":%llu,"
 			       "\"candidates\":%u,\"found\":%u",
 			       u32a(tb, PKTDEDUP_A_LIST_SUPPORT) / 1e9,
 			       (unsigned long long)u64a(tb, PKTDEDUP_A_LIST_SUPPORT_COUNT),
@@ -391,7 +392,7 @@ static int list_entry_cb(const struct nlattr **tb, void *data)
 
 	addr_str(tb[PKTDEDUP_A_ENTRY_ADDR], a, sizeof(a));
 	if (json)
-		printf("%s{\"addr\":\"%s\",\"min\":%llu,\"max\":%llu}",
+		printf("%s{\"addr\":\"%s\",\"min_packets\":%llu,\"max_packets\":%llu}",
 		       c->rows ? "," : "", a,
 		       (unsigned long long)u64a(tb, PKTDEDUP_A_ENTRY_COUNT_LO),
 		       (unsigned long long)u64a(tb, PKTDEDUP_A_ENTRY_COUNT_HI));
