@@ -300,6 +300,8 @@ t_man_examples() {
 	done < /tmp/examples7.run
 	expect_eq "netns=all: another namespace is active too" yes \
 		"$(inns mxp grep -q '^state active' /proc/net/pktdedup/config && echo yes)"
+	# the module as the scenarios after this one want it
 	reload
+	enable_hosts
 	t_end
 }
