@@ -239,6 +239,11 @@ t_memory() {
 	expect_eq "memory_packets: the planner's" "$want" \
 		"$(echo "$j0" | json_num memory_packets)"
 	[ -n "$want" ] && [ "$want" -gt 0 ] || t_fail "plan gave no memory: '$want'"
+	expect_eq "show: the model's memory, as plan says it" \
+		"memory   copies up to $want packets apart are caught (99%)" \
+		"$(inns b dedupctl show | grep '^memory ')"
+	expect_eq "show -j: in the plan" "$want" \
+		"$(inns b dedupctl -j show | sed 's/.*"plan"://' | json_num memory_packets)"
 	send -4 $A4 $B4 --count 3000 --copies 1
 	sleep 1
 	a1=$(uptime_ms)
