@@ -62,6 +62,16 @@ veth_pair() {	# A E1 B E2
 	inns "$3" sh -c "echo 1 > /proc/sys/net/ipv6/conf/$4/disable_ipv6"
 }
 
+# Until the tcpdumps whose standard errors are FILE... all say they listen
+# (10 s at most), then 0.2 s more: nothing sent before is missed.
+tcpdumps_listening() {	# FILE...
+	for _i in $(seq 1 40); do
+		[ "$(cat "$@" 2> /dev/null | grep -c listening)" = $# ] && break
+		sleep 0.25
+	done
+	sleep 0.2
+}
+
 # An nftables counter of UDP to port 9000 at PREROUTING, before
 # pktdedup's hook (priority -500), in namespace NS, table inet TABLE; and
 # what it counted.

@@ -97,12 +97,7 @@ t_recipe_capture() {
 			> /dev/null 2> /tmp/cap-$_d.err &
 		_tds="$_tds $!"
 	done
-	for _i in $(seq 1 40); do
-		[ "$(cat /tmp/cap-eth1.err /tmp/cap-eth2.err 2> /dev/null |
-			grep -c listening)" = 2 ] && break
-		sleep 0.25
-	done
-	sleep 0.2
+	tcpdumps_listening /tmp/cap-eth1.err /tmp/cap-eth2.err
 	inns cap dedupctl reset
 	n=300
 	inns tap pdnet taps 192.0.2.1 198.51.100.2 $n \

@@ -65,12 +65,7 @@ xdp_readers() {	# V D C SRC DST
 		> /tmp/xdp-pk.out &
 	_pk=$!
 	# both tcpdumps listening (they say so), then the count starts
-	for _i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
-		[ "$(cat /tmp/xdp-td.err /tmp/xdp-tx.err 2> /dev/null |
-			grep -c listening)" = 2 ] && break
-		sleep 0.25
-	done
-	sleep 0.2
+	tcpdumps_listening /tmp/xdp-td.err /tmp/xdp-tx.err
 	inns xc dedupctl reset
 	inns xs pdnet send "-$1" "$4" "$5" --count "$2" --copies "$3" \
 		> /dev/null 2>&1 || echo "pdnet send failed" >&2
