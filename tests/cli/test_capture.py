@@ -18,6 +18,7 @@ import json
 import os
 import re
 import resource
+import shutil
 import signal
 import socket
 import struct
@@ -46,6 +47,7 @@ BIG = "--big" in sys.argv
 os.environ["ASAN_OPTIONS"] = "detect_leaks=1:abort_on_error=1"
 os.environ["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
 TMP = tempfile.mkdtemp(prefix="pktdedup-capture-")
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 
 # The captures' first time, us since the epoch (2023-11-14)
 T0_US = 1700000000 * 1000000
@@ -1594,6 +1596,42 @@ def tunnels_cut_by_the_snaplen():
     assert b["keyed_cut"] == b["cut"] == len(recs), b
     for k in ("keyed", "distincts", "duplicates", "decap"):
         assert a[k] == b[k], (k, a, b)
+
+
+def man_examples(page):
+    """The commands of a man page's EXAMPLES (.nf block), as read."""
+    with open(page) as f:
+        text = f.read()
+    block = text.split(".SH EXAMPLES", 1)[1].split(".SH ", 1)[0]
+    lines = block.split(".nf\n", 1)[1].split(".fi", 1)[0].split("\n")
+    return [x.replace("\\-", "-") for x in lines
+            if x.strip() and not x.startswith(("#", "."))]
+
+
+@test
+def man_page_examples_run():
+    """dedup-sim(1)'s EXAMPLES word for word, in a folder holding the
+    captures they name (a line that reads a live interface aside)"""
+    d = fresh_dir("man-examples")
+    bindir = fresh_dir("man-examples-bin")
+    os.symlink(os.path.abspath(SIM), os.path.join(bindir, "dedup-sim"))
+    cap, _, _, _ = copies_capture("ex-in.pcapng", fmt="pcapng")
+    shutil.copy(cap, os.path.join(d, "in.pcapng"))
+    cap, _, _, _ = copies_capture("ex-mirrored.pcap")
+    shutil.copy(cap, os.path.join(d, "mirrored.pcap"))
+    env = dict(os.environ, PATH=bindir + ":" + os.environ["PATH"])
+    lines = man_examples(os.path.join(ROOT, "userspace/sim/dedup-sim.1"))
+    live = [x for x in lines if x.startswith("tcpdump -w")]
+    assert len(live) == 1 and len(lines) >= 4, lines
+    for cmd in lines:
+        if cmd in live:
+            continue
+        r = subprocess.run(["sh", "-c", cmd], cwd=d, env=env,
+                           capture_output=True, timeout=600)
+        assert r.returncode == 0, (cmd, r.stderr)
+        print("# " + cmd)
+    assert count_of(os.path.join(d, "out.pcapng")) > 0
+    assert count_of(os.path.join(d, "out.pcap")) > 0
 
 
 def big_capture(p, gib, distinct_every):
