@@ -122,6 +122,12 @@ show_cfg() {	# NS
 	inns "$1" dedupctl -j show | sed 's/,"budget":{[^}]*}//'
 }
 
+# dedupctl -j stats without what the reads themselves measure (the rate
+# and the memory in time: a read a second after the last samples again)
+stats_json_counts() {
+	sed 's/,"rate_pps":[0-9]*//; s/,"memory_ns":[0-9]*//'
+}
+
 # A JSON number from dedupctl -j output: json_num KEY < json
 json_num() {
 	sed -n "s/.*\"$1\":\([0-9.e+-]*\).*/\1/p" | head -n 1

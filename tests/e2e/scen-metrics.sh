@@ -99,8 +99,8 @@ t_prometheus() {
 	expect_eq "packets_total as nobody" 1200 \
 		"$(prom_val $P-nobody.txt "pktdedup_packets_total$l")"
 	# -o json is -j; a bad format is a usage error
-	expect_eq "-o json = -j" "$(inns b dedupctl -j stats)" \
-		"$(inns b dedupctl stats -o json)"
+	expect_eq "-o json = -j" "$(inns b dedupctl -j stats | stats_json_counts)" \
+		"$(inns b dedupctl stats -o json | stats_json_counts)"
 	expect_fail "-o xml" 2 "'xml' is not one of" inns b dedupctl -o xml stats
 	expect_fail "-o prometheus show" 2 "only stats, distinct and sources" \
 		inns b dedupctl -o prometheus show

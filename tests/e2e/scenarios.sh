@@ -399,14 +399,11 @@ t_unprivileged() {
 }
 
 # What a check must leave as it was: show, the namespace's /proc config
-# (the memory held and the last refusal among it) and the counters (not
-# the rate and the time, which the reads themselves measure: a read a
-# second after the last samples again).
+# (the memory held and the last refusal among it) and the counters.
 check_state() {	# NS
 	inns "$1" dedupctl show
 	inns "$1" cat /proc/net/pktdedup/config
-	inns "$1" dedupctl -j stats |
-		sed 's/,"rate_pps":[0-9]*//; s/,"memory_ns":[0-9]*//'
+	inns "$1" dedupctl -j stats | stats_json_counts
 }
 
 t_check() {
