@@ -10,8 +10,8 @@
 # Sizes: PD_SCALE times 100 module cycles, 8 namespaces and 150
 # reconfigurations (under TCG a cycle takes about 1.3 s, a namespace 3 s,
 # a reconfiguration 0.24 s: dedupctl's own start and planning are most of
-# it); PD_DEBUG=1 (KASAN, kmemleak: about ten times slower) takes 10
-# module cycles, 3 namespaces and 40 reconfigurations, no warm-up, and
+# it); PD_DEBUG=1 (KASAN, kmemleak: about ten times slower) takes 4
+# module cycles, 2 namespaces and 16 reconfigurations, no warm-up, and
 # leaves leaks to kmemleak (KASAN's quarantine holds freed memory).
 
 # b's configurations, one a line; the hooks are ones that see a's traffic
@@ -408,11 +408,11 @@ t_lifecycle() {
 	nns=$((8 * scale))
 	nrec=$((150 * scale))
 	if [ "${PD_DEBUG:-0}" = 1 ]; then
-		# a cycle takes about 14 s there (insmod 2.2, the set 6.2,
-		# rmmod 2.7): 100 would be 23 min of the CI's hour
-		cycles=$((6 * scale))
+		# a cycle takes about 35 s there under make check's load
+		# (insmod 5, the set 11, rmmod 10): 100 would be the CI's hour
+		cycles=$((4 * scale))
 		nns=$((2 * scale))
-		nrec=$((24 * scale))
+		nrec=$((16 * scale))
 	fi
 	# Slab + Percpu + VmallocUsed may grow this much, KiB (lc_mem_check)
 	LC_TOL=512
