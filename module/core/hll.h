@@ -26,13 +26,17 @@ struct pd_hll {
 
 void pd_hll_clear(struct pd_hll *h);
 
-/* Add an element by its 64-bit hash (uniform bits). */
+/*
+ * Add an element by its 64-bit hash (uniform bits). The register is the
+ * hash's low P bits and its value the rank of the lowest 1 bit above them,
+ * 1..Q+1 (Q+1: none): the convention of PostgreSQL's hll extension, whose
+ * sketches these registers are (hllpg.h), for the same hashes.
+ */
 static inline void pd_hll_add(struct pd_hll *h, u64 hash)
 {
-	u32 idx = (u32)(hash >> PD_HLL_Q);
-	/* the rank of the first 1 bit after the index bits, 1..Q+1 */
-	u8 rho = (u8)(__builtin_clzll((hash << PD_HLL_P) |
-				      ((u64)1 << (PD_HLL_P - 1))) + 1);
+	u32 idx = (u32)hash & (PD_HLL_M - 1);
+	u8 rho = (u8)(__builtin_ctzll((hash >> PD_HLL_P) |
+				      ((u64)1 << PD_HLL_Q)) + 1);
 
 	if (rho > h->reg[idx])
 		h->reg[idx] = rho;
