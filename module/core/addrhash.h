@@ -29,12 +29,44 @@
 #ifndef PD_ADDRHASH_H
 #define PD_ADDRHASH_H
 
-#include "pd_port.h"
+#include "hash.h"
 
 struct pd_akey {
 	u64 a[4];	/* a1 = a[1] 2^64 + a[0], a2 = a[3] 2^64 + a[2] */
 	u64 b;
 };
+
+/* A key as bytes (a file a fleet shares): a[0..3] then b, little-endian. */
+#define PD_AKEY_BYTES 40
+
+static inline void pd_akey_from_bytes(struct pd_akey *k, const u8 *bytes)
+{
+	unsigned int i;
+
+	for (i = 0; i < 4; i++)
+		k->a[i] = pd_load_le64(bytes + 8 * i);
+	k->b = pd_load_le64(bytes + 32);
+}
+
+/*
+ * The key's fingerprint, to tell keys apart (sketches of different keys
+ * must not be merged): SipHash-1-3 of its 40 bytes under a public key.
+ * Not secret and no help in finding the key: 64 bits of a 320-bit key.
+ */
+static inline u64 pd_akey_fingerprint(const struct pd_akey *k)
+{
+	/* "pktdedup" and "fleetkey", little-endian */
+	static const struct pd_hkey pub = {
+		{ 0x7075646564746b70ULL, 0x79656b7465656c66ULL }
+	};
+	u8 b[PD_AKEY_BYTES];
+	unsigned int i;
+
+	for (i = 0; i < 4; i++)
+		pd_store_le64(b + 8 * i, k->a[i]);
+	pd_store_le64(b + 32, k->b);
+	return pd_hash64(&pub, b, sizeof(b));
+}
 
 /* A random key (pd_random_u64() underneath). */
 static inline void pd_akey_random(struct pd_akey *k)
