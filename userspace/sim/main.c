@@ -3,12 +3,14 @@
  * dedup-sim: replay a stream through pktdedup's shared core and measure its
  * errors against exact ground truth. See `dedup-sim --help`.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "../../module/core/config.h"
 #include "../../module/core/decap.h"
@@ -21,11 +23,13 @@
 #include "../../module/core/hll.h"
 #include "../../module/core/rng.h"
 #include "../../module/core/ss.h"
+#include "../common/akeyfile.h"
 #include "../common/args.h"
 #include "../common/protos.h"
 #include "dset.h"
 #include "fpbuf.h"
 #include "pcapio.h"
+#include "sketches.h"
 #include "sources.h"
 #include "streams.h"
 #include "truth.h"
@@ -40,6 +44,8 @@ static const char usage[] =
 "                 --stream KIND [stream options] [--window W]\n"
 "                 [--checkpoints C] [--json]\n"
 "       dedup-sim --pcap FILE [--write OUT] [--write-dups DUPS]\n"
+"                 [--sketches CSV [--sketch-every T] [--host NAME]\n"
+"                 [--sources-key FILE]]\n"
 "                 [--key K] [filter options] [--seed S] [--truth T]\n"
 "\n"
 "Replays a stream through a de-duplication filter of pktdedup's core (or\n"
@@ -185,6 +191,16 @@ static const char usage[] =
 "                     leaves it as it was (a pipe or a device is written\n"
 "                     directly). An output that is the input, or the\n"
 "                     other output, by any path is refused\n"
+"  --sketches FILE    the distinct-count sketches of the capture's sources\n"
+"                     and destinations, as the module's analytics count\n"
+"                     them, per interval: CSV rows host,fingerprint,start,\n"
+"                     end,src,dst in PostgreSQL hll's format (hll(14,5,-1,1),\n"
+"                     as \\x hex), for psql's \\copy\n"
+"  --sketch-every T   the interval, from the epoch on (1m)\n"
+"  --host NAME        the rows' host (this host's name)\n"
+"  --sources-key FILE the fleet's 40-byte key: the addresses hashed as the\n"
+"                     module hashes them with it (default: a key of\n"
+"                     --seed's; sketches of different keys must not merge)\n"
 "  --truth T          what each verdict is scored against, exactly: exact\n"
 "                     (default) is frame for a capture: every frame\n"
 "                     compared whole, its link layer stripped and every\n"
@@ -372,6 +388,8 @@ struct run {
 	struct tw_run tw;		/* window families */
 	u64 last_t;			/* the last element's time, ns */
 	u64 flood_fp;			/* flood packets said duplicate */
+	bool sketches;			/* --sketches: its rows, the key's */
+	u64 sketch_rows, sketch_fp;
 };
 
 /*
@@ -873,6 +891,10 @@ static void print_json(const struct run *r, const struct stream_cfg *sc,
 	}
 	if (sc->kind == STREAM_IMPORTANCE)
 		json_importance(r, sc);
+	if (r->sketches)
+		printf(",\"sketches\":{\"rows\":%llu,\"fingerprint\":\"%016llx\"}",
+		       (unsigned long long)r->sketch_rows,
+		       (unsigned long long)r->sketch_fp);
 	printf("}\n");
 }
 
@@ -1177,6 +1199,10 @@ static void print_table(const struct run *r, const struct stream_cfg *sc,
 		print_sources(&r->sres);
 	if (sc->kind == STREAM_IMPORTANCE)
 		print_importance(r, sc);
+	if (r->sketches)
+		printf("%-10s %llu rows, key fingerprint %016llx\n", "sketches",
+		       (unsigned long long)r->sketch_rows,
+		       (unsigned long long)r->sketch_fp);
 }
 
 enum opt {
@@ -1189,7 +1215,7 @@ enum opt {
 	O_RATE, O_WARN_BELOW, O_PPS, O_COPY_DELAY, O_FLOOD, O_FLOOD_AT,
 	O_FLOOD_FOR, O_LAYOUT, O_WRITE, O_WRITE_DUPS, O_TRUTH, O_PROTO,
 	O_DECAP, O_TUNNEL_ID, O_VXLAN_PORT, O_GENEVE_PORT, O_GTPU_PORT,
-	O_SHARDS, O_NONIP,
+	O_SHARDS, O_NONIP, O_SKETCHES, O_SKETCH_EVERY, O_HOST, O_SOURCES_KEY,
 };
 
 static const struct option options[] = {
@@ -1252,6 +1278,10 @@ static const struct option options[] = {
 	{ "vxlan-port", required_argument, NULL, O_VXLAN_PORT },
 	{ "geneve-port", required_argument, NULL, O_GENEVE_PORT },
 	{ "gtpu-port", required_argument, NULL, O_GTPU_PORT },
+	{ "sketches", required_argument, NULL, O_SKETCHES },
+	{ "sketch-every", required_argument, NULL, O_SKETCH_EVERY },
+	{ "host", required_argument, NULL, O_HOST },
+	{ "sources-key", required_argument, NULL, O_SOURCES_KEY },
 	{ "json", no_argument, NULL, O_JSON },
 	{ "help", no_argument, NULL, O_HELP },
 	{ NULL, 0, NULL, 0 },
@@ -1718,6 +1748,10 @@ struct sim_args {
 	bool have_imp_opts, have_rate, have_timed_opts, have_flood_opts;
 	bool winfam;			/* a window family */
 	bool have_decap_opts;		/* --decap, --tunnel-id, --*-port */
+	/* --sketches FILE, its interval, host name and key file */
+	const char *sketch_path, *sketch_host, *skey_path;
+	uint64_t sketch_every;
+	bool have_sketch_opts;
 };
 
 /* The defaults of every option. */
@@ -1743,6 +1777,7 @@ static const struct sim_args sim_defaults = {
 	.fps = -1, .truth_mode = TRUTH_EXACT,
 	.vxlan_port = PD_VXLAN_PORT, .geneve_port = PD_GENEVE_PORT,
 	.gtpu_port = PD_GTPU_PORT,
+	.sketch_every = 60000000000ULL,
 };
 
 /*
@@ -1788,6 +1823,15 @@ static void sim_args_parse(struct sim_args *a, int argc, char **argv)
 		{ .opt = O_PCAP, .kind = OPT_STR, .dst = &a->sc.pcap_path },
 		{ .opt = O_WRITE, .kind = OPT_STR, .dst = &a->write_path },
 		{ .opt = O_WRITE_DUPS, .kind = OPT_STR, .dst = &a->dups_path },
+		{ .opt = O_SKETCHES, .kind = OPT_STR, .dst = &a->sketch_path },
+		{ .opt = O_SKETCH_EVERY, .kind = OPT_TIME, .dst = &a->sketch_every,
+		  .lo = 1000000, .hi = PD_TW_MAX_NS * 24,
+		  .what = "a time from 1ms to a day (10s, 1m, 1h)",
+		  .seen = &a->have_sketch_opts },
+		{ .opt = O_HOST, .kind = OPT_STR, .dst = &a->sketch_host,
+		  .seen = &a->have_sketch_opts },
+		{ .opt = O_SOURCES_KEY, .kind = OPT_STR, .dst = &a->skey_path,
+		  .seen = &a->have_sketch_opts },
 		{ .opt = O_SOURCES, .kind = OPT_FLAG, .dst = &a->sources },
 		{ .opt = O_SHARED, .kind = OPT_FLAG, .dst = &a->shared },
 		{ .opt = O_JSON, .kind = OPT_FLAG, .dst = &a->json },
@@ -2019,6 +2063,14 @@ static void sim_args_parse(struct sim_args *a, int argc, char **argv)
 	a->sc.key.nh = &a->nhkey;
 	if ((a->write_path || a->dups_path) && a->sc.kind != STREAM_PCAP)
 		usage_error("--write and --write-dups need a capture (--pcap FILE)");
+	if (a->sketch_path && a->sc.kind != STREAM_PCAP)
+		usage_error("--sketches writes a capture's sketches: it needs --pcap FILE");
+	if (a->have_sketch_opts && !a->sketch_path)
+		usage_error("--sketch-every, --host and --sources-key are --sketches' settings: they need --sketches FILE");
+	if (a->sketch_path && !strcmp(a->sketch_path, "-"))
+		usage_error("--sketches needs a file (the report is on standard output)");
+	if (a->sketch_host && !*a->sketch_host)
+		usage_error("--host: an empty name");
 	/* a capture's truth compares frames, a generated stream's its ids */
 	if ((a->truth_mode == TRUTH_FRAME || a->truth_mode == TRUTH_KEY) &&
 	    a->sc.kind != STREAM_PCAP)
@@ -2292,8 +2344,101 @@ static int cross_unkeyed(struct run *r, const struct element *e)
 }
 
 /* The stream through the filter, scored against the ground truth. */
+/* --sketches: the file, replaced when whole (outfile.h), and its rows. */
+struct sketches {
+	struct outfile of;
+	FILE *f;
+	struct sketch_out *so;
+};
+
+/* Open --sketches' file and its rows' writer; 0, or -1 said. */
+static int sketches_open(struct sim_args *a, struct sketches *sk)
+{
+	u8 kb[PD_AKEY_BYTES];
+	struct pd_akey key;
+	struct file_id in;
+	char host[256], err[512];
+	int fd;
+
+	if (a->skey_path) {
+		if (akey_file_read(a->skey_path, kb, err, sizeof(err))) {
+			fprintf(stderr, "dedup-sim: --sources-key: %s\n", err);
+			return -1;
+		}
+		pd_akey_from_bytes(&key, kb);
+	} else {
+		/* a key of the seed's: runs of one seed merge */
+		u64 rng = a->sc.seed ^ 0x736568637465656bULL;
+		unsigned int i;
+
+		for (i = 0; i < 4; i++)
+			key.a[i] = pd_rng_next(&rng);
+		key.b = pd_rng_next(&rng);
+	}
+	if (!a->sketch_host) {
+		if (gethostname(host, sizeof(host)))
+			snprintf(host, sizeof(host), "localhost");
+		host[sizeof(host) - 1] = 0;
+	}
+	if (outfile_resolve(&sk->of, "--sketches", a->sketch_path, err,
+			    sizeof(err))) {
+		fprintf(stderr, "dedup-sim: %s\n", err);
+		return -1;
+	}
+	input_id(a->sc.pcap_path, &in);
+	if (file_id_same(&sk->of.id, &in)) {
+		fprintf(stderr, "dedup-sim: --sketches %s is the capture read\n",
+			a->sketch_path);
+		return -1;
+	}
+	fd = outfile_open(&sk->of, err, sizeof(err));
+	if (fd < 0) {
+		fprintf(stderr, "dedup-sim: %s\n", err);
+		return -1;
+	}
+	sk->f = fdopen(dup(fd), "w");
+	if (sk->f)
+		sk->so = sketch_open(sk->f, a->sketch_host ? a->sketch_host : host,
+				     &key, a->sketch_every);
+	if (!sk->so) {
+		if (sk->f)
+			fclose(sk->f);
+		outfile_abort(&sk->of);
+		fprintf(stderr, "dedup-sim: out of memory\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* The last row written and the file in place; 0, or -1 said. */
+static int sketches_close(const struct sim_args *a, struct sketches *sk,
+			  struct run *r)
+{
+	char err[512];
+	int bad;
+
+	r->sketch_rows = sketch_rows(sk->so);
+	r->sketch_fp = sketch_fingerprint(sk->so);
+	r->sketches = true;
+	bad = sketch_close(sk->so);
+	sk->so = NULL;
+	bad |= fclose(sk->f) != 0;
+	if (bad) {
+		fprintf(stderr, "dedup-sim: %s: %s\n", a->sketch_path,
+			strerror(errno));
+		outfile_abort(&sk->of);
+		return -1;
+	}
+	if (outfile_commit(&sk->of, err, sizeof(err))) {
+		fprintf(stderr, "dedup-sim: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
 static int sim_run(struct sim_args *a, struct run *r, struct outputs *out)
 {
+	struct sketches sk = { .of = { .fd = -1, .slot = -1 } };
 	struct stream st;
 	struct element e;
 	bool time_warned = false;
@@ -2320,6 +2465,10 @@ static int sim_run(struct sim_args *a, struct run *r, struct outputs *out)
 	}
 	if (stream_open(&st, &a->sc, err, sizeof(err))) {
 		fprintf(stderr, "dedup-sim: %s\n", err);
+		status = 1;
+		goto done;
+	}
+	if (a->sketch_path && sketches_open(a, &sk)) {
 		status = 1;
 		goto done;
 	}
@@ -2384,6 +2533,13 @@ static int sim_run(struct sim_args *a, struct run *r, struct outputs *out)
 				time_warned = true;
 			}
 
+			if (sk.so && e.addr_len &&
+			    sketch_add(sk.so, e.t_ns, e.src, e.dst, e.addr_len)) {
+				fprintf(stderr, "dedup-sim: %s: %s\n", a->sketch_path,
+					strerror(errno));
+				status = 1;
+				goto done;
+			}
 			if (!e.keyed) {
 				/* the module passes what it cannot key */
 				out_write(&st, out, false);
@@ -2476,6 +2632,8 @@ static int sim_run(struct sim_args *a, struct run *r, struct outputs *out)
 	if (r->x.on)
 		r->truth_bytes += tstore_bytes(&r->x.other) + r->x.unkeyed.bytes;
 	status = close_outputs(&st, &a->sc, out);
+	if (sk.so && sketches_close(a, &sk, r))
+		status = 1;
 	if (a->json)
 		print_json(r, &a->sc, &st, out, a->mem, a->window);
 	else
@@ -2483,6 +2641,12 @@ static int sim_run(struct sim_args *a, struct run *r, struct outputs *out)
 done:
 	/* nothing half-written stays: a file is replaced only when whole */
 	abort_outputs(&st, out);
+	if (sk.so) {
+		sketch_close(sk.so);
+		fclose(sk.f);
+		outfile_abort(&sk.of);
+	}
+	outfile_free(&sk.of);
 	tstore_free(&r->ts);
 	tstore_free(&r->x.other);
 	dset_free(&r->x.unkeyed);

@@ -233,6 +233,7 @@ static bool pcap_next(struct stream *s, struct element *e)
 		return false;
 	}
 	e->keyed = false;
+	e->addr_len = 0;
 	e->t_ns = f.t_ns;
 	if (!f.packet) {
 		n->other_records++;
@@ -309,6 +310,12 @@ static bool pcap_next(struct stream *s, struct element *e)
 		}
 	}
 	count_encaps(n, &pkt);
+	/* the module's source analytics count it (pd_judge) */
+	if (pkt.family) {
+		e->addr_len = pkt.addr_len;
+		memcpy(e->src, pkt.src, pkt.addr_len);
+		memcpy(e->dst, pkt.dst, pkt.addr_len);
+	}
 	if (r == PD_PARSE_OK)
 		r = pd_key_of(&pkt, &s->cfg.key, &e->keybuf);
 	if (r != PD_PARSE_OK) {

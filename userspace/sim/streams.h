@@ -197,6 +197,13 @@ struct element {
 	uint64_t frame[2];
 	uint64_t t_ns;		/* arrival (timed) or capture (pcap) time */
 	bool flood;		/* timed: a packet of the flood */
+	/*
+	 * pcap: the (innermost) IP header's addresses, of every packet the
+	 * module's analytics count (selected, addresses read); 0: none
+	 */
+	uint8_t addr_len;
+	uint8_t src[16];
+	uint8_t dst[16];
 };
 
 /* Returns 0 or -1 with a message in err. */
