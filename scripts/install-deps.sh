@@ -48,6 +48,7 @@ pkgs=(
 	lintian           # the deb suite: lintian --fail-on error,warning on the packages
 	systemd man-db    # the deb suite: systemd-analyze verify on pktdedup.service (man checks its Documentation=); the style suite: man --warnings on the man pages
 	prometheus        # promtool checks dedupctl's Prometheus output
+	postgresql-15 postgresql-15-hll # the pg suite: sketches merged by PostgreSQL's hll extension, in a temporary cluster
 )
 
 missing=()
@@ -64,5 +65,12 @@ fi
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 echo "install-deps: installing ${missing[*]}"
+# PostgreSQL without the cluster and the service Debian makes on install:
+# the tests start their own, as an unprivileged user, and remove it
+if [ ! -e /etc/postgresql-common/createcluster.conf ]; then
+	$SUDO mkdir -p /etc/postgresql-common/createcluster.d
+	echo "create_main_cluster = false" |
+		$SUDO tee /etc/postgresql-common/createcluster.d/pktdedup.conf > /dev/null
+fi
 $SUDO apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -119,6 +119,9 @@ suite tsan env TSAN_OPTIONS=halt_on_error=1:abort_on_error=1 \
 suite fuzz tests/fuzz/run.sh short "$B"
 # The dedup-sim command-line contract.
 suite sim-cli python3 tests/cli/test_sim_cli.py "$B"
+# dedup-sim's sketches in PostgreSQL's hll extension: a temporary cluster
+# as an unprivileged user; the encoding, fleet unions, two keys.
+suite pg python3 tests/pg/test_hll.py "$B"
 # dedup-sim on captures made by Wireshark's tools: formats, link types,
 # cut and runt frames, --write (under ASan, UBSan, LSan); peak memory on
 # a capture of 1 GiB.
