@@ -265,6 +265,10 @@ const struct nla_policy pd_sources_nl_policy[PKTDEDUP_A_SOURCES_MAX + 1] = {
 		NLA_POLICY_FULL_RANGE(NLA_U32, &pd_sources_event_rate_range),
 	[PKTDEDUP_A_SOURCES_RING] = NLA_POLICY_FULL_RANGE(NLA_U32, &pd_sources_ring_range),
 	[PKTDEDUP_A_SOURCES_ENABLED] = NLA_POLICY_MAX(NLA_U8, 1),
+	[PKTDEDUP_A_SOURCES_KEY] = NLA_POLICY_RANGE(NLA_BINARY, 40, 40),
+	[PKTDEDUP_A_SOURCES_KEY_RANDOM] = NLA_POLICY_MAX(NLA_U8, 1),
+	[PKTDEDUP_A_SOURCES_KEY_FLEET] = { .type = NLA_U8, },
+	[PKTDEDUP_A_SOURCES_KEY_FINGERPRINT] = { .type = NLA_U64, },
 };
 
 const struct nla_policy pd_query_nl_policy[PKTDEDUP_A_QUERY_MAX + 1] = {
@@ -288,6 +292,18 @@ const struct nla_policy pd_top_nl_policy[PKTDEDUP_A_TOP_MAX + 1] = {
 const struct nla_policy pd_rare_nl_policy[PKTDEDUP_A_RARE_MAX + 1] = {
 	[PKTDEDUP_A_RARE_COUNT] = NLA_POLICY_RANGE(NLA_U32, 1, PKTDEDUP_TOP_MAX),
 	[PKTDEDUP_A_RARE_SUPPORT] = NLA_POLICY_FULL_RANGE(NLA_U32, &pd_rare_support_range),
+};
+
+const struct nla_policy pd_sketch_nl_policy[PKTDEDUP_A_SKETCH_MAX + 1] = {
+	[PKTDEDUP_A_SKETCH_TICK] = { .type = NLA_U64, },
+	[PKTDEDUP_A_SKETCH_NOW] = { .type = NLA_U64, },
+	[PKTDEDUP_A_SKETCH_SUBWINDOWS] = { .type = NLA_U32, },
+	[PKTDEDUP_A_SKETCH_START_NS] = { .type = NLA_U64, },
+	[PKTDEDUP_A_SKETCH_END_NS] = { .type = NLA_U64, },
+	[PKTDEDUP_A_SKETCH_FINGERPRINT] = { .type = NLA_U64, },
+	[PKTDEDUP_A_SKETCH_FLEET] = { .type = NLA_U8, },
+	[PKTDEDUP_A_SKETCH_SRC] = { .type = NLA_BINARY, },
+	[PKTDEDUP_A_SKETCH_DST] = { .type = NLA_BINARY, },
 };
 
 static const struct nla_policy pd_op_get_config_policy[PKTDEDUP_A_HEADER + 1] = {
@@ -340,7 +356,12 @@ static const struct nla_policy pd_op_get_rare_policy[PKTDEDUP_A_RARE + 1] = {
 	[PKTDEDUP_A_RARE] = NLA_POLICY_NESTED(pd_rare_nl_policy),
 };
 
-const struct genl_ops pd_nl_ops[10] = {
+static const struct nla_policy pd_op_get_sketch_policy[PKTDEDUP_A_SKETCH + 1] = {
+	[PKTDEDUP_A_HEADER] = NLA_POLICY_NESTED(pd_header_nl_policy),
+	[PKTDEDUP_A_SKETCH] = NLA_POLICY_NESTED(pd_sketch_nl_policy),
+};
+
+const struct genl_ops pd_nl_ops[11] = {
 	{
 		.cmd = PKTDEDUP_CMD_GET_CONFIG,
 		.doit = pd_nl_get_config_doit,
@@ -408,6 +429,12 @@ const struct genl_ops pd_nl_ops[10] = {
 		.policy = pd_op_get_rare_policy,
 		.maxattr = PKTDEDUP_A_RARE,
 		.flags = GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd = PKTDEDUP_CMD_GET_SKETCH,
+		.doit = pd_nl_get_sketch_doit,
+		.policy = pd_op_get_sketch_policy,
+		.maxattr = PKTDEDUP_A_SKETCH,
 	},
 };
 

@@ -24,6 +24,7 @@ extern const struct nla_policy pd_query_nl_policy[PKTDEDUP_A_QUERY_MAX + 1];
 extern const struct nla_policy pd_window_nl_policy[PKTDEDUP_A_WINDOW_MAX + 1];
 extern const struct nla_policy pd_top_nl_policy[PKTDEDUP_A_TOP_MAX + 1];
 extern const struct nla_policy pd_rare_nl_policy[PKTDEDUP_A_RARE_MAX + 1];
+extern const struct nla_policy pd_sketch_nl_policy[PKTDEDUP_A_SKETCH_MAX + 1];
 
 /* The handlers (nl_config.c, nl_stats.c, sources/src_netlink.c). */
 int pd_nl_get_config_doit(struct sk_buff *skb, struct genl_info *info);
@@ -38,8 +39,9 @@ int pd_nl_get_sources_doit(struct sk_buff *skb, struct genl_info *info);
 int pd_nl_set_sources_doit(struct sk_buff *skb, struct genl_info *info);
 int pd_nl_get_top_doit(struct sk_buff *skb, struct genl_info *info);
 int pd_nl_get_rare_doit(struct sk_buff *skb, struct genl_info *info);
+int pd_nl_get_sketch_doit(struct sk_buff *skb, struct genl_info *info);
 
-extern const struct genl_ops pd_nl_ops[10];
+extern const struct genl_ops pd_nl_ops[11];
 
 enum {
 	PD_NL_MCGRP_EVENTS,

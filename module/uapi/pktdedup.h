@@ -119,6 +119,14 @@
  *	drained every 100 ms; dropped (and counted) when a ring overflows,
  *	the rate is exceeded or it cannot be sent.
  *	attributes: event
+ * PKTDEDUP_CMD_GET_SKETCH
+ *	(do)
+ *	One sub-window's sketches of the distinct sources and destinations
+ *	(the sketch nest), for a database that merges many hosts' (psql,
+ *	hll_union_agg). Unprivileged, as GET_DISTINCT: the registers
+ *	reveal no address. A sub-window outside the window is refused.
+ *	do request: header, sketch
+ *	do reply: sketch
  */
 #ifndef _UAPI_LINUX_PKTDEDUP_H
 #define _UAPI_LINUX_PKTDEDUP_H
@@ -647,6 +655,8 @@ enum {
 	 * with neither, the request is refused.
 	 */
 	PKTDEDUP_A_XDP_PROG,
+	/* nest: sketch */
+	PKTDEDUP_A_SKETCH,
 
 	__PKTDEDUP_A_MAX,
 	PKTDEDUP_A_MAX = (__PKTDEDUP_A_MAX - 1)
@@ -1542,6 +1552,30 @@ enum {
 	 * when they are turned on again.
 	 */
 	PKTDEDUP_A_SOURCES_ENABLED,
+	/*
+	 * binary, min-len 40, max-len 40: SET_SOURCES: the key the addresses
+	 * are hashed with (40 bytes: two 128-bit multipliers and a 64-bit
+	 * offset, little-endian words; a file of random bytes a fleet shares),
+	 * so that every host's sketches of one key merge (GET_SKETCH). Never
+	 * sent back: replies carry its fingerprint. Setting it builds the state
+	 * anew (the sketches start empty). Without one, each state draws its
+	 * own.
+	 */
+	PKTDEDUP_A_SOURCES_KEY,
+	/*
+	 * u8, max 1: SET_SOURCES with 1 forgets the key set; each state draws
+	 * its own.
+	 */
+	PKTDEDUP_A_SOURCES_KEY_RANDOM,
+	/* u8: Replies, 1 when the key was set (key), 0 when drawn. */
+	PKTDEDUP_A_SOURCES_KEY_FLEET,
+	/*
+	 * u64: Replies: SipHash-1-3 of the key's 40 bytes under the public key
+	 * "pktdedup", "fleetkey" (core/addrhash.h): sketches of different
+	 * fingerprints count a shared address once per key and must not be
+	 * merged. Absent while the instance keeps no source windows.
+	 */
+	PKTDEDUP_A_SOURCES_KEY_FINGERPRINT,
 
 	__PKTDEDUP_A_SOURCES_MAX,
 	PKTDEDUP_A_SOURCES_MAX = (__PKTDEDUP_A_SOURCES_MAX - 1)
@@ -1687,6 +1721,45 @@ enum {
 	PKTDEDUP_A_EVENT_MAX = (__PKTDEDUP_A_EVENT_MAX - 1)
 };
 
+/*
+ * Attribute set "sketch"
+ *
+ * GET_SKETCH: one sub-window's HyperLogLog sketches of the source and
+ * destination addresses, all CPUs merged, in PostgreSQL hll's storage
+ * format (column type hll(14, 5, -1, 1); core/hllpg.h).
+ */
+enum {
+	/* pad */
+	PKTDEDUP_A_SKETCH_PAD = 1,
+	/*
+	 * u64: The sub-window: its number since boot (jiffies / its length). A
+	 * request without it asks for the current one.
+	 */
+	PKTDEDUP_A_SKETCH_TICK,
+	/* u64: Replies, the current sub-window's number. */
+	PKTDEDUP_A_SKETCH_NOW,
+	/* u32: Replies, the sub-windows the window keeps. */
+	PKTDEDUP_A_SKETCH_SUBWINDOWS,
+	/* u64: Replies, when the sub-window began (CLOCK_REALTIME, ns). */
+	PKTDEDUP_A_SKETCH_START_NS,
+	/*
+	 * u64: Replies, when it ends (CLOCK_REALTIME, ns): in the future for
+	 * the current sub-window, whose sketches still grow.
+	 */
+	PKTDEDUP_A_SKETCH_END_NS,
+	/* u64: Replies, the key's fingerprint (sources key-fingerprint). */
+	PKTDEDUP_A_SKETCH_FINGERPRINT,
+	/* u8: Replies, 1 when the key was set (sources key-fleet). */
+	PKTDEDUP_A_SKETCH_FLEET,
+	/* binary: Replies, the sources' sketch. */
+	PKTDEDUP_A_SKETCH_SRC,
+	/* binary: Replies, the destinations' sketch. */
+	PKTDEDUP_A_SKETCH_DST,
+
+	__PKTDEDUP_A_SKETCH_MAX,
+	PKTDEDUP_A_SKETCH_MAX = (__PKTDEDUP_A_SKETCH_MAX - 1)
+};
+
 enum {
 	PKTDEDUP_CMD_GET_CONFIG = 1,
 	PKTDEDUP_CMD_SET_CONFIG,
@@ -1699,6 +1772,7 @@ enum {
 	PKTDEDUP_CMD_GET_TOP,
 	PKTDEDUP_CMD_GET_RARE,
 	PKTDEDUP_CMD_NEW_SOURCE,
+	PKTDEDUP_CMD_GET_SKETCH,
 
 	__PKTDEDUP_CMD_MAX,
 	PKTDEDUP_CMD_MAX = (__PKTDEDUP_CMD_MAX - 1)

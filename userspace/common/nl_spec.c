@@ -25,6 +25,7 @@ static const struct nls_attr nls_pktdedup_attrs[PKTDEDUP_A_MAX + 1] = {
 	[PKTDEDUP_A_ENTRY] = { .name = "entry", .type = NLS_NEST, .multi = 1, .nested = &nls_entry },
 	[PKTDEDUP_A_EVENT] = { .name = "event", .type = NLS_NEST, .nested = &nls_event },
 	[PKTDEDUP_A_XDP_PROG] = { .name = "xdp-prog", .type = NLS_U32 },
+	[PKTDEDUP_A_SKETCH] = { .name = "sketch", .type = NLS_NEST, .nested = &nls_sketch },
 };
 
 static const struct nls_attr nls_header_attrs[PKTDEDUP_A_HEADER_MAX + 1] = {
@@ -292,6 +293,10 @@ static const struct nls_attr nls_sources_attrs[PKTDEDUP_A_SOURCES_MAX + 1] = {
 	[PKTDEDUP_A_SOURCES_EVENT_RATE] = { .name = "event-rate", .type = NLS_U32 },
 	[PKTDEDUP_A_SOURCES_RING] = { .name = "ring", .type = NLS_U32 },
 	[PKTDEDUP_A_SOURCES_ENABLED] = { .name = "enabled", .type = NLS_U8 },
+	[PKTDEDUP_A_SOURCES_KEY] = { .name = "key", .type = NLS_BINARY },
+	[PKTDEDUP_A_SOURCES_KEY_RANDOM] = { .name = "key-random", .type = NLS_U8 },
+	[PKTDEDUP_A_SOURCES_KEY_FLEET] = { .name = "key-fleet", .type = NLS_U8 },
+	[PKTDEDUP_A_SOURCES_KEY_FINGERPRINT] = { .name = "key-fingerprint", .type = NLS_U64 },
 };
 
 static const struct nls_attr nls_source_state_attrs[PKTDEDUP_A_SOURCE_STATE_MAX + 1] = {
@@ -342,6 +347,19 @@ static const struct nls_attr nls_event_attrs[PKTDEDUP_A_EVENT_MAX + 1] = {
 	[PKTDEDUP_A_EVENT_CPU] = { .name = "cpu", .type = NLS_U32 },
 	[PKTDEDUP_A_EVENT_TIME_MS] = { .name = "time-ms", .type = NLS_U64 },
 	[PKTDEDUP_A_EVENT_DROPPED] = { .name = "dropped", .type = NLS_U64 },
+};
+
+static const struct nls_attr nls_sketch_attrs[PKTDEDUP_A_SKETCH_MAX + 1] = {
+	[PKTDEDUP_A_SKETCH_PAD] = { .name = "pad", .type = NLS_PAD },
+	[PKTDEDUP_A_SKETCH_TICK] = { .name = "tick", .type = NLS_U64 },
+	[PKTDEDUP_A_SKETCH_NOW] = { .name = "now", .type = NLS_U64 },
+	[PKTDEDUP_A_SKETCH_SUBWINDOWS] = { .name = "subwindows", .type = NLS_U32 },
+	[PKTDEDUP_A_SKETCH_START_NS] = { .name = "start-ns", .type = NLS_U64 },
+	[PKTDEDUP_A_SKETCH_END_NS] = { .name = "end-ns", .type = NLS_U64 },
+	[PKTDEDUP_A_SKETCH_FINGERPRINT] = { .name = "fingerprint", .type = NLS_U64 },
+	[PKTDEDUP_A_SKETCH_FLEET] = { .name = "fleet", .type = NLS_U8 },
+	[PKTDEDUP_A_SKETCH_SRC] = { .name = "src", .type = NLS_BINARY },
+	[PKTDEDUP_A_SKETCH_DST] = { .name = "dst", .type = NLS_BINARY },
 };
 
 const struct nls_set nls_pktdedup = {
@@ -530,6 +548,12 @@ const struct nls_set nls_event = {
 	.attrs = nls_event_attrs,
 };
 
+const struct nls_set nls_sketch = {
+	.name = "sketch",
+	.max = PKTDEDUP_A_SKETCH_MAX,
+	.attrs = nls_sketch_attrs,
+};
+
 const struct nls_op nls_ops[NLS_N_OPS] = {
 	{ .name = "get-config", .cmd = PKTDEDUP_CMD_GET_CONFIG, .has_do = 1, .has_dump = 0, .admin = 0, .set = &nls_pktdedup },
 	{ .name = "set-config", .cmd = PKTDEDUP_CMD_SET_CONFIG, .has_do = 1, .has_dump = 0, .admin = 1, .set = &nls_pktdedup },
@@ -542,6 +566,7 @@ const struct nls_op nls_ops[NLS_N_OPS] = {
 	{ .name = "get-top", .cmd = PKTDEDUP_CMD_GET_TOP, .has_do = 1, .has_dump = 0, .admin = 1, .set = &nls_pktdedup },
 	{ .name = "get-rare", .cmd = PKTDEDUP_CMD_GET_RARE, .has_do = 1, .has_dump = 0, .admin = 1, .set = &nls_pktdedup },
 	{ .name = "new-source", .cmd = PKTDEDUP_CMD_NEW_SOURCE, .has_do = 0, .has_dump = 0, .admin = 0, .set = &nls_pktdedup },
+	{ .name = "get-sketch", .cmd = PKTDEDUP_CMD_GET_SKETCH, .has_do = 1, .has_dump = 0, .admin = 0, .set = &nls_pktdedup },
 };
 
 const struct nls_op *nls_op_by_name(const char *name)

@@ -63,8 +63,9 @@ extern const struct nls_set nls_rare;
 extern const struct nls_set nls_list;
 extern const struct nls_set nls_entry;
 extern const struct nls_set nls_event;
+extern const struct nls_set nls_sketch;
 
-#define NLS_N_OPS 11
+#define NLS_N_OPS 12
 extern const struct nls_op nls_ops[NLS_N_OPS];
 
 /* The operation named name, or NULL. */
