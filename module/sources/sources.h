@@ -17,6 +17,8 @@
 #include <linux/netlink.h>
 #include <linux/workqueue.h>
 
+#include "../core/addrhash.h"
+
 struct pd_filter_plan;
 struct pd_net;
 struct pd_nl_req;
@@ -39,6 +41,12 @@ struct pd_src_cfg {
 	u32 event_rate;		/* events sent per second, at most */
 	u32 ring;		/* new sources remembered per CPU, 2^n */
 	u8 enabled;		/* 0: no source windows at all */
+	/*
+	 * 1: the addresses are hashed with key (SET_SOURCES key: a fleet's,
+	 * whose hosts' sketches merge); 0: each state draws its own
+	 */
+	u8 key_set;
+	struct pd_akey key;
 };
 
 /* The new-source event worker's state (src_events.c). */

@@ -20,6 +20,7 @@
 #include <net/genetlink.h>
 
 #include "../core/fixed.h"
+#include "../core/hllpg.h"
 #include "../nl_gen.h"
 #include "src_internal.h"
 
@@ -41,19 +42,12 @@ struct pd_src_req {
 	u32 found;		/* rare candidates */
 };
 
-/* The state in force, and the sub-windows covering the window nest's span. */
-static int pd_src_span(struct pd_nl_req *req)
+/* The readers' lock and a reference to the state in force, or why not. */
+static int pd_src_state(struct pd_nl_req *req)
 {
-	struct nlattr *tb[PKTDEDUP_A_WINDOW_MAX + 1], *a;
 	struct pd_src_req *r = req->data;
 	struct pd_net *pn = req->pn;
-	int err;
 
-	err = pd_nl_nest(req, PKTDEDUP_A_WINDOW, pd_window_nl_policy,
-			 PKTDEDUP_A_WINDOW_MAX, tb);
-	if (err)
-		return err;
-	a = tb[PKTDEDUP_A_WINDOW_LAST_MS];
 	if (mutex_lock_killable(&pn->src.read_lock))
 		return -EINTR;
 	r->locked = true;
@@ -72,6 +66,23 @@ static int pd_src_span(struct pd_nl_req *req)
 				       "the instance is idle in this namespace: no source windows (dedupctl enable starts it)");
 		return -ENODATA;
 	}
+	return 0;
+}
+
+/* The state in force, and the sub-windows covering the window nest's span. */
+static int pd_src_span(struct pd_nl_req *req)
+{
+	struct nlattr *tb[PKTDEDUP_A_WINDOW_MAX + 1], *a;
+	struct pd_src_req *r = req->data;
+	int err;
+
+	err = pd_nl_nest(req, PKTDEDUP_A_WINDOW, pd_window_nl_policy,
+			 PKTDEDUP_A_WINDOW_MAX, tb);
+	if (!err)
+		err = pd_src_state(req);
+	if (err)
+		return err;
+	a = tb[PKTDEDUP_A_WINDOW_LAST_MS];
 	if (a && nla_get_u32(a) > r->s->cfg.window_ms) {
 		NL_SET_ERR_MSG_ATTR(req->extack, a,
 				    "longer than the window (dedupctl sources window)");
@@ -148,6 +159,116 @@ int pd_nl_get_distinct_doit(struct sk_buff *skb, struct genl_info *info)
 	return pd_nl_do(&pd_cmd_get_distinct, skb, info);
 }
 
+/* ---- GET_SKETCH ---- */
+
+/* One sub-window's sketches, merged and encoded (core/hllpg.h). */
+struct pd_sketch_req {
+	struct pd_src_req src;		/* first: pd_src_state() reads it */
+	u64 tick, now;
+	u64 start_ns, end_ns;
+	struct pd_hll *u;		/* sources, destinations */
+	u8 *enc;			/* their encodings, PD_HLLPG_MAX each */
+	u32 len[2];
+};
+
+static int pd_prepare_sketch(struct pd_nl_req *req)
+{
+	struct nlattr *tb[PKTDEDUP_A_SKETCH_MAX + 1], *a;
+	struct pd_sketch_req *r = req->data;
+	struct pd_srcs *s;
+	u64 j, real, start_j;
+	int err, i;
+
+	err = pd_nl_nest(req, PKTDEDUP_A_SKETCH, pd_sketch_nl_policy,
+			 PKTDEDUP_A_SKETCH_MAX, tb);
+	if (!err)
+		err = pd_src_state(req);
+	if (err)
+		return err;
+	s = r->src.s;
+	/* the clocks together: the sub-window's start in real time */
+	j = get_jiffies_64();
+	real = ktime_get_real_ns();
+	r->now = div64_u64(j, s->tick_j);
+	a = tb[PKTDEDUP_A_SKETCH_TICK];
+	r->tick = a ? nla_get_u64(a) : r->now;
+	if (r->tick > r->now || r->now - r->tick >= s->cfg.nsub) {
+		NL_SET_ERR_MSG_ATTR(req->extack, a,
+				    "not a sub-window of the window: one of the last subwindows up to now (a reply's now and subwindows)");
+		return -ERANGE;
+	}
+	start_j = r->tick * s->tick_j;
+	r->start_ns = real - jiffies64_to_nsecs(j - start_j);
+	r->end_ns = r->start_ns + jiffies64_to_nsecs(s->tick_j);
+	r->u = kvzalloc(2 * sizeof(*r->u), PD_GFP);
+	r->enc = kvmalloc(2 * PD_HLLPG_MAX, PD_GFP);
+	if (!r->u || !r->enc)
+		return -ENOMEM;
+	pd_srcs_sketch(s, r->tick, r->u);
+	for (i = 0; i < 2; i++)
+		r->len[i] = pd_hllpg_encode(&r->u[i], r->enc + i * PD_HLLPG_MAX);
+	return 0;
+}
+
+static size_t pd_sketch_size(const struct pd_nl_req *req)
+{
+	const struct pd_sketch_req *r = req->data;
+
+	return NLMSG_GOODSIZE + nla_total_size(r->len[0]) +
+	       nla_total_size(r->len[1]);
+}
+
+static int pd_fill_sketch(struct sk_buff *msg, struct pd_nl_req *req)
+{
+	const struct pd_sketch_req *r = req->data;
+	const struct pd_srcs *s = r->src.s;
+	struct nlattr *nest = nla_nest_start(msg, PKTDEDUP_A_SKETCH);
+
+	if (!nest ||
+	    pd_nl_put_u64(msg, PKTDEDUP_A_SKETCH_TICK, r->tick,
+			  PKTDEDUP_A_SKETCH_PAD) ||
+	    pd_nl_put_u64(msg, PKTDEDUP_A_SKETCH_NOW, r->now,
+			  PKTDEDUP_A_SKETCH_PAD) ||
+	    nla_put_u32(msg, PKTDEDUP_A_SKETCH_SUBWINDOWS, s->cfg.nsub) ||
+	    pd_nl_put_u64(msg, PKTDEDUP_A_SKETCH_START_NS, r->start_ns,
+			  PKTDEDUP_A_SKETCH_PAD) ||
+	    pd_nl_put_u64(msg, PKTDEDUP_A_SKETCH_END_NS, r->end_ns,
+			  PKTDEDUP_A_SKETCH_PAD) ||
+	    pd_nl_put_u64(msg, PKTDEDUP_A_SKETCH_FINGERPRINT,
+			  pd_akey_fingerprint(&s->key), PKTDEDUP_A_SKETCH_PAD) ||
+	    nla_put_u8(msg, PKTDEDUP_A_SKETCH_FLEET, s->cfg.key_set) ||
+	    nla_put(msg, PKTDEDUP_A_SKETCH_SRC, r->len[0], r->enc) ||
+	    nla_put(msg, PKTDEDUP_A_SKETCH_DST, r->len[1],
+		    r->enc + PD_HLLPG_MAX))
+		return -EMSGSIZE;
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+static void pd_cleanup_sketch(struct pd_nl_req *req)
+{
+	struct pd_sketch_req *r = req->data;
+
+	kvfree(r->u);
+	kvfree(r->enc);
+	pd_cleanup_src(req);
+}
+
+static const struct pd_nl_cmd pd_cmd_get_sketch = {
+	.reply_cmd = PKTDEDUP_CMD_GET_SKETCH,
+	.unlocked = true,
+	.data_size = sizeof(struct pd_sketch_req),
+	.prepare = pd_prepare_sketch,
+	.reply_size = pd_sketch_size,
+	.fill = pd_fill_sketch,
+	.cleanup = pd_cleanup_sketch,
+};
+
+int pd_nl_get_sketch_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	return pd_nl_do(&pd_cmd_get_sketch, skb, info);
+}
+
 /* ---- GET_SOURCES, SET_SOURCES ---- */
 
 static int pd_fill_sources(struct sk_buff *msg, struct pd_nl_req *req)
@@ -172,7 +293,13 @@ static int pd_fill_sources(struct sk_buff *msg, struct pd_nl_req *req)
 			  PKTDEDUP_A_SOURCES_PAD) ||
 	    nla_put_u32(msg, PKTDEDUP_A_SOURCES_EVENT_RATE, c->event_rate) ||
 	    nla_put_u32(msg, PKTDEDUP_A_SOURCES_RING, c->ring) ||
-	    nla_put_u8(msg, PKTDEDUP_A_SOURCES_ENABLED, c->enabled))
+	    nla_put_u8(msg, PKTDEDUP_A_SOURCES_ENABLED, c->enabled) ||
+	    nla_put_u8(msg, PKTDEDUP_A_SOURCES_KEY_FLEET, c->key_set) ||
+	    /* the key of the state in force, else the one set */
+	    ((s || c->key_set) &&
+	     pd_nl_put_u64(msg, PKTDEDUP_A_SOURCES_KEY_FINGERPRINT,
+			   pd_akey_fingerprint(s ? &s->key : &c->key),
+			   PKTDEDUP_A_SOURCES_PAD)))
 		return -EMSGSIZE;
 	nla_nest_end(msg, nest);
 	if (s) {
@@ -247,6 +374,20 @@ int pd_nl_sources_read(struct pd_nl_req *req, struct pd_src_cfg *c)
 		c->ring = nla_get_u32(tb[PKTDEDUP_A_SOURCES_RING]);
 	if (tb[PKTDEDUP_A_SOURCES_ENABLED])
 		c->enabled = nla_get_u8(tb[PKTDEDUP_A_SOURCES_ENABLED]);
+	if (tb[PKTDEDUP_A_SOURCES_KEY] && tb[PKTDEDUP_A_SOURCES_KEY_RANDOM]) {
+		NL_SET_ERR_MSG_ATTR(req->extack, tb[PKTDEDUP_A_SOURCES_KEY_RANDOM],
+				    "a key and key-random together");
+		return -EINVAL;
+	}
+	if (tb[PKTDEDUP_A_SOURCES_KEY]) {
+		pd_akey_from_bytes(&c->key, nla_data(tb[PKTDEDUP_A_SOURCES_KEY]));
+		c->key_set = 1;
+	}
+	if (tb[PKTDEDUP_A_SOURCES_KEY_RANDOM] &&
+	    nla_get_u8(tb[PKTDEDUP_A_SOURCES_KEY_RANDOM])) {
+		memzero_explicit(&c->key, sizeof(c->key));
+		c->key_set = 0;
+	}
 	return 0;
 }
 

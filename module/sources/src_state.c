@@ -267,7 +267,10 @@ struct pd_srcs *pd_srcs_build(const struct pd_src_cfg *cfg, u32 ncpus,
 	s->cpus.cpu_bytes = pd_src_cpu_bytes(cfg, &plan);
 	s->tick_j = max_t(u64, 1, div_u64((u64)cfg->window_ms * HZ,
 					  1000 * cfg->nsub));
-	pd_akey_random(&s->key);
+	if (cfg->key_set)
+		s->key = cfg->key;
+	else
+		pd_akey_random(&s->key);
 	s->cpu = pd_mem_zalloc(nr_cpu_ids * sizeof(*s->cpu), NUMA_NO_NODE);
 	if (!s->cpu)
 		goto nomem;
@@ -430,6 +433,27 @@ int pd_srcs_distinct(struct pd_srcs *s, u32 last, u64 *src, u64 *dst)
 	*dst = pd_hll_estimate(&u[1]);
 	kvfree(u);
 	return 0;
+}
+
+/*
+ * Sub-window tick's sketches of the sources (u[0]) and destinations (u[1]),
+ * all CPUs merged into u (zeroed), as pd_srcs_distinct() reads them.
+ */
+void pd_srcs_sketch(struct pd_srcs *s, u64 tick, struct pd_hll *u)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct pd_src_cpu *c = pd_src_of(s, cpu);
+
+		if (!c)
+			continue;
+		/* as in pd_srcs_distinct(): a byte a register, read whole */
+		data_race(pd_srcwin_collect(&c->win, tick, 1, PD_SRCWIN_SRC, &u[0]));
+		/* and here too */
+		data_race(pd_srcwin_collect(&c->win, tick, 1, PD_SRCWIN_DST, &u[1]));
+		cond_resched();
+	}
 }
 
 /*
