@@ -3,44 +3,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../../module/core/hllpg.h"
+#include "../common/sketchrow.h"
 #include "sketches.h"
 
 struct sketch_out {
 	FILE *f;
-	char *host;		/* CSV-quoted */
+	char *host;
 	struct pd_akey key;
 	uint64_t fp;		/* the key's fingerprint */
 	uint64_t every;		/* ns per interval */
 	uint64_t cur;		/* the current interval + 1; 0: none yet */
 	uint64_t rows;
 	struct pd_hll sk[2];	/* sources, destinations */
-	uint8_t buf[PD_HLLPG_MAX];
+	uint8_t buf[2][PD_HLLPG_MAX];
 };
-
-/* A CSV field: quoted if it holds a comma, a quote or a line break. */
-static char *csv_field(const char *s)
-{
-	size_t n = strlen(s), i, o = 0;
-	char *q;
-
-	if (!strpbrk(s, ",\"\r\n"))
-		return strdup(s);
-	q = malloc(2 * n + 3);
-	if (!q)
-		return NULL;
-	q[o++] = '"';
-	for (i = 0; i < n; i++) {
-		if (s[i] == '"')
-			q[o++] = '"';
-		q[o++] = s[i];
-	}
-	q[o++] = '"';
-	q[o] = 0;
-	return q;
-}
 
 struct sketch_out *sketch_open(FILE *f, const char *host,
 			       const struct pd_akey *key, uint64_t every_ns)
@@ -49,7 +27,7 @@ struct sketch_out *sketch_open(FILE *f, const char *host,
 
 	if (!so)
 		return NULL;
-	so->host = csv_field(host);
+	so->host = strdup(host);
 	if (!so->host) {
 		free(so);
 		return NULL;
@@ -61,40 +39,19 @@ struct sketch_out *sketch_open(FILE *f, const char *host,
 	return so;
 }
 
-/* t (ns since the epoch) in RFC 3339 UTC, to the microsecond. */
-static void rfc3339(uint64_t t, char *out, size_t len)
-{
-	time_t s = (time_t)(t / 1000000000u);
-	struct tm tm;
-	char day[32];
-
-	gmtime_r(&s, &tm);
-	strftime(day, sizeof(day), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(out, len, "%s.%06uZ", day, (unsigned int)(t % 1000000000u / 1000));
-}
-
-static void put_hex(FILE *f, const uint8_t *b, uint32_t n)
-{
-	uint32_t i;
-
-	fputs("\\x", f);
-	for (i = 0; i < n; i++)
-		fprintf(f, "%02x", b[i]);
-}
-
 static void sketch_row(struct sketch_out *so)
 {
-	char start[48], end[48];
-	uint64_t i = so->cur - 1;
+	uint32_t n = pd_hllpg_encode(&so->sk[0], so->buf[0]);
+	struct sketch_row r = {
+		.host = so->host, .fingerprint = so->fp,
+		.start_ns = (so->cur - 1) * so->every,
+		.end_ns = so->cur * so->every,
+		.src = so->buf[0], .src_len = n,
+		.dst = so->buf[1],
+		.dst_len = pd_hllpg_encode(&so->sk[1], so->buf[1]),
+	};
 
-	rfc3339(i * so->every, start, sizeof(start));
-	rfc3339((i + 1) * so->every, end, sizeof(end));
-	fprintf(so->f, "%s,%016llx,%s,%s,", so->host,
-		(unsigned long long)so->fp, start, end);
-	put_hex(so->f, so->buf, pd_hllpg_encode(&so->sk[0], so->buf));
-	fputc(',', so->f);
-	put_hex(so->f, so->buf, pd_hllpg_encode(&so->sk[1], so->buf));
-	fputc('\n', so->f);
+	sketch_row_csv(so->f, &r);
 	so->rows++;
 	pd_hll_clear(&so->sk[0]);
 	pd_hll_clear(&so->sk[1]);
