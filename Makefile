@@ -131,7 +131,8 @@ $(B)/san/dedup-sim: $(CORE_SRC) $(CORE_HDR) $(SIM_SRC) $(SIM_HDR)
 
 CTL_SRC := $(wildcard userspace/dedupctl/*.c) userspace/common/args.c \
 	userspace/common/nl_spec.c userspace/common/units.c \
-	userspace/common/protos.c
+	userspace/common/protos.c userspace/common/akeyfile.c \
+	userspace/common/sketchrow.c
 # the module's XDP program, built into dedupctl (xdp_obj.S); -g: its BTF,
 # which libbpf needs to find the module's kfunc; the multiarch include
 # directory holds asm/types.h, which -target bpf does not look in

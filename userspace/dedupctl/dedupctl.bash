@@ -10,7 +10,7 @@ geneve-port gtpu-port action force mark scope shards state filter mem fps max k 
 layout importance window rate warn-below subwindows landmark hook priority dev
 proto match-mark seed'
 _dedupctl_sources_settings='window subwindows counters new new-mem new-gap
-event-rate ring'
+event-rate ring key'
 
 # COMPREPLY: the words of $1 that start with $2.
 _dedupctl_offer() {
@@ -125,7 +125,10 @@ _dedupctl() {
 		case "${COMP_WORDS[i + 1]}" in
 		on | off) [ "$nargs" -gt 0 ] && nargs=$((nargs - 1)) ;;
 		esac
-		if [ $((nargs % 2)) = 1 ]; then
+		if [ $((nargs % 2)) = 1 ] && [ "${COMP_WORDS[COMP_CWORD - 1]}" = key ]; then
+			# a key file, or random
+			mapfile -t COMPREPLY < <(compgen -W random -- "$cur"; compgen -f -- "$cur")
+		elif [ $((nargs % 2)) = 1 ]; then
 			_dedupctl_offer "$(_dedupctl_values "${COMP_WORDS[COMP_CWORD - 1]}")" "$cur"
 		elif [ "$COMP_CWORD" = $((i + 1)) ]; then
 			_dedupctl_offer "on off $_dedupctl_sources_settings" "$cur"
@@ -142,7 +145,7 @@ _dedupctl() {
 		esac
 		;;
 	query) [ "$nargs" = 0 ] && _dedupctl_offer "src dst pair flow packet-hex" "$cur" ;;
-	distinct) [ $((nargs % 2)) = 0 ] && _dedupctl_offer "window -o" "$cur" ;;
+	distinct) [ $((nargs % 2)) = 0 ] && _dedupctl_offer "window sketches -o" "$cur" ;;
 	top) _dedupctl_offer "window" "$cur" ;;
 	rare) [ $((nargs % 2)) = 0 ] && _dedupctl_offer "support window limit" "$cur" ;;
 	monitor) [ "$nargs" = 0 ] && _dedupctl_offer "count" "$cur" ;;

@@ -4,12 +4,17 @@
  * distinct, sources, top, rare and monitor.
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "../../module/core/hllpg.h"
 #include "../../module/uapi/pktdedup.h"
+#include "../common/akeyfile.h"
+#include "../common/sketchrow.h"
 #include "dedupctl.h"
 #include "prom.h"
 
@@ -96,12 +101,167 @@ static int distinct_cb(const struct nlattr **top, void *data)
 	return MNL_CB_OK;
 }
 
+/* ---- distinct sketches ---- */
+
+/* A GET_SKETCH reply. */
+struct sketch_reply {
+	uint64_t tick, now, start_ns, end_ns, fingerprint;
+	uint32_t nsub;
+	struct pd_hll h[2];		/* sources, destinations */
+};
+
+static void sketch_decode(const struct nlattr *a, struct pd_hll *h)
+{
+	if (!a || pd_hllpg_decode(mnl_attr_get_payload(a),
+				  mnl_attr_get_payload_len(a), h)) {
+		fprintf(stderr, "%s: the module sent a sketch that is not in hll's format\n",
+			dc_prog);
+		dedupctl_exit(1);
+	}
+}
+
+static int sketch_cb(const struct nlattr **top, void *data)
+{
+	const struct nlattr *tb[PKTDEDUP_A_SKETCH_MAX + 1];
+	struct sketch_reply *r = data;
+
+	nl_nest(top[PKTDEDUP_A_SKETCH], &nls_sketch, tb);
+	r->tick = u64a(tb, PKTDEDUP_A_SKETCH_TICK);
+	r->now = u64a(tb, PKTDEDUP_A_SKETCH_NOW);
+	r->nsub = u32a(tb, PKTDEDUP_A_SKETCH_SUBWINDOWS);
+	r->start_ns = u64a(tb, PKTDEDUP_A_SKETCH_START_NS);
+	r->end_ns = u64a(tb, PKTDEDUP_A_SKETCH_END_NS);
+	r->fingerprint = u64a(tb, PKTDEDUP_A_SKETCH_FINGERPRINT);
+	sketch_decode(tb[PKTDEDUP_A_SKETCH_SRC], &r->h[0]);
+	sketch_decode(tb[PKTDEDUP_A_SKETCH_DST], &r->h[1]);
+	return MNL_CB_OK;
+}
+
+/*
+ * Sub-window tick's sketches (current: the sub-window now) into *r: true,
+ * or false if the sub-window left the window meanwhile (a new one began
+ * while the others were read).
+ */
+static bool sketch_get(struct sketch_reply *r, bool current, uint64_t tick)
+{
+	struct nlmsghdr *nlh;
+	struct nlattr *nest;
+	struct nl n;
+	int err;
+
+	open_nl(&n);
+	nlh = nl_request(&n, PKTDEDUP_CMD_GET_SKETCH, false);
+	if (!current) {
+		nest = mnl_attr_nest_start(nlh, PKTDEDUP_A_SKETCH);
+		mnl_attr_put_u64(nlh, PKTDEDUP_A_SKETCH_TICK, tick);
+		mnl_attr_nest_end(nlh, nest);
+	}
+	err = nl_talk(&n, nlh, sketch_cb, r);
+	if (err == -ERANGE && !current) {
+		nl_close(&n);
+		return false;
+	}
+	if (err)
+		refused(&n, err);
+	nl_close(&n);
+	return true;
+}
+
+static void sketch_print(const char *host, const struct sketch_reply *r,
+			 bool *first)
+{
+	static uint8_t enc[2][PD_HLLPG_MAX];
+	struct sketch_row row = {
+		.host = host, .fingerprint = r->fingerprint,
+		.start_ns = r->start_ns, .end_ns = r->end_ns,
+		.src = enc[0], .src_len = pd_hllpg_encode(&r->h[0], enc[0]),
+		.dst = enc[1], .dst_len = pd_hllpg_encode(&r->h[1], enc[1]),
+	};
+
+	if (json) {
+		fputs(*first ? "[" : ",", stdout);
+		sketch_row_json(&row);
+	} else {
+		sketch_row_csv(stdout, &row);
+	}
+	*first = false;
+}
+
+/*
+ * distinct sketches [last N | window] [host NAME]: the completed
+ * sub-windows of the window (or the last N of them), oldest first, or the
+ * whole window (every sub-window, the current one too) as one row.
+ */
+static int cmd_sketches(int argc, char **argv)
+{
+	static struct sketch_reply cur, r;
+	char name[256] = "localhost";
+	const char *host = NULL;
+	bool whole = false, first = true;
+	uint64_t last = 0, t, from;
+	int i;
+
+	for (i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "window")) {
+			whole = true;
+		} else if (i + 1 < argc && !strcmp(argv[i], "last")) {
+			last = num_arg("last", argv[++i], 1, 63);
+		} else if (i + 1 < argc && !strcmp(argv[i], "host")) {
+			host = argv[++i];
+			if (!*host)
+				usage_error("host: an empty name");
+		} else {
+			usage_error("distinct sketches: give nothing, last N, window, host NAME");
+		}
+	}
+	if (whole && last)
+		usage_error("distinct sketches: last N or window, not both");
+	if (!host) {
+		if (gethostname(name, sizeof(name)))
+			snprintf(name, sizeof(name), "localhost");
+		name[sizeof(name) - 1] = 0;
+		host = name;
+	}
+	sketch_get(&cur, true, 0);
+	if (last >= cur.nsub)
+		usage_error("last %llu: the window keeps %u sub-windows, the current one among them",
+			    (unsigned long long)last, cur.nsub);
+	from = cur.now - (cur.now < cur.nsub - 1 ? cur.now : cur.nsub - 1);
+	if (last)
+		from = cur.now - (cur.now < last ? cur.now : last);
+	for (t = from; t < cur.now; t++) {
+		/* the oldest may have left the window since: no row */
+		if (!sketch_get(&r, false, t))
+			continue;
+		if (r.fingerprint != cur.fingerprint) {
+			fprintf(stderr, "%s: the source windows changed while they were read (another key or settings)\n",
+				dc_prog);
+			return 1;
+		}
+		if (!whole) {
+			sketch_print(host, &r, &first);
+			continue;
+		}
+		pd_hll_merge(&cur.h[0], &r.h[0]);
+		pd_hll_merge(&cur.h[1], &r.h[1]);
+		if (r.start_ns < cur.start_ns)
+			cur.start_ns = r.start_ns;
+	}
+	if (whole)
+		sketch_print(host, &cur, &first);
+	if (json)
+		printf("%s]\n", first ? "[" : "");
+	return 0;
+}
+
 int cmd_distinct(int argc, char **argv)
 {
 	struct nlmsghdr *nlh;
 	uint32_t ms = 0;
 	struct nl n;
 
+	if (argc && !strcmp(argv[0], "sketches"))
+		return cmd_sketches(argc - 1, argv + 1);
 	if (argc == 2 && !strcmp(argv[0], "window"))
 		ms = window_arg(argv[1]);
 	else if (argc)
@@ -166,6 +326,13 @@ static int sources_cb(const struct nlattr **top, void *data)
 		       (unsigned long long)u64a(tb, PKTDEDUP_A_SOURCES_NEW_MEM));
 		json_auto("new_gap_packets", u64a(tb, PKTDEDUP_A_SOURCES_NEW_GAP),
 			  !u64a(tb, PKTDEDUP_A_SOURCES_NEW_GAP));
+		printf(",\"key\":\"%s\"",
+		       u8a(tb, PKTDEDUP_A_SOURCES_KEY_FLEET) ? "set" : "own");
+		if (tb[PKTDEDUP_A_SOURCES_KEY_FINGERPRINT])
+			printf(",\"key_fingerprint\":\"%016llx\"",
+			       (unsigned long long)u64a(tb, PKTDEDUP_A_SOURCES_KEY_FINGERPRINT));
+		else
+			printf(",\"key_fingerprint\":null");
 		printf(",\"event_rate\":%u,"
 		       "\"ring_entries\":%u,\"mem_total_bytes\":%llu,\"new_seen\":%llu,"
 		       "\"events_repeat\":%llu,"
@@ -190,6 +357,12 @@ static int sources_cb(const struct nlattr **top, void *data)
 	if (!enabled)
 		printf("sources     off: no distinct counts, top talkers or new sources, no memory\n"
 		       "            (dedupctl sources on turns them on with the settings below)\n");
+	if (tb[PKTDEDUP_A_SOURCES_KEY_FINGERPRINT])
+		printf("key         %s, fingerprint %016llx\n",
+		       u8a(tb, PKTDEDUP_A_SOURCES_KEY_FLEET) ?
+		       "set (sketches of this fingerprint merge)" :
+		       "this instance's own (dedupctl sources key FILE sets a fleet's)",
+		       (unsigned long long)u64a(tb, PKTDEDUP_A_SOURCES_KEY_FINGERPRINT));
 	printf("window      %u ms in %u sub-windows\n",
 	       u32a(tb, PKTDEDUP_A_SOURCES_WINDOW_MS),
 	       u32a(tb, PKTDEDUP_A_SOURCES_SUBWINDOWS));
@@ -282,6 +455,16 @@ void put_sources(struct nlmsghdr *nlh, int argc, char **argv)
 			if (r & (r - 1))
 				usage_error("ring: '%s' is not a power of two", v);
 			mnl_attr_put_u32(nlh, PKTDEDUP_A_SOURCES_RING, (uint32_t)r);
+		} else if (!strcmp(k, "key") && !strcmp(v, "random")) {
+			mnl_attr_put_u8(nlh, PKTDEDUP_A_SOURCES_KEY_RANDOM, 1);
+		} else if (!strcmp(k, "key")) {
+			u8 key[PD_AKEY_BYTES];
+			char err[512];
+
+			if (akey_file_read(v, key, err, sizeof(err)))
+				usage_error("key: %s", err);
+			mnl_attr_put(nlh, PKTDEDUP_A_SOURCES_KEY, sizeof(key), key);
+			memset(key, 0, sizeof(key));
 		} else {
 			usage_error("sources: unknown setting '%s'", k);
 		}
