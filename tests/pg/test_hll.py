@@ -19,33 +19,22 @@ Unix socket in a temporary directory, run as an unprivileged user (uid
 Usage: test_hll.py BUILD_DIR"""
 import csv
 import os
-import shutil
 import struct
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "cli"))
 from tap import run_all, test  # noqa: E402
+from pgtmp import Cluster  # noqa: E402  (tests/pg/pgtmp.py)
 
 B = sys.argv[1] if len(sys.argv) > 1 else "build"
 SIM = os.path.join(B, "dedup-sim")
-PGBIN = "/usr/lib/postgresql/15/bin"
-TMP = tempfile.mkdtemp(prefix="pktdedup-pg-")
+PG = Cluster()
+TMP = PG.dir
 M64 = (1 << 64) - 1
 # the captures' first second (2023-11-14T22:13:20Z), a minute's multiple
 T0 = 1700000000 - 1700000000 % 60
 SE = 1.04 / 128          # 1.04 / sqrt(2^14)
-ROOT = os.geteuid() == 0
-os.chmod(TMP, 0o755)
-
-
-def as_user(args):
-    """args run as uid 65534 when we are root (PostgreSQL refuses root)."""
-    if ROOT:
-        return ["setpriv", "--reuid=65534", "--regid=65534",
-                "--clear-groups"] + args
-    return args
 
 
 def sh(args, **kw):
@@ -54,36 +43,8 @@ def sh(args, **kw):
     return r
 
 
-DATA = os.path.join(TMP, "data")
-SOCK = os.path.join(TMP, "sock")
-
-
-def pg_start():
-    os.mkdir(SOCK)
-    if ROOT:
-        os.chown(SOCK, 65534, 65534)
-        os.chown(TMP, 65534, 65534)
-    sh(as_user([f"{PGBIN}/initdb", "-D", DATA, "-A", "trust", "-U", "pd",
-                "--no-sync", "-E", "UTF8"]))
-    sh(as_user([f"{PGBIN}/pg_ctl", "-D", DATA, "-w", "-l",
-                os.path.join(TMP, "log"), "-o",
-                f"-k {SOCK} -c listen_addresses='' -c fsync=off", "start"]))
-
-
-def pg_stop():
-    if os.path.exists(os.path.join(DATA, "postmaster.pid")):
-        subprocess.run(as_user([f"{PGBIN}/pg_ctl", "-D", DATA, "-m", "fast",
-                                "-w", "stop"]), capture_output=True,
-                       timeout=120)
-    shutil.rmtree(TMP, ignore_errors=True)
-
-
 def psql(sql, stdin=None):
-    """sql's result rows, fields split on |."""
-    r = sh(as_user([f"{PGBIN}/psql", "-h", SOCK, "-U", "pd", "-d",
-                    "postgres", "-qAtX", "-v", "ON_ERROR_STOP=1", "-c", sql]),
-           input=stdin)
-    return [ln.split("|") for ln in r.stdout.decode().splitlines()]
+    return PG.psql(sql, stdin)
 
 
 # The module's address hash (core/addrhash.h), independently.
@@ -141,17 +102,12 @@ def sketches(cap, host, key, every="1h", seed=None):
         return list(csv.reader(f)), out
 
 
-TABLE = """create table fleet (host text, fingerprint text,
-    start_at timestamptz, end_at timestamptz,
-    src hll(14, 5, -1, 1), dst hll(14, 5, -1, 1))"""
-
-
 def load(*files):
-    psql("drop table if exists fleet")
-    psql(TABLE)
+    texts = []
     for f in files:
         with open(f, "rb") as fh:
-            psql("\\copy fleet from stdin with (format csv)", stdin=fh.read())
+            texts.append(fh.read())
+    PG.load("fleet", *texts)
 
 
 def union_card(where="true"):
@@ -274,9 +230,8 @@ def bad_key_files_are_refused():
 
 if __name__ == "__main__":
     try:
-        pg_start()
-        psql("create extension hll")
+        PG.start()
         rc = run_all()
     finally:
-        pg_stop()
+        PG.stop()
     sys.exit(rc)

@@ -240,6 +240,13 @@ check_prom() {	# LOG
 	[ "$bad" = 0 ]
 }
 
+# The guest's exported sketches (tests/e2e/scen-sketch.sh) merged by
+# PostgreSQL's hll extension on the host: tests/pg/guest_sketches.py.
+check_sketches() {	# LOG
+	grep -aq '^pd-sketch-begin ' "$1" || return 0
+	python3 tests/pg/guest_sketches.py "$1"
+}
+
 # What the debug kernel must never say: KASAN, UBSAN, lockdep and RCU
 # splats (lockdep's and RCU's start with "WARNING:"), debug objects, list
 # corruption, kmemleak's report, and everything the plain e2e fails on.
@@ -306,7 +313,10 @@ boot() {
 		return 1
 	fi
 	[ "$rc" -eq 1 ] || { echo "vm.sh: guest exit code $rc" >&2; return 1; }
-	check_prom "$log"
+	rc=0
+	check_prom "$log" || rc=1
+	check_sketches "$log" || rc=1
+	return $rc
 }
 
 case "${1:-}" in
