@@ -55,6 +55,14 @@ struct pd_srcs {
 	struct pd_src_cfg cfg;
 	struct pd_filter_plan plan;	/* of the new-source filters (SBF) */
 	u64 tick_j;		/* jiffies per sub-window */
+	/*
+	 * Sub-windows start at multiples of their length since the epoch
+	 * (to within a jiffy), on every host alike: the windows' time is
+	 * jiffies + phase, and sub-window t began at real_base + t tick_j
+	 * jiffies (CLOCK_REALTIME, ns), both fixed when the state was built.
+	 */
+	u64 phase;
+	u64 real_base;
 	struct pd_akey key;	/* of the address hash (core/addrhash.h) */
 	/*
 	 * The event worker's own filter, over what the CPUs report: a source
@@ -83,6 +91,7 @@ void pd_srcs_put(struct pd_srcs *s);
 void pd_srcs_teardown(struct pd_net *pn);
 u64 pd_srcs_mem(const struct pd_srcs *s);
 u64 pd_srcs_tick(const struct pd_srcs *s);
+u64 pd_srcs_tick_start(const struct pd_srcs *s, u64 tick);
 u64 pd_srcs_hash(const struct pd_srcs *s, const u8 *addr, u8 len);
 u32 pd_srcs_span(const struct pd_srcs *s, u32 ms);
 int pd_srcs_distinct(struct pd_srcs *s, u32 last, u64 *src, u64 *dst);

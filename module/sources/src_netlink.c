@@ -176,7 +176,6 @@ static int pd_prepare_sketch(struct pd_nl_req *req)
 	struct nlattr *tb[PKTDEDUP_A_SKETCH_MAX + 1], *a;
 	struct pd_sketch_req *r = req->data;
 	struct pd_srcs *s;
-	u64 j, real, start_j;
 	int err, i;
 
 	err = pd_nl_nest(req, PKTDEDUP_A_SKETCH, pd_sketch_nl_policy,
@@ -186,10 +185,7 @@ static int pd_prepare_sketch(struct pd_nl_req *req)
 	if (err)
 		return err;
 	s = r->src.s;
-	/* the clocks together: the sub-window's start in real time */
-	j = get_jiffies_64();
-	real = ktime_get_real_ns();
-	r->now = div64_u64(j, s->tick_j);
+	r->now = pd_srcs_tick(s);
 	a = tb[PKTDEDUP_A_SKETCH_TICK];
 	r->tick = a ? nla_get_u64(a) : r->now;
 	if (r->tick > r->now || r->now - r->tick >= s->cfg.nsub) {
@@ -197,9 +193,8 @@ static int pd_prepare_sketch(struct pd_nl_req *req)
 				    "not a sub-window of the window: one of the last subwindows up to now (a reply's now and subwindows)");
 		return -ERANGE;
 	}
-	start_j = r->tick * s->tick_j;
-	r->start_ns = real - jiffies64_to_nsecs(j - start_j);
-	r->end_ns = r->start_ns + jiffies64_to_nsecs(s->tick_j);
+	r->start_ns = pd_srcs_tick_start(s, r->tick);
+	r->end_ns = pd_srcs_tick_start(s, r->tick + 1);
 	r->u = kvzalloc(2 * sizeof(*r->u), PD_GFP);
 	r->enc = kvmalloc(2 * PD_HLLPG_MAX, PD_GFP);
 	if (!r->u || !r->enc)

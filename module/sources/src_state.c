@@ -246,6 +246,25 @@ static bool pd_srcs_cpu_has(struct pd_cpus *c, unsigned int cpu)
  * admitted pd_srcs_bytes_n(cfg, plan, ncpus). s->cpus.bytes is what it
  * holds.
  */
+/*
+ * The phase that puts the sub-windows' boundaries at multiples of their
+ * length since the epoch, and the real time of the windows' time 0.
+ */
+static void pd_srcs_align(struct pd_srcs *s)
+{
+	u64 j0 = get_jiffies_64(), r0 = ktime_get_real_ns();
+	u64 len = jiffies64_to_nsecs(s->tick_j), jn = jiffies64_to_nsecs(1);
+	u64 rem, jrem;
+
+	/* now is this far into its sub-window, in real time */
+	div64_u64_rem(r0, len, &rem);
+	/* in jiffies (nearest): so far past a boundary j0 + phase must be */
+	rem = div64_u64(rem + jn / 2, jn);
+	div64_u64_rem(j0, s->tick_j, &jrem);
+	div64_u64_rem(rem + s->tick_j - jrem, s->tick_j, &s->phase);
+	s->real_base = r0 - jiffies64_to_nsecs(j0 + s->phase);
+}
+
 struct pd_srcs *pd_srcs_build(const struct pd_src_cfg *cfg, u32 ncpus,
 			      struct netlink_ext_ack *extack)
 {
@@ -267,6 +286,7 @@ struct pd_srcs *pd_srcs_build(const struct pd_src_cfg *cfg, u32 ncpus,
 	s->cpus.cpu_bytes = pd_src_cpu_bytes(cfg, &plan);
 	s->tick_j = max_t(u64, 1, div_u64((u64)cfg->window_ms * HZ,
 					  1000 * cfg->nsub));
+	pd_srcs_align(s);
 	if (cfg->key_set)
 		s->key = cfg->key;
 	else
@@ -313,7 +333,13 @@ u64 pd_srcs_mem(const struct pd_srcs *s)
 
 u64 pd_srcs_tick(const struct pd_srcs *s)
 {
-	return div64_u64(get_jiffies_64(), s->tick_j);
+	return div64_u64(get_jiffies_64() + s->phase, s->tick_j);
+}
+
+/* When sub-window tick began: CLOCK_REALTIME, ns. */
+u64 pd_srcs_tick_start(const struct pd_srcs *s, u64 tick)
+{
+	return s->real_base + jiffies64_to_nsecs(tick * s->tick_j);
 }
 
 /* The hash the packet path gave a source (pd_srcwin_add()). */
@@ -362,8 +388,8 @@ void pd_srcs_add_slow(struct pd_net *pn, const struct pd_pkt *pkt)
 	c = READ_ONCE(s->cpu[smp_processor_id()]);
 	if (unlikely(!c))	/* a CPU without windows (cpus.c) */
 		return;
-	hs = pd_srcwin_add(&c->win, get_jiffies_64(), pkt->src, pkt->dst,
-			   pkt->addr_len);
+	hs = pd_srcwin_add(&c->win, get_jiffies_64() + s->phase, pkt->src,
+			   pkt->dst, pkt->addr_len);
 	/* the address hash's halves serve as the filter's two hashes */
 	if (s->cfg.newsrc && !pd_sbf_step(&c->newsrc, (u32)hs, (u32)(hs >> 32)))
 		pd_ring_push(c, s->cfg.ring, pkt->src, pkt->addr_len);
@@ -549,7 +575,8 @@ int pd_srcs_candidates(struct pd_srcs *s, u32 last,
 
 		for (i = first; i != head; i++)
 			if (pd_srcs_ring_read(s, cpu, i, &v[n]) &&
-			    pd_srcwin_within(div64_u64(v[n].when, s->tick_j) + 1,
+			    pd_srcwin_within(div64_u64(v[n].when + s->phase,
+						       s->tick_j) + 1,
 					     now, last))
 				n++;
 		cond_resched();

@@ -504,6 +504,14 @@ void sources_words(const struct nlattr **top, struct words *w)
 	words_add(w, "%u", u32a(tb, PKTDEDUP_A_SOURCES_EVENT_RATE));
 	words_add(w, "ring");
 	words_add(w, "%u", u32a(tb, PKTDEDUP_A_SOURCES_RING));
+	if (u8a(tb, PKTDEDUP_A_SOURCES_KEY_FLEET)) {
+		static char note[160];
+
+		snprintf(note, sizeof(note),
+			 "the key set (fingerprint %016llx) is not saved: a line 'sources key FILE' after this one sets it",
+			 (unsigned long long)u64a(tb, PKTDEDUP_A_SOURCES_KEY_FINGERPRINT));
+		w->note = note;
+	}
 }
 
 int cmd_sources(int argc, char **argv)
