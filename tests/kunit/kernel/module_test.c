@@ -835,6 +835,59 @@ static void pd_t_src(struct pd_net *pn, u32 id)
 }
 
 /*
+ * Sub-windows start at multiples of their length since the epoch, to
+ * within a jiffy, and the one in progress holds the time now; its
+ * sketches, after packets from 40 sources to one destination, merged over
+ * the CPUs as GET_SKETCH reads them, count 40 and 1.
+ */
+static void pd_t_srcs_aligned(struct kunit *test)
+{
+	struct pd_net *pn = pd_t_net(test);
+	struct pd_src_cfg cfg;
+	struct pd_srcs *s;
+	struct pd_hll *u = kunit_kzalloc(test, 2 * sizeof(*u), GFP_KERNEL);
+	u64 len, t, start, end, now, rem, jn = jiffies64_to_nsecs(1);
+	u32 windows[] = { 60000, 7000, 3600000 }, nsub[] = { 60, 7, 64 };
+	u32 k, i, tries;
+
+	KUNIT_ASSERT_NOT_NULL(test, u);
+	for (k = 0; k < ARRAY_SIZE(windows); k++) {
+		pd_srcs_defaults(&cfg);
+		cfg.window_ms = windows[k];
+		cfg.nsub = nsub[k];
+		s = pd_t_srcs(test, pn, &cfg);
+		len = jiffies64_to_nsecs(s->tick_j);
+		t = pd_srcs_tick(s);
+		now = ktime_get_real_ns();
+		start = pd_srcs_tick_start(s, t);
+		end = pd_srcs_tick_start(s, t + 1);
+		KUNIT_EXPECT_EQ(test, end - start, len);
+		/* now, less the jiffy it may be ahead of the ticks */
+		KUNIT_EXPECT_LE(test, start, now + jn);
+		KUNIT_EXPECT_GT(test, end + jn, now);
+		div64_u64_rem(start, len, &rem);
+		KUNIT_EXPECT_TRUE(test, rem <= jn || len - rem <= jn);
+		/* again if a sub-window began meanwhile */
+		for (tries = 0; tries < 3; tries++) {
+			t = pd_srcs_tick(s);
+			for (i = 0; i < 40; i++)
+				pd_t_src(pn, 100 * tries + i);
+			memset(u, 0, 2 * sizeof(*u));
+			pd_srcs_sketch(s, t, u);
+			if (pd_srcs_tick(s) == t)
+				break;
+		}
+		/* two of 40 may share a register: 5% */
+		KUNIT_EXPECT_GE(test, pd_hll_estimate(&u[0]), 39ULL);
+		KUNIT_EXPECT_LE(test, pd_hll_estimate(&u[0]), 40ULL);
+		KUNIT_EXPECT_EQ(test, pd_hll_estimate(&u[1]), 1ULL);
+		RCU_INIT_POINTER(pn->src.srcs, NULL);
+		pd_srcs_free(s);
+	}
+	pd_t_net_free(pn);
+}
+
+/*
  * Top talkers, the new-source ring and the rare-source candidates, as the
  * netlink commands read them: source 0 sends 50 packets, sources 1..10
  * one each; then 20 more sources overrun a 16-entry ring.
@@ -2189,6 +2242,7 @@ static struct kunit_case pd_module_cases[] = {
 	KUNIT_CASE(pd_t_unparsed),
 	KUNIT_CASE(pd_t_xdp_frames),
 	KUNIT_CASE(pd_t_distinct),
+	KUNIT_CASE(pd_t_srcs_aligned),
 	KUNIT_CASE(pd_t_sources),
 	KUNIT_CASE(pd_t_sources_defaults),
 	KUNIT_CASE(pd_t_reconfigure),
