@@ -68,6 +68,12 @@ t_sketches() {
 		"$(inns b dedupctl distinct sketches window | wc -l)"
 	expect_eq "a row per completed sub-window" 3 "$(rows_of b 3)"
 	expect_eq "last 2: two rows" 2 "$(rows_of b 2 last 2)"
+	# "2026-11-29T20:15:05.000000Z": seconds within a jiffy of 0, 5, ...
+	expect_eq "sub-windows start at multiples of 5 s since the epoch" 0 \
+		"$(inns b dedupctl distinct sketches | cut -d, -f3 | awk -F: '
+			{ s = substr($3, 1, 9) + 0; r = s - 5 * int(s / 5 + 0.5)
+			  if (r < -0.005 || r > 0.005) bad++ }
+			END { print bad + 0 }')"
 	rows=$(inns b dedupctl distinct sketches)
 	expect_eq "every row carries the fingerprint" \
 		"$(echo "$rows" | wc -l)" "$(echo "$rows" | cut -d, -f2 | grep -c "^$fb$")"
@@ -88,5 +94,79 @@ t_sketches() {
 			key random window 60s subwindows 12
 	done
 	rm -f /tmp/fleet.key /tmp/short.key
+	t_end
+}
+
+# The command of cron job NAME in PAGE: the line of the fenced block after
+# "<!-- cron: NAME -->" without its schedule and user (six fields).
+cron_command() {	# PAGE NAME
+	awk -v m="<!-- cron: $2 -->" '
+		$0 == m { f = 1; next }
+		f == 1 && /^```/ { f = 2; next }
+		f == 2 && /^```/ { exit }
+		f == 2 && !/^[ \t]*(#|$)/ {
+			for (i = 1; i <= 6; i++) sub(/^[^ ]+ +/, "")
+			print }' "$DOCS/$1"
+}
+
+# Sleep into the next minute's second S.
+to_second() {	# S
+	_s=$(date +%S)
+	sleep $((60 - ${_s#0} + $1))
+}
+
+# Documentation/user/fleet.md, run as it says on two "hosts" (b and e):
+# the key copied to each, the host recipe, traffic whose sources overlap,
+# then the cron job's command up to its psql, word for word, as root. What
+# it prints goes to the host between "pd-fleet-begin NS" and
+# "pd-fleet-end NS" lines: tests/pg/guest_sketches.py runs the page's SQL
+# and the rest of the cron command (psql) word for word into a temporary
+# PostgreSQL and checks the page's queries against the exact counts.
+t_recipe_fleet() {
+	t_begin "fleet.md: the recipe on two hosts, its cron job's rows for PostgreSQL"
+	resolve_e
+	mkdir -p /etc/pktdedup
+	head -c 40 /dev/urandom > /etc/pktdedup/fleet.key
+	chmod 600 /etc/pktdedup/fleet.key
+	run_recipe b fleet.md fleet-host
+	run_recipe e fleet.md fleet-host
+	expect_eq "the saved file sets the key again" 1 \
+		"$(grep -c '^sources key /etc/pktdedup/fleet.key$' /etc/pktdedup.conf)"
+	fp=$(key_fp b)
+	expect_eq "one fingerprint" "$fp" "$(key_fp e)"
+	expect_eq "save says the key is not in the file" 1 \
+		"$(grep -c "^# sources: the key set (fingerprint $fp) is not saved" /etc/pktdedup.conf)"
+	# at boot: e's saved file (the last one written) on a key of its own
+	inns e dedupctl sources key random > /dev/null
+	expect_ok "e: the file applied (dedupctl -f)" \
+		inns e dedupctl -f /etc/pktdedup.conf
+	expect_eq "e: the fleet's key again" "$fp" "$(key_fp e)"
+	cmd=$(cron_command fleet.md fleet-cron)
+	export_cmd=${cmd%% | psql *}
+	if [ -z "$export_cmd" ] || [ "$export_cmd" = "$cmd" ]; then
+		t_fail "fleet.md: no cron job piping dedupctl into psql: '$cmd'"
+	fi
+	# the traffic within one minute, then that minute complete
+	[ "$(date +%S)" -gt 45 ] && to_second 1
+	inns d pdnet send -4 10.2.0.1 10.2.0.2 --count 4000 --srcs 2000 \
+		--dsts 10 > /dev/null
+	inns a pdnet send -4 10.2.0.1 "$B4" --count 4000 --srcs 2000 \
+		--src-first 1000 > /dev/null
+	sleep 0.3
+	eb=$(distinct_of b src) ee=$(distinct_of e src)
+	to_second 1
+	for ns in b e; do
+		echo "pd-fleet-begin $ns"
+		# each host its own name: a UTS namespace named after it
+		inns $ns unshare -u sh -c "hostname $ns && $export_cmd" ||
+			t_fail "$ns: '$export_cmd' failed"
+		echo "pd-fleet-end $ns"
+	done
+	echo "pd-fleet-truth union=3000 b=2000 e=2000 est_b=$eb est_e=$ee fingerprint=$fp"
+	for ns in b e; do
+		expect_ok "$ns: back to the defaults" inns $ns dedupctl sources \
+			key random window 60s subwindows 12
+	done
+	rm -rf /etc/pktdedup /etc/pktdedup.conf
 	t_end
 }

@@ -1795,6 +1795,7 @@ run t_cpus_defaults
 run t_distinct
 run_plain t_distinct_expiry
 run t_sketches
+run_plain t_recipe_fleet
 run_plain t_sources_config
 run_plain t_monitor
 run_plain t_events_restart

@@ -198,6 +198,7 @@ initramfs() {
 	# module's man page, whose EXAMPLES t_man_examples runs
 	mkdir -p "$root/lib/pd/docs"
 	cp Documentation/user/capture-host.md Documentation/user/router.md \
+		Documentation/user/fleet.md \
 		module/pktdedup.7 "$root/lib/pd/docs/"
 	cp tests/e2e/init.sh "$root/init"
 	# the scenarios: lib.sh, scenarios.sh (which sources scen-*.sh), demo.sh
