@@ -68,6 +68,19 @@ while read -r page name; do
 	fi
 done < <(sed -n 's/^[[:space:]]*run_recipe [a-z0-9]* \([a-z0-9.-]*\) \([a-z0-9-]*\)$/\1 \2/p' tests/e2e/*.sh)
 
+# the task pages' SQL and cron blocks ("<!-- sql: NAME -->", "<!-- cron:
+# NAME -->"): each run word for word by a test that names it
+for page in $pages; do
+	for kn in $(sed -n 's/^<!-- \(sql\|cron\): \([a-z0-9-]*\) -->$/\1:\2/p' "$page"); do
+		kind=${kn%%:*} name=${kn#*:}
+		if grep -qE "page_block\(\"$kind\", \"$name\"\)|cron_command $(basename "$page") $name\)" tests/pg/*.py tests/e2e/*.sh; then
+			ok "$kind block $name of $page is run by a test"
+		else
+			bad "$kind block $name of $page is run by no test"
+		fi
+	done
+done
+
 # what runs, and where it comes from: the scanner on known text, then one
 # line per program the tree runs
 for mode in selftest lint; do
