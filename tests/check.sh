@@ -166,11 +166,11 @@ suite e2e tests/vm/vm.sh boot "$B" e2e 2100
 # defaults but for caps that hold t_stats_bounded's 250M shared filter:
 # unprivileged readers of it, device changes beside them, devices
 # followed by name and stacked, the shared scope (lock-free and in
-# shards) stepped from both CPUs; what a namespace holds with the
-# defaults, CPU hotplug within the caps, and a user's namespace filled
-# to its cap against MemAvailable.
+# shards) stepped from both CPUs, the sketches' export; what a namespace
+# holds with the defaults, CPU hotplug within the caps, and a user's
+# namespace filled to its cap against MemAvailable.
 suite e2e-cpus env VM_TAG=cpus VM_MEM=1536 \
-	VM_APPEND="possible_cpus=256 pd.only=t_stats_bounded,t_stats_readers,t_dev_follow,t_dev_stacked,t_shared_cpus,t_budget_memavail,t_cpus_defaults pd.modparams=max_total_mem=700M,max_netns_mem=400M" \
+	VM_APPEND="possible_cpus=256 pd.only=t_stats_bounded,t_stats_readers,t_dev_follow,t_dev_stacked,t_shared_cpus,t_budget_memavail,t_cpus_defaults,t_sketches pd.modparams=max_total_mem=700M,max_netns_mem=400M" \
 	tests/vm/vm.sh boot "$B" e2e 1200
 fg_end=$SECONDS
 # The same scenarios on a debug kernel (KASAN, UBSAN, lockdep, kmemleak):
