@@ -15,6 +15,18 @@ key_fp() {	# NS
 	inns "$1" dedupctl -j sources | sed -n 's/.*"key_fingerprint":"\{0,1\}\([0-9a-fnul]*\)"\{0,1\}[,}].*/\1/p'
 }
 
+# Two "hosts" that share sources: e sees sources 10.2.0.1 +0..+N-1 (d ->
+# e is IPv4 only), b +FIRST..+FIRST+N-1, each twice; their estimates in
+# eb and ee
+two_hosts_traffic() {	# N FIRST
+	inns d pdnet send -4 10.2.0.1 10.2.0.2 --count $((2 * $1)) --srcs "$1" \
+		--dsts 10 > /dev/null
+	inns a pdnet send -4 10.2.0.1 "$B4" --count $((2 * $1)) --srcs "$1" \
+		--src-first "$2" > /dev/null
+	sleep 0.3
+	eb=$(distinct_of b src) ee=$(distinct_of e src)
+}
+
 # Rows of NS's dedupctl distinct sketches ARGS: WANT of them, or what the
 # third read gave (a sub-window that begins while the others are read
 # takes the oldest out of the window: one row fewer, so read again)
@@ -49,13 +61,7 @@ t_sketches() {
 	expect_fail "uid 65534 sets no key" 1 "Operation not permitted" \
 		inns b pdnet asuser 65534 dedupctl sources key /tmp/fleet.key
 	expect_eq "the refusals changed nothing" "$fb" "$(key_fp b)"
-	# e: sources +0..+2999 (d -> e is IPv4 only); b: +1500..+4499
-	inns d pdnet send -4 10.2.0.1 10.2.0.2 --count 6000 --srcs 3000 \
-		--dsts 10 > /dev/null
-	inns a pdnet send -4 10.2.0.1 "$B4" --count 6000 --srcs 3000 \
-		--src-first 1500 > /dev/null
-	sleep 0.3
-	eb=$(distinct_of b src) ee=$(distinct_of e src)
+	two_hosts_traffic 3000 1500
 	echo "#   the module's estimates: b $eb, e $ee (3000 each)"
 	for ns in b e; do
 		echo "pd-sketch-begin $ns"
@@ -157,12 +163,7 @@ t_recipe_fleet() {
 	fi
 	# the traffic within one minute, then that minute complete
 	[ "$(date +%S)" -gt 45 ] && to_second 1
-	inns d pdnet send -4 10.2.0.1 10.2.0.2 --count 4000 --srcs 2000 \
-		--dsts 10 > /dev/null
-	inns a pdnet send -4 10.2.0.1 "$B4" --count 4000 --srcs 2000 \
-		--src-first 1000 > /dev/null
-	sleep 0.3
-	eb=$(distinct_of b src) ee=$(distinct_of e src)
+	two_hosts_traffic 2000 1000
 	to_second 1
 	for ns in b e; do
 		echo "pd-fleet-begin $ns"
