@@ -60,7 +60,14 @@ t_sketches() {
 		inns b dedupctl sources key /tmp/short.key
 	expect_fail "uid 65534 sets no key" 1 "Operation not permitted" \
 		inns b pdnet asuser 65534 dedupctl sources key /tmp/fleet.key
+	expect_fail "root of its own user namespace sets no key in b" 1 \
+		"Operation not permitted" \
+		inns b pdnet asuser 65534 unshare -Ur dedupctl sources key /tmp/fleet.key
 	expect_eq "the refusals changed nothing" "$fb" "$(key_fp b)"
+	expect_eq "root of its own user and network namespace sets its own" "$fb" \
+		"$(pdnet asuser 65534 unshare -Urn sh -c \
+			'dedupctl sources key /tmp/fleet.key > /dev/null && dedupctl -j sources' |
+			sed -n 's/.*"key_fingerprint":"\([0-9a-f]*\)".*/\1/p')"
 	two_hosts_traffic 3000 1500
 	echo "#   the module's estimates: b $eb, e $ee (3000 each)"
 	for ns in b e; do
