@@ -241,10 +241,11 @@ check_prom() {	# LOG
 	[ "$bad" = 0 ]
 }
 
-# The guest's exported sketches (tests/e2e/scen-sketch.sh) merged by
-# PostgreSQL's hll extension on the host: tests/pg/guest_sketches.py.
+# The guest's exported sketches and fleet.md's rows (tests/e2e/
+# scen-sketch.sh) merged by PostgreSQL's hll extension on the host:
+# tests/pg/guest_sketches.py.
 check_sketches() {	# LOG
-	grep -aq '^pd-sketch-begin ' "$1" || return 0
+	grep -aqE '^pd-(sketch|fleet)-begin ' "$1" || return 0
 	python3 tests/pg/guest_sketches.py "$1"
 }
 
