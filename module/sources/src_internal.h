@@ -95,7 +95,7 @@ u64 pd_srcs_tick_start(const struct pd_srcs *s, u64 tick);
 u64 pd_srcs_hash(const struct pd_srcs *s, const u8 *addr, u8 len);
 u32 pd_srcs_span(const struct pd_srcs *s, u32 ms);
 int pd_srcs_distinct(struct pd_srcs *s, u32 last, u64 *src, u64 *dst);
-void pd_srcs_sketch(struct pd_srcs *s, u64 tick, struct pd_hll *u);
+void pd_srcs_merge(struct pd_srcs *s, u64 now, u32 last, struct pd_hll *u);
 struct pd_ss_agg *pd_srcs_top(struct pd_srcs *s, u32 last, u32 keep);
 int pd_srcs_candidates(struct pd_srcs *s, u32 last,
 		       struct pd_src_event **out);

@@ -199,7 +199,7 @@ static int pd_prepare_sketch(struct pd_nl_req *req)
 	r->enc = kvmalloc(2 * PD_HLLPG_MAX, PD_GFP);
 	if (!r->u || !r->enc)
 		return -ENOMEM;
-	pd_srcs_sketch(s, r->tick, r->u);
+	pd_srcs_merge(s, r->tick, 1, r->u);
 	for (i = 0; i < 2; i++)
 		r->len[i] = pd_hllpg_encode(&r->u[i], r->enc + i * PD_HLLPG_MAX);
 	return 0;

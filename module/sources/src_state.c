@@ -241,12 +241,6 @@ static bool pd_srcs_cpu_has(struct pd_cpus *c, unsigned int cpu)
 }
 
 /*
- * The state for cfg, with the parts of at most ncpus of the CPUs online
- * now (those that come up get theirs once it is in force); the caller
- * admitted pd_srcs_bytes_n(cfg, plan, ncpus). s->cpus.bytes is what it
- * holds.
- */
-/*
  * The phase that puts the sub-windows' boundaries at multiples of their
  * length since the epoch, and the real time of the windows' time 0.
  */
@@ -265,6 +259,12 @@ static void pd_srcs_align(struct pd_srcs *s)
 	s->real_base = r0 - jiffies64_to_nsecs(j0 + s->phase);
 }
 
+/*
+ * The state for cfg, with the parts of at most ncpus of the CPUs online
+ * now (those that come up get theirs once it is in force); the caller
+ * admitted pd_srcs_bytes_n(cfg, plan, ncpus). s->cpus.bytes is what it
+ * holds.
+ */
 struct pd_srcs *pd_srcs_build(const struct pd_src_cfg *cfg, u32 ncpus,
 			      struct netlink_ext_ack *extack)
 {
@@ -431,19 +431,15 @@ u32 pd_srcs_ring_head(const struct pd_srcs *s, int cpu)
 }
 
 /*
- * Distinct sources and destinations over the last `last` sub-windows, all
- * CPUs merged. The CPUs may be writing their sketches: a register is a
- * byte, read whole; at worst a reader misses the newest few additions.
+ * The sketches of the sources (u[0]) and destinations (u[1]) of ticks
+ * now - last + 1 .. now, all CPUs merged into u. The CPUs may be writing
+ * their sketches: a register is a byte, read whole; at worst a reader
+ * misses the newest few additions.
  */
-int pd_srcs_distinct(struct pd_srcs *s, u32 last, u64 *src, u64 *dst)
+void pd_srcs_merge(struct pd_srcs *s, u64 now, u32 last, struct pd_hll *u)
 {
-	struct pd_hll *u = kvzalloc(2 * sizeof(*u), PD_GFP);
-	u64 now;
 	int cpu;
 
-	if (!u)
-		return -ENOMEM;
-	now = pd_srcs_tick(s);
 	for_each_possible_cpu(cpu) {
 		struct pd_src_cpu *c = pd_src_of(s, cpu);
 
@@ -455,31 +451,20 @@ int pd_srcs_distinct(struct pd_srcs *s, u32 last, u64 *src, u64 *dst)
 		data_race(pd_srcwin_collect(&c->win, now, last, PD_SRCWIN_DST, &u[1]));
 		cond_resched();
 	}
+}
+
+/* Distinct sources and destinations over the last `last` sub-windows. */
+int pd_srcs_distinct(struct pd_srcs *s, u32 last, u64 *src, u64 *dst)
+{
+	struct pd_hll *u = kvzalloc(2 * sizeof(*u), PD_GFP);
+
+	if (!u)
+		return -ENOMEM;
+	pd_srcs_merge(s, pd_srcs_tick(s), last, u);
 	*src = pd_hll_estimate(&u[0]);
 	*dst = pd_hll_estimate(&u[1]);
 	kvfree(u);
 	return 0;
-}
-
-/*
- * Sub-window tick's sketches of the sources (u[0]) and destinations (u[1]),
- * all CPUs merged into u (zeroed), as pd_srcs_distinct() reads them.
- */
-void pd_srcs_sketch(struct pd_srcs *s, u64 tick, struct pd_hll *u)
-{
-	int cpu;
-
-	for_each_possible_cpu(cpu) {
-		struct pd_src_cpu *c = pd_src_of(s, cpu);
-
-		if (!c)
-			continue;
-		/* as in pd_srcs_distinct(): a byte a register, read whole */
-		data_race(pd_srcwin_collect(&c->win, tick, 1, PD_SRCWIN_SRC, &u[0]));
-		/* and here too */
-		data_race(pd_srcwin_collect(&c->win, tick, 1, PD_SRCWIN_DST, &u[1]));
-		cond_resched();
-	}
 }
 
 /*

@@ -873,7 +873,7 @@ static void pd_t_srcs_aligned(struct kunit *test)
 			for (i = 0; i < 40; i++)
 				pd_t_src(pn, 100 * tries + i);
 			memset(u, 0, 2 * sizeof(*u));
-			pd_srcs_sketch(s, t, u);
+			pd_srcs_merge(s, t, 1, u);
 			if (pd_srcs_tick(s) == t)
 				break;
 		}
