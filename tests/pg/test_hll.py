@@ -25,7 +25,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "cli"))
 from tap import run_all, test  # noqa: E402
-from pgtmp import Cluster  # noqa: E402  (tests/pg/pgtmp.py)
+from pgtmp import Cluster, sh  # noqa: E402  (tests/pg/pgtmp.py)
 
 B = sys.argv[1] if len(sys.argv) > 1 else "build"
 SIM = os.path.join(B, "dedup-sim")
@@ -35,12 +35,6 @@ M64 = (1 << 64) - 1
 # the captures' first second (2023-11-14T22:13:20Z), a minute's multiple
 T0 = 1700000000 - 1700000000 % 60
 SE = 1.04 / 128          # 1.04 / sqrt(2^14)
-
-
-def sh(args, **kw):
-    r = subprocess.run(args, capture_output=True, timeout=300, **kw)
-    assert r.returncode == 0, f"{args}: exit {r.returncode}: {r.stderr}"
-    return r
 
 
 def psql(sql, stdin=None):

@@ -10,14 +10,8 @@
  * hosts and captures have one start. A packet whose time goes back counts
  * in the current interval, as in the module.
  *
- * Each interval that saw a packet is a CSV row, as dedupctl writes the
- * module's (psql's \copy takes it):
- *
- *   host,fingerprint,start,end,src,dst
- *
- * the key's fingerprint in 16 hex digits, start and end in RFC 3339 UTC,
- * the sketches in PostgreSQL hll's storage format (core/hllpg.h) as
- * "\x" and hex digits, the text form psql reads and prints.
+ * Each interval that saw a packet is a row, as dedupctl writes the
+ * module's (common/sketchrow.h: CSV that psql's \copy takes).
  */
 #ifndef PD_SIM_SKETCHES_H
 #define PD_SIM_SKETCHES_H
