@@ -48,12 +48,6 @@ struct pd_filter_req {
 	u64 mem_bytes;		/* cells or bit arrays */
 	u64 fps_ppb;		/* target FP rate; 0: the family's default */
 	u64 fam[PD_FILTER_REQ_SLOTS];	/* the family's settings */
-	/*
-	 * Planned for scope shared (shard.h sets it): every CPU steps the
-	 * filter, so a family may lay it out for that (the SBF's layout
-	 * auto). Not a setting: never sent, never stored.
-	 */
-	bool shared;
 };
 
 /* In a family's header: its settings struct fits in pd_filter_req.fam. */

@@ -337,12 +337,13 @@ static int pd_plan_layout(const struct pd_plan_req *req, struct pd_plan *out,
 			  const char **why);
 
 /*
- * Layout auto: flat, but blocked for a filter every CPU steps (each line
- * a packet writes may have to come from another CPU's cache, and blocked
- * writes two where flat writes K + 1) when the flat plan has cell maximum
- * 1 (blocked has no other; with a gap the planner may find a larger
- * maximum better for the FN rate, and that stays) and fps can be met
- * blocked.
+ * Layout auto: blocked (a step touches two lines, the key's and the
+ * decrement run's, against K + 1 flat: in a kernel, where the stack
+ * evicts the filter between packets, and for a filter beyond the caches
+ * or one every CPU steps, the lines are the cost) when the flat plan has
+ * cell maximum 1 (blocked has no other; with a gap the planner may find a
+ * larger maximum better for the FN rate, and that stays flat) and fps can
+ * be met blocked; flat otherwise.
  */
 int pd_plan(const struct pd_plan_req *req, struct pd_plan *out,
 	    const char **why)
@@ -359,7 +360,7 @@ int pd_plan(const struct pd_plan_req *req, struct pd_plan *out,
 	if (err)
 		return err;
 	r.layout = PKTDEDUP_LAYOUT_BLOCKED;
-	if (!req->shared || flat.max != 1 || pd_plan_layout(&r, out, &w))
+	if (flat.max != 1 || pd_plan_layout(&r, out, &w))
 		*out = flat;
 	return 0;
 }

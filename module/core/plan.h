@@ -40,8 +40,7 @@ struct pd_plan_req {
 	u32 k;		/* PD_PLAN_AUTO or 1..16 */
 	u32 p;		/* PD_PLAN_AUTO (Eq. 17) or an explicit P, 0 allowed */
 	u64 gap;	/* typical gap between copies; 0 = unknown */
-	u8 layout;	/* PKTDEDUP_LAYOUT_*: AUTO is resolved by shared */
-	bool shared;	/* every CPU steps it: auto is blocked if it can be */
+	u8 layout;	/* PKTDEDUP_LAYOUT_*: AUTO is blocked if it can be */
 };
 
 struct pd_plan {

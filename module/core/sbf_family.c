@@ -35,7 +35,7 @@ static int pd_sbf_fplan(const struct pd_filter_req *req,
 	struct pd_plan_req pr = {
 		.mem_bytes = req->mem_bytes, .fps_ppb = (u32)req->fps_ppb,
 		.max = (u32)sr->max, .k = (u32)sr->k, .p = (u32)sr->p,
-		.gap = sr->gap, .layout = (u8)sr->layout, .shared = req->shared,
+		.gap = sr->gap, .layout = (u8)sr->layout,
 	};
 	struct pd_sbf_params prm;
 	struct pd_plan p;

@@ -77,13 +77,10 @@ int pd_shards_plan(const struct pd_filter_req *req, u32 *n,
 		   struct pd_filter_plan *shard, struct pd_filter_plan *whole,
 		   const char **why)
 {
-	struct pd_filter_req r, sreq = *req;
+	struct pd_filter_req r;
 	u32 k = PD_MIN(PD_MAX(*n, 1U), (u32)PD_SHARDS_MAX);
 	int err;
 
-	/* every CPU steps it: a family may lay it out for that */
-	sreq.shared = true;
-	req = &sreq;
 	/*
 	 * the request itself must stand: its refusal is the user's (and its
 	 * plan the whole's, for pd_filter_refusal())

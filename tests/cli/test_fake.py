@@ -383,11 +383,14 @@ def a_step_over_the_bound_is_refused():
     assert "max 1, k 3, p 128000" in out, out
     assert "step     at most 256 lines (16 KiB) of the filter a packet, of" \
         " the 256 (16 KiB) any may\n" in out, out
-    j = json.loads(ok("-j", "plan", "mem", "256K"))
+    j = json.loads(ok("-j", "plan", "mem", "256K", "layout", "flat"))
     assert j["step_lines"] == 7, j        # K 3 + a run of 11 cells
-    # planned for scope shared, the SBF's layout auto is blocked, as set's
+    j = json.loads(ok("-j", "plan", "mem", "256K"))
+    assert j["step_lines"] == 2, j        # layout auto: blocked, 2 lines
+    # the SBF's layout auto is blocked in either scope, as set's
     assert "layout blocked" in ok("plan", "scope", "shared", "mem", "1M")
-    assert "layout flat" in ok("plan", "scope", "percpu", "mem", "1M")
+    assert "layout blocked" in ok("plan", "scope", "percpu", "mem", "1M")
+    assert "layout flat" in ok("plan", "mem", "1M", "max", "3")
     rc, _, err = run("plan", "scope", "all", "mem", "1M")
     assert rc == 2 and "scope: 'all' is not one of" in err, (rc, err)
     before = ok("save")

@@ -50,13 +50,18 @@ def contract_fields():
     assert j["n"] == 200000
     assert j["distincts"] + j["duplicates"] == j["n"]
     assert j["cells"] == 8 << 20          # 1 MiB of 1-bit cells
-    # no gap known: Max = 1, K = 3 and P = ceil(10.92) from the planner
-    assert (j["max"], j["k"], j["p"]) == (1, 3, 11), j
+    # no gap known: Max = 1, K = 3 and P = ceil(10.92) from the planner,
+    # one more for the blocked layout (layout auto) to keep fps
+    assert (j["max"], j["k"], j["p"], j["layout"]) == (1, 3, 12, "blocked"), j
     assert abs(j["p_exact"] - 10.9247) < 1e-3, j["p_exact"]
-    # Eq. 8 and Theorem 3 agree: FPS = (1 - stable)^K
-    assert math.isclose(j["fp_bound"], (1 - j["stable_point"]) ** j["k"],
+    # Eq. 8 and Theorem 3 agree: FPS = (1 - stable)^K, flat at this P
+    assert math.isclose(j["fp_bound_flat"], (1 - j["stable_point"]) ** j["k"],
                         rel_tol=1e-6)
-    assert j["fp_bound"] <= 0.01
+    assert j["fp_bound_flat"] < j["fp_bound"] <= 0.01, j
+    f = run_json(CONTRACT + ["--layout", "flat"])
+    assert (f["max"], f["k"], f["p"]) == (1, 3, 11), f
+    assert math.isclose(f["fp_bound"], (1 - f["stable_point"]) ** f["k"],
+                        rel_tol=1e-6)
 
 
 @test
@@ -86,8 +91,8 @@ def same_seed_same_output():
 @test
 def explicit_parameters():
     j = run_json(["--algo", "sbf", "--mem", "64K", "--max", "1", "--k", "2",
-                  "--p", "4", "--stream", "uniform", "--n", "50000",
-                  "--distinct", "0.5", "--json"])
+                  "--p", "4", "--layout", "flat", "--stream", "uniform",
+                  "--n", "50000", "--distinct", "0.5", "--json"])
     assert (j["max"], j["k"], j["p"], j["cells"]) == (1, 2, 4, 512 * 1024)
     assert j["fps_target"] is None and j["p_exact"] is None
     # Eq. 8 for K = 2, P = 4: (1 - 1/(1 + 1/(4 (1/2 - 1/m))))^2 ~ 1/9
@@ -302,9 +307,9 @@ def shards():
     """--shards N: the module's scope shared in N shards; one shard is one
     filter (the same verdicts from the same seed), more are another filter
     of the same model; what it cannot take is a usage error"""
-    # a shared filter's layout auto is blocked: one filter of that layout
+    # layout auto is blocked: one filter of that layout
     one = run_json(CONTRACT + ["--layout", "blocked"])
-    assert run_json(CONTRACT)["layout"] == "flat"
+    assert run_json(CONTRACT)["layout"] == "blocked"
     j1 = run_json(CONTRACT + ["--shards", "1"])
     j16 = run_json(CONTRACT + ["--shards", "16"])
     assert (j1["shards"], j16["shards"]) == (1, 16), (j1, j16)
@@ -475,9 +480,10 @@ def algo_run(algo, extra=(), stream=("uniform", "--n", "30000", "--distinct",
 def layout_blocked():
     # the SBF's blocked layout: planned for the blocked model, which holds
     # fps; flat and blocked measure within their own bounds (+4 sd)
-    flat = run_json(CONTRACT)
+    flat = run_json(CONTRACT + ["--layout", "flat"])
     blk = run_json(CONTRACT + ["--layout", "blocked"])
     assert (flat["layout"], blk["layout"]) == ("flat", "blocked"), blk
+    assert run_json(CONTRACT)["layout"] == "blocked"    # layout auto
     assert blk["p"] >= flat["p"] and blk["max"] == 1, blk
     assert blk["fp_bound"] <= 0.01 and blk["fp_bound"] > blk["fp_bound_flat"]
     assert flat["fp_bound"] == flat["fp_bound_flat"], flat

@@ -14,14 +14,17 @@ plan_num() {
 t_layout() {
 	t_begin "the SBF's blocked layout: set, shown, planned, counting and dropping copies"
 	expect_ok "flat, 4 MiB" inns b dedupctl set filter sbf mem 4M fps 1% \
-		action count
+		action count layout flat
 	p_flat=$(plan_num b p)
 	# the setting, then the plan's layout, as -j show has them
-	expect_eq "auto by default, built flat per CPU" \
-		'"layout":"auto" "layout":"flat"' \
+	expect_eq "flat asked, built flat" '"layout":"flat" "layout":"flat"' \
 		"$(inns b dedupctl -j show | grep -o '"layout":"[a-z]*"' | tr '\n' ' ' | sed 's/ $//')"
 	expect_eq "/proc: flat" "layout flat" \
 		"$(inns b cat /proc/net/pktdedup/config | grep '^layout')"
+	expect_ok "layout auto" inns b dedupctl set layout auto
+	expect_eq "auto, built blocked per CPU" \
+		'"layout":"auto" "layout":"blocked"' \
+		"$(inns b dedupctl -j show | grep -o '"layout":"[a-z]*"' | tr '\n' ' ' | sed 's/ $//')"
 	expect_ok "scope shared" inns b dedupctl set scope shared
 	expect_eq "auto, built blocked when every CPU steps it" \
 		'"layout":"auto" "layout":"blocked"' \

@@ -603,13 +603,14 @@ static void pd_filter_memory_of(struct kunit *test)
 	u64 gap;
 
 	pd_filter_req_defaults(&req, PKTDEDUP_FILTER_KIND_SBF, 64 << 10);
+	pd_sbf_req(&req)->layout = PKTDEDUP_LAYOUT_FLAT;
 	KUNIT_ASSERT_EQ(test, pd_filter_plan(&req, &plan, &why), 0);
 	gap = pd_filter_memory_gap(&plan);
 	KUNIT_EXPECT_EQ(test, gap,
 			pd_plan_memory_gap(plan.max, plan.k, plan.p,
 					   plan.cells,
 					   pd_q62_from_ppb(PD_PLAN_MEMORY_FN_PPB)));
-	/* 64 KiB of 1-bit cells, K 3, P 11: 159 packets */
+	/* 64 KiB of 1-bit cells, flat, K 3, P 11: 159 packets */
 	KUNIT_EXPECT_EQ(test, gap, (u64)159);
 	/* at 10,000 packets/s */
 	KUNIT_EXPECT_TRUE(test, pd_filter_memory(NULL, gap, 10000, &m));

@@ -98,16 +98,11 @@ static int pd_st_new(struct kunit *test, struct pd_shards *s,
 	return err;
 }
 
-/*
- * kind's defaults for mem bytes; a window family's window of w packets;
- * planned as a shared filter is (the SBF's layout auto: blocked), as the
- * shards plan theirs.
- */
+/* kind's defaults for mem bytes; a window family's window of w packets. */
 static void pd_st_req(struct pd_filter_req *req, unsigned int kind, u64 mem,
 		      u64 w)
 {
 	pd_filter_req_defaults(req, (u8)kind, mem);
-	req->shared = true;
 	if (pd_filter_family(kind)->window)
 		pd_tw_req(req)->window_pkts = w;
 }
@@ -1193,10 +1188,10 @@ static void pd_shard_plan_lockfree(struct kunit *test)
 }
 
 /*
- * The SBF's layout auto: flat for a filter of one CPU, blocked for a
- * shared one (the plan of a filter of mem planned blocked, model and all),
- * and flat again where blocked cannot serve: a cell maximum above 1 asked,
- * or a gap for which the planner finds a larger maximum better.
+ * The SBF's layout auto: blocked, for a filter of one CPU and a shared one
+ * alike (the plan of a filter of mem planned blocked, model and all), and
+ * flat where blocked cannot serve: a cell maximum above 1 asked, or a gap
+ * for which the planner finds a larger maximum better.
  */
 static void pd_shard_layout_auto(struct kunit *test)
 {
@@ -1209,16 +1204,11 @@ static void pd_shard_layout_auto(struct kunit *test)
 			(unsigned int)PKTDEDUP_LAYOUT_AUTO);
 	KUNIT_ASSERT_EQ(test, pd_filter_plan(&req, &one, &why), 0);
 	KUNIT_EXPECT_EQ(test, (unsigned int)one.layout,
-			(unsigned int)PKTDEDUP_LAYOUT_FLAT);
-	req.shared = true;
-	KUNIT_ASSERT_EQ(test, pd_filter_plan(&req, &shared, &why), 0);
-	KUNIT_EXPECT_EQ(test, (unsigned int)shared.layout,
 			(unsigned int)PKTDEDUP_LAYOUT_BLOCKED);
-	req.shared = false;
 	pd_sbf_req(&req)->layout = PKTDEDUP_LAYOUT_BLOCKED;
 	KUNIT_ASSERT_EQ(test, pd_filter_plan(&req, &blocked, &why), 0);
-	pd_st_same_model(test, &shared, &blocked);
-	KUNIT_EXPECT_EQ(test, shared.cells, blocked.cells);
+	pd_st_same_model(test, &one, &blocked);
+	KUNIT_EXPECT_EQ(test, one.cells, blocked.cells);
 	/* the whole, lock-free, as the module plans it */
 	pd_sbf_req(&req)->layout = PKTDEDUP_LAYOUT_AUTO;
 	KUNIT_ASSERT_EQ(test, pd_shards_plan_shared(&req, 0, 2, &one, &shared,
@@ -1226,8 +1216,7 @@ static void pd_shard_layout_auto(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, shared.lockfree);
 	KUNIT_EXPECT_EQ(test, (unsigned int)shared.layout,
 			(unsigned int)PKTDEDUP_LAYOUT_BLOCKED);
-	/* cell maximum 3 asked: flat, shared or not */
-	req.shared = true;
+	/* cell maximum 3 asked: flat */
 	pd_sbf_req(&req)->max = 3;
 	KUNIT_ASSERT_EQ(test, pd_filter_plan(&req, &shared, &why), 0);
 	KUNIT_EXPECT_EQ(test, (unsigned int)shared.layout,

@@ -805,11 +805,13 @@ int cmd_plan(int argc, char **argv)
 		n = setting_args(argc, argv, i);
 		if (!strcmp(argv[i], "filter"))
 			continue;
-		/* scope shared: laid out for every CPU at once (layout auto) */
+		/*
+		 * a set's scope, checked: the filter's plan is the same in
+		 * both (scope shared builds it once, or in shards of it)
+		 */
 		if (!strcmp(argv[i], "scope")) {
-			req.shared = name_arg("scope", argv[i + 1],
-					      pd_scope_names, PD_NSCOPES) ==
-				     PKTDEDUP_SCOPE_SHARED;
+			name_arg("scope", argv[i + 1], pd_scope_names,
+				 PD_NSCOPES);
 			continue;
 		}
 		if (!strcmp(argv[i], "mem")) {

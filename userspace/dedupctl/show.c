@@ -401,7 +401,7 @@ static int show_cb(const struct nlattr **tb, void *data)
 	if (u8a(s, PKTDEDUP_A_SETTINGS_LAYOUT) == PKTDEDUP_LAYOUT_BLOCKED)
 		printf(", blocked (a key's cells in one cache line)");
 	else if (u8a(s, PKTDEDUP_A_SETTINGS_LAYOUT) == PKTDEDUP_LAYOUT_AUTO)
-		printf(", layout auto (blocked when shared)");
+		printf(", layout auto (blocked for cell maximum 1)");
 	if (u8a(f, PKTDEDUP_A_FILTER_AUTO))
 		printf("; the action's family (filter auto)");
 	printf("\n");
