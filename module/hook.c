@@ -199,7 +199,8 @@ static inline struct pd_dev_stats *pd_dev_stats_of(struct pd_cpu_stats *st,
 /*
  * The judgement of one packet whose key was extracted (r, pkt, key): run
  * the filter, count (in the named device dev's counters too, if dev >= 0),
- * act. *mark is the packet's mark (action mark sets it). Whether to drop
+ * act; the source analytics see every selected packet whose addresses are
+ * known, between the filter's prefetch and its step where there is one. *mark is the packet's mark (action mark sets it). Whether to drop
  * it. BHs disabled.
  */
 static bool pd_judge(struct pd_net *pn, struct pd_filter_set *fs,
@@ -213,15 +214,15 @@ static bool pd_judge(struct pd_net *pn, struct pd_filter_set *fs,
 	bool dup, drop = false;
 	u64 h;
 
-	if (pkt->family) {	/* the addresses are known */
-		/* traffic selection by protocol, once the header says it */
-		if (!pkt->l4_err && !pd_select_proto(&fs->cfg.sel, pkt->proto))
-			return false;
-		pd_srcs_add(pn, pkt);
-	}
+	/* traffic selection by protocol, once the header says it */
+	if (pkt->family && !pkt->l4_err &&
+	    !pd_select_proto(&fs->cfg.sel, pkt->proto))
+		return false;
 	if (unlikely(pkt->encaps | pkt->bad_encap))
 		pd_count_encaps(st, pkt);
 	if (unlikely(r != PD_PARSE_OK)) {
+		if (pkt->family)	/* the addresses are known */
+			pd_srcs_add(pn, pkt);
 		u64_stats_update_begin(&st->syncp);
 		/* a tunnel that carries ARP, ...: a frame that is not IP */
 		if (r == PD_PARSE_NOT_IP)
@@ -243,6 +244,8 @@ static bool pd_judge(struct pd_net *pn, struct pd_filter_set *fs,
 		h = pd_shards_hash(&fs->shards, key);
 		sh = pd_shard_of(&fs->shards, h);
 		pd_filter_prefetch(&sh->f, h);
+		/* the source analytics while the filter's line comes */
+		pd_srcs_add(pn, pkt);
 		if (fs->shards.lockfree) {
 			/* every CPU at once: its own generator, no lock */
 			dup = pd_filter_step_cpu(&sh->f,
@@ -256,6 +259,7 @@ static bool pd_judge(struct pd_net *pn, struct pd_filter_set *fs,
 		f = this_cpu_ptr(fs->pcpu);
 		if (unlikely(!f->ops)) {
 			/* no filter on this CPU (cpus.c): passed, counted */
+			pd_srcs_add(pn, pkt);
 			u64_stats_update_begin(&st->syncp);
 			u64_stats_inc(&st->unjudged);
 			u64_stats_update_end(&st->syncp);
@@ -263,6 +267,7 @@ static bool pd_judge(struct pd_net *pn, struct pd_filter_set *fs,
 		}
 		h = pd_filter_hash(f, key);
 		pd_filter_prefetch(f, h);
+		pd_srcs_add(pn, pkt);
 		dup = pd_step(pn, fs, f, h, &pi);
 	}
 

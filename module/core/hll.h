@@ -31,15 +31,29 @@ void pd_hll_clear(struct pd_hll *h);
  * hash's low P bits and its value the rank of the lowest 1 bit above them,
  * 1..Q+1 (Q+1: none): the convention of PostgreSQL's hll extension, whose
  * sketches these registers are (hllpg.h), for the same hashes.
+ *
+ * In two halves, for a batch of additions (srcwin.h): the update of a
+ * hash, its register in the low 16 bits and the value above them (never
+ * 0), then the update's application to a sketch.
  */
+static inline u32 pd_hll_update(u64 hash)
+{
+	return ((u32)hash & (PD_HLL_M - 1)) |
+	       (u32)(__builtin_ctzll((hash >> PD_HLL_P) |
+				     ((u64)1 << PD_HLL_Q)) + 1) << 16;
+}
+
+static inline void pd_hll_apply(struct pd_hll *h, u32 upd)
+{
+	u8 *r = &h->reg[upd & 0xffff];
+
+	if ((u8)(upd >> 16) > *r)
+		*r = (u8)(upd >> 16);
+}
+
 static inline void pd_hll_add(struct pd_hll *h, u64 hash)
 {
-	u32 idx = (u32)hash & (PD_HLL_M - 1);
-	u8 rho = (u8)(__builtin_ctzll((hash >> PD_HLL_P) |
-				      ((u64)1 << PD_HLL_Q)) + 1);
-
-	if (rho > h->reg[idx])
-		h->reg[idx] = rho;
+	pd_hll_apply(h, pd_hll_update(hash));
 }
 
 /* dst = dst u src */

@@ -102,6 +102,27 @@ static inline u32 pd_load_u32(const u32 *p)
 	return READ_ONCE(*p);
 }
 
+/*
+ * A count that publishes what its writer stored before it (a batch's
+ * entries, srcwin.h) to a reader on another CPU: a plain store and load
+ * on x86, ordered on weaker architectures.
+ */
+static inline void pd_store_release_u32(u32 *p, u32 v)
+{
+	smp_store_release(p, v);
+}
+
+static inline u32 pd_load_acquire_u32(const u32 *p)
+{
+	return smp_load_acquire(p);
+}
+
+/* A reader's loads before it, ordered before its loads after it. */
+static inline void pd_read_barrier(void)
+{
+	smp_rmb();
+}
+
 static inline unsigned int pd_popcount64(u64 x)
 {
 	return hweight64(x);

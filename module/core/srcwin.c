@@ -29,11 +29,31 @@ int pd_srcwin_init(struct pd_srcwin *w, u32 nsub, u32 cap, u64 len,
 	return 0;
 }
 
+void pd_srcwin_fold(struct pd_srcwin *w)
+{
+	struct pd_hll *src = &w->cur[PD_SRCWIN_SRC], *dst = src + 1;
+	u32 i, n = w->nb;
+
+	/* every register line first: their misses overlap */
+	for (i = 0; i < n; i++) {
+		pd_prefetchw(&src->reg[w->batch[i] & 0xffff]);
+		pd_prefetchw(&dst->reg[(w->batch[i] >> 32) & 0xffff]);
+	}
+	for (i = 0; i < n; i++) {
+		pd_hll_apply(src, (u32)w->batch[i]);
+		pd_hll_apply(dst, (u32)(w->batch[i] >> 32));
+	}
+	pd_store_release_u32(&w->nb, 0);
+}
+
 void pd_srcwin_roll(struct pd_srcwin *w, u64 now)
 {
 	u64 tick = pd_srcwin_tick(w, now);
 	u32 s = (u32)(tick - pd_div64(tick, w->nsub) * w->nsub);
 
+	/* the batch is the ending tick's */
+	if (w->nb)
+		pd_srcwin_fold(w);
 	if (w->stamp[s] != tick + 1) {
 		/* the slot held an older tick: it has left the window */
 		pd_hll_clear(&w->sk[2 * s]);
@@ -45,6 +65,31 @@ void pd_srcwin_roll(struct pd_srcwin *w, u64 now)
 	w->cur = &w->sk[2 * s];
 	w->top = w->cap ? &w->ss[s] : NULL;
 	w->end = (tick + 1) * w->len;
+	pd_store_word(&w->btick, tick + 1);
+}
+
+/*
+ * The batch's updates of which into out, if its tick is one of now - last
+ * + 1 .. now: read before the registers, so that an update folded while
+ * they are read is in one or the other (an update newer than the read
+ * may be in neither); dropped if the tick ended meanwhile.
+ */
+static void pd_srcwin_collect_batch(const struct pd_srcwin *w, u64 now,
+				    u32 last, int which, struct pd_hll *out)
+{
+	u64 b[PD_SRCWIN_BATCH], bt = pd_load_word(&w->btick);
+	u32 i, n = pd_load_acquire_u32(&w->nb);
+
+	if (!pd_srcwin_within(bt, now, last))
+		return;
+	n = PD_MIN(n, (u32)PD_SRCWIN_BATCH);
+	for (i = 0; i < n; i++)
+		b[i] = pd_load_word(&w->batch[i]);
+	pd_read_barrier();
+	if (pd_load_word(&w->btick) != bt)
+		return;
+	for (i = 0; i < n; i++)
+		pd_hll_apply(out, (u32)(b[i] >> (which == PD_SRCWIN_SRC ? 0 : 32)));
 }
 
 u32 pd_srcwin_collect(const struct pd_srcwin *w, u64 now, u32 last, int which,
@@ -54,6 +99,7 @@ u32 pd_srcwin_collect(const struct pd_srcwin *w, u64 now, u32 last, int which,
 
 	if (last > w->nsub)
 		last = w->nsub;
+	pd_srcwin_collect_batch(w, now, last, which, out);
 	for (s = 0; s < w->nsub; s++) {
 		if (pd_srcwin_within(w->stamp[s], now, last)) {
 			pd_hll_merge(out, &w->sk[2 * s + (which != PD_SRCWIN_SRC)]);

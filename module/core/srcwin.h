@@ -17,10 +17,15 @@
  * The packet path is pd_srcwin_add(). What it reads and writes is laid out
  * for few cache lines: the first line of struct pd_srcwin holds all it reads
  * while the tick lasts (the tick's end, its sketches and summary, the hash
- * key), so a packet touches that line and one register line per address;
- * the division of the time into ticks and the slot's bookkeeping happen
- * once per tick (pd_srcwin_roll()). With top talkers on, the summary's
- * update adds its own lines (ss.h).
+ * key); the division of the time into ticks and the slot's bookkeeping
+ * happen once per tick (pd_srcwin_roll()). The sketches' registers are
+ * not written per packet: a packet appends its two register updates to a
+ * batch (the next lines, written in order), and every PD_SRCWIN_BATCH
+ * packets, or when the tick ends, the batch is folded into the tick's
+ * sketches with every register line asked for first, so that their
+ * misses overlap instead of costing two a packet. A reader merges the
+ * batch too (an addition is idempotent): what it sees is what was added.
+ * With top talkers on, the summary's update adds its own lines (ss.h).
  */
 #ifndef PD_SRCWIN_H
 #define PD_SRCWIN_H
@@ -39,6 +44,8 @@
 #define PD_SRCWIN_DEFAULT_COUNTERS 0
 #define PD_SRCWIN_SRC 0
 #define PD_SRCWIN_DST 1
+/* Packets whose register updates wait in a batch (4 cache lines). */
+#define PD_SRCWIN_BATCH 32
 
 struct pd_srcwin {
 	/* what every packet reads: the first 64 bytes */
@@ -46,6 +53,13 @@ struct pd_srcwin {
 	struct pd_hll *cur;	/* its sketches: sources, then destinations */
 	struct pd_ss *top;	/* its summary; NULL: no top talkers */
 	struct pd_akey key;	/* of the addresses' hash (addrhash.h) */
+	/*
+	 * the batch: updates of sources (low half) and destinations (high),
+	 * nb of them (released after its entries), of the tick btick - 1
+	 */
+	u32 nb;
+	u64 btick;
+	u64 batch[PD_SRCWIN_BATCH];
 	/* the rest: once per tick, and for readers */
 	u64 len;		/* time units per tick */
 	u32 nsub;
@@ -65,6 +79,8 @@ int pd_srcwin_init(struct pd_srcwin *w, u32 nsub, u32 cap, u64 len,
 		   const struct pd_akey *key, void *mem);
 /* Start the tick that holds time now (pd_srcwin_add() calls it). */
 void pd_srcwin_roll(struct pd_srcwin *w, u64 now);
+/* Fold the batch into the tick's sketches (pd_srcwin_add() calls it). */
+void pd_srcwin_fold(struct pd_srcwin *w);
 
 /*
  * Count a packet at time now from address src to address dst (len bytes
@@ -76,13 +92,18 @@ static inline u64 pd_srcwin_add(struct pd_srcwin *w, u64 now, const u8 *src,
 				const u8 *dst, u8 len)
 {
 	u64 hs, hd;
+	u32 n;
 
 	if (now >= w->end)
 		pd_srcwin_roll(w, now);
 	hs = pd_addr_hash(&w->key, src, len);
 	hd = pd_addr_hash(&w->key, dst, len);
-	pd_hll_add(&w->cur[PD_SRCWIN_SRC], hs);
-	pd_hll_add(&w->cur[PD_SRCWIN_DST], hd);
+	n = w->nb;
+	pd_store_word(&w->batch[n], pd_hll_update(hs) |
+				    (u64)pd_hll_update(hd) << 32);
+	pd_store_release_u32(&w->nb, ++n);
+	if (n == PD_SRCWIN_BATCH)
+		pd_srcwin_fold(w);
 	if (w->top)
 		pd_ss_add(w->top, hs, src, len);
 	return hs;

@@ -271,6 +271,57 @@ static void pd_srcwin_hot_line(struct kunit *test)
 }
 
 /*
+ * The batch: fewer than PD_SRCWIN_BATCH packets leave the registers as
+ * they were, yet a reader sees every one, register for register what
+ * pd_hll_add() of each hash gives; the batch's packets are folded at the
+ * PD_SRCWIN_BATCH-th packet, and into the tick they came in when the next
+ * tick begins (a reader of that tick alone sees them, one of the next
+ * does not).
+ */
+static void pd_srcwin_batch(struct kunit *test)
+{
+	static const u8 dst[4] = { 192, 0, 2, 1 };
+	struct pd_srcwin *w = pd_t_win_of(test, 0, 1);
+	struct pd_hll *want = kunit_kzalloc(test, 2 * sizeof(*want), GFP_KERNEL);
+	struct pd_hll *out = kunit_kzalloc(test, sizeof(*out), GFP_KERNEL);
+	struct pd_hll *empty = kunit_kzalloc(test, sizeof(*empty), GFP_KERNEL);
+	u32 i;
+
+	KUNIT_ASSERT_NOT_NULL(test, want);
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	KUNIT_ASSERT_NOT_NULL(test, empty);
+	for (i = 0; i < PD_SRCWIN_BATCH - 1; i++) {
+		u8 a[4];
+
+		pd_t_addr(100 + i, a);
+		pd_hll_add(&want[0], pd_addr_hash(&pd_t_key, a, 4));
+		pd_srcwin_add(w, 3, a, dst, 4);
+	}
+	pd_hll_add(&want[1], pd_addr_hash(&pd_t_key, dst, 4));
+	KUNIT_EXPECT_EQ(test, w->nb, (u32)PD_SRCWIN_BATCH - 1);
+	KUNIT_EXPECT_EQ(test, memcmp(w->cur, empty, sizeof(*empty)), 0);
+	pd_srcwin_collect(w, 3, 1, PD_SRCWIN_SRC, out);
+	KUNIT_EXPECT_EQ(test, memcmp(out, &want[0], sizeof(*out)), 0);
+	memset(out, 0, sizeof(*out));
+	pd_srcwin_collect(w, 3, 1, PD_SRCWIN_DST, out);
+	KUNIT_EXPECT_EQ(test, memcmp(out, &want[1], sizeof(*out)), 0);
+	/* the batch's last packet folds it */
+	pd_t_fill(w, 3, 100, 1);
+	KUNIT_EXPECT_EQ(test, w->nb, 0U);
+	KUNIT_EXPECT_EQ(test, memcmp(&w->cur[0], &want[0], sizeof(*out)), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(&w->cur[1], &want[1], sizeof(*out)), 0);
+	/* tick 3's batch goes into tick 3 when tick 4 begins */
+	pd_t_fill(w, 3, 5000, 10);
+	pd_t_fill(w, 4, 9000, 1);
+	KUNIT_EXPECT_EQ(test, w->nb, 1U);
+	pd_t_expect_about(test, pd_t_count(test, &w, 1, 3, 1),
+			  PD_SRCWIN_BATCH - 1 + 10);
+	KUNIT_EXPECT_EQ(test, pd_t_count(test, &w, 1, 4, 1), 1ULL);
+	/* a reader of ticks the batch is not of leaves it out */
+	KUNIT_EXPECT_EQ(test, pd_t_count(test, &w, 1, 2, 1), 0ULL);
+}
+
+/*
  * The summaries live and expire with their sub-windows: tick 20's heavy
  * address leads while tick 20 is within the span, and is gone after.
  */
@@ -319,6 +370,7 @@ static struct kunit_case pd_srcwin_cases[] = {
 	KUNIT_CASE(pd_srcwin_returns_source_hash),
 	KUNIT_CASE(pd_srcwin_top_off),
 	KUNIT_CASE(pd_srcwin_hot_line),
+	KUNIT_CASE(pd_srcwin_batch),
 	KUNIT_CASE(pd_srcwin_top_expiry),
 	{}
 };

@@ -12,10 +12,12 @@
 
 /*
  * The source analytics' share of a packet, as module/sources/src_state.c
- * adds them after the dedup step (pd_srcs_add()): pd_srcwin_add() (two keyed
- * address hashes, a HyperLogLog register each for sources and
- * destinations, and with counters the Space-Saving update of the top
- * talkers), then the optional new-source filter step. Each level has its
+ * adds them between the dedup filter's prefetch and its step
+ * (pd_srcs_add()): pd_srcwin_add() (two keyed address hashes, a
+ * HyperLogLog register update each for sources and destinations into the
+ * batch, folded every PD_SRCWIN_BATCH packets, and with counters the
+ * Space-Saving update of the top talkers), then the optional new-source
+ * filter step. Each level has its
  * own state, as the module builds it for those settings: `defaults` is
  * what a namespace starts with (PD_SRCWIN_DEFAULT_COUNTERS top-talker
  * counters, no new-source filter). Sources follow a skewed population of
@@ -86,29 +88,32 @@ static double src_run(struct src_bench *b, enum src_level level, u32 first,
 			__atomic_store_n(marker, i, __ATOMIC_RELAXED);
 		flow_addrs(src, dst, id);
 		flow_hashes(&b->f, src, dst, i, &h1, &h2);
-		dups += pd_sbf_step(&b->f, h1, h2);
+		pd_sbf_prefetch(&b->f, h1);
 		/* pd_srcs_add(): rcu_dereference(pn->srcs), its CPU's part */
 		s = __atomic_load_n(&b->lv[level], __ATOMIC_RELAXED);
-		if (!s)
-			continue;
-		c = s->cpu[0];
-		hs = pd_srcwin_add(&c->win, i, src, dst, 4);
-		if (s->newsrc)
-			dups += pd_sbf_step(&c->nf, (u32)hs, (u32)(hs >> 32));
+		if (s) {
+			c = s->cpu[0];
+			hs = pd_srcwin_add(&c->win, i, src, dst, 4);
+			if (s->newsrc)
+				dups += pd_sbf_step(&c->nf, (u32)hs,
+						    (u32)(hs >> 32));
+		}
+		dups += pd_sbf_step(&b->f, h1, h2);
 	}
 	keep(dups);
 	return (now_ns() - t0) / n;
 }
 
 /*
- * The module's settings: a 1 MiB dedup filter, 12 sub-windows; top
+ * The module's settings: a 1 MiB dedup filter (layout auto: blocked, P
+ * 12), 12 sub-windows; top
  * talkers with 128 counters, a 64 KiB new-source filter planned for gap
  * 1000 where the level has them.
  */
 static void src_setup(struct src_bench *b)
 {
 	struct pd_sbf_params prm = { .cells = 8 << 20, .max = 1, .k = 3,
-				     .p = 11 };
+				     .p = 12, .layout = PKTDEDUP_LAYOUT_BLOCKED };
 	struct pd_plan_req req = { .mem_bytes = 64 << 10, .max = PD_PLAN_AUTO,
 				   .k = PD_PLAN_AUTO, .p = PD_PLAN_AUTO,
 				   .gap = 1000 };

@@ -154,6 +154,26 @@ static inline u32 pd_load_u32(const u32 *p)
 	return __atomic_load_n(p, __ATOMIC_RELAXED);
 }
 
+/*
+ * A count that publishes what its writer stored before it (a batch's
+ * entries, srcwin.h) to a reader in another thread.
+ */
+static inline void pd_store_release_u32(u32 *p, u32 v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELEASE);
+}
+
+static inline u32 pd_load_acquire_u32(const u32 *p)
+{
+	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+/* A reader's loads before it, ordered before its loads after it. */
+static inline void pd_read_barrier(void)
+{
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+}
+
 /* The line of p, soon to be written (prefetchw in the kernel). */
 static inline void pd_prefetchw(const void *p)
 {
