@@ -224,6 +224,7 @@ int main(int argc, char **argv)
 		bench_families();
 	} else if (argc == 2 && !strcmp(argv[1], "--layouts")) {
 		bench_layouts();
+		bench_size_ratio();
 	} else if (argc == 2 && !strcmp(argv[1], "--windows")) {
 		bench_windows();
 	} else if (argc == 2 && !strcmp(argv[1], "--sources")) {
@@ -246,6 +247,7 @@ int main(int argc, char **argv)
 	} else if (argc == 1) {
 		bench_filters();
 		bench_layouts();
+		bench_size_ratio();
 		bench_payload();
 		bench_decap();
 		bench_scope();

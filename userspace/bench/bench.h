@@ -67,6 +67,7 @@ void bench_occupancy(void);
 /* bench_sbf.c */
 void bench_filters(void);
 void bench_layouts(void);
+void bench_size_ratio(void);
 void bench_payload(void);
 
 /* bench_scope.c */
