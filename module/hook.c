@@ -200,8 +200,9 @@ static inline struct pd_dev_stats *pd_dev_stats_of(struct pd_cpu_stats *st,
  * The judgement of one packet whose key was extracted (r, pkt, key): run
  * the filter, count (in the named device dev's counters too, if dev >= 0),
  * act; the source analytics see every selected packet whose addresses are
- * known, between the filter's prefetch and its step where there is one. *mark is the packet's mark (action mark sets it). Whether to drop
- * it. BHs disabled.
+ * known, between the filter's prefetch and its step where there is one.
+ * *mark is the packet's mark (action mark sets it). Whether to drop it.
+ * BHs disabled.
  */
 static bool pd_judge(struct pd_net *pn, struct pd_filter_set *fs,
 		     enum pd_parse_result r, const struct pd_pkt *pkt,

@@ -109,17 +109,20 @@ static inline u32 pd_load_u32(const u32 *p)
  */
 static inline void pd_store_release_u32(u32 *p, u32 v)
 {
+	/* pairs with pd_load_acquire_u32(): the stores before it first */
 	smp_store_release(p, v);
 }
 
 static inline u32 pd_load_acquire_u32(const u32 *p)
 {
+	/* pairs with pd_store_release_u32(): the loads after it see them */
 	return smp_load_acquire(p);
 }
 
 /* A reader's loads before it, ordered before its loads after it. */
 static inline void pd_read_barrier(void)
 {
+	/* orders a snapshot's loads before its second look at a stamp */
 	smp_rmb();
 }
 
