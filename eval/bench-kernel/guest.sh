@@ -411,7 +411,7 @@ pd_cfg() {	# NAME SRC SETTING...
 	N "$CFG" "$CTL" disable >/dev/null || fail "dedupctl disable"
 	# disable keeps the settings: back to the defaults the rows assume
 	N "$CFG" "$CTL" set state idle hook prerouting dev any proto any \
-		match-mark any filter sbf layout flat max auto scope percpu \
+		match-mark any filter sbf layout auto max auto scope percpu \
 		shards auto payload all >/dev/null ||
 		fail "dedupctl set (back to the defaults)"
 	pdconf "$CFG"
@@ -635,7 +635,7 @@ full() {
 			pd_cfg pktdedup-count-flow-$m-nosources off key flow action count filter sbf mem "${m^^}"
 		done
 		for m in 1m 64m; do
-			pd_cfg pktdedup-count-flow-$m-blocked defaults key flow action count filter sbf layout blocked max 1 mem "${m^^}"
+			pd_cfg pktdedup-count-flow-$m-flat defaults key flow action count filter sbf layout flat mem "${m^^}"
 		done
 		pd_cfg pktdedup-count-packet64-1m defaults key packet payload 64 action count filter sbf mem 1M
 		size_rows 64 512 1500
