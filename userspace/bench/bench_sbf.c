@@ -303,7 +303,7 @@ static void size_filter(struct pd_filter *f, u64 mem, u64 *next,
  * STEPS / 16 new flows on each, in alternating order, so that both sizes
  * see the machine as it is in that round (this shared machine's speed
  * drifts by 2x between runs of a minute), the small filter's timed run
- * after an untimed one that brings it back into the caches; the median of
+ * after an untimed run of STEPS / 2 that brings it back into the caches; the median of
  * the rounds' ratios and their quartiles, and the lines a packet
  * touches. JSON row
  * sbf-auto-64m-over-1m: the median ratio in the ns field.
@@ -323,7 +323,7 @@ void bench_size_ratio(void)
 			t64[r] = fam_run(&f64, &n64, STEPS / 16, RUN_STEP, NULL,
 					 false);
 		/* the 64 MiB run evicted the small one: back in cache first */
-		fam_run(&f1, &n1, STEPS / 16, RUN_STEP, NULL, false);
+		fam_run(&f1, &n1, STEPS / 2, RUN_STEP, NULL, false);
 		t1[r] = fam_run(&f1, &n1, STEPS / 16, RUN_STEP, NULL, false);
 		if (!(r & 1))
 			t64[r] = fam_run(&f64, &n64, STEPS / 16, RUN_STEP, NULL,
