@@ -303,10 +303,10 @@ static void size_filter(struct pd_filter *f, u64 mem, u64 *next,
  * STEPS / 16 new flows on each, in alternating order, so that both sizes
  * see the machine as it is in that round (this shared machine's speed
  * drifts by 2x between runs of a minute), the small filter's timed run
- * after an untimed run of STEPS / 2 that brings it back into the caches; the median of
- * the rounds' ratios and their quartiles, and the lines a packet
- * touches. JSON row
- * sbf-auto-64m-over-1m: the median ratio in the ns field.
+ * after an untimed run of STEPS / 2 that brings it back into the caches;
+ * the median of the rounds' ratios and their quartiles, and the lines a
+ * packet touches. JSON row sbf-auto-64m-over-1m: the median ratio in the
+ * ns field.
  */
 void bench_size_ratio(void)
 {
