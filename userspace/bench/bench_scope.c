@@ -20,13 +20,14 @@
  *            shared scope as it was before the shards.
  * The filter is the module's default (pd_filter_req_defaults(): an SBF,
  * fps 1%, the planner's K, P, cell maximum and layout) at 1 MiB, each
- * CPU's or the whole shared one's (layout auto: flat per CPU, blocked
- * shared); then with one layout for all, flat and blocked (K cells in
- * one line: two lines a packet, which is what CPUs sharing a filter pass
- * between them), and at 64 MiB, for one thread and the most. Each figure: ns per packet per thread (the mean of the threads'
- * own times), the median of REPEAT runs of STEPS packets per thread, the
- * columns' runs interleaved, after a warm-up run of each; Mpps in all is
- * T * 1000 / ns.
+ * CPU's or the whole shared one's (layout auto: blocked for both); then
+ * with one layout for all, flat and blocked (K cells in one line: two
+ * lines a packet, which is what CPUs sharing a filter pass between them;
+ * the same filters as the defaults'), and at 64 MiB, for one thread and
+ * the most. Each figure: ns per packet per thread (the mean of the
+ * threads' own times), the median of REPEAT runs of STEPS packets per
+ * thread, the columns' runs interleaved, after a warm-up run of each;
+ * Mpps in all is T * 1000 / ns.
  *
  * bench --shards: the shared scope at 1 MiB by shard count (1 to 256,
  * and the automatic one) against percpu, for one thread and the most.
@@ -56,8 +57,8 @@
 
 static unsigned int scope_threads_asked;
 /*
- * The table's filters: the SBF's layout (auto, the default: flat per CPU,
- * blocked shared; or flat or blocked for all).
+ * The table's filters: the SBF's layout (auto, the default: blocked where
+ * cell maximum 1 serves; or flat or blocked for all).
  */
 static u8 scope_layout = PKTDEDUP_LAYOUT_AUTO;
 
@@ -452,7 +453,7 @@ void bench_scope(void)
 	unsigned int ts[SCOPE_MAX_TS], nts = scope_ts(ts);
 	unsigned int ends[2] = { 1, ts[nts - 1] };
 
-	/* the defaults: layout auto, flat per CPU, blocked shared */
+	/* the defaults: layout auto, blocked per CPU and shared */
 	scope_table(1 << 20, "", ts, nts);
 	/*
 	 * one layout for all: flat (K + 1 cell lines a packet) and blocked
