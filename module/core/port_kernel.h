@@ -119,11 +119,11 @@ static inline u32 pd_load_acquire_u32(const u32 *p)
 	return smp_load_acquire(p);
 }
 
-/* A reader's loads before it, ordered before its loads after it. */
-static inline void pd_read_barrier(void)
+/* A snapshot's word, read before any load after it (a stamp's second look) */
+static inline u64 pd_load_acquire_word(const u64 *p)
 {
-	/* orders a snapshot's loads before its second look at a stamp */
-	smp_rmb();
+	/* pairs with the release of the count the word was written before */
+	return smp_load_acquire(p);
 }
 
 static inline unsigned int pd_popcount64(u64 x)

@@ -83,9 +83,9 @@ static void pd_srcwin_collect_batch(const struct pd_srcwin *w, u64 now,
 	if (!pd_srcwin_within(bt, now, last))
 		return;
 	n = PD_MIN(n, (u32)PD_SRCWIN_BATCH);
+	/* acquire: the entries are read before the tick's second look */
 	for (i = 0; i < n; i++)
-		b[i] = pd_load_word(&w->batch[i]);
-	pd_read_barrier();
+		b[i] = pd_load_acquire_word(&w->batch[i]);
 	if (pd_load_word(&w->btick) != bt)
 		return;
 	for (i = 0; i < n; i++)

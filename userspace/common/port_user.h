@@ -168,10 +168,10 @@ static inline u32 pd_load_acquire_u32(const u32 *p)
 	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
 }
 
-/* A reader's loads before it, ordered before its loads after it. */
-static inline void pd_read_barrier(void)
+/* A snapshot's word, read before any load after it (a stamp's second look) */
+static inline u64 pd_load_acquire_word(const u64 *p)
 {
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
 }
 
 /* The line of p, soon to be written (prefetchw in the kernel). */
