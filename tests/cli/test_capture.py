@@ -781,11 +781,18 @@ def interrupted_run_leaves_nothing():
     os.unlink(src)
     with open(os.path.join(d, "out.pcap"), "wb") as f:
         f.write(b"old")
+    def caught():
+        # as from a shell's foreground: make check started in the
+        # background inherits SIGINT ignored, which dedup-sim keeps
+        # ignored (as under nohup)
+        for s in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(s, signal.SIG_DFL)
+
     for sig in (signal.SIGTERM, signal.SIGINT):
         p = subprocess.Popen([os.path.abspath(SIM), "--pcap", "-", "--write",
                               "out.pcap"], cwd=d, stdin=subprocess.PIPE,
                              stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL)
+                             stderr=subprocess.DEVNULL, preexec_fn=caught)
         p.stdin.write(data[:len(data) // 2])
         p.stdin.flush()
         end = time.monotonic() + 60
