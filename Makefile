@@ -25,7 +25,9 @@
 #                   families on a 1 Mpps stream against the SBF; tunnelled packets
 #                   keyed (decap) against the bare one; the scopes by threads
 #                   (per CPU, shared in shards, behind one lock, atomics) and
-#                   what atomics and a cache line's move cost; cache lines
+#                   what atomics and a cache line's move cost; the shared
+#                   scope by the CPUs' placement against steering, and a
+#                   model for 16 and 64 cores; cache lines
 #                   touched; the layouts' FP/FN on the simulator's streams.
 #                   Writes build/bench.json
 #   make bench-kernel  the module's whole packet path in a UML kernel (built

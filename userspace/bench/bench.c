@@ -238,6 +238,8 @@ int main(int argc, char **argv)
 	} else if (argc == 2 && !strcmp(argv[1], "--scope")) {
 		bench_scope();
 		bench_atomics();
+	} else if (argc == 2 && !strcmp(argv[1], "--placement")) {
+		bench_placement();
 	} else if (argc == 2 && !strcmp(argv[1], "--shards")) {
 		bench_shards();
 	} else if (argc == 2 && !strcmp(argv[1], "--step-bound")) {
@@ -252,6 +254,7 @@ int main(int argc, char **argv)
 		bench_decap();
 		bench_scope();
 		bench_atomics();
+		bench_placement();
 		bench_sources();
 		bench_families();
 		bench_step_bound();
@@ -259,7 +262,7 @@ int main(int argc, char **argv)
 		bench_quiet_burst();
 		bench_occupancy();
 	} else {
-		fprintf(stderr, "usage: bench [--json FILE] [--threads N] [--lines FILE]... [--layouts | --families | --step-bound | --key | --windows | --quiet-burst | --sources | --occupancy | --decap | --scope | --shards]\n");
+		fprintf(stderr, "usage: bench [--json FILE] [--threads N] [--lines FILE]... [--layouts | --families | --step-bound | --key | --windows | --quiet-burst | --sources | --occupancy | --decap | --scope | --placement | --shards]\n");
 		return 2;
 	}
 	return json ? json_write(json) : 0;

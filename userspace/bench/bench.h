@@ -76,6 +76,11 @@ void scope_set_threads(unsigned int n);
 void bench_scope(void);
 void bench_shards(void);
 void bench_atomics(void);
+int scope_cpu(unsigned int i);
+unsigned int scope_cpus_n(void);
+double scope_line_move(void);
+void scope_pair(unsigned int t, double *percpu, double *shared);
+void bench_placement(void);
 
 /* bench_src.c */
 void src_read_lines(const char *path);

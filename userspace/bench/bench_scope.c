@@ -638,3 +638,39 @@ void bench_atomics(void)
 		json_row(rows[i].json, ns, JSON_NONE, JSON_NONE);
 	}
 }
+
+/* The first two CPUs of this process, for bench_place.c's threads. */
+int scope_cpu(unsigned int i)
+{
+	scope_cpus_read();
+	return scope_cpus[i < scope_ncpus ? i : 0];
+}
+
+unsigned int scope_cpus_n(void)
+{
+	scope_cpus_read();
+	return scope_ncpus;
+}
+
+/* A line's move between the first two CPUs (ping-pong / 2), ns. */
+double scope_line_move(void)
+{
+	return atom_measure(AT_PINGPONG, 2, STEPS / 4) / 2;
+}
+
+/*
+ * The default filter at 1 MiB, a filter per thread and one shared
+ * lock-free, at t threads: ns per packet per thread, as the table's.
+ */
+void scope_pair(unsigned int t, double *percpu, double *shared)
+{
+	struct scope_col cols[2] = {
+		{ .mode = SC_PERCPU },
+		{ .mode = SC_LOCKFREE },
+	};
+
+	scope_layout = PKTDEDUP_LAYOUT_AUTO;
+	scope_measure(cols, 2, 1 << 20, &t, 1);
+	*percpu = cols[0].ns[0];
+	*shared = cols[1].ns[0];
+}
