@@ -6,7 +6,10 @@
 # subcommand prints the directory it prepared.
 #
 #   checkpatch  checkpatch.pl and its data files, from linux-source-6.1
-#   tree        the whole linux-source-6.1 tree (KUnit on UML)
+#   tree        the whole linux-source-6.1 tree, scripts/patches/ applied
+#               (KUnit on UML, make bench-kernel's UML kernel)
+#   tree-name   that tree's folder's name (the source's version and the
+#               patches'), without unpacking it
 #   kver        the version of Debian's current amd64 kernel (6.1.0-NN-amd64)
 #   image       that kernel's image and modules, unpacked from its .deb
 #               (downloaded, never installed on this machine)
@@ -56,8 +59,21 @@ do_checkpatch() {
 		linux-source-6.1/scripts/const_structs.checkpatch
 }
 
+# The tree with the project's patches to it (scripts/patches/*.patch, in
+# order: UML's fixes for today's hosts); the tree's folder is named after
+# them, so a change to them unpacks a new tree.
+patches_tag() {
+	local p
+	for p in "$(dirname "$0")"/patches/*.patch; do cat "$p"; done |
+		sha256sum | cut -c1-8
+}
+
 do_tree() {
+	local p
 	tar -xJf "$TARBALL" -C "$1" --strip-components=1
+	for p in "$(dirname "$0")"/patches/*.patch; do
+		patch -s -p1 -d "$1" <"$p" || { echo "kernel-tools: $p does not apply" >&2; return 1; }
+	done
 }
 
 do_image() {
@@ -116,9 +132,12 @@ checkpatch)
 	echo "$dir"
 	;;
 tree)
-	dir="$CACHE/linux-$(need_source)"
+	dir="$CACHE/linux-$(need_source)-$(patches_tag)"
 	fill "$dir" do_tree
 	echo "$dir"
+	;;
+tree-name)
+	echo "linux-$(need_source)-$(patches_tag)"
 	;;
 kver)
 	kver
@@ -146,7 +165,7 @@ fragment-check)
 	fragment_check "$2" "$3" "$4"
 	;;
 *)
-	echo "usage: kernel-tools.sh checkpatch|tree|kver|image|btf-base|resolve-btfids|fragment-check" >&2
+	echo "usage: kernel-tools.sh checkpatch|tree|tree-name|kver|image|btf-base|resolve-btfids|fragment-check" >&2
 	exit 2
 	;;
 esac

@@ -31,6 +31,9 @@ repo=$(pwd)
 KC_NAME=bench-uml
 KC_FRAGMENT=eval/bench-kernel/bench-uml.config
 kc_source "$KC_NAME"
+# the tree's name: the source's version and the patches to it
+KC_VER=$(scripts/kernel-tools.sh tree-name)
+KC_VER=${KC_VER#linux-}
 KC_OUT="$CACHE/bench-uml-$KC_VER"
 KC_IMAGE=linux
 KC_LOCK="$KC_OUT.lock"
