@@ -77,6 +77,9 @@ void bench_scope(void);
 void bench_shards(void);
 void bench_atomics(void);
 int scope_cpu(unsigned int i);
+void scope_start_wait(void);
+void scope_threads_run(unsigned int n, void *(*fn)(void *), void *arg,
+		       size_t size);
 unsigned int scope_cpus_n(void);
 double scope_line_move(void);
 void scope_pair(unsigned int t, double *percpu, double *shared);

@@ -35,9 +35,6 @@
  * besides moves (the shared last-level cache, memory bandwidth, a steered
  * CPU's queue when the keys are not spread evenly).
  */
-#define _GNU_SOURCE	/* pthread_attr_setaffinity_np, CPU_SET */
-#include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,8 +64,6 @@ struct place_ring {
 };
 
 struct place_thread {
-	pthread_t tid;
-	pthread_barrier_t *start;
 	unsigned int i;
 	struct pd_filter *f;		/* its own filter */
 	u64 next;			/* its next flow */
@@ -184,7 +179,7 @@ static void *place_worker(void *p)
 	u32 i;
 	u64 h;
 
-	pthread_barrier_wait(me->start);
+	scope_start_wait();
 	t0 = now_ns();
 	for (i = 0; i < STEPS; i++) {
 		u64 id = me->next + i;
@@ -219,36 +214,18 @@ static void *place_worker(void *p)
 /* One run of the steered threads: ns per packet per thread (the mean). */
 static double place_run(void)
 {
-	pthread_barrier_t start;
-	pthread_attr_t attr;
-	cpu_set_t set;
 	unsigned int i;
 	double sum = 0;
 
 	memset(place_rings, 0, sizeof(*place_rings) * PLACE_T * PLACE_T);
-	pthread_barrier_init(&start, NULL, PLACE_T);
 	for (i = 0; i < PLACE_T; i++) {
-		struct place_thread *th = &place_th[i];
-
-		memset(th->ptail, 0, sizeof(th->ptail));
-		memset(th->hseen, 0, sizeof(th->hseen));
-		th->done = 0;
-		th->start = &start;
-		pthread_attr_init(&attr);
-		CPU_ZERO(&set);
-		CPU_SET(scope_cpu(i), &set);
-		pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
-		if (pthread_create(&th->tid, &attr, place_worker, th)) {
-			perror("bench: pthread_create");
-			exit(1);
-		}
-		pthread_attr_destroy(&attr);
+		memset(place_th[i].ptail, 0, sizeof(place_th[i].ptail));
+		memset(place_th[i].hseen, 0, sizeof(place_th[i].hseen));
+		place_th[i].done = 0;
 	}
-	for (i = 0; i < PLACE_T; i++) {
-		pthread_join(place_th[i].tid, NULL);
+	scope_threads_run(PLACE_T, place_worker, place_th, sizeof(place_th[0]));
+	for (i = 0; i < PLACE_T; i++)
 		sum += place_th[i].ns;
-	}
-	pthread_barrier_destroy(&start);
 	return sum / PLACE_T;
 }
 

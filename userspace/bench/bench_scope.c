@@ -135,9 +135,7 @@ struct scope_col {
 
 /* A thread's own state, on lines of its own. */
 struct scope_thread {
-	pthread_t tid;
 	struct scope_col *col;
-	pthread_barrier_t *start;
 	unsigned int i;		/* its index: its filter, its flows */
 	u64 next;		/* its next flow */
 	struct pd_filter_cpu cpu;	/* lock-free: its generator */
@@ -219,7 +217,7 @@ static void *scope_worker(void *p)
 	u32 i, dups = 0;
 	double t0;
 
-	pthread_barrier_wait(th->start);
+	scope_start_wait();
 	t0 = now_ns();
 	for (i = 0; i < STEPS; i++)
 		dups += scope_step(c, th, th->next + i);
@@ -229,32 +227,49 @@ static void *scope_worker(void *p)
 	return NULL;
 }
 
-/* Start n threads, thread i on CPU scope_cpus[i], each running fn. */
-static void threads_run(struct scope_thread *th, unsigned int n,
-			void *(*fn)(void *))
+/* What every thread of a run waits on before its timed work. */
+static pthread_barrier_t scope_start;
+
+void scope_start_wait(void)
 {
-	pthread_barrier_t start;
+	pthread_barrier_wait(&scope_start);
+}
+
+/*
+ * Start n threads, thread i on CPU scope_cpus[i] running fn on the i-th of
+ * n arguments size bytes apart from arg, and join them; each calls
+ * scope_start_wait() before its timed work.
+ */
+void scope_threads_run(unsigned int n, void *(*fn)(void *), void *arg,
+		       size_t size)
+{
+	pthread_t tid[CPU_SETSIZE];
 	pthread_attr_t attr;
 	cpu_set_t set;
 	unsigned int i;
 
 	scope_cpus_read();
-	pthread_barrier_init(&start, NULL, n);
+	pthread_barrier_init(&scope_start, NULL, n);
 	for (i = 0; i < n; i++) {
 		pthread_attr_init(&attr);
 		CPU_ZERO(&set);
 		CPU_SET(scope_cpus[i], &set);
 		pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
-		th[i].start = &start;
-		if (pthread_create(&th[i].tid, &attr, fn, &th[i])) {
+		if (pthread_create(&tid[i], &attr, fn, (char *)arg + i * size)) {
 			perror("bench: pthread_create");
 			exit(1);
 		}
 		pthread_attr_destroy(&attr);
 	}
 	for (i = 0; i < n; i++)
-		pthread_join(th[i].tid, NULL);
-	pthread_barrier_destroy(&start);
+		pthread_join(tid[i], NULL);
+	pthread_barrier_destroy(&scope_start);
+}
+
+static void threads_run(struct scope_thread *th, unsigned int n,
+			void *(*fn)(void *))
+{
+	scope_threads_run(n, fn, th, sizeof(*th));
 }
 
 /* n threads at once on column c: ns per packet per thread. */
@@ -547,7 +562,7 @@ static void *atom_worker(void *p)
 	double t0;
 	u32 i;
 
-	pthread_barrier_wait(th->start);
+	scope_start_wait();
 	t0 = now_ns();
 	switch (atom_op) {
 	case AT_ADD:
