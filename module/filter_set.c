@@ -357,6 +357,12 @@ struct pd_filter_set *pd_fset_build(const struct pd_config *cfg,
 	}
 	refcount_set(&fs->ref, 1);
 	fs->cfg = *cfg;
+	fs->sel_mark_value = cfg->sel.mark_value;
+	fs->sel_mark_mask = cfg->sel.mark_mask;
+	fs->mark_value = cfg->mark_value;
+	fs->mark_mask = cfg->mark_mask;
+	fs->action = cfg->action;
+	fs->any_proto = cfg->sel.any_proto;
 	fs->plan = *plan;
 	fs->cpus.up = pd_fset_cpu_up;
 	fs->cpus.has = pd_fset_cpu_has;
@@ -386,7 +392,8 @@ struct pd_filter_set *pd_fset_build(const struct pd_config *cfg,
 	}
 	fs->pcpu = (struct pd_filter __percpu *)
 		   pd_percpu_zalloc(sizeof(struct pd_filter),
-				    __alignof__(struct pd_filter));
+				    /* on whole lines: two a packet reads */
+				    SMP_CACHE_BYTES);
 	if (!fs->pcpu) {
 		NL_SET_ERR_MSG(extack, "out of memory for the filters");
 		err = -ENOMEM;

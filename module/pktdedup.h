@@ -204,6 +204,31 @@ struct pd_counts {
 /* The filters of one configuration; immutable but for the cells. */
 struct pd_filter_set {
 	/*
+	 * What the packet path reads, first, on two lines the hook asks for
+	 * together as soon as it has the set (pd_fset_prefetch()): the
+	 * configuration's selection and action copied from cfg (a set is
+	 * never changed once built), the key's options, the pointers to the
+	 * counters and the filters.
+	 */
+	u32 hook_gen;			/* the hooks that may use these */
+	u32 copy_len;			/* header bytes read in one piece */
+	u32 sel_mark_value;		/* cfg.sel's match-mark */
+	u32 sel_mark_mask;
+	u32 mark_value;			/* cfg's, of action mark */
+	u32 mark_mask;
+	u8 action;			/* cfg.action */
+	bool any_proto;			/* cfg.sel.any_proto */
+	bool timed;			/* the filter reads packets' times */
+	struct pd_cpu_stats __percpu *stats;	/* the instance's counters */
+	struct pd_filter __percpu *pcpu;	/* scope percpu */
+	/* shared, lock-free (shards.lockfree): each CPU's generator */
+	struct pd_filter_cpu __percpu *fcpu;
+	/* named device i (cfg.sel.dev[i]) counts in slot dev_slot[i] */
+	u8 dev_slot[PKTDEDUP_DEVS_MAX];
+	struct pd_key_opts kopts;
+	struct pd_shards shards;	/* scope shared; n 0 otherwise */
+	/* the rest: the control path's */
+	/*
 	 * The instance's reference while published, and one for each reader
 	 * of the statistics (pd_fset_hold()): the last one frees them.
 	 */
@@ -217,19 +242,8 @@ struct pd_filter_set {
 	 */
 	struct pd_cpus cpus;
 	u64 cells_bytes;		/* scope shared: the shards' cells */
-	struct pd_key_opts kopts;
 	/* the packet key's NH key (kopts.nh): random, or the fixed seed's */
 	struct pd_nh_key nhkey;
-	u32 copy_len;			/* header bytes read in one piece */
-	bool timed;			/* the filter reads packets' times */
-	u32 hook_gen;			/* the hooks that may use these */
-	struct pd_cpu_stats __percpu *stats;	/* the instance's counters */
-	/* named device i (cfg.sel.dev[i]) counts in slot dev_slot[i] */
-	u8 dev_slot[PKTDEDUP_DEVS_MAX];
-	struct pd_filter __percpu *pcpu;	/* scope percpu */
-	struct pd_shards shards;	/* scope shared; n 0 otherwise */
-	/* shared, lock-free (shards.lockfree): each CPU's generator */
-	struct pd_filter_cpu __percpu *fcpu;
 	/*
 	 * The plan's memory by its family's model (pd_filter_memory_gap()),
 	 * found by the first read of the statistics that asks (stats.c)
@@ -237,7 +251,17 @@ struct pd_filter_set {
 	u64 mem_gap;
 	bool mem_gap_known;
 	struct rcu_head rcu;
-};
+} ____cacheline_aligned;
+
+static_assert(offsetofend(struct pd_filter_set, shards.hkey) <=
+	      2 * SMP_CACHE_BYTES);
+
+/* The packet path's part of fs: two lines, asked for together. */
+static inline void pd_fset_prefetch(const struct pd_filter_set *fs)
+{
+	prefetch(fs);
+	prefetch((const u8 *)fs + SMP_CACHE_BYTES);
+}
 
 /*
  * A device a configuration names, bound to the device that name (or

@@ -74,6 +74,14 @@ struct pd_shard {
 } PD_LINE_ALIGNED;
 
 struct pd_shards {
+	/* what every packet reads first: the hook's line (pktdedup.h) */
+	u32 n;			/* a power of two */
+	u8 bits;		/* log2(n) */
+	/*
+	 * One filter (n 1) that every CPU steps without its lock, each
+	 * with its own generator (pd_filter_step_cpu()).
+	 */
+	bool lockfree;
 	struct pd_shard *sh;	/* n of them */
 	/*
 	 * Every shard's hash key, read here: not on a shard's first line,
@@ -82,13 +90,6 @@ struct pd_shards {
 	struct pd_hkey hkey;
 	void *mem;		/* the cells: pd_shards_mem_bytes() */
 	u64 stride;		/* bytes of a shard's memory, whole lines */
-	u32 n;			/* a power of two */
-	u8 bits;		/* log2(n) */
-	/*
-	 * One filter (n 1) that every CPU steps without its lock, each
-	 * with its own generator (pd_filter_step_cpu()).
-	 */
-	bool lockfree;
 };
 
 /* The automatic shard count for ncpus possible CPUs and mem bytes. */

@@ -52,17 +52,18 @@ struct pd_srcs {
 	 * the last one frees it.
 	 */
 	refcount_t ref;
-	struct pd_src_cfg cfg;
-	struct pd_filter_plan plan;	/* of the new-source filters (SBF) */
-	u64 tick_j;		/* jiffies per sub-window */
 	/*
 	 * Sub-windows start at multiples of their length since the epoch
 	 * (to within a jiffy), on every host alike: the windows' time is
 	 * jiffies + phase, and sub-window t began at real_base + t tick_j
 	 * jiffies (CLOCK_REALTIME, ns), both fixed when the state was built.
+	 * On the first line with cpu and cfg.newsrc, which every packet reads.
 	 */
 	u64 phase;
-	u64 real_base;
+	struct pd_src_cfg cfg;
+	struct pd_filter_plan plan;	/* of the new-source filters (SBF) */
+	u64 tick_j;		/* jiffies per sub-window */
+	u64 real_base;		/* with phase, above */
 	struct pd_akey key;	/* of the address hash (core/addrhash.h) */
 	/*
 	 * The event worker's own filter, over what the CPUs report: a source

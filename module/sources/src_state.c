@@ -376,6 +376,19 @@ static void pd_ring_push(struct pd_src_cpu *c, u32 ring, const u8 *addr,
  * register per address (with top talkers or the new-source filter on,
  * theirs too); the time is jiffies, divided into ticks once per tick.
  */
+/* pd_srcs_prefetch() while some namespace keeps source windows. */
+void pd_srcs_prefetch_slow(struct pd_net *pn)
+{
+	struct pd_srcs *s = rcu_dereference(pn->src.srcs);
+	struct pd_src_cpu *c;
+
+	if (!s)
+		return;
+	c = READ_ONCE(s->cpu[smp_processor_id()]);
+	if (c)
+		pd_srcwin_prefetch(&c->win);
+}
+
 /* pd_srcs_add() while some namespace keeps source windows. */
 void pd_srcs_add_slow(struct pd_net *pn, const struct pd_pkt *pkt)
 {
