@@ -113,9 +113,7 @@ enum pd_parse_result pd_skb_key(struct sk_buff *skb,
 		if (!data)
 			return PD_PARSE_TRUNCATED;
 	}
-	r = pd_parse_view(data, view, whole, &fs->kopts, pkt, false);
-	if (r == PD_PARSE_OK)
-		r = pd_key_open(pkt, &fs->kopts, key, &nh);
+	r = pd_parse_key_open(data, view, whole, &fs->kopts, pkt, key, &nh);
 	if (r != PD_PARSE_OK || !key->more_len)
 		return r;
 	if (!pd_skb_feed(skb, off + key->more_off, key->more_len, &nh))
@@ -647,9 +645,8 @@ bool pd_xdp_frame(struct pd_net *pn, const struct pd_hooks *hooks,
 		}
 	}
 	if (ip) {
-		r = pd_parse_view(ip, view, whole, &fs->kopts, &pkt, false);
-		if (r == PD_PARSE_OK)
-			r = pd_key_open(&pkt, &fs->kopts, &key, &nh);
+		r = pd_parse_key_open(ip, view, whole, &fs->kopts, &pkt, &key,
+				      &nh);
 		if (r == PD_PARSE_OK && key.more_len) {
 			if (pd_xdp_bytes(xdp, off + key.more_off, key.more_len,
 					 &nh, NULL))

@@ -546,6 +546,100 @@ enum pd_parse_result pd_parse_view(const u8 *data, u32 view, u32 whole,
 	return pd_decap(data, view, whole, o, pkt, cut);
 }
 
+/*
+ * The common case of pd_parse_view() (not cut, no decap): an IPv4 header
+ * of 20 bytes or an IPv6 header with no extension, TCP (a data offset of
+ * 20 to 60 bytes) or UDP, not a fragment, the IP length covering the L4
+ * header and the view holding it. pkt as pd_parse_view() leaves it, and
+ * true; false for anything else, pkt then undefined.
+ */
+static __always_inline bool pd_parse_fast(const u8 *d, u32 view, u32 whole,
+					  struct pd_pkt *pkt)
+{
+	u32 tot, hl, room, l4len;
+	u8 proto;
+
+	if (view < 20)
+		return false;
+	if (d[0] == 0x45) {
+		tot = pd_be16(d + 2);
+		if (pd_be16(d + 6) & 0x3fff)	/* MF or an offset */
+			return false;
+		proto = d[9];
+		hl = 20;
+	} else if ((d[0] >> 4) == 6 && view >= 40) {
+		tot = pd_be16(d + 4);
+		if (!tot)			/* a jumbogram */
+			return false;
+		tot += 40;
+		proto = d[6];
+		hl = 40;
+	} else {
+		return false;
+	}
+	if (proto == IPPROTO_TCP) {
+		if (tot < hl + 20 || view < hl + 20)
+			return false;
+		l4len = (d[hl + 12] >> 4) * 4u;
+		if (l4len < 20)
+			return false;
+	} else if (proto == IPPROTO_UDP) {
+		l4len = 8;
+	} else {
+		return false;
+	}
+	if (tot < hl + l4len || view < hl + l4len)
+		return false;
+	memset(pkt, 0, sizeof(*pkt));
+	pkt->data = d;
+	room = PD_MIN(view, (u32)PD_KEY_HDR_ROOM);
+	pkt->len = PD_MIN(room, tot);
+	pkt->end = PD_MIN(whole, tot);
+	pkt->view = view;
+	pkt->proto = proto;
+	pkt->fixed_len = (u16)hl;
+	pkt->l4off = hl;
+	if (hl == 20) {
+		pkt->family = PD_FAMILY_IPV4;
+		pkt->addr_len = 4;
+		pkt->src = d + 12;
+		pkt->dst = d + 16;
+		pkt->dscp = d[1] >> 2;
+	} else {
+		pkt->family = PD_FAMILY_IPV6;
+		pkt->addr_len = 16;
+		pkt->src = d + 8;
+		pkt->dst = d + 24;
+		pkt->dscp = (u8)(((d[0] & 0x0f) << 2) | (d[1] >> 6));
+	}
+	return true;
+}
+
+enum pd_parse_result pd_parse_key_open(const u8 *data, u32 view, u32 whole,
+				       const struct pd_key_opts *o,
+				       struct pd_pkt *pkt, struct pd_key *key,
+				       struct pd_nh *nh)
+{
+	enum pd_parse_result r;
+
+	if (!o->decap && pd_parse_fast(data, view, whole, pkt)) {
+		key->more_off = 0;
+		key->more_len = 0;
+		if (o->mode == PKTDEDUP_KEY_PACKET)
+			return pd_key_packet(pkt, o, key, false, nh);
+		/* the ports of TCP and UDP, in the view */
+		if (pd_key_build(key, o->mode, pkt->family, pkt->src, pkt->dst,
+				 pkt->proto, pd_be16(data + pkt->l4off),
+				 pd_be16(data + pkt->l4off + 2)))
+			return PD_PARSE_BAD_VERSION;
+		return PD_PARSE_OK;
+	}
+	r = pd_parse_view(data, view, whole, o, pkt, false);
+	if (r == PD_PARSE_OK)
+		r = pd_key_any(pkt, o, key, false, nh);
+	return r;
+}
+
 enum pd_parse_result pd_parse_key(const u8 *data, u32 len,
 				  const struct pd_key_opts *o,
 				  struct pd_pkt *pkt, bool cut)

@@ -256,6 +256,17 @@ enum pd_parse_result pd_key_open(const struct pd_pkt *pkt,
 				 const struct pd_key_opts *opts,
 				 struct pd_key *key, struct pd_nh *nh);
 void pd_key_close(struct pd_key *key, struct pd_nh *nh);
+/*
+ * pd_parse_view() then pd_key_open(), not cut: the packet path's one call.
+ * The common case (an IPv4 header without options or an IPv6 header
+ * without extensions, then TCP or UDP, not a fragment, its L4 header in
+ * the view, no tunnel looked into) is parsed and keyed in one pass, to
+ * the same pkt and key; anything else takes the two.
+ */
+enum pd_parse_result pd_parse_key_open(const u8 *data, u32 view, u32 whole,
+				       const struct pd_key_opts *opts,
+				       struct pd_pkt *pkt, struct pd_key *key,
+				       struct pd_nh *nh);
 /* Parse (pd_parse_key) and extract the key for opts; the key may point into data. */
 enum pd_parse_result pd_key_extract(const u8 *data, u32 len,
 				    const struct pd_key_opts *opts,

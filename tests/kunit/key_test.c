@@ -754,6 +754,115 @@ static void pd_key_open_pieces(struct kunit *test)
 	}
 }
 
+/*
+ * pd_parse_key_open(), the packet path's one call, against the two calls
+ * it stands for (pd_parse_view(), then pd_key_open()): the same result,
+ * the same key (its words, its tail, what it leaves to the caller) and
+ * the same pkt, for packets around its one-pass case (IPv4 with and
+ * without options, IPv6 with and without an extension, TCP with every
+ * data offset, UDP, ICMP; fragments; IP lengths short of, at and past
+ * the L4 header; views from 0 bytes to the whole) with random bytes
+ * elsewhere, under every key mode, payload and flag.
+ */
+static void pd_key_one_pass(struct kunit *test)
+{
+	static const u8 protos[] = { IPPROTO_TCP, IPPROTO_UDP, IPPROTO_ICMP,
+				     IPPROTO_TCP, IPPROTO_UDP };
+	static const u16 payloads[] = { 0, 1, 64, 200, PKTDEDUP_PAYLOAD_ALL };
+	u8 *p = kunit_kzalloc(test, 2048, GFP_KERNEL);
+	unsigned int i, one_pass = 0, ok = 0;
+	u64 rng = 39;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	for (i = 0; i < 60000; i++) {
+		struct pd_key_opts o = { .nh = pd_kt_nh(),
+			.mode = (u8)pd_rng_below(&rng, PD_KEY_NMODES),
+			.flags = (u8)(pd_rng_below(&rng, 4) ?
+				      0 : PKTDEDUP_KEY_F_IGNORE_TOS),
+			.payload = payloads[pd_rng_below(&rng, 5)] };
+		u8 proto = protos[pd_rng_below(&rng, PD_ARRAY_SIZE(protos))];
+		bool v6 = pd_rng_below(&rng, 2), odd = !pd_rng_below(&rng, 6);
+		u32 whole = 20 + pd_rng_below(&rng, 1500), view, hl, j, tot;
+		struct pd_pkt a, b;
+		struct pd_key ka, kb;
+		struct pd_nh na, nb;
+		enum pd_parse_result ra, rb;
+		bool common;
+
+		for (j = 0; j < whole; j++)
+			p[j] = (u8)pd_rng_next(&rng);
+		/* the IP length: the whole, or short of or past it */
+		tot = pd_rng_below(&rng, 4) ? whole : pd_rng_below(&rng, 100);
+		if (v6) {
+			hl = ip6(p, odd ? IPPROTO_DSTOPTS : proto,
+				 (u16)(tot > 40 ? tot - 40 : 0),
+				 (u8)pd_rng_next(&rng), (u8)pd_rng_next(&rng));
+			if (odd) {	/* one extension header of 8 bytes */
+				p[40] = proto;
+				p[41] = 0;
+				hl += 8;
+			}
+		} else {
+			hl = ip4(p, odd ? 5 + pd_rng_below(&rng, 11) : 5, proto,
+				 (u16)tot, pd_rng_below(&rng, 5) ? 0 :
+				 (u16)pd_rng_next(&rng),
+				 (u8)pd_rng_next(&rng), (u8)pd_rng_next(&rng));
+		}
+		if (proto == IPPROTO_TCP && hl + 13 <= whole)
+			p[hl + 12] = (u8)(pd_rng_below(&rng, 4) ?
+					  5 + pd_rng_below(&rng, 11) :
+					  pd_rng_below(&rng, 16)) << 4;
+		view = pd_rng_below(&rng, 3) ? whole :
+		       pd_rng_below(&rng, whole + 1);
+		common = !odd && whole >= hl + 20 && view >= hl + 20 &&
+			 (proto == IPPROTO_TCP || proto == IPPROTO_UDP);
+		ra = pd_parse_key_open(p, view, whole, &o, &a, &ka, &na);
+		rb = pd_parse_view(p, view, whole, &o, &b, false);
+		if (rb == PD_PARSE_OK)
+			rb = pd_key_open(&b, &o, &kb, &nb);
+		KUNIT_ASSERT_EQ_MSG(test, (int)ra, (int)rb, "packet %u", i);
+		if (ra != PD_PARSE_OK)
+			continue;
+		ok++;
+		one_pass += common;
+		KUNIT_ASSERT_EQ_MSG(test, ka.len, kb.len, "packet %u", i);
+		KUNIT_ASSERT_EQ_MSG(test, memcmp(ka.buf, kb.buf, ka.len), 0,
+				    "packet %u", i);
+		KUNIT_ASSERT_EQ(test, ka.tail_len, kb.tail_len);
+		if (ka.tail_len)
+			KUNIT_ASSERT_TRUE(test, ka.tail == kb.tail);
+		KUNIT_ASSERT_EQ(test, ka.more_off, kb.more_off);
+		KUNIT_ASSERT_EQ(test, ka.more_len, kb.more_len);
+		if (ka.more_len) {
+			pd_nh_update(&na, p + ka.more_off, ka.more_len);
+			pd_nh_update(&nb, p + kb.more_off, kb.more_len);
+			pd_key_close(&ka, &na);
+			pd_key_close(&kb, &nb);
+		}
+		KUNIT_ASSERT_EQ_MSG(test, pd_key_hash64(&ka, &pd_kt_hkey),
+				    pd_key_hash64(&kb, &pd_kt_hkey), "packet %u", i);
+		KUNIT_ASSERT_TRUE_MSG(test, a.data == b.data && a.len == b.len &&
+				      a.at == b.at && a.end == b.end &&
+				      a.view == b.view && a.family == b.family &&
+				      a.proto == b.proto &&
+				      a.addr_len == b.addr_len &&
+				      a.later_fragment == b.later_fragment &&
+				      a.l4_err == b.l4_err &&
+				      a.fixed_len == b.fixed_len &&
+				      a.l4off == b.l4off && a.src == b.src &&
+				      a.dst == b.dst && a.dscp == b.dscp &&
+				      a.fragment == b.fragment &&
+				      a.cut == b.cut && a.encaps == b.encaps &&
+				      a.bad_encap == b.bad_encap &&
+				      a.depth == b.depth &&
+				      a.tun_id == b.tun_id,
+				      "packet %u: pkt differs", i);
+	}
+	/* both kinds were many: the one pass and the rest */
+	KUNIT_EXPECT_GT(test, one_pass, 10000u);
+	KUNIT_EXPECT_GT(test, ok - one_pass, 5000u);
+}
+
 /* ---- non-IP frames (PKTDEDUP_KEY_F_NONIP): pd_key_nonip() ---- */
 
 static u64 nonip_hash(struct kunit *test, const u8 *p, u32 len, u16 type,
@@ -981,6 +1090,7 @@ static struct kunit_case pd_key_cases[] = {
 	KUNIT_CASE(pd_key_random_garbage),
 	KUNIT_CASE(pd_key_evasion_pairs),
 	KUNIT_CASE(pd_key_open_pieces),
+	KUNIT_CASE(pd_key_one_pass),
 	KUNIT_CASE(pd_key_nonip_taps),
 	KUNIT_CASE(pd_key_nonip_bytes),
 	KUNIT_CASE(pd_key_nonip_pieces),
