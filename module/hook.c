@@ -303,12 +303,13 @@ static bool pd_judge(struct pd_net *pn, struct pd_filter_set *fs,
 
 /*
  * Ask for this CPU's lines of the judgement (its counters, its filter's
- * struct, the source analytics' state) before the key is parsed: their
- * misses overlap the parse instead of following one another after it.
+ * struct) before the key is parsed: their misses overlap the parse
+ * instead of following one another after it. Not the source analytics':
+ * their lines are a chain of dependent loads, and asking for them here
+ * waited on the chain's first links (measured: results/bench-kernel.md).
  * BHs disabled.
  */
-static __always_inline void pd_judge_prefetch(struct pd_net *pn,
-					      const struct pd_filter_set *fs)
+static __always_inline void pd_judge_prefetch(const struct pd_filter_set *fs)
 {
 	prefetchw(this_cpu_ptr(fs->stats));
 	if (!fs->shards.n) {
@@ -317,7 +318,6 @@ static __always_inline void pd_judge_prefetch(struct pd_net *pn,
 		prefetch(f);
 		prefetch((const u8 *)f + SMP_CACHE_BYTES);
 	}
-	pd_srcs_prefetch(pn);
 }
 
 /*
@@ -333,7 +333,7 @@ unsigned int pd_process(struct pd_net *pn, struct pd_filter_set *fs,
 	bool drop;
 
 	local_bh_disable();
-	pd_judge_prefetch(pn, fs);
+	pd_judge_prefetch(fs);
 	r = pd_skb_key(skb, fs, this_cpu_ptr(pd_scratch)->buf, &pkt, &key, l3);
 	drop = pd_judge(pn, fs, r, &pkt, &key, &skb->mark, dev);
 	local_bh_enable();
@@ -630,7 +630,7 @@ bool pd_xdp_frame(struct pd_net *pn, const struct pd_hooks *hooks,
 		off += ETH_HLEN;
 	}
 	local_bh_disable();
-	pd_judge_prefetch(pn, fs);
+	pd_judge_prefetch(fs);
 	whole = xdp_get_buff_len((struct xdp_buff *)xdp);
 	if (len > off) {
 		whole -= off;

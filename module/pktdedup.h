@@ -383,6 +383,11 @@ struct pd_net {
 	struct mutex lock;		/* serialises configuration changes */
 	bool active;			/* under lock; idle: nothing held */
 	struct pd_filter_set __rcu *filters;
+	/*
+	 * The source analytics' state (sources/), NULL: none or no memory
+	 * for it; on the line of filters, which every packet reads too.
+	 */
+	struct pd_srcs __rcu *srcs;
 	struct pd_config cfg;		/* in force; under lock */
 	/*
 	 * Serialises the hooks' registrations and their device binding with

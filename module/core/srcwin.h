@@ -109,16 +109,6 @@ static inline u64 pd_srcwin_add(struct pd_srcwin *w, u64 now, const u8 *src,
 	return hs;
 }
 
-/*
- * Ask for the lines pd_srcwin_add() reads and writes while the tick lasts:
- * the first, and the batch's next entry's.
- */
-static inline void pd_srcwin_prefetch(const struct pd_srcwin *w)
-{
-	pd_prefetchw(w);
-	pd_prefetchw(&w->batch[w->nb % PD_SRCWIN_BATCH]);
-}
-
 /* The tick that holds time now. */
 static inline u64 pd_srcwin_tick(const struct pd_srcwin *w, u64 now)
 {

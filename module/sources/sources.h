@@ -58,7 +58,6 @@ struct pd_events {
 
 /* A namespace's source analytics (pd_net.src). */
 struct pd_src_net {
-	struct pd_srcs __rcu *srcs;	/* NULL: no memory for it */
 	struct pd_src_cfg cfg;		/* in force; under pn->lock */
 	/*
 	 * Taken by the readers that walk the source windows (GET_TOP,
@@ -88,18 +87,6 @@ struct pd_src_net {
 extern struct static_key_false_deferred pd_srcs_used;
 
 void pd_srcs_add_slow(struct pd_net *pn, const struct pd_pkt *pkt);
-
-void pd_srcs_prefetch_slow(struct pd_net *pn);
-
-/*
- * Ask for this CPU's lines of pd_srcs_add() ahead of it (BHs off, RCU read
- * side held): the state's first line and this CPU's window's.
- */
-static __always_inline void pd_srcs_prefetch(struct pd_net *pn)
-{
-	if (static_branch_unlikely(&pd_srcs_used.key))
-		pd_srcs_prefetch_slow(pn);
-}
 
 /* The packet path's one call: a packet's addresses, BHs off. */
 static __always_inline void pd_srcs_add(struct pd_net *pn,

@@ -94,7 +94,7 @@ static void pd_ev_work(struct work_struct *work)
 	struct pd_srcs *s;
 
 	mutex_lock(&pn->lock);
-	s = rcu_dereference_protected(pn->src.srcs, lockdep_is_held(&pn->lock));
+	s = rcu_dereference_protected(pn->srcs, lockdep_is_held(&pn->lock));
 	if (!s || !s->cfg.newsrc) {
 		mutex_unlock(&pn->lock);
 		return;
@@ -126,7 +126,7 @@ void pd_events_start(struct pd_net *pn)
 	struct pd_srcs *s;
 
 	lockdep_assert_held(&pn->lock);
-	s = rcu_dereference_protected(pn->src.srcs, lockdep_is_held(&pn->lock));
+	s = rcu_dereference_protected(pn->srcs, lockdep_is_held(&pn->lock));
 	if (!s || !s->cfg.newsrc)
 		return;		/* a running worker stops by itself */
 	pn->src.events.refill = get_jiffies_64();

@@ -275,7 +275,7 @@ static int pd_fill_sources(struct sk_buff *msg, struct pd_nl_req *req)
 	u64 seen = 0;
 	int cpu;
 
-	s = rcu_dereference_protected(pn->src.srcs, lockdep_is_held(&pn->lock));
+	s = rcu_dereference_protected(pn->srcs, lockdep_is_held(&pn->lock));
 	nest = nla_nest_start(msg, PKTDEDUP_A_SOURCES);
 	if (!nest ||
 	    nla_put_u32(msg, PKTDEDUP_A_SOURCES_WINDOW_MS, c->window_ms) ||

@@ -62,7 +62,7 @@ static int pd_sources_show(struct seq_file *m, void *v)
 	int cpu;
 
 	mutex_lock(&pn->lock);
-	s = rcu_dereference_protected(pn->src.srcs, lockdep_is_held(&pn->lock));
+	s = rcu_dereference_protected(pn->srcs, lockdep_is_held(&pn->lock));
 	seq_printf(m, "enabled %s\nwindow_ms %u\nsubwindows %u\ncounters %u\nnew %s\nnew_mem %llu\nnew_gap %llu\nevent_rate %u\nring %u\n",
 		   c->enabled ? "on" : "off", c->window_ms, c->nsub, c->counters,
 		   c->newsrc ? "on" : "off", c->newsrc_mem, c->newsrc_gap,

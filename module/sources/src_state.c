@@ -376,23 +376,10 @@ static void pd_ring_push(struct pd_src_cpu *c, u32 ring, const u8 *addr,
  * register per address (with top talkers or the new-source filter on,
  * theirs too); the time is jiffies, divided into ticks once per tick.
  */
-/* pd_srcs_prefetch() while some namespace keeps source windows. */
-void pd_srcs_prefetch_slow(struct pd_net *pn)
-{
-	struct pd_srcs *s = rcu_dereference(pn->src.srcs);
-	struct pd_src_cpu *c;
-
-	if (!s)
-		return;
-	c = READ_ONCE(s->cpu[smp_processor_id()]);
-	if (c)
-		pd_srcwin_prefetch(&c->win);
-}
-
 /* pd_srcs_add() while some namespace keeps source windows. */
 void pd_srcs_add_slow(struct pd_net *pn, const struct pd_pkt *pkt)
 {
-	struct pd_srcs *s = rcu_dereference(pn->src.srcs);
+	struct pd_srcs *s = rcu_dereference(pn->srcs);
 	struct pd_src_cpu *c;
 	u64 hs;
 
@@ -653,7 +640,7 @@ static void pd_srcs_drop(struct pd_net *pn)
 {
 	struct pd_srcs *old;
 
-	old = rcu_replace_pointer(pn->src.srcs, NULL, lockdep_is_held(&pn->lock));
+	old = rcu_replace_pointer(pn->srcs, NULL, lockdep_is_held(&pn->lock));
 	if (!old)
 		return;
 	static_branch_slow_dec_deferred(&pd_srcs_used);
@@ -672,7 +659,7 @@ static void pd_srcs_publish(struct pd_net *pn, struct pd_srcs *s)
 {
 	struct pd_srcs *old;
 
-	old = rcu_replace_pointer(pn->src.srcs, s, lockdep_is_held(&pn->lock));
+	old = rcu_replace_pointer(pn->srcs, s, lockdep_is_held(&pn->lock));
 	pn->src.cfg = s->cfg;
 	if (!old)
 		static_branch_deferred_inc(&pd_srcs_used);
@@ -754,7 +741,7 @@ u32 pd_srcs_cpus_without(struct pd_net *pn)
 	u32 n = 0;
 	int cpu;
 
-	s = rcu_dereference_protected(pn->src.srcs, lockdep_is_held(&pn->lock));
+	s = rcu_dereference_protected(pn->srcs, lockdep_is_held(&pn->lock));
 	if (!s)
 		return 0;
 	for_each_online_cpu(cpu)
@@ -770,7 +757,7 @@ u64 pd_srcs_refused(struct pd_net *pn, u8 *why)
 {
 	lockdep_assert_held(&pn->lock);
 	if (!pn->active || !pn->src.cfg.enabled ||
-	    rcu_access_pointer(pn->src.srcs))
+	    rcu_access_pointer(pn->srcs))
 		return 0;
 	*why = pn->src.off_why;
 	return pn->src.off_need;
@@ -785,9 +772,9 @@ void pd_srcs_withdraw(struct pd_net *pn)
 
 void pd_srcs_teardown(struct pd_net *pn)
 {
-	struct pd_srcs *s = rcu_dereference_protected(pn->src.srcs, true);
+	struct pd_srcs *s = rcu_dereference_protected(pn->srcs, true);
 
-	RCU_INIT_POINTER(pn->src.srcs, NULL);
+	RCU_INIT_POINTER(pn->srcs, NULL);
 	if (s) {
 		static_branch_slow_dec_deferred(&pd_srcs_used);
 		pd_cpus_leave(&s->cpus);
@@ -821,7 +808,7 @@ struct pd_srcs *pd_srcs_get(struct pd_net *pn)
 	struct pd_srcs *s;
 
 	rcu_read_lock();
-	s = rcu_dereference(pn->src.srcs);
+	s = rcu_dereference(pn->srcs);
 	if (s && !refcount_inc_not_zero(&s->ref))
 		s = NULL;
 	rcu_read_unlock();

@@ -776,7 +776,7 @@ static struct pd_srcs *pd_t_srcs(struct kunit *test, struct pd_net *pn,
 	struct pd_srcs *s = pd_srcs_build(cfg, nr_cpu_ids, NULL);
 
 	KUNIT_ASSERT_FALSE(test, IS_ERR(s));
-	rcu_assign_pointer(pn->src.srcs, s);
+	rcu_assign_pointer(pn->srcs, s);
 	return s;
 }
 
@@ -814,7 +814,7 @@ static void pd_t_distinct(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, src, 1ULL);
 	KUNIT_EXPECT_GE(test, dst, 39ULL);	/* one register collision */
 	KUNIT_EXPECT_LE(test, dst, 40ULL);
-	RCU_INIT_POINTER(pn->src.srcs, NULL);
+	RCU_INIT_POINTER(pn->srcs, NULL);
 	pd_srcs_free(s);
 	pd_fset_free(fs);
 	pd_t_net_free(pn);
@@ -881,7 +881,7 @@ static void pd_t_srcs_aligned(struct kunit *test)
 		KUNIT_EXPECT_GE(test, pd_hll_estimate(&u[0]), 39ULL);
 		KUNIT_EXPECT_LE(test, pd_hll_estimate(&u[0]), 40ULL);
 		KUNIT_EXPECT_EQ(test, pd_hll_estimate(&u[1]), 1ULL);
-		RCU_INIT_POINTER(pn->src.srcs, NULL);
+		RCU_INIT_POINTER(pn->srcs, NULL);
 		pd_srcs_free(s);
 	}
 	pd_t_net_free(pn);
@@ -951,7 +951,7 @@ static void pd_t_sources(struct kunit *test)
 	n = pd_srcs_candidates(s, cfg.nsub, &cand);
 	KUNIT_EXPECT_EQ(test, n, 16);
 	kvfree(cand);
-	RCU_INIT_POINTER(pn->src.srcs, NULL);
+	RCU_INIT_POINTER(pn->srcs, NULL);
 	pd_srcs_free(s);
 	pd_t_net_free(pn);
 }
@@ -1008,7 +1008,7 @@ static void pd_t_sources_defaults(struct kunit *test)
 	KUNIT_EXPECT_LE(test, src, 30ULL);
 	KUNIT_EXPECT_EQ(test, dst, 1ULL);
 	KUNIT_EXPECT_EQ(test, pd_srcs_hash(s, a, 4), pd_addr_hash(&s->key, a, 4));
-	RCU_INIT_POINTER(pn->src.srcs, NULL);
+	RCU_INIT_POINTER(pn->srcs, NULL);
 	pd_srcs_free(s);
 	pd_t_net_free(pn);
 }
@@ -1515,7 +1515,7 @@ static void pd_t_idle_and_total(struct kunit *test)
 	pd_net_disable(pn);
 	KUNIT_EXPECT_FALSE(test, pn->active);
 	KUNIT_EXPECT_NULL(test, rcu_access_pointer(pn->filters));
-	KUNIT_EXPECT_NULL(test, rcu_access_pointer(pn->src.srcs));
+	KUNIT_EXPECT_NULL(test, rcu_access_pointer(pn->srcs));
 	KUNIT_EXPECT_NULL(test, pn->hooks);
 	KUNIT_EXPECT_NULL(test, rcu_access_pointer(pn->ctr));
 	KUNIT_EXPECT_EQ(test, pd_budget_total(&pn->budget), 0ULL);
@@ -1538,7 +1538,7 @@ static void pd_t_idle_and_total(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, pn->hooks);
 	KUNIT_EXPECT_NOT_NULL(test, rcu_access_pointer(pn->ctr));
 	KUNIT_EXPECT_NOT_NULL(test, rcu_access_pointer(pn->filters));
-	KUNIT_EXPECT_NOT_NULL(test, rcu_access_pointer(pn->src.srcs));
+	KUNIT_EXPECT_NOT_NULL(test, rcu_access_pointer(pn->srcs));
 	KUNIT_EXPECT_EQ(test, pd_budget_total(&pn->budget), held);
 	KUNIT_EXPECT_EQ(test, pd_budget_total_held(), total);
 
@@ -1589,7 +1589,7 @@ static void pd_t_sources_key(struct kunit *test)
 
 	mutex_lock(&pn->lock);
 	saved = pn->src.cfg;
-	KUNIT_ASSERT_NOT_NULL(test, rcu_access_pointer(pn->src.srcs));
+	KUNIT_ASSERT_NOT_NULL(test, rcu_access_pointer(pn->srcs));
 	static_key_deferred_flush(&pd_srcs_used);
 	n = static_key_count(key);
 	KUNIT_EXPECT_GE(test, n, 1);
@@ -1602,7 +1602,7 @@ static void pd_t_sources_key(struct kunit *test)
 
 	cfg.enabled = 0;
 	KUNIT_EXPECT_EQ(test, pd_srcs_apply(pn, &cfg, NULL), 0);
-	KUNIT_EXPECT_NULL(test, rcu_access_pointer(pn->src.srcs));
+	KUNIT_EXPECT_NULL(test, rcu_access_pointer(pn->srcs));
 	KUNIT_EXPECT_EQ(test, pd_srcs_apply(pn, &cfg, NULL), 0);	/* again */
 	static_key_deferred_flush(&pd_srcs_used);
 	KUNIT_EXPECT_EQ(test, static_key_count(key), n - 1);
@@ -1633,7 +1633,7 @@ static void pd_t_budget_sources(struct kunit *test)
 	mutex_lock(&pn->lock);
 	saved = pn->src.cfg;
 	saved_budget = pn->budget;
-	before = rcu_dereference_protected(pn->src.srcs, true);
+	before = rcu_dereference_protected(pn->srcs, true);
 	KUNIT_ASSERT_NOT_NULL(test, before);
 	cfg = saved;
 	cfg.counters = 512;
@@ -1644,7 +1644,7 @@ static void pd_t_budget_sources(struct kunit *test)
 	pn->budget.cap = others + need;
 	pn->budget.peak = 0;
 	KUNIT_EXPECT_EQ(test, pd_srcs_apply(pn, &cfg, NULL), 0);
-	after = rcu_dereference_protected(pn->src.srcs, true);
+	after = rcu_dereference_protected(pn->srcs, true);
 	KUNIT_ASSERT_NOT_NULL(test, after);
 	KUNIT_EXPECT_PTR_NE(test, after, before);
 	KUNIT_EXPECT_EQ(test, after->cfg.counters, 512u);
@@ -1653,7 +1653,7 @@ static void pd_t_budget_sources(struct kunit *test)
 
 	cfg.counters = 4096;
 	KUNIT_EXPECT_EQ(test, pd_srcs_apply(pn, &cfg, NULL), -E2BIG);
-	KUNIT_EXPECT_PTR_EQ(test, rcu_dereference_protected(pn->src.srcs, true),
+	KUNIT_EXPECT_PTR_EQ(test, rcu_dereference_protected(pn->srcs, true),
 			    after);
 	KUNIT_EXPECT_EQ(test, pn->src.cfg.counters, 512u);
 
@@ -2009,7 +2009,7 @@ static void pd_t_cpu_up_sources(struct kunit *test)
 	KUNIT_ASSERT_FALSE(test, IS_ERR(s));
 	KUNIT_EXPECT_EQ(test, pd_mem_taken() - t0, pd_srcs_mem(s));
 	KUNIT_EXPECT_NULL(test, pd_src_of(s, cpu));
-	rcu_assign_pointer(pn->src.srcs, s);
+	rcu_assign_pointer(pn->srcs, s);
 	mutex_lock(&pn->lock);
 	pn->budget.cap = pd_srcs_mem(s);
 	pd_budget_held(pn, PD_PART_SOURCES, pd_srcs_mem(s));
@@ -2032,7 +2032,7 @@ static void pd_t_cpu_up_sources(struct kunit *test)
 	pd_t_src(pn, 2);
 	KUNIT_ASSERT_EQ(test, pd_srcs_distinct(s, cfg.nsub, &src, &dst), 0);
 	KUNIT_EXPECT_EQ(test, src, 2ULL);
-	RCU_INIT_POINTER(pn->src.srcs, NULL);
+	RCU_INIT_POINTER(pn->srcs, NULL);
 	synchronize_rcu();
 	pd_cpus_leave(&s->cpus);
 	pd_srcs_free(s);
