@@ -118,22 +118,11 @@ t2=$(date +%s)
 # largest source population the guest sends (its table is allocated for
 # ip_list_tot, whatever the population). UML's memory is a sparse file in
 # /dev/shm: only what the guest touches is used.
-rm -f "$out/raw.txt" "$out/perf.data" "$out/perf.txt"
 wrap=${BENCH_KERNEL_WRAP:-}
 if [ "$mode" = profile ] && [ -z "$wrap" ]; then
 	command -v perf >/dev/null || die "perf is missing (Debian's linux-perf; scripts/install-deps.sh)"
 	wrap="perf record -q -e cpu-clock -c 100000 -o $out/perf.data --"
 fi
-# $wrap and BENCH_KERNEL_APPEND are words, split on purpose
-# shellcheck disable=SC2086
-$wrap "$kdir/linux" mem=1536M root=/dev/root rootfstype=hostfs rootflags=/ ro \
-	init="$repo/eval/bench-kernel/guest.sh" con0=fd:0,fd:1 con=null \
-	xt_recent.ip_list_tot=1000000 ${BENCH_KERNEL_APPEND:-} \
-	pdb.out="$out" pdb.mode="$mode" pdb.ko="$kmod/pktdedup.ko" \
-	pdb.ctl="$B/dedupctl" pdb.rounds="${BENCH_KERNEL_ROUNDS:-2}" \
-	pdb.prof="${BENCH_KERNEL_PROFILE:-flow}" \
-	pdb.pairs="${BENCH_KERNEL_PAIRS:-$(case $mode in targets | placement | scope | sizes) echo 8 ;; *) echo 3 ;; esac)}" </dev/null >"$out/console.log" 2>&1 &
-uml=$!
 
 # UML's userspace runs in host processes under ptrace: when the kernel's
 # process is killed, they are ended too (by their ids)
@@ -144,14 +133,49 @@ descendants() {	# PID
 		echo "$c"
 	done
 }
-deadline=$(($(date +%s) + secs))
-while kill -0 "$uml" 2>/dev/null && [ "$(date +%s)" -lt "$deadline" ]; do
-	sleep 1
-done
-timed_out=0
-if kill -0 "$uml" 2>/dev/null; then
-	timed_out=1
-	echo "bench-kernel: UML still running after $secs s: stopping it (pid $uml)"
+
+# The guest writes raw.txt and the console at least every minute or so
+# (every run, every configuration); a UML kernel that faults in a loop
+# (uml-xstate.patch's hosts, bench-uml.config) writes nothing more and
+# spins. Neither file changed for this long is such a stall.
+stall=${BENCH_KERNEL_STALL:-$((secs / 2 < 300 ? secs / 2 : 300))}
+
+# One boot, waited for: ended 0 (by itself), 1 (still running at the
+# deadline) or 2 (stalled); UML stopped in the last two cases.
+boot() {
+	local deadline now last m p kids why=
+	rm -f "$out/raw.txt" "$out/perf.data" "$out/perf.txt"
+	# $wrap and BENCH_KERNEL_APPEND are words, split on purpose
+	# shellcheck disable=SC2086
+	$wrap "$kdir/linux" mem=1536M root=/dev/root rootfstype=hostfs rootflags=/ ro \
+		init="$repo/eval/bench-kernel/guest.sh" con0=fd:0,fd:1 con=null \
+		xt_recent.ip_list_tot=1000000 ${BENCH_KERNEL_APPEND:-} \
+		pdb.out="$out" pdb.mode="$mode" pdb.ko="$kmod/pktdedup.ko" \
+		pdb.ctl="$B/dedupctl" pdb.rounds="${BENCH_KERNEL_ROUNDS:-2}" \
+		pdb.prof="${BENCH_KERNEL_PROFILE:-flow}" \
+		pdb.pairs="${BENCH_KERNEL_PAIRS:-$(case $mode in targets | placement | scope | sizes) echo 8 ;; *) echo 3 ;; esac)}" </dev/null >"$out/console.log" 2>&1 &
+	uml=$!
+	now=$(date +%s)
+	deadline=$((now + secs))
+	last=$now
+	while kill -0 "$uml" 2>/dev/null; do
+		sleep 1
+		now=$(date +%s)
+		for m in $(stat -c %Y "$out/raw.txt" "$out/console.log" 2>/dev/null); do
+			[ "$m" -gt "$last" ] && last=$m
+		done
+		if [ "$now" -ge "$deadline" ]; then
+			why="still running after $secs s"
+		elif [ $((now - last)) -ge "$stall" ]; then
+			why="no output for $stall s"
+		fi
+		[ -n "$why" ] && break
+	done
+	if [ -z "$why" ]; then
+		wait "$uml" 2>/dev/null
+		return 0
+	fi
+	echo "bench-kernel: UML $why: stopping it (pid $uml)"
 	kids=$(descendants "$uml")
 	# SIGTERM: UML's own handler takes its processes down with it
 	kill -TERM "$uml" 2>/dev/null
@@ -159,16 +183,37 @@ if kill -0 "$uml" 2>/dev/null; then
 	for p in $uml $kids; do
 		kill -KILL "$p" 2>/dev/null
 	done
+	wait "$uml" 2>/dev/null
+	case "$why" in
+	still*) return 1 ;;
+	*) return 2 ;;
+	esac
+}
+
+boot
+booted=$?
+if [ "$booted" = 2 ]; then
+	# a stall is UML's, not the module's, unless it comes back
+	cp "$out/console.log" "$out/console-stalled.log"
+	echo "bench-kernel: the console of the stalled boot is in $out/console-stalled.log; booting again"
+	boot
+	booted=$?
 fi
-wait "$uml" 2>/dev/null
+timed_out=0
+[ "$booted" = 0 ] || timed_out=1
 t3=$(date +%s)
 
 echo "bench-kernel: kernel $((t1 - t0)) s, module $((t2 - t1)) s, UML run $((t3 - t2)) s"
 if [ "$mode" = profile ]; then
 	perf script -i "$out/perf.data" -F ip,sym,dso >"$out/perf.txt" 2>/dev/null ||
 		die "perf script failed"
-	nm -n --defined-only "$kmod/pktdedup.ko" >"$out/pktdedup.nm" ||
-		die "nm pktdedup.ko failed"
+	# the functions of .text alone, the section whose base the guest
+	# reports: a .ko's sections each start at 0, so symbols of
+	# .init.text or .text.unlikely would shadow .text's at their offsets
+	objdump -t "$kmod/pktdedup.ko" >"$out/pktdedup.sym" ||
+		die "objdump pktdedup.ko failed"
+	awk '$3 == "F" && $4 == ".text" { print $1, "t", $NF }' \
+		"$out/pktdedup.sym" | sort >"$out/pktdedup.nm"
 fi
 [ -s "$out/raw.txt" ] || { tail -n 30 "$out/console.log"; die "the guest wrote no results"; }
 /usr/bin/python3 eval/bench-kernel/report.py "$mode" "$out/raw.txt" "$out/console.log" "$json" \
