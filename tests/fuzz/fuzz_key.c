@@ -11,7 +11,8 @@
  * packet whose tunnels are looked into (decap all, decap.h), and as a
  * captured frame of each link type (the simulator's linktype.c, and its
  * frame truth, frametruth.c: the compared bytes inside the frame, the
- * same digest for the same frame, its tunnels bounded).
+ * same digest for the same frame, its tunnels bounded), and the packet
+ * path's one-pass parse and key against the two calls it stands for.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -254,6 +255,66 @@ static void fuzz_decap(const u8 *data, u32 len, u16 payload)
 	}
 }
 
+/*
+ * The packet path's one call (pd_parse_key_open) against the two it stands
+ * for (pd_parse_view, then pd_key_open), at views of the whole packet, of
+ * the bytes the headers are parsed on and of fewer: the same result, key
+ * and pkt; a tail left to the caller closes to the same hash.
+ */
+static void fuzz_one_pass(const u8 *data, u32 len, u16 payload)
+{
+	static const struct pd_hkey hk = { { 7, 8 } };
+	struct pd_key_opts o = { .payload = payload, .nh = fuzz_nh() };
+	const u32 views[] = { len, PD_MIN(len, (u32)PD_KEY_HDR_ROOM),
+			      PD_MIN(len, 40u), len / 2 };
+	struct pd_key ka, kb;
+	struct pd_pkt a, b;
+	struct pd_nh na, nb;
+	enum pd_parse_result ra, rb;
+	unsigned int v;
+
+	for (v = 0; v < PD_ARRAY_SIZE(views); v++) {
+		for (o.mode = 0; o.mode < PD_KEY_NMODES; o.mode++) {
+			ra = pd_parse_key_open(data, views[v], len, &o, &a,
+					       &ka, &na);
+			rb = pd_parse_view(data, views[v], len, &o, &b, false);
+			if (rb == PD_PARSE_OK)
+				rb = pd_key_open(&b, &o, &kb, &nb);
+			CHECK(ra == rb);
+			if (ra != PD_PARSE_OK)
+				continue;
+			CHECK(a.data == b.data && a.len == b.len &&
+			      a.at == b.at && a.end == b.end &&
+			      a.view == b.view && a.family == b.family &&
+			      a.proto == b.proto && a.addr_len == b.addr_len &&
+			      a.fixed_len == b.fixed_len &&
+			      a.l4off == b.l4off && a.src == b.src &&
+			      a.dst == b.dst && a.dscp == b.dscp &&
+			      a.l4_err == b.l4_err &&
+			      a.fragment == b.fragment &&
+			      a.later_fragment == b.later_fragment &&
+			      a.cut == b.cut && a.encaps == b.encaps &&
+			      a.bad_encap == b.bad_encap &&
+			      a.depth == b.depth && a.tun_id == b.tun_id);
+			CHECK(ka.len == kb.len && ka.tail_len == kb.tail_len &&
+			      (!ka.tail_len || ka.tail == kb.tail) &&
+			      ka.more_off == kb.more_off &&
+			      ka.more_len == kb.more_len &&
+			      !memcmp(ka.buf, kb.buf, ka.len));
+			if (ka.more_len) {
+				CHECK(ka.more_off + ka.more_len <= len);
+				pd_nh_update(&na, data + ka.more_off,
+					     ka.more_len);
+				pd_nh_update(&nb, data + kb.more_off,
+					     kb.more_len);
+				pd_key_close(&ka, &na);
+				pd_key_close(&kb, &nb);
+			}
+			CHECK(pd_key_hash64(&ka, &hk) == pd_key_hash64(&kb, &hk));
+		}
+	}
+}
+
 /* The frame truth of the frame data[0, len) of link type lt. */
 static void check_frame_truth(enum link_type lt, const u8 *data, u32 len)
 {
@@ -378,6 +439,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 		}
 	}
 	fuzz_cut(data, len, payload, r);
+	fuzz_one_pass(data, len, payload);
 	fuzz_decap(data, len, payload);
 	fuzz_link(data, len);
 	free(data);
