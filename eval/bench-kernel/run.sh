@@ -229,7 +229,7 @@ pass=${summary%% passed*}
 fail=${summary#*passed, }
 fail=${fail%% failed*}
 if [ "$timed_out" = 1 ]; then
-	echo "not ok UML ended by itself within $secs s"
+	echo "not ok UML ended by itself within $secs s, and wrote at least every $stall s"
 	fail=$((fail + 1))
 fi
 echo "$pass passed, $fail failed"
