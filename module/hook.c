@@ -215,7 +215,7 @@ static bool pd_judge(struct pd_net *pn, struct pd_filter_set *fs,
 
 	/* traffic selection by protocol, once the header says it */
 	if (pkt->family && !pkt->l4_err && !fs->any_proto &&
-	    !pd_select_proto(&fs->cfg.sel, pkt->proto))
+	    !pd_select_proto_bit(fs->cfg.sel.protos, pkt->proto))
 		return false;
 	if (unlikely(pkt->encaps | pkt->bad_encap))
 		pd_count_encaps(st, pkt);
@@ -473,7 +473,7 @@ unsigned int pd_hook(void *priv, struct sk_buff *skb,
 	int dev = -1;
 
 	if (likely(fs))
-		prefetch((const u8 *)fs + SMP_CACHE_BYTES);
+		pd_fset_prefetch(fs);
 
 	/*
 	 * While a hook point changes, the old and the new hooks are both
@@ -483,7 +483,7 @@ unsigned int pd_hook(void *priv, struct sk_buff *skb,
 	if (unlikely(!fs || fs->hook_gen != hooks->gen))
 		return NF_ACCEPT;
 	/* traffic selection: before anything is read of the packet */
-	if ((skb->mark & fs->sel_mark_mask) != fs->sel_mark_value)
+	if (!pd_mark_match(skb->mark, fs->sel_mark_value, fs->sel_mark_mask))
 		return NF_ACCEPT;
 	if (hooks->per_dev) {
 		dev = slot;

