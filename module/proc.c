@@ -240,8 +240,7 @@ static void pd_plan_show(struct seq_file *m, const struct pd_filter_set *fs)
 		seq_printf(m, "cells %llu\nbits %u\nmax %u\np %u\n", p->cells,
 			   p->bits, p->max, p->p);
 	if (pd_filter_takes(ops, PKTDEDUP_A_SETTINGS_LAYOUT))
-		seq_printf(m, "layout %s\n", p->layout == PKTDEDUP_LAYOUT_BLOCKED ?
-			   "blocked" : "flat");
+		seq_printf(m, "layout %s\n", pd_sbf_layout_name(p->layout));
 	else
 		seq_printf(m, "bits_per_array %llu\n", p->cells);
 	if (pd_filter_takes(ops, PKTDEDUP_A_SETTINGS_P_STAR))

@@ -45,6 +45,11 @@
  */
 struct pd_filter_req {
 	u8 kind;		/* PKTDEDUP_FILTER_KIND_* */
+	/*
+	 * every CPU steps the filter (scope shared): set by the shards'
+	 * planner (shard.h), not by a user; a family may plan for it
+	 */
+	bool shared;
 	u64 mem_bytes;		/* cells or bit arrays */
 	u64 fps_ppb;		/* target FP rate; 0: the family's default */
 	u64 fam[PD_FILTER_REQ_SLOTS];	/* the family's settings */

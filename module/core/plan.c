@@ -88,6 +88,58 @@ u64 pd_plan_fp_blocked(u32 k, u32 p, u32 cpl)
 	return s[k];
 }
 
+/*
+ * Layout line: every key landing in a line runs its P decrements there
+ * too, before it sets its K cells, so the line's arrivals are its only
+ * events. Looking back from a new key's arrival, each earlier arrival in
+ * the line sets an undecided probe cell with probability q = K/c (the set
+ * comes after the run), else zeroes it with probability r = P/c, else
+ * leaves it undecided. With u probe cells undecided, an arrival that
+ * zeroes any ends the look (no FP); one that sets j of them and zeroes
+ * none leaves u - j:
+ *   S(u) = sum_j C(u, j) q^j ((1 - q)(1 - r))^(u - j) S(u - j)
+ *          / (1 - ((1 - q)(1 - r))^u),
+ * S(0) = 1, FP = S(K). A cell's own stable P(non-zero) is again
+ * q / (q + (1 - q) r), about K/(K + P). Checked against simulation by
+ * KUnit pd_sbf_line_fp. A line's arrivals over G elements are
+ * Poisson(G/L), each decrementing a given cell with probability P/c:
+ * thinned, Poisson(G P/m), the flat filter's, so the FN rate is the flat
+ * filter's to first order.
+ */
+u64 pd_plan_fp_line(u32 k, u32 p, u32 cpl)
+{
+	u64 s[PD_SBF_MAX_K + 1], q, nq, nqr;
+	u32 u, j;
+
+	if (!k || k > PD_SBF_MAX_K || k > cpl || p > cpl)
+		return PD_Q62_ONE;
+	q = pd_muldiv(k, PD_Q62_ONE, cpl);
+	nq = PD_Q62_ONE - q;
+	nqr = pd_mul_q62(nq, PD_Q62_ONE - pd_muldiv(p, PD_Q62_ONE, cpl));
+	s[0] = PD_Q62_ONE;
+	for (u = 1; u <= k; u++) {
+		u64 binom = 1, num = 0, den;
+
+		for (j = 1; j <= u; j++) {
+			u64 t;
+
+			binom = binom * (u - j + 1) / j;	/* C(u, j) */
+			t = pd_mul_q62(pd_pow_q62(q, j), pd_pow_q62(nqr, u - j));
+			num += pd_mul_q62(binom * t, s[u - j]);
+		}
+		den = PD_Q62_ONE - pd_pow_q62(nqr, u);
+		s[u] = PD_MIN(pd_muldiv(num, PD_Q62_ONE, den), PD_Q62_ONE);
+	}
+	return s[k];
+}
+
+/* The FP rate of a lined layout's filter (Q62). */
+static u64 pd_plan_fp_lined(u8 layout, u32 k, u32 p, u32 cpl)
+{
+	return layout == PKTDEDUP_LAYOUT_LINE ? pd_plan_fp_line(k, p, cpl) :
+	       pd_plan_fp_blocked(k, p, cpl);
+}
+
 struct pd_mat {
 	u64 a[PD_PLAN_STATES][PD_PLAN_STATES];
 };
@@ -302,12 +354,12 @@ static int pd_plan_one(const struct pd_plan_req *req, u64 fps, u32 max, u32 k,
 			*why = "the fp target cannot be met with this memory";
 			return -ERANGE;
 		}
-		/* blocked: more decrements make up for the shared lines */
-		while (req->layout == PKTDEDUP_LAYOUT_BLOCKED &&
-		       p <= cpl && pd_plan_fp_blocked(k, (u32)p, cpl) > fps)
+		/* lined: more decrements make up for the shared lines */
+		while (pd_sbf_lined(req->layout) && p <= cpl &&
+		       pd_plan_fp_lined(req->layout, k, (u32)p, cpl) > fps)
 			p++;
-		if (req->layout == PKTDEDUP_LAYOUT_BLOCKED && p > cpl) {
-			*why = "layout blocked: fps needs more decrements than a line has cells";
+		if (pd_sbf_lined(req->layout) && p > cpl) {
+			*why = "fps needs more decrements than a line has cells";
 			return -ERANGE;
 		}
 		c->p = (u32)p;
@@ -321,8 +373,8 @@ static int pd_plan_one(const struct pd_plan_req *req, u64 fps, u32 max, u32 k,
 	if (err)
 		return err;
 	c->stable_zero = pd_plan_stable_zero(max, k, c->p, c->cells);
-	if (req->layout == PKTDEDUP_LAYOUT_BLOCKED)
-		c->fp_bound = pd_plan_fp_blocked(k, c->p, cpl);
+	if (pd_sbf_lined(req->layout))
+		c->fp_bound = pd_plan_fp_lined(req->layout, k, c->p, cpl);
 	else
 		c->fp_bound = pd_plan_fp_bound(max, k, c->p, c->cells);
 	c->fn_rate = pd_plan_fn_rate(max, k, c->p, c->cells, c->gap);
@@ -343,7 +395,14 @@ static int pd_plan_layout(const struct pd_plan_req *req, struct pd_plan *out,
  * or one every CPU steps, the lines are the cost) when the flat plan has
  * cell maximum 1 (blocked has no other; with a gap the planner may find a
  * larger maximum better for the FN rate, and that stays flat) and fps can
- * be met blocked; flat otherwise.
+ * be met blocked; flat otherwise. A filter every CPU steps, and one of
+ * PD_PLAN_LINE_BYTES or more, are planned line instead: each line a step
+ * writes is one the other CPUs may have to give up, and no core's own
+ * cache holds the large one, so each line it touches is a trip to the
+ * shared cache or to memory; line makes one. A smaller filter of one
+ * CPU, blocked: its run's line is fetched a packet ahead and costs no
+ * wait, line's run waits for the key's line, and blocked's FP rate falls
+ * further below fps on skewed traffic.
  */
 int pd_plan(const struct pd_plan_req *req, struct pd_plan *out,
 	    const char **why)
@@ -359,7 +418,8 @@ int pd_plan(const struct pd_plan_req *req, struct pd_plan *out,
 	err = pd_plan_layout(&r, &flat, why);
 	if (err)
 		return err;
-	r.layout = PKTDEDUP_LAYOUT_BLOCKED;
+	r.layout = req->shared || req->mem_bytes >= PD_PLAN_LINE_BYTES ?
+		   PKTDEDUP_LAYOUT_LINE : PKTDEDUP_LAYOUT_BLOCKED;
 	if (flat.max != 1 || pd_plan_layout(&r, out, &w))
 		*out = flat;
 	return 0;
@@ -406,14 +466,14 @@ static int pd_plan_layout(const struct pd_plan_req *req, struct pd_plan *out,
 		*why = "no such layout";
 		return -EINVAL;
 	}
-	if (req->layout == PKTDEDUP_LAYOUT_BLOCKED && req->max != PD_PLAN_AUTO &&
+	if (pd_sbf_lined(req->layout) && req->max != PD_PLAN_AUTO &&
 	    req->max != 1) {
-		*why = "layout blocked takes cell maximum 1 (cell-bits 1) only";
+		*why = "layouts blocked and line take cell maximum 1 (cell-bits 1) only";
 		return -EINVAL;
 	}
 	/* With no known gap the paper advises Max = 1. */
 	nmax = req->max != PD_PLAN_AUTO ? 1 : req->gap ? PD_ARRAY_SIZE(maxes) : 1;
-	if (req->layout == PKTDEDUP_LAYOUT_BLOCKED)
+	if (pd_sbf_lined(req->layout))
 		nmax = 1;	/* Max 1, maxes[0] */
 	for (mi = 0; mi < nmax; mi++) {
 		u32 max = req->max != PD_PLAN_AUTO ? req->max : maxes[mi];

@@ -19,7 +19,8 @@
  *    rate of blocked cells (pd_plan_fp_blocked()) meets FPS, and that
  *    model is the FP bound; the FN rate is the flat filter's with that P
  *    (a cell's own chain does not change: each cell is still set with
- *    probability K/m and decremented with probability P/m per element).
+ *    probability K/m and decremented with probability P/m per element);
+ *    the line layout likewise, with pd_plan_fp_line().
  * All arithmetic is integer (Q62 probabilities) so the same function runs
  * in the kernel and in userspace.
  */
@@ -32,6 +33,11 @@
 #define PD_PLAN_DEFAULT_FPS_PPB 10000000u	/* 1% */
 #define PD_PLAN_DEFAULT_GAP 200		/* the paper's test value, Sec. 4.1 */
 #define PD_PLAN_MAX_K 10		/* K candidates 1..10 (Sec. 4.1) */
+/*
+ * Layout auto plans a filter of this many bytes or more line, as it does
+ * a shared one (plan.c).
+ */
+#define PD_PLAN_LINE_BYTES (4ULL << 20)
 
 struct pd_plan_req {
 	u64 mem_bytes;	/* memory for the cells */
@@ -40,7 +46,8 @@ struct pd_plan_req {
 	u32 k;		/* PD_PLAN_AUTO or 1..16 */
 	u32 p;		/* PD_PLAN_AUTO (Eq. 17) or an explicit P, 0 allowed */
 	u64 gap;	/* typical gap between copies; 0 = unknown */
-	u8 layout;	/* PKTDEDUP_LAYOUT_*: AUTO is blocked if it can be */
+	u8 layout;	/* PKTDEDUP_LAYOUT_*: AUTO is blocked or line if it can be */
+	bool shared;	/* every CPU steps it: AUTO is line if it can be */
 };
 
 struct pd_plan {
@@ -77,6 +84,11 @@ u64 pd_plan_fp_bound(u32 max, u32 k, u32 p, u64 m);
  * K cells of a line of cpl cells, P decrements per element. See plan.c.
  */
 u64 pd_plan_fp_blocked(u32 k, u32 p, u32 cpl);
+/*
+ * The same for the line layout, whose decrement run lies in the key's
+ * line. See plan.c.
+ */
+u64 pd_plan_fp_line(u32 k, u32 p, u32 cpl);
 /*
  * Eq. 9-16: average FN rate for a duplicate whose predecessor is gap
  * elements back (Q62). Returns PD_U64_MAX when out of memory.

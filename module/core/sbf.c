@@ -20,8 +20,7 @@ unsigned int pd_sbf_bits_for_max(unsigned int max)
 u64 pd_sbf_usable_cells(const struct pd_sbf_params *prm)
 {
 	unsigned int d = pd_sbf_bits_for_max(prm->max);
-	unsigned int unit = prm->layout == PKTDEDUP_LAYOUT_BLOCKED ?
-			    PD_SBF_LINE_BITS : 64;
+	unsigned int unit = pd_sbf_lined(prm->layout) ? PD_SBF_LINE_BITS : 64;
 
 	if (!d)
 		return 0;
@@ -56,9 +55,9 @@ int pd_sbf_check(const struct pd_sbf_params *prm, const char **why)
 		*why = "no such layout";
 		return -EINVAL;
 	}
-	if (prm->layout == PKTDEDUP_LAYOUT_BLOCKED &&
+	if (pd_sbf_lined(prm->layout) &&
 	    prm->p > PD_SBF_LINE_BITS / pd_sbf_bits_for_max(prm->max)) {
-		*why = "layout blocked: p must not exceed the cells of a line (512 / cell bits)";
+		*why = "blocked, line: p must not exceed the cells of a line (512 / cell bits)";
 		return -EINVAL;
 	}
 	return 0;
@@ -75,6 +74,8 @@ u64 pd_sbf_step_lines(const struct pd_sbf_params *prm)
 {
 	unsigned int d = pd_sbf_bits_for_max(prm->max);
 
+	if (prm->layout == PKTDEDUP_LAYOUT_LINE)
+		return 1;
 	if (prm->layout == PKTDEDUP_LAYOUT_BLOCKED)
 		return prm->p ? 2 : 1;
 	return prm->k + pd_step_run_lines((u64)prm->p * d);
@@ -102,8 +103,9 @@ int pd_sbf_init(struct pd_sbf *f, const struct pd_sbf_params *prm, u64 *words,
 	f->cpw_shift = (u8)s;
 	for (s = 0; s < 64; s += d)
 		f->lowmask |= (u64)1 << s;
-	if (prm->layout == PKTDEDUP_LAYOUT_BLOCKED) {
+	if (pd_sbf_lined(prm->layout)) {
 		f->blocked = true;
+		f->oneline = prm->layout == PKTDEDUP_LAYOUT_LINE;
 		f->cpl_shift = (u8)(f->cpw_shift + 3);	/* 8 words a line */
 		f->lines = f->cells >> f->cpl_shift;
 	}
@@ -486,6 +488,22 @@ static __always_inline void pd_sbf_step_decrement(struct pd_sbf *f,
 		pd_sbf_decrement_cc(f, start, f->p, cc);
 }
 
+/*
+ * Layout line: the P decrements from a random cell of the key's own line
+ * (in_line is a cell of it), wrapping inside it: the line the probes
+ * brought in, so the step touches no other.
+ */
+static __always_inline void pd_sbf_step_decrement_line(struct pd_sbf *f,
+						       struct pd_sbf_gen *g,
+						       u32 in_line, bool cc)
+{
+	u32 cpl = 1u << f->cpl_shift;
+	u32 start = (in_line & ~(cpl - 1)) +
+		    (u32)pd_rng_below(&g->rng, cpl);
+
+	pd_sbf_decrement_line(f, start, f->p, cc);
+}
+
 /* The verdict on the element at pos, then the P decrements of a step. */
 static __always_inline bool pd_sbf_verdict_decrement(struct pd_sbf *f,
 						     struct pd_sbf_gen *g,
@@ -505,7 +523,9 @@ static __always_inline bool pd_sbf_verdict_decrement(struct pd_sbf *f,
 		pd_prefetchw(&f->words[pos[i] >> f->cpw_shift]);
 	for (i = 0; i < f->k; i++)
 		dup &= pd_sbf_cell_cc(f, pos[i], cc) != 0;
-	if (f->p)
+	if (f->p && f->oneline)
+		pd_sbf_step_decrement_line(f, g, pos[0], cc);
+	else if (f->p)
 		pd_sbf_step_decrement(f, g, cc);
 	return dup;
 }

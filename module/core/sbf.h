@@ -27,8 +27,14 @@
  *           (still each cell with probability P/m per element). Two lines
  *           per element; the cells of a line share its arrivals, which
  *           raises the FP rate a little (the planner models it: plan.h).
- * Either way the next element's decrement start is drawn one element
- * ahead and its line prefetched, so that line is in cache when needed.
+ *  line     as blocked, but the decrement run starts at a random cell of
+ *           the key's own line and wraps inside it: one line per element.
+ *           Each cell is still decremented with probability P/m per
+ *           element, but only when a key lands in its line, so the FP
+ *           rate no longer falls below the model on skewed streams the
+ *           way the others' does (plan.h, pd_plan_fp_line()).
+ * Flat and blocked draw the next element's decrement start one element
+ * ahead and prefetch its line, so that line is in cache when needed.
  *
  * A filter is not thread-safe: one writer at a time (the kernel module gives
  * each CPU its own filter).
@@ -51,7 +57,7 @@ struct pd_sbf_params {
 	u32 p;		/* cells decremented per element; 0 = plain Bloom */
 	u8 max;		/* 2^j - 1, 1 <= j <= 8: 1, 3, 7, 15, ... 255 */
 	u8 k;		/* probes per element, 1..PD_SBF_MAX_K */
-	u8 layout;	/* PKTDEDUP_LAYOUT_FLAT or _BLOCKED */
+	u8 layout;	/* PKTDEDUP_LAYOUT_FLAT, _BLOCKED or _LINE */
 };
 
 /*
@@ -79,7 +85,8 @@ struct pd_sbf {
 	u8 max;
 	u8 cpw_shift;	/* log2(cells per word) */
 	u64 lowmask;	/* the lowest bit of every d-bit field */
-	bool blocked;	/* PKTDEDUP_LAYOUT_BLOCKED */
+	bool blocked;	/* a key's cells in one line: _BLOCKED or _LINE */
+	bool oneline;	/* PKTDEDUP_LAYOUT_LINE: its run in that line too */
 	u8 cpl_shift;	/* blocked: log2(cells per line) */
 	u32 lines;	/* blocked: cells / cells per line */
 };
@@ -98,8 +105,22 @@ struct pd_sbf_req {
 
 #define pd_sbf_req(r) ((struct pd_sbf_req *)(r)->fam)
 
-/* The layouts' names, the spec's entries: "flat", "blocked", "auto". */
+/* The layouts' names, the spec's entries: "flat", "blocked", "auto", "line". */
 extern const char *const pd_sbf_layout_names[PKTDEDUP_LAYOUT_MAX + 1];
+
+/* A layout's name, "?" for a number past the table. */
+static inline const char *pd_sbf_layout_name(unsigned int layout)
+{
+	return layout <= PKTDEDUP_LAYOUT_MAX ? pd_sbf_layout_names[layout] :
+	       "?";
+}
+
+/* Whether a layout puts a key's cells in one line (blocked, line). */
+static inline bool pd_sbf_lined(unsigned int layout)
+{
+	return layout == PKTDEDUP_LAYOUT_BLOCKED ||
+	       layout == PKTDEDUP_LAYOUT_LINE;
+}
 
 /* Bits per cell for a Max value, or 0 if Max is not 2^d - 1, d in 1,2,4,8. */
 unsigned int pd_sbf_bits_for_max(unsigned int max);
@@ -116,7 +137,8 @@ size_t pd_sbf_bytes(const struct pd_sbf_params *prm);
  * The most 64-byte lines of its cells one step of a filter of prm reads or
  * writes (filter.h's step_lines): flat, the K probes' lines and the lines
  * of a run of P cells of d bits, which may start inside a line and wrap
- * at m; blocked, the key's line and the line the run wraps inside.
+ * at m; blocked, the key's line and the line the run wraps inside; line,
+ * the key's line alone.
  */
 u64 pd_sbf_step_lines(const struct pd_sbf_params *prm);
 

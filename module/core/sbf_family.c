@@ -16,6 +16,7 @@ const char *const pd_sbf_layout_names[PKTDEDUP_LAYOUT_MAX + 1] = {
 	[PKTDEDUP_LAYOUT_FLAT] = "flat",
 	[PKTDEDUP_LAYOUT_BLOCKED] = "blocked",
 	[PKTDEDUP_LAYOUT_AUTO] = "auto",
+	[PKTDEDUP_LAYOUT_LINE] = "line",
 };
 
 static void pd_sbf_req_defaults(struct pd_filter_req *req)
@@ -36,6 +37,7 @@ static int pd_sbf_fplan(const struct pd_filter_req *req,
 		.mem_bytes = req->mem_bytes, .fps_ppb = (u32)req->fps_ppb,
 		.max = (u32)sr->max, .k = (u32)sr->k, .p = (u32)sr->p,
 		.gap = sr->gap, .layout = (u8)sr->layout,
+		.shared = req->shared,
 	};
 	struct pd_sbf_params prm;
 	struct pd_plan p;

@@ -115,7 +115,11 @@ int pd_shards_plan_shared(const struct pd_filter_req *req, u32 asked,
 {
 	bool lockfree = !asked && pd_filter_kind_lockfree(req->kind);
 	u32 n = lockfree ? 1 : asked ?: pd_shards_auto(ncpus, req->mem_bytes);
-	int err = pd_shards_plan(req, &n, shard, whole, why);
+	struct pd_filter_req r = *req;
+	int err;
+
+	r.shared = true;
+	err = pd_shards_plan(&r, &n, shard, whole, why);
 
 	if (!err) {
 		shard->lockfree = lockfree;

@@ -112,7 +112,8 @@ int pd_shards_plan(const struct pd_filter_req *req, u32 *n,
  * ncpus possible CPUs): a family with a lock-free step (filter.h's
  * step_cpu) and no count asked gives one filter that every CPU steps
  * without a lock (plans' lockfree); else asked shards, or
- * pd_shards_auto()'s, each with its lock (pd_shards_plan()).
+ * pd_shards_auto()'s, each with its lock (pd_shards_plan()). The family
+ * plans it with req's shared set (the SBF's layout auto: line).
  */
 int pd_shards_plan_shared(const struct pd_filter_req *req, u32 asked,
 			  u32 ncpus, struct pd_filter_plan *shard,

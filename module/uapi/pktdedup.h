@@ -438,11 +438,21 @@ enum pktdedup_layout {
 	 */
 	PKTDEDUP_LAYOUT_BLOCKED,
 	/*
-	 * The planner's choice: blocked for a filter that every CPU steps
-	 * (scope shared), whose lines the CPUs pass between them, where cell
-	 * maximum 1 and fps allow it; flat otherwise.
+	 * The planner's choice: blocked wherever cell maximum 1 and fps allow
+	 * it (every filter but one planned with a larger maximum for a gap);
+	 * flat otherwise.
 	 */
 	PKTDEDUP_LAYOUT_AUTO,
+	/*
+	 * As blocked, but the decrement run inside the key's own line: one
+	 * cache line per packet. Each cell is still decremented with
+	 * probability P/m per packet, but only when a key lands in its line, so
+	 * the FP rate stays near fps on skewed traffic, where flat and blocked
+	 * fall well below it; the planner models it and sets P to hold fps.
+	 * Cell maximum 1 only. For filters far larger than the caches, and for
+	 * a filter every CPU steps.
+	 */
+	PKTDEDUP_LAYOUT_LINE,
 
 	__PKTDEDUP_LAYOUT_MAX,
 	PKTDEDUP_LAYOUT_MAX = (__PKTDEDUP_LAYOUT_MAX - 1)

@@ -387,10 +387,16 @@ def a_step_over_the_bound_is_refused():
     assert j["step_lines"] == 7, j        # K 3 + a run of 11 cells
     j = json.loads(ok("-j", "plan", "mem", "256K"))
     assert j["step_lines"] == 2, j        # layout auto: blocked, 2 lines
-    # the SBF's layout auto is blocked in either scope, as set's
-    assert "layout blocked" in ok("plan", "scope", "shared", "mem", "1M")
+    # the SBF's layout auto: blocked per CPU, line shared, as set's
+    assert "layout line" in ok("plan", "scope", "shared", "mem", "1M")
     assert "layout blocked" in ok("plan", "scope", "percpu", "mem", "1M")
     assert "layout flat" in ok("plan", "mem", "1M", "max", "3")
+    # from 4 MiB, line: one line a packet; asked, at any size
+    assert "layout blocked" in ok("plan", "mem", "3M")
+    j = json.loads(ok("-j", "plan", "mem", "4M"))
+    assert (j["step_lines"], j["layout"]) == (1, "line"), j
+    j = json.loads(ok("-j", "plan", "mem", "256K", "layout", "line"))
+    assert (j["step_lines"], j["layout"]) == (1, "line"), j
     rc, _, err = run("plan", "scope", "all", "mem", "1M")
     assert rc == 2 and "scope: 'all' is not one of" in err, (rc, err)
     before = ok("save")

@@ -307,13 +307,14 @@ def shards():
     """--shards N: the module's scope shared in N shards; one shard is one
     filter (the same verdicts from the same seed), more are another filter
     of the same model; what it cannot take is a usage error"""
-    # layout auto is blocked: one filter of that layout
-    one = run_json(CONTRACT + ["--layout", "blocked"])
+    # layout auto is blocked for one CPU's filter, line for a shared one
+    # (in shards too): one filter of that layout
+    one = run_json(CONTRACT + ["--layout", "line"])
     assert run_json(CONTRACT)["layout"] == "blocked"
     j1 = run_json(CONTRACT + ["--shards", "1"])
     j16 = run_json(CONTRACT + ["--shards", "16"])
     assert (j1["shards"], j16["shards"]) == (1, 16), (j1, j16)
-    assert (j1["layout"], j16["layout"]) == ("blocked", "blocked")
+    assert (j1["layout"], j16["layout"]) == ("line", "line")
     for k in ("false_positives", "false_negatives", "fp_bound", "k", "p"):
         assert j1[k] == one[k], (k, j1[k], one[k])
     # the model is one filter's (Eq. 8's m enters as 1/m: a shard's is
@@ -333,12 +334,12 @@ def shards():
 @test
 def shared():
     """--shared: the module's scope shared with shards auto: the SBF
-    lock-free, one filter (layout auto: blocked) that CPU 0 steps as one
+    lock-free, one filter (layout auto: line) that CPU 0 steps as one
     shard would; a layout asked stays; families the module shards need
     --shards N"""
     j = run_json(CONTRACT + ["--shared"])
     j1 = run_json(CONTRACT + ["--shards", "1"])
-    assert (j["shards"], j["layout"]) == (1, "blocked"), j
+    assert (j["shards"], j["layout"]) == (1, "line"), j
     for k in ("false_positives", "false_negatives", "fp_bound", "k", "p"):
         assert j[k] == j1[k], (k, j[k], j1[k])
     assert run_json(CONTRACT + ["--shared", "--layout", "flat"])["layout"] == "flat"
@@ -495,6 +496,28 @@ def layout_blocked():
     expect_usage_error(["--algo", "bsbf"] + CONTRACT[2:] +
                        ["--layout", "blocked"], "--layout")
     r = run(CONTRACT + ["--layout", "blocked", "--max", "3"])
+    assert r.returncode == 2 and "cell maximum 1" in r.stderr, r.stderr
+
+
+@test
+def layout_line():
+    # the SBF's line layout: planned for its own model, which holds fps,
+    # and measures within it (+4 sd); auto builds it from 4 MiB
+    line = run_json(CONTRACT + ["--layout", "line"])
+    assert (line["layout"], line["max"]) == ("line", 1), line
+    assert 0 < line["fp_bound"] <= 0.01, line
+    sd = math.sqrt(line["fp_bound"] * (1 - line["fp_bound"]) /
+                   line["distincts"])
+    assert line["fp_rate"] <= line["fp_bound"] + 4 * sd, line
+    big = CONTRACT[:CONTRACT.index("--mem") + 1] + ["4M"] + \
+        CONTRACT[CONTRACT.index("--mem") + 2:]
+    small = CONTRACT[:CONTRACT.index("--mem") + 1] + ["3M"] + \
+        CONTRACT[CONTRACT.index("--mem") + 2:]
+    assert run_json(big)["layout"] == "line"            # layout auto
+    assert run_json(small)["layout"] == "blocked"
+    out = run(CONTRACT[:-1] + ["--layout", "line"]).stdout
+    assert "(one line, plan.c)" in out, out
+    r = run(CONTRACT + ["--layout", "line", "--max", "3"])
     assert r.returncode == 2 and "cell maximum 1" in r.stderr, r.stderr
 
 

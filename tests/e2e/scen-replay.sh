@@ -85,7 +85,7 @@ t_replay() {
 	echo 10000 > /proc/sys/net/core/netdev_max_backlog
 	keyed=$((REPLAY_FRAMES - REPLAY_ARP - REPLAY_NONIP - REPLAY_BAD))
 	# shared with automatic shards: the SBF lock-free (its layout auto
-	# blocked), one filter that CPU 0 (pdnet replay runs there) steps
+	# line), one filter that CPU 0 (pdnet replay runs there) steps
 	# with the filter's own generator, as dedup-sim --shared; sharded: in
 	# REPLAY_SHARDS shards, as dedup-sim --shards
 	for scope in shared percpu sharded; do

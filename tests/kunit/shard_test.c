@@ -1142,13 +1142,14 @@ static void pd_shard_lockfree_twin(struct kunit *test)
 
 /*
  * The shared filter's plan: the SBF with no shard count asked is one
- * filter stepped lock-free (its plan the family's of the request); with a
- * count asked, or a family without a lock-free step, shards with locks.
+ * filter stepped lock-free (its plan the family's of the request, shared
+ * set); with a count asked, or a family without a lock-free step, shards
+ * with locks.
  */
 static void pd_shard_plan_lockfree(struct kunit *test)
 {
 	struct pd_filter_plan shard, whole, one;
-	struct pd_filter_req req;
+	struct pd_filter_req req, sreq;
 	const char *why = NULL;
 	unsigned int kind;
 
@@ -1156,7 +1157,9 @@ static void pd_shard_plan_lockfree(struct kunit *test)
 		bool lf = !!pd_filter_family(kind)->step_cpu;
 
 		pd_st_req(&req, kind, 1 << 20, 1 << 16);
-		KUNIT_ASSERT_EQ(test, pd_filter_plan(&req, &one, &why), 0);
+		sreq = req;
+		sreq.shared = true;
+		KUNIT_ASSERT_EQ(test, pd_filter_plan(&sreq, &one, &why), 0);
 		KUNIT_ASSERT_EQ(test,
 				pd_shards_plan_shared(&req, 0, 2, &shard, &whole,
 						      &why), 0);
@@ -1188,14 +1191,16 @@ static void pd_shard_plan_lockfree(struct kunit *test)
 }
 
 /*
- * The SBF's layout auto: blocked, for a filter of one CPU and a shared one
- * alike (the plan of a filter of mem planned blocked, model and all), and
- * flat where blocked cannot serve: a cell maximum above 1 asked, or a gap
- * for which the planner finds a larger maximum better.
+ * The SBF's layout auto: blocked for a filter of one CPU (the plan of a
+ * filter of mem planned blocked, model and all), line for a shared one
+ * (in shards too) and for one of PD_PLAN_LINE_BYTES or more (the plan of
+ * a filter planned line), and flat where neither can serve: a cell
+ * maximum above 1 asked, or a gap for which the planner finds a larger
+ * maximum better.
  */
 static void pd_shard_layout_auto(struct kunit *test)
 {
-	struct pd_filter_plan one, shared, blocked;
+	struct pd_filter_plan one, shared, blocked, line;
 	struct pd_filter_req req;
 	const char *why = NULL;
 
@@ -1209,13 +1214,32 @@ static void pd_shard_layout_auto(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, pd_filter_plan(&req, &blocked, &why), 0);
 	pd_st_same_model(test, &one, &blocked);
 	KUNIT_EXPECT_EQ(test, one.cells, blocked.cells);
-	/* the whole, lock-free, as the module plans it */
+	/* the whole, lock-free, as the module plans it: line */
+	pd_sbf_req(&req)->layout = PKTDEDUP_LAYOUT_LINE;
+	KUNIT_ASSERT_EQ(test, pd_filter_plan(&req, &line, &why), 0);
 	pd_sbf_req(&req)->layout = PKTDEDUP_LAYOUT_AUTO;
 	KUNIT_ASSERT_EQ(test, pd_shards_plan_shared(&req, 0, 2, &one, &shared,
 						    &why), 0);
 	KUNIT_EXPECT_TRUE(test, shared.lockfree);
+	pd_st_same_model(test, &shared, &line);
+	KUNIT_EXPECT_EQ(test, shared.cells, line.cells);
+	/* in shards with locks, line too */
+	KUNIT_ASSERT_EQ(test, pd_shards_plan_shared(&req, 8, 2, &one, &shared,
+						    &why), 0);
 	KUNIT_EXPECT_EQ(test, (unsigned int)shared.layout,
+			(unsigned int)PKTDEDUP_LAYOUT_LINE);
+	/* one CPU's: blocked below PD_PLAN_LINE_BYTES, line from there */
+	req.mem_bytes = PD_PLAN_LINE_BYTES - 4096;
+	KUNIT_ASSERT_EQ(test, pd_filter_plan(&req, &one, &why), 0);
+	KUNIT_EXPECT_EQ(test, (unsigned int)one.layout,
 			(unsigned int)PKTDEDUP_LAYOUT_BLOCKED);
+	req.mem_bytes = PD_PLAN_LINE_BYTES;
+	KUNIT_ASSERT_EQ(test, pd_filter_plan(&req, &one, &why), 0);
+	pd_sbf_req(&req)->layout = PKTDEDUP_LAYOUT_LINE;
+	KUNIT_ASSERT_EQ(test, pd_filter_plan(&req, &line, &why), 0);
+	pd_st_same_model(test, &one, &line);
+	pd_sbf_req(&req)->layout = PKTDEDUP_LAYOUT_AUTO;
+	req.mem_bytes = 1 << 20;
 	/* cell maximum 3 asked: flat */
 	pd_sbf_req(&req)->max = 3;
 	KUNIT_ASSERT_EQ(test, pd_filter_plan(&req, &shared, &why), 0);

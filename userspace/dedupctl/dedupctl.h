@@ -138,8 +138,6 @@ void plan_view_nl(const struct nlattr *nest, struct plan_view *v);
 void plan_view_local(const struct pd_filter_ops *ops,
 		     const struct pd_filter_plan *p, struct plan_view *v);
 void print_plan_view(const struct plan_view *v);
-/* The SBF's layout's name ("?" for a number this dedupctl does not know). */
-const char *layout_name(unsigned int layout);
 /* What the family's model says a filter remembers, in packets. */
 void print_memory_gap(uint64_t gap);
 /* The kernel's plan: the plan nest of a reply, its filter-plan within. */

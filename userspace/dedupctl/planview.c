@@ -60,12 +60,6 @@ const char *time_str(char *buf, size_t len, uint64_t ns)
 	return buf;
 }
 
-const char *layout_name(unsigned int layout)
-{
-	return layout <= PKTDEDUP_LAYOUT_MAX ? pd_sbf_layout_names[layout] :
-	       "?";
-}
-
 void plan_view_nl(const struct nlattr *nest, struct plan_view *v)
 {
 	const struct nlattr *p[PKTDEDUP_A_FILTER_PLAN_MAX + 1];
@@ -148,8 +142,9 @@ static void print_step(const struct plan_view *v)
 		       (unsigned long long)v->step_lines);
 		return;
 	}
-	printf("step     at most %llu lines (%s) of the filter a packet, of the %u (%s) any may\n",
+	printf("step     at most %llu line%s (%s) of the filter a packet, of the %u (%s) any may\n",
 	       (unsigned long long)v->step_lines,
+	       v->step_lines == 1 ? "" : "s",
 	       size_str(b1, sizeof(b1), v->step_lines * PD_STEP_LINE_BYTES),
 	       PD_STEP_MAX_LINES,
 	       size_str(b2, sizeof(b2),
@@ -251,7 +246,7 @@ void print_plan_view(const struct plan_view *v)
 		if (pd_filter_takes(ops, PKTDEDUP_A_SETTINGS_P_STAR))
 			printf(",\"p_star\":%.9g", v->p_star / 1e9);
 		if (v->layout >= 0)
-			printf(",\"layout\":\"%s\"", layout_name(v->layout));
+			printf(",\"layout\":\"%s\"", pd_sbf_layout_name(v->layout));
 		print_step(v);
 		return;
 	}
@@ -263,7 +258,7 @@ void print_plan_view(const struct plan_view *v)
 			printf(" (Eq. 17: %.2f)",
 			       (double)v->p_exact_q32 / 4294967296.0);
 		if (v->layout >= 0)
-			printf(", layout %s", layout_name(v->layout));
+			printf(", layout %s", pd_sbf_layout_name(v->layout));
 		printf("\n");
 	} else {
 		printf("arrays   %u of %llu bits\n", v->k,

@@ -195,7 +195,7 @@ void config_words(const struct nlattr **tb, struct words *w)
 	if (s[PKTDEDUP_A_SETTINGS_LAYOUT]) {
 		words_add(w, "layout");
 		words_add(w, "%s",
-			  layout_name(u8a(s, PKTDEDUP_A_SETTINGS_LAYOUT)));
+			  pd_sbf_layout_name(u8a(s, PKTDEDUP_A_SETTINGS_LAYOUT)));
 	}
 	/* a fixed seed's value comes only to CAP_NET_ADMIN (save fails) */
 	words_add(w, "seed");

@@ -206,7 +206,7 @@ static uint64_t fsetting_read(const char *k, char **v, struct fvals *fv)
 				      PKTDEDUP_LAYOUT_MAX + 1);
 
 		if (l < 0)
-			usage_error("layout: '%s' is not flat, blocked or auto",
+			usage_error("layout: '%s' is not flat, blocked, line or auto",
 				    v[0]);
 		fval(fv, PKTDEDUP_A_SETTINGS_LAYOUT, (uint64_t)l);
 	} else if (!strcmp(k, "importance")) {
@@ -806,12 +806,14 @@ int cmd_plan(int argc, char **argv)
 		if (!strcmp(argv[i], "filter"))
 			continue;
 		/*
-		 * a set's scope, checked: the filter's plan is the same in
-		 * both (scope shared builds it once, or in shards of it)
+		 * a set's scope: shared builds the filter once, or in shards
+		 * of it, with the same model, planned as one every CPU steps
+		 * (the SBF's layout auto: line)
 		 */
 		if (!strcmp(argv[i], "scope")) {
-			name_arg("scope", argv[i + 1], pd_scope_names,
-				 PD_NSCOPES);
+			req.shared = name_arg("scope", argv[i + 1],
+					      pd_scope_names, PD_NSCOPES) ==
+				     PKTDEDUP_SCOPE_SHARED;
 			continue;
 		}
 		if (!strcmp(argv[i], "mem")) {

@@ -342,7 +342,7 @@ static int show_cb(const struct nlattr **tb, void *data)
 			       PD_TW_DEFAULT_SUBWIN);
 		if (s[PKTDEDUP_A_SETTINGS_LAYOUT])
 			printf(",\"layout\":\"%s\"",
-			       layout_name(u8a(s, PKTDEDUP_A_SETTINGS_LAYOUT)));
+			       pd_sbf_layout_name(u8a(s, PKTDEDUP_A_SETTINGS_LAYOUT)));
 		if (active && tb[PKTDEDUP_A_PLAN]) {
 			printf(",\"plan\":{");
 			print_plan(pl[PKTDEDUP_A_PLAN_FILTER], tb[PKTDEDUP_A_PLAN]);
@@ -400,6 +400,8 @@ static int show_cb(const struct nlattr **tb, void *data)
 		       pct(b2, sizeof(b2), u32a(s, PKTDEDUP_A_SETTINGS_FPS)));
 	if (u8a(s, PKTDEDUP_A_SETTINGS_LAYOUT) == PKTDEDUP_LAYOUT_BLOCKED)
 		printf(", blocked (a key's cells in one cache line)");
+	else if (u8a(s, PKTDEDUP_A_SETTINGS_LAYOUT) == PKTDEDUP_LAYOUT_LINE)
+		printf(", line (a key's cells and its decrements in one cache line)");
 	else if (u8a(s, PKTDEDUP_A_SETTINGS_LAYOUT) == PKTDEDUP_LAYOUT_AUTO)
 		printf(", layout auto (blocked for cell maximum 1)");
 	if (u8a(f, PKTDEDUP_A_FILTER_AUTO))

@@ -80,10 +80,13 @@ static const char usage[] =
 "  --gap G            sbf, ibf: typical gap between copies, for the\n"
 "                     planner's choices and its FN estimate\n"
 "  --p-star R         rsbf: the insertion floor p* (default 0.03)\n"
-"  --layout L         sbf: auto (default: blocked where Max 1 and fps\n"
-"                     allow, else flat), flat (the paper's) or blocked\n"
+"  --layout L         sbf: auto (default: where Max 1 and fps allow,\n"
+"                     line from 4 MiB and blocked below; else flat),\n"
+"                     flat (the paper's), blocked\n"
 "                     (a key's K cells in one 64-byte line, the decrements\n"
 "                     in another; Max 1; P planned for the blocked FP model)\n"
+"                     or line (the decrements in the key's line too: one\n"
+"                     line a packet; Max 1; P planned for its FP model)\n"
 "  --importance SRC   ibf: mark (default) or dscp. The simulator gives the\n"
 "                     filter an element's importance (1..50, importance\n"
 "                     streams) in the packet mark, the filter reading it\n"
@@ -807,8 +810,7 @@ static void print_json(const struct run *r, const struct stream_cfg *sc,
 		       (unsigned long long)p->gap, q62(p->fn_rate));
 		if (sf->ops->kind == PKTDEDUP_FILTER_KIND_SBF)
 			printf(",\"layout\":\"%s\",\"fp_bound_flat\":%.9g",
-			       p->layout == PKTDEDUP_LAYOUT_BLOCKED ?
-			       "blocked" : "flat",
+			       pd_sbf_layout_name(p->layout),
 			       q62(pd_plan_fp_bound(p->max, p->k, p->p,
 						    p->cells)));
 		if (sim_is_ibf(sf))
@@ -1024,12 +1026,13 @@ static void print_filter(const struct run *r)
 	       "filter", p->max, p->bits, p->k, p->p, eq17,
 	       (unsigned long long)p->cells);
 	if (!sim_is_ibf(sf)) {
-		bool blocked = p->layout == PKTDEDUP_LAYOUT_BLOCKED;
+		bool blocked = pd_sbf_lined(p->layout);
 
 		printf("%-10s fp bound %.4f%% (%s)  stable zeros %.2f%% "
 		       "(Thm 3)  fn at gap %llu: %.4f%% (Eq. 16)\n", "model",
 		       100 * q62(p->fp_bound),
-		       blocked ? "blocked lines, plan.c" : "Eq. 8",
+		       !blocked ? "Eq. 8" : p->layout == PKTDEDUP_LAYOUT_LINE ?
+		       "one line, plan.c" : "blocked lines, plan.c",
 		       100 * q62(p->stable_zero),
 		       (unsigned long long)p->gap, 100 * q62(p->fn_rate));
 		if (blocked)
