@@ -744,7 +744,7 @@ sizes() {
 
 # one configuration, under the host's perf: its module's CPU time;
 # pdb.prof= flow (pktdedup count, flow key, 1 MiB, defaults), flow-flat
-# or flow-blocked (the same in that layout), or
+# flow-blocked or flow-line (the same in that layout), or
 # packetKEY-SIZE: the packet key with payload KEY (all or 64) over
 # SIZE-byte frames, every packet distinct, as size_rows() measures it
 profile() {
@@ -757,7 +757,7 @@ profile() {
 	case "$PROF" in
 	flow | "")
 		pd_cfg pktdedup-count-flow-1m defaults key flow action count filter sbf mem 1M ;;
-	flow-flat | flow-blocked)
+	flow-flat | flow-blocked | flow-line)
 		pd_cfg "pktdedup-count-flow-1m-${PROF#flow-}" defaults key flow \
 			action count filter sbf mem 1M layout "${PROF#flow-}" ;;
 	packetall-[0-9]* | packet64-[0-9]*)

@@ -51,7 +51,7 @@
 #          BENCH_KERNEL_PAIRS (8) pairs (18 to 20 min at a load average
 #          of 1 to 5)
 #   profile  pktdedup count, flow key, 1 MiB, defaults (or, with
-#          BENCH_KERNEL_PROFILE=flow-flat or flow-blocked, the same in
+#          BENCH_KERNEL_PROFILE=flow-flat, flow-blocked or flow-line, the same in
 #          that layout; with packetall-SIZE or packet64-SIZE, the
 #          packet key over every byte or over 64 payload bytes of SIZE-byte
 #          frames, every packet distinct, as in sizes): 4 pairs of runs

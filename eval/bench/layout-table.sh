@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The SBF's two layouts (flat, blocked) on the simulator's streams: FP and
-# FN rates of the last quarter of each stream (the filter at its stable
-# point by then), against the flat filter's Eq. 8 bound and the planner's
-# model of blocked cells. Memory 256 KiB (2 Mi cells: a cell lives about
-# 140 000 elements), fps 1%, K 3, P as planned for each layout; 4 million
-# elements; fixed seed.
+# The SBF's three layouts (flat, blocked, line) on the simulator's
+# streams: FP and FN rates of the last quarter of each stream (the filter
+# at its stable point by then), against the flat filter's Eq. 8 bound and
+# the planner's models of blocked and one-line cells. Memory 256 KiB (2 Mi
+# cells: a cell lives about 140 000 elements), fps 1%, K 3, P as planned
+# for each layout; 4 million elements; fixed seed.
 #
 # Usage: eval/bench/layout-table.sh [BUILD_DIR] [N]
 set -euo pipefail
@@ -24,7 +24,7 @@ for s in "${streams[@]}"; do
 	name=${s%%|*}
 	# shellcheck disable=SC2206	# the stream's options, split on purpose
 	args=(${s#*|})
-	for layout in flat blocked; do
+	for layout in flat blocked line; do
 		"$B/dedup-sim" --algo sbf --layout "$layout" --mem 256K --k 3 \
 			"${args[@]}" --n "$N" --seed 1 --checkpoints 4 --json |
 		python3 -c '

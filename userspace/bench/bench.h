@@ -82,7 +82,8 @@ void scope_threads_run(unsigned int n, void *(*fn)(void *), void *arg,
 		       size_t size);
 unsigned int scope_cpus_n(void);
 double scope_line_move(void);
-void scope_pair(unsigned int t, double *percpu, double *shared);
+void scope_pair(unsigned int t, double *percpu, double *shared,
+		double *shared_line);
 void bench_placement(void);
 
 /* bench_src.c */

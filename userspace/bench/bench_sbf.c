@@ -114,9 +114,19 @@ static unsigned int lines_step(const struct pd_sbf *f, u32 h1, u32 h2,
 		if (i == n)
 			seen[n++] = line;
 	}
-	/* the run's lines: its first and last cell (a run spans <= 2) */
+	/*
+	 * the run's lines: its first and last cell (a run spans <= 2); a
+	 * lined layout's run wraps inside its line, layout line's is the
+	 * key's line (start: a random cell, so the same cell of it)
+	 */
+	if (f->oneline)
+		start = (pos[0] & ~((1u << f->cpl_shift) - 1)) +
+			(start & ((1u << f->cpl_shift) - 1));
 	for (j = 0; j < 2; j++) {
-		u64 cell = j ? ((u64)start + f->p - 1) % f->cells : start;
+		u32 cpl = 1u << f->cpl_shift, base = start & ~(cpl - 1);
+		u64 cell = !j ? start : f->blocked ?
+			   base + (start - base + f->p - 1) % cpl :
+			   ((u64)start + f->p - 1) % f->cells;
 		u64 line = cell * f->d / 512;
 
 		if (!f->p)
@@ -206,17 +216,18 @@ fail:
 }
 
 /*
- * The SBF's layouts: flat (the paper's) and blocked (sbf.h), K 3 and P
- * planned for fps 1%, at 64 KiB, 1 MiB and 64 MiB, median of REPEAT runs
- * of STEPS new flows after a warm-up run; lines from the step's addresses.
- * JSON rows flow-hash, sbf-<mem>, sbf-blocked-<mem>.
+ * The SBF's layouts: flat (the paper's), blocked and line (sbf.h), K 3
+ * and P planned for fps 1%, at 64 KiB, 1 MiB and 64 MiB, median of REPEAT
+ * runs of STEPS new flows after a warm-up run; lines from the step's
+ * addresses. JSON rows flow-hash, sbf-<mem>, sbf-blocked-<mem>,
+ * sbf-line-<mem>.
  */
 void bench_layouts(void)
 {
 	static const u64 mems[] = { 64 << 10, 1 << 20, 64 << 20 };
 	static const char *const mnames[] = { "64k", "1m", "64m" };
 	static const u8 lays[] = { PKTDEDUP_LAYOUT_FLAT,
-				   PKTDEDUP_LAYOUT_BLOCKED };
+				   PKTDEDUP_LAYOUT_BLOCKED, PKTDEDUP_LAYOUT_LINE };
 	unsigned int mi, li, r;
 	double hash = 0;
 
@@ -230,7 +241,7 @@ void bench_layouts(void)
 		double flat_ns = 0;
 
 		for (li = 0; li < PD_ARRAY_SIZE(lays); li++) {
-			bool lay = lays[li] == PKTDEDUP_LAYOUT_BLOCKED;
+			bool lay = lays[li] != PKTDEDUP_LAYOUT_FLAT;
 			struct pd_filter_plan pl;
 			struct pd_filter_req req;
 			double t[REPEAT], ns, lines;
@@ -265,11 +276,17 @@ void bench_layouts(void)
 			if (!lay)
 				flat_ns = ns;
 			printf("%-8s %-8s %-3u %7.3f%% %8.1f %8.3f %9.2fx\n",
-			       mem_name(mems[mi]), lay ? "blocked" : "flat", pl.p,
+			       mem_name(mems[mi]), pd_sbf_layout_name(lays[li]),
+			       pl.p,
 			       100.0 * (double)pl.fp_bound / (double)PD_Q62_ONE,
 			       ns, lines, ns / flat_ns);
-			snprintf(name, sizeof(name), "sbf-%s%s",
-				 lay ? "blocked-" : "", mnames[mi]);
+			if (lay)
+				snprintf(name, sizeof(name), "sbf-%s-%s",
+					 pd_sbf_layout_name(lays[li]),
+					 mnames[mi]);
+			else
+				snprintf(name, sizeof(name), "sbf-%s",
+					 mnames[mi]);
 			json_row(name, ns, lines, (double)pl.bytes);
 			pd_filter_destroy(&f);
 		}
@@ -337,7 +354,7 @@ void bench_size_ratio(void)
 	qsort(t64, SIZE_ROUNDS, sizeof(t64[0]), cmp_double);
 	printf("\n64 MiB against 1 MiB, the defaults (layout auto: %s, P %u), %u rounds of %u new flows each, interleaved:\n"
 	       "%.2fx (quartiles %.2f-%.2f; medians %.1f against %.1f ns); at most %.3f lines a packet\n",
-	       p64.layout == PKTDEDUP_LAYOUT_BLOCKED ? "blocked" : "flat",
+	       pd_sbf_layout_names[p64.layout],
 	       p64.p, SIZE_ROUNDS, STEPS / 16, q[SIZE_ROUNDS / 2],
 	       q[SIZE_ROUNDS / 4], q[3 * SIZE_ROUNDS / 4], t64[SIZE_ROUNDS / 2],
 	       t1[SIZE_ROUNDS / 2], lines);

@@ -125,6 +125,7 @@ struct scope_filter {
 /* A column of the table: what the threads step. */
 struct scope_col {
 	enum scope_mode mode;
+	bool line;			/* layout line, whatever scope_layout */
 	u32 shards;			/* shared: as asked; then as planned */
 	struct scope_filter *pcpu;	/* percpu: one per thread */
 	struct pd_shards s;		/* shared, lock-free */
@@ -304,7 +305,7 @@ static void scope_col_create(struct scope_col *c, u64 mem,
 	u32 n;
 
 	pd_filter_req_defaults(&req, PKTDEDUP_FILTER_KIND_SBF, mem);
-	pd_sbf_req(&req)->layout = scope_layout;
+	pd_sbf_req(&req)->layout = c->line ? PKTDEDUP_LAYOUT_LINE : scope_layout;
 	switch (c->mode) {
 	case SC_PERCPU:
 		c->pcpu = aligned_alloc(64, sizeof(*c->pcpu) * nthreads);
@@ -405,7 +406,7 @@ static void print_plan(const char *what, const struct pd_filter_plan *pl)
 	fmt_bytes(b, sizeof(b), pl->bytes);
 	printf("%s %s: K %u, P %u, cell bits %u (max %u), layout %s, FP bound %.3f%%\n",
 	       what, b, pl->k, pl->p, pl->bits, pl->max,
-	       pl->layout == PKTDEDUP_LAYOUT_BLOCKED ? "blocked" : "flat",
+	       pd_sbf_layout_name(pl->layout),
 	       100.0 * (double)pl->fp_bound / (double)PD_Q62_ONE);
 }
 
@@ -471,13 +472,15 @@ void bench_scope(void)
 	/* the defaults: layout auto, blocked per CPU and shared */
 	scope_table(1 << 20, "", ts, nts);
 	/*
-	 * one layout for all: flat (K + 1 cell lines a packet) and blocked
-	 * (two: what CPUs pass between them)
+	 * one layout for all: flat (K + 1 cell lines a packet), blocked
+	 * (two: what CPUs pass between them) and line (one)
 	 */
 	scope_layout = PKTDEDUP_LAYOUT_FLAT;
 	scope_table(1 << 20, "-flat", ends, ends[1] > 1 ? 2 : 1);
 	scope_layout = PKTDEDUP_LAYOUT_BLOCKED;
 	scope_table(1 << 20, "-blocked", ends, ends[1] > 1 ? 2 : 1);
+	scope_layout = PKTDEDUP_LAYOUT_LINE;
+	scope_table(1 << 20, "-line", ends, ends[1] > 1 ? 2 : 1);
 	scope_layout = PKTDEDUP_LAYOUT_AUTO;
 	scope_table(64 << 20, "-64m", ends, ends[1] > 1 ? 2 : 1);
 }
@@ -675,17 +678,21 @@ double scope_line_move(void)
 
 /*
  * The default filter at 1 MiB, a filter per thread and one shared
- * lock-free, at t threads: ns per packet per thread, as the table's.
+ * lock-free, and one shared lock-free in layout line, at t threads: ns
+ * per packet per thread, as the table's.
  */
-void scope_pair(unsigned int t, double *percpu, double *shared)
+void scope_pair(unsigned int t, double *percpu, double *shared,
+		double *shared_line)
 {
-	struct scope_col cols[2] = {
+	struct scope_col cols[3] = {
 		{ .mode = SC_PERCPU },
 		{ .mode = SC_LOCKFREE },
+		{ .mode = SC_LOCKFREE, .line = true },
 	};
 
 	scope_layout = PKTDEDUP_LAYOUT_AUTO;
-	scope_measure(cols, 2, 1 << 20, &t, 1);
+	scope_measure(cols, 3, 1 << 20, &t, 1);
 	*percpu = cols[0].ns[0];
 	*shared = cols[1].ns[0];
+	*shared_line = cols[2].ns[0];
 }
