@@ -83,7 +83,7 @@ void scope_threads_run(unsigned int n, void *(*fn)(void *), void *arg,
 unsigned int scope_cpus_n(void);
 double scope_line_move(void);
 void scope_pair(unsigned int t, double *percpu, double *shared,
-		double *shared_line);
+		double *shared_blocked);
 void bench_placement(void);
 
 /* bench_src.c */

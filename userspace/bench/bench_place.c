@@ -10,8 +10,9 @@
  * --scope's contention table), then, at two threads, the module's default
  * filter (1 MiB) four ways:
  *  percpu   a filter per thread (a copy on the other CPU is not found);
- *  shared   one filter, stepped by both without a lock (scope shared);
- *  line     the same in layout line: a packet writes one line, not two;
+ *  shared   one filter, stepped by both without a lock (scope shared;
+ *           layout auto: line, one line a packet);
+ *  blocked  the same in layout blocked: two lines a packet;
  *  steered  a filter per thread, each packet stepped by the thread its
  *           key's hash names: a packet for the other thread is handed
  *           over in a ring of 64-byte slots (the hash and the frame's
@@ -23,11 +24,11 @@
  * seen, at most PLACE_ROUNDS; the run says which it did not see.
  *
  * Then a model for larger hosts, from the rounds: per packet, percpu c
- * (the rounds' median); shared c + a * m * (N-1)/N (line: a') and
- * steered c + b * m * (N-1)/N, where (N-1)/N of a packet's lines are another
- * CPU's on N cores, and a and b, what a packet adds in moves when all of
- * its lines are another's, are fitted through the origin to the rounds'
- * excess over percpu against m / 2. The steered b holds the hand-over's
+ * (the rounds' median); shared c + a * m * (N-1)/N (blocked: a') and
+ * steered c + b * m * (N-1)/N, where (N-1)/N of a packet's lines are
+ * another CPU's on N cores, and a and b, what a packet adds in moves when
+ * all of its lines are another's, are fitted through the origin to the
+ * rounds' excess over percpu against m / 2. The steered b holds the hand-over's
  * own work: here the producer writes the slot and the consumer reads it
  * (two moves a frame); a NIC's DMA writes a frame in no CPU's cache. m at
  * 16 cores is the nearest move measured (one socket); at 64 cores on two
@@ -279,7 +280,7 @@ static double place_steered(bool *stepped_ok)
 }
 
 struct place_round {
-	double m, pc, sh, shl, st;
+	double m, pc, sh, shb, st;
 };
 
 static const char *place_mode(double m)
@@ -301,8 +302,8 @@ static unsigned int place_worst(const struct place_round *rd, unsigned int n,
 		seen++;
 		if (rd[i].sh / rd[i].pc > w->sh)
 			w->sh = rd[i].sh / rd[i].pc;
-		if (rd[i].shl / rd[i].pc > w->shl)
-			w->shl = rd[i].shl / rd[i].pc;
+		if (rd[i].shb / rd[i].pc > w->shb)
+			w->shb = rd[i].shb / rd[i].pc;
 		if (rd[i].st / rd[i].pc > w->st)
 			w->st = rd[i].st / rd[i].pc;
 		w->m = PD_MAX(w->m, rd[i].m);
@@ -312,7 +313,7 @@ static unsigned int place_worst(const struct place_round *rd, unsigned int n,
 
 static void place_model(const struct place_round *rd, unsigned int n)
 {
-	double sa = 0, sl = 0, sb = 0, sxx = 0, c, a, al, b, near, far;
+	double sa = 0, sbl = 0, sb = 0, sxx = 0, c, a, ab, b, near, far;
 	static const unsigned int cores[] = { 2, 16, 64 };
 	double pcs[PLACE_ROUNDS];
 	unsigned int i;
@@ -323,7 +324,7 @@ static void place_model(const struct place_round *rd, unsigned int n)
 		double x = rd[i].m / 2;
 
 		sa += (rd[i].sh - rd[i].pc) * x;
-		sl += (rd[i].shl - rd[i].pc) * x;
+		sbl += (rd[i].shb - rd[i].pc) * x;
 		sb += (rd[i].st - rd[i].pc) * x;
 		sxx += x * x;
 		near = PD_MIN(near, rd[i].m);
@@ -333,31 +334,31 @@ static void place_model(const struct place_round *rd, unsigned int n)
 	qsort(pcs, n, sizeof(pcs[0]), cmp_double);
 	c = pcs[n / 2];
 	a = sa / sxx;
-	al = sl / sxx;
+	ab = sbl / sxx;
 	b = sb / sxx;
 	printf("\nthe model: percpu %.1f ns a packet (the rounds' median); what\n"
 	       "a packet adds, in moves of a line, when all of its lines are\n"
-	       "another CPU's (fitted to the rounds): shared %.2f, line %.2f,\n"
+	       "another CPU's (fitted to the rounds): shared %.2f, blocked %.2f,\n"
 	       "steered %.2f; a move %.1f ns on one socket, %.1f across (the\n"
-	       "nearest and the farthest measured)\n", c, a, al, b, near, far);
+	       "nearest and the farthest measured)\n", c, a, ab, b, near, far);
 	printf("%-24s %10s %7s %10s %7s %10s %7s %10s %7s\n", "cores", "percpu",
-	       "Mpps", "shared", "Mpps", "line", "Mpps", "steered", "Mpps");
+	       "Mpps", "shared", "Mpps", "blocked", "Mpps", "steered", "Mpps");
 	for (i = 0; i < PD_ARRAY_SIZE(cores); i++) {
 		unsigned int k = cores[i];
 		double m = k <= 16 ? near : (31 * near + 32 * far) / 63;
 		double f = (double)(k - 1) / k;
-		double sh = c + a * m * f, shl = c + al * m * f;
+		double sh = c + a * m * f, shb = c + ab * m * f;
 		double st = c + b * m * f;
 
 		printf("%-3u %-20s %10.1f %7.1f %10.1f %7.1f %10.1f %7.1f %10.1f %7.1f\n",
 		       k, k <= 16 ? "(one socket)" : "(two sockets)", c,
-		       k * 1e3 / c, sh, k * 1e3 / sh, shl, k * 1e3 / shl, st,
+		       k * 1e3 / c, sh, k * 1e3 / sh, shb, k * 1e3 / shb, st,
 		       k * 1e3 / st);
 		snprintf(name, sizeof(name), "model-%ucores-shared-over-percpu", k);
 		json_row(name, sh / c, JSON_NONE, JSON_NONE);
-		snprintf(name, sizeof(name), "model-%ucores-shared-line-over-percpu",
+		snprintf(name, sizeof(name), "model-%ucores-shared-blocked-over-percpu",
 			 k);
-		json_row(name, shl / c, JSON_NONE, JSON_NONE);
+		json_row(name, shb / c, JSON_NONE, JSON_NONE);
 		snprintf(name, sizeof(name), "model-%ucores-steered-over-percpu", k);
 		json_row(name, st / c, JSON_NONE, JSON_NONE);
 	}
@@ -383,13 +384,13 @@ void bench_placement(void)
 	       scope_cpu(0), scope_cpu(1), REPEAT, STEPS, PLACE_GAP_S,
 	       PLACE_NEAR_NS, PLACE_FAR_NS);
 	printf("%-5s %8s %-7s %8s %8s %7s %8s %7s %8s %7s\n", "round",
-	       "move ns", "mode", "percpu", "shared", "/percpu", "line",
+	       "move ns", "mode", "percpu", "shared", "/percpu", "blocked",
 	       "/percpu", "steered", "/percpu");
 	for (n = 0; n < PLACE_ROUNDS && !(near && far); n++) {
 		if (n)
 			sleep(PLACE_GAP_S);
 		rd[n].m = scope_line_move();
-		scope_pair(PLACE_T, &rd[n].pc, &rd[n].sh, &rd[n].shl);
+		scope_pair(PLACE_T, &rd[n].pc, &rd[n].sh, &rd[n].shb);
 		rd[n].st = place_steered(&ok);
 		if (!ok) {
 			fprintf(stderr, "bench: steered: a packet lost or stepped twice\n");
@@ -399,7 +400,7 @@ void bench_placement(void)
 		far |= rd[n].m >= PLACE_FAR_NS;
 		printf("%-5u %8.1f %-7s %8.1f %8.1f %6.2fx %8.1f %6.2fx %8.1f %6.2fx\n",
 		       n + 1, rd[n].m, place_mode(rd[n].m), rd[n].pc, rd[n].sh,
-		       rd[n].sh / rd[n].pc, rd[n].shl, rd[n].shl / rd[n].pc,
+		       rd[n].sh / rd[n].pc, rd[n].shb, rd[n].shb / rd[n].pc,
 		       rd[n].st, rd[n].st / rd[n].pc);
 	}
 	for (i = 0; i < PD_ARRAY_SIZE(modes); i++) {
@@ -408,16 +409,16 @@ void bench_placement(void)
 			printf("%-7s placement: not seen in %u rounds\n", modes[i], n);
 			continue;
 		}
-		printf("%-7s placement: %u of %u rounds, worst shared %.2fx, line %.2fx, steered %.2fx percpu\n",
-		       modes[i], seen, n, w.sh, w.shl, w.st);
+		printf("%-7s placement: %u of %u rounds, worst shared %.2fx, blocked %.2fx, steered %.2fx percpu\n",
+		       modes[i], seen, n, w.sh, w.shb, w.st);
 		snprintf(name, sizeof(name), "placement-%s-line-move", modes[i]);
 		json_row(name, w.m, JSON_NONE, JSON_NONE);
 		snprintf(name, sizeof(name), "placement-%s-shared-over-percpu",
 			 modes[i]);
 		json_row(name, w.sh, JSON_NONE, JSON_NONE);
-		snprintf(name, sizeof(name), "placement-%s-shared-line-over-percpu",
+		snprintf(name, sizeof(name), "placement-%s-shared-blocked-over-percpu",
 			 modes[i]);
-		json_row(name, w.shl, JSON_NONE, JSON_NONE);
+		json_row(name, w.shb, JSON_NONE, JSON_NONE);
 		snprintf(name, sizeof(name), "placement-%s-steered-over-percpu",
 			 modes[i]);
 		json_row(name, w.st, JSON_NONE, JSON_NONE);

@@ -125,7 +125,7 @@ struct scope_filter {
 /* A column of the table: what the threads step. */
 struct scope_col {
 	enum scope_mode mode;
-	bool line;			/* layout line, whatever scope_layout */
+	bool blocked;			/* layout blocked, whatever scope_layout */
 	u32 shards;			/* shared: as asked; then as planned */
 	struct scope_filter *pcpu;	/* percpu: one per thread */
 	struct pd_shards s;		/* shared, lock-free */
@@ -305,7 +305,8 @@ static void scope_col_create(struct scope_col *c, u64 mem,
 	u32 n;
 
 	pd_filter_req_defaults(&req, PKTDEDUP_FILTER_KIND_SBF, mem);
-	pd_sbf_req(&req)->layout = c->line ? PKTDEDUP_LAYOUT_LINE : scope_layout;
+	pd_sbf_req(&req)->layout = c->blocked ? PKTDEDUP_LAYOUT_BLOCKED :
+				    scope_layout;
 	switch (c->mode) {
 	case SC_PERCPU:
 		c->pcpu = aligned_alloc(64, sizeof(*c->pcpu) * nthreads);
@@ -319,7 +320,11 @@ static void scope_col_create(struct scope_col *c, u64 mem,
 		break;
 	case SC_SHARED:
 	case SC_SHARED_CPURNG:
-		/* a shard's plan, for the header; the same plan again */
+		/*
+		 * a shard's plan, for the header; the same plan again; as
+		 * scope shared shards N plans it (pd_shards_plan_shared())
+		 */
+		req.shared = true;
 		n = c->shards;
 		if (pd_shards_plan(&req, &n, &c->plan, &whole, &why) ||
 		    pd_shards_create(&c->s, &req, c->shards, &whole, &why))
@@ -469,7 +474,7 @@ void bench_scope(void)
 	unsigned int ts[SCOPE_MAX_TS], nts = scope_ts(ts);
 	unsigned int ends[2] = { 1, ts[nts - 1] };
 
-	/* the defaults: layout auto, blocked per CPU and shared */
+	/* the defaults: layout auto, blocked per CPU, line shared */
 	scope_table(1 << 20, "", ts, nts);
 	/*
 	 * one layout for all: flat (K + 1 cell lines a packet), blocked
@@ -677,22 +682,23 @@ double scope_line_move(void)
 }
 
 /*
- * The default filter at 1 MiB, a filter per thread and one shared
- * lock-free, and one shared lock-free in layout line, at t threads: ns
- * per packet per thread, as the table's.
+ * The default filter at 1 MiB, a filter per thread (layout auto: blocked)
+ * and one shared lock-free (layout auto: line), and one shared lock-free
+ * in layout blocked, at t threads: ns per packet per thread, as the
+ * table's.
  */
 void scope_pair(unsigned int t, double *percpu, double *shared,
-		double *shared_line)
+		double *shared_blocked)
 {
 	struct scope_col cols[3] = {
 		{ .mode = SC_PERCPU },
 		{ .mode = SC_LOCKFREE },
-		{ .mode = SC_LOCKFREE, .line = true },
+		{ .mode = SC_LOCKFREE, .blocked = true },
 	};
 
 	scope_layout = PKTDEDUP_LAYOUT_AUTO;
 	scope_measure(cols, 3, 1 << 20, &t, 1);
 	*percpu = cols[0].ns[0];
 	*shared = cols[1].ns[0];
-	*shared_line = cols[2].ns[0];
+	*shared_blocked = cols[2].ns[0];
 }
