@@ -112,6 +112,8 @@ def set_settings_and_values():
     assert complete("dedupctl set mem ") == set(), "a size has no fixed values"
     assert complete("dedupctl set max ") == {"auto"}
     assert complete("dedupctl plan filter sbf mem 1M lay") == {"layout"}
+    assert complete("dedupctl set layout ") == {"flat", "blocked", "line",
+                                                "auto"}
     assert {"ingress", "bridge-forward"} <= complete("dedupctl set hook ")
     assert complete("dedupctl set proto ud") == {"udp", "udplite"}
     assert complete("dedupctl set match-mark ") == {"any"}

@@ -34,10 +34,9 @@ _dedupctl_values() {
 	scope) echo "percpu shared" ;;
 	shards) echo "auto" ;;
 	state) echo "idle active" ;;
-	filter | hook | decap) _dedupctl_usage_values "$1" ;;
+	filter | hook | decap | layout) _dedupctl_usage_values "$1" ;;
 	tunnel-id) echo "include ignore" ;;
 	nonip) echo "pass dedup" ;;
-	layout) echo "flat blocked auto" ;;
 	importance) echo "dscp mark" ;;
 	# this host's devices (a list is typed with commas)
 	dev) echo "any"; ls /sys/class/net 2>/dev/null ;;
