@@ -39,6 +39,60 @@ u64 pd_plan_fp_bound(u32 max, u32 k, u32 p, u64 m)
 }
 
 /*
+ * The look back of the lined layouts' FP models (Q62): with u of a new
+ * key's K probe cells undecided, the next event in their line that
+ * decides some is a key setting j of them, the rest left undecided with
+ * probability stay each (B-like terms C(u, j) q^j stay^(u - j)), or a run
+ * that zeroes one (1 - nr^u; nr = 1: no runs apart from the keys):
+ *   S(u) = sum_j C(u, j) q^j stay^(u - j) S(u - j)
+ *          / ((1 - stay^u) + (1 - nr^u)),
+ * S(0) = 1, FP = S(K). The terms are positive (no cancellation in fixed
+ * point).
+ */
+static u64 pd_plan_fp_look_back(u32 k, u64 q, u64 stay, u64 nr)
+{
+	u64 s[PD_SBF_MAX_K + 1];
+	u32 u, j;
+
+	s[0] = PD_Q62_ONE;
+	for (u = 1; u <= k; u++) {
+		u64 binom = 1, num = 0, den;
+
+		for (j = 1; j <= u; j++) {
+			u64 t;
+
+			binom = binom * (u - j + 1) / j;	/* C(u, j) */
+			t = pd_mul_q62(pd_pow_q62(q, j), pd_pow_q62(stay, u - j));
+			num += pd_mul_q62(binom * t, s[u - j]);
+		}
+		/* at most 2 in Q62: fits */
+		den = (PD_Q62_ONE - pd_pow_q62(stay, u)) +
+		      (PD_Q62_ONE - pd_pow_q62(nr, u));
+		s[u] = PD_MIN(pd_muldiv(num, PD_Q62_ONE, den), PD_Q62_ONE);
+	}
+	return s[k];
+}
+
+/*
+ * The FP rate of a lined layout's filter (Q62): blocked, a line's keys
+ * and runs are events apart (stay 1 - q, nr 1 - r); line, one (below).
+ */
+static u64 pd_plan_fp_lined(u8 layout, u32 k, u32 p, u32 cpl)
+{
+	u64 q, r;
+
+	if (!k || k > PD_SBF_MAX_K || k > cpl || p > cpl)
+		return PD_Q62_ONE;
+	q = pd_muldiv(k, PD_Q62_ONE, cpl);
+	r = pd_muldiv(p, PD_Q62_ONE, cpl);
+	if (layout == PKTDEDUP_LAYOUT_LINE)
+		return pd_plan_fp_look_back(k, q, pd_mul_q62(PD_Q62_ONE - q,
+							     PD_Q62_ONE - r),
+					    PD_Q62_ONE);
+	return pd_plan_fp_look_back(k, q, PD_Q62_ONE - q, PD_Q62_ONE - r);
+}
+
+/*
  * A new key's K cells are distinct random cells of one line of c cells;
  * the key is called a duplicate iff all K are non-zero. Look back in time
  * from its arrival: a probe cell is non-zero iff a key landing in the line
@@ -61,31 +115,7 @@ u64 pd_plan_fp_bound(u32 max, u32 k, u32 p, u64 m)
  */
 u64 pd_plan_fp_blocked(u32 k, u32 p, u32 cpl)
 {
-	u64 s[PD_SBF_MAX_K + 1], q, nq, nr;
-	u32 u, j;
-
-	if (!k || k > PD_SBF_MAX_K || k > cpl || p > cpl)
-		return PD_Q62_ONE;
-	q = pd_muldiv(k, PD_Q62_ONE, cpl);
-	nq = PD_Q62_ONE - q;
-	nr = PD_Q62_ONE - pd_muldiv(p, PD_Q62_ONE, cpl);
-	s[0] = PD_Q62_ONE;
-	for (u = 1; u <= k; u++) {
-		u64 binom = 1, num = 0, den;
-
-		for (j = 1; j <= u; j++) {
-			u64 t;
-
-			binom = binom * (u - j + 1) / j;	/* C(u, j) */
-			t = pd_mul_q62(pd_pow_q62(q, j), pd_pow_q62(nq, u - j));
-			num += pd_mul_q62(binom * t, s[u - j]);
-		}
-		/* at most 2 in Q62: fits */
-		den = (PD_Q62_ONE - pd_pow_q62(nq, u)) +
-		      (PD_Q62_ONE - pd_pow_q62(nr, u));
-		s[u] = PD_MIN(pd_muldiv(num, PD_Q62_ONE, den), PD_Q62_ONE);
-	}
-	return s[k];
+	return pd_plan_fp_lined(PKTDEDUP_LAYOUT_BLOCKED, k, p, cpl);
 }
 
 /*
@@ -108,36 +138,7 @@ u64 pd_plan_fp_blocked(u32 k, u32 p, u32 cpl)
  */
 u64 pd_plan_fp_line(u32 k, u32 p, u32 cpl)
 {
-	u64 s[PD_SBF_MAX_K + 1], q, nq, nqr;
-	u32 u, j;
-
-	if (!k || k > PD_SBF_MAX_K || k > cpl || p > cpl)
-		return PD_Q62_ONE;
-	q = pd_muldiv(k, PD_Q62_ONE, cpl);
-	nq = PD_Q62_ONE - q;
-	nqr = pd_mul_q62(nq, PD_Q62_ONE - pd_muldiv(p, PD_Q62_ONE, cpl));
-	s[0] = PD_Q62_ONE;
-	for (u = 1; u <= k; u++) {
-		u64 binom = 1, num = 0, den;
-
-		for (j = 1; j <= u; j++) {
-			u64 t;
-
-			binom = binom * (u - j + 1) / j;	/* C(u, j) */
-			t = pd_mul_q62(pd_pow_q62(q, j), pd_pow_q62(nqr, u - j));
-			num += pd_mul_q62(binom * t, s[u - j]);
-		}
-		den = PD_Q62_ONE - pd_pow_q62(nqr, u);
-		s[u] = PD_MIN(pd_muldiv(num, PD_Q62_ONE, den), PD_Q62_ONE);
-	}
-	return s[k];
-}
-
-/* The FP rate of a lined layout's filter (Q62). */
-static u64 pd_plan_fp_lined(u8 layout, u32 k, u32 p, u32 cpl)
-{
-	return layout == PKTDEDUP_LAYOUT_LINE ? pd_plan_fp_line(k, p, cpl) :
-	       pd_plan_fp_blocked(k, p, cpl);
+	return pd_plan_fp_lined(PKTDEDUP_LAYOUT_LINE, k, p, cpl);
 }
 
 struct pd_mat {

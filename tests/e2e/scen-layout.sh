@@ -25,6 +25,15 @@ proc_layout() {
 	inns "$1" cat /proc/net/pktdedup/config | grep '^layout'
 }
 
+# What a lined layout cannot take, refused: Max above 1, a line's worth
+# of P
+layout_refusals() {
+	expect_fail "$1 with max 3" 1 "cell maximum 1" \
+		inns b dedupctl set max 3
+	expect_fail "$1 with p 600" 1 "cells of a line" \
+		inns b dedupctl set p 600
+}
+
 # Copies counted right after their packets, and dropped: none is missed
 layout_copies() {
 	inns b dedupctl set action count
@@ -76,10 +85,7 @@ t_layout() {
 		t_fail "line fp bound $fp not within the 1% target"
 	layout_copies line
 	before=$(show_cfg b)
-	expect_fail "line with max 3" 1 "cell maximum 1" \
-		inns b dedupctl set max 3
-	expect_fail "line with p 600" 1 "cells of a line" \
-		inns b dedupctl set p 600
+	layout_refusals line
 	expect_eq "configuration unchanged" "$before" "$(show_cfg b)"
 	expect_ok "layout blocked" inns b dedupctl set layout blocked \
 		action count
@@ -97,13 +103,10 @@ t_layout() {
 	awk -v f="$fp" 'BEGIN { exit !(f > 0 && f <= 0.01) }' ||
 		t_fail "blocked fp bound $fp not within the 1% target"
 	layout_copies blocked
-	# refused, nothing changed: Max above 1, a line's worth of P, and
-	# the setting on a family that does not take it
+	# refused, nothing changed: as line's, and the setting on a family
+	# that does not take it
 	before=$(show_cfg b)
-	expect_fail "blocked with max 3" 1 "cell maximum 1" \
-		inns b dedupctl set max 3
-	expect_fail "blocked with p 600" 1 "cells of a line" \
-		inns b dedupctl set p 600
+	layout_refusals blocked
 	expect_fail "layout to ibf-mc" 1 "another filter family" \
 		inns b dedupctl set filter ibf-mc layout blocked
 	expect_fail "a layout of no kind" 2 "not flat, blocked, line or auto" \

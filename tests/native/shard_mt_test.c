@@ -331,7 +331,7 @@ static double mt_fn(const struct pd_filter_plan *pl, u64 m, u64 pset,
  * of the start is left), then 10^6 new keys in all; their FP rate is the
  * model's (plan.fp_bound, Eq. 8 for a shard's cells, which is the whole's
  * stable point too) within 5 sd plus 2% of it for the model's
- * independence assumption (tests/kunit/sbf_blocked_test.c's terms).
+ * independence assumption (tests/kunit/sbf_layout_test.c's terms).
  *
  * FN: then 640000 elements in all, each thread an original every 16 of
  * its own elements and its copy g later, g chosen so that T threads in
