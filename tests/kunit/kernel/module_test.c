@@ -1252,14 +1252,15 @@ static void pd_t_same_as_seeded(struct kunit *test, struct pd_filter *f,
 }
 
 /*
- * A shared filter's shards against shards of the same request seeded by
- * hand from seed (pd_shards_seed(), as dedup-sim --shards --seed): the
- * same count, hash key, verdicts over a stream that makes them forget,
- * and cells.
+ * A shared filter's shards against shards of the same request (planned
+ * as a shared one: pd_filter_req.shared) seeded by hand from seed
+ * (pd_shards_seed(), as dedup-sim --shards --seed): the same count, hash
+ * key, verdicts over a stream that makes them forget, and cells.
  */
 static void pd_t_same_shards(struct kunit *test, struct pd_filter_set *fs,
 			     u64 seed)
 {
+	struct pd_filter_req req = fs->cfg.filter;
 	struct pd_filter_plan whole;
 	struct pd_pktinfo pi = {};
 	struct pd_shards ref;
@@ -1267,8 +1268,9 @@ static void pd_t_same_shards(struct kunit *test, struct pd_filter_set *fs,
 	u64 state = seed, i, h;
 	u32 differ = 0;
 
-	KUNIT_ASSERT_EQ(test, pd_shards_create(&ref, &fs->cfg.filter,
-					       fs->shards.n, &whole, &why), 0);
+	req.shared = true;
+	KUNIT_ASSERT_EQ(test, pd_shards_create(&ref, &req, fs->shards.n,
+					       &whole, &why), 0);
 	pd_shards_seed(&ref, &state);
 	KUNIT_EXPECT_EQ(test, ref.n, fs->shards.n);
 	KUNIT_EXPECT_EQ(test, whole.bytes, fs->plan.bytes);
