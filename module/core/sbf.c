@@ -523,9 +523,11 @@ static __always_inline bool pd_sbf_verdict_decrement(struct pd_sbf *f,
 		pd_prefetchw(&f->words[pos[i] >> f->cpw_shift]);
 	for (i = 0; i < f->k; i++)
 		dup &= pd_sbf_cell_cc(f, pos[i], cc) != 0;
-	if (f->p && f->oneline)
+	if (!f->p)
+		return dup;
+	if (f->oneline)
 		pd_sbf_step_decrement_line(f, g, pos[0], cc);
-	else if (f->p)
+	else
 		pd_sbf_step_decrement(f, g, cc);
 	return dup;
 }

@@ -101,8 +101,8 @@ static unsigned int lines_scattered(const struct pd_sbf *f, u64 *rng, u32 p)
 static unsigned int lines_step(const struct pd_sbf *f, u32 h1, u32 h2,
 			       u32 start)
 {
+	u32 pos[PD_SBF_MAX_K], cpl = 1u << f->cpl_shift, base;
 	u64 seen[PD_SBF_MAX_K + 2];
-	u32 pos[PD_SBF_MAX_K];
 	unsigned int n = 0, i, j;
 
 	pd_sbf_positions(f, h1, h2, pos);
@@ -120,10 +120,9 @@ static unsigned int lines_step(const struct pd_sbf *f, u32 h1, u32 h2,
 	 * key's line (start: a random cell, so the same cell of it)
 	 */
 	if (f->oneline)
-		start = (pos[0] & ~((1u << f->cpl_shift) - 1)) +
-			(start & ((1u << f->cpl_shift) - 1));
+		start = (pos[0] & ~(cpl - 1)) + (start & (cpl - 1));
+	base = start & ~(cpl - 1);
 	for (j = 0; j < 2; j++) {
-		u32 cpl = 1u << f->cpl_shift, base = start & ~(cpl - 1);
 		u64 cell = !j ? start : f->blocked ?
 			   base + (start - base + f->p - 1) % cpl :
 			   ((u64)start + f->p - 1) % f->cells;
@@ -354,7 +353,7 @@ void bench_size_ratio(void)
 	qsort(t64, SIZE_ROUNDS, sizeof(t64[0]), cmp_double);
 	printf("\n64 MiB against 1 MiB, the defaults (layout auto: %s, P %u), %u rounds of %u new flows each, interleaved:\n"
 	       "%.2fx (quartiles %.2f-%.2f; medians %.1f against %.1f ns); at most %.3f lines a packet\n",
-	       pd_sbf_layout_names[p64.layout],
+	       pd_sbf_layout_name(p64.layout),
 	       p64.p, SIZE_ROUNDS, STEPS / 16, q[SIZE_ROUNDS / 2],
 	       q[SIZE_ROUNDS / 4], q[3 * SIZE_ROUNDS / 4], t64[SIZE_ROUNDS / 2],
 	       t1[SIZE_ROUNDS / 2], lines);

@@ -403,7 +403,7 @@ static int show_cb(const struct nlattr **tb, void *data)
 	else if (u8a(s, PKTDEDUP_A_SETTINGS_LAYOUT) == PKTDEDUP_LAYOUT_LINE)
 		printf(", line (a key's cells and its decrements in one cache line)");
 	else if (u8a(s, PKTDEDUP_A_SETTINGS_LAYOUT) == PKTDEDUP_LAYOUT_AUTO)
-		printf(", layout auto (blocked for cell maximum 1)");
+		printf(", layout auto (blocked or line for cell maximum 1)");
 	if (u8a(f, PKTDEDUP_A_FILTER_AUTO))
 		printf("; the action's family (filter auto)");
 	printf("\n");
