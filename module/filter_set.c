@@ -139,6 +139,7 @@ u64 pd_fset_bytes_n(const struct pd_config *cfg,
 {
 	u64 set = pd_mem_size(sizeof(struct pd_filter_set));
 
+	set += pd_defer_bytes(cfg);
 	if (pd_cfg_shared(cfg))	/* plan->bytes: all shards' */
 		return set + pd_mem_size(pd_shards_cells(cfg, plan)) +
 		       pd_mem_size(pd_shards_struct_bytes(plan->shards)) +
@@ -162,6 +163,7 @@ void pd_fset_free(struct pd_filter_set *fs)
 	if (!fs)
 		return;
 	pd_cpus_leave(&fs->cpus);
+	pd_defer_free(fs);
 	pd_mem_free(fs->shards.mem, fs->cells_bytes);
 	pd_mem_free(fs->shards.sh, pd_shards_struct_bytes(fs->shards.n));
 	pd_percpu_free(fs->fcpu, sizeof(struct pd_filter_cpu));
@@ -382,6 +384,9 @@ struct pd_filter_set *pd_fset_build(const struct pd_config *cfg,
 	fs->kopts.nh = &fs->nhkey;
 	fs->copy_len = pd_key_hdr_look(&fs->kopts);
 	fs->timed = pd_filter_plan_timed(plan);
+	err = pd_defer_build(fs, extack);
+	if (err)
+		goto fail;
 
 	if (pd_cfg_shared(cfg)) {
 		err = pd_shared_build(fs, cfg, extack);

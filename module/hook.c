@@ -195,10 +195,126 @@ static inline struct pd_dev_stats *pd_dev_stats_of(struct pd_cpu_stats *st,
 }
 
 /*
+ * One step of fs's filter for hash h on CPU cpu (this one, or one that is
+ * offline: defer.c): f, that CPU's filter in scope percpu, or NULL for
+ * the shared filter's shard h names (lock-free with that CPU's
+ * generator, or under the shard's lock). Whether h was seen. BHs
+ * disabled.
+ */
+static inline bool pd_run(struct pd_net *pn, struct pd_filter_set *fs,
+			  struct pd_filter *f, int cpu, u64 h,
+			  const struct pd_pktinfo *pi)
+{
+	struct pd_shard *sh;
+	bool dup;
+
+	if (f)
+		return pd_step(pn, fs, f, h, pi);
+	sh = pd_shard_of(&fs->shards, h);
+	if (fs->shards.lockfree)	/* every CPU at once, no lock */
+		return pd_filter_step_cpu(&sh->f, per_cpu_ptr(fs->fcpu, cpu),
+					  h, pi);
+	spin_lock(&sh->lock);
+	dup = pd_step(pn, fs, &sh->f, h, pi);
+	spin_unlock(&sh->lock);
+	return dup;
+}
+
+/*
+ * The acts on a duplicate, counted in st (and ds, its named device's
+ * counters, if not NULL): whether to drop it. In st's update section.
+ */
+static inline bool pd_act(const struct pd_filter_set *fs,
+			  struct pd_cpu_stats *st, struct pd_dev_stats *ds,
+			  u32 *mark)
+{
+	u64_stats_inc(&st->duplicates);
+	if (ds)
+		u64_stats_inc(&ds->duplicates);
+	switch (fs->action) {
+	case PKTDEDUP_ACTION_MARK:
+		/* MARK --set-xmark VALUE/MASK */
+		*mark = (*mark & ~fs->mark_mask) ^ fs->mark_value;
+		u64_stats_inc(&st->marked);
+		if (ds)
+			u64_stats_inc(&ds->marked);
+		return false;
+	case PKTDEDUP_ACTION_DROP:
+		u64_stats_inc(&st->dropped);
+		if (ds)
+			u64_stats_inc(&ds->dropped);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Action count: the packet whose hash is h (its info pi, its named
+ * device dev) is counted now and its step kept on this CPU's queue; the
+ * step kept before it is taken now, its line asked for a packet ago
+ * (core/defer.h). f: as pd_run(). BHs disabled.
+ */
+static void pd_judge_later(struct pd_net *pn, struct pd_filter_set *fs,
+			   struct pd_cpu_stats *st, struct pd_dev_stats *ds,
+			   struct pd_filter *f, u64 h,
+			   const struct pd_pktinfo *pi, int dev)
+{
+	struct pd_defer *q = this_cpu_ptr(fs->defer);
+	struct pd_dev_stats *ods = NULL;
+	struct pd_defer_ent *e;
+	bool full, dup = false;
+	u32 mark = 0;
+
+	e = pd_defer_slot(q, &full);
+	if (full) {
+		/* stepped where it is kept, then its slot filled */
+		dup = pd_run(pn, fs, f, smp_processor_id(), e->h, &e->pi);
+		if (dup)
+			ods = e->tag == dev ? ds :
+			      pd_dev_stats_of(st, fs, e->tag);
+	}
+	pd_defer_fill(e, h, pi->dscp, pi->mark, pi->now, dev);
+	pd_defer_commit(q, full);
+	u64_stats_update_begin(&st->syncp);
+	u64_stats_inc(&st->packets);
+	if (ds)
+		u64_stats_inc(&ds->packets);
+	if (dup)
+		pd_act(fs, st, ods, &mark);
+	u64_stats_update_end(&st->syncp);
+}
+
+/*
+ * Take the steps kept on CPU cpu's queue of fs, and count their
+ * duplicates in that CPU's counters: on cpu, or with cpu offline (then no
+ * packet path runs there), never while another settles it. BHs disabled.
+ */
+void pd_defer_drain(struct pd_net *pn, struct pd_filter_set *fs, int cpu)
+{
+	struct pd_cpu_stats *st = per_cpu_ptr(fs->stats, cpu);
+	struct pd_defer *q = per_cpu_ptr(fs->defer, cpu);
+	struct pd_filter *f = NULL;
+	struct pd_defer_ent e;
+	u32 mark = 0;
+
+	if (!fs->shards.n)
+		f = per_cpu_ptr(fs->pcpu, cpu);
+	while (pd_defer_pop(q, &e)) {
+		if (!pd_run(pn, fs, f, cpu, e.h, &e.pi))
+			continue;
+		u64_stats_update_begin(&st->syncp);
+		pd_act(fs, st, pd_dev_stats_of(st, fs, e.tag), &mark);
+		u64_stats_update_end(&st->syncp);
+	}
+}
+
+/*
  * The judgement of one packet whose key was extracted (r, pkt, key): run
  * the filter, count (in the named device dev's counters too, if dev >= 0),
  * act; the source analytics see every selected packet whose addresses are
- * known, between the filter's prefetch and its step where there is one.
+ * known, between the filter's prefetch and its step. With action count
+ * the step is the packet kept before this one's (pd_judge_later()).
  * *mark is the packet's mark (action mark sets it). Whether to drop it.
  * BHs disabled.
  */
@@ -207,9 +323,9 @@ static bool pd_judge(struct pd_net *pn, struct pd_filter_set *fs,
 		     const struct pd_key *key, u32 *mark, int dev)
 {
 	struct pd_cpu_stats *st = this_cpu_ptr(fs->stats);
+	struct pd_filter *f = NULL;
 	struct pd_dev_stats *ds;
 	struct pd_pktinfo pi;
-	struct pd_filter *f;
 	bool dup, drop = false;
 	u64 h;
 
@@ -237,23 +353,9 @@ static bool pd_judge(struct pd_net *pn, struct pd_filter_set *fs,
 	/* time windows: one clock read, ns, the same clock on every CPU */
 	pi.now = fs->timed ? ktime_get_mono_fast_ns() : 0;
 	if (fs->shards.n) {
-		/* one filter in shards: hash, then only its shard's lock */
-		struct pd_shard *sh;
-
+		/* one filter in shards: the hash names the shard */
 		h = pd_shards_hash(&fs->shards, key);
-		sh = pd_shard_of(&fs->shards, h);
-		pd_filter_prefetch(&sh->f, h);
-		/* the source analytics while the filter's line comes */
-		pd_srcs_add(pn, pkt);
-		if (fs->shards.lockfree) {
-			/* every CPU at once: its own generator, no lock */
-			dup = pd_filter_step_cpu(&sh->f,
-						 this_cpu_ptr(fs->fcpu), h, &pi);
-		} else {
-			spin_lock(&sh->lock);
-			dup = pd_step(pn, fs, &sh->f, h, &pi);
-			spin_unlock(&sh->lock);
-		}
+		pd_filter_prefetch(&pd_shard_of(&fs->shards, h)->f, h);
 	} else {
 		f = this_cpu_ptr(fs->pcpu);
 		if (unlikely(!f->ops)) {
@@ -266,44 +368,29 @@ static bool pd_judge(struct pd_net *pn, struct pd_filter_set *fs,
 		}
 		h = pd_filter_hash(f, key);
 		pd_filter_prefetch(f, h);
-		pd_srcs_add(pn, pkt);
-		dup = pd_step(pn, fs, f, h, &pi);
 	}
+	/* the source analytics while the filter's line comes */
+	pd_srcs_add(pn, pkt);
+	if (fs->defer) {
+		pd_judge_later(pn, fs, st, ds, f, h, &pi, dev);
+		return false;
+	}
+	dup = pd_run(pn, fs, f, smp_processor_id(), h, &pi);
 
 	/* the device's counters in the same section: one reader's retry */
 	u64_stats_update_begin(&st->syncp);
 	u64_stats_inc(&st->packets);
 	if (ds)
 		u64_stats_inc(&ds->packets);
-	if (dup) {
-		u64_stats_inc(&st->duplicates);
-		if (ds)
-			u64_stats_inc(&ds->duplicates);
-		switch (fs->action) {
-		case PKTDEDUP_ACTION_MARK:
-			/* MARK --set-xmark VALUE/MASK */
-			*mark = (*mark & ~fs->mark_mask) ^ fs->mark_value;
-			u64_stats_inc(&st->marked);
-			if (ds)
-				u64_stats_inc(&ds->marked);
-			break;
-		case PKTDEDUP_ACTION_DROP:
-			u64_stats_inc(&st->dropped);
-			if (ds)
-				u64_stats_inc(&ds->dropped);
-			drop = true;
-			break;
-		default:
-			break;
-		}
-	}
+	if (dup)
+		drop = pd_act(fs, st, ds, mark);
 	u64_stats_update_end(&st->syncp);
 	return drop;
 }
 
 /*
- * Ask for this CPU's lines of the judgement (its counters, its filter's
- * struct) before the key is parsed: their misses overlap the parse
+ * Ask for this CPU's lines of the judgement (its counters, its queue of
+ * deferred steps, its filter's struct) before the key is parsed: their misses overlap the parse
  * instead of following one another after it. Not the source analytics':
  * their lines are a chain of dependent loads, and asking for them here
  * waited on the chain's first links (measured: results/bench-kernel.md).
@@ -312,6 +399,8 @@ static bool pd_judge(struct pd_net *pn, struct pd_filter_set *fs,
 static __always_inline void pd_judge_prefetch(const struct pd_filter_set *fs)
 {
 	prefetchw(this_cpu_ptr(fs->stats));
+	if (fs->defer)
+		prefetchw(this_cpu_ptr(fs->defer));
 	if (!fs->shards.n) {
 		const struct pd_filter *f = this_cpu_ptr(fs->pcpu);
 

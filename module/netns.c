@@ -274,6 +274,7 @@ static void pd_net_drop_filters(struct pd_net *pn)
 	if (!old)
 		return;
 	synchronize_rcu();
+	pd_defer_settle(pn, old);
 	pd_fset_leave(old);
 	pd_fset_put(old);
 	pd_net_held(pn);	/* the named devices' counters stay */
@@ -300,6 +301,8 @@ static void pd_net_publish(struct pd_net *pn, struct pd_filter_set *fs,
 	if (old || old_hooks)
 		synchronize_rcu();
 	kfree(old_hooks);
+	/* its steps kept counted before the counters change hands */
+	pd_defer_settle(pn, old);
 	pd_fset_leave(old);
 	pd_fset_put(old);
 	/* no hook names devices any more: their counters go */

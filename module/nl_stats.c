@@ -353,8 +353,11 @@ static int pd_prepare_query(struct pd_nl_req *req)
 		return -ENODATA;
 	}
 	err = pd_query_key(req, fs, &key);
-	if (!err)
-		req->n = pd_fset_query(fs, &key);
+	if (err)
+		return err;
+	/* the packets received before the query, all in the filters */
+	pd_defer_settle(pn, fs);
+	req->n = pd_fset_query(fs, &key);
 	return err;
 }
 

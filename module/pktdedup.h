@@ -23,6 +23,7 @@
 #include "core/budget.h"
 #include "core/config.h"
 #include "core/decap.h"
+#include "core/defer.h"
 #include "core/filter.h"
 #include "core/key.h"
 #include "core/plan.h"
@@ -224,6 +225,8 @@ struct pd_filter_set {
 	struct pd_filter __percpu *pcpu;	/* scope percpu */
 	/* shared, lock-free (shards.lockfree): each CPU's generator */
 	struct pd_filter_cpu __percpu *fcpu;
+	/* action count: each CPU's deferred steps (defer.c); NULL otherwise */
+	struct pd_defer __percpu *defer;
 	/* named device i (cfg.sel.dev[i]) counts in slot dev_slot[i] */
 	u8 dev_slot[PKTDEDUP_DEVS_MAX];
 	struct pd_key_opts kopts;
@@ -251,6 +254,7 @@ struct pd_filter_set {
 	 */
 	u64 mem_gap;
 	bool mem_gap_known;
+	struct mutex defer_lock;	/* one settler at a time (defer.c) */
 	struct rcu_head rcu;
 } ____cacheline_aligned;
 
@@ -501,6 +505,16 @@ int pd_fset_query(struct pd_filter_set *fs, const struct pd_key *key);
 bool pd_fset_window_of(struct pd_filter_set *fs, int cpu,
 		       struct pd_filter_win *w);
 
+/*
+ * defer.c: with action count, each CPU steps its filter for a packet when
+ * its next packet comes (core/defer.h); the statistics' readers settle
+ * the steps kept first, each CPU's on that CPU.
+ */
+u64 pd_defer_bytes(const struct pd_config *cfg);
+int pd_defer_build(struct pd_filter_set *fs, struct netlink_ext_ack *extack);
+void pd_defer_free(struct pd_filter_set *fs);
+void pd_defer_settle(struct pd_net *pn, struct pd_filter_set *fs);
+
 /* netns.c */
 int pd_net_apply(struct pd_net *pn, const struct pd_config *cfg,
 		 struct netlink_ext_ack *extack);
@@ -524,6 +538,7 @@ unsigned int pd_hook(void *priv, struct sk_buff *skb,
 		     const struct nf_hook_state *state);
 unsigned int pd_process(struct pd_net *pn, struct pd_filter_set *fs,
 			struct sk_buff *skb, u32 l3, int dev);
+void pd_defer_drain(struct pd_net *pn, struct pd_filter_set *fs, int cpu);
 enum pd_parse_result pd_skb_key(struct sk_buff *skb,
 				const struct pd_filter_set *fs, u8 *scratch,
 				struct pd_pkt *pkt, struct pd_key *key, u32 l3);

@@ -152,6 +152,8 @@ bool pd_stats_begin(struct pd_net *pn, struct pd_stats_view *v)
 	v->fs = pd_fset_hold(pn);
 	if (!v->fs)
 		return true;
+	/* action count: the steps each CPU keeps, counted first */
+	pd_defer_settle(pn, v->fs);
 	v->counting = pd_filter_family(v->fs->plan.kind)->counting;
 	v->budget = pd_occ_budget(pd_fset_count(v->fs));
 	if (v->fs->shards.n)

@@ -307,11 +307,14 @@ static unsigned int pd_t_process(struct pd_net *pn, struct pd_filter_set *fs,
 	return v;
 }
 
-static void pd_t_totals(struct pd_net *pn, struct pd_counts *t)
+/* pn's counters, fs's deferred steps (action count) settled first */
+static void pd_t_totals(struct pd_net *pn, struct pd_filter_set *fs,
+			struct pd_counts *t)
 {
 	struct pd_counts c;
 	int cpu;
 
+	pd_defer_settle(pn, fs);
 	memset(t, 0, sizeof(*t));
 	for_each_possible_cpu(cpu) {
 		pd_counters_read(pd_t_ctr(pn), cpu, &c);
@@ -373,7 +376,7 @@ static void pd_t_actions(struct kunit *test)
 				break;
 			}
 		}
-		pd_t_totals(pn, &t);
+		pd_t_totals(pn, fs, &t);
 		KUNIT_EXPECT_EQ(test, t.packets, 40ULL);
 		KUNIT_EXPECT_EQ(test, t.duplicates, 20ULL);
 		KUNIT_EXPECT_EQ(test, t.marked,
@@ -479,7 +482,7 @@ static void pd_t_dev_counters(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, d[1].duplicates, 20ULL);
 	KUNIT_EXPECT_EQ(test, d[1].marked, 0ULL);
 	KUNIT_EXPECT_EQ(test, d[1].dropped, 20ULL);
-	pd_t_totals(pn, &t);
+	pd_t_totals(pn, fs, &t);
 	KUNIT_EXPECT_EQ(test, t.packets, d[0].packets + d[1].packets);
 	KUNIT_EXPECT_EQ(test, t.duplicates, d[0].duplicates + d[1].duplicates);
 	KUNIT_EXPECT_EQ(test, t.dropped, d[0].dropped + d[1].dropped);
@@ -487,7 +490,7 @@ static void pd_t_dev_counters(struct kunit *test)
 	for (i = 100; i < 105; i++)
 		pd_t_run_dev(test, pn, fs, i, 64, -1);
 	pd_dev_counts_read(pd_t_ctr(pn), fs, d);
-	pd_t_totals(pn, &t);
+	pd_t_totals(pn, fs, &t);
 	KUNIT_EXPECT_EQ(test, t.packets, 45ULL);
 	KUNIT_EXPECT_EQ(test, d[0].packets + d[1].packets, 40ULL);
 
@@ -528,6 +531,105 @@ static void pd_t_dev_counters(struct kunit *test)
 	pd_devc_drop(pn);
 	mutex_unlock(&pn->lock);
 	KUNIT_EXPECT_NULL(test, pd_t_ctr(pn)->devc);
+	pd_fset_free(fs);
+	pd_t_net_free(pn);
+}
+
+/* CPU cpu's raw counters, nothing settled; and the steps its queue keeps */
+static u32 pd_t_kept(struct pd_net *pn, struct pd_filter_set *fs, int cpu,
+		     struct pd_counts *c)
+{
+	pd_counters_read(pd_t_ctr(pn), cpu, c);
+	return per_cpu_ptr(fs->defer, cpu)->n;
+}
+
+/*
+ * Action count: a packet is counted at once and its step taken when the
+ * CPU's next packet comes; a reader settles the step kept (on its CPU),
+ * in the totals and in the named device's counts, and finds the counts
+ * of the actions that judge at once. Mark and drop keep no queue. On one
+ * CPU (migration off) so that one queue holds the step.
+ */
+static void pd_t_deferred(struct kunit *test)
+{
+	static const char *const taps[] = { "tap0", "tap1" };
+	struct pd_net *pn = pd_t_net(test);
+	struct pd_filter_set *fs = pd_t_filters(test, PKTDEDUP_KEY_PACKET,
+						PKTDEDUP_ACTION_COUNT);
+	struct pd_filter_set *mk = pd_t_filters(test, PKTDEDUP_KEY_PACKET,
+						PKTDEDUP_ACTION_MARK);
+	struct pd_dev_counts d[PKTDEDUP_DEVS_MAX];
+	u8 slots[PKTDEDUP_DEVS_MAX];
+	struct pd_counts c, t;
+	struct pd_select sel;
+	unsigned int i;
+	u32 mark;
+	int cpu;
+
+	KUNIT_ASSERT_NOT_NULL(test, fs->defer);
+	KUNIT_EXPECT_NULL(test, mk->defer);
+	pd_t_sel_devs(&sel, taps, 2);
+	mutex_lock(&pn->lock);
+	KUNIT_ASSERT_EQ(test, pd_devc_assign(pn, &sel, slots, NULL), 0);
+	mutex_unlock(&pn->lock);
+	pd_t_dev_publish(pn, fs, &sel, slots);
+
+	/* tap0 the originals, tap1 each one's copy right after it */
+	migrate_disable();
+	cpu = smp_processor_id();
+	for (i = 0; i < 20; i++) {
+		pd_t_run_dev(test, pn, fs, i, 64, 0);
+		pd_t_run_dev(test, pn, fs, i, 63, 1);
+	}
+	/* every packet counted; the last copy's step kept */
+	KUNIT_EXPECT_EQ(test, pd_t_kept(pn, fs, cpu, &c), 1u);
+	migrate_enable();
+	KUNIT_EXPECT_EQ(test, c.packets, 40ULL);
+	KUNIT_EXPECT_EQ(test, c.duplicates, 19ULL);
+	pd_dev_counts_read(pd_t_ctr(pn), fs, d);
+	KUNIT_EXPECT_EQ(test, d[1].packets, 20ULL);
+	KUNIT_EXPECT_EQ(test, d[1].duplicates, 19ULL);
+
+	/* a reader settles it: the copy counted on its CPU and device */
+	pd_t_totals(pn, fs, &t);
+	KUNIT_EXPECT_EQ(test, pd_t_kept(pn, fs, cpu, &c), 0u);
+	KUNIT_EXPECT_EQ(test, c.duplicates, 20ULL);
+	KUNIT_EXPECT_EQ(test, t.packets, 40ULL);
+	KUNIT_EXPECT_EQ(test, t.duplicates, 20ULL);
+	KUNIT_EXPECT_EQ(test, t.marked, 0ULL);
+	KUNIT_EXPECT_EQ(test, t.dropped, 0ULL);
+	pd_dev_counts_read(pd_t_ctr(pn), fs, d);
+	KUNIT_EXPECT_EQ(test, d[0].duplicates, 0ULL);
+	KUNIT_EXPECT_EQ(test, d[1].duplicates, 20ULL);
+	/* again: nothing kept, nothing changes */
+	pd_t_totals(pn, fs, &t);
+	KUNIT_EXPECT_EQ(test, t.duplicates, 20ULL);
+
+	/* after a settle the queue starts again: a copy, kept, then judged */
+	migrate_disable();
+	pd_t_run_dev(test, pn, fs, 3, 62, 1);
+	KUNIT_EXPECT_EQ(test, pd_t_kept(pn, fs, cpu, &c), 1u);
+	migrate_enable();
+	KUNIT_EXPECT_EQ(test, c.duplicates, 20ULL);
+	pd_t_totals(pn, fs, &t);
+	KUNIT_EXPECT_EQ(test, t.packets, 41ULL);
+	KUNIT_EXPECT_EQ(test, t.duplicates, 21ULL);
+
+	/* the same packets through mark, judged at once: the same counts */
+	for (i = 0; i < 20; i++) {
+		pd_t_run(test, pn, mk, i, 64, &mark);
+		pd_t_run(test, pn, mk, i, 63, &mark);
+	}
+	pd_t_run(test, pn, mk, 3, 62, &mark);
+	pd_t_totals(pn, mk, &t);
+	KUNIT_EXPECT_EQ(test, t.packets, 82ULL);
+	KUNIT_EXPECT_EQ(test, t.duplicates, 42ULL);
+	KUNIT_EXPECT_EQ(test, t.marked, 21ULL);
+
+	mutex_lock(&pn->lock);
+	pd_devc_drop(pn);
+	mutex_unlock(&pn->lock);
+	pd_fset_free(mk);
 	pd_fset_free(fs);
 	pd_t_net_free(pn);
 }
@@ -577,7 +679,7 @@ static void pd_t_families(struct kunit *test)
 					    (unsigned int)NF_DROP, "%s copy %u",
 					    pd_filter_family(kind)->name, i);
 		}
-		pd_t_totals(pn, &t);
+		pd_t_totals(pn, fs, &t);
 		KUNIT_EXPECT_EQ(test, t.packets, 40ULL);
 		KUNIT_EXPECT_EQ(test, t.duplicates, 20ULL);
 		KUNIT_EXPECT_EQ(test, t.dropped, 20ULL);
@@ -616,7 +718,7 @@ static void pd_t_unparsed(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, skb->mark, 7u);
 		kfree_skb(skb);
 	}
-	pd_t_totals(pn, &t);
+	pd_t_totals(pn, fs, &t);
 	KUNIT_EXPECT_EQ(test, t.unparsed, 3ULL);
 	KUNIT_EXPECT_EQ(test, t.packets, 0ULL);
 	pd_fset_free(fs);
@@ -734,7 +836,7 @@ static void pd_t_xdp_frames(struct kunit *test)
 						     len - ETH_HLEN, true),
 				      "v6 %u: bare IP, a copy", v);
 	}
-	pd_t_totals(pn, &t);
+	pd_t_totals(pn, fs, &t);
 	n = 2 * (ARRAY_SIZE(l2) + 1);
 	KUNIT_EXPECT_EQ(test, t.packets, (u64)n);
 	KUNIT_EXPECT_EQ(test, t.duplicates, (u64)n - 2);
@@ -744,7 +846,7 @@ static void pd_t_xdp_frames(struct kunit *test)
 	h->gen = 5;
 	KUNIT_EXPECT_FALSE(test, pd_t_xdp(pn, h, buf, len, false));
 	h->gen = 4;
-	pd_t_totals(pn, &t);
+	pd_t_totals(pn, fs, &t);
 	KUNIT_EXPECT_EQ(test, t.packets, (u64)n);
 
 	/* a runt, a cut IP header, a cut tag, ARP: counted, passed */
@@ -760,7 +862,7 @@ static void pd_t_xdp_frames(struct kunit *test)
 	((struct ethhdr *)buf)->h_proto = htons(ETH_P_ARP);
 	KUNIT_EXPECT_FALSE(test, pd_t_xdp(pn, h, buf, len, false));
 	rcu_read_unlock();
-	pd_t_totals(pn, &t);
+	pd_t_totals(pn, fs, &t);
 	KUNIT_EXPECT_EQ(test, t.packets, (u64)n);
 	KUNIT_EXPECT_EQ(test, t.unparsed, 4ULL);
 	KUNIT_EXPECT_EQ(test, t.nonip, 3ULL);
@@ -1075,11 +1177,11 @@ static void pd_t_reconfigure(struct kunit *test)
 
 	/* counters go on across changes; reset zeroes them and reseeds */
 	pd_t_run(test, pn, before, 1, 64, &mark);
-	pd_t_totals(pn, &t);
+	pd_t_totals(pn, before, &t);
 	KUNIT_EXPECT_GT(test, t.packets, 0ULL);
 	seed = pd_fset_get(before, 0)->hkey.k[0];
 	KUNIT_EXPECT_EQ(test, pd_net_reset(pn, NULL), 0);
-	pd_t_totals(pn, &t);
+	pd_t_totals(pn, NULL, &t);
 	KUNIT_EXPECT_EQ(test, t.packets, 0ULL);
 	after = rcu_dereference_protected(pn->filters, true);
 	KUNIT_EXPECT_PTR_NE(test, after, before);
@@ -1949,7 +2051,7 @@ static void pd_t_cpu_up_filters(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pn->budget.held[PD_PART_FILTERS], fs->cpus.bytes);
 	/* its packets pass, counted */
 	KUNIT_EXPECT_EQ(test, pd_t_run(test, pn, fs, 1, 64, &mark), NF_ACCEPT);
-	pd_t_totals(pn, &t);
+	pd_t_totals(pn, fs, &t);
 	KUNIT_EXPECT_EQ(test, t.unjudged, 1ULL);
 	KUNIT_EXPECT_EQ(test, t.packets, 0ULL);
 
@@ -1975,7 +2077,7 @@ static void pd_t_cpu_up_filters(struct kunit *test)
 	/* judged now: a first sighting, then its copy */
 	pd_t_run(test, pn, fs, 1, 64, &mark);
 	pd_t_run(test, pn, fs, 1, 64, &mark);
-	pd_t_totals(pn, &t);
+	pd_t_totals(pn, fs, &t);
 	KUNIT_EXPECT_EQ(test, t.packets, 2ULL);
 	KUNIT_EXPECT_EQ(test, t.duplicates, 1ULL);
 	KUNIT_EXPECT_EQ(test, t.unjudged, 1ULL);
@@ -2223,7 +2325,7 @@ static void pd_t_xdp_multibuffer(struct kunit *test)
 	si->xdp_frags_size -= 100;
 	KUNIT_EXPECT_FALSE(test, pd_xdp_frame(pn, h, &xdp, false, -1));
 	rcu_read_unlock();
-	pd_t_totals(pn, &t);
+	pd_t_totals(pn, fs, &t);
 	KUNIT_EXPECT_EQ(test, t.dropped, 2ULL);
 	RCU_INIT_POINTER(pn->filters, NULL);
 	for (i = 0; i < 3; i++)
@@ -2240,6 +2342,7 @@ static struct kunit_case pd_module_cases[] = {
 	KUNIT_CASE(pd_t_skb_truncated),
 	KUNIT_CASE(pd_t_actions),
 	KUNIT_CASE(pd_t_dev_counters),
+	KUNIT_CASE(pd_t_deferred),
 	KUNIT_CASE(pd_t_families),
 	KUNIT_CASE(pd_t_unparsed),
 	KUNIT_CASE(pd_t_xdp_frames),
