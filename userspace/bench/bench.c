@@ -225,6 +225,8 @@ int main(int argc, char **argv)
 	} else if (argc == 2 && !strcmp(argv[1], "--layouts")) {
 		bench_layouts();
 		bench_size_ratio();
+	} else if (argc == 2 && !strcmp(argv[1], "--size")) {
+		bench_size_ratio();
 	} else if (argc == 2 && !strcmp(argv[1], "--windows")) {
 		bench_windows();
 	} else if (argc == 2 && !strcmp(argv[1], "--sources")) {
@@ -262,7 +264,7 @@ int main(int argc, char **argv)
 		bench_quiet_burst();
 		bench_occupancy();
 	} else {
-		fprintf(stderr, "usage: bench [--json FILE] [--threads N] [--lines FILE]... [--layouts | --families | --step-bound | --key | --windows | --quiet-burst | --sources | --occupancy | --decap | --scope | --placement | --shards]\n");
+		fprintf(stderr, "usage: bench [--json FILE] [--threads N] [--lines FILE]... [--layouts | --size | --families | --step-bound | --key | --windows | --quiet-burst | --sources | --occupancy | --decap | --scope | --placement | --shards]\n");
 		return 2;
 	}
 	return json ? json_write(json) : 0;

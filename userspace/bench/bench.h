@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "../../module/core/bitf.h"
+#include "../../module/core/defer.h"
 #include "../../module/core/filter.h"
 #include "../../module/core/fixed.h"
 #include "../../module/core/key.h"
@@ -49,6 +50,11 @@ void fmt_ns(char *buf, size_t len, u64 ns);
 /* What a run does with each packet's key. */
 enum run_mode {
 	RUN_STEP,	/* the hook's path: hash, prefetch, pd_filter_step() */
+	/*
+	 * action count's: hash, prefetch, the step kept a packet before
+	 * (core/defer.h)
+	 */
+	RUN_DEFER,
 	RUN_DIRECT,	/* hash, then pd_sbf_step() without the interface */
 	RUN_HASH,	/* the hash alone */
 };
@@ -82,8 +88,12 @@ void scope_threads_run(unsigned int n, void *(*fn)(void *), void *arg,
 		       size_t size);
 unsigned int scope_cpus_n(void);
 double scope_line_move(void);
-void scope_pair(unsigned int t, double *percpu, double *shared,
-		double *shared_blocked);
+/* ns per packet per thread: a step a packet late (count), and at once */
+struct scope_pair_ns {
+	double percpu, shared, percpu_now, shared_now;
+};
+
+void scope_pair(unsigned int t, struct scope_pair_ns *ns);
 void bench_placement(void);
 
 /* bench_src.c */

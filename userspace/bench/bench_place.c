@@ -8,34 +8,36 @@
  * the host runs two vCPUs apart. The run cannot choose the placement, so
  * each round first measures a line's move (ping-pong / 2, as bench
  * --scope's contention table), then, at two threads, the module's default
- * filter (1 MiB) four ways:
+ * filter (1 MiB) four ways, each step a packet late as action count (the
+ * default) takes it (core/defer.h):
  *  percpu   a filter per thread (a copy on the other CPU is not found);
  *  shared   one filter, stepped by both without a lock (scope shared;
  *           layout auto: line, one line a packet);
- *  blocked  the same in layout blocked: two lines a packet;
  *  steered  a filter per thread, each packet stepped by the thread its
  *           key's hash names: a packet for the other thread is handed
  *           over in a ring of 64-byte slots (the hash and the frame's
  *           first bytes), published in bulks of 8, as a cpumap hands an
  *           XDP frame to the CPU a program names. Every copy of a key
- *           meets the same filter, and no filter line is shared.
+ *           meets the same filter, and no filter line is shared;
+ * and percpu and shared again with each step taken at once, as mark and
+ * drop take it (the "at once" columns).
  * Rounds go on, PLACE_GAP_S apart, until a near move (at most
  * PLACE_NEAR_NS) and a far one (at least PLACE_FAR_NS) have both been
  * seen, at most PLACE_ROUNDS; the run says which it did not see.
  *
  * Then a model for larger hosts, from the rounds: per packet, percpu c
- * (the rounds' median); shared c + a * m * (N-1)/N (blocked: a') and
- * steered c + b * m * (N-1)/N, where (N-1)/N of a packet's lines are
- * another CPU's on N cores, and a and b, what a packet adds in moves when
- * all of its lines are another's, are fitted through the origin to the
- * rounds' excess over percpu against m / 2. The steered b holds the hand-over's
- * own work: here the producer writes the slot and the consumer reads it
- * (two moves a frame); a NIC's DMA writes a frame in no CPU's cache. m at
- * 16 cores is the nearest move measured (one socket); at 64 cores on two
- * sockets, 31/63 of moves near and 32/63 far (the farthest measured). Mpps
- * in all is N * 1000 / ns. The model leaves out what more cores add
- * besides moves (the shared last-level cache, memory bandwidth, a steered
- * CPU's queue when the keys are not spread evenly).
+ * (the rounds' median); shared c + a * m * (N-1)/N and steered
+ * c + b * m * (N-1)/N (at once: c', a'), where (N-1)/N of a packet's lines
+ * are another CPU's on N cores, and a and b, what a packet adds in moves
+ * when all of its lines are another's, are fitted through the origin to
+ * the rounds' excess over percpu against m / 2. The steered b holds the
+ * hand-over's own work: here the producer writes the slot and the consumer
+ * reads it (two moves a frame); a NIC's DMA writes a frame in no CPU's
+ * cache. m at 16 cores is the nearest move measured (one socket); at 64
+ * cores on two sockets, 31/63 of moves near and 32/63 far (the farthest
+ * measured). Mpps in all is N * 1000 / ns. The model leaves out what more
+ * cores add besides moves (the shared last-level cache, memory bandwidth,
+ * a steered CPU's queue when the keys are not spread evenly).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +74,7 @@ struct place_thread {
 	u32 ptail[PLACE_T];		/* toward each thread: written, */
 	u32 hseen[PLACE_T];		/* and its head as last read */
 	u32 dups, stepped, touch;
+	struct pd_defer q;		/* its step kept (action count) */
 	int done;			/* released when it sent its last */
 	double ns;
 } PD_LINE_ALIGNED;
@@ -84,12 +87,17 @@ static struct place_ring *place_ring(unsigned int from, unsigned int to)
 	return &place_rings[from * PLACE_T + to];
 }
 
+/* A packet for its own filter: its step kept, the one kept before taken. */
 static inline void place_step(struct place_thread *me, u64 h)
 {
-	struct pd_pktinfo pi = { 0 };
+	bool full;
+	struct pd_defer_ent *e = pd_defer_slot(&me->q, &full);
 
 	pd_filter_prefetch(me->f, h);
-	me->dups += pd_filter_step_hash(me->f, h, &pi);
+	if (full)
+		me->dups += pd_filter_step_hash(me->f, e->h, &e->pi);
+	pd_defer_fill(e, h, 0, 0, 0, -1);
+	pd_defer_commit(&me->q, full);
 	me->stepped++;
 }
 
@@ -174,6 +182,7 @@ static bool place_all_done(void)
 static void *place_worker(void *p)
 {
 	struct place_thread *me = p;
+	struct pd_defer_ent out;
 	u8 src[4], dst[4];
 	struct pd_key key;
 	unsigned int to;
@@ -208,6 +217,8 @@ static void *place_worker(void *p)
 	while (!place_all_done())
 		place_poll(me);
 	place_poll(me);		/* what came before the last done */
+	while (pd_defer_pop(&me->q, &out))
+		me->dups += pd_filter_step_hash(me->f, out.h, &out.pi);
 	me->ns = (now_ns() - t0) / STEPS;
 	me->next += STEPS;
 	return NULL;
@@ -280,7 +291,8 @@ static double place_steered(bool *stepped_ok)
 }
 
 struct place_round {
-	double m, pc, sh, shb, st;
+	double m, pc, sh, st;
+	double pc1, sh1;	/* at once */
 };
 
 static const char *place_mode(double m)
@@ -300,22 +312,31 @@ static unsigned int place_worst(const struct place_round *rd, unsigned int n,
 		if (strcmp(place_mode(rd[i].m), mode))
 			continue;
 		seen++;
-		if (rd[i].sh / rd[i].pc > w->sh)
-			w->sh = rd[i].sh / rd[i].pc;
-		if (rd[i].shb / rd[i].pc > w->shb)
-			w->shb = rd[i].shb / rd[i].pc;
-		if (rd[i].st / rd[i].pc > w->st)
-			w->st = rd[i].st / rd[i].pc;
+		w->sh = PD_MAX(w->sh, rd[i].sh / rd[i].pc);
+		w->st = PD_MAX(w->st, rd[i].st / rd[i].pc);
+		w->sh1 = PD_MAX(w->sh1, rd[i].sh1 / rd[i].pc1);
 		w->m = PD_MAX(w->m, rd[i].m);
 	}
 	return seen;
 }
 
+/* The median of the n values at stride doubles from p. */
+static double place_median(const double *p, unsigned int n, size_t stride)
+{
+	double v[PLACE_ROUNDS];
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		v[i] = p[i * stride];
+	qsort(v, n, sizeof(v[0]), cmp_double);
+	return v[n / 2];
+}
+
 static void place_model(const struct place_round *rd, unsigned int n)
 {
-	double sa = 0, sbl = 0, sb = 0, sxx = 0, c, a, ab, b, near, far;
+	double sa = 0, sa1 = 0, sb = 0, sxx = 0, c, c1, a, a1, b, near, far;
 	static const unsigned int cores[] = { 2, 16, 64 };
-	double pcs[PLACE_ROUNDS];
+	const size_t stride = sizeof(rd[0]) / sizeof(double);
 	unsigned int i;
 	char name[48];
 
@@ -324,44 +345,53 @@ static void place_model(const struct place_round *rd, unsigned int n)
 		double x = rd[i].m / 2;
 
 		sa += (rd[i].sh - rd[i].pc) * x;
-		sbl += (rd[i].shb - rd[i].pc) * x;
 		sb += (rd[i].st - rd[i].pc) * x;
+		sa1 += (rd[i].sh1 - rd[i].pc1) * x;
 		sxx += x * x;
 		near = PD_MIN(near, rd[i].m);
 		far = PD_MAX(far, rd[i].m);
-		pcs[i] = rd[i].pc;
 	}
-	qsort(pcs, n, sizeof(pcs[0]), cmp_double);
-	c = pcs[n / 2];
+	c = place_median(&rd[0].pc, n, stride);
+	c1 = place_median(&rd[0].pc1, n, stride);
 	a = sa / sxx;
-	ab = sbl / sxx;
 	b = sb / sxx;
-	printf("\nthe model: percpu %.1f ns a packet (the rounds' median); what\n"
-	       "a packet adds, in moves of a line, when all of its lines are\n"
-	       "another CPU's (fitted to the rounds): shared %.2f, blocked %.2f,\n"
-	       "steered %.2f; a move %.1f ns on one socket, %.1f across (the\n"
-	       "nearest and the farthest measured)\n", c, a, ab, b, near, far);
+	a1 = sa1 / sxx;
+	printf("\nthe model: percpu %.1f ns a packet (the rounds' median; at once\n"
+	       "%.1f); what a packet adds, in moves of a line, when all of its\n"
+	       "lines are another CPU's (fitted to the rounds): shared %.2f,\n"
+	       "steered %.2f, shared at once %.2f; a move %.1f ns on one socket,\n"
+	       "%.1f across (the nearest and the farthest measured)\n", c, c1, a,
+	       b, a1, near, far);
 	printf("%-24s %10s %7s %10s %7s %10s %7s %10s %7s\n", "cores", "percpu",
-	       "Mpps", "shared", "Mpps", "blocked", "Mpps", "steered", "Mpps");
+	       "Mpps", "shared", "Mpps", "steered", "Mpps", "at once", "Mpps");
 	for (i = 0; i < PD_ARRAY_SIZE(cores); i++) {
 		unsigned int k = cores[i];
 		double m = k <= 16 ? near : (31 * near + 32 * far) / 63;
 		double f = (double)(k - 1) / k;
-		double sh = c + a * m * f, shb = c + ab * m * f;
-		double st = c + b * m * f;
+		double sh = c + a * m * f, st = c + b * m * f;
+		double sh1 = c1 + a1 * m * f;
 
 		printf("%-3u %-20s %10.1f %7.1f %10.1f %7.1f %10.1f %7.1f %10.1f %7.1f\n",
 		       k, k <= 16 ? "(one socket)" : "(two sockets)", c,
-		       k * 1e3 / c, sh, k * 1e3 / sh, shb, k * 1e3 / shb, st,
-		       k * 1e3 / st);
+		       k * 1e3 / c, sh, k * 1e3 / sh, st, k * 1e3 / st, sh1,
+		       k * 1e3 / sh1);
 		snprintf(name, sizeof(name), "model-%ucores-shared-over-percpu", k);
 		json_row(name, sh / c, JSON_NONE, JSON_NONE);
-		snprintf(name, sizeof(name), "model-%ucores-shared-blocked-over-percpu",
-			 k);
-		json_row(name, shb / c, JSON_NONE, JSON_NONE);
 		snprintf(name, sizeof(name), "model-%ucores-steered-over-percpu", k);
 		json_row(name, st / c, JSON_NONE, JSON_NONE);
+		snprintf(name, sizeof(name),
+			 "model-%ucores-shared-at-once-over-percpu", k);
+		json_row(name, sh1 / c1, JSON_NONE, JSON_NONE);
 	}
+}
+
+/* A JSON row placement-MODE-WHAT of value v. */
+static void place_json(const char *mode, const char *what, double v)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "placement-%s-%s", mode, what);
+	json_row(name, v, JSON_NONE, JSON_NONE);
 }
 
 void bench_placement(void)
@@ -369,8 +399,8 @@ void bench_placement(void)
 	static const char *const modes[] = { "near", "between", "far" };
 	struct place_round rd[PLACE_ROUNDS], w;
 	bool near = false, far = false, ok;
+	struct scope_pair_ns ns;
 	unsigned int n, i, seen;
-	char name[64];
 
 	if (scope_cpus_n() < PLACE_T) {
 		printf("\nshared against percpu by placement: one CPU, nothing to place\n");
@@ -378,19 +408,25 @@ void bench_placement(void)
 	}
 	printf("\nshared against percpu by where the host places two CPUs: each\n"
 	       "round a line's move first, then the default filter (1 MiB) at\n"
-	       "two threads on CPUs %d and %d; ns per packet per thread (median\n"
-	       "of %u runs of %u new flows per thread); rounds %u s apart until\n"
-	       "a near move (<= %.0f ns) and a far one (>= %.0f ns) were seen\n",
+	       "two threads on CPUs %d and %d, each step a packet late (action\n"
+	       "count, the default), and at once (mark, drop); ns per packet per\n"
+	       "thread (median of %u runs of %u new flows per thread); rounds\n"
+	       "%u s apart until a near move (<= %.0f ns) and a far one\n"
+	       "(>= %.0f ns) were seen\n",
 	       scope_cpu(0), scope_cpu(1), REPEAT, STEPS, PLACE_GAP_S,
 	       PLACE_NEAR_NS, PLACE_FAR_NS);
-	printf("%-5s %8s %-7s %8s %8s %7s %8s %7s %8s %7s\n", "round",
-	       "move ns", "mode", "percpu", "shared", "/percpu", "blocked",
-	       "/percpu", "steered", "/percpu");
+	printf("%-5s %8s %-7s %8s %8s %7s %8s %7s | %8s %8s %7s\n", "round",
+	       "move ns", "mode", "percpu", "shared", "/percpu", "steered",
+	       "/percpu", "at once", "shared", "/percpu");
 	for (n = 0; n < PLACE_ROUNDS && !(near && far); n++) {
 		if (n)
 			sleep(PLACE_GAP_S);
 		rd[n].m = scope_line_move();
-		scope_pair(PLACE_T, &rd[n].pc, &rd[n].sh, &rd[n].shb);
+		scope_pair(PLACE_T, &ns);
+		rd[n].pc = ns.percpu;
+		rd[n].sh = ns.shared;
+		rd[n].pc1 = ns.percpu_now;
+		rd[n].sh1 = ns.shared_now;
 		rd[n].st = place_steered(&ok);
 		if (!ok) {
 			fprintf(stderr, "bench: steered: a packet lost or stepped twice\n");
@@ -398,10 +434,10 @@ void bench_placement(void)
 		}
 		near |= rd[n].m <= PLACE_NEAR_NS;
 		far |= rd[n].m >= PLACE_FAR_NS;
-		printf("%-5u %8.1f %-7s %8.1f %8.1f %6.2fx %8.1f %6.2fx %8.1f %6.2fx\n",
+		printf("%-5u %8.1f %-7s %8.1f %8.1f %6.2fx %8.1f %6.2fx | %8.1f %8.1f %6.2fx\n",
 		       n + 1, rd[n].m, place_mode(rd[n].m), rd[n].pc, rd[n].sh,
-		       rd[n].sh / rd[n].pc, rd[n].shb, rd[n].shb / rd[n].pc,
-		       rd[n].st, rd[n].st / rd[n].pc);
+		       rd[n].sh / rd[n].pc, rd[n].st, rd[n].st / rd[n].pc,
+		       rd[n].pc1, rd[n].sh1, rd[n].sh1 / rd[n].pc1);
 	}
 	for (i = 0; i < PD_ARRAY_SIZE(modes); i++) {
 		seen = place_worst(rd, n, modes[i], &w);
@@ -409,19 +445,12 @@ void bench_placement(void)
 			printf("%-7s placement: not seen in %u rounds\n", modes[i], n);
 			continue;
 		}
-		printf("%-7s placement: %u of %u rounds, worst shared %.2fx, blocked %.2fx, steered %.2fx percpu\n",
-		       modes[i], seen, n, w.sh, w.shb, w.st);
-		snprintf(name, sizeof(name), "placement-%s-line-move", modes[i]);
-		json_row(name, w.m, JSON_NONE, JSON_NONE);
-		snprintf(name, sizeof(name), "placement-%s-shared-over-percpu",
-			 modes[i]);
-		json_row(name, w.sh, JSON_NONE, JSON_NONE);
-		snprintf(name, sizeof(name), "placement-%s-shared-blocked-over-percpu",
-			 modes[i]);
-		json_row(name, w.shb, JSON_NONE, JSON_NONE);
-		snprintf(name, sizeof(name), "placement-%s-steered-over-percpu",
-			 modes[i]);
-		json_row(name, w.st, JSON_NONE, JSON_NONE);
+		printf("%-7s placement: %u of %u rounds, worst shared %.2fx, steered %.2fx percpu; at once shared %.2fx\n",
+		       modes[i], seen, n, w.sh, w.st, w.sh1);
+		place_json(modes[i], "line-move", w.m);
+		place_json(modes[i], "shared-over-percpu", w.sh);
+		place_json(modes[i], "steered-over-percpu", w.st);
+		place_json(modes[i], "shared-at-once-over-percpu", w.sh1);
 	}
 	place_model(rd, n);
 }

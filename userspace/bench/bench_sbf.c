@@ -313,52 +313,79 @@ static void size_filter(struct pd_filter *f, u64 mem, u64 *next,
 }
 
 /*
- * What a filter beyond the caches costs against one within them, with
- * the defaults (layout auto): 64 MiB against 1 MiB, the module's path
- * per packet as in the layouts table, in SIZE_ROUNDS rounds of a run of
- * STEPS / 16 new flows on each, in alternating order, so that both sizes
- * see the machine as it is in that round (this shared machine's speed
- * drifts by 2x between runs of a minute), the small filter's timed run
- * after an untimed run of STEPS / 2 that brings it back into the caches;
- * the median of the rounds' ratios and their quartiles, and the lines a
- * packet touches. JSON row sbf-auto-64m-over-1m: the median ratio in the
- * ns field.
+ * One path's rounds (mode: RUN_DEFER, action count's; RUN_STEP, mark's
+ * and drop's): in round r, 64 MiB and 1 MiB in alternating order, the
+ * small filter's timed run after an untimed run that brings it back into
+ * the caches; t1, t64 and their ratio q, sorted.
  */
-void bench_size_ratio(void)
+static void size_rounds(struct pd_filter *f1, u64 *n1, struct pd_filter *f64,
+			u64 *n64, enum run_mode mode, unsigned int r,
+			double *t1, double *t64, double *q)
 {
-	double t1[SIZE_ROUNDS], t64[SIZE_ROUNDS], q[SIZE_ROUNDS], lines;
-	struct pd_filter_plan p1, p64;
-	struct pd_filter f1, f64;
-	u64 n1 = 0, n64 = 0;
-	unsigned int r;
+	if (r & 1)
+		t64[r] = fam_run(f64, n64, STEPS / 16, mode, NULL, false);
+	/* the 64 MiB run evicted the small one: back in cache first */
+	fam_run(f1, n1, STEPS / 2, mode, NULL, false);
+	t1[r] = fam_run(f1, n1, STEPS / 16, mode, NULL, false);
+	if (!(r & 1))
+		t64[r] = fam_run(f64, n64, STEPS / 16, mode, NULL, false);
+	q[r] = t64[r] / t1[r];
+}
 
-	size_filter(&f1, 1 << 20, &n1, &p1);
-	size_filter(&f64, 64 << 20, &n64, &p64);
-	for (r = 0; r < SIZE_ROUNDS; r++) {
-		if (r & 1)
-			t64[r] = fam_run(&f64, &n64, STEPS / 16, RUN_STEP, NULL,
-					 false);
-		/* the 64 MiB run evicted the small one: back in cache first */
-		fam_run(&f1, &n1, STEPS / 2, RUN_STEP, NULL, false);
-		t1[r] = fam_run(&f1, &n1, STEPS / 16, RUN_STEP, NULL, false);
-		if (!(r & 1))
-			t64[r] = fam_run(&f64, &n64, STEPS / 16, RUN_STEP, NULL,
-					 false);
-		q[r] = t64[r] / t1[r];
-	}
-	lines = PD_MAX(mean_lines_step(pd_sbf_of(&f1), 100000),
-		       mean_lines_step(pd_sbf_of(&f64), 100000));
+static void size_report(const char *what, const char *json, double *t1,
+			double *t64, double *q, double lines, u64 bytes)
+{
 	qsort(q, SIZE_ROUNDS, sizeof(q[0]), cmp_double);
 	qsort(t1, SIZE_ROUNDS, sizeof(t1[0]), cmp_double);
 	qsort(t64, SIZE_ROUNDS, sizeof(t64[0]), cmp_double);
-	printf("\n64 MiB against 1 MiB, the defaults (layout auto: %s, P %u), %u rounds of %u new flows each, interleaved:\n"
-	       "%.2fx (quartiles %.2f-%.2f; medians %.1f against %.1f ns); at most %.3f lines a packet\n",
-	       pd_sbf_layout_name(p64.layout),
-	       p64.p, SIZE_ROUNDS, STEPS / 16, q[SIZE_ROUNDS / 2],
-	       q[SIZE_ROUNDS / 4], q[3 * SIZE_ROUNDS / 4], t64[SIZE_ROUNDS / 2],
-	       t1[SIZE_ROUNDS / 2], lines);
-	json_row("sbf-auto-64m-over-1m", q[SIZE_ROUNDS / 2], lines,
-		 (double)p64.bytes);
+	printf("%-40s %.2fx (quartiles %.2f-%.2f; medians %.1f against %.1f ns)\n",
+	       what, q[SIZE_ROUNDS / 2], q[SIZE_ROUNDS / 4],
+	       q[3 * SIZE_ROUNDS / 4], t64[SIZE_ROUNDS / 2],
+	       t1[SIZE_ROUNDS / 2]);
+	json_row(json, q[SIZE_ROUNDS / 2], lines, (double)bytes);
+}
+
+/*
+ * What a filter beyond the caches costs against one within them, with
+ * the defaults (layout auto): 64 MiB against 1 MiB, the module's path
+ * per packet as in the layouts table, for action count (the default: each
+ * step taken a packet late, core/defer.h) and for mark and drop (the
+ * step taken at once), in SIZE_ROUNDS rounds of a run of STEPS / 16 new
+ * flows of each size and path, interleaved, so that all see the machine
+ * as it is in that round (this shared machine's speed drifts by 2x
+ * between runs of a minute); the median of the rounds' ratios and their
+ * quartiles, and the lines a packet touches. JSON rows
+ * sbf-auto-64m-over-1m (action count) and sbf-auto-64m-over-1m-at-once:
+ * the median ratio in the ns field.
+ */
+void bench_size_ratio(void)
+{
+	double t1[2][SIZE_ROUNDS], t64[2][SIZE_ROUNDS], q[2][SIZE_ROUNDS];
+	static const enum run_mode modes[2] = { RUN_DEFER, RUN_STEP };
+	struct pd_filter_plan p1, p64;
+	struct pd_filter f1, f64;
+	u64 n1 = 0, n64 = 0;
+	unsigned int r, m;
+	double lines;
+
+	size_filter(&f1, 1 << 20, &n1, &p1);
+	size_filter(&f64, 64 << 20, &n64, &p64);
+	for (r = 0; r < SIZE_ROUNDS; r++)
+		for (m = 0; m < 2; m++)
+			size_rounds(&f1, &n1, &f64, &n64, modes[(m + r) & 1],
+				    r, t1[(m + r) & 1], t64[(m + r) & 1],
+				    q[(m + r) & 1]);
+	lines = PD_MAX(mean_lines_step(pd_sbf_of(&f1), 100000),
+		       mean_lines_step(pd_sbf_of(&f64), 100000));
+	printf("\n64 MiB against 1 MiB, the defaults (layout auto: %s, P %u), %u rounds of %u new flows each, interleaved; at most %.3f lines a packet:\n",
+	       pd_sbf_layout_name(p64.layout), p64.p, SIZE_ROUNDS, STEPS / 16,
+	       lines);
+	size_report("action count (the step a packet late):",
+		    "sbf-auto-64m-over-1m", t1[0], t64[0], q[0], lines,
+		    p64.bytes);
+	size_report("mark, drop (the step at once):",
+		    "sbf-auto-64m-over-1m-at-once", t1[1], t64[1], q[1], lines,
+		    p64.bytes);
 	pd_filter_destroy(&f1);
 	pd_filter_destroy(&f64);
 }
