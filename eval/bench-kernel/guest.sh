@@ -744,7 +744,8 @@ sizes() {
 
 # one configuration, under the host's perf: its module's CPU time;
 # pdb.prof= flow (pktdedup count, flow key, 1 MiB, defaults), flow-flat
-# flow-blocked or flow-line (the same in that layout), or
+# flow-blocked or flow-line (the same in that layout), flow-mark (action
+# mark: each step taken at once), flow-64k (count, 64 KiB), or
 # packetKEY-SIZE: the packet key with payload KEY (all or 64) over
 # SIZE-byte frames, every packet distinct, as size_rows() measures it
 profile() {
@@ -760,6 +761,12 @@ profile() {
 	flow-flat | flow-blocked | flow-line)
 		pd_cfg "pktdedup-count-flow-1m-${PROF#flow-}" defaults key flow \
 			action count filter sbf mem 1M layout "${PROF#flow-}" ;;
+	flow-mark)
+		pd_cfg pktdedup-mark-flow-1m defaults key flow action mark \
+			mark 0x1/0x1 filter sbf mem 1M ;;
+	flow-64k)
+		pd_cfg pktdedup-count-flow-64k defaults key flow action count \
+			filter sbf mem 64K ;;
 	packetall-[0-9]* | packet64-[0-9]*)
 		key=${PROF#packet} size=${PROF#*-}
 		key=${key%%-*} size=${size%b}

@@ -52,7 +52,8 @@
 #          of 1 to 5)
 #   profile  pktdedup count, flow key, 1 MiB, defaults (or, with
 #          BENCH_KERNEL_PROFILE=flow-flat, flow-blocked or flow-line, the same in
-#          that layout; with packetall-SIZE or packet64-SIZE, the
+#          that layout; flow-mark, with action mark, each step at once;
+#          flow-64k, in 64 KiB; with packetall-SIZE or packet64-SIZE, the
 #          packet key over every byte or over 64 payload bytes of SIZE-byte
 #          frames, every packet distinct, as in sizes): 4 pairs of runs
 #          with UML under perf (cpu-clock, a sample per 100 us of its CPU
