@@ -16,9 +16,9 @@
  * stepped at once, with the same verdicts, each PD_DEFER_DEPTH packets
  * later.
  *
- * One queue per CPU (per thread in userspace): no lock, no atomic. Its
- * owner alone pushes and pops; in the module a reader settles every CPU's
- * queue on that CPU (module/defer.c).
+ * One queue per CPU (per thread in userspace): no lock, no atomic. Only
+ * its owner fills and takes its slots; in the module a reader settles
+ * every CPU's queue on that CPU (module/defer.c).
  */
 #ifndef PD_DEFER_H
 #define PD_DEFER_H
