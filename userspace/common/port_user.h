@@ -174,8 +174,13 @@ static inline u64 pd_load_acquire_word(const u64 *p)
 	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
 }
 
-/* The line of p, soon to be written (prefetchw in the kernel). */
-static inline void pd_prefetchw(const void *p)
+/*
+ * The line of p, soon to be written (prefetchw in the kernel). Always
+ * inlined: a function whose only statement is __builtin_prefetch has no
+ * side effect the compiler sees, so where it is not inlined the compiler
+ * finds it const and deletes its calls, prefetch and all.
+ */
+static __always_inline void pd_prefetchw(const void *p)
 {
 	__builtin_prefetch(p, 1, 3);
 }
