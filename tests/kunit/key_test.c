@@ -2,6 +2,7 @@
 /* KUnit tests of key extraction on hand-built IPv4/IPv6 packets. */
 #include <kunit/test.h>
 
+#include "../../module/core/decap.h"
 #include "../../module/core/key.h"
 #include "../../module/core/rng.h"
 #include "nh_test.h"
@@ -755,67 +756,79 @@ static void pd_key_open_pieces(struct kunit *test)
 }
 
 /*
- * pd_parse_key_open(), the packet path's one call, against the two calls
- * it stands for (pd_parse_view(), then pd_key_open()): the same result,
- * the same key (its words, its tail, what it leaves to the caller) and
- * the same pkt, for packets around its one-pass case (IPv4 with and
+ * A packet around pd_parse_key_open()'s one-pass case in p, with options
+ * o drawn for it (every key mode, payload and flag): IPv4 with and
  * without options, IPv6 with and without an extension, TCP with every
- * data offset, UDP, ICMP; fragments; IP lengths short of, at and past
- * the L4 header; views from 0 bytes to the whole) with random bytes
- * elsewhere, under every key mode, payload and flag.
+ * data offset, UDP, ICMP; fragments; IP lengths short of, at and past the
+ * L4 header; views from 0 bytes to the whole; random bytes elsewhere.
+ * Its length in *whole, its view in *view; whether it is the one pass's.
  */
-static void pd_key_one_pass(struct kunit *test)
+static bool one_pass_packet(u8 *p, u64 *rng, struct pd_key_opts *o,
+			    u32 *whole, u32 *view)
 {
 	static const u8 protos[] = { IPPROTO_TCP, IPPROTO_UDP, IPPROTO_ICMP,
 				     IPPROTO_TCP, IPPROTO_UDP };
 	static const u16 payloads[] = { 0, 1, 64, 200, PKTDEDUP_PAYLOAD_ALL };
+	u8 proto = protos[pd_rng_below(rng, PD_ARRAY_SIZE(protos))];
+	bool v6 = pd_rng_below(rng, 2), odd = !pd_rng_below(rng, 6);
+	u32 hl, j, tot;
+
+	memset(o, 0, sizeof(*o));
+	o->nh = pd_kt_nh();
+	o->mode = (u8)pd_rng_below(rng, PD_KEY_NMODES);
+	o->flags = (u8)(pd_rng_below(rng, 4) ? 0 : PKTDEDUP_KEY_F_IGNORE_TOS);
+	o->payload = payloads[pd_rng_below(rng, 5)];
+	*whole = 20 + pd_rng_below(rng, 1500);
+	for (j = 0; j < *whole; j++)
+		p[j] = (u8)pd_rng_next(rng);
+	/* the IP length: the whole, or short of or past it */
+	tot = pd_rng_below(rng, 4) ? *whole : pd_rng_below(rng, 100);
+	if (v6) {
+		hl = ip6(p, odd ? IPPROTO_DSTOPTS : proto,
+			 (u16)(tot > 40 ? tot - 40 : 0),
+			 (u8)pd_rng_next(rng), (u8)pd_rng_next(rng));
+		if (odd) {	/* one extension header of 8 bytes */
+			p[40] = proto;
+			p[41] = 0;
+			hl += 8;
+		}
+	} else {
+		hl = ip4(p, odd ? 5 + pd_rng_below(rng, 11) : 5, proto,
+			 (u16)tot, pd_rng_below(rng, 5) ? 0 :
+			 (u16)pd_rng_next(rng),
+			 (u8)pd_rng_next(rng), (u8)pd_rng_next(rng));
+	}
+	if (proto == IPPROTO_TCP && hl + 13 <= *whole)
+		p[hl + 12] = (u8)(pd_rng_below(rng, 4) ?
+				  5 + pd_rng_below(rng, 11) :
+				  pd_rng_below(rng, 16)) << 4;
+	*view = pd_rng_below(rng, 3) ? *whole : pd_rng_below(rng, *whole + 1);
+	return !odd && *whole >= hl + 20 && *view >= hl + 20 &&
+	       (proto == IPPROTO_TCP || proto == IPPROTO_UDP);
+}
+
+/*
+ * pd_parse_key_open(), the packet path's one call, against the two calls
+ * it stands for (pd_parse_view(), then pd_key_open()): the same result,
+ * the same key (its words, its tail, what it leaves to the caller) and
+ * the same pkt, for the packets of one_pass_packet().
+ */
+static void pd_key_one_pass(struct kunit *test)
+{
 	u8 *p = kunit_kzalloc(test, 2048, GFP_KERNEL);
 	unsigned int i, one_pass = 0, ok = 0;
 	u64 rng = 39;
 
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	for (i = 0; i < 60000; i++) {
-		struct pd_key_opts o = { .nh = pd_kt_nh(),
-			.mode = (u8)pd_rng_below(&rng, PD_KEY_NMODES),
-			.flags = (u8)(pd_rng_below(&rng, 4) ?
-				      0 : PKTDEDUP_KEY_F_IGNORE_TOS),
-			.payload = payloads[pd_rng_below(&rng, 5)] };
-		u8 proto = protos[pd_rng_below(&rng, PD_ARRAY_SIZE(protos))];
-		bool v6 = pd_rng_below(&rng, 2), odd = !pd_rng_below(&rng, 6);
-		u32 whole = 20 + pd_rng_below(&rng, 1500), view, hl, j, tot;
+		struct pd_key_opts o;
 		struct pd_pkt a, b;
 		struct pd_key ka, kb;
 		struct pd_nh na, nb;
 		enum pd_parse_result ra, rb;
-		bool common;
+		u32 whole, view;
+		bool common = one_pass_packet(p, &rng, &o, &whole, &view);
 
-		for (j = 0; j < whole; j++)
-			p[j] = (u8)pd_rng_next(&rng);
-		/* the IP length: the whole, or short of or past it */
-		tot = pd_rng_below(&rng, 4) ? whole : pd_rng_below(&rng, 100);
-		if (v6) {
-			hl = ip6(p, odd ? IPPROTO_DSTOPTS : proto,
-				 (u16)(tot > 40 ? tot - 40 : 0),
-				 (u8)pd_rng_next(&rng), (u8)pd_rng_next(&rng));
-			if (odd) {	/* one extension header of 8 bytes */
-				p[40] = proto;
-				p[41] = 0;
-				hl += 8;
-			}
-		} else {
-			hl = ip4(p, odd ? 5 + pd_rng_below(&rng, 11) : 5, proto,
-				 (u16)tot, pd_rng_below(&rng, 5) ? 0 :
-				 (u16)pd_rng_next(&rng),
-				 (u8)pd_rng_next(&rng), (u8)pd_rng_next(&rng));
-		}
-		if (proto == IPPROTO_TCP && hl + 13 <= whole)
-			p[hl + 12] = (u8)(pd_rng_below(&rng, 4) ?
-					  5 + pd_rng_below(&rng, 11) :
-					  pd_rng_below(&rng, 16)) << 4;
-		view = pd_rng_below(&rng, 3) ? whole :
-		       pd_rng_below(&rng, whole + 1);
-		common = !odd && whole >= hl + 20 && view >= hl + 20 &&
-			 (proto == IPPROTO_TCP || proto == IPPROTO_UDP);
 		ra = pd_parse_key_open(p, view, whole, &o, &a, &ka, &na);
 		rb = pd_parse_view(p, view, whole, &o, &b, false);
 		if (rb == PD_PARSE_OK)
@@ -861,6 +874,109 @@ static void pd_key_one_pass(struct kunit *test)
 	/* both kinds were many: the one pass and the rest */
 	KUNIT_EXPECT_GT(test, one_pass, 10000u);
 	KUNIT_EXPECT_GT(test, ok - one_pass, 5000u);
+}
+
+/* n bytes of p from the generator at rng */
+static void noise(u64 *rng, void *p, size_t n)
+{
+	u8 *b = p;
+
+	while (n--)
+		*b++ = (u8)pd_rng_next(rng);
+}
+
+/*
+ * The packet path's pkt, key and tail state (hook.c, xdp.c) are left
+ * uninitialized on the stack (the kernel would zero them for every
+ * packet): the module sets pkt's family, encaps and bad_encap, then
+ * pd_parse_key_open() must write everything that is read after it. The
+ * same packets (one_pass_packet(), half of them decapsulated, some of
+ * those VXLAN with a packet inside) parsed over zeros and over random
+ * bytes give the same result, key, hash and every field of pkt the
+ * module reads (the addresses where the family is known, the DSCP, the
+ * protocol where the L4 header was found).
+ */
+static void pd_key_prior_contents(struct kunit *test)
+{
+	u8 *p = kunit_kzalloc(test, 2048, GFP_KERNEL);
+	unsigned int i, j, ok = 0, encap = 0;
+	u64 rng = 41;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	for (i = 0; i < 40000; i++) {
+		struct { struct pd_pkt pkt; struct pd_key key; struct pd_nh nh; }
+			s[2];
+		enum pd_parse_result r[2];
+		struct pd_key_opts o;
+		u32 whole, view;
+		u64 h[2];
+
+		one_pass_packet(p, &rng, &o, &whole, &view);
+		if (pd_rng_below(&rng, 2)) {
+			o.decap = PD_DECAP_ALL;
+			o.vxlan_port = PD_VXLAN_PORT;
+			o.geneve_port = PD_GENEVE_PORT;
+			/* IPv4 UDP to VXLAN's port, a packet inside */
+			if (!(p[0] >> 4 == 4 && p[9] == IPPROTO_UDP &&
+			      whole >= 20 + 8 + 8 + 14 + 20 &&
+			      pd_rng_below(&rng, 2)))
+				goto parse;
+			ip4(p, 5, IPPROTO_UDP, (u16)whole, 0, 64, 0);
+			put16(p + 22, PD_VXLAN_PORT);
+			p[28] = 0x08;	/* the VNI is valid */
+			put16(p + 28 + 8 + 12, 0x0800);
+			ip4(p + 50, 5, IPPROTO_UDP, (u16)(whole - 50), 0,
+			    (u8)pd_rng_next(&rng), (u8)pd_rng_next(&rng));
+			view = whole;
+		}
+parse:
+		for (j = 0; j < 2; j++) {
+			if (j)
+				noise(&rng, &s[j], sizeof(s[j]));
+			else
+				memset(&s[j], 0, sizeof(s[j]));
+			/* as pd_skb_key() and the XDP path set them */
+			s[j].pkt.family = 0;
+			s[j].pkt.encaps = 0;
+			s[j].pkt.bad_encap = 0;
+			r[j] = pd_parse_key_open(p, view, whole, &o, &s[j].pkt,
+						 &s[j].key, &s[j].nh);
+			h[j] = 0;
+			if (r[j] != PD_PARSE_OK)
+				continue;
+			if (s[j].key.more_len) {
+				pd_nh_update(&s[j].nh, p + s[j].key.more_off,
+					     s[j].key.more_len);
+				pd_key_close(&s[j].key, &s[j].nh);
+			}
+			h[j] = pd_key_hash64(&s[j].key, &pd_kt_hkey);
+		}
+		KUNIT_ASSERT_EQ_MSG(test, (int)r[0], (int)r[1], "packet %u", i);
+		KUNIT_ASSERT_EQ_MSG(test, h[0], h[1], "packet %u", i);
+		KUNIT_ASSERT_TRUE_MSG(test,
+				      s[0].pkt.family == s[1].pkt.family &&
+				      s[0].pkt.encaps == s[1].pkt.encaps &&
+				      s[0].pkt.bad_encap == s[1].pkt.bad_encap,
+				      "packet %u: pkt differs", i);
+		encap += s[0].pkt.encaps != 0;
+		if (!s[0].pkt.family)
+			continue;
+		KUNIT_ASSERT_EQ(test, s[0].pkt.addr_len, s[1].pkt.addr_len);
+		KUNIT_ASSERT_EQ(test, memcmp(s[0].pkt.src, s[1].pkt.src,
+					     s[0].pkt.addr_len), 0);
+		KUNIT_ASSERT_EQ(test, memcmp(s[0].pkt.dst, s[1].pkt.dst,
+					     s[0].pkt.addr_len), 0);
+		KUNIT_ASSERT_EQ(test, s[0].pkt.l4_err, s[1].pkt.l4_err);
+		if (!s[0].pkt.l4_err)
+			KUNIT_ASSERT_EQ(test, s[0].pkt.proto, s[1].pkt.proto);
+		if (r[0] != PD_PARSE_OK)
+			continue;
+		ok++;
+		KUNIT_ASSERT_EQ(test, s[0].pkt.dscp, s[1].pkt.dscp);
+	}
+	/* most were keyed, and the tunnels were looked into */
+	KUNIT_EXPECT_GT(test, ok, 20000u);
+	KUNIT_EXPECT_GT(test, encap, 1000u);
 }
 
 /* ---- non-IP frames (PKTDEDUP_KEY_F_NONIP): pd_key_nonip() ---- */
@@ -1091,6 +1207,7 @@ static struct kunit_case pd_key_cases[] = {
 	KUNIT_CASE(pd_key_evasion_pairs),
 	KUNIT_CASE(pd_key_open_pieces),
 	KUNIT_CASE(pd_key_one_pass),
+	KUNIT_CASE(pd_key_prior_contents),
 	KUNIT_CASE(pd_key_nonip_taps),
 	KUNIT_CASE(pd_key_nonip_bytes),
 	KUNIT_CASE(pd_key_nonip_pieces),
