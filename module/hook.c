@@ -94,7 +94,7 @@ enum pd_parse_result pd_skb_key(struct sk_buff *skb,
 	int off = skb_network_offset(skb) + (int)l3;
 	enum pd_parse_result r;
 	u32 whole, view;
-	struct pd_nh nh;
+	struct pd_nh nh __uninitialized;	/* set where a tail needs it */
 	const u8 *data;
 
 	pkt->family = 0;
@@ -417,8 +417,12 @@ unsigned int pd_process(struct pd_net *pn, struct pd_filter_set *fs,
 			struct sk_buff *skb, u32 l3, int dev)
 {
 	enum pd_parse_result r;
-	struct pd_pkt pkt;
-	struct pd_key key;
+	/*
+	 * Not zeroed for every packet (CONFIG_INIT_STACK_ALL_ZERO would):
+	 * pd_skb_key() and the parser write all that is read of them.
+	 */
+	struct pd_pkt pkt __uninitialized;
+	struct pd_key key __uninitialized;
 	bool drop;
 
 	local_bh_disable();
@@ -532,7 +536,7 @@ static unsigned int pd_l2_inner(struct pd_net *pn, struct pd_filter_set *fs,
 {
 	int off = skb_network_offset(skb);
 	unsigned int tags = 0;
-	u8 buf[PD_L2_ROOM];
+	u8 buf[PD_L2_ROOM] __uninitialized;	/* read where copied to */
 	const u8 *p;
 	u32 len, l3;
 
@@ -685,9 +689,10 @@ bool pd_xdp_frame(struct pd_net *pn, const struct pd_hooks *hooks,
 	u32 off = len, mark = 0, whole, view;
 	unsigned int tags = 0;
 	const u8 *ip = NULL;
-	struct pd_pkt pkt;
-	struct pd_key key;
-	struct pd_nh nh;
+	/* not zeroed for every frame: as in pd_process() */
+	struct pd_pkt pkt __uninitialized;
+	struct pd_key key __uninitialized;
+	struct pd_nh nh __uninitialized;
 	__be16 proto;
 	bool drop;
 
