@@ -145,6 +145,9 @@ suite spec /usr/bin/python3 tests/spec/test_spec.py
 suite style tests/style/style.sh
 # The module builds against Debian's headers with W=1 and sparse, silently.
 suite module single "module builds clean (W=1, C=1)" make --no-print-directory module-check
+# The packet path's object code: no stack zeroed for every packet in the
+# module built for Debian's kernel, the SBF's prefetches kept.
+suite hotpath tests/packaging/hotpath-check.sh "$B"
 # The project's btfids fills .BTF_ids as the kernel's resolve_btfids does
 # (a fixture of every kind, pktdedup.ko against Debian's kernel's BTF).
 suite btfids tests/packaging/btfids-check.sh "$B"

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The packet path's object code, as the compiler left it (run by make
+# check after the module's build):
+#  - in pktdedup.ko built for Debian's kernel, whose
+#    CONFIG_INIT_STACK_ALL_ZERO zeroes every local not written at its
+#    declaration, the functions every packet runs zero no stack buffer
+#    ("rep stos": their key, packet and tail state are __uninitialized,
+#    which the core's pd_key_prior_contents test keeps safe);
+#  - the SBF's steps keep their prefetches (the next decrement's line, a
+#    shared flat filter's cells) in the userspace build of the core, where
+#    pd_prefetchw() is __builtin_prefetch as in a UML kernel: a wrapper
+#    the compiler does not inline is found const and its calls deleted.
+# Usage: hotpath-check.sh BUILD. Ends with "N passed, N failed".
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/lib/tap.sh
+. tests/lib/tap.sh
+B=${1:-build}
+ko=$B/kmod/pktdedup.ko
+
+# the instructions of function fn (and its clones, fn.constprop.0 ...) in obj
+body() {	# OBJ FN
+	objdump -d --no-show-raw-insn "$1" | awk -v fn="$2" '
+		/^[0-9a-f]+ <[^>]*>:$/ {
+			name = $2
+			sub(/^</, "", name)
+			sub(/>:$/, "", name)
+			sub(/\..*$/, "", name)
+			on = name == fn
+			next
+		}
+		on'
+}
+
+if [ ! -f "$ko" ]; then
+	bad "$ko is built (make module-check)"
+	finish
+fi
+for fn in pd_hook pd_process pd_skb_key pd_judge pd_xdp_frame; do
+	code=$(body "$ko" "$fn")
+	if [ -z "$code" ]; then
+		ok "$fn is inlined into a caller checked here"
+		continue
+	fi
+	if grep -q 'rep stos' <<<"$code"; then
+		bad "$fn zeroes stack memory for every packet (rep stos)"
+		grep -B3 'rep stos' <<<"$code" | sed 's/^/    /'
+	else
+		ok "$fn zeroes no stack memory for every packet"
+	fi
+done
+
+for obj in "$B/dedup-sim" "$ko"; do
+	for fn in pd_sbf_step pd_sbf_step_cpu; do
+		if body "$obj" "$fn" | grep -q 'prefetch'; then
+			ok "$fn prefetches in $obj"
+		else
+			bad "$fn has lost its prefetch in $obj"
+		fi
+	done
+done
+finish
