@@ -169,8 +169,8 @@ static inline u32 pd_sbf_map(const struct pd_sbf *f, u32 h)
  * arithmetic progressions made the cells of one key share other keys
  * more often, and raised the FP rate about 6% above independent cells.
  */
-static void pd_sbf_positions_blocked(const struct pd_sbf *f, u32 h1, u32 h2,
-				     u32 *pos)
+static __always_inline void pd_sbf_positions_blocked(const struct pd_sbf *f,
+						     u32 h1, u32 h2, u32 *pos)
 {
 	u32 base = (u32)(((u64)h1 * f->lines) >> 32) << f->cpl_shift;
 	u32 s = f->cpl_shift, mask = (1u << s) - 1;
@@ -194,7 +194,9 @@ static void pd_sbf_positions_blocked(const struct pd_sbf *f, u32 h1, u32 h2,
 	}
 }
 
-void pd_sbf_positions(const struct pd_sbf *f, u32 h1, u32 h2, u32 *pos)
+/* pd_sbf_positions(), inlined into the steps */
+static __always_inline void pd_sbf_positions_in(const struct pd_sbf *f,
+						u32 h1, u32 h2, u32 *pos)
 {
 	u32 g, step;
 	unsigned int i;
@@ -216,6 +218,11 @@ void pd_sbf_positions(const struct pd_sbf *f, u32 h1, u32 h2, u32 *pos)
 		pos[i] = g;
 		g = (u32)(next >= f->cells ? next - f->cells : next);
 	}
+}
+
+void pd_sbf_positions(const struct pd_sbf *f, u32 h1, u32 h2, u32 *pos)
+{
+	pd_sbf_positions_in(f, h1, h2, pos);
 }
 
 static inline u64 *pd_sbf_word(const struct pd_sbf *f, u32 i,
@@ -513,7 +520,7 @@ static __always_inline bool pd_sbf_verdict_decrement(struct pd_sbf *f,
 	bool dup = true;
 	unsigned int i;
 
-	pd_sbf_positions(f, h1, h2, pos);
+	pd_sbf_positions_in(f, h1, h2, pos);
 	/*
 	 * cc, flat: the K lines asked for to be written, all at once, before
 	 * the first probe: one move of each line, in parallel. Blocked: the
