@@ -8,10 +8,12 @@
 #    declaration, the functions every packet runs zero no stack buffer
 #    ("rep stos": their key, packet and tail state are __uninitialized,
 #    which the core's pd_key_prior_contents test keeps safe);
-#  - the SBF's steps keep their prefetches (the next decrement's line, a
-#    shared flat filter's cells) in the userspace build of the core, where
-#    pd_prefetchw() is __builtin_prefetch as in a UML kernel: a wrapper
-#    the compiler does not inline is found const and its calls deleted.
+#  - the core's functions that call pd_prefetchw() keep their prefetches
+#    (the SBF's: the key's line, the next decrement's, a shared flat
+#    filter's cells; the source windows' fold) in the module and in the
+#    userspace build of the core, where pd_prefetchw() is
+#    __builtin_prefetch as in a UML kernel: a wrapper the compiler does
+#    not inline is found const and its calls deleted.
 # Usage: hotpath-check.sh BUILD. Ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -53,7 +55,9 @@ for fn in pd_hook pd_process pd_skb_key pd_judge pd_xdp_frame; do
 done
 
 for obj in "$B/dedup-sim" "$ko"; do
-	for fn in pd_sbf_step pd_sbf_step_cpu; do
+	# every function of the core that calls pd_prefetchw()
+	for fn in pd_sbf_prefetch pd_sbf_step pd_sbf_step_cpu pd_sbf_step_value \
+		pd_srcwin_fold; do
 		if body "$obj" "$fn" | grep -q 'prefetch'; then
 			ok "$fn prefetches in $obj"
 		else
