@@ -214,6 +214,18 @@ fail:
 	exit(1);
 }
 
+/* The median of REPEAT runs of STEPS new flows through f in mode. */
+static double fam_median(struct pd_filter *f, u64 *next, enum run_mode mode)
+{
+	double t[REPEAT];
+	unsigned int r;
+
+	for (r = 0; r < REPEAT; r++)
+		t[r] = fam_run(f, next, STEPS, mode, NULL, false);
+	qsort(t, REPEAT, sizeof(t[0]), cmp_double);
+	return t[REPEAT / 2];
+}
+
 /*
  * The SBF's layouts: flat (the paper's), blocked and line (sbf.h), K 3
  * and P planned for fps 1%, at 64 KiB, 1 MiB and 64 MiB, median of REPEAT
@@ -228,7 +240,7 @@ void bench_layouts(void)
 	static const char *const mnames[] = { "64k", "1m", "64m" };
 	static const u8 lays[] = { PKTDEDUP_LAYOUT_FLAT,
 				   PKTDEDUP_LAYOUT_BLOCKED, PKTDEDUP_LAYOUT_LINE };
-	unsigned int mi, li, r;
+	unsigned int mi, li;
 	double hash = 0;
 
 	printf("\nSBF layouts, the module's path per packet (IPv4 flow key, one\n"
@@ -245,7 +257,7 @@ void bench_layouts(void)
 			bool lay = lays[li] != PKTDEDUP_LAYOUT_FLAT;
 			struct pd_filter_plan pl;
 			struct pd_filter_req req;
-			double t[REPEAT], ns, late, lines;
+			double ns, late, lines;
 			struct pd_filter f;
 			const char *why;
 			char name[32];
@@ -261,23 +273,10 @@ void bench_layouts(void)
 			}
 			pd_filter_set_seeds(&f, 0x1234567, 0x89abcdef, 99);
 			fam_run(&f, &next, STEPS, RUN_STEP, NULL, false);	/* warm */
-			if (!mi && !lay) {
-				for (r = 0; r < REPEAT; r++)
-					t[r] = fam_run(&f, &next, STEPS, RUN_HASH,
-						       NULL, false);
-				qsort(t, REPEAT, sizeof(t[0]), cmp_double);
-				hash = t[REPEAT / 2];
-			}
-			for (r = 0; r < REPEAT; r++)
-				t[r] = fam_run(&f, &next, STEPS, RUN_STEP, NULL,
-					       false);
-			qsort(t, REPEAT, sizeof(t[0]), cmp_double);
-			ns = t[REPEAT / 2];
-			for (r = 0; r < REPEAT; r++)
-				t[r] = fam_run(&f, &next, STEPS, RUN_DEFER,
-					       NULL, false);
-			qsort(t, REPEAT, sizeof(t[0]), cmp_double);
-			late = t[REPEAT / 2];
+			if (!mi && !lay)
+				hash = fam_median(&f, &next, RUN_HASH);
+			ns = fam_median(&f, &next, RUN_STEP);
+			late = fam_median(&f, &next, RUN_DEFER);
 			lines = mean_lines_step(pd_sbf_of(&f), 100000);
 			if (!lay) {
 				flat_ns = ns;
