@@ -22,9 +22,10 @@ cd "$(dirname "$0")/../.." || exit 1
 B=${1:-build}
 ko=$B/kmod/pktdedup.ko
 
-# the instructions of function fn (and its clones, fn.constprop.0 ...) in obj
-body() {	# OBJ FN
-	objdump -d --no-show-raw-insn "$1" | awk -v fn="$2" '
+# the instructions of function fn (and its clones, fn.constprop.0 ...) in
+# disassembly dis
+body() {	# DIS FN
+	awk -v fn="$2" '
 		/^[0-9a-f]+ <[^>]*>:$/ {
 			name = $2
 			sub(/^</, "", name)
@@ -33,15 +34,16 @@ body() {	# OBJ FN
 			on = name == fn
 			next
 		}
-		on'
+		on' <<<"$1"
 }
 
 if [ ! -f "$ko" ]; then
 	bad "$ko is built (make module-check)"
 	finish
 fi
+ko_dis=$(objdump -d --no-show-raw-insn "$ko")
 for fn in pd_hook pd_process pd_skb_key pd_judge pd_xdp_frame; do
-	code=$(body "$ko" "$fn")
+	code=$(body "$ko_dis" "$fn")
 	if [ -z "$code" ]; then
 		ok "$fn is inlined into a caller checked here"
 		continue
@@ -55,10 +57,12 @@ for fn in pd_hook pd_process pd_skb_key pd_judge pd_xdp_frame; do
 done
 
 for obj in "$B/dedup-sim" "$ko"; do
+	dis=$ko_dis
+	[ "$obj" = "$ko" ] || dis=$(objdump -d --no-show-raw-insn "$obj")
 	# every function of the core that calls pd_prefetchw()
 	for fn in pd_sbf_prefetch pd_sbf_step pd_sbf_step_cpu pd_sbf_step_value \
 		pd_srcwin_fold; do
-		if body "$obj" "$fn" | grep -q 'prefetch'; then
+		if body "$dis" "$fn" | grep -q 'prefetch'; then
 			ok "$fn prefetches in $obj"
 		else
 			bad "$fn has lost its prefetch in $obj"
