@@ -888,7 +888,7 @@ t_top() {
 
 t_rare() {
 	t_begin "dedupctl rare lists every source at or under s N, none far above"
-	expect_ok "empty windows" inns e dedupctl sources counters 128
+	expect_ok "empty windows" inns e dedupctl sources new on counters 128
 	from_d 0 1 2000 0
 	from_d 3000 20 20 1
 	from_d 4000 5 500 0
