@@ -325,7 +325,9 @@ static bool pd_judge(struct pd_net *pn, struct pd_filter_set *fs,
 	struct pd_cpu_stats *st = this_cpu_ptr(fs->stats);
 	struct pd_filter *f = NULL;
 	struct pd_dev_stats *ds;
-	struct pd_pktinfo pi;
+	/* not zeroed for every packet: each field is set before it is read */
+	struct pd_src_ref sr __uninitialized;
+	struct pd_pktinfo pi __uninitialized;
 	bool dup, drop = false;
 	u64 h;
 
@@ -333,11 +335,13 @@ static bool pd_judge(struct pd_net *pn, struct pd_filter_set *fs,
 	if (pkt->family && !pkt->l4_err && !fs->any_proto &&
 	    !pd_select_proto_bit(fs->cfg.sel.protos, pkt->proto))
 		return false;
+	/* the analytics' window, its line asked for while the key is hashed */
+	pd_srcs_find(pn, &sr);
 	if (unlikely(pkt->encaps | pkt->bad_encap))
 		pd_count_encaps(st, pkt);
 	if (unlikely(r != PD_PARSE_OK)) {
 		if (pkt->family)	/* the addresses are known */
-			pd_srcs_add(pn, pkt);
+			pd_srcs_add(&sr, pkt);
 		u64_stats_update_begin(&st->syncp);
 		/* a tunnel that carries ARP, ...: a frame that is not IP */
 		if (r == PD_PARSE_NOT_IP)
@@ -360,7 +364,7 @@ static bool pd_judge(struct pd_net *pn, struct pd_filter_set *fs,
 		f = this_cpu_ptr(fs->pcpu);
 		if (unlikely(!f->ops)) {
 			/* no filter on this CPU (cpus.c): passed, counted */
-			pd_srcs_add(pn, pkt);
+			pd_srcs_add(&sr, pkt);
 			u64_stats_update_begin(&st->syncp);
 			u64_stats_inc(&st->unjudged);
 			u64_stats_update_end(&st->syncp);
@@ -370,7 +374,7 @@ static bool pd_judge(struct pd_net *pn, struct pd_filter_set *fs,
 		pd_filter_prefetch(f, h);
 	}
 	/* the source analytics while the filter's line comes */
-	pd_srcs_add(pn, pkt);
+	pd_srcs_add(&sr, pkt);
 	if (fs->defer) {
 		pd_judge_later(pn, fs, st, ds, f, h, &pi, dev);
 		return false;
@@ -390,14 +394,16 @@ static bool pd_judge(struct pd_net *pn, struct pd_filter_set *fs,
 
 /*
  * Ask for this CPU's lines of the judgement (its counters, its queue of
- * deferred steps, its filter's struct) before the key is parsed: their misses overlap the parse
- * instead of following one another after it. Not the source analytics':
- * their lines are a chain of dependent loads, and asking for them here
- * waited on the chain's first links (measured: results/bench-kernel.md).
- * BHs disabled.
+ * deferred steps, its filter's struct, the way to its source windows)
+ * before the key is parsed: their misses overlap the parse instead of
+ * following one another after it. The source windows' own line comes
+ * after the parse: it is found through the lines asked for here
+ * (pd_srcs_ask()). BHs disabled.
  */
-static __always_inline void pd_judge_prefetch(const struct pd_filter_set *fs)
+static __always_inline void pd_judge_prefetch(const struct pd_net *pn,
+					      const struct pd_filter_set *fs)
 {
+	pd_srcs_ask(pn);
 	prefetchw(this_cpu_ptr(fs->stats));
 	if (fs->defer)
 		prefetchw(this_cpu_ptr(fs->defer));
@@ -426,7 +432,7 @@ unsigned int pd_process(struct pd_net *pn, struct pd_filter_set *fs,
 	bool drop;
 
 	local_bh_disable();
-	pd_judge_prefetch(fs);
+	pd_judge_prefetch(pn, fs);
 	r = pd_skb_key(skb, fs, this_cpu_ptr(pd_scratch)->buf, &pkt, &key, l3);
 	drop = pd_judge(pn, fs, r, &pkt, &key, &skb->mark, dev);
 	local_bh_enable();
@@ -724,7 +730,7 @@ bool pd_xdp_frame(struct pd_net *pn, const struct pd_hooks *hooks,
 		off += ETH_HLEN;
 	}
 	local_bh_disable();
-	pd_judge_prefetch(fs);
+	pd_judge_prefetch(pn, fs);
 	whole = xdp_get_buff_len((struct xdp_buff *)xdp);
 	if (len > off) {
 		whole -= off;

@@ -4,9 +4,9 @@
  * is learnt of source and destination addresses in a recent time window
  * (distinct counts, top talkers, new-source events, rare sources), per
  * network namespace. Their state, readers and commands live in this
- * folder (src_internal.h); the packet path reaches them through one call,
- * pd_srcs_add(), which costs a patched-out branch while no namespace
- * keeps source windows.
+ * folder (src_internal.h); the packet path reaches them through three
+ * calls (pd_srcs_ask(), pd_srcs_find(), pd_srcs_add()), which cost a
+ * patched-out branch while no namespace keeps source windows.
  */
 #ifndef PD_SOURCES_H
 #define PD_SOURCES_H
@@ -23,6 +23,7 @@ struct pd_filter_plan;
 struct pd_net;
 struct pd_nl_req;
 struct pd_pkt;
+struct pd_src_cpu;
 struct pd_srcs;
 struct proc_dir_entry;
 
@@ -86,14 +87,41 @@ struct pd_src_net {
  */
 extern struct static_key_false_deferred pd_srcs_used;
 
-void pd_srcs_add_slow(struct pd_net *pn, const struct pd_pkt *pkt);
+/* This CPU's windows of a namespace, found for one packet. */
+struct pd_src_ref {
+	struct pd_srcs *s;
+	struct pd_src_cpu *c;	/* NULL: none, nothing counted */
+};
 
-/* The packet path's one call: a packet's addresses, BHs off. */
-static __always_inline void pd_srcs_add(struct pd_net *pn,
-					const struct pd_pkt *pkt)
+void pd_srcs_ask_slow(const struct pd_net *pn);
+void pd_srcs_find_slow(const struct pd_net *pn, struct pd_src_ref *r);
+void pd_srcs_add_slow(const struct pd_src_ref *r, const struct pd_pkt *pkt);
+
+/*
+ * The packet path's calls, in this order, BHs off from the first to the
+ * last (src_state.c): before the packet is parsed, ask for the lines that
+ * lead to this CPU's windows; once it is parsed, find them; then count
+ * its addresses (as often as its judgement needs, with the same r).
+ */
+static __always_inline void pd_srcs_ask(const struct pd_net *pn)
 {
 	if (static_branch_unlikely(&pd_srcs_used.key))
-		pd_srcs_add_slow(pn, pkt);
+		pd_srcs_ask_slow(pn);
+}
+
+static __always_inline void pd_srcs_find(const struct pd_net *pn,
+					 struct pd_src_ref *r)
+{
+	r->c = NULL;
+	if (static_branch_unlikely(&pd_srcs_used.key))
+		pd_srcs_find_slow(pn, r);
+}
+
+static __always_inline void pd_srcs_add(const struct pd_src_ref *r,
+					const struct pd_pkt *pkt)
+{
+	if (r->c)
+		pd_srcs_add_slow(r, pkt);
 }
 
 /* src_state.c: the module parameters, a namespace's state */

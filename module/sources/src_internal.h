@@ -41,12 +41,6 @@ struct pd_src_cpu {
 
 struct pd_srcs {
 	/*
-	 * What every packet reads first: [nr_cpu_ids], NULL for a CPU
-	 * without source windows (offline when the state was built, or
-	 * refused when it came up: cpus.c); pd_src_of().
-	 */
-	struct pd_src_cpu **cpu;
-	/*
 	 * The instance's reference while published, and one for each reader
 	 * that walks the state without the namespace's lock (pd_srcs_get()):
 	 * the last one frees it.
@@ -57,7 +51,7 @@ struct pd_srcs {
 	 * (to within a jiffy), on every host alike: the windows' time is
 	 * jiffies + phase, and sub-window t began at real_base + t tick_j
 	 * jiffies (CLOCK_REALTIME, ns), both fixed when the state was built.
-	 * On the first line with cpu and cfg.newsrc, which every packet reads.
+	 * On the first line with cfg.newsrc, which every packet reads.
 	 */
 	u64 phase;
 	struct pd_src_cfg cfg;
@@ -72,6 +66,15 @@ struct pd_srcs {
 	struct pd_sbf ev_sbf;
 	/* the CPUs with windows, what the state holds; CPU hotplug */
 	struct pd_cpus cpus;
+	/*
+	 * Each CPU's windows: [nr_cpu_ids], NULL for a CPU without them
+	 * (offline when the state was built, or refused when it came up:
+	 * cpus.c); pd_src_of(). In the state's own allocation, so that a
+	 * packet finds its CPU's pointer from s alone: the packet path asks
+	 * for that line before the parse and reads it after
+	 * (pd_srcs_find_slow()).
+	 */
+	struct pd_src_cpu *cpu[];
 };
 
 /* CPU cpu's windows, or NULL; any CPU may ask. */

@@ -107,12 +107,10 @@ void pd_srcs_free(struct pd_srcs *s)
 	if (!s)
 		return;
 	pd_cpus_leave(&s->cpus);
-	if (s->cpu)
-		for_each_possible_cpu(cpu)
-			pd_src_cpu_free(s, s->cpu[cpu]);
+	for_each_possible_cpu(cpu)
+		pd_src_cpu_free(s, s->cpu[cpu]);
 	pd_mem_free(s->ev_sbf.words, s->plan.bytes);
-	pd_mem_free(s->cpu, nr_cpu_ids * sizeof(*s->cpu));
-	pd_mem_free(s, sizeof(*s));
+	pd_mem_free(s, struct_size(s, cpu, nr_cpu_ids));
 }
 
 /* Bytes of one CPU's part for cfg (and the new-source filter plan). */
@@ -130,7 +128,7 @@ static u64 pd_src_cpu_bytes(const struct pd_src_cfg *c,
 
 /*
  * Bytes the whole state takes from the allocator for cfg, with the parts
- * of ncpus CPUs: the per-CPU pointers, the CPUs' parts and the worker's
+ * of ncpus CPUs: the state with its per-CPU pointers, the CPUs' parts and the worker's
  * filter. What pd_srcs_build() allocates, to the byte (../mem.c).
  */
 u64 pd_srcs_bytes_n(const struct pd_src_cfg *c,
@@ -138,8 +136,8 @@ u64 pd_srcs_bytes_n(const struct pd_src_cfg *c,
 {
 	if (!c->enabled)
 		return 0;
-	return pd_mem_size(sizeof(struct pd_srcs)) +
-	       pd_mem_size(nr_cpu_ids * sizeof(struct pd_src_cpu *)) +
+	return pd_mem_size(struct_size((struct pd_srcs *)NULL, cpu,
+				       nr_cpu_ids)) +
 	       pd_src_cpu_bytes(c, plan) * ncpus +
 	       (c->newsrc ? pd_mem_size(plan->bytes) : 0);
 }
@@ -275,7 +273,7 @@ struct pd_srcs *pd_srcs_build(const struct pd_src_cfg *cfg, u32 ncpus,
 	err = pd_srcs_check(cfg, &plan, extack);
 	if (err)
 		return ERR_PTR(err);
-	s = pd_mem_zalloc(sizeof(*s), NUMA_NO_NODE);
+	s = pd_mem_zalloc(struct_size(s, cpu, nr_cpu_ids), NUMA_NO_NODE);
 	if (!s)
 		goto nomem;
 	refcount_set(&s->ref, 1);
@@ -291,9 +289,6 @@ struct pd_srcs *pd_srcs_build(const struct pd_src_cfg *cfg, u32 ncpus,
 		s->key = cfg->key;
 	else
 		pd_akey_random(&s->key);
-	s->cpu = pd_mem_zalloc(nr_cpu_ids * sizeof(*s->cpu), NUMA_NO_NODE);
-	if (!s->cpu)
-		goto nomem;
 	/* the CPUs online now, none coming or going meanwhile */
 	cpus_read_lock();
 	for_each_online_cpu(cpu) {
@@ -371,23 +366,52 @@ static void pd_ring_push(struct pd_src_cpu *c, u32 ring, const u8 *addr,
 }
 
 /*
- * Count pkt's addresses on this CPU; BHs are off, RCU read side held.
- * Lines: s's first, the CPU pointer's, the window's first and one sketch
- * register per address (with top talkers or the new-source filter on,
- * theirs too); the time is jiffies, divided into ticks once per tick.
+ * The packet path's way to this CPU's windows is two dependent loads from
+ * the namespace's line, each a miss when the kernel between two packets
+ * has evicted them: pd_srcs_ask_slow() asks for both lines before the
+ * packet is parsed (their addresses need nothing but s, on the namespace's
+ * line the hook has read), pd_srcs_find_slow() reads them once it is
+ * parsed and asks for the window's first line, which pd_srcs_add_slow()
+ * reads after the key's hash. BHs are off, RCU read side held, from the
+ * first call to the last.
  */
-/* pd_srcs_add() while some namespace keeps source windows. */
-void pd_srcs_add_slow(struct pd_net *pn, const struct pd_pkt *pkt)
+void pd_srcs_ask_slow(const struct pd_net *pn)
+{
+	const struct pd_srcs *s = rcu_dereference(pn->srcs);
+
+	if (s) {
+		prefetch(s);
+		prefetch(&s->cpu[smp_processor_id()]);
+	}
+}
+
+void pd_srcs_find_slow(const struct pd_net *pn, struct pd_src_ref *r)
 {
 	struct pd_srcs *s = rcu_dereference(pn->srcs);
 	struct pd_src_cpu *c;
-	u64 hs;
 
 	if (!s)
 		return;
 	c = READ_ONCE(s->cpu[smp_processor_id()]);
 	if (unlikely(!c))	/* a CPU without windows (cpus.c) */
 		return;
+	prefetchw(c);
+	r->s = s;
+	r->c = c;
+}
+
+/*
+ * Count pkt's addresses in r's windows. Lines: s's first, the window's
+ * first and the batch's (the sketches' registers every PD_SRCWIN_BATCH
+ * packets; with top talkers or the new-source filter on, theirs too); the
+ * time is jiffies, divided into ticks once per tick.
+ */
+void pd_srcs_add_slow(const struct pd_src_ref *r, const struct pd_pkt *pkt)
+{
+	const struct pd_srcs *s = r->s;
+	struct pd_src_cpu *c = r->c;
+	u64 hs;
+
 	hs = pd_srcwin_add(&c->win, get_jiffies_64() + s->phase, pkt->src,
 			   pkt->dst, pkt->addr_len);
 	/* the address hash's halves serve as the filter's two hashes */

@@ -922,16 +922,22 @@ static void pd_t_distinct(struct kunit *test)
 	pd_t_net_free(pn);
 }
 
-/* One packet from 10.9.x.y (source number id) through pd_srcs_add(). */
+/*
+ * One packet from 10.9.x.y (source number id) through the analytics'
+ * calls, as the packet path makes them.
+ */
 static void pd_t_src(struct pd_net *pn, u32 id)
 {
 	u8 src[4] = { 10, 9, (u8)(id >> 8), (u8)id }, dst[4] = { 10, 0, 0, 2 };
 	struct pd_pkt pkt = { .family = PD_FAMILY_IPV4, .addr_len = 4,
 			      .src = src, .dst = dst };
+	struct pd_src_ref sr;
 
 	local_bh_disable();
 	rcu_read_lock();
-	pd_srcs_add(pn, &pkt);
+	pd_srcs_ask(pn);
+	pd_srcs_find(pn, &sr);
+	pd_srcs_add(&sr, &pkt);
 	rcu_read_unlock();
 	local_bh_enable();
 }
