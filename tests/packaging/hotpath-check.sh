@@ -13,7 +13,10 @@
 #    filter's cells; the source windows' fold) in the module and in the
 #    userspace build of the core, where pd_prefetchw() is
 #    __builtin_prefetch as in a UML kernel: a wrapper the compiler does
-#    not inline is found const and its calls deleted.
+#    not inline is found const and its calls deleted;
+#  - the source analytics' stages ask for their lines ahead of the reads
+#    (pd_srcs_ask_slow() before the parse, pd_srcs_find_slow() before the
+#    key's hash).
 # Usage: hotpath-check.sh BUILD. Ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -53,6 +56,14 @@ for fn in pd_hook pd_process pd_skb_key pd_judge pd_xdp_frame; do
 		grep -B3 'rep stos' <<<"$code" | sed 's/^/    /'
 	else
 		ok "$fn zeroes no stack memory for every packet"
+	fi
+done
+
+for fn in pd_srcs_ask_slow pd_srcs_find_slow; do
+	if body "$ko_dis" "$fn" | grep -q 'prefetch'; then
+		ok "$fn asks for the analytics' next line ahead"
+	else
+		bad "$fn asks for no line ahead in $ko"
 	fi
 done
 
