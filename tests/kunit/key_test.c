@@ -1190,6 +1190,74 @@ static void pd_key_nonip_pieces(struct kunit *test)
 	}
 }
 
+/*
+ * The same for a frame that is not IP (hook.c's pd_nonip_skb(), xdp.c's
+ * pd_xdp_nonip()): its key and tail state are left uninitialized, and
+ * pd_key_nonip() must write everything that is read after it. Frames of
+ * random bytes up to 9000 long, as the skb hooks (after a tag or not) and
+ * XDP see them, random payload settings, views from the least allowed to
+ * the whole, the rest fed in one piece: the same verdict and hash whether
+ * the key and tail state were zeroed or filled with random bytes first.
+ */
+static void pd_key_nonip_prior_contents(struct kunit *test)
+{
+	static const u16 payloads[] = { 0, 1, 64, 126, 1500,
+					PKTDEDUP_PAYLOAD_ALL };
+	static const u16 types[] = { 0x0806, 0x88b5, 0x88cc, 0x8100, 0x88a8 };
+	u8 *p = kunit_kzalloc(test, 9000, GFP_KERNEL);
+	unsigned int i, j, ok = 0, more = 0;
+	u64 rng = 43;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	for (i = 0; i < 4000; i++) {
+		struct pd_key_opts o = { .nh = pd_kt_nh(),
+					 .mode = PKTDEDUP_KEY_PACKET,
+					 .flags = PKTDEDUP_KEY_F_NONIP };
+		struct { struct pd_key key; struct pd_nh nh; } st[2];
+		u32 whole = (u32)pd_rng_below(&rng, 9001), view;
+		enum pd_parse_result r[2];
+		u16 type = types[pd_rng_below(&rng, PD_ARRAY_SIZE(types))];
+		u64 h[2];
+
+		o.payload = payloads[pd_rng_below(&rng, PD_ARRAY_SIZE(payloads))];
+		noise(&rng, p, whole);
+		/* behind a tag, most often a type that is not one */
+		if (whole >= 4 && (type == 0x8100 || type == 0x88a8) &&
+		    pd_rng_below(&rng, 4))
+			put16(p + 2, 0x88b5);
+		view = whole;
+		if (whole > PD_KEY_NONIP_ROOM)
+			view = PD_KEY_NONIP_ROOM + (u32)pd_rng_below(&rng,
+					whole - PD_KEY_NONIP_ROOM + 1);
+		for (j = 0; j < 2; j++) {
+			if (j)
+				noise(&rng, &st[j], sizeof(st[j]));
+			else
+				memset(&st[j], 0, sizeof(st[j]));
+			r[j] = pd_key_nonip(p, view, whole, type, &o,
+					    &st[j].key, &st[j].nh);
+			h[j] = 0;
+			if (r[j] != PD_PARSE_OK)
+				continue;
+			if (st[j].key.more_len) {
+				more += !j;
+				pd_nh_update(&st[j].nh, p + st[j].key.more_off,
+					     st[j].key.more_len);
+				pd_key_close(&st[j].key, &st[j].nh);
+			}
+			h[j] = pd_key_hash64(&st[j].key, &pd_kt_hkey);
+		}
+		KUNIT_ASSERT_EQ_MSG(test, (int)r[0], (int)r[1], "frame %u", i);
+		KUNIT_ASSERT_EQ_MSG(test, h[0], h[1], "frame %u", i);
+		ok += r[0] == PD_PARSE_OK;
+	}
+	/* the cases compared: keyed frames, and tails past the view */
+	kunit_info(test, "%u of 4000 frames keyed, %u with a tail past the view",
+		   ok, more);
+	KUNIT_EXPECT_GT(test, ok, 2000u);
+	KUNIT_EXPECT_GT(test, more, 200u);
+}
+
 static struct kunit_case pd_key_cases[] = {
 	KUNIT_CASE(pd_key_ipv4_fields),
 	KUNIT_CASE(pd_key_ipv4_packet_invariance),
@@ -1211,6 +1279,7 @@ static struct kunit_case pd_key_cases[] = {
 	KUNIT_CASE(pd_key_nonip_taps),
 	KUNIT_CASE(pd_key_nonip_bytes),
 	KUNIT_CASE(pd_key_nonip_pieces),
+	KUNIT_CASE(pd_key_nonip_prior_contents),
 	{}
 };
 
