@@ -316,7 +316,8 @@ void pd_defer_drain(struct pd_net *pn, struct pd_filter_set *fs, int cpu)
  * known, between the filter's prefetch and its step. With action count
  * the step is the packet kept before this one's (pd_judge_later()).
  * *mark is the packet's mark (action mark sets it). Whether to drop it.
- * BHs disabled.
+ * Of a frame that is not IP (family 0: pd_judge_nonip()), only pkt's
+ * family, encapsulations and DSCP are read. BHs disabled.
  */
 static bool pd_judge(struct pd_net *pn, struct pd_filter_set *fs,
 		     enum pd_parse_result r, const struct pd_pkt *pkt,
@@ -335,8 +336,14 @@ static bool pd_judge(struct pd_net *pn, struct pd_filter_set *fs,
 	if (pkt->family && !pkt->l4_err && !fs->any_proto &&
 	    !pd_select_proto_bit(fs->cfg.sel.protos, pkt->proto))
 		return false;
-	/* the analytics' window, its line asked for while the key is hashed */
-	pd_srcs_find(pn, &sr);
+	/*
+	 * the analytics' window, its line asked for while the key is hashed;
+	 * a frame that is not IP (nonip dedup) has no addresses to count
+	 */
+	if (likely(pkt->family))
+		pd_srcs_find(pn, &sr);
+	else
+		sr.c = NULL;
 	if (unlikely(pkt->encaps | pkt->bad_encap))
 		pd_count_encaps(st, pkt);
 	if (unlikely(r != PD_PARSE_OK)) {
@@ -464,14 +471,19 @@ static bool pd_judge_nonip(struct pd_net *pn, struct pd_filter_set *fs,
 			   u32 *mark, int dev)
 {
 	struct pd_cpu_stats *st = this_cpu_ptr(fs->stats);
-	struct pd_pkt pkt;
+	/* what pd_judge() reads of a packet without a family, set below */
+	struct pd_pkt pkt __uninitialized;
 
 	u64_stats_update_begin(&st->syncp);
 	u64_stats_inc(&st->nonip);
 	u64_stats_update_end(&st->syncp);
 	if (r != PD_PARSE_OK || !fs->any_proto)
 		return false;
-	memset(&pkt, 0, sizeof(pkt));	/* no family: no address, no DSCP */
+	/* no family: no address, no protocol; no encapsulation, no DSCP */
+	pkt.family = 0;
+	pkt.encaps = 0;
+	pkt.bad_encap = 0;
+	pkt.dscp = 0;
 	return pd_judge(pn, fs, r, &pkt, key, mark, dev);
 }
 
@@ -486,8 +498,9 @@ static unsigned int pd_nonip_skb(struct pd_net *pn, struct pd_filter_set *fs,
 {
 	int off = skb_network_offset(skb);
 	enum pd_parse_result r = PD_PARSE_TRUNCATED;
-	struct pd_key key;
-	struct pd_nh nh;
+	/* not zeroed for every frame: pd_key_nonip() writes what is read */
+	struct pd_key key __uninitialized;
+	struct pd_nh nh __uninitialized;
 	u32 whole, view;
 	const u8 *p;
 	bool drop;
@@ -647,8 +660,9 @@ static bool pd_xdp_nonip(struct pd_net *pn, struct pd_filter_set *fs,
 	u32 view = xdp->data_end - xdp->data - ETH_HLEN, mark = 0;
 	enum pd_parse_result r = PD_PARSE_TRUNCATED;
 	const u8 *p = xdp->data + ETH_HLEN;
-	struct pd_key key;
-	struct pd_nh nh;
+	/* as in pd_nonip_skb() */
+	struct pd_key key __uninitialized;
+	struct pd_nh nh __uninitialized;
 	bool drop;
 
 	local_bh_disable();

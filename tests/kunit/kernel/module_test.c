@@ -923,6 +923,55 @@ static void pd_t_distinct(struct kunit *test)
 }
 
 /*
+ * Frames that are not IP, judged under nonip dedup at an XDP hook (counted
+ * as non-IP, then keyed and stepped as packets), have no addresses: the
+ * source analytics count none of them (no empty address as a source or a
+ * destination), and an IP packet after them is the only source and
+ * destination of the window.
+ */
+static void pd_t_nonip_no_sources(struct kunit *test)
+{
+	struct pd_net *pn = pd_t_net(test);
+	struct pd_filter_set *fs = pd_t_filters(test, PKTDEDUP_KEY_PACKET,
+					     PKTDEDUP_ACTION_COUNT);
+	struct pd_hooks *h = pd_t_xdp_hooks(test, pn, fs);
+	u8 *buf = kunit_kzalloc(test, 512, GFP_KERNEL);
+	struct pd_src_cfg cfg;
+	struct pd_counts t;
+	struct pd_srcs *s;
+	u64 src, dst;
+	u32 i, len;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	fs->kopts.flags |= PKTDEDUP_KEY_F_NONIP;
+	pd_srcs_defaults(&cfg);
+	cfg.window_ms = 60000;
+	cfg.nsub = 4;
+	s = pd_t_srcs(test, pn, &cfg);
+	rcu_read_lock();
+	for (i = 0; i < 20; i++) {
+		memset(buf, 0, 64);
+		((struct ethhdr *)buf)->h_proto = htons(0x88b5);
+		buf[ETH_HLEN] = (u8)i;
+		KUNIT_EXPECT_FALSE(test, pd_t_xdp(pn, h, buf, 64, false));
+	}
+	len = pd_t_frame(buf, NULL, 0, htons(ETH_P_IP), false, 30);
+	KUNIT_EXPECT_FALSE(test, pd_t_xdp(pn, h, buf, len, false));
+	rcu_read_unlock();
+	pd_t_totals(pn, fs, &t);
+	KUNIT_EXPECT_EQ(test, t.nonip, 20ULL);
+	KUNIT_EXPECT_EQ(test, t.packets, 21ULL);
+	KUNIT_ASSERT_EQ(test, pd_srcs_distinct(s, 4, &src, &dst), 0);
+	KUNIT_EXPECT_EQ(test, src, 1ULL);
+	KUNIT_EXPECT_EQ(test, dst, 1ULL);
+	RCU_INIT_POINTER(pn->srcs, NULL);
+	pd_srcs_free(s);
+	RCU_INIT_POINTER(pn->filters, NULL);
+	pd_fset_free(fs);
+	pd_t_net_free(pn);
+}
+
+/*
  * One packet from 10.9.x.y (source number id) through the analytics'
  * calls, as the packet path makes them.
  */
@@ -2353,6 +2402,7 @@ static struct kunit_case pd_module_cases[] = {
 	KUNIT_CASE(pd_t_unparsed),
 	KUNIT_CASE(pd_t_xdp_frames),
 	KUNIT_CASE(pd_t_distinct),
+	KUNIT_CASE(pd_t_nonip_no_sources),
 	KUNIT_CASE(pd_t_srcs_aligned),
 	KUNIT_CASE(pd_t_sources),
 	KUNIT_CASE(pd_t_sources_defaults),
