@@ -7,7 +7,9 @@
 #    CONFIG_INIT_STACK_ALL_ZERO zeroes every local not written at its
 #    declaration, the functions every packet runs zero no stack buffer
 #    ("rep stos": their key, packet and tail state are __uninitialized,
-#    which the core's pd_key_prior_contents test keeps safe);
+#    which the core's pd_key_prior_contents and
+#    pd_key_nonip_prior_contents tests keep safe), nor do those of frames
+#    that are not IP under nonip dedup;
 #  - the core's functions that call pd_prefetchw() keep their prefetches
 #    (the SBF's: the key's line, the next decrement's, a shared flat
 #    filter's cells; the source windows' fold) in the module and in the
@@ -45,7 +47,8 @@ if [ ! -f "$ko" ]; then
 	finish
 fi
 ko_dis=$(objdump -d --no-show-raw-insn "$ko")
-for fn in pd_hook pd_process pd_skb_key pd_judge pd_xdp_frame; do
+for fn in pd_hook pd_process pd_skb_key pd_judge pd_xdp_frame \
+	pd_nonip_skb pd_xdp_nonip; do
 	code=$(body "$ko_dis" "$fn")
 	if [ -z "$code" ]; then
 		ok "$fn is inlined into a caller checked here"
