@@ -58,7 +58,7 @@ static_assert(PD_KEY_NONIP_ROOM <= PD_SCRATCH);
 static bool pd_skb_feed(struct sk_buff *skb, u32 from, u32 len,
 			struct pd_nh *nh)
 {
-	struct skb_seq_state st;
+	struct skb_seq_state st __uninitialized;	/* prepared whole */
 	u32 done = 0, n;
 	const u8 *p;
 

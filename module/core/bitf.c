@@ -244,7 +244,7 @@ static void pd_bitf_rsbf(struct pd_bitf *f, const u32 *pos, bool dup)
 
 bool pd_bitf_step(struct pd_bitf *f, u32 h1, u32 h2)
 {
-	u32 pos[PD_BITF_MAX_K];
+	u32 pos[PD_BITF_MAX_K] __uninitialized;	/* [0, k) written */
 	bool dup = true;
 	unsigned int i;
 

@@ -732,7 +732,7 @@ enum pd_parse_result pd_key_extract(const u8 *data, u32 len,
 
 u64 pd_key_hash64(const struct pd_key *key, const struct pd_hkey *hk)
 {
-	struct pd_sip s;
+	struct pd_sip s __uninitialized;	/* pd_sip_init() writes it all */
 
 	/* buf is whole words: its last partial word may be read whole */
 	if (!key->tail_len)

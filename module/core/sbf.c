@@ -541,7 +541,7 @@ static __always_inline bool pd_sbf_verdict_decrement(struct pd_sbf *f,
 
 bool pd_sbf_step_value(struct pd_sbf *f, u32 h1, u32 h2, unsigned int value)
 {
-	u32 pos[PD_SBF_MAX_K];
+	u32 pos[PD_SBF_MAX_K] __uninitialized;	/* [0, k) written */
 	bool dup = pd_sbf_verdict_decrement(f, &f->gen, h1, h2, pos, false);
 
 	pd_sbf_raise_cells(f, pos, value);
@@ -550,7 +550,7 @@ bool pd_sbf_step_value(struct pd_sbf *f, u32 h1, u32 h2, unsigned int value)
 
 bool pd_sbf_step(struct pd_sbf *f, u32 h1, u32 h2)
 {
-	u32 pos[PD_SBF_MAX_K];
+	u32 pos[PD_SBF_MAX_K] __uninitialized;	/* [0, k) written */
 	bool dup = pd_sbf_verdict_decrement(f, &f->gen, h1, h2, pos, false);
 
 	pd_sbf_set_cells_cc(f, pos, false);
@@ -559,7 +559,7 @@ bool pd_sbf_step(struct pd_sbf *f, u32 h1, u32 h2)
 
 bool pd_sbf_step_cpu(struct pd_sbf *f, struct pd_sbf_gen *g, u32 h1, u32 h2)
 {
-	u32 pos[PD_SBF_MAX_K];
+	u32 pos[PD_SBF_MAX_K] __uninitialized;	/* [0, k) written */
 	bool dup = pd_sbf_verdict_decrement(f, g, h1, h2, pos, true);
 
 	pd_sbf_set_cells_cc(f, pos, true);

@@ -126,6 +126,21 @@ static inline void pd_store_le64(u8 *p, u64 v)
 #ifndef noinline
 #define noinline __attribute__((__noinline__))
 #endif
+/*
+ * The kernel's: a local that a build initializing every local
+ * (-ftrivial-auto-var-init, the kernel's CONFIG_INIT_STACK_ALL_ZERO)
+ * leaves as it is, because the code writes it before reading it.
+ */
+#ifndef __uninitialized
+#if defined(__has_attribute)
+#if __has_attribute(__uninitialized__)
+#define __uninitialized __attribute__((__uninitialized__))
+#endif
+#endif
+#endif
+#ifndef __uninitialized
+#define __uninitialized
+#endif
 
 /*
  * A word of a filter that several threads update at once (filter.h's
