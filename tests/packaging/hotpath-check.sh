@@ -6,7 +6,8 @@
 #  - in pktdedup.ko built for Debian's kernel, whose
 #    CONFIG_INIT_STACK_ALL_ZERO zeroes every local not written at its
 #    declaration, the functions every packet runs zero no stack buffer
-#    ("rep stos": their key, packet and tail state are __uninitialized,
+#    ("rep stos": their key, packet and tail state, the filters' cell
+#    positions and the hash's state are __uninitialized,
 #    which the core's pd_key_prior_contents and
 #    pd_key_nonip_prior_contents tests keep safe), nor do those of frames
 #    that are not IP under nonip dedup;
@@ -47,8 +48,9 @@ if [ ! -f "$ko" ]; then
 	finish
 fi
 ko_dis=$(objdump -d --no-show-raw-insn "$ko")
-for fn in pd_hook pd_process pd_skb_key pd_judge pd_xdp_frame \
-	pd_nonip_skb pd_xdp_nonip; do
+for fn in pd_hook pd_process pd_skb_key pd_skb_feed pd_judge pd_xdp_frame \
+	pd_nonip_skb pd_xdp_nonip pd_key_hash64 pd_sbf_step pd_sbf_step_cpu \
+	pd_sbf_step_value pd_bitf_step; do
 	code=$(body "$ko_dis" "$fn")
 	if [ -z "$code" ]; then
 		ok "$fn is inlined into a caller checked here"
