@@ -807,6 +807,15 @@ static bool one_pass_packet(u8 *p, u64 *rng, struct pd_key_opts *o,
 	       (proto == IPPROTO_TCP || proto == IPPROTO_UDP);
 }
 
+/* n bytes of p from the generator at rng */
+static void noise(u64 *rng, void *p, size_t n)
+{
+	u8 *b = p;
+
+	while (n--)
+		*b++ = (u8)pd_rng_next(rng);
+}
+
 /*
  * pd_parse_key_open(), the packet path's one call, against the two calls
  * it stands for (pd_parse_view(), then pd_key_open()): the same result,
@@ -817,7 +826,7 @@ static void pd_key_one_pass(struct kunit *test)
 {
 	u8 *p = kunit_kzalloc(test, 2048, GFP_KERNEL);
 	unsigned int i, one_pass = 0, ok = 0;
-	u64 rng = 39;
+	u64 rng = 39, prior = 40;
 
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	for (i = 0; i < 60000; i++) {
@@ -829,6 +838,9 @@ static void pd_key_one_pass(struct kunit *test)
 		u32 whole, view;
 		bool common = one_pass_packet(p, &rng, &o, &whole, &view);
 
+		/* each pkt field is written by each path: none left as it was */
+		noise(&prior, &a, sizeof(a));
+		noise(&prior, &b, sizeof(b));
 		ra = pd_parse_key_open(p, view, whole, &o, &a, &ka, &na);
 		rb = pd_parse_view(p, view, whole, &o, &b, false);
 		if (rb == PD_PARSE_OK)
@@ -874,15 +886,6 @@ static void pd_key_one_pass(struct kunit *test)
 	/* both kinds were many: the one pass and the rest */
 	KUNIT_EXPECT_GT(test, one_pass, 10000u);
 	KUNIT_EXPECT_GT(test, ok - one_pass, 5000u);
-}
-
-/* n bytes of p from the generator at rng */
-static void noise(u64 *rng, void *p, size_t n)
-{
-	u8 *b = p;
-
-	while (n--)
-		*b++ = (u8)pd_rng_next(rng);
 }
 
 /*
