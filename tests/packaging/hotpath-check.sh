@@ -7,7 +7,8 @@
 #    CONFIG_INIT_STACK_ALL_ZERO zeroes every local not written at its
 #    declaration, the functions every packet runs zero no stack buffer
 #    ("rep stos": their key, packet and tail state, the filters' cell
-#    positions and the hash's state are __uninitialized,
+#    positions and the hash's state are __uninitialized, the one-pass
+#    parse sets each field of its packet instead of clearing it first,
 #    which the core's pd_key_prior_contents and
 #    pd_key_nonip_prior_contents tests keep safe), nor do those of frames
 #    that are not IP under nonip dedup;
@@ -49,8 +50,8 @@ if [ ! -f "$ko" ]; then
 fi
 ko_dis=$(objdump -d --no-show-raw-insn "$ko")
 for fn in pd_hook pd_process pd_skb_key pd_skb_feed pd_judge pd_xdp_frame \
-	pd_nonip_skb pd_xdp_nonip pd_key_hash64 pd_sbf_step pd_sbf_step_cpu \
-	pd_sbf_step_value pd_bitf_step; do
+	pd_nonip_skb pd_xdp_nonip pd_parse_key_open pd_key_hash64 pd_sbf_step \
+	pd_sbf_step_cpu pd_sbf_step_value pd_bitf_step; do
 	code=$(body "$ko_dis" "$fn")
 	if [ -z "$code" ]; then
 		ok "$fn is inlined into a caller checked here"
