@@ -817,6 +817,19 @@ static void noise(u64 *rng, void *p, size_t n)
 }
 
 /*
+ * The hash of a key the parse left open, its tail past the view fed from
+ * the packet p first, as the module reads it where it lies.
+ */
+static u64 fed_hash(const u8 *p, struct pd_key *key, struct pd_nh *nh)
+{
+	if (key->more_len) {
+		pd_nh_update(nh, p + key->more_off, key->more_len);
+		pd_key_close(key, nh);
+	}
+	return pd_key_hash64(key, &pd_kt_hkey);
+}
+
+/*
  * pd_parse_key_open(), the packet path's one call, against the two calls
  * it stands for (pd_parse_view(), then pd_key_open()): the same result,
  * the same key (its words, its tail, what it leaves to the caller) and
@@ -947,12 +960,7 @@ parse:
 			h[j] = 0;
 			if (r[j] != PD_PARSE_OK)
 				continue;
-			if (s[j].key.more_len) {
-				pd_nh_update(&s[j].nh, p + s[j].key.more_off,
-					     s[j].key.more_len);
-				pd_key_close(&s[j].key, &s[j].nh);
-			}
-			h[j] = pd_key_hash64(&s[j].key, &pd_kt_hkey);
+			h[j] = fed_hash(p, &s[j].key, &s[j].nh);
 		}
 		KUNIT_ASSERT_EQ_MSG(test, (int)r[0], (int)r[1], "packet %u", i);
 		KUNIT_ASSERT_EQ_MSG(test, h[0], h[1], "packet %u", i);
@@ -1242,13 +1250,8 @@ static void pd_key_nonip_prior_contents(struct kunit *test)
 			h[j] = 0;
 			if (r[j] != PD_PARSE_OK)
 				continue;
-			if (st[j].key.more_len) {
-				more += !j;
-				pd_nh_update(&st[j].nh, p + st[j].key.more_off,
-					     st[j].key.more_len);
-				pd_key_close(&st[j].key, &st[j].nh);
-			}
-			h[j] = pd_key_hash64(&st[j].key, &pd_kt_hkey);
+			more += !j && st[j].key.more_len;
+			h[j] = fed_hash(p, &st[j].key, &st[j].nh);
 		}
 		KUNIT_ASSERT_EQ_MSG(test, (int)r[0], (int)r[1], "frame %u", i);
 		KUNIT_ASSERT_EQ_MSG(test, h[0], h[1], "frame %u", i);
