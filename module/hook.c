@@ -338,7 +338,8 @@ static bool pd_judge(struct pd_net *pn, struct pd_filter_set *fs,
 		return false;
 	/*
 	 * the analytics' window, its line asked for while the key is hashed;
-	 * a frame that is not IP (nonip dedup) has no addresses to count
+	 * none without addresses to count (no IP header read, or a frame
+	 * that is not IP under nonip dedup)
 	 */
 	if (likely(pkt->family))
 		pd_srcs_find(pn, &sr);
@@ -347,8 +348,7 @@ static bool pd_judge(struct pd_net *pn, struct pd_filter_set *fs,
 	if (unlikely(pkt->encaps | pkt->bad_encap))
 		pd_count_encaps(st, pkt);
 	if (unlikely(r != PD_PARSE_OK)) {
-		if (pkt->family)	/* the addresses are known */
-			pd_srcs_add(&sr, pkt);
+		pd_srcs_add(&sr, pkt);
 		u64_stats_update_begin(&st->syncp);
 		/* a tunnel that carries ARP, ...: a frame that is not IP */
 		if (r == PD_PARSE_NOT_IP)

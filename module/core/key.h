@@ -83,8 +83,10 @@ enum pd_parse_result {
 #define PD_FAMILY_IPV4 4
 #define PD_FAMILY_IPV6 6
 
-/* What the parser learnt about a packet. */
-/* A field added here is set in pd_parse_fast() (key.c) too. */
+/*
+ * What the parser learnt about a packet. A field added here is set in
+ * pd_parse_fast() (key.c) too.
+ */
 struct pd_pkt {
 	const u8 *data;
 	u32 len;		/* parsed bytes: min(header room, IP length) */

@@ -128,8 +128,9 @@ static u64 pd_src_cpu_bytes(const struct pd_src_cfg *c,
 
 /*
  * Bytes the whole state takes from the allocator for cfg, with the parts
- * of ncpus CPUs: the state with its per-CPU pointers, the CPUs' parts and the worker's
- * filter. What pd_srcs_build() allocates, to the byte (../mem.c).
+ * of ncpus CPUs: the state with its per-CPU pointers, the CPUs' parts and
+ * the worker's filter. What pd_srcs_build() allocates, to the byte
+ * (../mem.c).
  */
 u64 pd_srcs_bytes_n(const struct pd_src_cfg *c,
 		    const struct pd_filter_plan *plan, u32 ncpus)
