@@ -108,6 +108,7 @@ int pd_sbf_init(struct pd_sbf *f, const struct pd_sbf_params *prm, u64 *words,
 		f->oneline = prm->layout == PKTDEDUP_LAYOUT_LINE;
 		f->cpl_shift = (u8)(f->cpw_shift + 3);	/* 8 words a line */
 		f->lines = f->cells >> f->cpl_shift;
+		f->run_word = prm->p * d <= 64;
 	}
 	pd_sbf_set_rng(f, pd_random_u64());
 	return 0;
@@ -548,22 +549,157 @@ bool pd_sbf_step_value(struct pd_sbf *f, u32 h1, u32 h2, unsigned int value)
 	return dup;
 }
 
-bool pd_sbf_step(struct pd_sbf *f, u32 h1, u32 h2)
+bool pd_sbf_step_ref(struct pd_sbf *f, struct pd_sbf_gen *g, u32 h1, u32 h2,
+		     bool cc)
 {
 	u32 pos[PD_SBF_MAX_K] __uninitialized;	/* [0, k) written */
-	bool dup = pd_sbf_verdict_decrement(f, &f->gen, h1, h2, pos, false);
+	bool dup;
 
-	pd_sbf_set_cells_cc(f, pos, false);
+	if (cc) {
+		dup = pd_sbf_verdict_decrement(f, g, h1, h2, pos, true);
+		pd_sbf_set_cells_cc(f, pos, true);
+	} else {
+		dup = pd_sbf_verdict_decrement(f, g, h1, h2, pos, false);
+		pd_sbf_set_cells_cc(f, pos, false);
+	}
 	return dup;
+}
+
+/*
+ * Decrement by one the non-zero cells of a run of P d-bit cells, P d <=
+ * 64, from cell off of the 64-byte line at line, wrapping inside it: two
+ * masked updates, of the word the run starts in and of the next word of
+ * the line (its mask empty when the run ends in the first), with no
+ * branch on where the run falls (cc: each word read and written whole,
+ * written only if a cell of it changes, as pd_sbf_dec_bits()).
+ */
+static __always_inline void pd_sbf_dec_line_word(u64 *line, u32 off, u32 p,
+						 unsigned int d, u64 low,
+						 bool cc)
+{
+	u32 bit = off * d, lo = bit & 63, width = p * d;
+	u64 run = width >= 64 ? ~(u64)0 : ((u64)1 << width) - 1;
+	/* the run's bits in its first word, then those past that word's end */
+	u64 m0 = run << lo, m1 = (run >> 1) >> (63 - lo);
+	u64 *w0 = &line[bit >> 6];
+	u64 *w1 = &line[((bit >> 6) + 1) & (PD_SBF_LINE_WORDS - 1)];
+	u64 old, dec;
+
+	if (!cc) {
+		*w0 -= pd_sbf_nonzero_d(*w0, d, low) & m0;
+		*w1 -= pd_sbf_nonzero_d(*w1, d, low) & m1;
+		return;
+	}
+	old = pd_load_word(w0);
+	dec = pd_sbf_nonzero_d(old, d, low) & m0;
+	if (dec)
+		pd_store_word(w0, old - dec);
+	old = pd_load_word(w1);
+	dec = pd_sbf_nonzero_d(old, d, low) & m1;
+	if (dec)
+		pd_store_word(w1, old - dec);
+}
+
+/*
+ * The step of a lined filter (blocked, line) whose run fits a word, the
+ * cell width d a constant: the key's line found once and its cells
+ * addressed inside it, the probes, the run (pd_sbf_dec_line_word()), the
+ * sets. Cell for cell and draw for draw pd_sbf_step_ref(): the positions
+ * of pd_sbf_positions_blocked(), the run's start as
+ * pd_sbf_step_decrement() (blocked) or pd_sbf_step_decrement_line()
+ * (line) draws it. What it saves is the generic step's branches on the
+ * layout, the width and where the run falls (make bench: the layouts
+ * table; Documentation/results/bench-kernel.md).
+ */
+static __always_inline bool pd_sbf_step_lined(struct pd_sbf *f,
+					      struct pd_sbf_gen *g, u32 h1,
+					      u32 h2, unsigned int d, bool cc)
+{
+	/* log2 of the cells of a line and of a word */
+	const unsigned int s = d == 1 ? 9 : d == 2 ? 8 : d == 4 ? 7 : 6;
+	const unsigned int cw = s - 3;
+	const u32 mask = (1u << s) - 1;
+	const u64 low = d == 1 ? ~(u64)0 : d == 2 ? 0x5555555555555555ULL :
+			d == 4 ? 0x1111111111111111ULL : 0x0101010101010101ULL;
+	u64 *line = &f->words[(u32)(((u64)h1 * f->lines) >> 32) *
+			      PD_SBF_LINE_WORDS];
+	u64 z = ((u64)h2 << 32) | h1, bits = h2, max = f->max, w;
+	u32 pos[PD_SBF_MAX_K] __uninitialized;	/* [0, k) written */
+	unsigned int i = 0, j, left = 32, k = f->k;
+	bool dup = true;
+
+	while (i < k) {		/* as pd_sbf_positions_blocked(), in line */
+		u32 c;
+
+		if (left < s) {
+			bits = pd_rng_next(&z);
+			left = 64;
+		}
+		c = (u32)(bits & mask);
+		bits >>= s;
+		left -= s;
+		for (j = 0; j < i && pos[j] != c; j++)
+			;
+		if (j == i)
+			pos[i++] = c;
+	}
+	for (i = 0; i < k; i++) {
+		w = cc ? pd_load_word(&line[pos[i] >> cw]) : line[pos[i] >> cw];
+		dup &= ((w >> ((pos[i] & ((1u << cw) - 1)) * d)) & max) != 0;
+	}
+	if (f->p) {
+		if (f->oneline) {
+			pd_sbf_dec_line_word(line, pd_rng_below(&g->rng, 1u << s),
+					     f->p, d, low, cc);
+		} else {
+			u32 start = g->next_dec;
+
+			g->next_dec = pd_rng_below(&g->rng, f->cells);
+			pd_prefetchw(&f->words[g->next_dec >> cw]);
+			pd_sbf_dec_line_word(&f->words[(start >> s) *
+						       PD_SBF_LINE_WORDS],
+					     start & mask, f->p, d, low, cc);
+		}
+	}
+	for (i = 0; i < k; i++) {
+		u64 *c = &line[pos[i] >> cw];
+		u64 m = max << ((pos[i] & ((1u << cw) - 1)) * d);
+
+		if (cc)
+			pd_store_word(c, pd_load_word(c) | m);
+		else
+			*c |= m;
+	}
+	return dup;
+}
+
+/* The step with generator g: specialised (run_word) or the reference. */
+static __always_inline bool pd_sbf_step_in(struct pd_sbf *f,
+					   struct pd_sbf_gen *g, u32 h1,
+					   u32 h2, bool cc)
+{
+	if (!f->run_word)
+		return pd_sbf_step_ref(f, g, h1, h2, cc);
+	switch (f->d) {
+	case 1:
+		return pd_sbf_step_lined(f, g, h1, h2, 1, cc);
+	case 2:
+		return pd_sbf_step_lined(f, g, h1, h2, 2, cc);
+	case 4:
+		return pd_sbf_step_lined(f, g, h1, h2, 4, cc);
+	default:
+		return pd_sbf_step_lined(f, g, h1, h2, 8, cc);
+	}
+}
+
+bool pd_sbf_step(struct pd_sbf *f, u32 h1, u32 h2)
+{
+	return pd_sbf_step_in(f, &f->gen, h1, h2, false);
 }
 
 bool pd_sbf_step_cpu(struct pd_sbf *f, struct pd_sbf_gen *g, u32 h1, u32 h2)
 {
-	u32 pos[PD_SBF_MAX_K] __uninitialized;	/* [0, k) written */
-	bool dup = pd_sbf_verdict_decrement(f, g, h1, h2, pos, true);
-
-	pd_sbf_set_cells_cc(f, pos, true);
-	return dup;
+	return pd_sbf_step_in(f, g, h1, h2, true);
 }
 
 u64 pd_sbf_zero_within(const struct pd_sbf *f, u64 max_bytes, u64 *cells)

@@ -88,6 +88,8 @@ struct pd_sbf {
 	bool blocked;	/* a key's cells in one line: _BLOCKED or _LINE */
 	bool oneline;	/* PKTDEDUP_LAYOUT_LINE: its run in that line too */
 	u8 cpl_shift;	/* blocked: log2(cells per line) */
+	/* blocked, line: the run's P cells fit a word's bits (P d <= 64) */
+	bool run_word;
 	u32 lines;	/* blocked: cells / cells per line */
 };
 
@@ -161,8 +163,20 @@ int pd_sbf_create(struct pd_sbf *f, const struct pd_sbf_params *prm,
 		  const char **why);
 void pd_sbf_destroy(struct pd_sbf *f);
 
-/* One step of Algorithm 1 for an element with hashes h1, h2. */
+/*
+ * One step of Algorithm 1 for an element with hashes h1, h2. A lined
+ * filter whose run fits a word (run_word: every plan at the default
+ * fps) takes a step specialised on its cell width; the others take
+ * pd_sbf_step_ref(). Both change the same cells the same way.
+ */
 bool pd_sbf_step(struct pd_sbf *f, u32 h1, u32 h2);
+/*
+ * The step for any layout, cell width and P, with generator g (cc: as
+ * pd_sbf_step_cpu(), else as pd_sbf_step()): what the specialised steps
+ * must equal, cell for cell (the tests compare them).
+ */
+bool pd_sbf_step_ref(struct pd_sbf *f, struct pd_sbf_gen *g, u32 h1, u32 h2,
+		     bool cc);
 /*
  * The same step on cells that other CPUs step at the same time, without a
  * lock and without a locked instruction: every word read and written

@@ -395,12 +395,94 @@ static void pd_sbf_line_family(struct kunit *test)
 	pd_sbb_family(test, PKTDEDUP_LAYOUT_LINE);
 }
 
+/* One configuration of pd_sbf_lined_matches_ref(): whether it ran run_word. */
+static bool pd_sbb_ref_case(struct kunit *test, u8 max, u8 layout, u32 p,
+			    u8 k, bool cc, u64 rng)
+{
+	struct pd_sbf_params prm = { .cells = 4096, .max = max, .k = k,
+				     .p = p, .layout = layout };
+	unsigned int i, diff = 0, d = pd_sbf_bits_for_max(max);
+	struct pd_sbf_gen ga, gb;
+	const char *why = NULL;
+	struct pd_sbf a, b;
+	bool fast;
+
+	if (pd_sbf_create(&a, &prm, &why) || pd_sbf_create(&b, &prm, &why)) {
+		KUNIT_FAIL(test, "pd_sbf_create: %s", why);
+		return false;
+	}
+	fast = a.run_word;
+	KUNIT_EXPECT_EQ(test, fast, p * d <= 64);
+	pd_sbf_set_rng(&a, rng);
+	pd_sbf_set_rng(&b, rng);
+	pd_sbf_gen_init(&a, &ga, rng + 1);
+	pd_sbf_gen_init(&b, &gb, rng + 1);
+	for (i = 0; i < 3000; i++) {
+		u64 h = pd_rng_next(&rng);
+		u32 h1 = (u32)h, h2 = (u32)(h >> 32);
+
+		if (cc)
+			diff += pd_sbf_step_cpu(&a, &ga, h1, h2) !=
+				pd_sbf_step_ref(&b, &gb, h1, h2, true);
+		else
+			diff += pd_sbf_step(&a, h1, h2) !=
+				pd_sbf_step_ref(&b, &b.gen, h1, h2, false);
+	}
+	KUNIT_EXPECT_EQ_MSG(test, diff, 0u, "max %u %s p %u k %u cc %d: verdicts",
+			    max, pd_sbf_layout_name(layout), p, k, cc);
+	KUNIT_EXPECT_EQ_MSG(test, memcmp(a.words, b.words,
+					 a.nwords * sizeof(u64)), 0,
+			    "max %u %s p %u k %u cc %d: cells",
+			    max, pd_sbf_layout_name(layout), p, k, cc);
+	KUNIT_EXPECT_EQ(test, a.gen.rng, b.gen.rng);
+	KUNIT_EXPECT_EQ(test, a.gen.next_dec, b.gen.next_dec);
+	KUNIT_EXPECT_EQ(test, ga.rng, gb.rng);
+	KUNIT_EXPECT_EQ(test, ga.next_dec, gb.next_dec);
+	/* in use, not saturated: some cells are zero */
+	KUNIT_EXPECT_GT(test, pd_sbf_zero_cells(&a), 0ULL);
+	pd_sbf_destroy(&a);
+	pd_sbf_destroy(&b);
+	return fast;
+}
+
+/*
+ * The specialised step of a lined filter whose run fits a word (sbf.c's
+ * pd_sbf_step_lined()) against the reference step, pd_sbf_step_ref(), on
+ * two filters made alike: every cell width, both lined layouts, P from 0
+ * to one past a word's cells (the reference's own path), K from 1 to 7
+ * (7 probes of 6 to 9 bits need more bits than h2 has), the filter's own
+ * step and a CPU's racing one alone. 8 lines at d = 1 to 64 at d = 8, so
+ * that runs wrap inside lines and overlap the keys' cells: the verdicts,
+ * every word and the generators must agree.
+ */
+static void pd_sbf_lined_matches_ref(struct kunit *test)
+{
+	static const u8 maxes[] = { 1, 3, 15, 255 };
+	static const u8 ks[] = { 1, 3, 7 };
+	unsigned int c, fast = 0;
+
+	for (c = 0; c < 4 * 2 * 5 * 3 * 2; c++) {
+		unsigned int mi = c % 4, li = c / 4 % 2, pi = c / 8 % 5;
+		unsigned int ki = c / 40 % 3, cc = c / 120;
+		u32 word = 64 / pd_sbf_bits_for_max(maxes[mi]);
+		u32 ps[5] = { 0, 1, word - 1, word, word + 1 };
+
+		fast += pd_sbb_ref_case(test, maxes[mi],
+					li ? PKTDEDUP_LAYOUT_LINE :
+					     PKTDEDUP_LAYOUT_BLOCKED,
+					ps[pi], ks[ki], cc, c);
+	}
+	/* of P's five values, four fit a word at every width */
+	KUNIT_EXPECT_EQ(test, fast, 4u * 2 * 4 * 3 * 2);
+}
+
 static struct kunit_case pd_sbf_blocked_cases[] = {
 	KUNIT_CASE(pd_sbf_blocked_two_lines),
 	KUNIT_CASE(pd_sbf_blocked_matches_model),
 	KUNIT_CASE(pd_sbf_blocked_fp),
 	KUNIT_CASE(pd_sbf_blocked_plan),
 	KUNIT_CASE(pd_sbf_blocked_family),
+	KUNIT_CASE(pd_sbf_lined_matches_ref),
 	{}
 };
 

@@ -51,7 +51,7 @@ fi
 ko_dis=$(objdump -d --no-show-raw-insn "$ko")
 for fn in pd_hook pd_process pd_skb_key pd_skb_feed pd_judge pd_xdp_frame \
 	pd_nonip_skb pd_xdp_nonip pd_parse_key_open pd_key_hash64 pd_sbf_step \
-	pd_sbf_step_cpu pd_sbf_step_value pd_bitf_step; do
+	pd_sbf_step_cpu pd_sbf_step_ref pd_sbf_step_value pd_bitf_step; do
 	code=$(body "$ko_dis" "$fn")
 	if [ -z "$code" ]; then
 		ok "$fn is inlined into a caller checked here"
@@ -77,8 +77,8 @@ for obj in "$B/dedup-sim" "$ko"; do
 	dis=$ko_dis
 	[ "$obj" = "$ko" ] || dis=$(objdump -d --no-show-raw-insn "$obj")
 	# every function of the core that calls pd_prefetchw()
-	for fn in pd_sbf_prefetch pd_sbf_step pd_sbf_step_cpu pd_sbf_step_value \
-		pd_srcwin_fold; do
+	for fn in pd_sbf_prefetch pd_sbf_step pd_sbf_step_cpu pd_sbf_step_ref \
+		pd_sbf_step_value pd_srcwin_fold; do
 		if body "$dis" "$fn" | grep -q 'prefetch'; then
 			ok "$fn prefetches in $obj"
 		else
