@@ -270,8 +270,8 @@ bench: $(B)/bench $(B)/dedup-sim
 # pktgen in a UML kernel; the table and $(B)/bench-kernel.json, then
 # pktdedup.ko's CPU time per packet by part under perf
 # ($(B)/bench-kernel-profile.json). eval/bench-kernel/run.sh BUILD short is
-# the quick check make check runs; BUILD targets the rows issue 11's
-# targets are judged on, with more pairs; BUILD sizes the packet key by
+# the quick check make check runs; BUILD targets the rows the packet path's
+# cost targets are judged on, with more pairs; BUILD sizes the packet key by
 # packet size (every byte against payload 64), with more pairs.
 bench-kernel: $(B)/dedupctl
 	eval/bench-kernel/run.sh $(B) full

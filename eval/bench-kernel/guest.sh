@@ -686,7 +686,8 @@ baselines() {
 	nft_drop_cfg nft-count-all accept
 }
 
-# issue 11's targets, with more pairs than full (BENCH_KERNEL_PAIRS, 8):
+# the packet path's cost targets, with more pairs than full
+# (BENCH_KERNEL_PAIRS, 8):
 # no hook, what any hook costs, pktdedup count at 1 MiB with the source
 # analytics off and at their defaults, drop, and the nft sets at 10^6
 targets() {

@@ -31,10 +31,11 @@
 #          pktdedup drop keyed over every byte of 1500-byte packets, one
 #          round of 2 pairs of 2*10^5 packets: proves the harness (make
 #          check; about 40 s)
-#   targets  the rows issue 11's targets are judged on (no hook, an nft
-#          chain with one counter, pktdedup count at 1 MiB with the source
-#          analytics off and on, drop, the nft sets at 10^6 flows), 2
-#          rounds of BENCH_KERNEL_PAIRS (8) pairs (about 8 min)
+#   targets  the rows the packet path's cost targets are judged on (no
+#          hook, an nft chain with one counter, pktdedup count at 1 MiB
+#          with the source analytics off and on, drop, the nft sets at
+#          10^6 flows), 2 rounds of BENCH_KERNEL_PAIRS (8) pairs (about
+#          8 min)
 #   placement  where pktdedup looks and what it skips: no hook, an nft
 #          chain with one counter, pktdedup count and drop at prerouting,
 #          pktdedup with nothing selected (match-mark not matching), count
