@@ -165,9 +165,10 @@ void pd_sbf_destroy(struct pd_sbf *f);
 
 /*
  * One step of Algorithm 1 for an element with hashes h1, h2. A lined
- * filter whose run fits a word (run_word: every plan at the default
- * fps) takes a step specialised on its cell width; the others take
- * pd_sbf_step_ref(). Both change the same cells the same way.
+ * filter whose run fits a word (run_word: the default plans, P 11 or 12
+ * of 1-bit cells) takes a step specialised on its cell width; the
+ * others take pd_sbf_step_ref(). Both change the same cells the same
+ * way.
  */
 bool pd_sbf_step(struct pd_sbf *f, u32 h1, u32 h2);
 /*
