@@ -164,6 +164,35 @@ static inline u32 pd_sbf_map(const struct pd_sbf *f, u32 h)
 }
 
 /*
+ * The K distinct cells of a key inside its line of 2^s cells, offsets
+ * from the line's first: draws of s bits from h2, then from a mix of the
+ * whole hash.
+ */
+static __always_inline void pd_sbf_line_cells(u32 h1, u32 h2, unsigned int k,
+					      unsigned int s, u32 *pos)
+{
+	u64 z = ((u64)h2 << 32) | h1, bits = h2;
+	u32 mask = (1u << s) - 1;
+	unsigned int i = 0, j, left = 32;
+
+	while (i < k) {
+		u32 c;
+
+		if (left < s) {
+			bits = pd_rng_next(&z);	/* 64 more bits */
+			left = 64;
+		}
+		c = (u32)(bits & mask);
+		bits >>= s;
+		left -= s;
+		for (j = 0; j < i && pos[j] != c; j++)
+			;
+		if (j == i)
+			pos[i++] = c;
+	}
+}
+
+/*
  * Blocked layout: the line is map(h1) over the lines; the K cells in it
  * are distinct independent draws from the bits of h2 (and, past them, of
  * a mix of the whole hash). Double hashing inside a line was tried: its
@@ -174,25 +203,11 @@ static __always_inline void pd_sbf_positions_blocked(const struct pd_sbf *f,
 						     u32 h1, u32 h2, u32 *pos)
 {
 	u32 base = (u32)(((u64)h1 * f->lines) >> 32) << f->cpl_shift;
-	u32 s = f->cpl_shift, mask = (1u << s) - 1;
-	u64 z = ((u64)h2 << 32) | h1, bits = h2;
-	unsigned int i = 0, j, left = 32;
+	unsigned int i;
 
-	while (i < f->k) {
-		u32 p;
-
-		if (left < s) {
-			bits = pd_rng_next(&z);	/* 64 more bits */
-			left = 64;
-		}
-		p = base + (u32)(bits & mask);
-		bits >>= s;
-		left -= s;
-		for (j = 0; j < i && pos[j] != p; j++)
-			;
-		if (j == i)
-			pos[i++] = p;
-	}
+	pd_sbf_line_cells(h1, h2, f->k, f->cpl_shift, pos);
+	for (i = 0; i < f->k; i++)
+		pos[i] += base;
 }
 
 /* pd_sbf_positions(), inlined into the steps */
@@ -269,24 +284,31 @@ static inline u64 pd_sbf_nonzero(const struct pd_sbf *f, u64 w)
 }
 
 /*
- * Decrement by one the non-zero cells of *w in range (a mask of whole
- * cells); cc: other CPUs write *w at the same time, so it is read and
- * written whole (racing: sbf.h), and written only if a cell in range is
- * non-zero.
+ * Decrement by one the non-zero cells (d bits; low, each one's lowest
+ * bit) of *w in range (a mask of whole cells); cc: other CPUs write *w
+ * at the same time, so it is read and written whole (racing: sbf.h),
+ * and written only if a cell in range is non-zero.
  */
-static __always_inline void pd_sbf_dec_bits(const struct pd_sbf *f, u64 *w,
-					    u64 range, bool cc)
+static __always_inline void pd_sbf_dec_masked(u64 *w, u64 range,
+					      unsigned int d, u64 low, bool cc)
 {
 	u64 old, dec;
 
 	if (!cc) {
-		*w -= pd_sbf_nonzero(f, *w) & range;
+		*w -= pd_sbf_nonzero_d(*w, d, low) & range;
 		return;
 	}
 	old = pd_load_word(w);
-	dec = pd_sbf_nonzero(f, old) & range;
+	dec = pd_sbf_nonzero_d(old, d, low) & range;
 	if (dec)
 		pd_store_word(w, old - dec);
+}
+
+/* The same with f's cell width. */
+static __always_inline void pd_sbf_dec_bits(const struct pd_sbf *f, u64 *w,
+					    u64 range, bool cc)
+{
+	pd_sbf_dec_masked(w, range, f->d, f->lowmask, cc);
 }
 
 /* Decrement by one the non-zero cells [first, first + n) of one word. */
@@ -307,18 +329,8 @@ static __always_inline void pd_sbf_dec_word(const struct pd_sbf *f, u64 *w,
 static __always_inline void pd_sbf_dec_words(u64 *w, u32 n, unsigned int d,
 					     u64 low, bool cc)
 {
-	u64 old, dec;
-
-	for (; n; n--, w++) {
-		if (!cc) {
-			*w -= pd_sbf_nonzero_d(*w, d, low);
-			continue;
-		}
-		old = pd_load_word(w);
-		dec = pd_sbf_nonzero_d(old, d, low);
-		if (dec)
-			pd_store_word(w, old - dec);
-	}
+	for (; n; n--, w++)
+		pd_sbf_dec_masked(w, ~(u64)0, d, low, cc);
 }
 
 /* Decrement cells [start, start + count), not wrapping at m. */
@@ -571,7 +583,7 @@ bool pd_sbf_step_ref(struct pd_sbf *f, struct pd_sbf_gen *g, u32 h1, u32 h2,
  * masked updates, of the word the run starts in and of the next word of
  * the line (its mask empty when the run ends in the first), with no
  * branch on where the run falls (cc: each word read and written whole,
- * written only if a cell of it changes, as pd_sbf_dec_bits()).
+ * written only if a cell of it changes: pd_sbf_dec_masked()).
  */
 static __always_inline void pd_sbf_dec_line_word(u64 *line, u32 off, u32 p,
 						 unsigned int d, u64 low,
@@ -583,29 +595,17 @@ static __always_inline void pd_sbf_dec_line_word(u64 *line, u32 off, u32 p,
 	u64 m0 = run << lo, m1 = (run >> 1) >> (63 - lo);
 	u64 *w0 = &line[bit >> 6];
 	u64 *w1 = &line[((bit >> 6) + 1) & (PD_SBF_LINE_WORDS - 1)];
-	u64 old, dec;
 
-	if (!cc) {
-		*w0 -= pd_sbf_nonzero_d(*w0, d, low) & m0;
-		*w1 -= pd_sbf_nonzero_d(*w1, d, low) & m1;
-		return;
-	}
-	old = pd_load_word(w0);
-	dec = pd_sbf_nonzero_d(old, d, low) & m0;
-	if (dec)
-		pd_store_word(w0, old - dec);
-	old = pd_load_word(w1);
-	dec = pd_sbf_nonzero_d(old, d, low) & m1;
-	if (dec)
-		pd_store_word(w1, old - dec);
+	pd_sbf_dec_masked(w0, m0, d, low, cc);
+	pd_sbf_dec_masked(w1, m1, d, low, cc);
 }
 
 /*
  * The step of a lined filter (blocked, line) whose run fits a word, the
  * cell width d a constant: the key's line found once and its cells
  * addressed inside it, the probes, the run (pd_sbf_dec_line_word()), the
- * sets. Cell for cell and draw for draw pd_sbf_step_ref(): the positions
- * of pd_sbf_positions_blocked(), the run's start as
+ * sets. Cell for cell and draw for draw pd_sbf_step_ref(): the cells of
+ * pd_sbf_line_cells(), the run's start as
  * pd_sbf_step_decrement() (blocked) or pd_sbf_step_decrement_line()
  * (line) draws it. What it saves is the generic step's branches on the
  * layout, the width and where the run falls (make bench: the layouts
@@ -619,30 +619,15 @@ static __always_inline bool pd_sbf_step_lined(struct pd_sbf *f,
 	const unsigned int s = d == 1 ? 9 : d == 2 ? 8 : d == 4 ? 7 : 6;
 	const unsigned int cw = s - 3;
 	const u32 mask = (1u << s) - 1;
-	const u64 low = d == 1 ? ~(u64)0 : d == 2 ? 0x5555555555555555ULL :
-			d == 4 ? 0x1111111111111111ULL : 0x0101010101010101ULL;
+	const u64 low = ~(u64)0 / ((1u << d) - 1);	/* every cell's low bit */
 	u64 *line = &f->words[(u32)(((u64)h1 * f->lines) >> 32) *
 			      PD_SBF_LINE_WORDS];
-	u64 z = ((u64)h2 << 32) | h1, bits = h2, max = f->max, w;
+	u64 max = f->max, w;
 	u32 pos[PD_SBF_MAX_K] __uninitialized;	/* [0, k) written */
-	unsigned int i = 0, j, left = 32, k = f->k;
+	unsigned int i, k = f->k;
 	bool dup = true;
 
-	while (i < k) {		/* as pd_sbf_positions_blocked(), in line */
-		u32 c;
-
-		if (left < s) {
-			bits = pd_rng_next(&z);
-			left = 64;
-		}
-		c = (u32)(bits & mask);
-		bits >>= s;
-		left -= s;
-		for (j = 0; j < i && pos[j] != c; j++)
-			;
-		if (j == i)
-			pos[i++] = c;
-	}
+	pd_sbf_line_cells(h1, h2, k, s, pos);
 	for (i = 0; i < k; i++) {
 		w = cc ? pd_load_word(&line[pos[i] >> cw]) : line[pos[i] >> cw];
 		dup &= ((w >> ((pos[i] & ((1u << cw) - 1)) * d)) & max) != 0;
