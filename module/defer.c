@@ -6,8 +6,9 @@
  * packet path counts the packet at once, asks for its filter line, keeps
  * its hash on this CPU's queue, and takes the step kept a packet before,
  * whose line has come meanwhile (core/defer.h, hook.c). A CPU's count of
- * duplicates then lags its packets by at most PD_DEFER_DEPTH until its
- * next packet, or until a reader settles the queues: every reader of the
+ * duplicates then lags its packets by at most its queue's depth (one
+ * packet, or PD_DEFER_DEEP for a filter beyond the caches) until its
+ * next packets, or until a reader settles the queues: every reader of the
  * statistics does first (stats.c), and so does whoever withdraws a set of
  * filters (netns.c), after the grace period that ends its packet paths and
  * before its counters are read or freed. What is found is the same: the
@@ -19,8 +20,8 @@
  * CPU that is offline (no packet path runs there), itself under the
  * hotplug lock; one settler at a time (fs->defer_lock). A queue with
  * nothing kept costs a settler one load, and never wakes its CPU: a CPU
- * keeps a step only between two packets, and a reader that comes while
- * traffic flows finds at most one per CPU.
+ * keeps steps only between packets, and a reader that comes while
+ * traffic flows finds at most a queue's depth of them per CPU.
  *
  * The queues are allocated with the set, for action count only: nothing
  * for mark or drop, whose verdicts are needed at once.
@@ -32,32 +33,43 @@
 
 #include "pktdedup.h"
 
-/* Bytes of cfg's queues: what pd_defer_build() allocates (mem.c). */
-u64 pd_defer_bytes(const struct pd_config *cfg)
+/*
+ * Bytes of the queues of cfg, its filters planned as plan (the whole
+ * shared one's in scope shared): what pd_defer_build() allocates (mem.c).
+ */
+u64 pd_defer_bytes(const struct pd_config *cfg,
+		   const struct pd_filter_plan *plan)
 {
 	return cfg->action == PKTDEDUP_ACTION_COUNT ?
-	       pd_percpu_size(sizeof(struct pd_defer)) : 0;
+	       pd_percpu_size(PD_DEFER_BYTES(pd_defer_depth(plan))) : 0;
 }
 
 /* fs's queues, if its action is count: 0, or -ENOMEM with a message. */
-int pd_defer_build(struct pd_filter_set *fs, struct netlink_ext_ack *extack)
+int pd_defer_build(struct pd_filter_set *fs, const struct pd_filter_plan *plan,
+		   struct netlink_ext_ack *extack)
 {
+	int cpu;
+
 	mutex_init(&fs->defer_lock);
-	if (!pd_defer_bytes(&fs->cfg))
+	if (!pd_defer_bytes(&fs->cfg, plan))
 		return 0;
+	fs->defer_depth = pd_defer_depth(plan);
 	fs->defer = (struct pd_defer __percpu *)
-		    pd_percpu_zalloc(sizeof(struct pd_defer), SMP_CACHE_BYTES);
+		    pd_percpu_zalloc(PD_DEFER_BYTES(fs->defer_depth),
+				     SMP_CACHE_BYTES);
 	if (!fs->defer) {
 		NL_SET_ERR_MSG(extack, "out of memory for the filters");
 		return -ENOMEM;
 	}
+	for_each_possible_cpu(cpu)
+		pd_defer_init(per_cpu_ptr(fs->defer, cpu), fs->defer_depth);
 	return 0;
 }
 
 /* Settled, or never used: nothing kept. */
 void pd_defer_free(struct pd_filter_set *fs)
 {
-	pd_percpu_free(fs->defer, sizeof(struct pd_defer));
+	pd_percpu_free(fs->defer, PD_DEFER_BYTES(fs->defer_depth));
 	fs->defer = NULL;
 }
 

@@ -139,7 +139,7 @@ u64 pd_fset_bytes_n(const struct pd_config *cfg,
 {
 	u64 set = pd_mem_size(sizeof(struct pd_filter_set));
 
-	set += pd_defer_bytes(cfg);
+	set += pd_defer_bytes(cfg, plan);
 	if (pd_cfg_shared(cfg))	/* plan->bytes: all shards' */
 		return set + pd_mem_size(pd_shards_cells(cfg, plan)) +
 		       pd_mem_size(pd_shards_struct_bytes(plan->shards)) +
@@ -384,7 +384,7 @@ struct pd_filter_set *pd_fset_build(const struct pd_config *cfg,
 	fs->kopts.nh = &fs->nhkey;
 	fs->copy_len = pd_key_hdr_look(&fs->kopts);
 	fs->timed = pd_filter_plan_timed(plan);
-	err = pd_defer_build(fs, extack);
+	err = pd_defer_build(fs, plan, extack);
 	if (err)
 		goto fail;
 

@@ -255,6 +255,7 @@ struct pd_filter_set {
 	u64 mem_gap;
 	bool mem_gap_known;
 	struct mutex defer_lock;	/* one settler at a time (defer.c) */
+	u32 defer_depth;		/* slots of each queue of defer */
 	struct rcu_head rcu;
 } ____cacheline_aligned;
 
@@ -510,8 +511,10 @@ bool pd_fset_window_of(struct pd_filter_set *fs, int cpu,
  * its next packet comes (core/defer.h); the statistics' readers settle
  * the steps kept first, each CPU's on that CPU.
  */
-u64 pd_defer_bytes(const struct pd_config *cfg);
-int pd_defer_build(struct pd_filter_set *fs, struct netlink_ext_ack *extack);
+u64 pd_defer_bytes(const struct pd_config *cfg,
+		   const struct pd_filter_plan *plan);
+int pd_defer_build(struct pd_filter_set *fs, const struct pd_filter_plan *plan,
+		   struct netlink_ext_ack *extack);
 void pd_defer_free(struct pd_filter_set *fs);
 void pd_defer_settle(struct pd_net *pn, struct pd_filter_set *fs);
 

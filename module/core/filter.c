@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The filter families behind one interface: see filter.h. */
 #include "filter.h"
+#include "defer.h"
+#include "plan.h"
 #include "rate.h"
 #include "rng.h"
 
@@ -148,6 +150,7 @@ int pd_filter_init(struct pd_filter *f, const struct pd_filter_plan *plan,
 		f->mem = NULL;
 		return err;
 	}
+	f->defer_depth = (u8)pd_defer_depth(plan);
 	pd_filter_reseed(f);
 	return 0;
 }
@@ -246,6 +249,12 @@ bool pd_filter_kind_lockfree(unsigned int kind)
 	const struct pd_filter_ops *ops = pd_filter_family(kind);
 
 	return ops && ops->step_cpu;
+}
+
+u32 pd_defer_depth(const struct pd_filter_plan *plan)
+{
+	return plan->prefetch_whole && plan->bytes >= PD_PLAN_LINE_BYTES ?
+	       PD_DEFER_DEEP : 1;
 }
 
 bool pd_filter_plan_timed(const struct pd_filter_plan *plan)

@@ -109,6 +109,12 @@ struct pd_filter_plan {
 	/* The setting (PKTDEDUP_A_SETTINGS_*) that drives step_lines. */
 	u16 step_attr;
 	/*
+	 * The family's prefetch (pd_filter_prefetch()) asks for every line
+	 * its step touches: a step kept for later (core/defer.h) then waits
+	 * for nothing the prefetch did not ask for.
+	 */
+	bool prefetch_whole;
+	/*
 	 * Where a step touches them ("in its P decrements") and what to
 	 * change when they are too many: static strings.
 	 */
@@ -240,6 +246,8 @@ struct pd_filter {
 	 * most once a second); the owner reports and clears it.
 	 */
 	bool alert;
+	/* Packets a step kept for later waits (pd_defer_depth() of its plan) */
+	u8 defer_depth;
 	/*
 	 * The family's own state (its struct, opaque here): reached with
 	 * pd_filter_priv(), checked to fit by PD_FILTER_PRIV_FITS().

@@ -57,6 +57,8 @@ static int pd_sbf_fplan(const struct pd_filter_req *req,
 	c->gap = p.gap;
 	c->fn_rate = p.fn_rate;
 	c->layout = p.layout;
+	/* line: the run in the key's own line, which the prefetch asks for */
+	c->prefetch_whole = p.layout == PKTDEDUP_LAYOUT_LINE;
 	c->given = PD_PLAN_HAS_FP | PD_PLAN_HAS_ZERO | PD_PLAN_HAS_FN;
 	pd_plan_params(&p, &prm);
 	c->bytes = pd_sbf_bytes(&prm);

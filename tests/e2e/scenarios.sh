@@ -1459,12 +1459,13 @@ userns_script() {
 		fail "set mem 128M: no cap in the message"
 	# what 128 MiB of cells a CPU take (vmalloc()'s pages and page
 	# arrays), the filters' per-CPU structs and action count's queues
-	# (232 + 40 bytes), and their set (a slab object of at most 8 KiB):
+	# (232 + 288 bytes: a filter of 4 MiB or more, layout line, keeps
+	# eight steps), and their set (a slab object of at most 8 KiB):
 	# installing.md's "Memory"
 	need=$(echo "$out" | sed -n 's/.*the change needed \([0-9]*\) bytes.*/\1/p')
 	ncpu=$(grep -c '^processor' /proc/cpuinfo)
 	pcpu=$(($(sed 's/.*-//' /sys/devices/system/cpu/possible) + 1))
-	lo=$((ncpu * (134217728 + 262144 + 512) + 272 * pcpu))
+	lo=$((ncpu * (134217728 + 262144 + 512) + 520 * pcpu))
 	[ -n "$need" ] && [ "$need" -ge "$lo" ] && [ "$need" -le $((lo + 8192)) ] ||
 		fail "set mem 128M: the message says it needed $need, not $lo + [0, 8192]"
 	out=$(dedupctl sources subwindows 64 counters 4096 new on new-mem 70M ring 65536 2>&1)

@@ -23,13 +23,20 @@ double fam_run(struct pd_filter *f, u64 *next, u32 n, enum run_mode mode,
 	       u64 *distinct, bool trace)
 {
 	u8 src[4] = { 10, 0, 0, 0 }, dst[4] = { 192, 0, 2, 1 };
-	struct pd_defer q = { 0 };
+	/* action count's queue, as deep as the module's for f */
+	static union {
+		struct pd_defer q;
+		u8 room[PD_DEFER_BYTES(PD_DEFER_DEEP)];
+	} qb;
+	struct pd_defer *q = &qb.q;
 	struct pd_defer_ent out;
 	bool full;
 	u32 i, dups = 0;
 	u64 acc = 0;
-	double t0 = now_ns();
+	double t0;
 
+	pd_defer_init(q, f->defer_depth);
+	t0 = now_ns();
 	for (i = 0; i < n; i++) {
 		u64 id = *next + i;
 		struct pd_pktinfo pi = { .dscp = (u8)(id & 63),
@@ -49,19 +56,19 @@ double fam_run(struct pd_filter *f, u64 *next, u32 n, enum run_mode mode,
 			dups += pd_sbf_step(pd_sbf_of(f), (u32)h, (u32)(h >> 32));
 		} else if (mode == RUN_DEFER) {
 			/* as the module's hook takes it (hook.c) */
-			struct pd_defer_ent *e = pd_defer_slot(&q, &full);
+			struct pd_defer_ent *e = pd_defer_slot(q, &full);
 
 			pd_filter_prefetch(f, h);
 			if (full)
 				dups += pd_filter_step_hash(f, e->h, &e->pi);
 			pd_defer_fill(e, h, pi.dscp, pi.mark, pi.now, -1);
-			pd_defer_commit(&q, full);
+			pd_defer_commit(q, full);
 		} else {
 			pd_filter_prefetch(f, h);
 			dups += pd_filter_step_hash(f, h, &pi);
 		}
 	}
-	while (pd_defer_pop(&q, &out))
+	while (pd_defer_pop(q, &out))
 		dups += pd_filter_step_hash(f, out.h, &out.pi);
 	*next += n;
 	keep((u32)acc);

@@ -230,7 +230,8 @@ static double fam_median(struct pd_filter *f, u64 *next, enum run_mode mode)
  * The SBF's layouts: flat (the paper's), blocked and line (sbf.h), K 3
  * and P planned for fps 1%, at 64 KiB, 1 MiB and 64 MiB, median of REPEAT
  * runs of STEPS new flows after a warm-up run, each step taken at once
- * (mark, drop) and a packet late (count); lines from the step's
+ * (mark, drop) and kept (count: a packet, or PD_DEFER_DEEP packets from
+ * 4 MiB, core/defer.h); lines from the step's
  * addresses. JSON rows flow-hash, sbf-<mem>, sbf-blocked-<mem>,
  * sbf-line-<mem> (at once), and the same with -late.
  */
@@ -245,9 +246,10 @@ void bench_layouts(void)
 
 	printf("\nSBF layouts, the module's path per packet (IPv4 flow key, one\n"
 	       "SipHash-1-3 pass, prefetch, step; K 3, P for fps 1%%), ns (median\n"
-	       "of %u runs of %u new flows), the step at once (mark, drop) and a\n"
-	       "packet late (count); lines: 64-byte lines a step touches\n",
-	       REPEAT, STEPS);
+	       "of %u runs of %u new flows), the step at once (mark, drop) and\n"
+	       "late (count: a packet, %u from 4 MiB); lines: 64-byte lines a\n"
+	       "step touches\n",
+	       REPEAT, STEPS, PD_DEFER_DEEP);
 	printf("%-8s %-8s %-3s %-8s %8s %8s %8s %11s\n", "memory", "layout",
 	       "p", "fp", "at once", "late", "lines", "vs flat");
 	for (mi = 0; mi < PD_ARRAY_SIZE(mems); mi++) {
@@ -359,8 +361,8 @@ static void size_report(const char *what, const char *json, double *t1,
  * What a filter beyond the caches costs against one within them, with
  * the defaults (layout auto): 64 MiB against 1 MiB, the module's path
  * per packet as in the layouts table, for action count (the default: each
- * step taken a packet late, core/defer.h) and for mark and drop (the
- * step taken at once), in SIZE_ROUNDS rounds of a run of STEPS / 16 new
+ * step kept, a packet at 1 MiB, PD_DEFER_DEEP at 64 MiB, core/defer.h) and
+ * for mark and drop (the step taken at once), in SIZE_ROUNDS rounds of a run of STEPS / 16 new
  * flows of each size and path, interleaved, so that all see the machine
  * as it is in that round (this shared machine's speed drifts by 2x
  * between runs of a minute); the median of the rounds' ratios and their
@@ -390,7 +392,7 @@ void bench_size_ratio(void)
 	printf("\n64 MiB against 1 MiB, the defaults (layout auto: %s, P %u), %u rounds of %u new flows each, interleaved; at most %.3f lines a packet:\n",
 	       pd_sbf_layout_name(p64.layout), p64.p, SIZE_ROUNDS, STEPS / 16,
 	       lines);
-	size_report("action count (the step a packet late):",
+	size_report("action count (the steps kept):",
 		    "sbf-auto-64m-over-1m", t1[0], t64[0], q[0], lines,
 		    p64.bytes);
 	size_report("mark, drop (the step at once):",

@@ -127,8 +127,9 @@ struct scope_col {
 	enum scope_mode mode;
 	bool blocked;			/* layout blocked, whatever scope_layout */
 	/*
-	 * percpu, lock-free: each step a packet late, as action count takes
-	 * it (core/defer.h); at once otherwise, as mark and drop
+	 * percpu, lock-free: each step kept, as action count keeps it (a
+	 * packet, deeper beyond the caches: core/defer.h); at once
+	 * otherwise, as mark and drop
 	 */
 	bool defer;
 	u32 shards;			/* shared: as asked; then as planned */
@@ -146,7 +147,7 @@ struct scope_thread {
 	u64 next;		/* its next flow */
 	struct pd_filter_cpu cpu;	/* lock-free: its generator */
 	u64 rng;		/* cpu-rng: its decrement starts */
-	struct pd_defer q;	/* action count: its step kept */
+	struct pd_defer *q;	/* action count: its steps kept */
 	double ns;
 } PD_LINE_ALIGNED;
 
@@ -187,7 +188,7 @@ static inline bool scope_step(struct scope_col *c, struct scope_thread *th,
 		     IPPROTO_TCP, (u16)(id * 40503u), (u16)(1024 + th->i));
 	if (c->defer) {
 		/* as the module's hook takes it (hook.c) */
-		struct pd_defer_ent *e = pd_defer_slot(&th->q, &full);
+		struct pd_defer_ent *e = pd_defer_slot(th->q, &full);
 
 		if (c->mode == SC_PERCPU) {
 			f = &c->pcpu[th->i].f;
@@ -202,7 +203,7 @@ static inline bool scope_step(struct scope_col *c, struct scope_thread *th,
 						 &th->cpu, e->h, &e->pi);
 		}
 		pd_defer_fill(e, h, 0, 0, 0, -1);
-		pd_defer_commit(&th->q, full);
+		pd_defer_commit(th->q, full);
 		return dup;
 	}
 	switch (c->mode) {
@@ -243,7 +244,7 @@ static u32 scope_drain(struct scope_col *c, struct scope_thread *th)
 	struct pd_defer_ent e;
 	u32 dups = 0;
 
-	while (pd_defer_pop(&th->q, &e))
+	while (pd_defer_pop(th->q, &e))
 		dups += c->mode == SC_PERCPU ?
 			pd_filter_step_hash(&c->pcpu[th->i].f, e.h, &e.pi) :
 			pd_filter_step_cpu(&pd_shard_of(&c->s, e.h)->f,
@@ -321,8 +322,13 @@ static double scope_run(struct scope_col *c, struct scope_thread *th,
 	double sum = 0;
 	unsigned int i;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		th[i].col = c;
+		/* as deep as the module's for the filter the column steps */
+		pd_defer_init(th[i].q, c->mode == SC_PERCPU ?
+			      c->pcpu[i].f.defer_depth :
+			      c->s.sh[0].f.defer_depth);
+	}
 	threads_run(th, n, scope_worker);
 	for (i = 0; i < n; i++)
 		sum += th[i].ns;
@@ -419,6 +425,10 @@ static void scope_measure(struct scope_col *cols, unsigned int ncols,
 	for (ti = 0; ti < max; ti++) {
 		th[ti].i = ti;
 		th[ti].rng = 0x5eed0000ULL + ti;
+		/* deep enough for any filter: each run sets its depth */
+		th[ti].q = aligned_alloc(64, PD_DEFER_BYTES(PD_DEFER_DEEP));
+		if (!th[ti].q)
+			scope_fail("out of memory");
 	}
 	for (ci = 0; ci < ncols; ci++) {
 		struct scope_col *c = &cols[ci];
@@ -442,6 +452,8 @@ static void scope_measure(struct scope_col *cols, unsigned int ncols,
 		}
 		scope_col_destroy(&cols[ci], max);
 	}
+	for (ti = 0; ti < max; ti++)
+		free(th[ti].q);
 	free(th);
 }
 
@@ -725,8 +737,8 @@ double scope_line_move(void)
 /*
  * The default filter at 1 MiB, a filter per thread (layout auto: blocked)
  * and one shared lock-free (layout auto: line), at t threads, each step a
- * packet late (action count, the default) and at once (mark, drop): ns
- * per packet per thread, as the table's.
+ * packet late (action count, the default, at 1 MiB) and at once (mark,
+ * drop): ns per packet per thread, as the table's.
  */
 void scope_pair(unsigned int t, struct scope_pair_ns *ns)
 {

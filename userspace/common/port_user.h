@@ -122,6 +122,10 @@ static inline void pd_store_le64(u8 *p, u64 v)
 #ifndef __always_inline
 #define __always_inline inline __attribute__((always_inline))
 #endif
+/* The kernel's: a type or member aligned to n bytes. */
+#ifndef __aligned
+#define __aligned(n) __attribute__((__aligned__(n)))
+#endif
 /* Never inlined: a cold path kept out of its caller (the kernel's). */
 #ifndef noinline
 #define noinline __attribute__((__noinline__))

@@ -94,7 +94,8 @@ static struct sk_buff *pd_t_skb(struct kunit *test, const u8 *bytes, u32 len,
  * 2^19 cells for a few dozen packets (a false positive has probability
  * below 1e-11), with fixed seeds.
  */
-static struct pd_filter_set *pd_t_filters(struct kunit *test, u8 key, u8 action)
+static struct pd_filter_set *pd_t_filters_mem(struct kunit *test, u8 key,
+					      u8 action, u64 mem)
 {
 	struct pd_config cfg;
 	struct pd_filter_set *fs;
@@ -106,7 +107,7 @@ static struct pd_filter_set *pd_t_filters(struct kunit *test, u8 key, u8 action)
 	cfg.action = action;
 	cfg.mark_value = 0x10;
 	cfg.mark_mask = 0xff;
-	cfg.filter.mem_bytes = 64 << 10;
+	cfg.filter.mem_bytes = mem;
 	pd_sbf_req(&cfg.filter)->k = 3;
 	pd_sbf_req(&cfg.filter)->p = 0;
 	KUNIT_ASSERT_EQ(test, pd_fset_plan(NULL, &cfg, &plan, NULL), 0);
@@ -117,6 +118,11 @@ static struct pd_filter_set *pd_t_filters(struct kunit *test, u8 key, u8 action)
 			pd_filter_set_seeds(pd_fset_get(fs, cpu), 11 + cpu,
 					    23 + cpu, 5);
 	return fs;
+}
+
+static struct pd_filter_set *pd_t_filters(struct kunit *test, u8 key, u8 action)
+{
+	return pd_t_filters_mem(test, key, action, 64 << 10);
 }
 
 /*
@@ -383,6 +389,49 @@ static void pd_t_actions(struct kunit *test)
 				actions[a] == PKTDEDUP_ACTION_MARK ? 20ULL : 0ULL);
 		KUNIT_EXPECT_EQ(test, t.dropped,
 				actions[a] == PKTDEDUP_ACTION_DROP ? 20ULL : 0ULL);
+		pd_fset_free(fs);
+		pd_t_net_free(pn);
+	}
+}
+
+/*
+ * Action count keeps each CPU's steps in a queue as deep as its filter
+ * needs: one packet for a filter in the caches, PD_DEFER_DEEP from
+ * PD_PLAN_LINE_BYTES. The steps kept wait there until later packets or a
+ * reader settle them, and the totals then count every duplicate.
+ */
+static void pd_t_defer_depth(struct kunit *test)
+{
+	static const u64 mems[] = { 64 << 10, PD_PLAN_LINE_BYTES };
+	unsigned int m, i;
+
+	for (m = 0; m < ARRAY_SIZE(mems); m++) {
+		struct pd_net *pn = pd_t_net(test);
+		struct pd_filter_set *fs;
+		u32 depth = m ? PD_DEFER_DEEP : 1, kept = 0, mark;
+		struct pd_counts t;
+		int cpu;
+
+		fs = pd_t_filters_mem(test, PKTDEDUP_KEY_PACKET,
+				      PKTDEDUP_ACTION_COUNT, mems[m]);
+		for_each_possible_cpu(cpu)
+			KUNIT_EXPECT_EQ(test,
+					per_cpu_ptr(fs->defer, cpu)->depth,
+					depth);
+		/* all on one CPU: its queue full, the rest stepped */
+		migrate_disable();
+		for (i = 0; i < 2 * PD_DEFER_DEEP; i++)
+			pd_t_run(test, pn, fs, i % PD_DEFER_DEEP,
+				 64 - i / PD_DEFER_DEEP, &mark);
+		migrate_enable();
+		for_each_possible_cpu(cpu)
+			kept += per_cpu_ptr(fs->defer, cpu)->n;
+		KUNIT_EXPECT_EQ(test, kept, depth);
+		pd_t_totals(pn, fs, &t);
+		for_each_possible_cpu(cpu)
+			KUNIT_EXPECT_EQ(test, per_cpu_ptr(fs->defer, cpu)->n, 0u);
+		KUNIT_EXPECT_EQ(test, t.packets, 2ULL * PD_DEFER_DEEP);
+		KUNIT_EXPECT_EQ(test, t.duplicates, (u64)PD_DEFER_DEEP);
 		pd_fset_free(fs);
 		pd_t_net_free(pn);
 	}
@@ -2396,6 +2445,7 @@ static struct kunit_case pd_module_cases[] = {
 	KUNIT_CASE(pd_t_skb_keys_behind_tags),
 	KUNIT_CASE(pd_t_skb_truncated),
 	KUNIT_CASE(pd_t_actions),
+	KUNIT_CASE(pd_t_defer_depth),
 	KUNIT_CASE(pd_t_dev_counters),
 	KUNIT_CASE(pd_t_deferred),
 	KUNIT_CASE(pd_t_families),
