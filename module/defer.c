@@ -44,32 +44,33 @@ u64 pd_defer_bytes(const struct pd_config *cfg,
 	       pd_percpu_size(PD_DEFER_BYTES(pd_defer_depth(plan))) : 0;
 }
 
-/* fs's queues, if its action is count: 0, or -ENOMEM with a message. */
-int pd_defer_build(struct pd_filter_set *fs, const struct pd_filter_plan *plan,
-		   struct netlink_ext_ack *extack)
+/*
+ * fs's queues, if its action is count, as deep as its plan asks: 0, or
+ * -ENOMEM with a message.
+ */
+int pd_defer_build(struct pd_filter_set *fs, struct netlink_ext_ack *extack)
 {
+	u32 depth = pd_defer_depth(&fs->plan);
 	int cpu;
 
 	mutex_init(&fs->defer_lock);
-	if (!pd_defer_bytes(&fs->cfg, plan))
+	if (!pd_defer_bytes(&fs->cfg, &fs->plan))
 		return 0;
-	fs->defer_depth = pd_defer_depth(plan);
 	fs->defer = (struct pd_defer __percpu *)
-		    pd_percpu_zalloc(PD_DEFER_BYTES(fs->defer_depth),
-				     SMP_CACHE_BYTES);
+		    pd_percpu_zalloc(PD_DEFER_BYTES(depth), SMP_CACHE_BYTES);
 	if (!fs->defer) {
 		NL_SET_ERR_MSG(extack, "out of memory for the filters");
 		return -ENOMEM;
 	}
 	for_each_possible_cpu(cpu)
-		pd_defer_init(per_cpu_ptr(fs->defer, cpu), fs->defer_depth);
+		pd_defer_init(per_cpu_ptr(fs->defer, cpu), depth);
 	return 0;
 }
 
 /* Settled, or never used: nothing kept. */
 void pd_defer_free(struct pd_filter_set *fs)
 {
-	pd_percpu_free(fs->defer, PD_DEFER_BYTES(fs->defer_depth));
+	pd_percpu_free(fs->defer, PD_DEFER_BYTES(pd_defer_depth(&fs->plan)));
 	fs->defer = NULL;
 }
 

@@ -384,7 +384,7 @@ struct pd_filter_set *pd_fset_build(const struct pd_config *cfg,
 	fs->kopts.nh = &fs->nhkey;
 	fs->copy_len = pd_key_hdr_look(&fs->kopts);
 	fs->timed = pd_filter_plan_timed(plan);
-	err = pd_defer_build(fs, plan, extack);
+	err = pd_defer_build(fs, extack);
 	if (err)
 		goto fail;
 

@@ -255,7 +255,6 @@ struct pd_filter_set {
 	u64 mem_gap;
 	bool mem_gap_known;
 	struct mutex defer_lock;	/* one settler at a time (defer.c) */
-	u32 defer_depth;		/* slots of each queue of defer */
 	struct rcu_head rcu;
 } ____cacheline_aligned;
 
@@ -513,8 +512,7 @@ bool pd_fset_window_of(struct pd_filter_set *fs, int cpu,
  */
 u64 pd_defer_bytes(const struct pd_config *cfg,
 		   const struct pd_filter_plan *plan);
-int pd_defer_build(struct pd_filter_set *fs, const struct pd_filter_plan *plan,
-		   struct netlink_ext_ack *extack);
+int pd_defer_build(struct pd_filter_set *fs, struct netlink_ext_ack *extack);
 void pd_defer_free(struct pd_filter_set *fs);
 void pd_defer_settle(struct pd_net *pn, struct pd_filter_set *fs);
 

@@ -362,8 +362,8 @@ static void size_report(const char *what, const char *json, double *t1,
  * the defaults (layout auto): 64 MiB against 1 MiB, the module's path
  * per packet as in the layouts table, for action count (the default: each
  * step kept, a packet at 1 MiB, PD_DEFER_DEEP at 64 MiB, core/defer.h) and
- * for mark and drop (the step taken at once), in SIZE_ROUNDS rounds of a run of STEPS / 16 new
- * flows of each size and path, interleaved, so that all see the machine
+ * for mark and drop (the step taken at once), in SIZE_ROUNDS rounds of a
+ * run of STEPS / 16 new flows of each size and path, interleaved, so that all see the machine
  * as it is in that round (this shared machine's speed drifts by 2x
  * between runs of a minute); the median of the rounds' ratios and their
  * quartiles, and the lines a packet touches. JSON rows
